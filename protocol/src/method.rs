@@ -1,0 +1,138 @@
+//! What a method is: its wire name, direction, params, response, stability and age.
+//!
+//! Every method of the protocol is a zero-sized marker type implementing [`Method`] (and
+//! [`Request`] or [`Notification`]). The markers are declared once, in [`crate::methods`]; codegen,
+//! the runtime and the engine all read that one table.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use ts_rs::TS;
+
+/// Everything that travels on the wire derives these: serde for the bytes, schemars for the JSON
+/// Schema bundle, ts-rs for the TypeScript definitions.
+pub trait WireType: Serialize + DeserializeOwned + JsonSchema + TS + Send + Sync + 'static {}
+
+impl<T> WireType for T where T: Serialize + DeserializeOwned + JsonSchema + TS + Send + Sync + 'static {}
+
+/// Who sends a message, and whether it expects an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    /// Sent by the client; the server answers with a response or an error.
+    ClientRequest,
+    /// Sent by the server (approvals); the client answers with a response or an error.
+    ServerRequest,
+    /// Sent by the server; no answer.
+    ServerNotification,
+    /// Sent by the client; no answer.
+    ClientNotification,
+}
+
+impl Direction {
+    /// The name used in `meta.json` and in the bundle's `x-direction` markers.
+    pub const fn wire_name(self) -> &'static str {
+        match self {
+            Direction::ClientRequest => "clientRequest",
+            Direction::ServerRequest => "serverRequest",
+            Direction::ServerNotification => "serverNotification",
+            Direction::ClientNotification => "clientNotification",
+        }
+    }
+
+    /// Parses a name written by [`Direction::wire_name`].
+    pub fn from_wire_name(name: &str) -> Option<Self> {
+        [
+            Direction::ClientRequest,
+            Direction::ServerRequest,
+            Direction::ServerNotification,
+            Direction::ClientNotification,
+        ]
+        .into_iter()
+        .find(|d| d.wire_name() == name)
+    }
+
+    /// Whether a message in this direction carries an `id` and expects a response.
+    pub const fn is_request(self) -> bool {
+        matches!(self, Direction::ClientRequest | Direction::ServerRequest)
+    }
+}
+
+/// A protocol method: the marker type's associated items are the method's declaration.
+pub trait Method: 'static {
+    /// The `method` string on the wire, e.g. `thread/start`.
+    const NAME: &'static str;
+    /// Who sends it.
+    const DIRECTION: Direction;
+    /// Experimental methods are only accepted from, and only sent to, connections that set
+    /// `capabilities.experimentalApi` during `initialize`; stable generated output leaves them out.
+    const EXPERIMENTAL: bool;
+    /// The protocol version (semver) that added the method.
+    const SINCE: &'static str;
+    /// What the method does, from its doc comment in the method table.
+    const DOC: &'static str;
+    /// The type of `params`; [`NoParams`] for methods whose messages carry none.
+    type Params: WireType;
+}
+
+/// A method that is answered: the marker also names the `result` type.
+pub trait Request: Method {
+    /// The type of `result` in a successful response.
+    type Response: WireType;
+}
+
+/// A method that is not answered.
+pub trait Notification: Method {}
+
+/// The params of a method whose messages carry no `params` member.
+///
+/// On input it accepts an absent member, `null` or an object (whose members are ignored), so that
+/// clients which always send `"params": {}` keep working.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema, TS)]
+pub struct NoParams;
+
+impl<'de> serde::Deserialize<'de> for NoParams {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Option::<serde::de::IgnoredAny>::deserialize(deserializer)?;
+        let _ = value;
+        Ok(NoParams)
+    }
+}
+
+/// Whether `M` carries `params` on the wire.
+pub fn has_params<M: Method>() -> bool {
+    std::any::TypeId::of::<M::Params>() != std::any::TypeId::of::<NoParams>()
+}
+
+/// A walk over every method of the protocol, with the marker type in hand.
+///
+/// Codegen implements this to emit schemas and TypeScript for each method's types; the walk is
+/// driven by [`crate::methods::visit_methods`], which is generated from the one method table.
+pub trait MethodVisitor {
+    /// Called once for each client→server request.
+    fn client_request<M: Request>(&mut self);
+    /// Called once for each server→client request.
+    fn server_request<M: Request>(&mut self);
+    /// Called once for each server→client notification.
+    fn server_notification<M: Notification>(&mut self);
+    /// Called once for each client→server notification.
+    fn client_notification<M: Notification>(&mut self);
+}
+
+/// A method's declaration as plain data, for code that does not need the types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MethodInfo {
+    /// The `method` string on the wire.
+    pub name: &'static str,
+    /// Who sends it.
+    pub direction: Direction,
+    /// Whether the method needs the `experimentalApi` capability.
+    pub experimental: bool,
+    /// The protocol version that added it.
+    pub since: &'static str,
+    /// The Rust (and schema definition) name of the params type, `None` for [`NoParams`].
+    pub params: Option<&'static str>,
+    /// The Rust (and schema definition) name of the response type; `None` for notifications.
+    pub response: Option<&'static str>,
+    /// The Rust name of the marker type, e.g. `ThreadStart`.
+    pub marker: &'static str,
+}
