@@ -136,3 +136,10 @@ pub struct MethodInfo {
     /// The Rust name of the marker type, e.g. `ThreadStart`.
     pub marker: &'static str,
 }
+
+/// A walk over a set of wire types that are not params or results of an app-server method (the
+/// MCP-server surface), with each type in hand.
+pub trait TypeVisitor {
+    /// Called once for each root type of the set.
+    fn visit<T: WireType>(&mut self);
+}

@@ -1,0 +1,2 @@
+//! agentwire
+fn main() {}

@@ -1,0 +1,1 @@
+//! agentwire-codegen

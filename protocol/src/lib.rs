@@ -1,0 +1,64 @@
+//! The agentwire app-server protocol, declared once.
+//!
+//! Clients (IDEs, desktop apps, web workers, terminal UIs) drive a coding agent through
+//! bidirectional JSON-RPC: the client starts **threads** (persistent conversations), starts
+//! **turns** on them (one unit of agent work begun by user input), and the server streams the
+//! turn's **items** (messages, reasoning, commands, file changes …) back as notifications. The
+//! server may also ask the client for approvals and pause the turn until it answers.
+//!
+//! This crate holds the wire types, one module per protocol area, and [`methods`]: the one table
+//! that declares every method. It does no I/O. `agentwire-codegen` derives the JSON Schema bundle,
+//! the TypeScript definitions and the runtime's dispatch table from it.
+//!
+//! Wire conventions: camelCase member names unless a type says otherwise; optional params are
+//! absent or `null`; response fields that may be empty are present and `null`; integers are JSON
+//! numbers.
+
+pub mod method;
+pub mod methods;
+
+mod serde_util;
+
+pub mod account;
+pub mod approval;
+pub mod apps;
+pub mod command_exec;
+pub mod config;
+pub mod fuzzy_search;
+pub mod initialize;
+pub mod item;
+pub mod jsonrpc;
+pub mod legacy;
+pub mod mcp_status;
+pub mod model;
+pub mod notification;
+pub mod sandbox;
+pub mod thread;
+pub mod turn;
+pub mod user_input;
+
+pub use account::*;
+pub use approval::*;
+pub use apps::*;
+pub use command_exec::*;
+pub use config::*;
+pub use fuzzy_search::*;
+pub use initialize::*;
+pub use item::*;
+pub use jsonrpc::*;
+pub use legacy::*;
+pub use mcp_status::*;
+pub use method::{
+    Direction, Method, MethodInfo, MethodVisitor, NoParams, Notification, Request, TypeVisitor,
+    WireType,
+};
+pub use model::*;
+pub use notification::*;
+pub use sandbox::*;
+pub use thread::*;
+pub use turn::*;
+pub use user_input::*;
+
+/// The protocol version this crate declares (semver). Pinned snapshots of every release live in
+/// `generated/versions/<version>/`.
+pub const PROTOCOL_VERSION: &str = env!("CARGO_PKG_VERSION");

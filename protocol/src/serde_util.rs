@@ -1,0 +1,29 @@
+//! Small helpers that keep the serde, schemars and ts-rs views of a type in step.
+
+use schemars::Schema;
+
+/// Serde default for boolean fields whose absent value means `true`.
+pub(crate) fn default_true() -> bool {
+    true
+}
+
+/// Adds `fields` to a schema's `required` list.
+///
+/// schemars leaves every `Option<T>` field out of `required`. Some response fields are always
+/// present on the wire but may be `null`; this transform records that in the schema (the field
+/// stays nullable).
+pub(crate) fn require_nullable(schema: &mut Schema, fields: &[&str]) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    let required = object
+        .entry("required")
+        .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+    if let Some(list) = required.as_array_mut() {
+        for field in fields {
+            if !list.iter().any(|v| v == field) {
+                list.push(serde_json::Value::from(*field));
+            }
+        }
+    }
+}
