@@ -23,6 +23,7 @@ const Ajv = require("ajv");
 
 const MIN_CHECKED = 10;
 const MAX_ERRORS_SHOWN = 6;
+const MCP_NAMESPACE = "mcp";
 const DIRECTIONS = ["clientRequest", "serverRequest", "serverNotification", "clientNotification"];
 
 // Draft-07 keywords: an object under `definitions` that uses none of them (nor any `x-*`
@@ -100,7 +101,8 @@ function pointerToken(name) {
 function listDefinitions(defs, prefix = "", tokens = [], namespaces = []) {
   const out = [];
   for (const [name, schema] of Object.entries(defs)) {
-    if (isNamespace(schema)) {
+    // `mcp` is documented as a namespace (even when empty); other namespaces are recognised by shape.
+    if ((prefix === "" && name === MCP_NAMESPACE && isPlainObject(schema)) || isNamespace(schema)) {
       namespaces.push(prefix + name);
       out.push(...listDefinitions(schema, `${prefix}${name}/`, [...tokens, pointerToken(name)], namespaces));
     } else {
@@ -226,6 +228,9 @@ function main() {
       compileFailures++;
       fail(`compile ${d.name} (${d.ref}): ${short(e.message, 400)}`);
     }
+  }
+  if (isPlainObject(bundle.definitions[MCP_NAMESPACE]) && Object.keys(bundle.definitions[MCP_NAMESPACE]).length === 0) {
+    warnings.push(`the ${MCP_NAMESPACE} namespace is empty`);
   }
   console.log(`  compiled ${validators.size}/${definitions.length} definitions` +
     (namespaces.length ? ` (namespaces: ${namespaces.join(", ")})` : ""));
@@ -419,7 +424,7 @@ function main() {
     status = 1;
   }
   if (status === 0) console.log("RESULT: OK");
-  process.exit(status);
+  process.exitCode = status; // let stdout drain instead of process.exit()
 }
 
 main();

@@ -34,6 +34,7 @@ from referencing.jsonschema import DRAFT7
 
 MIN_CHECKED = 10
 MAX_ERRORS_SHOWN = 6
+MCP_NAMESPACE = "mcp"
 DIRECTIONS = ("clientRequest", "serverRequest", "serverNotification", "clientNotification")
 BUNDLE_URI = "urn:agentwire:bundle"
 
@@ -88,7 +89,8 @@ def list_definitions(defs: dict, prefix="", tokens=(), namespaces=None):
     """Every definition as (name like "mcp/Foo", fragment pointer, schema)."""
     out = []
     for name, schema in defs.items():
-        if is_namespace(schema):
+        # `mcp` is documented as a namespace (even when empty); other namespaces are recognised by shape.
+        if (not prefix and name == MCP_NAMESPACE and isinstance(schema, dict)) or is_namespace(schema):
             namespaces.append(prefix + name)
             out += list_definitions(schema, f"{prefix}{name}/", (*tokens, pointer_token(name)), namespaces)
         else:
@@ -238,7 +240,11 @@ def main() -> int:
               file=sys.stderr)
         return 1
 
-    registry = Registry().with_resource(BUNDLE_URI, DRAFT7.create_resource(bundle))
+    # Registered under a fixed URI (like ajv's "bundle" key) and under its own $id, if it has one.
+    resource = DRAFT7.create_resource(bundle)
+    registry = Registry().with_resource(BUNDLE_URI, resource)
+    if resource.id():
+        registry = registry.with_resource(resource.id(), resource)
     resolver = registry.resolver(base_uri=BUNDLE_URI)
     namespaces: list[str] = []
     definitions = list_definitions(bundle["definitions"], namespaces=namespaces)
@@ -260,6 +266,8 @@ def main() -> int:
         except SchemaError as e:
             compile_failures += 1
             fail(f"compile {name} ({ref}): invalid schema at {'/'.join(map(str, e.absolute_path))}: {short(e.message, 300)}")
+    if isinstance(bundle["definitions"].get(MCP_NAMESPACE), dict) and not bundle["definitions"][MCP_NAMESPACE]:
+        warnings.append(f"the {MCP_NAMESPACE} namespace is empty")
     ns = f" (namespaces: {', '.join(namespaces)})" if namespaces else ""
     print(f"  compiled {len(validators)}/{len(definitions)} definitions{ns}")
 

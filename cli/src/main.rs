@@ -1,2 +1,105 @@
-//! agentwire
-fn main() {}
+//! The `agentwire` command.
+//!
+//! ```text
+//! agentwire app-server generate-json-schema --out DIR [--experimental] [--protocol-version X.Y.Z]
+//! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
+//! agentwire schema diff OLD NEW [--format text|json]
+//! ```
+
+mod generate;
+mod pinned;
+mod schema_diff;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Schema-first tooling and server for the coding-agent app-server protocol.
+#[derive(Debug, Parser)]
+#[command(name = "agentwire", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// The app-server protocol: generate bindings for it.
+    AppServer {
+        #[command(subcommand)]
+        command: AppServerCommand,
+    },
+    /// Work with schema bundles.
+    Schema {
+        #[command(subcommand)]
+        command: SchemaCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum AppServerCommand {
+    /// Write the JSON Schema bundle, the flat bundle, meta.json and one schema per type.
+    GenerateJsonSchema(GenerateArgs),
+    /// Write TypeScript definitions: one file per type, the method unions and index.ts.
+    GenerateTs(GenerateArgs),
+}
+
+#[derive(Debug, Args)]
+struct GenerateArgs {
+    /// Directory to write into (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Include experimental methods and fields.
+    #[arg(long)]
+    experimental: bool,
+    /// Emit a pinned protocol release instead of the current one (see `generated/versions/`).
+    #[arg(long, value_name = "X.Y.Z")]
+    protocol_version: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum SchemaCommand {
+    /// Classify every change between two bundles as breaking or compatible; exits 1 when any
+    /// change is breaking.
+    Diff {
+        /// The older bundle: a bundle file, or a directory holding one.
+        old: PathBuf,
+        /// The newer bundle: a bundle file, or a directory holding one.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+/// How `schema diff` prints its report.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    /// One line per change and a summary.
+    Text,
+    /// A JSON document.
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::AppServer { command: AppServerCommand::GenerateJsonSchema(args) } => {
+            generate::run(generate::Kind::JsonSchema, &args.out, args.experimental, args.protocol_version.as_deref())
+        }
+        Command::AppServer { command: AppServerCommand::GenerateTs(args) } => {
+            generate::run(generate::Kind::TypeScript, &args.out, args.experimental, args.protocol_version.as_deref())
+        }
+        Command::Schema { command: SchemaCommand::Diff { old, new, format } } => {
+            schema_diff::run(&old, &new, matches!(format, Format::Json))
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

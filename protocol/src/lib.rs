@@ -29,6 +29,7 @@ pub mod initialize;
 pub mod item;
 pub mod jsonrpc;
 pub mod legacy;
+pub mod mcp;
 pub mod mcp_status;
 pub mod model;
 pub mod notification;

@@ -1,5 +1,6 @@
 use std::{env, fs, path::PathBuf};
 fn main() {
+    println!("cargo:rerun-if-env-changed=AGENTWIRE_TYPIFY_BUNDLE");
     let p = PathBuf::from(env::var("AGENTWIRE_TYPIFY_BUNDLE").unwrap());
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap();
     let root: schemars08::schema::RootSchema = serde_json::from_value(v).unwrap();

@@ -1,1 +1,2 @@
+#![allow(missing_docs, unused_qualifications)]
 include!(concat!(env!("OUT_DIR"), "/gen.rs"));

@@ -1,0 +1,64 @@
+//! `app-server generate-json-schema` and `app-server generate-ts`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use agentwire_codegen::{FileSet, Surface, workspace};
+use agentwire_protocol::PROTOCOL_VERSION;
+
+use crate::pinned;
+
+/// What to generate.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    /// The JSON Schema files.
+    JsonSchema,
+    /// The TypeScript files.
+    TypeScript,
+}
+
+/// Generates the files of `kind` into `out`.
+pub fn run(kind: Kind, out: &Path, experimental: bool, version: Option<&str>) -> Result<ExitCode, String> {
+    let surface = if experimental { Surface::Experimental } else { Surface::Stable };
+    let files = match version {
+        None => current(kind, surface)?,
+        Some(v) if v == PROTOCOL_VERSION => current(kind, surface)?,
+        Some(v) => {
+            let part = match kind {
+                Kind::JsonSchema => workspace::json_dir(surface),
+                Kind::TypeScript => workspace::typescript_dir(surface),
+            };
+            pinned::files(v, part).ok_or_else(|| {
+                format!(
+                    "unknown protocol version {v:?}: this binary knows {} (current: {PROTOCOL_VERSION})",
+                    pinned::versions().join(", ")
+                )
+            })?
+        }
+    };
+    prepare_out(out)?;
+    files.write_to(out).map_err(|e| e.to_string())?;
+    eprintln!("wrote {} files to {}", files.len(), out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn current(kind: Kind, surface: Surface) -> Result<FileSet, String> {
+    let files = match kind {
+        Kind::JsonSchema => workspace::json_schema_files(surface),
+        Kind::TypeScript => workspace::typescript_files(surface),
+    };
+    files.map_err(|e| e.to_string())
+}
+
+/// Creates `out` if needed and checks that it is a writable directory, so that a bad `--out`
+/// fails before anything is written.
+fn prepare_out(out: &Path) -> Result<(), String> {
+    if out.exists() && !out.is_dir() {
+        return Err(format!("--out {} exists and is not a directory", out.display()));
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create --out directory {}: {e}", out.display()))?;
+    let probe = out.join(".agentwire-write-probe");
+    std::fs::write(&probe, b"").map_err(|e| format!("--out directory {} is not writable: {e}", out.display()))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}

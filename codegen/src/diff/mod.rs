@@ -1,0 +1,67 @@
+//! `agentwire schema diff OLD NEW`: classifies every change between two schema bundles as
+//! breaking or compatible.
+//!
+//! The input is two bundles in the format of `docs/artifacts.md` (draft-07, `definitions`, one
+//! envelope per method carrying `x-method`, `x-direction`, `x-experimental`). Methods are matched
+//! by `x-method` and `x-direction`; each method's params and response are compared structurally,
+//! following `$ref`s, after normalization (see the `shape` module: annotations are ignored and
+//! equivalent spellings of nullability, `const` and single-`$ref` `allOf`s meet).
+//!
+//! Severity depends on position. Client-request params, server-request results and
+//! client-notification params are *input* (the client sends them); client-request results,
+//! server-request params and server-notification params are *output* (the server sends them).
+//! Input may become more permissive, output stricter; see [`Rule`] for every rule and its
+//! severity in each position. Removing anything is breaking; adding an enum value or a union
+//! variant is compatible, so clients must tolerate values and variants they do not know.
+//! Changes on experimental surface (an experimental method, a member or branch marked
+//! `x-experimental`) are reported but never breaking. Definitions of the `mcp` namespace are
+//! compared by name; their direction is unknown, so a change there is breaking when it would be
+//! in either position.
+//!
+//! The module is pure: it reads two [`serde_json::Value`]s and returns a [`DiffReport`].
+
+mod bundle;
+mod error;
+mod report;
+mod rules;
+mod shape;
+mod surface;
+mod variants;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+pub use self::error::DiffError;
+pub use self::report::{Change, DiffReport, Severity};
+pub use self::rules::Rule;
+
+use self::bundle::{Bundle, Side};
+use self::walk::Walker;
+
+/// Compares the bundle `old` with the bundle `new` and classifies every change.
+///
+/// Fails when either document is not a bundle, or has a dangling `$ref`, a member of the wrong
+/// JSON type, or an envelope without its partner, on the parts the comparison reaches.
+pub fn diff_bundles(old: &Value, new: &Value) -> Result<DiffReport, DiffError> {
+    let old_bundle = Bundle::parse(old, Side::Old)?;
+    let new_bundle = Bundle::parse(new, Side::New)?;
+    let mut walker = Walker::new(&old_bundle, &new_bundle);
+    walker.compare_methods()?;
+    walker.compare_namespaces()?;
+    let mut seen = HashSet::new();
+    let changes = walker
+        .into_changes()
+        .into_iter()
+        .filter(|change| seen.insert(change.clone()))
+        .collect();
+    Ok(DiffReport {
+        changes,
+        old_version: old_bundle.version.clone(),
+        new_version: new_bundle.version.clone(),
+    })
+}

@@ -1,0 +1,91 @@
+//! What a handler receives and returns, and the decoding the dispatch table relies on.
+
+use agentwire_protocol::RequestId;
+use agentwire_protocol::jsonrpc::{JsonRpcErrorObject, error_codes};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// Identifies one client connection for the lifetime of the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConnectionId(pub u64);
+
+/// Who sent a request, and which request it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestContext {
+    /// The connection the request came in on.
+    pub connection: ConnectionId,
+    /// The request's id, as the client sent it.
+    pub request_id: RequestId,
+}
+
+/// Who sent a notification.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotificationContext {
+    /// The connection the notification came in on.
+    pub connection: ConnectionId,
+}
+
+/// A failed request: becomes the `error` member of the response.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message} (code {code})")]
+pub struct HandlerError {
+    /// The JSON-RPC error code; see [`error_codes`].
+    pub code: i64,
+    /// A sentence the user can act on.
+    pub message: String,
+    /// Structured detail.
+    pub data: Option<serde_json::Value>,
+}
+
+impl HandlerError {
+    /// An error with a code and message and no data.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), data: None }
+    }
+
+    /// -32601: no handler for `method`.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(error_codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    /// -32602: the params of `method` are not acceptable.
+    pub fn invalid_params(method: &str, reason: impl std::fmt::Display) -> Self {
+        Self::new(error_codes::INVALID_PARAMS, format!("Invalid params for {method}: {reason}"))
+    }
+
+    /// -32600: the request is not allowed now.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(error_codes::INVALID_REQUEST, message)
+    }
+
+    /// -32603: the server failed.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(error_codes::INTERNAL_ERROR, message)
+    }
+
+    /// Attaches structured detail.
+    pub fn with_data(mut self, data: serde_json::Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// The `error` member of the response.
+    pub fn to_error_object(&self) -> JsonRpcErrorObject {
+        JsonRpcErrorObject { code: self.code, message: self.message.clone(), data: self.data.clone() }
+    }
+}
+
+/// Decodes a method's params. An absent `params` member decodes like `null`.
+pub(crate) fn decode_params<T: DeserializeOwned>(
+    method: &str,
+    params: Option<serde_json::Value>,
+) -> Result<T, HandlerError> {
+    serde_json::from_value(params.unwrap_or(serde_json::Value::Null))
+        .map_err(|error| HandlerError::invalid_params(method, error))
+}
+
+/// Encodes a handler's result as the response's `result` value.
+pub(crate) fn encode_result<T: Serialize>(method: &str, result: T) -> Result<serde_json::Value, HandlerError> {
+    serde_json::to_value(result)
+        .map_err(|error| HandlerError::internal(format!("encoding the result of {method} failed: {error}")))
+}

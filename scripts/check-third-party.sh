@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The proof that third parties can build on agentwire's generated output, with pinned
+# third-party tools only (install them first: scripts/install-ci-tools.sh):
+#   - tools/check-ts.sh: the generated TypeScript compiles strictly, usage.ts type-checks, and
+#     negative.ts is rejected exactly where marked (the types are not `any`);
+#   - tools/check-bundle.mjs (ajv) and tools/check_bundle.py (Python jsonschema) compile every
+#     definition of the stable and the experimental bundle and replay the codex reference
+#     transcripts against them.
+# Every step runs even when an earlier one fails; the exit status is non-zero if any failed.
+#
+# The reference material is looked up beside the repository ($REPO/../shared/reference), the
+# way CI lays it out; AGENTWIRE_REFERENCE_DIR overrides that.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+REFERENCE="${AGENTWIRE_REFERENCE_DIR:-$REPO/../shared/reference}"
+PYTHON="$REPO/.tools/venv/bin/python"
+
+die() { printf 'check-third-party: error: %s\n' "$*" >&2; exit 1; }
+[ -d "$REFERENCE/transcripts" ] || die "no reference transcripts in $REFERENCE/transcripts (set AGENTWIRE_REFERENCE_DIR)"
+REFERENCE="$(cd "$REFERENCE" && pwd)"
+[ -d tools/node_modules/ajv ] && [ -d tools/node_modules/typescript ] || die "tools/node_modules is missing: run scripts/install-ci-tools.sh"
+[ -x "$PYTHON" ] || die "$PYTHON is missing: run scripts/install-ci-tools.sh"
+
+BUNDLES=(
+  generated/schema/json/agentwire_app_server_protocol.schemas.json
+  generated/schema/experimental/json/agentwire_app_server_protocol.schemas.json
+)
+TRANSCRIPTS=(
+  "$REFERENCE/transcripts/codex-0.171.0-stdio.jsonl"
+  "$REFERENCE/transcripts/codex-0.171.0-turn.jsonl"
+)
+
+passed=0
+failed=0
+failures=()
+step() {
+  local name="$1"
+  shift
+  printf '\n######## %s\n' "$name"
+  if "$@"; then
+    passed=$((passed + 1))
+    printf -- '-------- ok: %s\n' "$name"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    printf -- '-------- FAILED: %s\n' "$name"
+  fi
+}
+
+step "typescript (tools/check-ts.sh)" bash tools/check-ts.sh
+for bundle in "${BUNDLES[@]}"; do
+  for transcript in "${TRANSCRIPTS[@]}"; do
+    case "$bundle" in */experimental/*) surface=experimental ;; *) surface=stable ;; esac
+    label="$surface bundle x $(basename "$transcript")"
+    step "ajv      $label" node tools/check-bundle.mjs --bundle "$bundle" --transcript "$transcript"
+    step "python   $label" "$PYTHON" tools/check_bundle.py --bundle "$bundle" --transcript "$transcript"
+  done
+done
+
+echo
+for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done
+echo "third-party: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
