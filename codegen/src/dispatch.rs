@@ -34,7 +34,7 @@ struct DispatchTemplate {
 struct ValidatorsTemplate {
     notice: String,
     bundle_file: &'static str,
-    params: Vec<(&'static str, String)>,
+    params: Vec<(&'static str, String, bool)>,
     results: Vec<(&'static str, String)>,
 }
 
@@ -46,7 +46,11 @@ pub fn dispatch_source(collected: &Collected) -> Result<String, CodegenError> {
         function: snake_case(&m.marker),
         doc: m.doc.replace('\n', "\n    /// "),
         experimental: m.experimental,
-        params: m.params.clone().unwrap_or_else(|| "NoParams".to_owned()),
+        params: match (&m.params, m.params_optional) {
+            (Some(p), true) => format!("Option<{p}>"),
+            (Some(p), false) => p.clone(),
+            (None, _) => "NoParams".to_owned(),
+        },
         response: m.response.clone().unwrap_or_default(),
     };
     let template = DispatchTemplate {
@@ -73,7 +77,11 @@ pub fn validators_source(collected: &Collected) -> Result<String, CodegenError> 
     let template = ValidatorsTemplate {
         notice: generated_notice(),
         bundle_file: BUNDLE_FILE,
-        params: collected.methods.iter().filter_map(|m| Some((m.name, pointer(m.params.as_ref()?)))).collect(),
+        params: collected
+            .methods
+            .iter()
+            .filter_map(|m| Some((m.name, pointer(m.params.as_ref()?), m.params_optional)))
+            .collect(),
         results: collected.methods.iter().filter_map(|m| Some((m.name, pointer(m.response.as_ref()?)))).collect(),
     };
     template.render().map_err(|source| CodegenError::Template { template: "validators.rs.txt", source })

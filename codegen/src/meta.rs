@@ -20,6 +20,7 @@ pub fn meta(collected: &Collected) -> Value {
                 "experimental": m.experimental,
                 "since": m.since,
                 "params": m.params.as_ref().map(pointer),
+                "paramsOptional": m.params_optional,
                 "response": m.response.as_ref().map(pointer),
                 "envelope": pointer(&m.envelope()),
                 "responseEnvelope": m.response_envelope().as_ref().map(pointer),

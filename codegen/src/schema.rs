@@ -51,6 +51,8 @@ pub struct MethodEntry {
     pub doc: String,
     /// The definition name of the params type, if the method has params.
     pub params: Option<String>,
+    /// Whether the params member may be absent or `null`.
+    pub params_optional: bool,
     /// The definition name of the result type, for requests.
     pub response: Option<String>,
 }
@@ -131,6 +133,7 @@ struct Collector {
 impl Collector {
     fn add<M: Method>(&mut self, response: Option<String>) {
         let params = method::has_params::<M>().then(|| definition_for::<M::Params>(&mut self.generator));
+        let params_optional = M::PARAMS_OPTIONAL;
         self.methods.push(MethodEntry {
             name: M::NAME,
             direction: M::DIRECTION,
@@ -139,6 +142,7 @@ impl Collector {
             marker: marker_name::<M>(),
             doc: M::DOC.trim().to_owned(),
             params,
+            params_optional,
             response,
         });
     }
@@ -184,8 +188,12 @@ impl TypeVisitor for McpCollector {
 
 /// Adds `T` to the generator's definitions and returns its definition name.
 fn definition_for<T: WireType>(generator: &mut SchemaGenerator) -> String {
-    let reference = generator.subschema_for::<T>();
-    match reference.get("$ref").and_then(Value::as_str) {
+    let reference = generator.subschema_for::<T>().to_value();
+    // A plain `$ref`, or `anyOf: [{$ref}, {type: null}]` for optional params.
+    let target = reference.get("$ref").or_else(|| {
+        reference.get("anyOf")?.as_array()?.iter().find_map(|branch| branch.get("$ref"))
+    });
+    match target.and_then(Value::as_str) {
         Some(r) => r.rsplit('/').next().unwrap_or(r).to_owned(),
         None => {
             // An inlined type (never the case for params and results today): give it a name.
@@ -222,9 +230,18 @@ fn add_envelopes(definitions: &mut Map<String, Value>, entry: &MethodEntry) {
     }
     properties.insert("method".into(), json!({ "type": "string", "const": entry.name }));
     required.push("method");
-    if let Some(params) = &entry.params {
-        properties.insert("params".into(), reference(params));
-        required.push("params");
+    match &entry.params {
+        Some(params) if entry.params_optional => {
+            properties.insert("params".into(), json!({ "anyOf": [reference(params), { "type": "null" }] }));
+        }
+        Some(params) => {
+            properties.insert("params".into(), reference(params));
+            required.push("params");
+        }
+        // Methods without params accept an absent or `null` member.
+        None => {
+            properties.insert("params".into(), json!({ "type": "null" }));
+        }
     }
     let envelope = json!({
         "description": entry.doc,

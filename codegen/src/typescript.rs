@@ -59,6 +59,7 @@ struct MethodTypes {
     name: &'static str,
     direction: Direction,
     params: Option<String>,
+    params_optional: bool,
     response: Option<String>,
 }
 
@@ -79,7 +80,15 @@ impl Collector<'_> {
 
     fn add<M: Method>(&mut self, response: Option<String>) {
         let params = method::has_params::<M>().then(|| self.export::<M::Params>());
-        self.methods.push(MethodTypes { name: M::NAME, direction: M::DIRECTION, params, response });
+        // Optional params are `Option<P>`, which ts-rs names `P | null`: import `P`.
+        let params = params.map(|p| p.trim_end_matches(" | null").to_owned());
+        self.methods.push(MethodTypes {
+            name: M::NAME,
+            direction: M::DIRECTION,
+            params,
+            params_optional: M::PARAMS_OPTIONAL,
+            response,
+        });
     }
 }
 
@@ -146,6 +155,7 @@ struct Branch<'a> {
     method: &'a str,
     has_id: bool,
     params: Option<&'a str>,
+    params_optional: bool,
     response: Option<&'a str>,
 }
 
@@ -183,6 +193,7 @@ fn render_union(
             method: m.name,
             has_id: direction.is_request(),
             params: m.params.as_deref(),
+            params_optional: m.params_optional,
             response: m.response.as_deref(),
         })
         .collect();

@@ -295,7 +295,7 @@ pub trait Handler: Send + Sync + 'static {
     fn account_rate_limits_read(
         &self,
         context: RequestContext,
-        params: NoParams,
+        params: Option<GetAccountRateLimitsParams>,
     ) -> impl Future<Output = Result<GetAccountRateLimitsResponse, HandlerError>> + Send {
         let _ = (context, params);
         std::future::ready(Err(HandlerError::method_not_found("account/rateLimits/read")))
@@ -530,7 +530,7 @@ pub async fn dispatch_request<H: Handler>(
             encode_result(method, handler.account_logout(context, params).await?)
         }
         "account/rateLimits/read" => {
-            let params = decode_params::<NoParams>(method, params)?;
+            let params = decode_params::<Option<GetAccountRateLimitsParams>>(method, params)?;
             encode_result(method, handler.account_rate_limits_read(context, params).await?)
         }
         "mcpServerStatus/list" => {

@@ -10,8 +10,8 @@ use crate::*;
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum Account {
     ApiKey,
-    // TODO required-nullable: ['email']
     #[serde(rename_all = "camelCase")]
+    #[schemars(transform = chatgpt_account_required_nullable)]
     Chatgpt {
         email: Option<String>,
         plan_type: PlanType,
@@ -138,9 +138,9 @@ pub struct GetAccountRateLimitsResponse {
     #[serde(default)]
     pub rate_limit_reset_credits: Option<RateLimitResetCreditsSummary>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "serde_json::Value /*TODO*/")]
+    #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
-    pub rate_limit_upsell: Option<serde_json::Value /*TODO*/>,
+    pub rate_limit_upsell: Option<serde_json::Value>,
     pub rate_limits: RateLimitSnapshot,
     #[serde(default)]
     pub rate_limits_by_limit_id: Option<BTreeMap<String, RateLimitSnapshot>>,
@@ -364,3 +364,25 @@ pub enum TrustedContacts {
     Skip,
 }
 
+
+/// Schema transform: the `chatgpt` account's `email` is always present, possibly `null`.
+fn chatgpt_account_required_nullable(schema: &mut schemars::Schema) {
+    crate::serde_util::require_nullable(schema, &["email"]);
+}
+
+/// Params of `account/rateLimits/read`; the whole member may be left out.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GetAccountRateLimitsParams {
+    /// Skip looking up reset-credit details (cheap background polls); the count is still
+    /// returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    #[ts(optional)]
+    pub exclude_reset_credit_details: Option<bool>,
+    /// The client can fall back to the reserve pool when ordinary usage is blocked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    #[ts(optional)]
+    pub supports_luna_reserve: Option<bool>,
+}

@@ -373,7 +373,7 @@ pub enum WebSearchContextSize {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebSearchLocation {
     #[serde(default)]
     pub city: Option<String>,
@@ -402,7 +402,7 @@ pub enum WebSearchProvider {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebSearchToolConfig {
     #[serde(rename = "allowed_domains", default)]
     pub allowed_domains: Option<Vec<String>>,

@@ -29,17 +29,17 @@ pub enum AgentMessageDisplay {
         #[serde(default)]
         annotation: Option<AnswerAnnotation>,
         trusted_contacts: TrustedContacts,
-        version: serde_json::Value /*TODO non-string enum {"enum": [1], "format": "uint8", "minimum": 0.0, "type": "integer"}*/,
+        version: DisplayVersion,
     },
     #[serde(rename_all = "camelCase")]
     Hide {
         replacement: AnswerReplacement,
-        version: serde_json::Value /*TODO non-string enum {"enum": [1], "format": "uint8", "minimum": 0.0, "type": "integer"}*/,
+        version: DisplayVersion,
     },
     #[serde(rename_all = "camelCase")]
     Block {
         reason: BlockReason,
-        version: serde_json::Value /*TODO non-string enum {"enum": [1], "format": "uint8", "minimum": 0.0, "type": "integer"}*/,
+        version: DisplayVersion,
     },
 }
 
@@ -67,7 +67,7 @@ pub enum AnswerReplacement {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AsyncUserInputQuestion {
     #[serde(default)]
     pub options: Option<Vec<String>>,
@@ -235,15 +235,19 @@ pub enum FunctionCallOutputContentItem {
     InputText {
         text: String,
     },
-    // TODO flattened anyOf in variant
     #[serde(rename_all = "camelCase")]
     InputImage {
+        #[serde(flatten)]
+        source: OutputImageSource,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional = nullable)]
         detail: Option<ImageDetail>,
     },
-    // TODO flattened anyOf in variant
-    InputAudio,
+    #[serde(rename_all = "camelCase")]
+    InputAudio {
+        #[serde(flatten)]
+        source: OutputAudioSource,
+    },
     #[serde(rename_all = "camelCase")]
     EncryptedContent {
         #[serde(rename = "encrypted_content")]
@@ -595,9 +599,10 @@ pub enum ThreadItemKind {
         duration_ms: u64,
         id: String,
     },
-    // TODO flattened anyOf in variant
     #[serde(rename_all = "camelCase")]
     ImageGeneration {
+        #[serde(flatten)]
+        image: GeneratedImage,
         #[serde(default)]
         failure: Option<ImageGenerationFailure>,
         #[serde(default)]
@@ -656,3 +661,85 @@ pub enum WebSearchAction {
     Other,
 }
 
+
+/// Where an image in a tool's output comes from (Responses API member names).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(untagged)]
+pub enum OutputImageSource {
+    /// Fetched from a URL (`data:` URLs included).
+    ImageUrl {
+        /// The URL.
+        image_url: String,
+    },
+    /// A file uploaded to the provider.
+    FileId {
+        /// The provider's file id.
+        file_id: String,
+    },
+}
+
+/// Where audio in a tool's output comes from (Responses API member names).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(untagged)]
+pub enum OutputAudioSource {
+    /// Fetched from a URL (`data:` URLs included).
+    AudioUrl {
+        /// The URL.
+        audio_url: String,
+    },
+    /// A file uploaded to the provider.
+    FileId {
+        /// The provider's file id.
+        file_id: String,
+    },
+}
+
+/// A generated image: its durable attachment id, or its inline data.
+///
+/// The attachment form comes first so that items carrying both keep the attachment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(untagged)]
+pub enum GeneratedImage {
+    /// Stored as an attachment.
+    #[serde(rename_all = "camelCase")]
+    File {
+        /// The attachment-store id.
+        file_id: String,
+    },
+    /// Inline image data.
+    Inline {
+        /// Base64 image data.
+        result: String,
+    },
+}
+
+/// The version of a moderation display instruction; only version 1 exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(try_from = "u8", into = "u8")]
+#[ts(type = "1")]
+pub struct DisplayVersion;
+
+impl TryFrom<u8> for DisplayVersion {
+    type Error = String;
+    fn try_from(value: u8) -> Result<Self, Self::Error> {
+        if value == 1 { Ok(DisplayVersion) } else { Err(format!("unsupported display version {value}; expected 1")) }
+    }
+}
+
+impl From<DisplayVersion> for u8 {
+    fn from(_: DisplayVersion) -> u8 {
+        1
+    }
+}
+
+impl JsonSchema for DisplayVersion {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DisplayVersion".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "integer", "format": "uint8", "minimum": 0, "enum": [1] })
+    }
+}

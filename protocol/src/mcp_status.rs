@@ -119,15 +119,15 @@ pub struct McpServerStatus {
     #[serde(default)]
     pub runtime_status: Option<McpServerConnectionStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "serde_json::Value /*TODO*/")]
+    #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
-    pub server_capabilities: Option<serde_json::Value /*TODO*/>,
+    pub server_capabilities: Option<serde_json::Value>,
     #[serde(default)]
     pub server_info: Option<McpServerInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "serde_json::Value /*TODO*/")]
+    #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
-    pub tool_list_meta: Option<serde_json::Value /*TODO*/>,
+    pub tool_list_meta: Option<serde_json::Value>,
     pub tools: BTreeMap<String, Tool>,
     #[serde(default)]
     pub tools_error: Option<String>,

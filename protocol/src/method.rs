@@ -70,7 +70,11 @@ pub trait Method: 'static {
     const SINCE: &'static str;
     /// What the method does, from its doc comment in the method table.
     const DOC: &'static str;
-    /// The type of `params`; [`NoParams`] for methods whose messages carry none.
+    /// Whether the `params` member may be left out or `null` ([`Method::Params`] is then
+    /// `Option<…>`).
+    const PARAMS_OPTIONAL: bool;
+    /// The type of `params`; [`NoParams`] for methods whose messages carry none, `Option<P>` for
+    /// methods whose params may be left out.
     type Params: WireType;
 }
 
@@ -131,6 +135,8 @@ pub struct MethodInfo {
     pub since: &'static str,
     /// The Rust (and schema definition) name of the params type, `None` for [`NoParams`].
     pub params: Option<&'static str>,
+    /// Whether `params` may be absent or `null` (the params type is then `Option<…>`).
+    pub params_optional: bool,
     /// The Rust (and schema definition) name of the response type; `None` for notifications.
     pub response: Option<&'static str>,
     /// The Rust name of the marker type, e.g. `ThreadStart`.

@@ -1,7 +1,8 @@
 //! The one table of every method in the protocol.
 //!
-//! Each row declares a method once: marker type, wire name, direction, params type, response type
-//! (requests only), experimental flag and the protocol version that added it. The schema bundle,
+//! Each row declares a method once: marker type, wire name, direction, params type (`params:`, or
+//! `optional_params:` when the member may be left out), response type (requests only),
+//! experimental flag and the protocol version that added it. The schema bundle,
 //! TypeScript unions, `meta.json`, the runtime's dispatch table and its validators are all derived
 //! from this table by `agentwire-codegen`; no other list of methods exists.
 
@@ -12,7 +13,7 @@ macro_rules! methods {
     ( $(
         $(#[doc = $doc:literal])*
         $kind:ident $marker:ident = $wire:literal {
-            params: $params:ty,
+            $params_key:ident: $params:ty,
             $(response: $response:ty,)?
             experimental: $experimental:literal,
             since: $since:literal $(,)?
@@ -28,8 +29,9 @@ macro_rules! methods {
                 const DIRECTION: Direction = methods!(@direction $kind);
                 const EXPERIMENTAL: bool = $experimental;
                 const SINCE: &'static str = $since;
+                const PARAMS_OPTIONAL: bool = methods!(@is_optional $params_key);
                 const DOC: &'static str = concat!($($doc, "\n",)*);
-                type Params = $params;
+                type Params = methods!(@params_type $params_key $params);
             }
 
             methods!(@answer $kind $marker $(, $response)?);
@@ -43,6 +45,7 @@ macro_rules! methods {
                 experimental: $experimental,
                 since: $since,
                 params: methods!(@params_name $params),
+                params_optional: methods!(@is_optional $params_key),
                 response: methods!(@response_name $($response)?),
                 marker: stringify!($marker),
             },
@@ -67,6 +70,11 @@ macro_rules! methods {
     };
     (@answer server_notification $marker:ident) => { impl Notification for $marker {} };
     (@answer client_notification $marker:ident) => { impl Notification for $marker {} };
+
+    (@params_type params $params:ty) => { $params };
+    (@params_type optional_params $params:ty) => { Option<$params> };
+    (@is_optional params) => { false };
+    (@is_optional optional_params) => { true };
 
     (@params_name NoParams) => { None };
     (@params_name $params:ty) => { Some(stringify!($params)) };
@@ -176,7 +184,7 @@ methods! {
     }
     /// Reads the account's rate-limit windows.
     client_request AccountRateLimitsRead = "account/rateLimits/read" {
-        params: NoParams, response: GetAccountRateLimitsResponse, experimental: false, since: "0.1.0",
+        optional_params: GetAccountRateLimitsParams, response: GetAccountRateLimitsResponse, experimental: false, since: "0.1.0",
     }
     /// Lists the configured MCP servers with their tools and status.
     client_request McpServerStatusList = "mcpServerStatus/list" {

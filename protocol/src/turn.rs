@@ -179,9 +179,9 @@ pub struct TurnStartParams {
     #[ts(optional = nullable)]
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "serde_json::Value /*TODO*/")]
+    #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
-    pub output_schema: Option<serde_json::Value /*TODO*/>,
+    pub output_schema: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub parent_turn_id: Option<String>,

@@ -55,9 +55,10 @@ pub enum UserInput {
         #[ts(as = "Option<Vec<TextElement>>", optional)]
         text_elements: Vec<TextElement>,
     },
-    // TODO flattened anyOf in variant
     #[serde(rename_all = "camelCase")]
     Image {
+        #[serde(flatten)]
+        source: MediaSource,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional = nullable)]
         detail: Option<ImageDetail>,
@@ -69,8 +70,11 @@ pub enum UserInput {
         detail: Option<ImageDetail>,
         path: String,
     },
-    // TODO flattened anyOf in variant
-    Audio,
+    #[serde(rename_all = "camelCase")]
+    Audio {
+        #[serde(flatten)]
+        source: MediaSource,
+    },
     #[serde(rename_all = "camelCase")]
     LocalAudio {
         path: String,
@@ -87,3 +91,21 @@ pub enum UserInput {
     },
 }
 
+
+/// Where an image or audio input comes from: a URL (`data:` URLs included) or a file already
+/// uploaded to the model provider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(untagged)]
+pub enum MediaSource {
+    /// Fetched from a URL.
+    Url {
+        /// The URL.
+        url: String,
+    },
+    /// A file uploaded to the provider.
+    #[serde(rename_all = "camelCase")]
+    FileId {
+        /// The provider's file id.
+        file_id: String,
+    },
+}

@@ -3,7 +3,8 @@
 
 include!("../../generated/rust/validators.rs");
 
-/// The JSON pointer (into [`BUNDLE_JSON`]) of `method`'s params schema, if it has params.
-pub fn params_schema(method: &str) -> Option<&'static str> {
-    PARAMS_SCHEMAS.iter().find(|(m, _)| *m == method).map(|(_, pointer)| *pointer)
+/// The JSON pointer (into [`BUNDLE_JSON`]) of `method`'s params schema, if it has params, and
+/// whether the params may be absent.
+pub fn params_schema(method: &str) -> Option<(&'static str, bool)> {
+    PARAMS_SCHEMAS.iter().find(|(m, _, _)| *m == method).map(|(_, pointer, optional)| (*pointer, *optional))
 }

@@ -1,13 +1,425 @@
-use std::{env, fs, path::PathBuf};
+//! Turns the flat schema bundle into Rust types with typify 0.8, the way a third-party consumer
+//! of the bundle would, and writes them (plus an index of the bundle's methods) to `OUT_DIR`.
+//!
+//! The bundle is `generated/schema/json/agentwire_app_server_protocol.flat.schemas.json`; the
+//! environment variable `AGENTWIRE_TYPIFY_BUNDLE` points the build at another file (a path
+//! relative to this crate's directory, or absolute).
+//!
+//! Before typify sees the bundle, two rewrites are applied. Neither changes what the schema
+//! accepts; both only work around what typify 0.8 understands:
+//!
+//! - `{"const": "x"}` becomes `{"enum": ["x"]}`. typify 0.8 drops `const` (a `method` member
+//!   declared with `const` would become a plain `String`, and a union of envelopes would accept a
+//!   message under the wrong method).
+//! - Only `definitions` are converted (`TypeSpace::add_ref_types`); the root schema, its `title`
+//!   and its `x-…` members are not turned into a type.
+//!
+//! If typify panics or fails on the bundle, the definitions it cannot handle are found one by one
+//! (each checked together with everything it references, dependencies first) and replaced by an
+//! opaque schema that accepts any JSON value. Their names are written to `SKIPPED`, and every
+//! method records which skipped definitions it reaches, so the tests can refuse to rely on them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::{env, fs};
+
+use schemars08::schema::{RootSchema, Schema};
+use serde_json::{Map, Value};
+use typify::{TypeSpace, TypeSpaceSettings};
+
+/// Where the bundle lives, relative to this crate.
+const DEFAULT_BUNDLE: &str = "../../generated/schema/json/agentwire_app_server_protocol.flat.schemas.json";
+
+/// The four unions of envelopes the bundle declares, by direction.
+const UNIONS: &[(&str, &str)] = &[
+    ("clientRequest", "ClientRequest"),
+    ("serverRequest", "ServerRequest"),
+    ("serverNotification", "ServerNotification"),
+    ("clientNotification", "ClientNotification"),
+];
+
+/// Other definitions the transcript test deserializes into, when the bundle has them.
+const EXTRA_ROOTS: &[&str] = &["JSONRPCError", "RequestId"];
+
+/// Give up (and fail the build) when typify chokes on more definitions than this.
+const MAX_SKIPPED: usize = 40;
+
 fn main() {
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+
     println!("cargo:rerun-if-env-changed=AGENTWIRE_TYPIFY_BUNDLE");
-    let p = PathBuf::from(env::var("AGENTWIRE_TYPIFY_BUNDLE").unwrap());
-    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap();
-    let root: schemars08::schema::RootSchema = serde_json::from_value(v).unwrap();
-    let mut s = typify::TypeSpaceSettings::default();
-    s.with_derive("PartialEq".into());
-    let mut ts = typify::TypeSpace::new(&s);
-    ts.add_root_schema(root).unwrap();
-    let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("gen.rs");
-    fs::write(&out, ts.to_stream().to_string()).unwrap();
+    println!("cargo:rerun-if-changed=build.rs");
+    let bundle_path = match env::var_os("AGENTWIRE_TYPIFY_BUNDLE") {
+        Some(p) if !p.is_empty() => manifest_dir.join(p),
+        _ => manifest_dir.join(DEFAULT_BUNDLE),
+    };
+    println!("cargo:rerun-if-changed={}", bundle_path.display());
+
+    let text = fs::read_to_string(&bundle_path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read the schema bundle {}: {e}\n(regenerate it with `cargo run -p agentwire-codegen -- write`, \
+             or point AGENTWIRE_TYPIFY_BUNDLE at a bundle)",
+            bundle_path.display()
+        )
+    });
+    let bundle: Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", bundle_path.display()));
+    let mut definitions = match bundle.get("definitions") {
+        Some(Value::Object(defs)) => defs.clone(),
+        _ => panic!("{} has no `definitions` object", bundle_path.display()),
+    };
+    // The flat bundle has a single level of definitions; a nested namespace (like `mcp` in the
+    // full bundle) is not a schema and cannot be referenced as `#/definitions/<Name>`.
+    definitions.retain(|name, def| {
+        let namespace = def.is_object() && !looks_like_schema(def);
+        if namespace {
+            println!("cargo:warning=ignoring `{name}`: a namespace of definitions, not a schema");
+        }
+        !namespace
+    });
+    for def in definitions.values_mut() {
+        normalize(def);
+    }
+
+    let methods = collect_methods(&definitions);
+    let references: BTreeMap<String, BTreeSet<String>> = definitions
+        .iter()
+        .map(|(name, def)| {
+            let mut refs = BTreeSet::new();
+            collect_refs(def, &mut refs);
+            refs.retain(|r| definitions.contains_key(r));
+            (name.clone(), refs)
+        })
+        .collect();
+
+    let roots: Vec<String> = methods
+        .iter()
+        .flat_map(|m| [Some(m.envelope.clone()), m.response_envelope.clone()])
+        .flatten()
+        .chain(UNIONS.iter().map(|(_, union)| (*union).to_string()))
+        .chain(EXTRA_ROOTS.iter().map(|s| (*s).to_string()))
+        .filter(|name| definitions.contains_key(name))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+
+    let (generated, skipped) = generate_with_fallback(&definitions, &references, &roots);
+
+    let mut types = String::new();
+    writeln!(types, "// Generated by build.rs from {} with typify 0.8; do not edit.", bundle_path.display()).ok();
+    types.push_str(&generated.code);
+    fs::write(out_dir.join("typify_types.rs"), types).expect("write typify_types.rs");
+
+    let index = render_index(&bundle_path, &bundle, &methods, &generated.names, &skipped, &references);
+    fs::write(out_dir.join("bundle_index.rs"), index).expect("write bundle_index.rs");
+}
+
+// ---- the bundle ------------------------------------------------------------------------------
+
+/// One method of the bundle, from its envelope definitions (`x-method`).
+#[derive(Debug, Default)]
+struct MethodDecl {
+    method: String,
+    direction: String,
+    experimental: bool,
+    envelope: String,
+    response_envelope: Option<String>,
+}
+
+/// Whether an object in `definitions` is a schema (as opposed to a namespace of schemas).
+fn looks_like_schema(value: &Value) -> bool {
+    let Some(obj) = value.as_object() else { return true };
+    if obj.is_empty() {
+        return true;
+    }
+    const KEYWORDS: &[&str] = &[
+        "type", "$ref", "properties", "oneOf", "anyOf", "allOf", "enum", "const", "items", "not",
+        "description", "title", "additionalProperties", "required", "format", "default", "$schema",
+        "if", "then", "else", "patternProperties", "definitions",
+    ];
+    obj.keys().any(|k| KEYWORDS.contains(&k.as_str()) || k.starts_with("x-"))
+}
+
+fn collect_methods(definitions: &Map<String, Value>) -> Vec<MethodDecl> {
+    let mut by_method: BTreeMap<(String, String), MethodDecl> = BTreeMap::new();
+    for (name, def) in definitions {
+        let Some(method) = def.get("x-method").and_then(Value::as_str) else { continue };
+        let direction = def.get("x-direction").and_then(Value::as_str).unwrap_or_default().to_string();
+        let is_response = def.pointer("/properties/result").is_some();
+        let entry = by_method
+            .entry((direction.clone(), method.to_string()))
+            .or_insert_with(|| MethodDecl {
+                method: method.to_string(),
+                direction: direction.clone(),
+                ..MethodDecl::default()
+            });
+        entry.experimental |= def.get("x-experimental").and_then(Value::as_bool).unwrap_or(false);
+        if is_response {
+            entry.response_envelope = Some(name.clone());
+        } else {
+            entry.envelope = name.clone();
+        }
+    }
+    by_method.into_values().filter(|m| !m.envelope.is_empty()).collect()
+}
+
+/// Rewrites that keep the meaning of a schema but suit typify 0.8 better (see the crate docs).
+fn normalize(schema: &mut Value) {
+    let Value::Object(obj) = schema else { return };
+    if let Some(c) = obj.get("const").cloned() {
+        if c.is_string() && !obj.contains_key("enum") {
+            obj.remove("const");
+            obj.insert("enum".to_string(), Value::Array(vec![c]));
+        }
+    }
+    for (key, value) in obj.iter_mut() {
+        match key.as_str() {
+            "properties" | "patternProperties" | "definitions" | "dependencies" => {
+                if let Value::Object(map) = value {
+                    map.values_mut().for_each(normalize);
+                }
+            }
+            "items" | "allOf" | "anyOf" | "oneOf" => match value {
+                Value::Array(list) => list.iter_mut().for_each(normalize),
+                other => normalize(other),
+            },
+            "additionalProperties" | "additionalItems" | "not" | "if" | "then" | "else" | "contains"
+            | "propertyNames" => normalize(value),
+            _ => {}
+        }
+    }
+}
+
+/// The names of the definitions a schema references directly.
+fn collect_refs(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(obj) => {
+            if let Some(Value::String(r)) = obj.get("$ref") {
+                if let Some(name) = r.strip_prefix("#/definitions/") {
+                    out.insert(name.to_string());
+                }
+            }
+            obj.values().for_each(|v| collect_refs(v, out));
+        }
+        Value::Array(list) => list.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
+}
+
+/// A definition and everything it references, transitively.
+fn closure(name: &str, references: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![name.to_string()];
+    while let Some(next) = stack.pop() {
+        if seen.insert(next.clone()) {
+            if let Some(refs) = references.get(&next) {
+                stack.extend(refs.iter().filter(|r| !seen.contains(*r)).cloned());
+            }
+        }
+    }
+    seen
+}
+
+// ---- typify ----------------------------------------------------------------------------------
+
+struct Generated {
+    code: String,
+    /// Definition name → the Rust type typify gave it, for the roots that were asked for.
+    names: BTreeMap<String, String>,
+}
+
+fn settings() -> TypeSpaceSettings {
+    let mut settings = TypeSpaceSettings::default();
+    // typify always derives Serialize, Deserialize, Debug and Clone; PartialEq lets the test
+    // check that a value survives serialize → deserialize unchanged.
+    settings.with_derive("PartialEq".to_string());
+    settings
+}
+
+/// Runs typify over `definitions` (all of them), catching panics.
+fn run_typify(definitions: &Map<String, Value>, roots: &[String]) -> Result<Generated, String> {
+    let root: RootSchema = serde_json::from_value(serde_json::json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "definitions": definitions,
+    }))
+    .map_err(|e| format!("not a schemars 0.8 RootSchema: {e}"))?;
+
+    let message: Arc<Mutex<Option<String>>> = Arc::default();
+    let sink = Arc::clone(&message);
+    let previous_hook = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let payload = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(non-string panic payload)".to_string());
+        if let Ok(mut slot) = sink.lock() {
+            *slot = Some(format!("typify panicked{location}: {payload}"));
+        }
+    }));
+    let result = panic::catch_unwind(AssertUnwindSafe(|| -> Result<Generated, String> {
+        let mut space = TypeSpace::new(&settings());
+        space
+            .add_ref_types(root.definitions.clone())
+            .map_err(|e| format!("typify error: {e}"))?;
+        let mut names = BTreeMap::new();
+        for name in roots {
+            if !root.definitions.contains_key(name) {
+                continue;
+            }
+            let reference = Schema::new_ref(format!("#/definitions/{name}"));
+            let id = space.add_type(&reference).map_err(|e| format!("typify error on {name}: {e}"))?;
+            let ty = space.get_type(&id).map_err(|e| format!("typify error on {name}: {e}"))?;
+            names.insert(name.clone(), ty.name());
+        }
+        Ok(Generated { code: space.to_stream().to_string(), names })
+    }));
+    panic::set_hook(previous_hook);
+    match result {
+        Ok(generated) => generated,
+        Err(_) => Err(message
+            .lock()
+            .ok()
+            .and_then(|m| m.clone())
+            .unwrap_or_else(|| "typify panicked".to_string())),
+    }
+}
+
+/// The opaque stand-in for a definition typify cannot handle: any JSON value.
+fn opaque(name: &str, error: &str) -> Value {
+    serde_json::json!({
+        "description": format!("`{name}`: typify 0.8 could not convert this definition ({error}); accepts any value."),
+    })
+}
+
+/// Runs typify on the whole bundle; if that fails, finds the definitions typify chokes on,
+/// replaces them by opaque schemas and runs again. Returns the code and the replaced names.
+fn generate_with_fallback(
+    definitions: &Map<String, Value>,
+    references: &BTreeMap<String, BTreeSet<String>>,
+    roots: &[String],
+) -> (Generated, BTreeMap<String, String>) {
+    let first_error = match run_typify(definitions, roots) {
+        Ok(generated) => return (generated, BTreeMap::new()),
+        Err(e) => e,
+    };
+    println!("cargo:warning=typify failed on the whole bundle ({first_error}); looking for the definitions it cannot handle");
+
+    // Dependencies first: a definition's closure contains the closures of what it references,
+    // so sorting by closure size checks every definition after the ones it needs (members of a
+    // reference cycle share one closure and are checked in name order).
+    let closures: BTreeMap<&String, BTreeSet<String>> =
+        definitions.keys().map(|name| (name, closure(name, references))).collect();
+    let mut order: Vec<&String> = definitions.keys().collect();
+    order.sort_by_key(|name| (closures[name].len(), (*name).clone()));
+
+    let mut patched = definitions.clone();
+    let mut skipped: BTreeMap<String, String> = BTreeMap::new();
+    for name in order {
+        let subset: Map<String, Value> = closures[name]
+            .iter()
+            .map(|n| (n.clone(), patched[n].clone()))
+            .collect();
+        if let Err(error) = run_typify(&subset, &[]) {
+            println!("cargo:warning=typify cannot handle `{name}`: {error}");
+            patched.insert(name.clone(), opaque(name, &error));
+            skipped.insert(name.clone(), error);
+            assert!(
+                skipped.len() <= MAX_SKIPPED,
+                "typify chokes on more than {MAX_SKIPPED} definitions: {:?}",
+                skipped.keys().collect::<Vec<_>>()
+            );
+        }
+    }
+    match run_typify(&patched, roots) {
+        Ok(generated) => (generated, skipped),
+        Err(e) => panic!(
+            "typify still fails with {} definition(s) replaced ({:?}): {e}",
+            skipped.len(),
+            skipped.keys().collect::<Vec<_>>()
+        ),
+    }
+}
+
+// ---- the index -------------------------------------------------------------------------------
+
+fn render_index(
+    bundle_path: &Path,
+    bundle: &Value,
+    methods: &[MethodDecl],
+    names: &BTreeMap<String, String>,
+    skipped: &BTreeMap<String, String>,
+    references: &BTreeMap<String, BTreeSet<String>>,
+) -> String {
+    let mut out = String::new();
+    let w = &mut out;
+    writeln!(w, "// Generated by build.rs; do not edit.").ok();
+    writeln!(w, "/// The bundle the types were generated from.").ok();
+    writeln!(w, "pub const BUNDLE_PATH: &str = {:?};", bundle_path.display().to_string()).ok();
+    let version = bundle.get("x-protocol-version").and_then(Value::as_str);
+    writeln!(w, "/// The bundle's `x-protocol-version`, if it has one.").ok();
+    writeln!(w, "pub const PROTOCOL_VERSION: Option<&str> = {version:?};").ok();
+
+    writeln!(w, "/// Definitions typify could not convert, replaced by `serde_json::Value`, with the reason.").ok();
+    writeln!(w, "pub const SKIPPED: &[(&str, &str)] = &[").ok();
+    for (name, reason) in skipped {
+        writeln!(w, "    ({name:?}, {reason:?}),").ok();
+    }
+    writeln!(w, "];").ok();
+
+    writeln!(w, "/// Every method of the bundle (definitions with `x-method`).").ok();
+    writeln!(w, "pub const METHODS: &[MethodEntry] = &[").ok();
+    for m in methods {
+        let mut reached = BTreeSet::new();
+        for root in std::iter::once(&m.envelope).chain(m.response_envelope.as_ref()) {
+            reached.extend(closure(root, references).into_iter().filter(|n| skipped.contains_key(n)));
+        }
+        writeln!(
+            w,
+            "    MethodEntry {{ method: {:?}, direction: {:?}, experimental: {}, envelope: {:?}, response_envelope: {:?}, skipped_reached: &{:?} }},",
+            m.method,
+            m.direction,
+            m.experimental,
+            m.envelope,
+            m.response_envelope,
+            reached.iter().collect::<Vec<_>>(),
+        )
+        .ok();
+    }
+    writeln!(w, "];").ok();
+
+    writeln!(w, "/// The union of envelopes for each direction, when the bundle declares it.").ok();
+    writeln!(w, "pub const UNIONS: &[(&str, &str)] = &[").ok();
+    for (direction, union) in UNIONS {
+        if names.contains_key(*union) {
+            writeln!(w, "    ({direction:?}, {union:?}),").ok();
+        }
+    }
+    writeln!(w, "];").ok();
+
+    writeln!(w, "/// Deserializes `line` into the typify type generated for the definition `definition`").ok();
+    writeln!(w, "/// and checks that it survives a serialize → deserialize round trip. `None` when the").ok();
+    writeln!(w, "/// bundle has no such definition.").ok();
+    writeln!(w, "pub fn check_definition(definition: &str, line: &str) -> Option<Result<serde_json::Value, CheckError>> {{").ok();
+    writeln!(w, "    match definition {{").ok();
+    for (definition, rust) in names {
+        writeln!(w, "        {definition:?} => Some(crate::roundtrip::<crate::types::{rust}>(line)),").ok();
+    }
+    writeln!(w, "        _ => None,").ok();
+    writeln!(w, "    }}").ok();
+    writeln!(w, "}}").ok();
+
+    writeln!(w, "/// The Rust name typify gave each definition the tests use.").ok();
+    writeln!(w, "pub const RUST_NAMES: &[(&str, &str)] = &[").ok();
+    for (definition, rust) in names {
+        writeln!(w, "    ({definition:?}, {rust:?}),").ok();
+    }
+    writeln!(w, "];").ok();
+    out
 }

@@ -220,6 +220,7 @@ impl<'a> Bundle<'a> {
                 .collect();
             bundle.namespaces.insert(namespace, defs);
         }
+        bundle.check(definitions)?;
         Ok(bundle)
     }
 

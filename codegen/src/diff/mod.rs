@@ -21,6 +21,7 @@
 //! The module is pure: it reads two [`serde_json::Value`]s and returns a [`DiffReport`].
 
 mod bundle;
+mod check;
 mod error;
 mod report;
 mod rules;

@@ -13,6 +13,7 @@ import type { ConfigWriteResponse } from "./ConfigWriteResponse";
 import type { FuzzyFileSearchParams } from "./FuzzyFileSearchParams";
 import type { FuzzyFileSearchResponse } from "./FuzzyFileSearchResponse";
 import type { GetAccountParams } from "./GetAccountParams";
+import type { GetAccountRateLimitsParams } from "./GetAccountRateLimitsParams";
 import type { GetAccountRateLimitsResponse } from "./GetAccountRateLimitsResponse";
 import type { GetAccountResponse } from "./GetAccountResponse";
 import type { GetAuthStatusParams } from "./GetAuthStatusParams";
@@ -82,7 +83,7 @@ export type ClientRequest =
   | { "method": "account/login/start", id: RequestId, params: LoginAccountParams, }
   | { "method": "account/login/cancel", id: RequestId, params: CancelLoginAccountParams, }
   | { "method": "account/logout", id: RequestId, }
-  | { "method": "account/rateLimits/read", id: RequestId, }
+  | { "method": "account/rateLimits/read", id: RequestId, params?: GetAccountRateLimitsParams | null, }
   | { "method": "mcpServerStatus/list", id: RequestId, params: ListMcpServerStatusParams, }
   | { "method": "command/exec", id: RequestId, params: CommandExecParams, }
   | { "method": "fuzzyFileSearch", id: RequestId, params: FuzzyFileSearchParams, }

@@ -3,8 +3,8 @@ import type { McpElicitationSchema } from "./McpElicitationSchema";
 import type { ParsedCommand } from "./ParsedCommand";
 
 /**
- * An approval elicitation for a command (sent with `codex_elicitation: "exec-approval"`, as
- * [`CodexApprovalElicitationParams::ExecApproval`]).
+ * An approval elicitation for a command. On the wire it is always wrapped in
+ * `CodexApprovalElicitationParams`, which adds `codex_elicitation: "exec-approval"`.
  */
 export type CodexExecApprovalElicitation = { 
 /**

@@ -3,8 +3,8 @@ import type { FileChange } from "./FileChange";
 import type { McpElicitationSchema } from "./McpElicitationSchema";
 
 /**
- * An approval elicitation for a patch (sent with `codex_elicitation: "patch-approval"`, as
- * [`CodexApprovalElicitationParams::PatchApproval`]).
+ * An approval elicitation for a patch. On the wire it is always wrapped in
+ * `CodexApprovalElicitationParams`, which adds `codex_elicitation: "patch-approval"`.
  */
 export type CodexPatchApprovalElicitation = { 
 /**

@@ -12,7 +12,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::{CommandExecutionApprovalDecision, FileChange, FileChangeApprovalDecision, ParsedCommand};
+use crate::{
+    CommandExecutionApprovalDecision, FileChange, FileChangeApprovalDecision, ParsedCommand,
+};
 
 /// The members every MCP `elicitation/create` request has.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
@@ -70,8 +72,8 @@ pub enum CodexApprovalElicitationParams {
     PatchApproval(CodexPatchApprovalElicitation),
 }
 
-/// An approval elicitation for a command (sent with `codex_elicitation: "exec-approval"`, as
-/// [`CodexApprovalElicitationParams::ExecApproval`]).
+/// An approval elicitation for a command. On the wire it is always wrapped in
+/// `CodexApprovalElicitationParams`, which adds `codex_elicitation: "exec-approval"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct CodexExecApprovalElicitation {
     /// The elicitation proper (`message`, `requestedSchema`).
@@ -92,8 +94,8 @@ pub struct CodexExecApprovalElicitation {
     pub codex_parsed_cmd: Vec<ParsedCommand>,
 }
 
-/// An approval elicitation for a patch (sent with `codex_elicitation: "patch-approval"`, as
-/// [`CodexApprovalElicitationParams::PatchApproval`]).
+/// An approval elicitation for a patch. On the wire it is always wrapped in
+/// `CodexApprovalElicitationParams`, which adds `codex_elicitation: "patch-approval"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct CodexPatchApprovalElicitation {
     /// The elicitation proper (`message`, `requestedSchema`).

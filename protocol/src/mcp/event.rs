@@ -3,7 +3,9 @@
 //! Each notification carries one engine event (`msg`, tagged by `type`, snake_case members) and
 //! says which `tools/call` request it belongs to (`_meta.requestId`). The event kinds a turn
 //! emits today are typed; any other kind parses as [`CodexEventMsg::Other`] and is kept verbatim,
-//! so a newer server never breaks an older host.
+//! so a newer server never breaks an older host. (The TypeScript unions list the typed kinds only:
+//! a catch-all member would widen them to `unknown`. Hosts handle other kinds in a `default`
+//! branch.)
 //!
 //! Optional members are present and `null` when unset, as the server writes them.
 
@@ -39,7 +41,8 @@ pub struct CodexEventMeta {
     pub thread_id: Option<String>,
 }
 
-/// One engine event, tagged by `type`.
+/// One engine event, tagged by `type`. Kinds not listed here may arrive; they are kept
+/// verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum CodexEventMsg {
@@ -212,7 +215,8 @@ pub enum CodexEventMsg {
     },
     /// An event of a kind not typed here (or not in this shape), kept verbatim.
     #[serde(untagged)]
-    Other(#[ts(type = "unknown")] serde_json::Value),
+    #[ts(skip)]
+    Other(serde_json::Value),
 }
 
 /// The approval policy a session reports in `session_configured`.
@@ -224,7 +228,7 @@ pub enum CodexEventMsg {
 pub enum CodexSessionApprovalPolicy {
     /// Ask before any command that is not known to be safe.
     Untrusted,
-    /// Ask only when a command fails in the sandbox (deprecated by the engine).
+    /// Ask only when a command fails in the sandbox.
     OnFailure,
     /// The model decides when to ask.
     OnRequest,
@@ -232,7 +236,8 @@ pub enum CodexSessionApprovalPolicy {
     Never,
     /// Another policy (e.g. a granular one, an object), kept verbatim.
     #[serde(untagged)]
-    Other(#[ts(type = "unknown")] serde_json::Value),
+    #[ts(skip)]
+    Other(serde_json::Value),
 }
 
 /// An MCP server the engine failed to start.
@@ -244,7 +249,8 @@ pub struct CodexMcpStartupFailure {
     pub error: String,
 }
 
-/// A thread item in an `item_started` / `item_completed` event, tagged by `type`.
+/// A thread item in an `item_started` / `item_completed` event, tagged by `type`. Kinds not
+/// listed here may arrive; they are kept verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type")]
 pub enum CodexTurnItem {
@@ -264,10 +270,12 @@ pub enum CodexTurnItem {
     },
     /// Another kind of item (reasoning, command, web search …), kept verbatim.
     #[serde(untagged)]
-    Other(#[ts(type = "unknown")] serde_json::Value),
+    #[ts(skip)]
+    Other(serde_json::Value),
 }
 
-/// One piece of user input in a `UserMessage` item, tagged by `type`.
+/// One piece of user input in a `UserMessage` item, tagged by `type`. Kinds not listed here may
+/// arrive; they are kept verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum CodexUserInput {
@@ -281,10 +289,12 @@ pub enum CodexUserInput {
     },
     /// Another kind of input (image, skill, mention …), kept verbatim.
     #[serde(untagged)]
-    Other(#[ts(type = "unknown")] serde_json::Value),
+    #[ts(skip)]
+    Other(serde_json::Value),
 }
 
-/// One part of an `AgentMessage` item, tagged by `type`.
+/// One part of an `AgentMessage` item, tagged by `type`. Kinds not listed here may arrive; they
+/// are kept verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type")]
 pub enum CodexAgentMessageContent {
@@ -295,7 +305,8 @@ pub enum CodexAgentMessageContent {
     },
     /// Another kind of part, kept verbatim.
     #[serde(untagged)]
-    Other(#[ts(type = "unknown")] serde_json::Value),
+    #[ts(skip)]
+    Other(serde_json::Value),
 }
 
 /// What part of the answer an agent message is.

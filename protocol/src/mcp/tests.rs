@@ -48,7 +48,10 @@ fn round_trip<T: Serialize + DeserializeOwned>(what: &str, value: &Value) -> T {
 fn tools() -> Vec<Value> {
     let answer: Value =
         serde_json::from_str(&read_reference("codex-mcp-tools.json")).expect("tools/list is JSON");
-    answer["result"]["tools"].as_array().expect("tools array").clone()
+    answer["result"]["tools"]
+        .as_array()
+        .expect("tools array")
+        .clone()
 }
 
 fn reference_tool(name: &str) -> Value {
@@ -98,7 +101,9 @@ fn transcript_messages_round_trip() {
                     "codex/event params",
                     &message["params"],
                 );
-                let kind = message["params"]["msg"]["type"].as_str().expect("event type");
+                let kind = message["params"]["msg"]["type"]
+                    .as_str()
+                    .expect("event type");
                 assert!(
                     !matches!(params.msg, CodexEventMsg::Other(_)),
                     "event kind {kind} is not typed"
@@ -106,7 +111,10 @@ fn transcript_messages_round_trip() {
                 if let CodexEventMsg::ItemStarted { item, .. }
                 | CodexEventMsg::ItemCompleted { item, .. } = &params.msg
                 {
-                    assert!(!matches!(item, CodexTurnItem::Other(_)), "item kind is not typed");
+                    assert!(
+                        !matches!(item, CodexTurnItem::Other(_)),
+                        "item kind is not typed"
+                    );
                 }
                 assert!(
                     tool_calls.contains_key(&params.meta.request_id.to_string()),
@@ -127,7 +135,9 @@ fn transcript_messages_round_trip() {
             Some(_) => {}
             None => {
                 let Some(id) = id else { continue };
-                let Some(result) = message.get("result") else { continue };
+                let Some(result) = message.get("result") else {
+                    continue;
+                };
                 if tool_calls.contains_key(&id) {
                     assert_eq!(dir, "server->client");
                     let parsed = round_trip::<CodexToolCallResult>("tools/call result", result);
@@ -138,7 +148,9 @@ fn transcript_messages_round_trip() {
                     assert_eq!(parsed.structured_content.as_ref(), Some(&output));
                     assert_eq!(
                         parsed.content,
-                        vec![McpContentBlock::Text { text: output.content.clone() }],
+                        vec![McpContentBlock::Text {
+                            text: output.content.clone()
+                        }],
                         "the text block repeats the output"
                     );
                     results += 1;
@@ -154,9 +166,17 @@ fn transcript_messages_round_trip() {
     assert_eq!((codex_calls, reply_calls, results), (1, 1, 2));
     assert!(events > 0);
     assert_eq!(elicitation_requests, elicitation_answers);
-    for kind in ["session_configured", "task_started", "agent_message", "token_count", "task_complete"]
-    {
-        assert!(event_kinds.contains(kind), "the transcript has no {kind} event");
+    for kind in [
+        "session_configured",
+        "task_started",
+        "agent_message",
+        "token_count",
+        "task_complete",
+    ] {
+        assert!(
+            event_kinds.contains(kind),
+            "the transcript has no {kind} event"
+        );
     }
 }
 
@@ -169,7 +189,10 @@ fn unknown_events_are_kept_verbatim() {
     });
     let parsed = round_trip::<CodexEventNotificationParams>("future event", &params);
     assert!(matches!(parsed.msg, CodexEventMsg::Other(_)));
-    assert_eq!(parsed.meta.request_id, crate::RequestId::String("r-1".into()));
+    assert_eq!(
+        parsed.meta.request_id,
+        crate::RequestId::String("r-1".into())
+    );
 
     // A known kind in a shape this version does not expect is kept too, not rejected.
     let odd = json!({ "type": "task_started", "turn_id": 7 });
@@ -177,7 +200,10 @@ fn unknown_events_are_kept_verbatim() {
     assert!(matches!(parsed, CodexEventMsg::Other(_)));
 
     let item = json!({ "type": "Reasoning", "id": "r", "summary_text": [] });
-    assert!(matches!(round_trip::<CodexTurnItem>("item", &item), CodexTurnItem::Other(_)));
+    assert!(matches!(
+        round_trip::<CodexTurnItem>("item", &item),
+        CodexTurnItem::Other(_)
+    ));
 
     let granular = json!({ "granular": { "rules": true } });
     let policy = round_trip::<CodexSessionApprovalPolicy>("policy", &granular);
@@ -201,15 +227,23 @@ fn codex_arguments_are_strict_and_reply_accepts_conversation_id() {
     });
     let parsed = round_trip::<CodexToolCallParam>("all codex arguments", &full);
     assert_eq!(parsed.approval_policy, Some(CodexApprovalPolicy::OnRequest));
-    assert_eq!(crate::SandboxMode::from(CodexSandboxMode::WorkspaceWrite), crate::SandboxMode::WorkspaceWrite);
+    assert_eq!(
+        crate::SandboxMode::from(CodexSandboxMode::WorkspaceWrite),
+        crate::SandboxMode::WorkspaceWrite
+    );
 
     let minimal = round_trip::<CodexToolCallParam>("prompt only", &json!({ "prompt": "p" }));
     assert_eq!(minimal.model, None);
-    assert!(serde_json::from_value::<CodexToolCallParam>(json!({ "prompt": "p", "modle": "m" })).is_err());
+    assert!(
+        serde_json::from_value::<CodexToolCallParam>(json!({ "prompt": "p", "modle": "m" }))
+            .is_err()
+    );
     assert!(serde_json::from_value::<CodexToolCallParam>(json!({ "model": "m" })).is_err());
     assert!(
-        serde_json::from_value::<CodexToolCallParam>(json!({ "prompt": "p", "approval-policy": "untrusted" }))
-            .is_err()
+        serde_json::from_value::<CodexToolCallParam>(
+            json!({ "prompt": "p", "approval-policy": "untrusted" })
+        )
+        .is_err()
     );
 
     let legacy = round_trip::<CodexReplyToolCallParam>(
@@ -235,7 +269,8 @@ fn error_results_round_trip() {
     let parsed = round_trip::<CodexToolCallResult>("error result", &failed);
     assert_eq!(parsed.structured_content, None);
     assert_eq!(parsed.is_error, Some(true));
-    let image = json!({ "content": [{ "type": "image", "data": "AA==", "mimeType": "image/png" }] });
+    let image =
+        json!({ "content": [{ "type": "image", "data": "AA==", "mimeType": "image/png" }] });
     let parsed = round_trip::<CodexToolCallResult>("image block", &image);
     assert!(matches!(parsed.content[0], McpContentBlock::Other(_)));
 }
@@ -259,7 +294,10 @@ fn approval_elicitations_round_trip() {
     let CodexApprovalElicitationParams::ExecApproval(exec) = parsed else {
         panic!("exec-approval parses as ExecApproval")
     };
-    assert_eq!(exec.elicitation.requested_schema, McpElicitationSchema::empty());
+    assert_eq!(
+        exec.elicitation.requested_schema,
+        McpElicitationSchema::empty()
+    );
     assert_eq!(exec.codex_command, ["git", "status"]);
 
     let patch = json!({
@@ -290,14 +328,23 @@ fn approval_elicitations_round_trip() {
     assert!(serde_json::from_value::<CodexApprovalElicitationParams>(unknown).is_err());
 
     let accept = round_trip::<McpElicitationResult>("accept", &json!({ "action": "accept" }));
-    assert_eq!(accept.exec_decision(), crate::CommandExecutionApprovalDecision::Accept);
+    assert_eq!(
+        accept.exec_decision(),
+        crate::CommandExecutionApprovalDecision::Accept
+    );
     let decline = round_trip::<McpElicitationResult>(
         "decline",
         &json!({ "action": "decline", "content": {} }),
     );
-    assert_eq!(decline.patch_decision(), crate::FileChangeApprovalDecision::Decline);
+    assert_eq!(
+        decline.patch_decision(),
+        crate::FileChangeApprovalDecision::Decline
+    );
     let cancel = round_trip::<McpElicitationResult>("cancel", &json!({ "action": "cancel" }));
-    assert_eq!(cancel.exec_decision(), crate::CommandExecutionApprovalDecision::Cancel);
+    assert_eq!(
+        cancel.exec_decision(),
+        crate::CommandExecutionApprovalDecision::Cancel
+    );
     assert!(serde_json::from_value::<McpElicitationResult>(json!({ "action": "maybe" })).is_err());
 }
 
@@ -312,8 +359,14 @@ fn resolve<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
     loop {
         if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
             let pointer = reference.strip_prefix('#').expect("local $ref");
-            schema = root.pointer(pointer).unwrap_or_else(|| panic!("dangling $ref {reference}"));
-        } else if let Some([only]) = schema.get("allOf").and_then(Value::as_array).map(Vec::as_slice) {
+            schema = root
+                .pointer(pointer)
+                .unwrap_or_else(|| panic!("dangling $ref {reference}"));
+        } else if let Some([only]) = schema
+            .get("allOf")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
             schema = only;
         } else {
             return schema;
@@ -332,12 +385,15 @@ fn shape(root: &Value, schema: &Value) -> Value {
             values
         })
     };
-    let properties = schema.get("properties").and_then(Value::as_object).map(|properties| {
-        properties
-            .iter()
-            .map(|(name, property)| (name.clone(), shape(root, property)))
-            .collect::<serde_json::Map<_, _>>()
-    });
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| {
+            properties
+                .iter()
+                .map(|(name, property)| (name.clone(), shape(root, property)))
+                .collect::<serde_json::Map<_, _>>()
+        });
     json!({
         "type": schema.get("type"),
         "enum": set("enum"),
@@ -381,8 +437,14 @@ fn tool_schemas_match_the_reference() {
         &reply["outputSchema"],
     );
 
-    let names: BTreeSet<_> = tools().iter().filter_map(|t| t["name"].as_str().map(str::to_owned)).collect();
-    assert_eq!(names, BTreeSet::from([CODEX_TOOL_NAME.to_owned(), CODEX_REPLY_TOOL_NAME.to_owned()]));
+    let names: BTreeSet<_> = tools()
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        names,
+        BTreeSet::from([CODEX_TOOL_NAME.to_owned(), CODEX_REPLY_TOOL_NAME.to_owned()])
+    );
 }
 
 #[test]
@@ -401,7 +463,10 @@ fn typescript_members_are_optional_not_nullable() {
     ] {
         assert!(decl.contains(member), "no `{member}` in {decl}");
     }
-    assert!(decl.contains("prompt: string"), "prompt is required: {decl}");
+    assert!(
+        decl.contains("prompt: string"),
+        "prompt is required: {decl}"
+    );
     assert!(!decl.contains("null"), "no member is nullable: {decl}");
 
     let reply = <CodexReplyToolCallParam as ts_rs::TS>::decl(&config);
@@ -414,47 +479,20 @@ fn visit_types_visits_each_root_once() {
     struct Names(Vec<String>);
     impl crate::TypeVisitor for Names {
         fn visit<T: crate::WireType>(&mut self) {
-            self.0.push(<T as schemars::JsonSchema>::schema_name().into_owned());
+            self.0
+                .push(<T as schemars::JsonSchema>::schema_name().into_owned());
         }
     }
     let mut names = Names(Vec::new());
     visit_types(&mut names);
     let unique: BTreeSet<_> = names.0.iter().cloned().collect();
-    assert_eq!(unique.len(), names.0.len(), "a root is visited twice: {:?}", names.0);
-    assert!(unique.contains("CodexToolCallParam") && unique.contains("CodexEventNotificationParams"));
-}
-
-#[test]
-fn zz_dump() {
-    let config = ts_rs::Config::new().with_large_int("number");
-    for s in [
-        serde_json::to_string_pretty(&generated_schema::<CodexToolCallParam>()).expect("x"),
-        serde_json::to_string_pretty(&generated_schema::<CodexReplyToolCallParam>()).expect("x"),
-        serde_json::to_string_pretty(&generated_schema::<CodexApprovalElicitationParams>()).expect("x"),
-        serde_json::to_string_pretty(&generated_schema::<CodexEventNotificationParams>()).expect("x"),
-        serde_json::to_string_pretty(&generated_schema::<McpElicitationResult>()).expect("x"),
-        serde_json::to_string_pretty(&generated_schema::<CodexToolCallResult>()).expect("x"),
-    ] {
-        println!("{s}");
-    }
-    for d in [
-        <CodexToolCallParam as ts_rs::TS>::decl(&config),
-        <CodexReplyToolCallParam as ts_rs::TS>::decl(&config),
-        <CodexApprovalElicitationParams as ts_rs::TS>::decl(&config),
-        <CodexExecApprovalElicitation as ts_rs::TS>::decl(&config),
-        <CodexPatchApprovalElicitation as ts_rs::TS>::decl(&config),
-        <McpElicitationSchema as ts_rs::TS>::decl(&config),
-        <McpElicitationResult as ts_rs::TS>::decl(&config),
-        <CodexEventNotificationParams as ts_rs::TS>::decl(&config),
-        <CodexEventMeta as ts_rs::TS>::decl(&config),
-        <CodexEventMsg as ts_rs::TS>::decl(&config),
-        <CodexSessionApprovalPolicy as ts_rs::TS>::decl(&config),
-        <CodexTurnItem as ts_rs::TS>::decl(&config),
-        <CodexUserInput as ts_rs::TS>::decl(&config),
-        <CodexRateLimitSnapshot as ts_rs::TS>::decl(&config),
-        <CodexToolCallResult as ts_rs::TS>::decl(&config),
-        <McpContentBlock as ts_rs::TS>::decl(&config),
-    ] {
-        println!("{d}\n");
-    }
+    assert_eq!(
+        unique.len(),
+        names.0.len(),
+        "a root is visited twice: {:?}",
+        names.0
+    );
+    assert!(
+        unique.contains("CodexToolCallParam") && unique.contains("CodexEventNotificationParams")
+    );
 }

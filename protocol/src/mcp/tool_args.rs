@@ -108,8 +108,7 @@ impl From<CodexSandboxMode> for crate::SandboxMode {
 /// Arguments of the `codex-reply` tool: run another turn on an existing thread.
 ///
 /// The thread is named by `threadId`; older hosts name it by `conversationId` instead, which is
-/// accepted as an alias (see [`CodexReplyToolCallParam::thread_id`]). Unknown members are
-/// ignored.
+/// accepted in its place. Unknown members are ignored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CodexReplyToolCallParam {
@@ -132,6 +131,8 @@ impl CodexReplyToolCallParam {
     /// The thread to continue: `threadId`, or else the deprecated `conversationId`; `None` when
     /// the host sent neither (an invalid call).
     pub fn thread_id(&self) -> Option<&str> {
-        self.thread_id.as_deref().or(self.conversation_id.as_deref())
+        self.thread_id
+            .as_deref()
+            .or(self.conversation_id.as_deref())
     }
 }

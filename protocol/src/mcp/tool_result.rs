@@ -16,7 +16,7 @@ pub struct CodexToolCallOutput {
 
 /// The `result` of a `tools/call` request for `codex` or `codex-reply` (an MCP tool result).
 ///
-/// A completed turn carries its [`CodexToolCallOutput`] both as `structuredContent` and, for
+/// A completed turn carries its `CodexToolCallOutput` both as `structuredContent` and, for
 /// hosts that only read text, as a text block in `content`. A failed call has no
 /// `structuredContent`, sets `isError` and explains itself in `content`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
@@ -36,7 +36,8 @@ pub struct CodexToolCallResult {
     pub is_error: Option<bool>,
 }
 
-/// One MCP content block of a tool result, tagged by `type`.
+/// One MCP content block of a tool result, tagged by `type`. Kinds other than text (image,
+/// audio, resource …) are kept verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum McpContentBlock {
@@ -47,5 +48,6 @@ pub enum McpContentBlock {
     },
     /// Any other kind of block (image, audio, resource …), kept verbatim.
     #[serde(untagged)]
+    #[ts(skip)]
     Other(serde_json::Value),
 }

@@ -2,7 +2,7 @@
 import type { AnswerAnnotation } from "./AnswerAnnotation";
 import type { AnswerReplacement } from "./AnswerReplacement";
 import type { BlockReason } from "./BlockReason";
+import type { DisplayVersion } from "./DisplayVersion";
 import type { TrustedContacts } from "./TrustedContacts";
-import type { JsonValue } from "./serde_json/JsonValue";
 
-export type AgentMessageDisplay = { "mode": "show", annotation: AnswerAnnotation | null, trustedContacts: TrustedContacts, version: JsonValue, } | { "mode": "hide", replacement: AnswerReplacement, version: JsonValue, } | { "mode": "block", reason: BlockReason, version: JsonValue, };
+export type AgentMessageDisplay = { "mode": "show", annotation: AnswerAnnotation | null, trustedContacts: TrustedContacts, version: DisplayVersion, } | { "mode": "hide", replacement: AnswerReplacement, version: DisplayVersion, } | { "mode": "block", reason: BlockReason, version: DisplayVersion, };

@@ -8,7 +8,8 @@ import type { CodexTokenUsageInfo } from "./CodexTokenUsageInfo";
 import type { CodexTurnItem } from "./CodexTurnItem";
 
 /**
- * One engine event, tagged by `type`.
+ * One engine event, tagged by `type`. Kinds not listed here may arrive; they are kept
+ * verbatim.
  */
 export type CodexEventMsg = { "type": "session_configured", 
 /**
@@ -221,4 +222,4 @@ duration_ms: number,
  * Milliseconds from the start of the turn to the model's first token; `null` when no
  * token arrived.
  */
-time_to_first_token_ms: number | null, } | unknown;
+time_to_first_token_ms: number | null, };

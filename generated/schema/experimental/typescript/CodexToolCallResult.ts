@@ -5,7 +5,7 @@ import type { McpContentBlock } from "./McpContentBlock";
 /**
  * The `result` of a `tools/call` request for `codex` or `codex-reply` (an MCP tool result).
  *
- * A completed turn carries its [`CodexToolCallOutput`] both as `structuredContent` and, for
+ * A completed turn carries its `CodexToolCallOutput` both as `structuredContent` and, for
  * hosts that only read text, as a text block in `content`. A failed call has no
  * `structuredContent`, sets `isError` and explains itself in `content`.
  */

@@ -101,6 +101,7 @@ export type { ConversationSummary } from "./ConversationSummary";
 export type { CreditsSnapshot } from "./CreditsSnapshot";
 export type { CyberAccessProgram } from "./CyberAccessProgram";
 export type { DesktopOnboardingEntrypoint } from "./DesktopOnboardingEntrypoint";
+export type { DisplayVersion } from "./DisplayVersion";
 export type { DynamicToolCallOutputContentItem } from "./DynamicToolCallOutputContentItem";
 export type { DynamicToolCallStatus } from "./DynamicToolCallStatus";
 export type { ErrorNotification } from "./ErrorNotification";
@@ -128,6 +129,7 @@ export type { FuzzyFileSearchSessionUpdateParams } from "./FuzzyFileSearchSessio
 export type { FuzzyFileSearchSessionUpdateResponse } from "./FuzzyFileSearchSessionUpdateResponse";
 export type { FuzzyFileSearchSessionUpdatedNotification } from "./FuzzyFileSearchSessionUpdatedNotification";
 export type { GetAccountParams } from "./GetAccountParams";
+export type { GetAccountRateLimitsParams } from "./GetAccountRateLimitsParams";
 export type { GetAccountRateLimitsResponse } from "./GetAccountRateLimitsResponse";
 export type { GetAccountResponse } from "./GetAccountResponse";
 export type { GetAuthStatusParams } from "./GetAuthStatusParams";

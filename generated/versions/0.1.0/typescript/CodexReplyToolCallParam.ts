@@ -4,8 +4,7 @@
  * Arguments of the `codex-reply` tool: run another turn on an existing thread.
  *
  * The thread is named by `threadId`; older hosts name it by `conversationId` instead, which is
- * accepted as an alias (see [`CodexReplyToolCallParam::thread_id`]). Unknown members are
- * ignored.
+ * accepted in its place. Unknown members are ignored.
  */
 export type CodexReplyToolCallParam = { 
 /**

@@ -6,4 +6,4 @@
  * A session may run under any policy of the engine, not only the two a `codex` call can ask
  * for; policies this version does not know are kept verbatim.
  */
-export type CodexSessionApprovalPolicy = "untrusted" | "on-failure" | "on-request" | "never" | unknown;
+export type CodexSessionApprovalPolicy = "untrusted" | "on-failure" | "on-request" | "never";

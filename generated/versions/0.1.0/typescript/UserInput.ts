@@ -2,4 +2,20 @@
 import type { ImageDetail } from "./ImageDetail";
 import type { TextElement } from "./TextElement";
 
-export type UserInput = { "type": "text", text: string, text_elements?: Array<TextElement>, } | { "type": "image", detail?: ImageDetail | null, } | { "type": "localImage", detail?: ImageDetail | null, path: string, } | { "type": "audio" } | { "type": "localAudio", path: string, } | { "type": "skill", name: string, path: string, } | { "type": "mention", name: string, path: string, };
+export type UserInput = { "type": "text", text: string, text_elements?: Array<TextElement>, } | { "type": "image", detail?: ImageDetail | null, } & ({ 
+/**
+ * The URL.
+ */
+url: string, } | { 
+/**
+ * The provider's file id.
+ */
+fileId: string, }) | { "type": "localImage", detail?: ImageDetail | null, path: string, } | { "type": "audio", } & ({ 
+/**
+ * The URL.
+ */
+url: string, } | { 
+/**
+ * The provider's file id.
+ */
+fileId: string, }) | { "type": "localAudio", path: string, } | { "type": "skill", name: string, path: string, } | { "type": "mention", name: string, path: string, };

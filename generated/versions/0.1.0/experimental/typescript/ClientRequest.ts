@@ -21,6 +21,7 @@ import type { FuzzyFileSearchSessionStopResponse } from "./FuzzyFileSearchSessio
 import type { FuzzyFileSearchSessionUpdateParams } from "./FuzzyFileSearchSessionUpdateParams";
 import type { FuzzyFileSearchSessionUpdateResponse } from "./FuzzyFileSearchSessionUpdateResponse";
 import type { GetAccountParams } from "./GetAccountParams";
+import type { GetAccountRateLimitsParams } from "./GetAccountRateLimitsParams";
 import type { GetAccountRateLimitsResponse } from "./GetAccountRateLimitsResponse";
 import type { GetAccountResponse } from "./GetAccountResponse";
 import type { GetAuthStatusParams } from "./GetAuthStatusParams";
@@ -91,7 +92,7 @@ export type ClientRequest =
   | { "method": "account/login/start", id: RequestId, params: LoginAccountParams, }
   | { "method": "account/login/cancel", id: RequestId, params: CancelLoginAccountParams, }
   | { "method": "account/logout", id: RequestId, }
-  | { "method": "account/rateLimits/read", id: RequestId, }
+  | { "method": "account/rateLimits/read", id: RequestId, params?: GetAccountRateLimitsParams | null, }
   | { "method": "mcpServerStatus/list", id: RequestId, params: ListMcpServerStatusParams, }
   | { "method": "command/exec", id: RequestId, params: CommandExecParams, }
   | { "method": "fuzzyFileSearch", id: RequestId, params: FuzzyFileSearchParams, }

@@ -3,7 +3,8 @@ import type { CodexAgentMessageContent } from "./CodexAgentMessageContent";
 import type { CodexUserInput } from "./CodexUserInput";
 
 /**
- * A thread item in an `item_started` / `item_completed` event, tagged by `type`.
+ * A thread item in an `item_started` / `item_completed` event, tagged by `type`. Kinds not
+ * listed here may arrive; they are kept verbatim.
  */
 export type CodexTurnItem = { "type": "UserMessage", 
 /**
@@ -21,4 +22,4 @@ id: string,
 /**
  * The message, in parts.
  */
-content: Array<CodexAgentMessageContent>, } | unknown;
+content: Array<CodexAgentMessageContent>, };
