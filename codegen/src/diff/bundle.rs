@@ -257,7 +257,11 @@ impl<'a> Bundle<'a> {
                 None => false,
                 Some(Value::Bool(b)) => *b,
                 Some(other) => {
-                    return Err(self.malformed(&format!("{ptr}/x-experimental"), "a boolean", other));
+                    return Err(self.malformed(
+                        &format!("{ptr}/x-experimental"),
+                        "a boolean",
+                        other,
+                    ));
                 }
             };
             let properties = match def_map.get("properties") {
@@ -395,7 +399,13 @@ impl<'a> Bundle<'a> {
         }
     }
 
-    fn duplicate(&self, method: &str, direction: Direction, first: &str, second: &str) -> DiffError {
+    fn duplicate(
+        &self,
+        method: &str,
+        direction: Direction,
+        first: &str,
+        second: &str,
+    ) -> DiffError {
         DiffError::DuplicateMethod {
             method: method.to_owned(),
             direction: direction.wire_name().to_owned(),

@@ -25,7 +25,10 @@ const SCHEMA_LIST_KEYWORDS: [&str; 3] = ["allOf", "anyOf", "oneOf"];
 
 impl<'a> Bundle<'a> {
     /// Checks every definition (and every definition of a namespace).
-    pub(super) fn check(&self, definitions: &'a serde_json::Map<String, Value>) -> Result<(), DiffError> {
+    pub(super) fn check(
+        &self,
+        definitions: &'a serde_json::Map<String, Value>,
+    ) -> Result<(), DiffError> {
         for (name, schema) in definitions {
             let sub = Sub {
                 value: schema,

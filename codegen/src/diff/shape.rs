@@ -278,11 +278,7 @@ impl<'a> Bundle<'a> {
     }
 
     /// `chain` holds the `$ref`s being followed by enclosing `allOf` merges.
-    fn normalize_in(
-        &self,
-        sub: &Sub<'a>,
-        chain: &mut Vec<String>,
-    ) -> Result<Shape<'a>, DiffError> {
+    fn normalize_in(&self, sub: &Sub<'a>, chain: &mut Vec<String>) -> Result<Shape<'a>, DiffError> {
         let map = match sub.value {
             Value::Bool(true) => {
                 let mut any = Shape::new(&sub.ptr, Kind::Any);
@@ -320,7 +316,11 @@ impl<'a> Bundle<'a> {
         chain: &mut Vec<String>,
     ) -> Result<Shape<'a>, DiffError> {
         let Some(items) = all_of.as_array() else {
-            return Err(self.malformed(&format!("{}/allOf", sub.ptr), "an array of schemas", all_of));
+            return Err(self.malformed(
+                &format!("{}/allOf", sub.ptr),
+                "an array of schemas",
+                all_of,
+            ));
         };
         let mut parts = Vec::new();
         for (index, item) in items.iter().enumerate() {
@@ -420,7 +420,11 @@ impl<'a> Bundle<'a> {
             None => None,
         };
 
-        let only = |t: JsonType| types.as_ref().is_some_and(|set| set.len() == 1 && set.contains(&t));
+        let only = |t: JsonType| {
+            types
+                .as_ref()
+                .is_some_and(|set| set.len() == 1 && set.contains(&t))
+        };
         let untyped = types.is_none();
         let is_object = only(JsonType::Object)
             || (untyped
@@ -514,11 +518,9 @@ impl<'a> Bundle<'a> {
         match map.get("enum") {
             None => Ok(None),
             Some(Value::Array(values)) => Ok(Some(values.iter().collect())),
-            Some(other) => Err(self.malformed(
-                &format!("{}/enum", sub.ptr),
-                "an array of values",
-                other,
-            )),
+            Some(other) => {
+                Err(self.malformed(&format!("{}/enum", sub.ptr), "an array of values", other))
+            }
         }
     }
 

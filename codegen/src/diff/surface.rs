@@ -23,7 +23,10 @@ impl<'a> Walker<'a, '_> {
             .filter(|key| !old_methods.contains_key(*key))
             .collect();
         let mut redirected: BTreeMap<MethodKey, Direction> = BTreeMap::new();
-        for key in old_methods.keys().filter(|key| !new_methods.contains_key(*key)) {
+        for key in old_methods
+            .keys()
+            .filter(|key| !new_methods.contains_key(*key))
+        {
             if let Some(index) = gained.iter().position(|new_key| new_key.0 == key.0) {
                 let new_key = gained.remove(index);
                 redirected.insert(key.clone(), new_key.1);
@@ -117,7 +120,11 @@ impl<'a> Walker<'a, '_> {
                 self.emit(Rule::ParamsAdded, guaranteed, "required params added");
             }
             (None, Some(_)) => {
-                self.emit(Rule::OptionalFieldAdded, guaranteed, "optional params added");
+                self.emit(
+                    Rule::OptionalFieldAdded,
+                    guaranteed,
+                    "optional params added",
+                );
             }
             (None, None) => {}
         }

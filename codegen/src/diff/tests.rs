@@ -96,7 +96,10 @@ fn bundle(version: &str, types: Value, methods: &[MethodSpec]) -> Value {
         let mut properties = Map::new();
         let mut required = Vec::new();
         if is_request {
-            properties.insert("id".to_owned(), json!({ "$ref": "#/definitions/RequestId" }));
+            properties.insert(
+                "id".to_owned(),
+                json!({ "$ref": "#/definitions/RequestId" }),
+            );
             required.push("id");
         }
         properties.insert(
@@ -110,7 +113,11 @@ fn bundle(version: &str, types: Value, methods: &[MethodSpec]) -> Value {
                 required.push("params");
             }
         }
-        let kind = if is_request { "Request" } else { "Notification" };
+        let kind = if is_request {
+            "Request"
+        } else {
+            "Notification"
+        };
         if definitions.contains_key(&format!("{name_base}{kind}Envelope")) {
             // The same method in another direction.
             name_base.push_str(&marker(method.direction));
@@ -325,13 +332,20 @@ fn method_added_is_compatible() {
 
 #[test]
 fn method_made_experimental_is_breaking() {
-    let old = bundle("0.1.0", json!({}), &[MethodSpec::new(METHOD, "clientRequest")]);
+    let old = bundle(
+        "0.1.0",
+        json!({}),
+        &[MethodSpec::new(METHOD, "clientRequest")],
+    );
     let new = bundle(
         "0.2.0",
         json!({}),
         &[MethodSpec::new(METHOD, "clientRequest").experimental()],
     );
-    expect(&diff(&old, &new), &[(B, Rule::MethodMadeExperimental, METHOD)]);
+    expect(
+        &diff(&old, &new),
+        &[(B, Rule::MethodMadeExperimental, METHOD)],
+    );
 }
 
 #[test]
@@ -341,14 +355,26 @@ fn method_made_stable_is_compatible() {
         json!({}),
         &[MethodSpec::new(METHOD, "clientRequest").experimental()],
     );
-    let new = bundle("0.2.0", json!({}), &[MethodSpec::new(METHOD, "clientRequest")]);
+    let new = bundle(
+        "0.2.0",
+        json!({}),
+        &[MethodSpec::new(METHOD, "clientRequest")],
+    );
     expect(&diff(&old, &new), &[(C, Rule::MethodMadeStable, METHOD)]);
 }
 
 #[test]
 fn method_direction_changed_is_breaking() {
-    let old = bundle("0.1.0", json!({}), &[MethodSpec::new(METHOD, "clientRequest")]);
-    let new = bundle("0.2.0", json!({}), &[MethodSpec::new(METHOD, "serverRequest")]);
+    let old = bundle(
+        "0.1.0",
+        json!({}),
+        &[MethodSpec::new(METHOD, "clientRequest")],
+    );
+    let new = bundle(
+        "0.2.0",
+        json!({}),
+        &[MethodSpec::new(METHOD, "serverRequest")],
+    );
     let report = diff(&old, &new);
     expect(&report, &[(B, Rule::MethodDirectionChanged, METHOD)]);
     assert_eq!(
@@ -375,7 +401,9 @@ fn experimental_method_removed_is_reported_as_compatible() {
     let report = diff(&old, &new);
     expect(&report, &[(C, Rule::MethodRemoved, "a/two")]);
     assert!(
-        report.changes[0].detail.contains("no compatibility guarantee"),
+        report.changes[0]
+            .detail
+            .contains("no compatibility guarantee"),
         "{report}"
     );
 }
@@ -425,7 +453,11 @@ fn a_method_existing_in_two_directions_is_matched_per_direction() {
 #[test]
 fn required_params_added_break_input_only() {
     for (direction, severity) in [("clientRequest", B), ("serverNotification", C)] {
-        let old = bundle("0.1.0", json!({}), &[MethodSpec::new(METHOD, direction).no_params()]);
+        let old = bundle(
+            "0.1.0",
+            json!({}),
+            &[MethodSpec::new(METHOD, direction).no_params()],
+        );
         let new = bundle("0.2.0", json!({}), &[MethodSpec::new(METHOD, direction)]);
         expect(&diff(&old, &new), &[(severity, Rule::ParamsAdded, P)]);
     }
@@ -450,7 +482,11 @@ fn optional_params_added_are_compatible() {
 fn params_removed_are_breaking_in_both_positions() {
     for direction in ["clientRequest", "serverNotification"] {
         let old = bundle("0.1.0", json!({}), &[MethodSpec::new(METHOD, direction)]);
-        let new = bundle("0.2.0", json!({}), &[MethodSpec::new(METHOD, direction).no_params()]);
+        let new = bundle(
+            "0.2.0",
+            json!({}),
+            &[MethodSpec::new(METHOD, direction).no_params()],
+        );
         expect(&diff(&old, &new), &[(B, Rule::ParamsRemoved, P)]);
     }
 }
@@ -487,7 +523,10 @@ fn field_removed_is_breaking_in_both_positions() {
         for required in [&["x"][..], &[]] {
             let report = diff_params(
                 pos,
-                object(json!({ "x": { "type": "string" }, "y": { "type": "string" } }), required),
+                object(
+                    json!({ "x": { "type": "string" }, "y": { "type": "string" } }),
+                    required,
+                ),
                 object(json!({ "y": { "type": "string" } }), &[]),
             );
             expect(&report, &[(B, Rule::FieldRemoved, PX)]);
@@ -669,7 +708,11 @@ fn tagged_variants_are_matched_by_tag_not_by_order() {
     );
     expect(
         &report,
-        &[(B, Rule::TypeChanged, "test/run params /x/oneOf[type=b]/text")],
+        &[(
+            B,
+            Rule::TypeChanged,
+            "test/run params /x/oneOf[type=b]/text",
+        )],
     );
 }
 
@@ -692,7 +735,11 @@ fn tagged_variants_behind_refs_are_keyed_by_their_tag() {
     );
     expect(
         &report,
-        &[(B, Rule::TypeChanged, "test/run params /x/oneOf[type=b]/text")],
+        &[(
+            B,
+            Rule::TypeChanged,
+            "test/run params /x/oneOf[type=b]/text",
+        )],
     );
 }
 
@@ -756,8 +803,16 @@ fn untagged_object_branches_are_told_apart_by_title() {
     expect(
         &diff_member(Pos::Input, old, new),
         &[
-            (B, Rule::VariantRemoved, "test/run params /x/anyOf[object:ByUrl]"),
-            (C, Rule::VariantAdded, "test/run params /x/anyOf[object:ByPath]"),
+            (
+                B,
+                Rule::VariantRemoved,
+                "test/run params /x/anyOf[object:ByUrl]",
+            ),
+            (
+                C,
+                Rule::VariantAdded,
+                "test/run params /x/anyOf[object:ByPath]",
+            ),
         ],
     );
 }
@@ -789,7 +844,11 @@ fn a_type_that_becomes_a_union_gains_variants() {
 #[test]
 fn type_changed_is_breaking_in_both_positions() {
     for pos in [Pos::Input, Pos::Output] {
-        let report = diff_member(pos, json!({ "type": "string" }), json!({ "type": "integer" }));
+        let report = diff_member(
+            pos,
+            json!({ "type": "string" }),
+            json!({ "type": "integer" }),
+        );
         expect(&report, &[(B, Rule::TypeChanged, PX)]);
         assert_eq!(
             report.changes[0].detail,
@@ -823,7 +882,11 @@ fn a_ref_to_a_different_structure_is_a_type_change() {
 #[test]
 fn type_widened_breaks_output_only() {
     for (pos, severity) in [(Pos::Input, C), (Pos::Output, B)] {
-        let report = diff_member(pos, json!({ "type": "integer" }), json!({ "type": "number" }));
+        let report = diff_member(
+            pos,
+            json!({ "type": "integer" }),
+            json!({ "type": "number" }),
+        );
         expect(&report, &[(severity, Rule::TypeWidened, PX)]);
         let report = diff_member(
             pos,
@@ -867,9 +930,7 @@ fn array_items_are_compared_without_a_path_segment() {
 
 #[test]
 fn tuples_are_compared_by_position() {
-    let tuple = |second: &str| {
-        json!({ "type": "array", "items": [{ "type": "string" }, { "type": second }] })
-    };
+    let tuple = |second: &str| json!({ "type": "array", "items": [{ "type": "string" }, { "type": second }] });
     expect(
         &diff_member(Pos::Input, tuple("integer"), tuple("string")),
         &[(B, Rule::TypeChanged, "test/run params /x/1")],
@@ -893,7 +954,11 @@ fn map_value_changes_are_compared_like_fields() {
     let map = |value: Value| json!({ "type": "object", "additionalProperties": value });
     for (pos, nullable_severity) in [(Pos::Input, C), (Pos::Output, B)] {
         expect(
-            &diff_member(pos, map(json!({ "type": "string" })), map(json!({ "type": "integer" }))),
+            &diff_member(
+                pos,
+                map(json!({ "type": "string" })),
+                map(json!({ "type": "integer" })),
+            ),
             &[(B, Rule::TypeChanged, "test/run params /x/*")],
         );
         expect(
@@ -902,7 +967,11 @@ fn map_value_changes_are_compared_like_fields() {
                 map(json!({ "type": "string" })),
                 map(json!({ "type": ["string", "null"] })),
             ),
-            &[(nullable_severity, Rule::NullableAdded, "test/run params /x/*")],
+            &[(
+                nullable_severity,
+                Rule::NullableAdded,
+                "test/run params /x/*",
+            )],
         );
     }
 }
@@ -916,7 +985,10 @@ fn additional_properties_forbidden_breaks_input_only() {
             json!({ "type": "object", "properties": { "a": { "type": "string" } },
                     "additionalProperties": false }),
         );
-        expect(&report, &[(severity, Rule::AdditionalPropertiesForbidden, PX)]);
+        expect(
+            &report,
+            &[(severity, Rule::AdditionalPropertiesForbidden, PX)],
+        );
     }
 }
 
@@ -939,7 +1011,10 @@ fn additional_properties_allowed_is_compatible() {
 #[test]
 fn field_made_experimental_is_breaking_and_made_stable_compatible() {
     let stable = object(json!({ "x": { "type": "string" } }), &[]);
-    let experimental = object(json!({ "x": { "type": "string", "x-experimental": true } }), &[]);
+    let experimental = object(
+        json!({ "x": { "type": "string", "x-experimental": true } }),
+        &[],
+    );
     expect(
         &diff_params(Pos::Input, stable.clone(), experimental.clone()),
         &[(B, Rule::FieldMadeExperimental, PX)],
@@ -959,7 +1034,10 @@ fn changes_to_experimental_fields_are_compatible() {
         }),
         &["x"],
     );
-    let new = object(json!({ "y": { "type": "integer", "x-experimental": true } }), &[]);
+    let new = object(
+        json!({ "y": { "type": "integer", "x-experimental": true } }),
+        &[],
+    );
     let report = diff_params(Pos::Output, old, new);
     expect(
         &report,
@@ -968,7 +1046,11 @@ fn changes_to_experimental_fields_are_compatible() {
             (C, Rule::TypeChanged, "test/run params /y"),
         ],
     );
-    assert!(report.changes[1].detail.contains("no compatibility guarantee"));
+    assert!(
+        report.changes[1]
+            .detail
+            .contains("no compatibility guarantee")
+    );
 }
 
 #[test]
@@ -1100,8 +1182,14 @@ fn refs_into_the_mcp_namespace_resolve() {
 fn equivalent_spellings_are_not_changes() {
     let t = json!({ "$ref": "#/definitions/T" });
     let pairs = [
-        (t.clone(), json!({ "allOf": [t.clone()], "description": "The T." })),
-        (json!({ "const": "a" }), json!({ "type": "string", "enum": ["a"] })),
+        (
+            t.clone(),
+            json!({ "allOf": [t.clone()], "description": "The T." }),
+        ),
+        (
+            json!({ "const": "a" }),
+            json!({ "type": "string", "enum": ["a"] }),
+        ),
         (
             json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] }),
             json!({ "type": ["string", "null"] }),
@@ -1123,11 +1211,17 @@ fn equivalent_spellings_are_not_changes() {
         (json!(true), json!({ "description": "anything" })),
         (
             t.clone(),
-            object(json!({ "a": { "type": "string", "description": "inline" } }), &["a"]),
+            object(
+                json!({ "a": { "type": "string", "description": "inline" } }),
+                &["a"],
+            ),
         ),
         (
             json!({ "allOf": [t.clone(), object(json!({ "b": { "type": "boolean" } }), &[])] }),
-            object(json!({ "a": { "type": "string" }, "b": { "type": "boolean" } }), &["a"]),
+            object(
+                json!({ "a": { "type": "string" }, "b": { "type": "boolean" } }),
+                &["a"],
+            ),
         ),
     ];
     for (old, new) in pairs {
@@ -1298,7 +1392,11 @@ fn diff_error(old: &Value, new: &Value) -> DiffError {
 }
 
 fn valid() -> Value {
-    params_bundle(Pos::Input, "0.1.0", json!({ "TestParams": object(json!({}), &[]) }))
+    params_bundle(
+        Pos::Input,
+        "0.1.0",
+        json!({ "TestParams": object(json!({}), &[]) }),
+    )
 }
 
 /// A bundle whose `TestParams` has the member `x` of schema `x`.
@@ -1313,13 +1411,19 @@ fn with_member(x: Value) -> Value {
 #[test]
 fn documents_that_are_not_bundles_are_refused() {
     let error = diff_error(&json!([1, 2]), &valid());
-    assert!(matches!(&error, DiffError::NotABundle(m) if m.contains("old")), "{error}");
+    assert!(
+        matches!(&error, DiffError::NotABundle(m) if m.contains("old")),
+        "{error}"
+    );
     let error = diff_error(&valid(), &json!({ "definitions": 3 }));
     assert!(
         matches!(&error, DiffError::NotABundle(m) if m.contains("new") && m.contains("definitions")),
         "{error}"
     );
-    let error = diff_error(&valid(), &json!({ "definitions": { "A": { "type": "string" } } }));
+    let error = diff_error(
+        &valid(),
+        &json!({ "definitions": { "A": { "type": "string" } } }),
+    );
     assert!(
         matches!(&error, DiffError::NotABundle(m) if m.contains("no methods")),
         "{error}"
@@ -1328,7 +1432,10 @@ fn documents_that_are_not_bundles_are_refused() {
 
 #[test]
 fn a_dangling_ref_names_the_reference_and_where_it_is() {
-    let error = diff_error(&valid(), &with_member(json!({ "$ref": "#/definitions/Missing" })));
+    let error = diff_error(
+        &valid(),
+        &with_member(json!({ "$ref": "#/definitions/Missing" })),
+    );
     assert_eq!(
         error,
         DiffError::BadReference {
@@ -1341,8 +1448,14 @@ fn a_dangling_ref_names_the_reference_and_where_it_is() {
 
 #[test]
 fn a_ref_outside_the_bundle_is_refused() {
-    let error = diff_error(&valid(), &with_member(json!({ "$ref": "other.json#/definitions/A" })));
-    assert!(matches!(error, DiffError::UnsupportedReference { .. }), "{error}");
+    let error = diff_error(
+        &valid(),
+        &with_member(json!({ "$ref": "other.json#/definitions/A" })),
+    );
+    assert!(
+        matches!(error, DiffError::UnsupportedReference { .. }),
+        "{error}"
+    );
 }
 
 #[test]
@@ -1400,9 +1513,13 @@ fn members_of_the_wrong_json_type_are_refused() {
 #[test]
 fn bad_envelope_markers_are_refused() {
     let mut bad = valid();
-    edit(&mut bad, "/definitions/TestRunRequestEnvelope/x-direction", |v| {
-        *v = json!("sideways");
-    });
+    edit(
+        &mut bad,
+        "/definitions/TestRunRequestEnvelope/x-direction",
+        |v| {
+            *v = json!("sideways");
+        },
+    );
     let error = diff_error(&valid(), &bad);
     assert!(
         matches!(&error, DiffError::Malformed { location, .. }
@@ -1410,16 +1527,27 @@ fn bad_envelope_markers_are_refused() {
         "{error}"
     );
     let mut bad = valid();
-    edit(&mut bad, "/definitions/TestRunRequestEnvelope/x-method", |v| {
-        *v = json!(7);
-    });
-    assert!(matches!(diff_error(&bad, &valid()), DiffError::Malformed { .. }));
+    edit(
+        &mut bad,
+        "/definitions/TestRunRequestEnvelope/x-method",
+        |v| {
+            *v = json!(7);
+        },
+    );
+    assert!(matches!(
+        diff_error(&bad, &valid()),
+        DiffError::Malformed { .. }
+    ));
 }
 
 #[test]
 fn envelopes_must_pair_up_and_be_unique() {
     let mut missing_response = valid();
-    remove(&mut missing_response, "/definitions", "TestRunResponseEnvelope");
+    remove(
+        &mut missing_response,
+        "/definitions",
+        "TestRunResponseEnvelope",
+    );
     let error = diff_error(&missing_response, &valid());
     assert!(
         matches!(&error, DiffError::UnpairedEnvelope { method, .. } if method == METHOD),
@@ -1440,7 +1568,10 @@ fn envelopes_must_pair_up_and_be_unique() {
         definitions["TestRunAgainRequestEnvelope"] = copy;
     });
     let error = diff_error(&valid(), &duplicate);
-    assert!(matches!(error, DiffError::DuplicateMethod { .. }), "{error}");
+    assert!(
+        matches!(error, DiffError::DuplicateMethod { .. }),
+        "{error}"
+    );
 }
 
 #[test]
@@ -1466,9 +1597,51 @@ fn very_deep_nesting_is_refused_not_overflowed() {
     assert!(matches!(error, DiffError::TooDeep { .. }), "{error}");
 }
 
+/// A small bundle with one of each construct the classifier handles.
+fn compact_bundle() -> Value {
+    let types = json!({
+        "Mode": { "type": "string", "enum": ["a", "b"] },
+        "Tree": object(json!({
+            "kids": { "type": "array", "items": { "$ref": "#/definitions/Tree" } },
+            "up": { "anyOf": [{ "$ref": "#/definitions/Tree" }, { "type": "null" }] },
+        }), &["kids"]),
+        "Item": { "oneOf": [
+            tagged("a"),
+            { "allOf": [{ "$ref": "#/definitions/Tree" }], "properties": {
+                "type": { "const": "tree" } }, "required": ["type"] },
+        ] },
+        "Policy": { "oneOf": [
+            { "type": "string", "enum": ["never"] },
+            { "type": "object", "properties": { "granular": { "type": "boolean" } },
+              "required": ["granular"], "additionalProperties": false },
+        ] },
+        "TestParams": object(json!({
+            "mode": { "anyOf": [{ "$ref": "#/definitions/Mode" }, { "type": "null" }] },
+            "items": { "type": "array", "items": { "$ref": "#/definitions/Item" } },
+            "pair": { "type": "array", "items": [{ "type": "string" }, { "type": "integer" }] },
+            "map": { "type": "object", "additionalProperties": { "$ref": "#/definitions/Policy" } },
+            "any": true,
+            "either": { "anyOf": [{ "type": "string" }, { "type": "number" }] },
+        }), &["items"]),
+        "mcp": { "Tool": object(json!({ "tree": { "$ref": "#/definitions/Tree" } }), &[]) },
+    });
+    bundle(
+        "0.1.0",
+        types,
+        &[
+            MethodSpec::new(METHOD, "clientRequest")
+                .params(json!({ "$ref": "#/definitions/TestParams" }))
+                .result(json!({ "$ref": "#/definitions/Tree" })),
+            MethodSpec::new("test/note", "serverNotification")
+                .params(json!({ "$ref": "#/definitions/Item" })),
+        ],
+    )
+}
+
 #[test]
 fn no_mangled_bundle_makes_the_classifier_panic() {
-    let original = realistic();
+    let original = compact_bundle();
+    assert!(diff(&original, &original).is_empty());
     let mut pointers = Vec::new();
     collect_pointers(&original, String::new(), &mut pointers);
     let junk = [
@@ -1479,9 +1652,11 @@ fn no_mangled_bundle_makes_the_classifier_panic() {
         json!({}),
         json!(false),
         json!({ "$ref": "#/definitions/Nowhere" }),
+        json!({ "$ref": "#/definitions/Tree" }),
+        json!(["object", "null"]),
     ];
     let mut outcomes = (0, 0);
-    for pointer in pointers.iter().filter(|p| p.starts_with("/definitions/")) {
+    for pointer in &pointers {
         for replacement in &junk {
             let mut mangled = original.clone();
             edit(&mut mangled, pointer, |value| *value = replacement.clone());
@@ -1550,7 +1725,11 @@ fn the_human_report_has_one_line_per_change_and_a_summary() {
 
 #[test]
 fn the_json_report_carries_every_field() {
-    let old = bundle("0.1.0", json!({}), &[MethodSpec::new(METHOD, "clientRequest")]);
+    let old = bundle(
+        "0.1.0",
+        json!({}),
+        &[MethodSpec::new(METHOD, "clientRequest")],
+    );
     let mut new = bundle("0.2.0", json!({}), &[]);
     edit(&mut new, "", |root| {
         if let Some(map) = root.as_object_mut() {
@@ -1558,7 +1737,11 @@ fn the_json_report_carries_every_field() {
         }
     });
     // A bundle needs one method; give the new one another.
-    let other = bundle("0.2.0", json!({}), &[MethodSpec::new("b/other", "clientNotification")]);
+    let other = bundle(
+        "0.2.0",
+        json!({}),
+        &[MethodSpec::new("b/other", "clientNotification")],
+    );
     edit(&mut new, "/definitions", |definitions| {
         definitions["BOtherNotificationEnvelope"] =
             other["definitions"]["BOtherNotificationEnvelope"].clone();
@@ -1613,8 +1796,16 @@ fn realistic_changes_are_classified_where_they_happen() {
     let mut new = realistic();
     edit(&mut new, "/x-protocol-version", |v| *v = json!("0.2.0"));
     // An output field goes: every method that sends a thread item reports it.
-    remove(&mut new, "/definitions/ThreadItem/oneOf/1/properties", "text");
-    pull(&mut new, "/definitions/ThreadItem/oneOf/1/required", &json!("text"));
+    remove(
+        &mut new,
+        "/definitions/ThreadItem/oneOf/1/properties",
+        "text",
+    );
+    pull(
+        &mut new,
+        "/definitions/ThreadItem/oneOf/1/required",
+        &json!("text"),
+    );
     // An output enum gains a value.
     push(&mut new, "/definitions/TurnStatus/enum", json!("cancelled"));
     // An input field becomes required.
@@ -1628,24 +1819,29 @@ fn realistic_changes_are_classified_where_they_happen() {
         &json!("on-failure"),
     );
     // The answer to a server request (input) loses a value.
-    edit(&mut new, "/definitions/CommandExecutionApprovalDecision/oneOf", |v| {
-        if let Some(items) = v.as_array_mut() {
-            items.pop();
-        }
-    });
+    edit(
+        &mut new,
+        "/definitions/CommandExecutionApprovalDecision/oneOf",
+        |v| {
+            if let Some(items) = v.as_array_mut() {
+                items.pop();
+            }
+        },
+    );
     // A server notification gains a required field (compatible: output).
     edit(&mut new, "/definitions/ItemStartedNotification", |v| {
         v["properties"]["startedAtMs"] = json!({ "type": "integer", "format": "int64" });
         push_required(v, "startedAtMs");
     });
     // A stable method goes; an experimental one goes too.
-    for gone in [
-        "ThreadListRequestEnvelope",
-        "ThreadListResponseEnvelope",
-        "ThreadRollbackRequestEnvelope",
-        "ThreadRollbackResponseEnvelope",
-    ] {
-        remove(&mut new, "/definitions", gone);
+    for gone in ["ThreadList", "ThreadRollback"] {
+        remove(&mut new, "/definitions", &format!("{gone}RequestEnvelope"));
+        remove(&mut new, "/definitions", &format!("{gone}ResponseEnvelope"));
+        pull(
+            &mut new,
+            "/definitions/ClientRequest/oneOf",
+            &json!({ "$ref": format!("#/definitions/{gone}RequestEnvelope") }),
+        );
     }
     // The mcp tool parameter gains a required member.
     edit(&mut new, "/definitions/mcp/CodexToolCallParam", |v| {
@@ -1656,16 +1852,56 @@ fn realistic_changes_are_classified_where_they_happen() {
     let report = diff(&old, &new);
     let text = report.to_string();
     for (severity, rule, location) in [
-        (B, Rule::FieldRemoved, "thread/read response /thread/turns/items/oneOf[type=agentMessage]/text"),
-        (B, Rule::FieldRemoved, "thread/start response /thread/turns/items/oneOf[type=agentMessage]/text"),
-        (B, Rule::FieldRemoved, "turn/start response /turn/items/oneOf[type=agentMessage]/text"),
-        (B, Rule::FieldRemoved, "item/started params /item/oneOf[type=agentMessage]/text"),
-        (C, Rule::EnumValueAdded, "turn/completed params /turn/status"),
-        (B, Rule::OptionalFieldMadeRequired, "thread/start params /cwd"),
-        (B, Rule::EnumValueRemoved, "thread/start params /approvalPolicy"),
-        (B, Rule::EnumValueRemoved, "thread/start response /approvalPolicy"),
-        (B, Rule::EnumValueRemoved, "item/commandExecution/requestApproval response /decision"),
-        (C, Rule::RequiredFieldAdded, "item/started params /startedAtMs"),
+        (
+            B,
+            Rule::FieldRemoved,
+            "thread/read response /thread/turns/items/oneOf[type=agentMessage]/text",
+        ),
+        (
+            B,
+            Rule::FieldRemoved,
+            "thread/start response /thread/turns/items/oneOf[type=agentMessage]/text",
+        ),
+        (
+            B,
+            Rule::FieldRemoved,
+            "turn/start response /turn/items/oneOf[type=agentMessage]/text",
+        ),
+        (
+            B,
+            Rule::FieldRemoved,
+            "item/started params /item/oneOf[type=agentMessage]/text",
+        ),
+        (
+            C,
+            Rule::EnumValueAdded,
+            "turn/completed params /turn/status",
+        ),
+        (
+            B,
+            Rule::OptionalFieldMadeRequired,
+            "thread/start params /cwd",
+        ),
+        (
+            B,
+            Rule::EnumValueRemoved,
+            "thread/start params /approvalPolicy",
+        ),
+        (
+            B,
+            Rule::EnumValueRemoved,
+            "thread/start response /approvalPolicy",
+        ),
+        (
+            B,
+            Rule::EnumValueRemoved,
+            "item/commandExecution/requestApproval response /decision",
+        ),
+        (
+            C,
+            Rule::RequiredFieldAdded,
+            "item/started params /startedAtMs",
+        ),
         (B, Rule::MethodRemoved, "thread/list"),
         (C, Rule::MethodRemoved, "thread/rollback"),
         (B, Rule::RequiredFieldAdded, "mcp CodexToolCallParam /cwd"),
@@ -1681,7 +1917,7 @@ fn realistic_changes_are_classified_where_they_happen() {
         .collect();
     assert_eq!(
         under_start_params,
-        [Rule::OptionalFieldMadeRequired, Rule::EnumValueRemoved],
+        [Rule::EnumValueRemoved, Rule::OptionalFieldMadeRequired],
         "{text}"
     );
     // Every line is unique.

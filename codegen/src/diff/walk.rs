@@ -293,11 +293,7 @@ impl<'a, 'b> Walker<'a, 'b> {
             Relation::Unrelated => (Rule::TypeChanged, "changed"),
             Relation::Same => return,
         };
-        let detail = format!(
-            "type {verb} from {} to {}",
-            old.describe(),
-            new.describe()
-        );
+        let detail = format!("type {verb} from {} to {}", old.describe(), new.describe());
         self.emit(rule, guaranteed, detail);
     }
 
@@ -566,7 +562,12 @@ fn types_within(inner: &BTreeSet<JsonType>, outer: &BTreeSet<JsonType>) -> bool 
 fn type_set(kind: &Kind<'_>) -> Option<BTreeSet<JsonType>> {
     match kind {
         Kind::Types(types) => Some(types.clone()),
-        Kind::Enum(values) => Some(values.iter().filter_map(|v| JsonType::of(v.value)).collect()),
+        Kind::Enum(values) => Some(
+            values
+                .iter()
+                .filter_map(|v| JsonType::of(v.value))
+                .collect(),
+        ),
         Kind::Object(_) => Some(BTreeSet::from([JsonType::Object])),
         Kind::Array(_) => Some(BTreeSet::from([JsonType::Array])),
         _ => None,
