@@ -4,7 +4,7 @@
 use agentwire_protocol::Direction;
 use askama::Template;
 
-use crate::schema::{BUNDLE_FILE, Collected};
+use crate::schema::Collected;
 use crate::{CodegenError, generated_notice};
 
 /// File name of the dispatch table, under `generated/rust/`.
@@ -33,9 +33,7 @@ struct DispatchTemplate {
 #[template(path = "validators.rs.txt", escape = "none")]
 struct ValidatorsTemplate {
     notice: String,
-    bundle_file: &'static str,
     params: Vec<(&'static str, String, bool)>,
-    results: Vec<(&'static str, String)>,
 }
 
 /// Renders `dispatch.rs` from the experimental collection (the runtime serves every method and
@@ -73,16 +71,13 @@ pub fn dispatch_source(collected: &Collected) -> Result<String, CodegenError> {
 
 /// Renders `validators.rs` from the experimental collection.
 pub fn validators_source(collected: &Collected) -> Result<String, CodegenError> {
-    let pointer = |name: &String| format!("/definitions/{name}");
     let template = ValidatorsTemplate {
         notice: generated_notice(),
-        bundle_file: BUNDLE_FILE,
         params: collected
             .methods
             .iter()
-            .filter_map(|m| Some((m.name, pointer(m.params.as_ref()?), m.params_optional)))
+            .filter_map(|m| Some((m.name, format!("{}.json", m.params.as_ref()?), m.params_optional)))
             .collect(),
-        results: collected.methods.iter().filter_map(|m| Some((m.name, pointer(m.response.as_ref()?)))).collect(),
     };
     template.render().map_err(|source| CodegenError::Template { template: "validators.rs.txt", source })
 }

@@ -1,3 +1,7 @@
+//! The connection handshake: the client's `initialize` request (who it is, what it opts into)
+//! and the server's answer, followed by the client's `initialized` notification. The server
+//! refuses every other request on a connection until `initialize` has been answered.
+
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
@@ -6,60 +10,88 @@ use ts_rs::TS;
 
 use crate::*;
 
+/// Who the client is. The server records `name` as the `originator` of the threads the client
+/// creates and puts name and version into its user agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientInfo {
+    /// Short machine-readable name of the client, e.g. `my_ide`.
     pub name: String,
+    /// Name to show people, e.g. `My IDE`; absent when the client has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub title: Option<String>,
+    /// The client's own version string.
     pub version: String,
 }
 
+/// Behaviours the client opts into for this connection. Everything is off unless set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeCapabilities {
+    /// `true` to use experimental methods and fields; without it the server refuses them and
+    /// leaves them out of what it sends. Absent means `false`.
     #[serde(default)]
     #[ts(as = "Option<bool>", optional)]
     pub experimental_api: bool,
+    /// Exact notification method names (e.g. `thread/started`) the server must not send on this
+    /// connection; absent means all are sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    #[ts(optional)]
-    pub explicit_gateway_oauth: Option<bool>,
+    #[ts(optional = nullable)]
+    pub opt_out_notification_methods: Option<Vec<String>>,
+    /// MCP extensions the client supports, keyed by extension name (e.g. `openai/form`), each
+    /// with its settings; absent means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub extensions: Option<BTreeMap<String, serde_json::Value>>,
+    /// Older way to opt into the `openai/form` MCP extension; new clients list it under
+    /// `extensions` instead. Absent means `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub mcp_server_openai_form_elicitation: Option<bool>,
+    /// `true` to sign in to the gateway through an explicit OAuth flow instead of an automatic
+    /// browser authorisation. Affects the whole server process; later connections cannot turn
+    /// it off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional = nullable)]
-    pub opt_out_notification_methods: Option<Vec<String>>,
+    #[schemars(with = "bool")]
+    #[ts(optional)]
+    pub explicit_gateway_oauth: Option<bool>,
+    /// `true` to receive `attestation/generate` requests, whose answers the server attaches to
+    /// its upstream calls; absent means `false`.
     #[serde(default)]
     #[ts(as = "Option<bool>", optional)]
     pub request_attestation: bool,
+    /// `true` to receive `humanCommand` command approvals, which a person must answer with a
+    /// one-off decision; needs `experimentalApi`. Absent means `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub required_human_approval: Option<bool>,
 }
 
+/// Params of `initialize`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeParams {
+    /// Who is connecting.
+    pub client_info: ClientInfo,
+    /// What the client opts into; absent leaves every capability off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub capabilities: Option<InitializeCapabilities>,
-    pub client_info: ClientInfo,
 }
 
+/// Result of `initialize`: facts about the server the client is talking to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeResponse {
-    pub codex_home: AbsolutePathBuf,
-    pub platform_family: String,
-    pub platform_os: String,
+    /// User-agent string the server sends upstream; it names the client and its version too.
     pub user_agent: String,
+    /// The server's home directory for configuration and stored threads (`$CODEX_HOME`).
+    pub codex_home: AbsolutePathBuf,
+    /// Platform family the server runs on: `unix` or `windows`.
+    pub platform_family: String,
+    /// Operating system the server runs on, e.g. `linux`, `macos` or `windows`.
+    pub platform_os: String,
 }
-

@@ -1,61 +1,87 @@
-use std::collections::BTreeMap;
+//! Sandboxing: how much of the machine the agent's commands may touch. [`SandboxMode`] is the
+//! coarse setting clients send to `thread/start`, `thread/resume` and `thread/fork`;
+//! [`SandboxPolicy`] is the full policy those results report and that `turn/start` and
+//! `command/exec` accept.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::*;
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema, TS)]
+/// An absolute, normalised path on the server's machine; it need not exist and is not resolved
+/// through symlinks.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema, TS,
+)]
 #[serde(transparent)]
 pub struct AbsolutePathBuf(pub String);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema, TS)]
+/// Whether commands inside an external sandbox may use the network.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema, TS,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum NetworkAccess {
+    /// No outgoing connections; the default.
     #[default]
     Restricted,
+    /// Outgoing connections allowed.
     Enabled,
 }
 
+/// The coarse sandbox setting a client picks (kebab-case on the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum SandboxMode {
+    /// Commands may read anywhere and write nowhere.
     ReadOnly,
+    /// Commands may also write inside the working directory and the configured writable roots.
     WorkspaceWrite,
+    /// No sandbox: commands run with all of the user's rights.
     DangerFullAccess,
 }
 
+/// The full sandbox policy commands run under, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum SandboxPolicy {
+    /// No restrictions at all.
     DangerFullAccess,
+    /// Read anywhere, write nowhere.
     #[serde(rename_all = "camelCase")]
     ReadOnly {
+        /// Whether commands may use the network; absent means `false`.
         #[serde(default)]
         #[ts(as = "Option<bool>", optional)]
         network_access: bool,
     },
+    /// The server already runs inside a sandbox someone else set up, so it adds none of its own.
     #[serde(rename_all = "camelCase")]
     ExternalSandbox {
+        /// Whether that outer sandbox lets commands use the network; absent means `restricted`.
         #[serde(default)]
         #[ts(as = "Option<NetworkAccess>", optional)]
         network_access: NetworkAccess,
     },
+    /// Read anywhere; write only inside the working directory, `writableRoots` and the
+    /// temporary directories not excluded below.
     #[serde(rename_all = "camelCase")]
     WorkspaceWrite {
-        #[serde(default)]
-        #[ts(as = "Option<bool>", optional)]
-        exclude_slash_tmp: bool,
-        #[serde(default)]
-        #[ts(as = "Option<bool>", optional)]
-        exclude_tmpdir_env_var: bool,
-        #[serde(default)]
-        #[ts(as = "Option<bool>", optional)]
-        network_access: bool,
+        /// Absolute directories writable besides the working directory; absent means none.
         #[serde(default)]
         #[ts(as = "Option<Vec<AbsolutePathBuf>>", optional)]
         writable_roots: Vec<AbsolutePathBuf>,
+        /// Whether commands may use the network; absent means `false`.
+        #[serde(default)]
+        #[ts(as = "Option<bool>", optional)]
+        network_access: bool,
+        /// `true` to keep the directory named by `$TMPDIR` read-only; absent means `false`
+        /// (writable).
+        #[serde(default)]
+        #[ts(as = "Option<bool>", optional)]
+        exclude_tmpdir_env_var: bool,
+        /// `true` to keep `/tmp` read-only; absent means `false` (writable).
+        #[serde(default)]
+        #[ts(as = "Option<bool>", optional)]
+        exclude_slash_tmp: bool,
     },
 }
-

@@ -1,96 +1,139 @@
-use std::collections::BTreeMap;
+//! User input: what a client sends as the content of a user message, and the text spans and
+//! positions that go with it.
+//!
+//! [`UserInput`] is the element type of `input` in `turn/start` and `turn/steer`, and of the
+//! `content` of `userMessage` items streamed back by `item/started` / `item/completed`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::*;
-
+/// A half-open span of UTF-8 bytes in a text buffer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ByteRange {
-    pub end: u64,
+    /// Byte offset where the span begins (inclusive, 0-based).
     pub start: u64,
+    /// Byte offset where the span ends (exclusive).
+    pub end: u64,
 }
 
+/// Resolution at which the model should look at an image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub enum ImageDetail {
+    /// Let the provider pick.
     Auto,
+    /// Downscaled: cheaper, fewer tokens.
     Low,
+    /// Full detail, at more tokens.
     High,
+    /// The image as supplied, without resizing.
     Original,
 }
 
+/// A special element (a mention, a pasted block …) that the client's composer placed inside a
+/// text input, so that it can be rendered again the same way.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TextElement {
+    /// Where the element sits in the input's `text`, in bytes.
     pub byte_range: ByteRange,
+    /// Short label the UI shows for the element; left out when the UI needs none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub placeholder: Option<String>,
 }
 
+/// A position in a text file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TextPosition {
-    pub column: u64,
+    /// Line number, counting from 1.
     pub line: u64,
+    /// Column, counting from 1, measured in Unicode scalar values (not bytes).
+    pub column: u64,
 }
 
+/// A span of a text file between two positions (e.g. where a configuration problem is).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TextRange {
-    pub end: TextPosition,
+    /// Where the span begins.
     pub start: TextPosition,
+    /// Where the span ends.
+    pub end: TextPosition,
 }
 
+/// One part of a user message; discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum UserInput {
+    /// Typed text.
     #[serde(rename_all = "camelCase")]
     Text {
+        /// The text as the user wrote it.
         text: String,
+        /// Composer elements inside `text` (snake_case `text_elements` on the wire); may be left
+        /// out on input, always sent (possibly empty) on output.
         #[serde(rename = "text_elements", default)]
         #[ts(as = "Option<Vec<TextElement>>", optional)]
         text_elements: Vec<TextElement>,
     },
+    /// An image given by URL or provider file id; the source member (`url` or `fileId`) sits
+    /// beside `type`.
     #[serde(rename_all = "camelCase")]
     Image {
+        /// Where the image comes from.
         #[serde(flatten)]
         source: MediaSource,
+        /// Resolution the model should see it at; left out for the default.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional = nullable)]
         detail: Option<ImageDetail>,
     },
+    /// An image file on the server's machine, which the server reads and attaches.
     #[serde(rename_all = "camelCase")]
     LocalImage {
+        /// Path of the image file.
+        path: String,
+        /// Resolution the model should see it at; left out for the default.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional = nullable)]
         detail: Option<ImageDetail>,
-        path: String,
     },
+    /// Audio given by URL or provider file id; the source member (`url` or `fileId`) sits beside
+    /// `type`.
     #[serde(rename_all = "camelCase")]
     Audio {
+        /// Where the audio comes from.
         #[serde(flatten)]
         source: MediaSource,
     },
+    /// An audio file on the server's machine, which the server reads and attaches.
     #[serde(rename_all = "camelCase")]
     LocalAudio {
+        /// Path of the audio file.
         path: String,
     },
+    /// A skill the user explicitly invoked.
     #[serde(rename_all = "camelCase")]
     Skill {
+        /// The skill's name.
         name: String,
+        /// Path of the skill's `SKILL.md`.
         path: String,
     },
+    /// Something the user explicitly picked to mention, such as an app or a plugin.
     #[serde(rename_all = "camelCase")]
     Mention {
+        /// Display name of what was mentioned.
         name: String,
+        /// URI or path identifying it exactly, e.g. `app://<connector-id>` or
+        /// `plugin://<name>@<marketplace>`.
         path: String,
     },
 }
-
 
 /// Where an image or audio input comes from: a URL (`data:` URLs included) or a file already
 /// uploaded to the model provider.
@@ -108,4 +151,97 @@ pub enum MediaSource {
         /// The provider's file id.
         file_id: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::de::DeserializeOwned;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// Deserializes `value` into `T`, serializes it back and asserts nothing changed.
+    fn round_trip<T: Serialize + DeserializeOwned>(value: &Value) -> T {
+        let parsed: T = serde_json::from_value(value.clone()).expect("deserialize");
+        let back = serde_json::to_value(&parsed).expect("serialize");
+        assert_eq!(&back, value);
+        parsed
+    }
+
+    #[test]
+    fn text_input_with_elements_round_trips() {
+        let value = json!({
+            "type": "text",
+            "text": "Explain [Image #1] please",
+            "text_elements": [
+                {"byteRange": {"start": 8, "end": 18}, "placeholder": "[Image #1]"},
+                {"byteRange": {"start": 19, "end": 25}}
+            ]
+        });
+        let input: UserInput = round_trip(&value);
+        let UserInput::Text { text_elements, .. } = input else {
+            panic!("expected a text input");
+        };
+        assert_eq!(text_elements[1].placeholder, None);
+    }
+
+    #[test]
+    fn text_input_without_elements_gets_an_empty_list() {
+        let input: UserInput =
+            serde_json::from_value(json!({"type": "text", "text": "Say hello."})).expect("parse");
+        assert_eq!(
+            serde_json::to_value(&input).expect("serialize"),
+            json!({"type": "text", "text": "Say hello.", "text_elements": []})
+        );
+    }
+
+    #[test]
+    fn image_inputs_round_trip_and_leave_unset_detail_out() {
+        let by_url: UserInput = round_trip(&json!({
+            "type": "image",
+            "url": "https://example.com/cat.png",
+            "detail": "low"
+        }));
+        assert!(matches!(
+            by_url,
+            UserInput::Image {
+                source: MediaSource::Url { .. },
+                detail: Some(ImageDetail::Low)
+            }
+        ));
+
+        let by_file: UserInput = round_trip(&json!({"type": "image", "fileId": "file_123"}));
+        assert!(matches!(
+            by_file,
+            UserInput::Image {
+                source: MediaSource::FileId { .. },
+                detail: None
+            }
+        ));
+
+        let local: UserInput = round_trip(&json!({"type": "localImage", "path": "/tmp/shot.png"}));
+        let back = serde_json::to_value(&local).expect("serialize");
+        assert!(back.get("detail").is_none());
+    }
+
+    #[test]
+    fn other_inputs_round_trip() {
+        for value in [
+            json!({"type": "audio", "url": "data:audio/wav;base64,UklGRg=="}),
+            json!({"type": "localAudio", "path": "/tmp/note.wav"}),
+            json!({"type": "skill", "name": "imagegen", "path": "/home/user/.codex/skills/imagegen/SKILL.md"}),
+            json!({"type": "mention", "name": "Calendar", "path": "app://calendar"}),
+        ] {
+            round_trip::<UserInput>(&value);
+        }
+    }
+
+    #[test]
+    fn text_range_round_trips() {
+        let range: TextRange = round_trip(&json!({
+            "start": {"line": 3, "column": 1},
+            "end": {"line": 3, "column": 14}
+        }));
+        assert_eq!(range.end.column, 14);
+    }
 }

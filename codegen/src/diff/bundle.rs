@@ -317,7 +317,7 @@ impl<'a> Bundle<'a> {
                 return Err(DiffError::UnpairedEnvelope {
                     method: key.0,
                     location: self.at(&request.ptr),
-                    missing: "response envelope (one with a `result` property)",
+                    missing: "response envelope (a definition with a `result` property)",
                 });
             }
             self.methods.insert(

@@ -6,9 +6,7 @@ use serde_json::Value;
 
 use super::bundle::{Bundle, NAMESPACES, Sub, escape};
 use super::error::DiffError;
-
-/// How deeply schemas may nest inside one definition.
-const MAX_NESTING: usize = 128;
+use super::shape::MAX_NESTING;
 
 /// Keywords whose value is one schema.
 const SCHEMA_KEYWORDS: [&str; 6] = [

@@ -13,7 +13,7 @@ pub enum DiffError {
     NotABundle(String),
     /// A local `$ref` whose target does not exist.
     #[error(
-        "`$ref` \"{reference}\" at {location} points at nothing: no such definition in that bundle"
+        "dangling `$ref` \"{reference}\" in {location}: that bundle has nothing at this pointer"
     )]
     BadReference {
         /// The `$ref` value as written.
@@ -23,7 +23,7 @@ pub enum DiffError {
     },
     /// A `$ref` that does not point into the same document (`#/...`).
     #[error(
-        "`$ref` \"{reference}\" at {location} is not supported: only references into the same bundle (\"#/definitions/...\") can be compared"
+        "unsupported `$ref` \"{reference}\" in {location}: only references into the same bundle (\"#/definitions/...\") can be compared"
     )]
     UnsupportedReference {
         /// The `$ref` value as written.
@@ -31,8 +31,11 @@ pub enum DiffError {
         /// Where the `$ref` is.
         location: String,
     },
-    /// A chain of `$ref`s that leads back to itself without a schema in between.
-    #[error("`$ref` \"{reference}\" at {location} refers back to itself through other `$ref`s")]
+    /// A chain of `$ref`s (and single-part `allOf`s) that leads back to itself, or passes through
+    /// more than 64 of them, without a schema in between.
+    #[error(
+        "`$ref` \"{reference}\" in {location} leads back to itself through other `$ref`s (or through more than 64 of them)"
+    )]
     RefCycle {
         /// The `$ref` that closes the cycle.
         reference: String,
@@ -68,14 +71,14 @@ pub enum DiffError {
     },
     /// A request envelope without its response envelope, or the other way round.
     #[error(
-        "{location}: the envelope of `{method}` has no matching {missing} (same `x-method` and `x-direction`)"
+        "{location}: `{method}` has no matching {missing} with the same `x-method` and `x-direction`"
     )]
     UnpairedEnvelope {
         /// The `x-method`.
         method: String,
         /// The envelope that has no partner.
         location: String,
-        /// What is missing: `response envelope (with a `result` property)` or `request envelope`.
+        /// What is missing: the response envelope or the request envelope.
         missing: &'static str,
     },
     /// Schemas nested (through properties, items, branches and `$ref`s) deeper than the
@@ -89,22 +92,26 @@ pub enum DiffError {
     },
 }
 
-/// How a JSON value looks, for "found ..." in error messages.
+/// How a JSON value looks, for "found ..." in error messages (never the whole of a big value).
 pub(super) fn describe_json(value: &Value) -> String {
-    fn short(value: &Value) -> String {
-        let text = value.to_string();
-        if text.chars().count() > 40 {
-            format!("{}...", text.chars().take(40).collect::<String>())
-        } else {
-            text
-        }
-    }
+    const SHOWN: usize = 40;
     match value {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => format!("the boolean {b}"),
         Value::Number(n) => format!("the number {n}"),
-        Value::String(_) => format!("the string {}", short(value)),
+        Value::String(text) if text.chars().count() > SHOWN => {
+            format!(
+                "the string \"{}...\"",
+                text.chars().take(SHOWN).collect::<String>()
+            )
+        }
+        Value::String(text) => format!("the string \"{text}\""),
         Value::Array(items) => format!("an array of {} items", items.len()),
-        Value::Object(_) => format!("the object {}", short(value)),
+        Value::Object(map) if map.is_empty() => "an empty object".to_owned(),
+        Value::Object(map) => {
+            let keys: Vec<&str> = map.keys().take(4).map(String::as_str).collect();
+            let more = if map.len() > keys.len() { ", ..." } else { "" };
+            format!("an object with the keys {}{more}", keys.join(", "))
+        }
     }
 }

@@ -22,6 +22,19 @@ pub(super) static ANY_SCHEMA: Value = Value::Bool(true);
 /// How many `$ref`s one resolution or one `allOf` merge may pass through.
 const MAX_REF_CHAIN: usize = 64;
 
+/// How deeply schemas may nest inside one schema being normalized (through `allOf`, `anyOf`,
+/// `oneOf` and the `$ref`s of `allOf` parts).
+pub(super) const MAX_NESTING: usize = 64;
+
+/// What an ongoing normalization has passed through.
+#[derive(Debug, Default)]
+pub(super) struct Trail {
+    /// The `$ref`s being followed, outermost first.
+    refs: Vec<String>,
+    /// How many schemas deep the normalization is.
+    nesting: usize,
+}
+
 /// A JSON type other than `null` (nullability is kept apart, in [`Shape::nullable`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(super) enum JsonType {
@@ -241,29 +254,26 @@ const STRUCTURAL: [&str; 9] = [
 impl<'a> Bundle<'a> {
     /// Normalizes the schema `sub`; `$ref`s stay unresolved.
     pub(super) fn normalize(&self, sub: &Sub<'a>) -> Result<Shape<'a>, DiffError> {
-        self.normalize_in(sub, &mut Vec::new())
+        self.normalize_in(sub, &mut Trail::default())
     }
 
     /// Follows `$ref`s until the shape is not a reference; nullability and the experimental
     /// mark of the referring schemas carry over.
     pub(super) fn resolve_shape(&self, shape: Shape<'a>) -> Result<Shape<'a>, DiffError> {
-        self.resolve_in(shape, &mut Vec::new())
+        self.resolve_in(shape, &mut Trail::default())
     }
 
-    fn resolve_in(
-        &self,
-        mut shape: Shape<'a>,
-        chain: &mut Vec<String>,
-    ) -> Result<Shape<'a>, DiffError> {
-        let depth = chain.len();
+    fn resolve_in(&self, mut shape: Shape<'a>, chain: &mut Trail) -> Result<Shape<'a>, DiffError> {
+        let depth = chain.refs.len();
         while let Kind::Ref(reference) = shape.kind {
-            if chain.iter().any(|seen| seen == reference) || chain.len() >= MAX_REF_CHAIN {
+            if chain.refs.iter().any(|seen| seen == reference) || chain.refs.len() >= MAX_REF_CHAIN
+            {
                 return Err(DiffError::RefCycle {
                     reference: reference.to_owned(),
                     location: self.at(&shape.ptr),
                 });
             }
-            chain.push(reference.to_owned());
+            chain.refs.push(reference.to_owned());
             let target = self.resolve(reference, &shape.ptr)?;
             let mut next = self.normalize_in(&target, chain)?;
             next.nullable |= shape.nullable;
@@ -273,12 +283,26 @@ impl<'a> Bundle<'a> {
             }
             shape = next;
         }
-        chain.truncate(depth);
+        chain.refs.truncate(depth);
         Ok(shape)
     }
 
-    /// `chain` holds the `$ref`s being followed by enclosing `allOf` merges.
-    fn normalize_in(&self, sub: &Sub<'a>, chain: &mut Vec<String>) -> Result<Shape<'a>, DiffError> {
+    /// `chain` holds the `$ref`s being followed by enclosing `allOf` merges and how deeply
+    /// normalization is nested.
+    fn normalize_in(&self, sub: &Sub<'a>, chain: &mut Trail) -> Result<Shape<'a>, DiffError> {
+        if chain.nesting >= MAX_NESTING {
+            return Err(DiffError::TooDeep {
+                location: self.at(&sub.ptr),
+                limit: MAX_NESTING,
+            });
+        }
+        chain.nesting += 1;
+        let result = self.normalize_nested(sub, chain);
+        chain.nesting -= 1;
+        result
+    }
+
+    fn normalize_nested(&self, sub: &Sub<'a>, chain: &mut Trail) -> Result<Shape<'a>, DiffError> {
         let map = match sub.value {
             Value::Bool(true) => {
                 let mut any = Shape::new(&sub.ptr, Kind::Any);
@@ -313,7 +337,7 @@ impl<'a> Bundle<'a> {
         sub: &Sub<'a>,
         map: &'a Map<String, Value>,
         all_of: &'a Value,
-        chain: &mut Vec<String>,
+        chain: &mut Trail,
     ) -> Result<Shape<'a>, DiffError> {
         let Some(items) = all_of.as_array() else {
             return Err(self.malformed(
@@ -384,7 +408,7 @@ impl<'a> Bundle<'a> {
         &self,
         sub: &Sub<'a>,
         map: &'a Map<String, Value>,
-        chain: &mut Vec<String>,
+        chain: &mut Trail,
     ) -> Result<Shape<'a>, DiffError> {
         let (types, type_allows_null) = self.read_types(sub, map)?;
 
@@ -530,7 +554,7 @@ impl<'a> Bundle<'a> {
         sub: &Sub<'a>,
         keyword: &'static str,
         list: &'a Value,
-        chain: &mut Vec<String>,
+        chain: &mut Trail,
     ) -> Result<(UnionShape<'a>, bool), DiffError> {
         let Some(items) = list.as_array() else {
             return Err(self.malformed(

@@ -18,7 +18,7 @@ use super::shape::{
 };
 
 /// How deeply comparisons may nest (properties, items, branches and `$ref`s together).
-pub(super) const MAX_DEPTH: usize = 128;
+pub(super) const MAX_DEPTH: usize = 64;
 
 /// Appended to the detail of a change that would be breaking but is on experimental surface.
 const NO_GUARANTEE: &str = " (experimental: no compatibility guarantee)";

@@ -3,4 +3,19 @@ import type { AccountUpdateReason } from "./AccountUpdateReason";
 import type { AuthMode } from "./AuthMode";
 import type { PlanType } from "./PlanType";
 
-export type AccountUpdatedNotification = { authMode: AuthMode | null, planType: PlanType | null, reason: AccountUpdateReason | null, };
+/**
+ * Params of `account/updated`: the sign-in state changed.
+ */
+export type AccountUpdatedNotification = { 
+/**
+ * How the server is now authenticated; `null` after signing out.
+ */
+authMode: AuthMode | null, 
+/**
+ * The ChatGPT plan, when signed in with ChatGPT and known; otherwise `null`.
+ */
+planType: PlanType | null, 
+/**
+ * Set when the update is not a sign-in or sign-out; `null` otherwise.
+ */
+reason: AccountUpdateReason | null, };

@@ -2,4 +2,30 @@
 import type { FileChange } from "./FileChange";
 import type { ThreadId } from "./ThreadId";
 
-export type ApplyPatchApprovalParams = { callId: string, conversationId: ThreadId, fileChanges: { [key in string]: FileChange }, grantRoot: string | null, reason: string | null, };
+/**
+ * Params of the legacy `applyPatchApproval` request: may the agent apply these file edits?
+ */
+export type ApplyPatchApprovalParams = { 
+/**
+ * The thread (legacy: conversation) the edits belong to.
+ */
+conversationId: ThreadId, 
+/**
+ * Id of the agent's patch call; the events that report the patch being applied carry the
+ * same id.
+ */
+callId: string, 
+/**
+ * The proposed edits, keyed by file path.
+ */
+fileChanges: { [key in string]: FileChange }, 
+/**
+ * Why the agent asks, e.g. because it needs to write outside the writable roots; `null`
+ * when it gives no reason.
+ */
+reason: string | null, 
+/**
+ * A directory under which the agent also asks to write freely for the rest of the session;
+ * `null` when it asks for no such grant.
+ */
+grantRoot: string | null, };

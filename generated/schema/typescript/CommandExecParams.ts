@@ -2,4 +2,69 @@
 import type { CommandExecTerminalSize } from "./CommandExecTerminalSize";
 import type { SandboxPolicy } from "./SandboxPolicy";
 
-export type CommandExecParams = { command: Array<string>, cwd?: string | null, disableOutputCap?: boolean, disableTimeout?: boolean, env?: { [key in string]: string | null } | null, outputBytesCap?: number | null, processId?: string | null, sandboxPolicy?: SandboxPolicy | null, size?: CommandExecTerminalSize | null, streamStdin?: boolean, streamStdoutStderr?: boolean, timeoutMs?: number | null, tty?: boolean, };
+/**
+ * Params of `command/exec`. The response comes when the process exits, after every output
+ * notification for it has been sent.
+ */
+export type CommandExecParams = { 
+/**
+ * Id the client picks for the process, unique on this connection. Required for `tty`,
+ * `streamStdin` and `streamStdoutStderr`, and names the process in output notifications
+ * and follow-up calls; absent for a plain buffered run.
+ */
+processId?: string | null, 
+/**
+ * The program and its arguments (argv), run directly rather than through a shell; must
+ * not be empty.
+ */
+command: Array<string>, 
+/**
+ * Working directory; absent means the server's own.
+ */
+cwd?: string | null, 
+/**
+ * Changes to the environment the server would give the process: a string value sets the
+ * variable, `null` removes it.
+ */
+env?: { [key in string]: string | null } | null, 
+/**
+ * Sandbox to run under; absent uses the user's configured policy.
+ */
+sandboxPolicy?: SandboxPolicy | null, 
+/**
+ * Kill the process after this many milliseconds; absent uses the server's default. Not
+ * allowed together with `disableTimeout`.
+ */
+timeoutMs?: number | null, 
+/**
+ * `true` to let the process run with no time limit; not allowed together with
+ * `timeoutMs`.
+ */
+disableTimeout?: boolean, 
+/**
+ * Most bytes kept from each of stdout and stderr; absent uses the server's default. Not
+ * allowed together with `disableOutputCap`.
+ */
+outputBytesCap?: number | null, 
+/**
+ * `true` to keep all output however long; not allowed together with `outputBytesCap`.
+ */
+disableOutputCap?: boolean, 
+/**
+ * `true` to run the process in a pseudo-terminal; implies `streamStdin` and
+ * `streamStdoutStderr`.
+ */
+tty?: boolean, 
+/**
+ * Initial size of the pseudo-terminal; only allowed with `tty: true`.
+ */
+size?: CommandExecTerminalSize | null, 
+/**
+ * `true` to keep stdin open so that the client can write to it later; needs `processId`.
+ */
+streamStdin?: boolean, 
+/**
+ * `true` to send output as `command/exec/outputDelta` notifications instead of in the
+ * response; needs `processId`.
+ */
+streamStdoutStderr?: boolean, };

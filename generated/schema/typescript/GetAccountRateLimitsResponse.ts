@@ -3,4 +3,34 @@ import type { RateLimitResetCreditsSummary } from "./RateLimitResetCreditsSummar
 import type { RateLimitSnapshot } from "./RateLimitSnapshot";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type GetAccountRateLimitsResponse = { accountId: string | null, ordinaryUsageAllowed: boolean | null, rateLimitResetCredits: RateLimitResetCreditsSummary | null, rateLimitUpsell?: JsonValue, rateLimits: RateLimitSnapshot, rateLimitsByLimitId: { [key in string]: RateLimitSnapshot } | null, };
+/**
+ * Result of `account/rateLimits/read`.
+ */
+export type GetAccountRateLimitsResponse = { 
+/**
+ * The account the figures belong to; `null` when the backend does not say.
+ */
+accountId: string | null, 
+/**
+ * The main usage bucket, in the shape older clients expect.
+ */
+rateLimits: RateLimitSnapshot, 
+/**
+ * Every metered bucket, keyed by its `limitId` (e.g. `codex`); `null` when not reported.
+ */
+rateLimitsByLimitId: { [key in string]: RateLimitSnapshot } | null, 
+/**
+ * Whether the account may currently use its included (non-credit) usage, as decided by
+ * the backend; `null` when unknown, in which case clients must not guess it from the
+ * percentages.
+ */
+ordinaryUsageAllowed: boolean | null, 
+/**
+ * The account's rate-limit reset credits; `null` when not reported.
+ */
+rateLimitResetCredits: RateLimitResetCreditsSummary | null, 
+/**
+ * Promotional banner to show next to the usage figures, passed through as the backend
+ * sent it (its keys are snake_case); absent when there is none to change.
+ */
+rateLimitUpsell?: JsonValue, };

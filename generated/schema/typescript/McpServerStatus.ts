@@ -7,4 +7,65 @@ import type { ResourceTemplate } from "./ResourceTemplate";
 import type { Tool } from "./Tool";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type McpServerStatus = { authStatus: McpAuthStatus, environmentId: string | null, httpOrigin: string | null, name: string, pluginId: string | null, resourceTemplates: Array<ResourceTemplate>, resources: Array<Resource>, runtimeStatus: McpServerConnectionStatus | null, serverCapabilities?: JsonValue, serverInfo: McpServerInfo | null, toolListMeta?: JsonValue, tools: { [key in string]: Tool }, toolsError: string | null, };
+/**
+ * One configured MCP server: its state and what it offers.
+ */
+export type McpServerStatus = { 
+/**
+ * The server's name in the configuration (the key under `mcp_servers`).
+ */
+name: string, 
+/**
+ * The plugin that provides the server; `null` for servers configured directly.
+ */
+pluginId: string | null, 
+/**
+ * The environment that registered the server; `null` when it applies to the whole thread
+ * (servers predating environments leave it out).
+ */
+environmentId: string | null, 
+/**
+ * Scheme, host and port of the server's HTTP endpoint, without credentials or path;
+ * `null` for servers not reached over HTTP (stdio).
+ */
+httpOrigin: string | null, 
+/**
+ * Whether and how the server is signed in to the MCP server.
+ */
+authStatus: McpAuthStatus, 
+/**
+ * Connection state in the thread's runtime; `null` when there is none to report (no
+ * thread, or its configuration changed since).
+ */
+runtimeStatus: McpServerConnectionStatus | null, 
+/**
+ * What the MCP server said about itself; `null` before it has been initialised.
+ */
+serverInfo: McpServerInfo | null, 
+/**
+ * The `capabilities` object from the MCP server's `initialize` answer, unchanged; absent
+ * when not known.
+ */
+serverCapabilities?: JsonValue, 
+/**
+ * The server's tools, keyed by tool name; may come from a cache.
+ */
+tools: { [key in string]: Tool }, 
+/**
+ * Why listing the tools failed, when no tool list could be obtained; `null` whenever
+ * `tools` is a real list (even an empty or cached one).
+ */
+toolsError: string | null, 
+/**
+ * The `_meta` object of the first page of the server's tool list, unchanged; absent when
+ * not known.
+ */
+toolListMeta?: JsonValue, 
+/**
+ * Resources the server offers; empty when `detail` was `toolsAndAuthOnly`.
+ */
+resources: Array<Resource>, 
+/**
+ * Resource templates the server offers; empty when `detail` was `toolsAndAuthOnly`.
+ */
+resourceTemplates: Array<ResourceTemplate>, };

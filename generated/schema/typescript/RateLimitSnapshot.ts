@@ -5,4 +5,49 @@ import type { RateLimitReachedType } from "./RateLimitReachedType";
 import type { RateLimitWindow } from "./RateLimitWindow";
 import type { SpendControlLimitSnapshot } from "./SpendControlLimitSnapshot";
 
-export type RateLimitSnapshot = { credits: CreditsSnapshot | null, individualLimit: SpendControlLimitSnapshot | null, limitId: string | null, limitName: string | null, normalModelSlug: string | null, planType: PlanType | null, primary: RateLimitWindow | null, rateLimitReachedType: RateLimitReachedType | null, secondary: RateLimitWindow | null, spendControlReached: boolean | null, };
+/**
+ * Usage of one metered bucket: its windows, credits and spending caps.
+ */
+export type RateLimitSnapshot = { 
+/**
+ * Id of the bucket, e.g. `codex`; `null` when not reported.
+ */
+limitId: string | null, 
+/**
+ * Display name of the bucket; `null` when not reported.
+ */
+limitName: string | null, 
+/**
+ * The account's ChatGPT plan; `null` when not reported.
+ */
+planType: PlanType | null, 
+/**
+ * The shorter usage window (typically a few hours); `null` when not reported.
+ */
+primary: RateLimitWindow | null, 
+/**
+ * The longer usage window (typically a week); `null` when not reported.
+ */
+secondary: RateLimitWindow | null, 
+/**
+ * The credit balance; `null` when not reported.
+ */
+credits: CreditsSnapshot | null, 
+/**
+ * The user's individual spending cap in the workspace; `null` when there is none or it is
+ * not reported.
+ */
+individualLimit: SpendControlLimitSnapshot | null, 
+/**
+ * Whether a spending cap has been hit; `null` means unknown, not "no longer hit".
+ */
+spendControlReached: boolean | null, 
+/**
+ * Which limit is stopping the account; `null` when none is.
+ */
+rateLimitReachedType: RateLimitReachedType | null, 
+/**
+ * Slug of the regular model whose name and reasoning options describe this bucket, when
+ * the bucket is an alias of one; otherwise `null`.
+ */
+normalModelSlug: string | null, };

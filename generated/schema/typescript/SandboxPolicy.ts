@@ -2,4 +2,32 @@
 import type { AbsolutePathBuf } from "./AbsolutePathBuf";
 import type { NetworkAccess } from "./NetworkAccess";
 
-export type SandboxPolicy = { "type": "dangerFullAccess" } | { "type": "readOnly", networkAccess?: boolean, } | { "type": "externalSandbox", networkAccess?: NetworkAccess, } | { "type": "workspaceWrite", excludeSlashTmp?: boolean, excludeTmpdirEnvVar?: boolean, networkAccess?: boolean, writableRoots?: Array<AbsolutePathBuf>, };
+/**
+ * The full sandbox policy commands run under, tagged by `type`.
+ */
+export type SandboxPolicy = { "type": "dangerFullAccess" } | { "type": "readOnly", 
+/**
+ * Whether commands may use the network; absent means `false`.
+ */
+networkAccess?: boolean, } | { "type": "externalSandbox", 
+/**
+ * Whether that outer sandbox lets commands use the network; absent means `restricted`.
+ */
+networkAccess?: NetworkAccess, } | { "type": "workspaceWrite", 
+/**
+ * Absolute directories writable besides the working directory; absent means none.
+ */
+writableRoots?: Array<AbsolutePathBuf>, 
+/**
+ * Whether commands may use the network; absent means `false`.
+ */
+networkAccess?: boolean, 
+/**
+ * `true` to keep the directory named by `$TMPDIR` read-only; absent means `false`
+ * (writable).
+ */
+excludeTmpdirEnvVar?: boolean, 
+/**
+ * `true` to keep `/tmp` read-only; absent means `false` (writable).
+ */
+excludeSlashTmp?: boolean, };

@@ -9,4 +9,129 @@ import type { ThreadSource } from "./ThreadSource";
 import type { ThreadStatus } from "./ThreadStatus";
 import type { Turn } from "./Turn";
 
-export type Thread = { agentNickname: string | null, agentRole: string | null, cliVersion: string, createdAt: number, cwd: AbsolutePathBuf, ephemeral: boolean, forkedFromId: string | null, gitInfo: GitInfo | null, historyMode: ThreadHistoryMode, id: string, model: string | null, modelProvider: string, name: string | null, originator: string | null, parentThreadId: string | null, path: string | null, preview: string, projectId: string | null, reasoningEffort: ReasoningEffort | null, recencyAt: number | null, section: ThreadSection | null, sectionEnteredAt: number | null, sessionId: string, source: SessionSource, status: ThreadStatus, threadSource: ThreadSource | null, turns: Array<Turn>, updatedAt: number, };
+/**
+ * A thread as the server reports it: identity, origin, the settings it runs with, timestamps,
+ * runtime status and, in some results, its turns.
+ */
+export type Thread = { 
+/**
+ * The thread's id (a UUIDv7 when the server made it); every `threadId` refers to this.
+ */
+id: string, 
+/**
+ * Id of the session tree the thread belongs to: a top-level thread carries its own id, and
+ * the sub-agent threads it spawns carry the same value.
+ */
+sessionId: string, 
+/**
+ * Title the user gave the thread with `thread/name/set`; `null` while it has none.
+ */
+name: string | null, 
+/**
+ * Short text for thread lists, normally the first user message; `""` before any input.
+ */
+preview: string, 
+/**
+ * Whether the thread is loaded in this server and what it is doing.
+ */
+status: ThreadStatus, 
+/**
+ * The kind of client or process that started the thread.
+ */
+source: SessionSource, 
+/**
+ * Analytics label the client attached when starting or forking; `null` when none was sent.
+ */
+threadSource: ThreadSource | null, 
+/**
+ * Name of the client that created the thread (its `clientInfo.name`), kept even when other
+ * clients use it later; `null` when not recorded.
+ */
+originator: string | null, 
+/**
+ * Absolute working directory of the agent.
+ */
+cwd: AbsolutePathBuf, 
+/**
+ * Version of the server software that created the thread.
+ */
+cliVersion: string, 
+/**
+ * Id of the model provider the thread talks to, e.g. `openai`.
+ */
+modelProvider: string, 
+/**
+ * Model slug: the configured one while the thread is loaded, otherwise the last one stored;
+ * `null` when unknown. Not a record of which model ran a particular turn.
+ */
+model: string | null, 
+/**
+ * Reasoning effort, resolved like `model`; `null` when unset or unknown.
+ */
+reasoningEffort: ReasoningEffort | null, 
+/**
+ * `true` when the thread lives only in memory and is never written to disk.
+ */
+ephemeral: boolean, 
+/**
+ * How the thread's history is stored, fixed at creation; absent (older servers) means
+ * `legacy`.
+ */
+historyMode: ThreadHistoryMode, 
+/**
+ * When the thread was created, in Unix seconds.
+ */
+createdAt: number, 
+/**
+ * When the thread last changed, in Unix seconds.
+ */
+updatedAt: number, 
+/**
+ * Unix seconds that `thread/list` sorts by for `sortKey: "recency_at"`; `null` when not
+ * tracked.
+ */
+recencyAt: number | null, 
+/**
+ * The thread this one was copied from by `thread/fork`; `null` for threads not made by a
+ * fork.
+ */
+forkedFromId: string | null, 
+/**
+ * The thread whose agent spawned this one; `null` unless this is a sub-agent thread.
+ */
+parentThreadId: string | null, 
+/**
+ * Nickname of the sub-agent that runs this thread; `null` for ordinary threads.
+ */
+agentNickname: string | null, 
+/**
+ * Role assigned to the sub-agent that runs this thread; `null` for ordinary threads.
+ */
+agentRole: string | null, 
+/**
+ * Project the server has filed the thread under; always sent, `null` when there is none.
+ */
+projectId: string | null, 
+/**
+ * User-defined section the thread is filed in; `null` when it is in none.
+ */
+section: ThreadSection | null, 
+/**
+ * When the thread entered its current section, in Unix seconds; `null` when it is in none
+ * or the time is unknown.
+ */
+sectionEnteredAt: number | null, 
+/**
+ * Git state captured at creation; `null` outside a repository or when nothing was captured.
+ */
+gitInfo: GitInfo | null, 
+/**
+ * Unstable: where the thread's rollout file lies on the server's disk; `null` when it has
+ * none to report.
+ */
+path: string | null, 
+/**
+ * The thread's turns, oldest first. Filled only in the results of `thread/resume`,
+ * `thread/fork` and `thread/read` with `includeTurns`; an empty array everywhere else.
+ */
+turns: Array<Turn>, };

@@ -5,4 +5,71 @@ import type { SandboxMode } from "./SandboxMode";
 import type { ThreadSource } from "./ThreadSource";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type ThreadForkParams = { approvalPolicy?: AskForApproval | null, approvalsReviewer?: ApprovalsReviewer | null, baseInstructions?: string | null, config?: { [key in string]: JsonValue } | null, cwd?: string | null, developerInstructions?: string | null, ephemeral?: boolean, excludeTurns?: boolean, lastTurnId?: string | null, model?: string | null, modelProvider?: string | null, sandbox?: SandboxMode | null, serviceTier?: string | null, threadId: string, threadSource?: ThreadSource | null, };
+/**
+ * Params of `thread/fork`: the thread to copy and overrides for the copy. Each override left
+ * out keeps the value the source thread (or the configuration) gives.
+ */
+export type ThreadForkParams = { 
+/**
+ * The thread whose history is copied.
+ */
+threadId: string, 
+/**
+ * Copy history up to and including this turn and drop the later ones; absent copies it
+ * all. The turn must have finished.
+ */
+lastTurnId?: string | null, 
+/**
+ * `true` to return the fork with an empty `turns` array (the client fetches history some
+ * other way); absent means `false`.
+ */
+excludeTurns?: boolean, 
+/**
+ * `true` to keep the fork in memory only, never on disk; absent means `false`.
+ */
+ephemeral?: boolean, 
+/**
+ * Analytics label to record on the fork as its `threadSource`.
+ */
+threadSource?: ThreadSource | null, 
+/**
+ * Model slug for the fork.
+ */
+model?: string | null, 
+/**
+ * Model provider id for the fork.
+ */
+modelProvider?: string | null, 
+/**
+ * Provider service tier the fork's model requests ask for.
+ */
+serviceTier?: string | null, 
+/**
+ * Working directory for the fork.
+ */
+cwd?: string | null, 
+/**
+ * When the agent on the fork must ask before acting.
+ */
+approvalPolicy?: AskForApproval | null, 
+/**
+ * Who answers approval requests on the fork from now on.
+ */
+approvalsReviewer?: ApprovalsReviewer | null, 
+/**
+ * Sandbox mode for the commands the agent runs on the fork.
+ */
+sandbox?: SandboxMode | null, 
+/**
+ * Further configuration overrides: config key paths (dotted, as on the `-c` command line)
+ * mapped to JSON values.
+ */
+config?: { [key in string]: JsonValue } | null, 
+/**
+ * Text that replaces the built-in system instructions for the fork.
+ */
+baseInstructions?: string | null, 
+/**
+ * Extra developer-role instructions added to the fork's context.
+ */
+developerInstructions?: string | null, };

@@ -45,7 +45,369 @@ startedAtMs: number | null,
 /**
  * Unix time in milliseconds when the item completed, if recorded.
  */
-completedAtMs: number | null, } & ({ "type": "userMessage", clientId: string | null, content: Array<UserInput>, id: string, } | { "type": "hookPrompt", fragments: Array<HookPromptFragment>, id: string, } | { "type": "agentMessage", delivery: AgentMessageDelivery | null, id: string, memoryCitation: MemoryCitation | null, moderation: AgentMessageModeration | null, phase: MessagePhase | null, questions: Array<AsyncUserInputQuestion> | null, text: string, } | { "type": "functionCallOutput", id: string, name: string, namespace: string | null, output: FunctionCallOutputBody, } | { "type": "plan", id: string, text: string, } | { "type": "reasoning", content: Array<string>, id: string, summary: Array<string>, } | { "type": "commandExecution", aggregatedOutput: string | null, command: string, commandActions: Array<CommandAction>, cwd: LegacyAppPathString, durationMs: number | null, exitCode: number | null, id: string, pluginId: string | null, processId: string | null, scriptPath: string | null, source: CommandExecutionSource, status: CommandExecutionStatus, } | { "type": "fileChange", changes: Array<FileUpdateChange>, id: string, status: PatchApplyStatus, } | { "type": "mcpToolCall", appContext: McpToolCallAppContext | null, arguments: JsonValue, durationMs: number | null, environmentId: string | null, error: McpToolCallError | null, id: string, mcpAppResourceUri: string | null, mcpAppUi: McpAppUi | null, pluginId: string | null, readOnlyHint: boolean | null, result: McpToolCallResult | null, server: string, status: McpToolCallStatus, tool: string, } | { "type": "dynamicToolCall", arguments: JsonValue, contentItems: Array<DynamicToolCallOutputContentItem> | null, durationMs: number | null, id: string, namespace: string | null, status: DynamicToolCallStatus, success: boolean | null, tool: string, } | { "type": "collabAgentToolCall", agentsStates: { [key in string]: CollabAgentState }, id: string, model: string | null, prompt: string | null, reasoningEffort: ReasoningEffort | null, receiverThreadIds: Array<string>, senderThreadId: string, status: CollabAgentToolCallStatus, tool: CollabAgentTool, } | { "type": "subAgentActivity", agentPath: string, agentThreadId: string, id: string, kind: SubAgentActivityKind, model: string | null, reasoningEffort: ReasoningEffort | null, } | { "type": "webSearch", action: WebSearchAction | null, id: string, query: string, results: Array<JsonValue> | null, } | { "type": "imageView", id: string, path: LegacyAppPathString, } | { "type": "sleep", durationMs: number, id: string, } | { "type": "imageGeneration", failure: ImageGenerationFailure | null, generationId: string | null, id: string, inputImages?: Array<ImageGenerationInputImage>, revisedPrompt: string | null, savedPath: AbsolutePathBuf | null, status: string, transparentBackground: boolean | null, } & ({ 
+completedAtMs: number | null, } & ({ "type": "userMessage", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * The input parts, in the order sent.
+ */
+content: Array<UserInput>, 
+/**
+ * The `clientUserMessageId` the client attached to the input; `null` when it gave none.
+ */
+clientId: string | null, } | { "type": "hookPrompt", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * The injected text, one fragment per hook run.
+ */
+fragments: Array<HookPromptFragment>, } | { "type": "agentMessage", 
+/**
+ * Item id (the `itemId` of its deltas).
+ */
+id: string, 
+/**
+ * The full message text (Markdown) so far; final in `item/completed`.
+ */
+text: string, 
+/**
+ * Whether the text is commentary or answer; `null` when the model did not say.
+ */
+phase: MessagePhase | null, 
+/**
+ * Moderation outcome; `null` when the message was not moderated.
+ */
+moderation: AgentMessageModeration | null, 
+/**
+ * Memories the message relies on; `null` when it cites none.
+ */
+memoryCitation: MemoryCitation | null, 
+/**
+ * Set when the message was delivered outside the streamed turn; `null` otherwise.
+ */
+delivery: AgentMessageDelivery | null, 
+/**
+ * Questions the message asks the user to answer later; `null` when there are none.
+ */
+questions: Array<AsyncUserInputQuestion> | null, } | { "type": "functionCallOutput", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * Name of the tool the output belongs to.
+ */
+name: string, 
+/**
+ * Namespace of that tool; `null` for tools outside any namespace.
+ */
+namespace: string | null, 
+/**
+ * The output itself.
+ */
+output: FunctionCallOutputBody, } | { "type": "plan", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * The plan as Markdown.
+ */
+text: string, } | { "type": "reasoning", 
+/**
+ * Item id (the `itemId` of its deltas).
+ */
+id: string, 
+/**
+ * Readable summary, one string per section (`summaryIndex` of the deltas); empty when
+ * the model produced none.
+ */
+summary: Array<string>, 
+/**
+ * Raw reasoning text, one string per part (`contentIndex` of the deltas); usually empty,
+ * since most models do not expose it.
+ */
+content: Array<string>, } | { "type": "commandExecution", 
+/**
+ * Item id (the `itemId` of its output deltas and approval request).
+ */
+id: string, 
+/**
+ * The command line as one string.
+ */
+command: string, 
+/**
+ * Working directory the command runs in.
+ */
+cwd: LegacyAppPathString, 
+/**
+ * Where the command stands.
+ */
+status: CommandExecutionStatus, 
+/**
+ * Who started the command; `agent` when absent.
+ */
+source: CommandExecutionSource, 
+/**
+ * What the command was recognised to do, one entry per sub-command of a pipeline or
+ * chain; best effort.
+ */
+commandActions: Array<CommandAction>, 
+/**
+ * Combined stdout and stderr; `null` until there is output to report.
+ */
+aggregatedOutput: string | null, 
+/**
+ * Exit status; `null` while running or when the command never ran.
+ */
+exitCode: number | null, 
+/**
+ * Wall-clock run time in milliseconds; `null` until it finishes.
+ */
+durationMs: number | null, 
+/**
+ * Id of the interactive process (PTY) running it; `null` when there is none.
+ */
+processId: string | null, 
+/**
+ * The first-party plugin whose script the command runs; `null` for other commands.
+ */
+pluginId: string | null, 
+/**
+ * Path of that plugin script, relative to the plugin; `null` for other commands.
+ */
+scriptPath: string | null, } | { "type": "fileChange", 
+/**
+ * Item id (the `itemId` of its approval request).
+ */
+id: string, 
+/**
+ * Where applying the patch stands.
+ */
+status: PatchApplyStatus, 
+/**
+ * The files touched, one entry per file.
+ */
+changes: Array<FileUpdateChange>, } | { "type": "mcpToolCall", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * Name of the MCP server, as configured.
+ */
+server: string, 
+/**
+ * Name of the tool on that server.
+ */
+tool: string, 
+/**
+ * Arguments the model passed, as JSON.
+ */
+arguments: JsonValue, 
+/**
+ * Where the call stands.
+ */
+status: McpToolCallStatus, 
+/**
+ * What the tool returned; `null` until it completes, and on failure.
+ */
+result: McpToolCallResult | null, 
+/**
+ * Why the call failed; `null` unless it failed.
+ */
+error: McpToolCallError | null, 
+/**
+ * Wall-clock time of the call in milliseconds; `null` until it finishes.
+ */
+durationMs: number | null, 
+/**
+ * The app the tool belongs to; `null` for plain MCP tools.
+ */
+appContext: McpToolCallAppContext | null, 
+/**
+ * Environment the server is registered for (not necessarily where it runs); `null` when
+ * not scoped.
+ */
+environmentId: string | null, 
+/**
+ * The plugin that provides the server; `null` when none does.
+ */
+pluginId: string | null, 
+/**
+ * The tool's own read-only hint, as declared by the server; `null` when it gave none.
+ */
+readOnlyHint: boolean | null, 
+/**
+ * How to render the tool's MCP app UI, taken from the tool descriptor; `null` when it has
+ * none or in older history.
+ */
+mcpAppUi: McpAppUi | null, 
+/**
+ * Older form of `mcpAppUi.resourceUri`, kept for compatibility; read `mcpAppUi` first.
+ */
+mcpAppResourceUri: string | null, } | { "type": "dynamicToolCall", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * Name of the tool.
+ */
+tool: string, 
+/**
+ * Namespace of the tool; `null` for tools outside any namespace.
+ */
+namespace: string | null, 
+/**
+ * Arguments the model passed, as JSON.
+ */
+arguments: JsonValue, 
+/**
+ * Where the call stands.
+ */
+status: DynamicToolCallStatus, 
+/**
+ * Whether the client reported success; `null` until it answers.
+ */
+success: boolean | null, 
+/**
+ * What the client returned to the model; `null` until it answers.
+ */
+contentItems: Array<DynamicToolCallOutputContentItem> | null, 
+/**
+ * Wall-clock time of the call in milliseconds; `null` until it finishes.
+ */
+durationMs: number | null, } | { "type": "collabAgentToolCall", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * Which collaboration tool was called.
+ */
+tool: CollabAgentTool, 
+/**
+ * Where the call stands.
+ */
+status: CollabAgentToolCallStatus, 
+/**
+ * Thread id of the agent making the call.
+ */
+senderThreadId: string, 
+/**
+ * Thread ids of the agents addressed (for a spawn, the new agent's thread).
+ */
+receiverThreadIds: Array<string>, 
+/**
+ * Last known state of each addressed agent, keyed by its thread id; empty when unknown.
+ */
+agentsStates: { [key in string]: CollabAgentState }, 
+/**
+ * Text sent to the addressed agents; `null` when the call carries none.
+ */
+prompt: string | null, 
+/**
+ * Model asked for a spawned agent; `null` for other calls or the default.
+ */
+model: string | null, 
+/**
+ * Reasoning effort asked for a spawned agent; `null` for other calls or the default.
+ */
+reasoningEffort: ReasoningEffort | null, } | { "type": "subAgentActivity", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * What happened.
+ */
+kind: SubAgentActivityKind, 
+/**
+ * Id of the sub-agent's own thread.
+ */
+agentThreadId: string, 
+/**
+ * Path naming the sub-agent in the tree of agents under this thread.
+ */
+agentPath: string, 
+/**
+ * Model the sub-agent was created with; `null` for other kinds and in older history.
+ */
+model: string | null, 
+/**
+ * Reasoning effort the sub-agent was created with; `null` when unknown.
+ */
+reasoningEffort: ReasoningEffort | null, } | { "type": "webSearch", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * The search query (empty until known).
+ */
+query: string, 
+/**
+ * What the search did, in detail; `null` when not reported.
+ */
+action: WebSearchAction | null, 
+/**
+ * Result records as opaque JSON, when the search backend returns them separately;
+ * `null` otherwise.
+ */
+results: Array<JsonValue> | null, } | { "type": "imageView", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * Path of the image file.
+ */
+path: LegacyAppPathString, } | { "type": "sleep", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * Requested length of the pause in milliseconds.
+ */
+durationMs: number, } | { "type": "imageGeneration", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * Generation state as reported by the image backend (e.g. `"completed"`).
+ */
+status: string, 
+/**
+ * The prompt as rewritten by the image model; `null` when not reported.
+ */
+revisedPrompt: string | null, 
+/**
+ * Absolute path where the server saved the image; `null` when it was not saved.
+ */
+savedPath: AbsolutePathBuf | null, 
+/**
+ * The image backend's id for this generation; `null` when it gave none.
+ */
+generationId: string | null, 
+/**
+ * Whether the image was asked for with a transparent background; `null` when unknown.
+ */
+transparentBackground: boolean | null, 
+/**
+ * Local images used as references; left out on items from older versions.
+ */
+inputImages?: Array<ImageGenerationInputImage>, 
+/**
+ * Why no image was produced; `null` unless it failed.
+ */
+failure: ImageGenerationFailure | null, } & ({ 
 /**
  * The attachment-store id.
  */
@@ -53,4 +415,24 @@ fileId: string, } | {
 /**
  * Base64 image data.
  */
-result: string, }) | { "type": "enteredReviewMode", id: string, review: string, } | { "type": "exitedReviewMode", id: string, review: string, } | { "type": "contextCompaction", id: string, });
+result: string, }) | { "type": "enteredReviewMode", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * Short description of what is being reviewed, for display.
+ */
+review: string, } | { "type": "exitedReviewMode", 
+/**
+ * Item id.
+ */
+id: string, 
+/**
+ * The review's findings as text, for display.
+ */
+review: string, } | { "type": "contextCompaction", 
+/**
+ * Item id.
+ */
+id: string, });

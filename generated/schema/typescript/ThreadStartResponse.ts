@@ -7,4 +7,52 @@ import type { ReasoningEffort } from "./ReasoningEffort";
 import type { SandboxPolicy } from "./SandboxPolicy";
 import type { Thread } from "./Thread";
 
-export type ThreadStartResponse = { approvalPolicy: AskForApproval, approvalsReviewer: ApprovalsReviewer, cwd: AbsolutePathBuf, disabledPluginIds: Array<string>, instructionSources: Array<LegacyAppPathString>, model: string, modelProvider: string, reasoningEffort: ReasoningEffort | null, sandbox: SandboxPolicy, serviceTier: string | null, thread: Thread, };
+/**
+ * Result of `thread/start`: the new thread and the settings it runs with.
+ */
+export type ThreadStartResponse = { 
+/**
+ * The new thread, loaded and idle, with an empty `turns` array.
+ */
+thread: Thread, 
+/**
+ * Model slug in effect.
+ */
+model: string, 
+/**
+ * Model provider id in effect.
+ */
+modelProvider: string, 
+/**
+ * Service tier in effect; `null` when the provider's default applies.
+ */
+serviceTier: string | null, 
+/**
+ * Reasoning effort in effect; `null` when the model's default applies.
+ */
+reasoningEffort: ReasoningEffort | null, 
+/**
+ * Absolute working directory in effect.
+ */
+cwd: AbsolutePathBuf, 
+/**
+ * Approval policy in effect.
+ */
+approvalPolicy: AskForApproval, 
+/**
+ * Who answers approval requests on this thread.
+ */
+approvalsReviewer: ApprovalsReviewer, 
+/**
+ * Sandbox in effect, as a full policy rather than a mode.
+ */
+sandbox: SandboxPolicy, 
+/**
+ * Instruction files (such as `AGENTS.md`) loaded into the thread, as paths on the server's
+ * machine; absent or empty when none were loaded.
+ */
+instructionSources: Array<LegacyAppPathString>, 
+/**
+ * Ids of plugins the user has switched off; informational only for now. Absent means none.
+ */
+disabledPluginIds: Array<string>, };

@@ -448,6 +448,35 @@ fn tool_schemas_match_the_reference() {
 }
 
 #[test]
+fn schema_comparison_notices_differences() {
+    let generated = generated_schema::<CodexToolCallParam>();
+    let reference = reference_tool(CODEX_TOOL_NAME)["inputSchema"].clone();
+    let mutations: [(&str, Value); 4] = [
+        ("/properties/approval-policy/enum/2", json!("untrusted")),
+        ("/properties/model/type", json!(["string", "null"])),
+        ("/required/1", json!("model")),
+        ("/additionalProperties", json!(true)),
+    ];
+    for (pointer, value) in mutations {
+        let mut changed = reference.clone();
+        let (parent, last) = pointer.rsplit_once('/').expect("pointer has a parent");
+        let target = changed.pointer_mut(parent).expect("pointer resolves");
+        match target {
+            Value::Array(items) => items.push(value),
+            Value::Object(members) => {
+                members.insert(last.to_owned(), value);
+            }
+            _ => panic!("cannot mutate {pointer}"),
+        }
+        assert_ne!(
+            shape(&generated, &generated),
+            shape(&changed, &changed),
+            "changing {pointer} goes unnoticed"
+        );
+    }
+}
+
+#[test]
 fn typescript_members_are_optional_not_nullable() {
     let config = ts_rs::Config::new().with_large_int("number");
     let decl = <CodexToolCallParam as ts_rs::TS>::decl(&config);

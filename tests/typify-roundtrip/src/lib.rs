@@ -22,7 +22,10 @@ mod index {
     include!(concat!(env!("OUT_DIR"), "/bundle_index.rs"));
 }
 
-pub use index::{BUNDLE_PATH, METHODS, PROTOCOL_VERSION, RUST_NAMES, SKIPPED, UNIONS, check_definition};
+pub use index::{
+    BUNDLE_PATH, CONSTS_REWRITTEN, METHODS, ONE_OF_DISTRIBUTED, PROTOCOL_VERSION, RUST_NAMES,
+    SKIPPED, UNINHABITED, UNIONS, check_definition,
+};
 
 /// A method of the bundle, read from its envelope definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,12 +53,17 @@ impl MethodEntry {
 
 /// Looks a method up by direction and wire name.
 pub fn find_method(direction: &str, method: &str) -> Option<&'static MethodEntry> {
-    METHODS.iter().find(|m| m.direction == direction && m.method == method)
+    METHODS
+        .iter()
+        .find(|m| m.direction == direction && m.method == method)
 }
 
 /// The union definition (`ClientRequest`, …) for a direction, if the bundle declares it.
 pub fn union_for(direction: &str) -> Option<&'static str> {
-    UNIONS.iter().find(|(d, _)| *d == direction).map(|(_, union)| *union)
+    UNIONS
+        .iter()
+        .find(|(d, _)| *d == direction)
+        .map(|(_, union)| *union)
 }
 
 /// Why a line did not go through a generated type.

@@ -42,13 +42,20 @@ struct Record {
 
 impl Record {
     fn sender(&self) -> &'static str {
-        if self.dir == "client->server" { "client" } else { "server" }
+        if self.dir == "client->server" {
+            "client"
+        } else {
+            "server"
+        }
     }
     fn get(&self, key: &str) -> Option<&Value> {
         self.message.as_ref().and_then(|m| m.get(key))
     }
     fn where_(&self) -> String {
-        format!("{}:{} (session {}, {})", self.file, self.line_no, self.session, self.dir)
+        format!(
+            "{}:{} (session {}, {})",
+            self.file, self.line_no, self.session, self.dir
+        )
     }
 }
 
@@ -68,7 +75,9 @@ fn read_transcripts() -> Vec<Record> {
                 outer
                     .get(key)
                     .and_then(Value::as_str)
-                    .unwrap_or_else(|| panic!("{file}:{}: transcript record without `{key}`", i + 1))
+                    .unwrap_or_else(|| {
+                        panic!("{file}:{}: transcript record without `{key}`", i + 1)
+                    })
                     .to_string()
             };
             let line = field("line");
@@ -76,7 +85,14 @@ fn read_transcripts() -> Vec<Record> {
                 Ok(Value::Object(map)) => Some(map),
                 _ => None,
             };
-            records.push(Record { file, line_no: i + 1, session: field("session"), dir: field("dir"), line, message });
+            records.push(Record {
+                file,
+                line_no: i + 1,
+                session: field("session"),
+                dir: field("dir"),
+                line,
+                message,
+            });
         }
     }
     records
@@ -85,7 +101,10 @@ fn read_transcripts() -> Vec<Record> {
 /// How a message line should be checked.
 enum Check {
     /// A request or notification of a declared method.
-    Message { method: &'static MethodEntry, must_parse: bool },
+    Message {
+        method: &'static MethodEntry,
+        must_parse: bool,
+    },
     /// A successful response to a request of a declared method.
     Response { method: &'static MethodEntry },
     /// An error response to a request of a declared method.
@@ -95,7 +114,10 @@ enum Check {
 /// Whether an error answer says the request itself was malformed.
 fn is_invalid_request(error: &Value) -> bool {
     error.get("code").and_then(Value::as_i64) == Some(-32600)
-        && error.get("message").and_then(Value::as_str).is_some_and(|m| m.starts_with("Invalid request"))
+        && error
+            .get("message")
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.starts_with("Invalid request"))
 }
 
 /// Pairs responses with requests (same file, session and id, opposite direction) and decides
@@ -115,7 +137,11 @@ fn plan(records: &[Record]) -> (Vec<(usize, Check)>, Stats) {
                 pending.insert((r.file, &r.session, r.sender(), id), idx);
             }
             (None, Some(id)) => {
-                let requester = if r.sender() == "client" { "server" } else { "client" };
+                let requester = if r.sender() == "client" {
+                    "server"
+                } else {
+                    "client"
+                };
                 if let Some(&request) = pending.get(&(r.file, r.session.as_str(), requester, id)) {
                     answer_of.insert(idx, request);
                     if r.get("error").is_some_and(is_invalid_request) {
@@ -135,18 +161,32 @@ fn plan(records: &[Record]) -> (Vec<(usize, Check)>, Stats) {
         }
         let method_of = |record: &Record| {
             let name = record.get("method")?.as_str()?;
-            let kind = if record.get("id").is_some() { "Request" } else { "Notification" };
+            let kind = if record.get("id").is_some() {
+                "Request"
+            } else {
+                "Notification"
+            };
             generated::find_method(&format!("{}{kind}", record.sender()), name)
         };
         if r.get("method").is_some() {
             match method_of(r) {
-                Some(method) => plan.push((idx, Check::Message { method, must_parse: !answered_invalid.contains(&idx) })),
+                Some(method) => plan.push((
+                    idx,
+                    Check::Message {
+                        method,
+                        must_parse: !answered_invalid.contains(&idx),
+                    },
+                )),
                 None => stats.undeclared += 1,
             }
         } else if let Some(&request) = answer_of.get(&idx) {
             match method_of(&records[request]) {
-                Some(method) if r.get("result").is_some() => plan.push((idx, Check::Response { method })),
-                Some(method) if r.get("error").is_some() => plan.push((idx, Check::ErrorResponse { method })),
+                Some(method) if r.get("result").is_some() => {
+                    plan.push((idx, Check::Response { method }))
+                }
+                Some(method) if r.get("error").is_some() => {
+                    plan.push((idx, Check::ErrorResponse { method }))
+                }
                 Some(_) => stats.other += 1,
                 None => stats.undeclared += 1,
             }
@@ -167,7 +207,10 @@ struct Stats {
 /// Runs one line through one definition's generated type; returns a failure description.
 fn check_one(r: &Record, method: &str, definition: &str, must_parse: bool) -> Option<String> {
     let Some(result) = generated::check_definition(definition, &r.line) else {
-        return Some(format!("{}: method {method}: the bundle has no definition `{definition}`", r.where_()));
+        return Some(format!(
+            "{}: method {method}: the bundle has no definition `{definition}`",
+            r.where_()
+        ));
     };
     match (result, must_parse) {
         (Ok(json), true) => {
@@ -185,7 +228,10 @@ fn check_one(r: &Record, method: &str, definition: &str, must_parse: bool) -> Op
             }
             None
         }
-        (Err(e), true) => Some(format!("{}: method {method}: `{definition}` {e}", r.where_())),
+        (Err(e), true) => Some(format!(
+            "{}: method {method}: `{definition}` {e}",
+            r.where_()
+        )),
         (Ok(_), false) => Some(format!(
             "{}: method {method}: `{definition}` accepted a line the reference server rejected as \
              `Invalid request`: {}",
@@ -193,7 +239,10 @@ fn check_one(r: &Record, method: &str, definition: &str, must_parse: bool) -> Op
             r.line
         )),
         (Err(CheckError::Parse(_)), false) => None,
-        (Err(e), false) => Some(format!("{}: method {method}: `{definition}` {e}", r.where_())),
+        (Err(e), false) => Some(format!(
+            "{}: method {method}: `{definition}` {e}",
+            r.where_()
+        )),
     }
 }
 
@@ -222,7 +271,11 @@ fn transcripts_go_through_the_generated_types() {
                     (method, true)
                 }
                 None => {
-                    failures.push(format!("{}: method {}: answered, but the bundle has no response envelope", r.where_(), method.method));
+                    failures.push(format!(
+                        "{}: method {}: answered, but the bundle has no response envelope",
+                        r.where_(),
+                        method.method
+                    ));
                     continue;
                 }
             },
@@ -267,12 +320,27 @@ fn transcripts_go_through_the_generated_types() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(checked >= MIN_CHECKED, "only {checked} lines were checked, expected at least {MIN_CHECKED}");
-    assert!(rejected > 0, "no line the reference server rejected as invalid was checked");
+    assert!(
+        checked >= MIN_CHECKED,
+        "only {checked} lines were checked, expected at least {MIN_CHECKED}"
+    );
+    assert!(
+        rejected > 0,
+        "no line the reference server rejected as invalid was checked"
+    );
 }
 
 #[test]
 fn typify_converts_almost_every_definition() {
+    println!(
+        "bundle {} (protocol {:?}): {} methods; build.rs rewrote {} `const` strings as one-value \
+         enums and moved object members into the `oneOf` branches of {:?}",
+        generated::BUNDLE_PATH,
+        generated::PROTOCOL_VERSION,
+        generated::METHODS.len(),
+        generated::CONSTS_REWRITTEN,
+        generated::ONE_OF_DISTRIBUTED,
+    );
     let skipped: Vec<&str> = generated::SKIPPED.iter().map(|(name, _)| *name).collect();
     assert!(
         skipped.len() <= MAX_SKIPPED,
@@ -280,21 +348,41 @@ fn typify_converts_almost_every_definition() {
         skipped.len(),
         generated::SKIPPED
     );
+    // A type without values silently rejects every message that contains one.
+    assert!(
+        generated::UNINHABITED.is_empty(),
+        "typify generated types that can hold no value (empty enums): {:?}",
+        generated::UNINHABITED
+    );
     // The envelope unions and the error answer must be real types, not opaque stand-ins.
     for definition in ["ClientRequest", "ServerNotification", "JSONRPCError"] {
         assert!(
             generated::RUST_NAMES.iter().any(|(d, _)| *d == definition),
             "the bundle has no `{definition}`, or typify generated no type for it"
         );
-        assert!(!skipped.contains(&definition), "typify could not convert `{definition}`");
-    }
-    assert!(!generated::METHODS.is_empty(), "the bundle declares no methods (no definition has `x-method`)");
-    for method in generated::METHODS {
         assert!(
-            generated::RUST_NAMES.iter().any(|(d, _)| *d == method.envelope),
-            "no generated type for `{}` ({})",
-            method.envelope,
-            method.method
+            !skipped.contains(&definition),
+            "typify could not convert `{definition}`"
         );
+    }
+    assert!(
+        !generated::METHODS.is_empty(),
+        "the bundle declares no methods (no definition has `x-method`)"
+    );
+    for method in generated::METHODS {
+        for envelope in std::iter::once(method.envelope).chain(method.response_envelope) {
+            assert!(
+                generated::RUST_NAMES.iter().any(|(d, _)| *d == envelope),
+                "no generated type for `{envelope}` ({})",
+                method.method
+            );
+        }
+        if method.is_request() {
+            assert!(
+                method.response_envelope.is_some(),
+                "request `{}` has no response envelope",
+                method.method
+            );
+        }
     }
 }

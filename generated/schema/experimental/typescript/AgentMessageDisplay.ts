@@ -5,4 +5,36 @@ import type { BlockReason } from "./BlockReason";
 import type { DisplayVersion } from "./DisplayVersion";
 import type { TrustedContacts } from "./TrustedContacts";
 
-export type AgentMessageDisplay = { "mode": "show", annotation: AnswerAnnotation | null, trustedContacts: TrustedContacts, version: DisplayVersion, } | { "mode": "hide", replacement: AnswerReplacement, version: DisplayVersion, } | { "mode": "block", reason: BlockReason, version: DisplayVersion, };
+/**
+ * What a client should do with an agent message that went through moderation; discriminated by
+ * `mode`.
+ */
+export type AgentMessageDisplay = { "mode": "show", 
+/**
+ * Format version of this instruction; always `1`.
+ */
+version: DisplayVersion, 
+/**
+ * Whether the client should run its trusted-contacts check before showing it.
+ */
+trustedContacts: TrustedContacts, 
+/**
+ * Extra content to render alongside the message; `null` or absent when there is none.
+ */
+annotation: AnswerAnnotation | null, } | { "mode": "hide", 
+/**
+ * Format version of this instruction; always `1`.
+ */
+version: DisplayVersion, 
+/**
+ * What to render in place of the hidden text.
+ */
+replacement: AnswerReplacement, } | { "mode": "block", 
+/**
+ * Format version of this instruction; always `1`.
+ */
+version: DisplayVersion, 
+/**
+ * Why the message was withheld.
+ */
+reason: BlockReason, };

@@ -2,4 +2,70 @@
 import type { AppBranding } from "./AppBranding";
 import type { AppMetadata } from "./AppMetadata";
 
-export type AppInfo = { appMetadata: AppMetadata | null, branding: AppBranding | null, description: string | null, distributionChannel: string | null, iconAssets: { [key in string]: string } | null, iconDarkAssets: { [key in string]: string } | null, id: string, installUrl: string | null, isAccessible: boolean, isEnabled: boolean, labels: { [key in string]: string } | null, logoUrl: string | null, logoUrlDark: string | null, name: string, pluginDisplayNames: Array<string>, };
+/**
+ * One app as listed by `app/list`.
+ */
+export type AppInfo = { 
+/**
+ * The connector id; mention the app in input as `app://<id>`.
+ */
+id: string, 
+/**
+ * Display name (e.g. `Demo App`).
+ */
+name: string, 
+/**
+ * Short description of what the app does; `null` when not given.
+ */
+description: string | null, 
+/**
+ * Whether the user has connected the app so the agent can use it now; absent means
+ * `false`.
+ */
+isAccessible: boolean, 
+/**
+ * Whether the app is switched on in the configuration (`[apps.<id>] enabled`); absent
+ * means `true`.
+ */
+isEnabled: boolean, 
+/**
+ * Page where the user installs or connects the app; `null` when there is none.
+ */
+installUrl: string | null, 
+/**
+ * URL of the logo for light backgrounds; `null` when not given.
+ */
+logoUrl: string | null, 
+/**
+ * URL of the logo for dark backgrounds; `null` when not given.
+ */
+logoUrlDark: string | null, 
+/**
+ * Icon image URLs for light backgrounds, keyed by variant; `null` when not given.
+ */
+iconAssets: { [key in string]: string } | null, 
+/**
+ * Icon image URLs for dark backgrounds, keyed by variant; `null` when not given.
+ */
+iconDarkAssets: { [key in string]: string } | null, 
+/**
+ * How the app is distributed (an opaque channel name); `null` when not given.
+ */
+distributionChannel: string | null, 
+/**
+ * Publisher details; `null` when not given.
+ */
+branding: AppBranding | null, 
+/**
+ * Directory listing details; `null` when not given.
+ */
+appMetadata: AppMetadata | null, 
+/**
+ * Free-form key/value labels attached to the app; `null` when there are none.
+ */
+labels: { [key in string]: string } | null, 
+/**
+ * Display names of the installed plugins that bundle this app; empty (or absent) when none
+ * do.
+ */
+pluginDisplayNames: Array<string>, };

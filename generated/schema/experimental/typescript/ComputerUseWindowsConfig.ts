@@ -2,4 +2,15 @@
 import type { AllowDenyRequirement } from "./AllowDenyRequirement";
 import type { ComputerUseWindowsExeConfig } from "./ComputerUseWindowsExeConfig";
 
-export type ComputerUseWindowsConfig = { aumids: { [key in string]: AllowDenyRequirement } | null, exes: Array<ComputerUseWindowsExeConfig> | null, };
+/**
+ * Computer-use rules for Windows applications.
+ */
+export type ComputerUseWindowsConfig = { 
+/**
+ * Decision per Application User Model ID (packaged apps); `null` when unset.
+ */
+aumids: { [key in string]: AllowDenyRequirement } | null, 
+/**
+ * Rules matching classic executables by their version-resource names; `null` when unset.
+ */
+exes: Array<ComputerUseWindowsExeConfig> | null, };

@@ -2,4 +2,24 @@
 import type { ConfigLayerSource } from "./ConfigLayerSource";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type ConfigLayer = { config: JsonValue, disabledReason: string | null, name: ConfigLayerSource, version: string, };
+/**
+ * One configuration layer as read from its source.
+ */
+export type ConfigLayer = { 
+/**
+ * Where the layer comes from.
+ */
+name: ConfigLayerSource, 
+/**
+ * Opaque token identifying the layer's current contents; pass it back as
+ * `expectedVersion` when writing.
+ */
+version: string, 
+/**
+ * The layer's own settings as a JSON object, before merging.
+ */
+config: JsonValue, 
+/**
+ * Why the layer is ignored (e.g. its project is not trusted); `null` when it is in effect.
+ */
+disabledReason: string | null, };

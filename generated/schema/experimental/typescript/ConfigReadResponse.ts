@@ -3,4 +3,20 @@ import type { Config } from "./Config";
 import type { ConfigLayer } from "./ConfigLayer";
 import type { ConfigLayerMetadata } from "./ConfigLayerMetadata";
 
-export type ConfigReadResponse = { config: Config, layers: Array<ConfigLayer> | null, origins: { [key in string]: ConfigLayerMetadata }, };
+/**
+ * Result of `config/read`.
+ */
+export type ConfigReadResponse = { 
+/**
+ * The merged configuration.
+ */
+config: Config, 
+/**
+ * For each dotted key path that is set, the layer its effective value comes from.
+ */
+origins: { [key in string]: ConfigLayerMetadata }, 
+/**
+ * All layers, highest precedence first, including disabled ones; `null` unless
+ * `includeLayers` was `true`.
+ */
+layers: Array<ConfigLayer> | null, };

@@ -2,4 +2,29 @@
 import type { MergeStrategy } from "./MergeStrategy";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type ConfigValueWriteParams = { expectedVersion?: string | null, filePath?: string | null, keyPath: string, mergeStrategy: MergeStrategy, value: JsonValue, };
+/**
+ * Params of `config/value/write`: one edit of the user's `config.toml`.
+ */
+export type ConfigValueWriteParams = { 
+/**
+ * Dotted path of the key to change, e.g. `model` or `sandbox_workspace_write.network_access`.
+ */
+keyPath: string, 
+/**
+ * The new value as JSON (converted to TOML); `null` removes the key.
+ */
+value: JsonValue, 
+/**
+ * How `value` is combined with what is already at `keyPath`.
+ */
+mergeStrategy: MergeStrategy, 
+/**
+ * Absolute path of the file to edit; only the user's `config.toml` is accepted, which is
+ * also what absent means.
+ */
+filePath?: string | null, 
+/**
+ * The `version` the client last read for the file; the write is refused if the file has
+ * changed since. Absent skips the check.
+ */
+expectedVersion?: string | null, };

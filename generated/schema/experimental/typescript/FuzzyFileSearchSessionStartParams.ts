@@ -5,10 +5,11 @@
  */
 export type FuzzyFileSearchSessionStartParams = { 
 /**
- * Chosen by the client; names the session in later calls and notifications.
+ * Id the client picks for the session; later calls and the session's notifications carry
+ * it.
  */
 sessionId: string, 
 /**
- * Directories to search under.
+ * Directories the session searches under.
  */
 roots: Array<string>, };

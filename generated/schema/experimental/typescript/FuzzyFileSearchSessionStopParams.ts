@@ -5,6 +5,6 @@
  */
 export type FuzzyFileSearchSessionStopParams = { 
 /**
- * The session to close.
+ * The session to close; no more notifications arrive for it.
  */
 sessionId: string, };

@@ -2,4 +2,15 @@
 import type { ClientInfo } from "./ClientInfo";
 import type { InitializeCapabilities } from "./InitializeCapabilities";
 
-export type InitializeParams = { capabilities?: InitializeCapabilities | null, clientInfo: ClientInfo, };
+/**
+ * Params of `initialize`.
+ */
+export type InitializeParams = { 
+/**
+ * Who is connecting.
+ */
+clientInfo: ClientInfo, 
+/**
+ * What the client opts into; absent leaves every capability off.
+ */
+capabilities?: InitializeCapabilities | null, };

@@ -4,4 +4,46 @@ import type { TurnError } from "./TurnError";
 import type { TurnItemsView } from "./TurnItemsView";
 import type { TurnStatus } from "./TurnStatus";
 
-export type Turn = { completedAt: number | null, durationMs: number | null, error: TurnError | null, id: string, items: Array<ThreadItem>, itemsView: TurnItemsView, rootTurnId: string | null, startedAt: number | null, status: TurnStatus, };
+/**
+ * A turn: its identity, state and (depending on `itemsView`) its items.
+ */
+export type Turn = { 
+/**
+ * The turn's id (a UUIDv7 string for turns the server creates).
+ */
+id: string, 
+/**
+ * Id of the turn that began the chain of work this turn is part of (its own id for a turn
+ * the user started); pass it as `rootTurnId` when starting follow-up work. `null` in older
+ * history.
+ */
+rootTurnId: string | null, 
+/**
+ * Where the turn stands.
+ */
+status: TurnStatus, 
+/**
+ * The turn's items, oldest first, as far as `itemsView` says they were loaded.
+ */
+items: Array<ThreadItem>, 
+/**
+ * How complete `items` is; `full` when the member is absent.
+ */
+itemsView: TurnItemsView, 
+/**
+ * What went wrong, for a failed (or interrupted) turn; `null` otherwise.
+ */
+error: TurnError | null, 
+/**
+ * When the turn began, in Unix seconds; `null` before it has begun (as in the `turn/start`
+ * response).
+ */
+startedAt: number | null, 
+/**
+ * When the turn ended, in Unix seconds; `null` while it runs.
+ */
+completedAt: number | null, 
+/**
+ * Time from start to end in milliseconds; `null` while it runs or when unknown.
+ */
+durationMs: number | null, };

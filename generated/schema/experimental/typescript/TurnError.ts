@@ -2,4 +2,24 @@
 import type { CodexErrorInfo } from "./CodexErrorInfo";
 import type { MisalignmentErrorDetails } from "./MisalignmentErrorDetails";
 
-export type TurnError = { additionalDetails: string | null, codexErrorInfo: CodexErrorInfo | null, message: string, misalignment: MisalignmentErrorDetails | null, };
+/**
+ * Why a turn failed, or an error reported during a turn.
+ */
+export type TurnError = { 
+/**
+ * Text to show the user.
+ */
+message: string, 
+/**
+ * Machine-readable class of the failure; `null` when it has none.
+ */
+codexErrorInfo: CodexErrorInfo | null, 
+/**
+ * More detail (e.g. the provider's own error text); `null` when there is none.
+ */
+additionalDetails: string | null, 
+/**
+ * Explanation and continuation offer when the turn was blocked as misaligned; `null`
+ * otherwise.
+ */
+misalignment: MisalignmentErrorDetails | null, };

@@ -2,4 +2,51 @@
 import type { AppReview } from "./AppReview";
 import type { AppScreenshot } from "./AppScreenshot";
 
-export type AppMetadata = { categories: Array<string> | null, developer: string | null, firstPartyRequiresInstall: boolean | null, review: AppReview | null, screenshots: Array<AppScreenshot> | null, seoDescription: string | null, showInComposerWhenUnlinked: boolean | null, subCategories: Array<string> | null, version: string | null, versionId: string | null, versionNotes: string | null, };
+/**
+ * An app's directory listing; every field is `null` when the directory does not give it.
+ */
+export type AppMetadata = { 
+/**
+ * Who makes the app.
+ */
+developer: string | null, 
+/**
+ * Directory categories the app is listed under.
+ */
+categories: Array<string> | null, 
+/**
+ * Finer directory categories.
+ */
+subCategories: Array<string> | null, 
+/**
+ * Longer description written for the directory page and search engines.
+ */
+seoDescription: string | null, 
+/**
+ * Screenshots for the directory page.
+ */
+screenshots: Array<AppScreenshot> | null, 
+/**
+ * Outcome of the directory's review of the app.
+ */
+review: AppReview | null, 
+/**
+ * Human-readable version of the app.
+ */
+version: string | null, 
+/**
+ * Opaque id of that version.
+ */
+versionId: string | null, 
+/**
+ * Release notes of that version.
+ */
+versionNotes: string | null, 
+/**
+ * For first-party apps: whether the user must install the app before it can be used.
+ */
+firstPartyRequiresInstall: boolean | null, 
+/**
+ * Whether to offer the app in the message composer even before the user connects it.
+ */
+showInComposerWhenUnlinked: boolean | null, };

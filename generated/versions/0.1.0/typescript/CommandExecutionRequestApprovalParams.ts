@@ -5,4 +5,70 @@ import type { LegacyAppPathString } from "./LegacyAppPathString";
 import type { NetworkApprovalContext } from "./NetworkApprovalContext";
 import type { NetworkPolicyAmendment } from "./NetworkPolicyAmendment";
 
-export type CommandExecutionRequestApprovalParams = { approvalId: string | null, command: string | null, commandActions: Array<CommandAction> | null, cwd: LegacyAppPathString | null, environmentId: string | null, itemId: string, kind: CommandExecutionApprovalKind, networkApprovalContext: NetworkApprovalContext | null, proposedExecpolicyAmendment: Array<string> | null, proposedNetworkPolicyAmendments: Array<NetworkPolicyAmendment> | null, reason: string | null, startedAtMs: number, threadId: string, turnId: string, };
+/**
+ * Params of `item/commandExecution/requestApproval`: the agent wants to run a command and the
+ * turn waits for the client's decision.
+ */
+export type CommandExecutionRequestApprovalParams = { 
+/**
+ * Thread of the turn that waits.
+ */
+threadId: string, 
+/**
+ * Turn that waits for the decision.
+ */
+turnId: string, 
+/**
+ * The `commandExecution` item the request is about.
+ */
+itemId: string, 
+/**
+ * Tells apart several requests for one item (sub-commands of one shell call, input
+ * written to a running command); `null` for an ordinary single request.
+ */
+approvalId: string | null, 
+/**
+ * What is to be approved; absent (older servers) means `command`.
+ */
+kind: CommandExecutionApprovalKind, 
+/**
+ * The command line, for display; `null` when the server does not send it.
+ */
+command: string | null, 
+/**
+ * Directory the command would run in; `null` when the server does not send it.
+ */
+cwd: LegacyAppPathString | null, 
+/**
+ * Best-effort breakdown of what the command does (reads, listings, searches), for a
+ * friendlier display; `null` when not worked out.
+ */
+commandActions: Array<CommandAction> | null, 
+/**
+ * Execution environment the command would run in; `null` when not reported.
+ */
+environmentId: string | null, 
+/**
+ * Why the agent asks, e.g. because the command needs the network; `null` when it gives no
+ * reason.
+ */
+reason: string | null, 
+/**
+ * Set when the question is about network access: which host and protocol the command
+ * tried; `null` otherwise.
+ */
+networkApprovalContext: NetworkApprovalContext | null, 
+/**
+ * A command prefix the client may offer to allow from now on (answered with
+ * `acceptWithExecpolicyAmendment`); `null` when none is proposed.
+ */
+proposedExecpolicyAmendment: Array<string> | null, 
+/**
+ * Host rules the client may offer to save (answered with `applyNetworkPolicyAmendment`);
+ * `null` when none are proposed.
+ */
+proposedNetworkPolicyAmendments: Array<NetworkPolicyAmendment> | null, 
+/**
+ * When the server raised the request, in Unix milliseconds.
+ */
+startedAtMs: number, };

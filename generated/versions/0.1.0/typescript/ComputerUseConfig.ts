@@ -3,4 +3,19 @@ import type { AllowDenyRequirement } from "./AllowDenyRequirement";
 import type { ComputerUseMacosConfig } from "./ComputerUseMacosConfig";
 import type { ComputerUseWindowsConfig } from "./ComputerUseWindowsConfig";
 
-export type ComputerUseConfig = { default_app_access: AllowDenyRequirement | null, macos: ComputerUseMacosConfig | null, windows: ComputerUseWindowsConfig | null, };
+/**
+ * The `[computer_use]` table: which desktop applications the agent may operate.
+ */
+export type ComputerUseConfig = { 
+/**
+ * Decision for applications not listed per platform; `null` when unset.
+ */
+default_app_access: AllowDenyRequirement | null, 
+/**
+ * Per-application rules on macOS; `null` when unset.
+ */
+macos: ComputerUseMacosConfig | null, 
+/**
+ * Per-application rules on Windows; `null` when unset.
+ */
+windows: ComputerUseWindowsConfig | null, };

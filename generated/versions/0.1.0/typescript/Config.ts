@@ -17,4 +17,114 @@ import type { WebSearchMode } from "./WebSearchMode";
 import type { WebSearchProvider } from "./WebSearchProvider";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type Config = { analytics: AnalyticsConfig | null, approval_policy: AskForApproval | null, approvals_reviewer: ApprovalsReviewer | null, browser_use: BrowserUseConfig | null, client_search_provider: WebSearchProvider | null, compact_prompt: string | null, computer_use: ComputerUseConfig | null, desktop: { [key in string]: JsonValue } | null, developer_instructions: string | null, forced_chatgpt_workspace_id: ForcedChatgptWorkspaceIds | null, forced_login_method: ForcedLoginMethod | null, instructions: string | null, model: string | null, model_auto_compact_token_limit: number | null, model_auto_compact_token_limit_scope: AutoCompactTokenLimitScope | null, model_context_window: number | null, model_provider: string | null, model_reasoning_effort: ReasoningEffort | null, model_reasoning_summary: ReasoningSummary | null, model_verbosity: Verbosity | null, review_model: string | null, sandbox_mode: SandboxMode | null, sandbox_workspace_write: SandboxWorkspaceWrite | null, service_tier: string | null, tools: ToolsV2 | null, web_search: WebSearchMode | null, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });
+/**
+ * The effective configuration, after every layer has been merged.
+ *
+ * Keys are spelled as in `config.toml`. Each known key is present and `null` when no layer sets
+ * it; keys this crate does not model are kept in `extra`.
+ */
+export type Config = { 
+/**
+ * Default model slug for new threads (e.g. `gpt-6.2-sol`).
+ */
+model: string | null, 
+/**
+ * Id of the model provider, a key of `model_providers` (e.g. `openai`).
+ */
+model_provider: string | null, 
+/**
+ * Model slug used for code reviews instead of `model`.
+ */
+review_model: string | null, 
+/**
+ * Size of the model's context window in tokens, overriding what the model catalog says.
+ */
+model_context_window: number | null, 
+/**
+ * Token count at which the conversation history is compacted automatically.
+ */
+model_auto_compact_token_limit: number | null, 
+/**
+ * Which tokens are compared with `model_auto_compact_token_limit`.
+ */
+model_auto_compact_token_limit_scope: AutoCompactTokenLimitScope | null, 
+/**
+ * Default reasoning effort (one of the model's `supportedReasoningEfforts`).
+ */
+model_reasoning_effort: ReasoningEffort | null, 
+/**
+ * How detailed the reasoning summaries streamed to the client are.
+ */
+model_reasoning_summary: ReasoningSummary | null, 
+/**
+ * How long and detailed the model's answers are.
+ */
+model_verbosity: Verbosity | null, 
+/**
+ * Default service tier id (a `ModelServiceTier::id`, e.g. `priority`).
+ */
+service_tier: string | null, 
+/**
+ * Default policy for when the agent must ask before acting.
+ */
+approval_policy: AskForApproval | null, 
+/**
+ * Default reviewer of approval requests (the user or an automatic reviewer).
+ */
+approvals_reviewer: ApprovalsReviewer | null, 
+/**
+ * Default sandbox for commands the agent runs.
+ */
+sandbox_mode: SandboxMode | null, 
+/**
+ * Settings that apply when `sandbox_mode` is `workspace-write`.
+ */
+sandbox_workspace_write: SandboxWorkspaceWrite | null, 
+/**
+ * Base instructions that replace the built-in ones.
+ */
+instructions: string | null, 
+/**
+ * Extra developer-role instructions added to every thread.
+ */
+developer_instructions: string | null, 
+/**
+ * Prompt used to summarise the history when it is compacted.
+ */
+compact_prompt: string | null, 
+/**
+ * Whether, and from where, the web search tool fetches results.
+ */
+web_search: WebSearchMode | null, 
+/**
+ * Search backend to prefer; a provider chosen by the model catalog wins over this.
+ */
+client_search_provider: WebSearchProvider | null, 
+/**
+ * The `[tools]` table: per-tool settings.
+ */
+tools: ToolsV2 | null, 
+/**
+ * The `[browser_use]` table: browser tool permissions.
+ */
+browser_use: BrowserUseConfig | null, 
+/**
+ * The `[computer_use]` table: desktop application permissions.
+ */
+computer_use: ComputerUseConfig | null, 
+/**
+ * Sign-in method the user is restricted to.
+ */
+forced_login_method: ForcedLoginMethod | null, 
+/**
+ * ChatGPT workspace(s) the user may sign in to.
+ */
+forced_chatgpt_workspace_id: ForcedChatgptWorkspaceIds | null, 
+/**
+ * The `[analytics]` table.
+ */
+analytics: AnalyticsConfig | null, 
+/**
+ * The `[desktop]` table, owned by the desktop app and passed through unchanged.
+ */
+desktop: { [key in string]: JsonValue } | null, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });

@@ -2,4 +2,36 @@
 import type { ParsedCommand } from "./ParsedCommand";
 import type { ThreadId } from "./ThreadId";
 
-export type ExecCommandApprovalParams = { approvalId: string | null, callId: string, command: Array<string>, conversationId: ThreadId, cwd: string, parsedCmd: Array<ParsedCommand>, reason: string | null, };
+/**
+ * Params of the legacy `execCommandApproval` request: may the agent run this command?
+ */
+export type ExecCommandApprovalParams = { 
+/**
+ * The thread (legacy: conversation) the command belongs to.
+ */
+conversationId: ThreadId, 
+/**
+ * Id of the agent's exec call; the events that report the command starting and ending
+ * carry the same id.
+ */
+callId: string, 
+/**
+ * Tells apart several requests for one call; `null` for an ordinary single request.
+ */
+approvalId: string | null, 
+/**
+ * The command as an argv array.
+ */
+command: Array<string>, 
+/**
+ * Directory the command would run in.
+ */
+cwd: string, 
+/**
+ * Best-effort breakdown of what the command does, for display.
+ */
+parsedCmd: Array<ParsedCommand>, 
+/**
+ * Why the agent asks; `null` when it gives no reason.
+ */
+reason: string | null, };

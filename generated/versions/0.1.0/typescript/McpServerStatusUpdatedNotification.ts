@@ -2,4 +2,33 @@
 import type { McpServerStartupFailureReason } from "./McpServerStartupFailureReason";
 import type { McpServerStartupState } from "./McpServerStartupState";
 
-export type McpServerStatusUpdatedNotification = { environmentId: string | null, error: string | null, failureReason: McpServerStartupFailureReason | null, name: string, status: McpServerStartupState, threadId: string | null, };
+/**
+ * Params of `mcpServer/startupStatus/updated`: an MCP server of a loaded thread changed
+ * start-up state.
+ */
+export type McpServerStatusUpdatedNotification = { 
+/**
+ * The thread the server is starting for; `null` when not tied to one thread.
+ */
+threadId: string | null, 
+/**
+ * The server's name in the configuration.
+ */
+name: string, 
+/**
+ * The environment the server's registration belongs to (which is not necessarily where it
+ * runs); `null` for a thread-wide server.
+ */
+environmentId: string | null, 
+/**
+ * The new state.
+ */
+status: McpServerStartupState, 
+/**
+ * What went wrong, for display; `null` unless `status` is `failed`.
+ */
+error: string | null, 
+/**
+ * Machine-readable cause of a failure the client can help fix; `null` otherwise.
+ */
+failureReason: McpServerStartupFailureReason | null, };

@@ -2,4 +2,19 @@
 import type { ConfigLayerMetadata } from "./ConfigLayerMetadata";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type OverriddenMetadata = { effectiveValue: JsonValue, message: string, overridingLayer: ConfigLayerMetadata, };
+/**
+ * Explains why a written value is not the effective one.
+ */
+export type OverriddenMetadata = { 
+/**
+ * Human-readable explanation naming the overriding layer.
+ */
+message: string, 
+/**
+ * The higher-precedence layer that supplies the effective value.
+ */
+overridingLayer: ConfigLayerMetadata, 
+/**
+ * The value actually in effect at that key path; `null` when none is.
+ */
+effectiveValue: JsonValue, };

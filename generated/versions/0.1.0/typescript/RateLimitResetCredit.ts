@@ -2,4 +2,35 @@
 import type { RateLimitResetCreditStatus } from "./RateLimitResetCreditStatus";
 import type { RateLimitResetType } from "./RateLimitResetType";
 
-export type RateLimitResetCredit = { description: string | null, expiresAt: number | null, grantedAt: number, id: string, resetType: RateLimitResetType, status: RateLimitResetCreditStatus, title: string | null, };
+/**
+ * A credit that, once redeemed, resets the account's rate limits early.
+ */
+export type RateLimitResetCredit = { 
+/**
+ * The backend's opaque id of the credit.
+ */
+id: string, 
+/**
+ * Where the credit is in its life cycle.
+ */
+status: RateLimitResetCreditStatus, 
+/**
+ * Which limits redeeming the credit resets.
+ */
+resetType: RateLimitResetType, 
+/**
+ * Display title; `null` when the backend gives none.
+ */
+title: string | null, 
+/**
+ * Display description; `null` when the backend gives none.
+ */
+description: string | null, 
+/**
+ * When the credit was granted, in Unix seconds.
+ */
+grantedAt: number, 
+/**
+ * When the credit lapses, in Unix seconds; `null` if it never does.
+ */
+expiresAt: number | null, };

@@ -2,4 +2,28 @@
 import type { AgentPath } from "./AgentPath";
 import type { ThreadId } from "./ThreadId";
 
-export type SubAgentSource = "review" | "compact" | "memory_consolidation" | { "thread_spawn": { agent_nickname: string | null, agent_path: AgentPath | null, agent_role: string | null, depth: number, parent_thread_id: ThreadId, } } | { "other": string };
+/**
+ * Why a sub-agent thread exists. The plain kinds are snake_case strings; `thread_spawn` and
+ * `other` are single-key objects whose inner keys are snake_case too.
+ */
+export type SubAgentSource = "review" | "compact" | "memory_consolidation" | { "thread_spawn": { 
+/**
+ * The thread whose agent spawned this one.
+ */
+parent_thread_id: ThreadId, 
+/**
+ * Nesting level below the top-level thread: 1 for a direct child, 2 for a grandchild …
+ */
+depth: number, 
+/**
+ * Display nickname given to the spawned agent; `null` when it has none.
+ */
+agent_nickname: string | null, 
+/**
+ * Role the spawner assigned to the agent; `null` when none was given.
+ */
+agent_role: string | null, 
+/**
+ * The agent's position in the agent tree; `null` when not recorded.
+ */
+agent_path: AgentPath | null, } } | { "other": string };

@@ -4,4 +4,76 @@ import type { ThreadListCwdFilter } from "./ThreadListCwdFilter";
 import type { ThreadSortKey } from "./ThreadSortKey";
 import type { ThreadSourceKind } from "./ThreadSourceKind";
 
-export type ThreadListParams = { archived?: boolean | null, currentAccountOnly?: boolean, cursor?: string | null, cwd?: ThreadListCwdFilter | null, excludedThreadIds?: Array<string> | null, includedThreadIds?: Array<string> | null, limit?: number | null, modelProviders?: Array<string> | null, originators?: Array<string> | null, searchTerm?: string | null, sectionId?: string | null, sortDirection?: SortDirection | null, sortKey?: ThreadSortKey | null, sourceKinds?: Array<ThreadSourceKind> | null, useStateDbOnly?: boolean, };
+/**
+ * Params of `thread/list`. Every member is optional; a filter that is absent does not narrow
+ * the listing.
+ */
+export type ThreadListParams = { 
+/**
+ * The `nextCursor` (or `backwardsCursor`) of an earlier page; absent for the first page.
+ */
+cursor?: string | null, 
+/**
+ * Most threads to return in this page; absent lets the server pick.
+ */
+limit?: number | null, 
+/**
+ * Which timestamp to order by; absent means `created_at`.
+ */
+sortKey?: ThreadSortKey | null, 
+/**
+ * Ordering direction; absent means `desc`, newest first.
+ */
+sortDirection?: SortDirection | null, 
+/**
+ * `true` lists archived threads only; `false`, `null` or absent lists unarchived ones only.
+ */
+archived?: boolean | null, 
+/**
+ * Only threads whose working directory matches exactly.
+ */
+cwd?: ThreadListCwdFilter | null, 
+/**
+ * Only threads whose title contains this text.
+ */
+searchTerm?: string | null, 
+/**
+ * Only threads filed in this section; absent means all sections. (The reference server
+ * reads an explicit `null` as "unsectioned threads only"; this type cannot tell `null` from
+ * absent.)
+ */
+sectionId?: string | null, 
+/**
+ * Only threads started by these kinds of source; absent or empty means the interactive
+ * kinds.
+ */
+sourceKinds?: Array<ThreadSourceKind> | null, 
+/**
+ * Only threads recorded under these model provider ids; absent or empty means any.
+ */
+modelProviders?: Array<string> | null, 
+/**
+ * Only threads whose `originator` equals one of these; absent or empty means any. A local
+ * server refuses a non-empty list (hosted backends only).
+ */
+originators?: Array<string> | null, 
+/**
+ * Limit the listing to these thread ids (100 at most), before paging; `[]` matches nothing,
+ * absent means no limit. Repeat the same list on every page.
+ */
+includedThreadIds?: Array<string> | null, 
+/**
+ * Thread ids to leave out (100 at most; a longer list or a bad id is an error, not cut
+ * short). Repeat the same list on every page; absent or empty leaves nothing out.
+ */
+excludedThreadIds?: Array<string> | null, 
+/**
+ * `true` to show only local history visible to the signed-in ChatGPT account; absent means
+ * `false`.
+ */
+currentAccountOnly?: boolean, 
+/**
+ * `true` to answer from the server's thread index alone, skipping the scan of rollout files
+ * that keeps it repaired: faster, possibly stale. Absent means `false`.
+ */
+useStateDbOnly?: boolean, };

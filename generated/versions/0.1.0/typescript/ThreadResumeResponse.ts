@@ -8,4 +8,66 @@ import type { ReasoningEffort } from "./ReasoningEffort";
 import type { SandboxPolicy } from "./SandboxPolicy";
 import type { Thread } from "./Thread";
 
-export type ThreadResumeResponse = { approvalPolicy: AskForApproval, approvalsReviewer: ApprovalsReviewer, collaborationMode: CollaborationMode | null, cwd: AbsolutePathBuf, disabledPluginIds: Array<string>, instructionSources: Array<LegacyAppPathString>, itemsBackwardsCursor: string | null, model: string, modelProvider: string, reasoningEffort: ReasoningEffort | null, sandbox: SandboxPolicy, serviceTier: string | null, thread: Thread, turnsBackwardsCursor: string | null, };
+/**
+ * Result of `thread/resume`: the loaded thread and the settings it now runs with.
+ */
+export type ThreadResumeResponse = { 
+/**
+ * The thread, with its turns unless `excludeTurns` was set.
+ */
+thread: Thread, 
+/**
+ * Model slug in effect.
+ */
+model: string, 
+/**
+ * Model provider id in effect.
+ */
+modelProvider: string, 
+/**
+ * Service tier in effect; `null` when the provider's default applies.
+ */
+serviceTier: string | null, 
+/**
+ * Reasoning effort in effect; `null` when the model's default applies.
+ */
+reasoningEffort: ReasoningEffort | null, 
+/**
+ * Collaboration mode in effect; `null` or absent when the server does not report one.
+ */
+collaborationMode: CollaborationMode | null, 
+/**
+ * Absolute working directory in effect.
+ */
+cwd: AbsolutePathBuf, 
+/**
+ * Approval policy in effect.
+ */
+approvalPolicy: AskForApproval, 
+/**
+ * Who answers approval requests on this thread.
+ */
+approvalsReviewer: ApprovalsReviewer, 
+/**
+ * Sandbox in effect, as a full policy rather than a mode.
+ */
+sandbox: SandboxPolicy, 
+/**
+ * Instruction files (such as `AGENTS.md`) loaded into the thread, as paths on the server's
+ * machine; absent or empty when none were loaded.
+ */
+instructionSources: Array<LegacyAppPathString>, 
+/**
+ * Ids of plugins the user has switched off; informational only for now. Absent means none.
+ */
+disabledPluginIds: Array<string>, 
+/**
+ * For paginated threads: cursor from which to page backwards (newest first) through the
+ * thread's turns, starting with the turn it names; `null` when not offered.
+ */
+turnsBackwardsCursor: string | null, 
+/**
+ * For paginated threads: cursor from which to page backwards (newest first) through the
+ * thread's items, starting with the item it names; `null` when not offered.
+ */
+itemsBackwardsCursor: string | null, };

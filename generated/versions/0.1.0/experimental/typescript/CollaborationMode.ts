@@ -2,4 +2,15 @@
 import type { ModeKind } from "./ModeKind";
 import type { Settings } from "./Settings";
 
-export type CollaborationMode = { mode: ModeKind, settings: Settings, };
+/**
+ * A collaboration mode with its settings, as chosen for a thread or turn.
+ */
+export type CollaborationMode = { 
+/**
+ * Which mode.
+ */
+mode: ModeKind, 
+/**
+ * Model, reasoning effort and instructions the mode runs with.
+ */
+settings: Settings, };

@@ -3,7 +3,8 @@ import type { ModeKind } from "./ModeKind";
 import type { ReasoningEffort } from "./ReasoningEffort";
 
 /**
- * A collaboration-mode preset: the settings it applies when a client selects it.
+ * A collaboration-mode preset: the settings it applies when a client selects it. Built-in
+ * developer instructions are not included; send `developer_instructions: null` to use them.
  */
 export type CollaborationModeMask = { 
 /**

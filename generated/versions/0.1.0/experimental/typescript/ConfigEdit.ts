@@ -2,4 +2,19 @@
 import type { MergeStrategy } from "./MergeStrategy";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type ConfigEdit = { keyPath: string, mergeStrategy: MergeStrategy, value: JsonValue, };
+/**
+ * One edit of a configuration file.
+ */
+export type ConfigEdit = { 
+/**
+ * Dotted path of the key to change, e.g. `model` or `tools.web_search.context_size`.
+ */
+keyPath: string, 
+/**
+ * The new value as JSON (converted to TOML); `null` removes the key.
+ */
+value: JsonValue, 
+/**
+ * How `value` is combined with what is already at `key_path`.
+ */
+mergeStrategy: MergeStrategy, };

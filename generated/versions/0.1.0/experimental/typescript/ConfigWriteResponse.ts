@@ -3,4 +3,24 @@ import type { AbsolutePathBuf } from "./AbsolutePathBuf";
 import type { OverriddenMetadata } from "./OverriddenMetadata";
 import type { WriteStatus } from "./WriteStatus";
 
-export type ConfigWriteResponse = { filePath: AbsolutePathBuf, overriddenMetadata: OverriddenMetadata | null, status: WriteStatus, version: string, };
+/**
+ * Result of `config/value/write` and `config/batchWrite`.
+ */
+export type ConfigWriteResponse = { 
+/**
+ * Whether the written values are the effective ones.
+ */
+status: WriteStatus, 
+/**
+ * Absolute path of the file that was written.
+ */
+filePath: AbsolutePathBuf, 
+/**
+ * The file's version after the write; use it as the next `expectedVersion`.
+ */
+version: string, 
+/**
+ * Which layer shadows the first written key that does not take effect; `null` when every
+ * write took effect (`status` is `ok`).
+ */
+overriddenMetadata: OverriddenMetadata | null, };

@@ -5,10 +5,10 @@
  */
 export type FuzzyFileSearchSessionUpdateParams = { 
 /**
- * The session to update.
+ * The session whose query changes.
  */
 sessionId: string, 
 /**
- * The new query; results for it arrive as `fuzzyFileSearch/sessionUpdated`.
+ * The new query; its results arrive as `fuzzyFileSearch/sessionUpdated`.
  */
 query: string, };

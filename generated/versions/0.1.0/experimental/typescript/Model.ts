@@ -8,4 +8,86 @@ import type { MultiAgentVersion } from "./MultiAgentVersion";
 import type { ReasoningEffort } from "./ReasoningEffort";
 import type { ReasoningEffortOption } from "./ReasoningEffortOption";
 
-export type Model = { additionalSpeedTiers: Array<string>, availabilityNux: ModelAvailabilityNux | null, availableAccessPrograms: ModelAccessPrograms | null, defaultReasoningEffort: ReasoningEffort, defaultServiceTier: string | null, description: string, displayName: string, hidden: boolean, id: string, inputModalities: Array<InputModality>, isDefault: boolean, model: string, modelSpecialty: string | null, multiAgentVersion: MultiAgentVersion | null, serviceTiers: Array<ModelServiceTier>, supportedReasoningEfforts: Array<ReasoningEffortOption>, supportsPersonality: boolean, upgrade: string | null, upgradeInfo: ModelUpgradeInfo | null, };
+/**
+ * One entry of the model catalog, as listed by `model/list`.
+ */
+export type Model = { 
+/**
+ * Unique id of the catalog entry (e.g. `gpt-6.2-sol`).
+ */
+id: string, 
+/**
+ * Model slug to pass as `model` when starting a thread or turn.
+ */
+model: string, 
+/**
+ * Name to show in a model picker (e.g. `GPT-6.2-Sol`).
+ */
+displayName: string, 
+/**
+ * One-sentence description for the picker.
+ */
+description: string, 
+/**
+ * Whether this is the catalog's default model, to preselect in a picker.
+ */
+isDefault: boolean, 
+/**
+ * Whether the entry is left out of the ordinary picker (only listed with `includeHidden`).
+ */
+hidden: boolean, 
+/**
+ * Reasoning effort used when the client does not choose one.
+ */
+defaultReasoningEffort: ReasoningEffort, 
+/**
+ * The reasoning efforts the model accepts, each with a description.
+ */
+supportedReasoningEfforts: Array<ReasoningEffortOption>, 
+/**
+ * Kinds of user input the model accepts; absent means text and images.
+ */
+inputModalities: Array<InputModality>, 
+/**
+ * Service tiers the user can pick for this model; absent means none.
+ */
+serviceTiers: Array<ModelServiceTier>, 
+/**
+ * `id` of the service tier used when the client picks none; `null` means the standard
+ * tier.
+ */
+defaultServiceTier: string | null, 
+/**
+ * Deprecated list of extra speed tier names (e.g. `fast`); read `serviceTiers` instead.
+ */
+additionalSpeedTiers: Array<string>, 
+/**
+ * Deprecated; always `false`, as no model offers a personality choice any more.
+ */
+supportsPersonality: boolean, 
+/**
+ * Which multi-agent (sub-agent) runtime the model uses; `null` when it does not say.
+ */
+multiAgentVersion: MultiAgentVersion | null, 
+/**
+ * What the model is specialised for; `null` for a general-purpose model.
+ */
+modelSpecialty: string | null, 
+/**
+ * Security-research access programs the caller may select for this model; `null` when
+ * the catalog does not say.
+ */
+availableAccessPrograms: ModelAccessPrograms | null, 
+/**
+ * Notice to show the user about this model's availability; `null` when there is none.
+ */
+availabilityNux: ModelAvailabilityNux | null, 
+/**
+ * Slug of the model users should move to (older form of `upgradeInfo.model`); `null`
+ * when no upgrade is suggested.
+ */
+upgrade: string | null, 
+/**
+ * The suggested upgrade in detail; `null` when no upgrade is suggested.
+ */
+upgradeInfo: ModelUpgradeInfo | null, };

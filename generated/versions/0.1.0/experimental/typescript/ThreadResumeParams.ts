@@ -5,4 +5,63 @@ import type { Personality } from "./Personality";
 import type { SandboxMode } from "./SandboxMode";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type ThreadResumeParams = { approvalPolicy?: AskForApproval | null, approvalsReviewer?: ApprovalsReviewer | null, baseInstructions?: string | null, config?: { [key in string]: JsonValue } | null, cwd?: string | null, developerInstructions?: string | null, excludeTurns?: boolean, model?: string | null, modelProvider?: string | null, personality?: Personality | null, sandbox?: SandboxMode | null, serviceTier?: string | null, threadId: string, };
+/**
+ * Params of `thread/resume`: the thread to load and overrides for its settings. Each override
+ * left out keeps the stored (or configured) value.
+ */
+export type ThreadResumeParams = { 
+/**
+ * The thread to load; if it is already loaded the client joins it as it is.
+ */
+threadId: string, 
+/**
+ * `true` to return the thread with an empty `turns` array (the client fetches history some
+ * other way); absent means `false`.
+ */
+excludeTurns?: boolean, 
+/**
+ * Model slug to continue with.
+ */
+model?: string | null, 
+/**
+ * Model provider id to continue with.
+ */
+modelProvider?: string | null, 
+/**
+ * Provider service tier the thread's model requests ask for.
+ */
+serviceTier?: string | null, 
+/**
+ * Deprecated: its values no longer change the agent's style, and setting it leaves the
+ * thread's existing instructions as they are.
+ */
+personality?: Personality | null, 
+/**
+ * Working directory to continue in.
+ */
+cwd?: string | null, 
+/**
+ * When the agent must ask before acting.
+ */
+approvalPolicy?: AskForApproval | null, 
+/**
+ * Who answers approval requests on the thread from now on.
+ */
+approvalsReviewer?: ApprovalsReviewer | null, 
+/**
+ * Sandbox mode for the commands the agent runs.
+ */
+sandbox?: SandboxMode | null, 
+/**
+ * Further configuration overrides: config key paths (dotted, as on the `-c` command line)
+ * mapped to JSON values.
+ */
+config?: { [key in string]: JsonValue } | null, 
+/**
+ * Text that replaces the built-in system instructions.
+ */
+baseInstructions?: string | null, 
+/**
+ * Extra developer-role instructions added to the context.
+ */
+developerInstructions?: string | null, };

@@ -7,4 +7,70 @@ import type { ThreadSource } from "./ThreadSource";
 import type { ThreadStartSource } from "./ThreadStartSource";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type ThreadStartParams = { approvalPolicy?: AskForApproval | null, approvalsReviewer?: ApprovalsReviewer | null, baseInstructions?: string | null, config?: { [key in string]: JsonValue } | null, cwd?: string | null, developerInstructions?: string | null, ephemeral?: boolean | null, model?: string | null, modelProvider?: string | null, personality?: Personality | null, sandbox?: SandboxMode | null, serviceName?: string | null, serviceTier?: string | null, sessionStartSource?: ThreadStartSource | null, threadSource?: ThreadSource | null, };
+/**
+ * Params of `thread/start`. Every member is optional; each one left out takes the server's
+ * configured value.
+ */
+export type ThreadStartParams = { 
+/**
+ * Working directory for the agent.
+ */
+cwd?: string | null, 
+/**
+ * Model slug to use.
+ */
+model?: string | null, 
+/**
+ * Model provider id to use.
+ */
+modelProvider?: string | null, 
+/**
+ * Provider service tier the thread's model requests ask for.
+ */
+serviceTier?: string | null, 
+/**
+ * Deprecated: its values no longer change the agent's style.
+ */
+personality?: Personality | null, 
+/**
+ * When the agent must ask before acting.
+ */
+approvalPolicy?: AskForApproval | null, 
+/**
+ * Who answers the thread's approval requests.
+ */
+approvalsReviewer?: ApprovalsReviewer | null, 
+/**
+ * Sandbox mode for the commands the agent runs.
+ */
+sandbox?: SandboxMode | null, 
+/**
+ * Further configuration overrides: config key paths (dotted, as on the `-c` command line)
+ * mapped to JSON values.
+ */
+config?: { [key in string]: JsonValue } | null, 
+/**
+ * Text that replaces the built-in system instructions.
+ */
+baseInstructions?: string | null, 
+/**
+ * Extra developer-role instructions added to the context.
+ */
+developerInstructions?: string | null, 
+/**
+ * `true` to keep the thread in memory only, never on disk; `null` or absent means `false`.
+ */
+ephemeral?: boolean | null, 
+/**
+ * Name of the calling service, recorded with the thread for attribution.
+ */
+serviceName?: string | null, 
+/**
+ * What made the client open a new session (its own start-up, or the user clearing the
+ * previous conversation); passed on to session-start hooks.
+ */
+sessionStartSource?: ThreadStartSource | null, 
+/**
+ * Analytics label to record on the thread as its `threadSource`.
+ */
+threadSource?: ThreadSource | null, };

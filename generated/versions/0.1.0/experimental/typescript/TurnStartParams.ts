@@ -9,4 +9,91 @@ import type { TurnToolOutput } from "./TurnToolOutput";
 import type { UserInput } from "./UserInput";
 import type { JsonValue } from "./serde_json/JsonValue";
 
-export type TurnStartParams = { approvalPolicy?: AskForApproval | null, approvalsReviewer?: ApprovalsReviewer | null, clientUserMessageId?: string | null, cwd?: string | null, disabledPluginIds?: Array<string> | null, effort?: ReasoningEffort | null, input: Array<UserInput>, model?: string | null, outputSchema?: JsonValue, parentTurnId?: string | null, personality?: Personality | null, rootTurnId?: string | null, sandboxPolicy?: SandboxPolicy | null, serviceTier?: string | null, serviceTierForTurn?: string | null, summary?: ReasoningSummary | null, threadId: string, toolOutput?: TurnToolOutput | null, turnTrigger?: string | null, };
+/**
+ * Params of `turn/start`. Every member besides `threadId` and `input` is optional; the
+ * overrides (`model`, `cwd`, `effort` …) stay in force for the thread's later turns too, and
+ * leaving one out keeps the thread's current setting.
+ */
+export type TurnStartParams = { 
+/**
+ * The loaded thread to run the turn on.
+ */
+threadId: string, 
+/**
+ * The user's message, in parts.
+ */
+input: Array<UserInput>, 
+/**
+ * Client-chosen id for the message, echoed as `clientId` on the `userMessage` item.
+ */
+clientUserMessageId?: string | null, 
+/**
+ * New working directory for commands and file edits.
+ */
+cwd?: string | null, 
+/**
+ * New model, by id (as listed by `model/list`).
+ */
+model?: string | null, 
+/**
+ * New reasoning effort.
+ */
+effort?: ReasoningEffort | null, 
+/**
+ * New setting for reasoning summaries.
+ */
+summary?: ReasoningSummary | null, 
+/**
+ * New rule for when the agent must ask before acting.
+ */
+approvalPolicy?: AskForApproval | null, 
+/**
+ * New choice of who answers approval requests (the user or an automatic reviewer).
+ */
+approvalsReviewer?: ApprovalsReviewer | null, 
+/**
+ * New sandbox for the commands the agent runs.
+ */
+sandboxPolicy?: SandboxPolicy | null, 
+/**
+ * Deprecated: no longer changes the agent's style, and leaves existing instructions as
+ * they are.
+ */
+personality?: Personality | null, 
+/**
+ * New service tier (speed/price class) for the thread.
+ */
+serviceTier?: string | null, 
+/**
+ * Service tier for this one turn only (`"default"` for standard speed); the thread's own
+ * tier stays as it is. Has no effect when the input goes to a turn already running.
+ */
+serviceTierForTurn?: string | null, 
+/**
+ * Replacement list of plugin ids disabled on the thread: `[]` enables them all, leaving it
+ * out keeps the list.
+ */
+disabledPluginIds?: Array<string> | null, 
+/**
+ * JSON Schema the turn's final agent message must follow (this turn only); left out for
+ * free-form text.
+ */
+outputSchema?: JsonValue, 
+/**
+ * A tool's output to hand to the model along with the input.
+ */
+toolOutput?: TurnToolOutput | null, 
+/**
+ * The turn on whose behalf this one is started (e.g. work delegated from another thread);
+ * left out when the user starts it.
+ */
+parentTurnId?: string | null, 
+/**
+ * Root of the chain of work this turn continues, normally the parent's `rootTurnId`; left
+ * out to make the new turn its own root.
+ */
+rootTurnId?: string | null, 
+/**
+ * Free-form tag saying what kind of caller started the turn; left out when unspecified.
+ */
+turnTrigger?: string | null, };

@@ -2,7 +2,23 @@
 import type { ImageDetail } from "./ImageDetail";
 import type { TextElement } from "./TextElement";
 
-export type UserInput = { "type": "text", text: string, text_elements?: Array<TextElement>, } | { "type": "image", detail?: ImageDetail | null, } & ({ 
+/**
+ * One part of a user message; discriminated by `type`.
+ */
+export type UserInput = { "type": "text", 
+/**
+ * The text as the user wrote it.
+ */
+text: string, 
+/**
+ * Composer elements inside `text` (snake_case `text_elements` on the wire); may be left
+ * out on input, always sent (possibly empty) on output.
+ */
+text_elements?: Array<TextElement>, } | { "type": "image", 
+/**
+ * Resolution the model should see it at; left out for the default.
+ */
+detail?: ImageDetail | null, } & ({ 
 /**
  * The URL.
  */
@@ -10,7 +26,15 @@ url: string, } | {
 /**
  * The provider's file id.
  */
-fileId: string, }) | { "type": "localImage", detail?: ImageDetail | null, path: string, } | { "type": "audio", } & ({ 
+fileId: string, }) | { "type": "localImage", 
+/**
+ * Path of the image file.
+ */
+path: string, 
+/**
+ * Resolution the model should see it at; left out for the default.
+ */
+detail?: ImageDetail | null, } | { "type": "audio", } & ({ 
 /**
  * The URL.
  */
@@ -18,4 +42,25 @@ url: string, } | {
 /**
  * The provider's file id.
  */
-fileId: string, }) | { "type": "localAudio", path: string, } | { "type": "skill", name: string, path: string, } | { "type": "mention", name: string, path: string, };
+fileId: string, }) | { "type": "localAudio", 
+/**
+ * Path of the audio file.
+ */
+path: string, } | { "type": "skill", 
+/**
+ * The skill's name.
+ */
+name: string, 
+/**
+ * Path of the skill's `SKILL.md`.
+ */
+path: string, } | { "type": "mention", 
+/**
+ * Display name of what was mentioned.
+ */
+name: string, 
+/**
+ * URI or path identifying it exactly, e.g. `app://<connector-id>` or
+ * `plugin://<name>@<marketplace>`.
+ */
+path: string, };

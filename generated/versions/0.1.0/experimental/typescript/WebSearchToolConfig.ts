@@ -2,4 +2,19 @@
 import type { WebSearchContextSize } from "./WebSearchContextSize";
 import type { WebSearchLocation } from "./WebSearchLocation";
 
-export type WebSearchToolConfig = { allowed_domains: Array<string> | null, context_size: WebSearchContextSize | null, location: WebSearchLocation | null, };
+/**
+ * The `[tools.web_search]` table: settings of the web search tool.
+ */
+export type WebSearchToolConfig = { 
+/**
+ * Domains searches are restricted to (e.g. `docs.rs`); `null` allows any domain.
+ */
+allowed_domains: Array<string> | null, 
+/**
+ * How much page content goes into the context; `null` uses the tool's default.
+ */
+context_size: WebSearchContextSize | null, 
+/**
+ * Location used to localise results; `null` gives none.
+ */
+location: WebSearchLocation | null, };
