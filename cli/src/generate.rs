@@ -18,8 +18,17 @@ pub enum Kind {
 }
 
 /// Generates the files of `kind` into `out`.
-pub fn run(kind: Kind, out: &Path, experimental: bool, version: Option<&str>) -> Result<ExitCode, String> {
-    let surface = if experimental { Surface::Experimental } else { Surface::Stable };
+pub fn run(
+    kind: Kind,
+    out: &Path,
+    experimental: bool,
+    version: Option<&str>,
+) -> Result<ExitCode, String> {
+    let surface = if experimental {
+        Surface::Experimental
+    } else {
+        Surface::Stable
+    };
     let files = match version {
         None => current(kind, surface)?,
         Some(v) if v == PROTOCOL_VERSION => current(kind, surface)?,
@@ -54,11 +63,16 @@ fn current(kind: Kind, surface: Surface) -> Result<FileSet, String> {
 /// fails before anything is written.
 fn prepare_out(out: &Path) -> Result<(), String> {
     if out.exists() && !out.is_dir() {
-        return Err(format!("--out {} exists and is not a directory", out.display()));
+        return Err(format!(
+            "--out {} exists and is not a directory",
+            out.display()
+        ));
     }
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create --out directory {}: {e}", out.display()))?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("cannot create --out directory {}: {e}", out.display()))?;
     let probe = out.join(".agentwire-write-probe");
-    std::fs::write(&probe, b"").map_err(|e| format!("--out directory {} is not writable: {e}", out.display()))?;
+    std::fs::write(&probe, b"")
+        .map_err(|e| format!("--out directory {} is not writable: {e}", out.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(())
 }

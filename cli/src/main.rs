@@ -1,14 +1,17 @@
 //! The `agentwire` command.
 //!
 //! ```text
+//! agentwire app-server [--listen stdio://]
 //! agentwire app-server generate-json-schema --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire schema diff OLD NEW [--format text|json]
 //! ```
 
 mod generate;
+mod logging;
 mod pinned;
 mod schema_diff;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,10 +28,13 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// The app-server protocol: generate bindings for it.
+    /// Serve the app-server protocol (default: over stdio), or generate bindings for it.
+    #[command(args_conflicts_with_subcommands = true)]
     AppServer {
         #[command(subcommand)]
-        command: AppServerCommand,
+        command: Option<AppServerCommand>,
+        #[command(flatten)]
+        serve: serve::ServeArgs,
     },
     /// Work with schema bundles.
     Schema {
@@ -85,15 +91,31 @@ enum Format {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::AppServer { command: AppServerCommand::GenerateJsonSchema(args) } => {
-            generate::run(generate::Kind::JsonSchema, &args.out, args.experimental, args.protocol_version.as_deref())
-        }
-        Command::AppServer { command: AppServerCommand::GenerateTs(args) } => {
-            generate::run(generate::Kind::TypeScript, &args.out, args.experimental, args.protocol_version.as_deref())
-        }
-        Command::Schema { command: SchemaCommand::Diff { old, new, format } } => {
-            schema_diff::run(&old, &new, matches!(format, Format::Json))
-        }
+        Command::AppServer {
+            command: None,
+            serve,
+        } => serve::run(serve),
+        Command::AppServer {
+            command: Some(AppServerCommand::GenerateJsonSchema(args)),
+            ..
+        } => generate::run(
+            generate::Kind::JsonSchema,
+            &args.out,
+            args.experimental,
+            args.protocol_version.as_deref(),
+        ),
+        Command::AppServer {
+            command: Some(AppServerCommand::GenerateTs(args)),
+            ..
+        } => generate::run(
+            generate::Kind::TypeScript,
+            &args.out,
+            args.experimental,
+            args.protocol_version.as_deref(),
+        ),
+        Command::Schema {
+            command: SchemaCommand::Diff { old, new, format },
+        } => schema_diff::run(&old, &new, matches!(format, Format::Json)),
     };
     match result {
         Ok(code) => code,

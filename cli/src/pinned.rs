@@ -13,7 +13,10 @@ pub fn versions() -> Vec<&'static str> {
 }
 
 fn semver_key(version: &str) -> Vec<u64> {
-    version.split('.').map(|part| part.parse().unwrap_or(0)).collect()
+    version
+        .split('.')
+        .map(|part| part.parse().unwrap_or(0))
+        .collect()
 }
 
 /// The files of one part (e.g. `json`, `experimental/typescript`) of a pinned version.

@@ -17,15 +17,24 @@ pub fn run(old: &Path, new: &Path, json: bool) -> Result<ExitCode, String> {
     } else {
         print!("{report}");
     }
-    Ok(if report.has_breaking() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if report.has_breaking() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn bundle_path(path: &Path) -> PathBuf {
-    if path.is_dir() { path.join(BUNDLE_FILE) } else { path.to_owned() }
+    if path.is_dir() {
+        path.join(BUNDLE_FILE)
+    } else {
+        path.to_owned()
+    }
 }
 
 fn read_bundle(path: &Path) -> Result<serde_json::Value, String> {
     let file = bundle_path(path);
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read bundle {}: {e}", file.display()))?;
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| format!("cannot read bundle {}: {e}", file.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", file.display()))
 }

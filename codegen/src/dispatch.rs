@@ -66,7 +66,10 @@ pub fn dispatch_source(collected: &Collected) -> Result<String, CodegenError> {
             .map(method)
             .collect(),
     };
-    template.render().map_err(|source| CodegenError::Template { template: "dispatch.rs.txt", source })
+    template.render().map_err(|source| CodegenError::Template {
+        template: "dispatch.rs.txt",
+        source,
+    })
 }
 
 /// Renders `validators.rs` from the experimental collection.
@@ -76,10 +79,19 @@ pub fn validators_source(collected: &Collected) -> Result<String, CodegenError> 
         params: collected
             .methods
             .iter()
-            .filter_map(|m| Some((m.name, format!("{}.json", m.params.as_ref()?), m.params_optional)))
+            .filter_map(|m| {
+                Some((
+                    m.name,
+                    format!("{}.json", m.params.as_ref()?),
+                    m.params_optional,
+                ))
+            })
             .collect(),
     };
-    template.render().map_err(|source| CodegenError::Template { template: "validators.rs.txt", source })
+    template.render().map_err(|source| CodegenError::Template {
+        template: "validators.rs.txt",
+        source,
+    })
 }
 
 /// `ThreadStart` → `thread_start`.
@@ -106,6 +118,9 @@ mod tests {
     fn marker_names_become_snake_case_functions() {
         assert_eq!(snake_case("ThreadStart"), "thread_start");
         assert_eq!(snake_case("Initialize"), "initialize");
-        assert_eq!(snake_case("FuzzyFileSearchSessionStart"), "fuzzy_file_search_session_start");
+        assert_eq!(
+            snake_case("FuzzyFileSearchSessionStart"),
+            "fuzzy_file_search_session_start"
+        );
     }
 }

@@ -7,7 +7,9 @@ use crate::{FileSet, workspace};
 
 /// The repository's `generated/` directory.
 pub fn generated_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("generated")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("generated")
 }
 
 /// Rewrites every managed file under `root`, removing managed files that are no longer
@@ -29,7 +31,11 @@ pub fn write(root: &Path) -> Result<usize, Box<dyn std::error::Error>> {
 /// Compares the managed files under `root` with `expected`; returns a unified diff per
 /// difference (empty when everything matches).
 pub fn compare(root: &Path, expected: &FileSet) -> std::io::Result<String> {
-    let actual = if root.exists() { FileSet::read_from(root)? } else { FileSet::new() };
+    let actual = if root.exists() {
+        FileSet::read_from(root)?
+    } else {
+        FileSet::new()
+    };
     let mut report = String::new();
     for (path, want) in expected.iter() {
         match actual.get(path) {
@@ -42,7 +48,10 @@ pub fn compare(root: &Path, expected: &FileSet) -> std::io::Result<String> {
                 let _ = write!(
                     report,
                     "{}",
-                    diff.unified_diff().context_radius(3).header(&format!("generated/{name} (checked in)"), &format!("generated/{name} (regenerated)"))
+                    diff.unified_diff().context_radius(3).header(
+                        &format!("generated/{name} (checked in)"),
+                        &format!("generated/{name} (regenerated)")
+                    )
                 );
             }
             None => {
@@ -52,7 +61,11 @@ pub fn compare(root: &Path, expected: &FileSet) -> std::io::Result<String> {
     }
     for (path, _) in actual.iter() {
         if workspace::is_managed(path) && expected.get(path).is_none() {
-            let _ = writeln!(report, "stale (no longer generated): generated/{}", path.display());
+            let _ = writeln!(
+                report,
+                "stale (no longer generated): generated/{}",
+                path.display()
+            );
         }
     }
     Ok(report)

@@ -56,7 +56,8 @@ impl FileSet {
         for (relative, contents) in &self.files {
             let path = dir.join(relative);
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| annotate(e, "create directory", parent))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| annotate(e, "create directory", parent))?;
             }
             std::fs::write(&path, contents).map_err(|e| annotate(e, "write", &path))?;
         }
@@ -91,5 +92,8 @@ fn read_dir_into(root: &Path, relative: &Path, set: &mut FileSet) -> io::Result<
 }
 
 fn annotate(error: io::Error, action: &str, path: &Path) -> io::Error {
-    io::Error::new(error.kind(), format!("cannot {action} {}: {error}", path.display()))
+    io::Error::new(
+        error.kind(),
+        format!("cannot {action} {}: {error}", path.display()),
+    )
 }

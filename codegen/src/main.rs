@@ -13,7 +13,10 @@ use agentwire_codegen::{REGENERATE_COMMAND, drift, workspace};
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let command = args.next().unwrap_or_default();
-    let root = args.next().map(PathBuf::from).unwrap_or_else(drift::generated_dir);
+    let root = args
+        .next()
+        .map(PathBuf::from)
+        .unwrap_or_else(drift::generated_dir);
     match command.as_str() {
         "write" => match drift::write(&root) {
             Ok(count) => {
@@ -32,7 +35,10 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 Ok(report) => {
-                    eprintln!("{report}\n{} is stale: run `{REGENERATE_COMMAND}`", root.display());
+                    eprintln!(
+                        "{report}\n{} is stale: run `{REGENERATE_COMMAND}`",
+                        root.display()
+                    );
                     ExitCode::FAILURE
                 }
                 Err(error) => {

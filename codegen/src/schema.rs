@@ -69,7 +69,9 @@ impl MethodEntry {
 
     /// Name of the definition of a successful answer, for requests.
     pub fn response_envelope(&self) -> Option<String> {
-        self.direction.is_request().then(|| format!("{}ResponseEnvelope", self.marker))
+        self.direction
+            .is_request()
+            .then(|| format!("{}ResponseEnvelope", self.marker))
     }
 }
 
@@ -113,7 +115,12 @@ pub fn collect(surface: Surface) -> Collected {
             strip_experimental_fields(schema);
         }
     }
-    Collected { surface, definitions, mcp_definitions, methods: collector.methods }
+    Collected {
+        surface,
+        definitions,
+        mcp_definitions,
+        methods: collector.methods,
+    }
 }
 
 fn settings(definitions_path: &str) -> SchemaSettings {
@@ -132,7 +139,8 @@ struct Collector {
 
 impl Collector {
     fn add<M: Method>(&mut self, response: Option<String>) {
-        let params = method::has_params::<M>().then(|| definition_for::<M::Params>(&mut self.generator));
+        let params =
+            method::has_params::<M>().then(|| definition_for::<M::Params>(&mut self.generator));
         let params_optional = M::PARAMS_OPTIONAL;
         self.methods.push(MethodEntry {
             name: M::NAME,
@@ -191,7 +199,11 @@ fn definition_for<T: WireType>(generator: &mut SchemaGenerator) -> String {
     let reference = generator.subschema_for::<T>().to_value();
     // A plain `$ref`, or `anyOf: [{$ref}, {type: null}]` for optional params.
     let target = reference.get("$ref").or_else(|| {
-        reference.get("anyOf")?.as_array()?.iter().find_map(|branch| branch.get("$ref"))
+        reference
+            .get("anyOf")?
+            .as_array()?
+            .iter()
+            .find_map(|branch| branch.get("$ref"))
     });
     match target.and_then(Value::as_str) {
         Some(r) => r.rsplit('/').next().unwrap_or(r).to_owned(),
@@ -199,7 +211,9 @@ fn definition_for<T: WireType>(generator: &mut SchemaGenerator) -> String {
             // An inlined type (never the case for params and results today): give it a name.
             let name = T::schema_name().into_owned();
             let schema = T::json_schema(generator);
-            generator.definitions_mut().insert(name.clone(), schema.to_value());
+            generator
+                .definitions_mut()
+                .insert(name.clone(), schema.to_value());
             name
         }
     }
@@ -228,11 +242,17 @@ fn add_envelopes(definitions: &mut Map<String, Value>, entry: &MethodEntry) {
         properties.insert("id".into(), reference("RequestId"));
         required.push("id");
     }
-    properties.insert("method".into(), json!({ "type": "string", "const": entry.name }));
+    properties.insert(
+        "method".into(),
+        json!({ "type": "string", "const": entry.name }),
+    );
     required.push("method");
     match &entry.params {
         Some(params) if entry.params_optional => {
-            properties.insert("params".into(), json!({ "anyOf": [reference(params), { "type": "null" }] }));
+            properties.insert(
+                "params".into(),
+                json!({ "anyOf": [reference(params), { "type": "null" }] }),
+            );
         }
         Some(params) => {
             properties.insert("params".into(), reference(params));
@@ -268,10 +288,26 @@ fn add_envelopes(definitions: &mut Map<String, Value>, entry: &MethodEntry) {
 
 /// The four method unions and what each holds.
 pub const UNIONS: [(&str, Direction, &str); 4] = [
-    ("ClientRequest", Direction::ClientRequest, "Any request a client may send."),
-    ("ServerRequest", Direction::ServerRequest, "Any request the server may send."),
-    ("ServerNotification", Direction::ServerNotification, "Any notification the server may send."),
-    ("ClientNotification", Direction::ClientNotification, "Any notification a client may send."),
+    (
+        "ClientRequest",
+        Direction::ClientRequest,
+        "Any request a client may send.",
+    ),
+    (
+        "ServerRequest",
+        Direction::ServerRequest,
+        "Any request the server may send.",
+    ),
+    (
+        "ServerNotification",
+        Direction::ServerNotification,
+        "Any notification the server may send.",
+    ),
+    (
+        "ClientNotification",
+        Direction::ClientNotification,
+        "Any notification a client may send.",
+    ),
 ];
 
 fn add_unions(definitions: &mut Map<String, Value>, methods: &[MethodEntry]) {
@@ -281,7 +317,10 @@ fn add_unions(definitions: &mut Map<String, Value>, methods: &[MethodEntry]) {
             .filter(|m| m.direction == direction)
             .map(|m| reference(&m.envelope()))
             .collect();
-        definitions.insert(name.into(), json!({ "description": doc, "oneOf": branches }));
+        definitions.insert(
+            name.into(),
+            json!({ "description": doc, "oneOf": branches }),
+        );
     }
 }
 
@@ -292,7 +331,8 @@ fn strip_experimental_fields(schema: &mut Value) {
             let mut removed = BTreeSet::new();
             if let Some(Value::Object(properties)) = object.get_mut("properties") {
                 properties.retain(|name, property| {
-                    let experimental = property.get(X_EXPERIMENTAL).and_then(Value::as_bool) == Some(true);
+                    let experimental =
+                        property.get(X_EXPERIMENTAL).and_then(Value::as_bool) == Some(true);
                     if experimental {
                         removed.insert(name.clone());
                     }
@@ -314,7 +354,10 @@ fn strip_experimental_fields(schema: &mut Value) {
 /// The bundle document.
 pub fn bundle(collected: &Collected) -> Value {
     let mut definitions = collected.definitions.clone();
-    definitions.insert(MCP_NAMESPACE.into(), Value::Object(collected.mcp_definitions.clone()));
+    definitions.insert(
+        MCP_NAMESPACE.into(),
+        Value::Object(collected.mcp_definitions.clone()),
+    );
     document(collected.surface, definitions)
 }
 
@@ -342,7 +385,9 @@ pub fn standalone(bundle: &Value, pointer: &str, title: &str) -> Option<Value> {
         let mut refs = Vec::new();
         collect_refs(&schema, &mut refs);
         for r in refs {
-            let Some(target) = r.strip_prefix('#') else { continue };
+            let Some(target) = r.strip_prefix('#') else {
+                continue;
+            };
             if needed.contains_key(target) {
                 continue;
             }
@@ -370,12 +415,16 @@ pub fn standalone(bundle: &Value, pointer: &str, title: &str) -> Option<Value> {
 }
 
 fn insert_path(into: &mut Value, path: &[&str], value: Value) {
-    let Some((first, rest)) = path.split_first() else { return };
+    let Some((first, rest)) = path.split_first() else {
+        return;
+    };
     let Value::Object(map) = into else { return };
     if rest.is_empty() {
         map.insert((*first).to_owned(), value);
     } else {
-        let child = map.entry(*first).or_insert_with(|| Value::Object(Map::new()));
+        let child = map
+            .entry(*first)
+            .or_insert_with(|| Value::Object(Map::new()));
         insert_path(child, rest, value);
     }
 }
@@ -398,8 +447,10 @@ pub fn collect_refs(schema: &Value, out: &mut Vec<String>) {
 
 /// Pretty JSON with a trailing newline: the byte format of every JSON file written.
 pub fn to_bytes(value: &Value, what: &str) -> Result<Vec<u8>, CodegenError> {
-    let mut bytes = serde_json::to_vec_pretty(value)
-        .map_err(|source| CodegenError::Json { what: what.to_owned(), source })?;
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| CodegenError::Json {
+        what: what.to_owned(),
+        source,
+    })?;
     bytes.push(b'\n');
     Ok(bytes)
 }
@@ -410,8 +461,14 @@ pub fn files(collected: &Collected) -> Result<FileSet, CodegenError> {
     let mut files = FileSet::new();
     let bundle = bundle(collected);
     files.insert(BUNDLE_FILE, to_bytes(&bundle, BUNDLE_FILE)?);
-    files.insert(FLAT_BUNDLE_FILE, to_bytes(&flat_bundle(collected), FLAT_BUNDLE_FILE)?);
-    files.insert(crate::meta::META_FILE, to_bytes(&crate::meta::meta(collected), crate::meta::META_FILE)?);
+    files.insert(
+        FLAT_BUNDLE_FILE,
+        to_bytes(&flat_bundle(collected), FLAT_BUNDLE_FILE)?,
+    );
+    files.insert(
+        crate::meta::META_FILE,
+        to_bytes(&crate::meta::meta(collected), crate::meta::META_FILE)?,
+    );
     for name in collected.definitions.keys() {
         if let Some(schema) = standalone(&bundle, &format!("/definitions/{name}"), name) {
             let path = format!("{name}.json");

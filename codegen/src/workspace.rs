@@ -50,11 +50,20 @@ pub fn generate_all() -> Result<FileSet, CodegenError> {
         release.extend_under(json_dir(surface), json);
         release.extend_under(typescript_dir(surface), ts);
         if surface.is_experimental() {
-            all.insert(Path::new("rust").join(dispatch::DISPATCH_FILE), dispatch::dispatch_source(&collected)?);
-            all.insert(Path::new("rust").join(dispatch::VALIDATORS_FILE), dispatch::validators_source(&collected)?);
+            all.insert(
+                Path::new("rust").join(dispatch::DISPATCH_FILE),
+                dispatch::dispatch_source(&collected)?,
+            );
+            all.insert(
+                Path::new("rust").join(dispatch::VALIDATORS_FILE),
+                dispatch::validators_source(&collected)?,
+            );
         }
     }
-    all.extend_under(Path::new(VERSIONS_DIR).join(PROTOCOL_VERSION), release.clone());
+    all.extend_under(
+        Path::new(VERSIONS_DIR).join(PROTOCOL_VERSION),
+        release.clone(),
+    );
     all.extend_under("schema", release);
     Ok(all)
 }

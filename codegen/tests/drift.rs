@@ -7,7 +7,10 @@ fn generated_directory_is_up_to_date() {
     let expected = workspace::generate_all().expect("generate everything in memory");
     let root = drift::generated_dir();
     let report = drift::compare(&root, &expected).expect("read generated/");
-    assert!(report.is_empty(), "generated/ differs from what the protocol crate determines:\n{report}\nrun `{REGENERATE_COMMAND}` and commit the result");
+    assert!(
+        report.is_empty(),
+        "generated/ differs from what the protocol crate determines:\n{report}\nrun `{REGENERATE_COMMAND}` and commit the result"
+    );
 }
 
 #[test]
@@ -30,6 +33,12 @@ fn drift_is_detected_and_reported_as_a_diff() {
     std::fs::write(dir.join("schema/json/Stale.json"), "{}").expect("add a stale file");
     let report = drift::compare(&dir, &expected).expect("compare");
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(report.contains("-") && report.contains("thread/begin") && report.contains("thread/start"), "no diff in: {report}");
-    assert!(report.contains("stale (no longer generated): generated/schema/json/Stale.json"), "stale file not reported: {report}");
+    assert!(
+        report.contains("-") && report.contains("thread/begin") && report.contains("thread/start"),
+        "no diff in: {report}"
+    );
+    assert!(
+        report.contains("stale (no longer generated): generated/schema/json/Stale.json"),
+        "stale file not reported: {report}"
+    );
 }

@@ -9,9 +9,9 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use agentwire_codegen::Surface;
 use agentwire_codegen::diff::diff_bundles;
 use agentwire_codegen::schema::{self, X_DIRECTION, X_METHOD};
-use agentwire_codegen::Surface;
 use serde_json::{Map, Value, json};
 
 fn reference_dir() -> PathBuf {
@@ -19,7 +19,8 @@ fn reference_dir() -> PathBuf {
 }
 
 fn read_json(path: &PathBuf) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
@@ -44,9 +45,15 @@ fn flatten_refs(value: &mut Value) {
 
 /// The reference's envelope branch for `method` in the union of `direction`.
 fn reference_branch<'a>(reference: &'a Value, union: &str, method: &str) -> Option<&'a Value> {
-    reference["definitions"][union]["oneOf"].as_array()?.iter().find(|branch| {
-        branch["properties"]["method"]["enum"].get(0).and_then(Value::as_str) == Some(method)
-    })
+    reference["definitions"][union]["oneOf"]
+        .as_array()?
+        .iter()
+        .find(|branch| {
+            branch["properties"]["method"]["enum"]
+                .get(0)
+                .and_then(Value::as_str)
+                == Some(method)
+        })
 }
 
 fn union_of(direction: &str) -> &'static str {
@@ -63,12 +70,18 @@ fn union_of(direction: &str) -> &'static str {
 fn reference_in_our_layout(ours: &Value) -> (Value, BTreeSet<String>) {
     let raw = read_json(&reference_dir().join("codex_app_server_protocol.schemas.json"));
     let mut definitions = Map::new();
-    for (name, schema) in raw["definitions"].as_object().expect("reference definitions") {
+    for (name, schema) in raw["definitions"]
+        .as_object()
+        .expect("reference definitions")
+    {
         if name != "v2" {
             definitions.insert(name.clone(), schema.clone());
         }
     }
-    for (name, schema) in raw["definitions"]["v2"].as_object().expect("reference v2 definitions") {
+    for (name, schema) in raw["definitions"]["v2"]
+        .as_object()
+        .expect("reference v2 definitions")
+    {
         definitions.insert(name.clone(), schema.clone());
     }
     let mut missing = BTreeSet::new();
@@ -100,7 +113,9 @@ fn reference_in_our_layout(ours: &Value) -> (Value, BTreeSet<String>) {
 /// Our stable bundle without the methods the reference lacks.
 fn ours_restricted(ours: &Value, missing: &BTreeSet<String>) -> Value {
     let mut ours = ours.clone();
-    let Some(definitions) = ours["definitions"].as_object_mut() else { return ours };
+    let Some(definitions) = ours["definitions"].as_object_mut() else {
+        return ours;
+    };
     let removed: BTreeSet<String> = definitions
         .iter()
         .filter(|(_, d)| d[X_METHOD].as_str().is_some_and(|m| missing.contains(m)))
@@ -108,7 +123,9 @@ fn ours_restricted(ours: &Value, missing: &BTreeSet<String>) -> Value {
         .collect();
     definitions.retain(|name, _| !removed.contains(&format!("#/definitions/{name}")));
     for (union, _, _) in schema::UNIONS {
-        if let Some(Value::Array(branches)) = definitions.get_mut(union).and_then(|u| u.get_mut("oneOf")) {
+        if let Some(Value::Array(branches)) =
+            definitions.get_mut(union).and_then(|u| u.get_mut("oneOf"))
+        {
             branches.retain(|b| b["$ref"].as_str().is_none_or(|r| !removed.contains(r)));
         }
     }
@@ -127,9 +144,17 @@ fn allowlist() -> Vec<Allowed> {
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|line| {
-            let (key, reason) = line.split_once(" | ").unwrap_or_else(|| panic!("allowlist line without ` | reason`: {line}"));
-            assert!(!reason.trim().is_empty(), "allowlist line without a reason: {line}");
-            Allowed { key: key.trim().to_owned(), used: false }
+            let (key, reason) = line
+                .split_once(" | ")
+                .unwrap_or_else(|| panic!("allowlist line without ` | reason`: {line}"));
+            assert!(
+                !reason.trim().is_empty(),
+                "allowlist line without a reason: {line}"
+            );
+            Allowed {
+                key: key.trim().to_owned(),
+                used: false,
+            }
         })
         .collect()
 }
@@ -139,20 +164,37 @@ fn stable_bundle_matches_the_reference_wire_format() {
     let collected = schema::collect(Surface::Stable);
     let ours = schema::flat_bundle(&collected);
     let (reference, missing) = reference_in_our_layout(&ours);
-    let report = diff_bundles(&reference, &ours_restricted(&ours, &missing)).expect("diff the bundles");
+    let report =
+        diff_bundles(&reference, &ours_restricted(&ours, &missing)).expect("diff the bundles");
 
     let mut allowed = allowlist();
     let mut unexplained = Vec::new();
-    let mut differences: Vec<String> = missing.iter().map(|m| format!("method-not-in-reference {m}")).collect();
-    differences.extend(report.changes.iter().map(|c| format!("{} {}", c.rule.name(), c.location)));
+    let mut differences: Vec<String> = missing
+        .iter()
+        .map(|m| format!("method-not-in-reference {m}"))
+        .collect();
+    differences.extend(
+        report
+            .changes
+            .iter()
+            .map(|c| format!("{} {}", c.rule.name(), c.location)),
+    );
     for difference in &differences {
         match allowed.iter_mut().find(|a| a.key == *difference) {
             Some(entry) => entry.used = true,
             None => unexplained.push(difference.clone()),
         }
     }
-    let stale: Vec<&str> = allowed.iter().filter(|a| !a.used).map(|a| a.key.as_str()).collect();
-    let detail: Vec<String> = report.changes.iter().map(|c| format!("  {} {} — {}", c.rule.name(), c.location, c.detail)).collect();
+    let stale: Vec<&str> = allowed
+        .iter()
+        .filter(|a| !a.used)
+        .map(|a| a.key.as_str())
+        .collect();
+    let detail: Vec<String> = report
+        .changes
+        .iter()
+        .map(|c| format!("  {} {} — {}", c.rule.name(), c.location, c.detail))
+        .collect();
     assert!(
         unexplained.is_empty() && stale.is_empty(),
         "{} differences from the reference are not in tests/reference-allowlist.txt:\n  {}\n\n\
@@ -172,10 +214,26 @@ fn every_declared_stable_method_is_compared() {
     let collected = schema::collect(Surface::Stable);
     let ours = schema::flat_bundle(&collected);
     let (reference, missing) = reference_in_our_layout(&ours);
-    for method in ["initialize", "thread/start", "turn/start", "item/completed", "item/commandExecution/requestApproval"] {
-        assert!(!missing.contains(method), "{method} not found in the reference");
-        let found = reference["definitions"].as_object().expect("definitions").values().any(|d| d[X_METHOD] == method);
+    for method in [
+        "initialize",
+        "thread/start",
+        "turn/start",
+        "item/completed",
+        "item/commandExecution/requestApproval",
+    ] {
+        assert!(
+            !missing.contains(method),
+            "{method} not found in the reference"
+        );
+        let found = reference["definitions"]
+            .as_object()
+            .expect("definitions")
+            .values()
+            .any(|d| d[X_METHOD] == method);
         assert!(found, "{method} not converted");
     }
-    assert!(missing.len() <= 3, "too many methods absent from the reference: {missing:?}");
+    assert!(
+        missing.len() <= 3,
+        "too many methods absent from the reference: {missing:?}"
+    );
 }

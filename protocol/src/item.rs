@@ -647,6 +647,10 @@ pub struct ThreadItem {
 /// `id`, unique within the thread, that deltas and approvals refer to as `itemId`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a plain wire type: items are built once per notification, and boxing variants would change the public API"
+)]
 pub enum ThreadItemKind {
     /// Input the user sent (by `turn/start` or `turn/steer`).
     #[serde(rename_all = "camelCase")]

@@ -13,7 +13,10 @@ use ts_rs::TS;
 /// Schema bundle, ts-rs for the TypeScript definitions.
 pub trait WireType: Serialize + DeserializeOwned + JsonSchema + TS + Send + Sync + 'static {}
 
-impl<T> WireType for T where T: Serialize + DeserializeOwned + JsonSchema + TS + Send + Sync + 'static {}
+impl<T> WireType for T where
+    T: Serialize + DeserializeOwned + JsonSchema + TS + Send + Sync + 'static
+{
+}
 
 /// Who sends a message, and whether it expects an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -6,7 +6,9 @@
 //! TypeScript unions, `meta.json`, the runtime's dispatch table and its validators are all derived
 //! from this table by `agentwire-codegen`; no other list of methods exists.
 
-use crate::method::{Direction, Method, MethodInfo, MethodVisitor, NoParams, Notification, Request};
+use crate::method::{
+    Direction, Method, MethodInfo, MethodVisitor, NoParams, Notification, Request,
+};
 use crate::*;
 
 macro_rules! methods {

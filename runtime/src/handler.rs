@@ -1,6 +1,8 @@
 //! What a handler receives and returns, and the decoding the dispatch table relies on.
 
 use agentwire_protocol::RequestId;
+
+use crate::peer::Peer;
 use agentwire_protocol::jsonrpc::{JsonRpcErrorObject, error_codes};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -10,19 +12,20 @@ use serde::de::DeserializeOwned;
 pub struct ConnectionId(pub u64);
 
 /// Who sent a request, and which request it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct RequestContext {
-    /// The connection the request came in on.
-    pub connection: ConnectionId,
+    /// The connection the request came in on: notifications and server→client requests go
+    /// through it.
+    pub peer: Peer,
     /// The request's id, as the client sent it.
     pub request_id: RequestId,
 }
 
 /// Who sent a notification.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct NotificationContext {
     /// The connection the notification came in on.
-    pub connection: ConnectionId,
+    pub peer: Peer,
 }
 
 /// A failed request: becomes the `error` member of the response.
@@ -40,17 +43,27 @@ pub struct HandlerError {
 impl HandlerError {
     /// An error with a code and message and no data.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), data: None }
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     /// -32601: no handler for `method`.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(error_codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            error_codes::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
     }
 
     /// -32602: the params of `method` are not acceptable.
     pub fn invalid_params(method: &str, reason: impl std::fmt::Display) -> Self {
-        Self::new(error_codes::INVALID_PARAMS, format!("Invalid params for {method}: {reason}"))
+        Self::new(
+            error_codes::INVALID_PARAMS,
+            format!("Invalid params for {method}: {reason}"),
+        )
     }
 
     /// -32600: the request is not allowed now.
@@ -71,7 +84,11 @@ impl HandlerError {
 
     /// The `error` member of the response.
     pub fn to_error_object(&self) -> JsonRpcErrorObject {
-        JsonRpcErrorObject { code: self.code, message: self.message.clone(), data: self.data.clone() }
+        JsonRpcErrorObject {
+            code: self.code,
+            message: self.message.clone(),
+            data: self.data.clone(),
+        }
     }
 }
 
@@ -85,7 +102,11 @@ pub(crate) fn decode_params<T: DeserializeOwned>(
 }
 
 /// Encodes a handler's result as the response's `result` value.
-pub(crate) fn encode_result<T: Serialize>(method: &str, result: T) -> Result<serde_json::Value, HandlerError> {
-    serde_json::to_value(result)
-        .map_err(|error| HandlerError::internal(format!("encoding the result of {method} failed: {error}")))
+pub(crate) fn encode_result<T: Serialize>(
+    method: &str,
+    result: T,
+) -> Result<serde_json::Value, HandlerError> {
+    serde_json::to_value(result).map_err(|error| {
+        HandlerError::internal(format!("encoding the result of {method} failed: {error}"))
+    })
 }

@@ -1,12 +1,24 @@
 //! agentwire-runtime: moves validated, typed messages between a connection and a [`Handler`].
 //!
-//! The runtime knows nothing about agents. It owns framing, the per-connection handshake, schema
-//! validation of incoming params and routing through the generated dispatch table; the engine
-//! implements [`Handler`].
+//! The runtime knows nothing about agents. It owns framing, the per-connection handshake,
+//! schema validation of incoming params, routing through the generated dispatch table,
+//! backpressure, and server→client requests; the engine implements [`Handler`] and talks back
+//! through the [`Peer`] in each request's context.
 
+pub mod config;
+pub mod connection;
 pub mod dispatch;
+pub mod framing;
 pub mod handler;
+pub mod initialize;
+pub mod outbound;
+pub mod peer;
+pub mod server;
+pub mod stdio;
 pub mod validate;
 
+pub use config::RuntimeConfig;
 pub use dispatch::{Handler, dispatch_notification, dispatch_request};
 pub use handler::{ConnectionId, HandlerError, NotificationContext, RequestContext};
+pub use peer::{Decline, Hub, Peer, ServerRequestError};
+pub use server::Server;

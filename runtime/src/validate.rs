@@ -1,10 +1,242 @@
-//! The schema ids incoming params are validated against. The source is
-//! `generated/rust/validators.rs`, written by `agentwire-codegen`.
+//! Validation of incoming params against the method's JSON Schema.
+//!
+//! The schemas come from `generated/rust/validators.rs` (written by `agentwire-codegen`): one
+//! standalone schema per params type. Each is compiled with the `jsonschema` crate the first
+//! time its method is called, and kept.
 
-include!("../../generated/rust/validators.rs");
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
-/// The JSON pointer (into [`BUNDLE_JSON`]) of `method`'s params schema, if it has params, and
-/// whether the params may be absent.
-pub fn params_schema(method: &str) -> Option<(&'static str, bool)> {
-    PARAMS_SCHEMAS.iter().find(|(m, _, _)| *m == method).map(|(_, pointer, optional)| (*pointer, *optional))
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ValidationError, Validator};
+use serde_json::{Value, json};
+
+mod generated {
+    include!("../../generated/rust/validators.rs");
+}
+
+pub use generated::PARAMS_SCHEMAS;
+
+/// At most this many problems are reported for one request.
+const MAX_REPORTED: usize = 16;
+
+/// One thing wrong with a request's params.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamsIssue {
+    /// JSON pointer of the offending value inside `params` (`""` for `params` itself).
+    pub pointer: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+/// The params of a request do not match the method's schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamsRejected {
+    /// What is wrong, most specific first.
+    pub issues: Vec<ParamsIssue>,
+}
+
+impl ParamsRejected {
+    fn single(pointer: &str, message: impl Into<String>) -> Self {
+        Self {
+            issues: vec![ParamsIssue {
+                pointer: pointer.to_owned(),
+                message: message.into(),
+            }],
+        }
+    }
+
+    /// A one-line summary: the first issue with its pointer.
+    pub fn summary(&self) -> String {
+        match self.issues.first() {
+            Some(issue) if issue.pointer.is_empty() => issue.message.clone(),
+            Some(issue) => format!("{}: {}", issue.pointer, issue.message),
+            None => "invalid params".to_owned(),
+        }
+    }
+
+    /// The error `data`: every issue with its pointer.
+    pub fn to_data(&self, method: &str) -> Value {
+        let issues: Vec<Value> = self
+            .issues
+            .iter()
+            .map(|i| json!({ "pointer": i.pointer, "message": i.message }))
+            .collect();
+        json!({ "method": method, "errors": issues })
+    }
+}
+
+struct Entry {
+    schema: &'static str,
+    optional: bool,
+    compiled: OnceLock<Result<Validator, String>>,
+}
+
+/// The params validators of every method, compiled on first use.
+pub struct Validators {
+    entries: HashMap<&'static str, Entry>,
+}
+
+impl Default for Validators {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Validators {
+    /// Validators for every method of the generated table (nothing is compiled yet).
+    pub fn new() -> Self {
+        let entries = PARAMS_SCHEMAS
+            .iter()
+            .map(|(method, schema, optional)| {
+                (
+                    *method,
+                    Entry {
+                        schema,
+                        optional: *optional,
+                        compiled: OnceLock::new(),
+                    },
+                )
+            })
+            .collect();
+        Self { entries }
+    }
+
+    /// Compiles every validator now (for start-up checks and benchmarks).
+    pub fn compile_all(&self) -> Result<(), String> {
+        for (method, entry) in &self.entries {
+            compiled(entry).map_err(|e| format!("{method}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Checks the params of `method`; methods without params accept anything.
+    pub fn check(&self, method: &str, params: Option<&Value>) -> Result<(), ParamsRejected> {
+        let Some(entry) = self.entries.get(method) else {
+            return Ok(());
+        };
+        let params = match params {
+            None | Some(Value::Null) if entry.optional => return Ok(()),
+            None => return Err(ParamsRejected::single("", "missing `params`")),
+            Some(params) => params,
+        };
+        let validator = compiled(entry)
+            .map_err(|e| ParamsRejected::single("", format!("schema error: {e}")))?;
+        if validator.is_valid(params) {
+            return Ok(());
+        }
+        let mut issues = Vec::new();
+        for error in validator.iter_errors(params) {
+            collect(&error, &mut issues);
+            if issues.len() >= MAX_REPORTED {
+                break;
+            }
+        }
+        issues.truncate(MAX_REPORTED);
+        if issues.is_empty() {
+            issues.push(ParamsIssue {
+                pointer: String::new(),
+                message: "does not match the schema".into(),
+            });
+        }
+        Err(ParamsRejected { issues })
+    }
+}
+
+fn compiled(entry: &Entry) -> Result<&Validator, String> {
+    entry
+        .compiled
+        .get_or_init(|| {
+            let schema: Value = serde_json::from_str(entry.schema).map_err(|e| e.to_string())?;
+            jsonschema::options()
+                .should_validate_formats(false)
+                .build(&schema)
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Records an error; for a failed `oneOf`/`anyOf`, descends into the branch the value most
+/// likely meant (the one whose tag matched, else the one with the fewest complaints).
+fn collect(error: &ValidationError<'_>, out: &mut Vec<ParamsIssue>) {
+    let base = error.instance_path().as_str();
+    let context = match error.kind() {
+        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
+            Some(context)
+        }
+        _ => None,
+    };
+    if let Some(branches) = context {
+        let best = branches
+            .iter()
+            .filter(|b| !b.is_empty())
+            .min_by_key(|branch| {
+                let tag_mismatch = branch.iter().any(|e| {
+                    let path = e.instance_path().as_str();
+                    path.len() > base.len()
+                        && path.starts_with(base)
+                        && !path[base.len() + 1..].contains('/')
+                        && matches!(
+                            e.kind(),
+                            ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
+                        )
+                });
+                (tag_mismatch, branch.len())
+            });
+        if let Some(branch) = best {
+            for inner in branch {
+                collect(inner, out);
+            }
+            return;
+        }
+    }
+    out.push(ParamsIssue {
+        pointer: base.to_owned(),
+        message: error.to_string(),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_generated_schema_compiles() {
+        Validators::new()
+            .compile_all()
+            .expect("all params schemas compile");
+    }
+
+    #[test]
+    fn wrong_types_name_the_pointer() {
+        let validators = Validators::new();
+        let rejected = validators
+            .check("thread/start", Some(&json!({ "cwd": 42 })))
+            .expect_err("cwd must be a string");
+        assert_eq!(rejected.issues[0].pointer, "/cwd");
+        assert!(rejected.issues[0].message.contains("42"), "{rejected:?}");
+    }
+
+    #[test]
+    fn tagged_union_errors_come_from_the_matching_branch() {
+        let validators = Validators::new();
+        let params = json!({ "threadId": "t", "input": [{ "type": "text", "text": 7 }] });
+        let rejected = validators
+            .check("turn/start", Some(&params))
+            .expect_err("text must be a string");
+        assert!(
+            rejected.issues.iter().any(|i| i.pointer == "/input/0/text"),
+            "{rejected:?}"
+        );
+    }
+
+    #[test]
+    fn missing_and_optional_params() {
+        let validators = Validators::new();
+        assert!(validators.check("thread/list", None).is_err());
+        assert!(validators.check("thread/list", Some(&json!({}))).is_ok());
+        assert!(validators.check("account/rateLimits/read", None).is_ok());
+        assert!(validators.check("account/logout", None).is_ok());
+    }
 }

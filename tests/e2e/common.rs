@@ -10,7 +10,10 @@ pub fn repo() -> PathBuf {
 
 /// Runs the built `agentwire` binary with `args`.
 pub fn agentwire(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentwire")).args(args).output().expect("spawn agentwire")
+    Command::new(env!("CARGO_BIN_EXE_agentwire"))
+        .args(args)
+        .output()
+        .expect("spawn agentwire")
 }
 
 /// A fresh, empty temporary directory for one test.
@@ -42,5 +45,8 @@ pub fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 /// Stdout and stderr as text.
 pub fn text(output: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }

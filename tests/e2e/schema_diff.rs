@@ -6,7 +6,8 @@ use crate::common::{agentwire, repo, scratch, text};
 
 fn bundle() -> Value {
     let path = repo().join("generated/schema/json/agentwire_app_server_protocol.schemas.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("read bundle")).expect("bundle is JSON")
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read bundle"))
+        .expect("bundle is JSON")
 }
 
 /// Runs the diff of the real bundle against `edit(real bundle)`; returns (exit code, stdout).
@@ -19,10 +20,18 @@ fn diff_after(name: &str, edit: impl FnOnce(&mut Value)) -> (i32, String) {
     let new_path = dir.join("new.json");
     std::fs::write(&old_path, old.to_string()).expect("write old");
     std::fs::write(&new_path, new.to_string()).expect("write new");
-    let output = agentwire(&["schema", "diff", old_path.to_str().expect("utf-8"), new_path.to_str().expect("utf-8")]);
+    let output = agentwire(&[
+        "schema",
+        "diff",
+        old_path.to_str().expect("utf-8"),
+        new_path.to_str().expect("utf-8"),
+    ]);
     let (stdout, stderr) = text(&output);
     let _ = std::fs::remove_dir_all(dir);
-    (output.status.code().expect("exit code"), format!("{stdout}{stderr}"))
+    (
+        output.status.code().expect("exit code"),
+        format!("{stdout}{stderr}"),
+    )
 }
 
 fn definitions(bundle: &mut Value) -> &mut serde_json::Map<String, Value> {
@@ -41,22 +50,35 @@ fn removing_a_method_is_breaking() {
     let (code, out) = diff_after("method-removed", |b| {
         definitions(b).remove("ThreadArchiveRequestEnvelope");
         definitions(b).remove("ThreadArchiveResponseEnvelope");
-        let branches = b["definitions"]["ClientRequest"]["oneOf"].as_array_mut().expect("union");
+        let branches = b["definitions"]["ClientRequest"]["oneOf"]
+            .as_array_mut()
+            .expect("union");
         branches.retain(|r| r["$ref"] != "#/definitions/ThreadArchiveRequestEnvelope");
     });
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("method-removed") && out.contains("thread/archive"), "{out}");
+    assert!(
+        out.contains("method-removed") && out.contains("thread/archive"),
+        "{out}"
+    );
 }
 
 #[test]
 fn removing_a_response_field_is_breaking() {
     let (code, out) = diff_after("field-removed", |b| {
-        definitions(b)["Thread"]["properties"].as_object_mut().expect("props").remove("preview");
-        let required = b["definitions"]["Thread"]["required"].as_array_mut().expect("required");
+        definitions(b)["Thread"]["properties"]
+            .as_object_mut()
+            .expect("props")
+            .remove("preview");
+        let required = b["definitions"]["Thread"]["required"]
+            .as_array_mut()
+            .expect("required");
         required.retain(|r| r != "preview");
     });
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("field-removed") && out.contains("preview"), "{out}");
+    assert!(
+        out.contains("field-removed") && out.contains("preview"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -66,26 +88,38 @@ fn making_an_optional_param_required_is_breaking() {
         params["required"] = json!(["cwd"]);
     });
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("optional-field-made-required") && out.contains("thread/start"), "{out}");
+    assert!(
+        out.contains("optional-field-made-required") && out.contains("thread/start"),
+        "{out}"
+    );
 }
 
 #[test]
 fn removing_an_enum_value_is_breaking() {
     let (code, out) = diff_after("enum-value-removed", |b| {
-        let values = definitions(b)["SandboxMode"]["enum"].as_array_mut().expect("enum");
+        let values = definitions(b)["SandboxMode"]["enum"]
+            .as_array_mut()
+            .expect("enum");
         values.retain(|v| v != "danger-full-access");
     });
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("enum-value-removed") && out.contains("danger-full-access"), "{out}");
+    assert!(
+        out.contains("enum-value-removed") && out.contains("danger-full-access"),
+        "{out}"
+    );
 }
 
 #[test]
 fn changing_a_type_is_breaking() {
     let (code, out) = diff_after("type-changed", |b| {
-        definitions(b)["AgentMessageDeltaNotification"]["properties"]["delta"] = json!({ "type": "integer" });
+        definitions(b)["AgentMessageDeltaNotification"]["properties"]["delta"] =
+            json!({ "type": "integer" });
     });
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("type-changed") && out.contains("item/agentMessage/delta"), "{out}");
+    assert!(
+        out.contains("type-changed") && out.contains("item/agentMessage/delta"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -98,11 +132,18 @@ fn adding_a_method_and_an_optional_field_is_compatible() {
         let mut response = b["definitions"]["ThreadArchiveResponseEnvelope"].clone();
         response["x-method"] = json!("thread/pin");
         definitions(b).insert("ThreadPinResponseEnvelope".into(), response);
-        definitions(b)["ThreadStartParams"]["properties"]["color"] = json!({ "type": ["string", "null"] });
+        definitions(b)["ThreadStartParams"]["properties"]["color"] =
+            json!({ "type": ["string", "null"] });
     });
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("method-added") && out.contains("thread/pin"), "{out}");
-    assert!(out.contains("optional-field-added") && out.contains("color"), "{out}");
+    assert!(
+        out.contains("method-added") && out.contains("thread/pin"),
+        "{out}"
+    );
+    assert!(
+        out.contains("optional-field-added") && out.contains("color"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -110,17 +151,28 @@ fn json_format_reports_every_change() {
     let dir = scratch("diff-json");
     let old = bundle();
     let mut new = old.clone();
-    definitions(&mut new)["SandboxMode"]["enum"].as_array_mut().expect("enum").retain(|v| v != "read-only");
+    definitions(&mut new)["SandboxMode"]["enum"]
+        .as_array_mut()
+        .expect("enum")
+        .retain(|v| v != "read-only");
     std::fs::write(dir.join("old.json"), old.to_string()).expect("write");
     std::fs::write(dir.join("new.json"), new.to_string()).expect("write");
     let output = agentwire(&[
-        "schema", "diff", dir.join("old.json").to_str().expect("utf-8"), dir.join("new.json").to_str().expect("utf-8"), "--format", "json",
+        "schema",
+        "diff",
+        dir.join("old.json").to_str().expect("utf-8"),
+        dir.join("new.json").to_str().expect("utf-8"),
+        "--format",
+        "json",
     ]);
     let report: Value = serde_json::from_slice(&output.stdout).expect("JSON report");
     let _ = std::fs::remove_dir_all(dir);
     assert_eq!(output.status.code(), Some(1));
     let changes = report["changes"].as_array().expect("changes array");
-    assert!(changes.iter().any(|c| c["rule"] == "enum-value-removed"), "{report}");
+    assert!(
+        changes.iter().any(|c| c["rule"] == "enum-value-removed"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -130,11 +182,24 @@ fn unreadable_bundles_are_named_in_the_error() {
     let not_json = dir.join("not.json");
     std::fs::write(&not_json, "{ nope").expect("write");
     let real = repo().join("generated/schema/json");
-    let output = agentwire(&["schema", "diff", missing.to_str().expect("utf-8"), real.to_str().expect("utf-8")]);
+    let output = agentwire(&[
+        "schema",
+        "diff",
+        missing.to_str().expect("utf-8"),
+        real.to_str().expect("utf-8"),
+    ]);
     let (_, stderr) = text(&output);
     assert!(!output.status.success());
-    assert!(stderr.contains("cannot read bundle") && stderr.contains("missing.json"), "{stderr}");
-    let output = agentwire(&["schema", "diff", real.to_str().expect("utf-8"), not_json.to_str().expect("utf-8")]);
+    assert!(
+        stderr.contains("cannot read bundle") && stderr.contains("missing.json"),
+        "{stderr}"
+    );
+    let output = agentwire(&[
+        "schema",
+        "diff",
+        real.to_str().expect("utf-8"),
+        not_json.to_str().expect("utf-8"),
+    ]);
     let (_, stderr) = text(&output);
     assert!(!output.status.success());
     assert!(stderr.contains("not.json is not JSON"), "{stderr}");

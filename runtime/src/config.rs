@@ -1,0 +1,37 @@
+//! Limits and settings of the runtime.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Limits and settings shared by every connection.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// Largest message (line or frame) accepted; longer ones are refused without being buffered.
+    pub max_message_bytes: usize,
+    /// Requests accepted but not yet answered, across all connections. Past it, requests are
+    /// answered at once with -32001 `Server overloaded; retry later.`
+    pub max_in_flight_requests: usize,
+    /// Messages queued for one websocket connection before it is considered a slow reader and
+    /// disconnected.
+    pub outbound_queue_messages: usize,
+    /// How long a server→client request (an approval) waits for its answer.
+    pub server_request_timeout: Duration,
+    /// How long shutdown waits for requests in flight to finish.
+    pub shutdown_grace: Duration,
+    /// The server's home directory, reported as `codexHome` by `initialize`.
+    pub home: PathBuf,
+}
+
+impl RuntimeConfig {
+    /// The defaults, with `home` as the server's home directory.
+    pub fn new(home: PathBuf) -> Self {
+        Self {
+            max_message_bytes: 64 * 1024 * 1024,
+            max_in_flight_requests: 512,
+            outbound_queue_messages: 4096,
+            server_request_timeout: Duration::from_secs(600),
+            shutdown_grace: Duration::from_secs(5),
+            home,
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! One client connection's state: handshake, negotiated capabilities, and the server→client
+//! requests waiting for an answer.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use agentwire_protocol::RequestId;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::handler::ConnectionId;
+use crate::outbound::{Closed, Outbound};
+
+/// What the client negotiated in `initialize`.
+#[derive(Debug, Clone, Default)]
+pub struct Negotiated {
+    /// `capabilities.experimentalApi`.
+    pub experimental: bool,
+    /// `capabilities.optOutNotificationMethods`.
+    pub opted_out: HashSet<String>,
+}
+
+/// Where the handshake stands.
+#[derive(Debug, Clone)]
+pub enum Handshake {
+    /// Nothing but `initialize` is accepted yet.
+    New,
+    /// `initialize` was answered.
+    Initialized(Arc<Negotiated>),
+}
+
+/// How the client answered a server→client request.
+#[derive(Debug, Clone)]
+pub enum ClientAnswer {
+    /// `{"result": …}`.
+    Result(Value),
+    /// `{"error": …}`.
+    Error(Value),
+}
+
+/// A connection, shared by its transport and by whoever sends to it.
+pub struct Connection {
+    id: ConnectionId,
+    outbound: Box<dyn Outbound>,
+    handshake: Mutex<Handshake>,
+    next_request_id: AtomicI64,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientAnswer>>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // No code holding these locks can panic half-way; recover the data if one ever did.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Connection {
+    /// A new connection that has not completed the handshake.
+    pub fn new(id: ConnectionId, outbound: Box<dyn Outbound>) -> Self {
+        Self {
+            id,
+            outbound,
+            handshake: Mutex::new(Handshake::New),
+            next_request_id: AtomicI64::new(0),
+            pending: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The connection's id.
+    pub fn id(&self) -> ConnectionId {
+        self.id
+    }
+
+    /// Sends one message.
+    pub fn send(&self, message: Vec<u8>) -> Result<(), Closed> {
+        self.outbound.send(message)
+    }
+
+    /// Closes the connection and fails every server→client request still waiting on it.
+    pub fn close(&self) {
+        self.outbound.close();
+        lock(&self.pending).clear();
+    }
+
+    /// What was negotiated, once initialized.
+    pub fn negotiated(&self) -> Option<Arc<Negotiated>> {
+        match &*lock(&self.handshake) {
+            Handshake::Initialized(n) => Some(n.clone()),
+            Handshake::New => None,
+        }
+    }
+
+    /// Completes the handshake; `false` if it was already complete.
+    pub fn initialize(&self, negotiated: Negotiated) -> bool {
+        let mut handshake = lock(&self.handshake);
+        match *handshake {
+            Handshake::Initialized(_) => false,
+            Handshake::New => {
+                *handshake = Handshake::Initialized(Arc::new(negotiated));
+                true
+            }
+        }
+    }
+
+    /// Whether a notification of `method` may be sent here.
+    pub fn wants_notification(&self, method: &str, experimental: bool) -> bool {
+        match self.negotiated() {
+            Some(n) => (!experimental || n.experimental) && !n.opted_out.contains(method),
+            None => false,
+        }
+    }
+
+    /// Registers a server→client request and returns its id and the receiver of its answer.
+    pub fn register_request(&self) -> (RequestId, oneshot::Receiver<ClientAnswer>) {
+        let id = RequestId::Integer(self.next_request_id.fetch_add(1, Ordering::Relaxed));
+        let (sender, receiver) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), sender);
+        (id, receiver)
+    }
+
+    /// Forgets a server→client request (answered elsewhere, timed out or cancelled).
+    pub fn forget_request(&self, id: &RequestId) {
+        lock(&self.pending).remove(id);
+    }
+
+    /// Delivers the client's answer to a server→client request; `false` if no request with that
+    /// id is waiting.
+    pub fn answer(&self, id: &RequestId, answer: ClientAnswer) -> bool {
+        match lock(&self.pending).remove(id) {
+            Some(sender) => sender.send(answer).is_ok(),
+            None => false,
+        }
+    }
+}

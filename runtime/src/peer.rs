@@ -1,0 +1,272 @@
+//! What the engine uses to talk back: notifications to one connection or to all, and
+//! server→client requests (approvals) with ids, a timeout and cancellation.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use agentwire_protocol::method::{Method, Notification, Request};
+use agentwire_protocol::methods::ServerRequestResolved;
+use agentwire_protocol::{
+    ApplyPatchApprovalResponse, CommandExecutionApprovalDecision,
+    CommandExecutionRequestApprovalResponse, ExecCommandApprovalResponse,
+    FileChangeApprovalDecision, FileChangeRequestApprovalResponse, RequestId, ReviewDecision,
+    ServerRequestResolvedNotification,
+};
+use serde_json::Value;
+
+use crate::connection::{ClientAnswer, Connection};
+use crate::handler::ConnectionId;
+use crate::outbound::{Outbound, notification_message, request_message};
+
+/// Every open connection; shared by the transports, the server and every [`Peer`].
+pub struct Hub {
+    connections: Mutex<HashMap<ConnectionId, Arc<Connection>>>,
+    next_connection: AtomicU64,
+    request_timeout: Duration,
+}
+
+impl Hub {
+    /// An empty hub whose server→client requests time out after `request_timeout`.
+    pub fn new(request_timeout: Duration) -> Self {
+        Self {
+            connections: Mutex::new(HashMap::new()),
+            next_connection: AtomicU64::new(1),
+            request_timeout,
+        }
+    }
+
+    fn connections(&self) -> std::sync::MutexGuard<'_, HashMap<ConnectionId, Arc<Connection>>> {
+        self.connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Opens a connection over `outbound`.
+    pub fn open(&self, outbound: Box<dyn Outbound>) -> Arc<Connection> {
+        let id = ConnectionId(self.next_connection.fetch_add(1, Ordering::Relaxed));
+        let connection = Arc::new(Connection::new(id, outbound));
+        self.connections().insert(id, connection.clone());
+        connection
+    }
+
+    /// Closes a connection and forgets it.
+    pub fn close(&self, id: ConnectionId) {
+        if let Some(connection) = self.connections().remove(&id) {
+            connection.close();
+        }
+    }
+
+    /// How many connections are open.
+    pub fn len(&self) -> usize {
+        self.connections().len()
+    }
+
+    /// Whether no connection is open.
+    pub fn is_empty(&self) -> bool {
+        self.connections().is_empty()
+    }
+
+    /// Sends a notification to every initialized connection that wants it.
+    pub fn broadcast<M: Notification>(&self, params: &M::Params) {
+        let connections: Vec<Arc<Connection>> = self.connections().values().cloned().collect();
+        let mut message = None;
+        for connection in connections {
+            if connection.wants_notification(M::NAME, M::EXPERIMENTAL) {
+                let bytes = message
+                    .get_or_insert_with(|| notification_message(M::NAME, params))
+                    .clone();
+                if connection.send(bytes).is_err() {
+                    self.close(connection.id());
+                }
+            }
+        }
+    }
+}
+
+/// Why a server→client request has no usable answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ServerRequestError {
+    /// The connection closed before the client answered.
+    #[error("the connection closed before the client answered")]
+    Closed,
+    /// The client did not answer in time.
+    #[error("the client did not answer within {0:?}")]
+    TimedOut(Duration),
+    /// The client answered with an error.
+    #[error("the client answered with an error: {0}")]
+    Client(Value),
+    /// The client's answer does not match the method's result type.
+    #[error("the client's answer is malformed: {0}")]
+    Malformed(String),
+}
+
+/// Answers that mean "no": what an approval resolves to when the client's answer is missing,
+/// late, malformed or an error.
+pub trait Decline {
+    /// The refusal, with the reason (logged, and shown where the type carries text).
+    fn decline(reason: &str) -> Self;
+}
+
+impl Decline for CommandExecutionRequestApprovalResponse {
+    fn decline(_: &str) -> Self {
+        Self {
+            decision: CommandExecutionApprovalDecision::Decline,
+        }
+    }
+}
+
+impl Decline for FileChangeRequestApprovalResponse {
+    fn decline(_: &str) -> Self {
+        Self {
+            decision: FileChangeApprovalDecision::Decline,
+        }
+    }
+}
+
+impl Decline for ExecCommandApprovalResponse {
+    fn decline(reason: &str) -> Self {
+        Self {
+            decision: ReviewDecision::Denied {
+                rejection: reason.to_owned(),
+            },
+        }
+    }
+}
+
+impl Decline for ApplyPatchApprovalResponse {
+    fn decline(reason: &str) -> Self {
+        Self {
+            decision: ReviewDecision::Denied {
+                rejection: reason.to_owned(),
+            },
+        }
+    }
+}
+
+/// One connection, as seen by the engine.
+#[derive(Clone)]
+pub struct Peer {
+    hub: Arc<Hub>,
+    connection: Arc<Connection>,
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer")
+            .field("connection", &self.connection.id())
+            .finish()
+    }
+}
+
+/// Forgets a pending server→client request when its future is dropped (cancellation).
+struct PendingGuard<'a> {
+    connection: &'a Connection,
+    id: RequestId,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        self.connection.forget_request(&self.id);
+    }
+}
+
+impl Peer {
+    /// The peer of `connection`.
+    pub fn new(hub: Arc<Hub>, connection: Arc<Connection>) -> Self {
+        Self { hub, connection }
+    }
+
+    /// The connection's id.
+    pub fn connection_id(&self) -> ConnectionId {
+        self.connection.id()
+    }
+
+    /// Every connection.
+    pub fn hub(&self) -> &Arc<Hub> {
+        &self.hub
+    }
+
+    /// Sends a notification to this connection, unless it is not initialized, lacks the
+    /// experimental capability for an experimental method, or opted out of `M`. Returns whether
+    /// it was sent.
+    pub fn notify<M: Notification>(&self, params: &M::Params) -> bool {
+        if !self.connection.wants_notification(M::NAME, M::EXPERIMENTAL) {
+            return false;
+        }
+        if self
+            .connection
+            .send(notification_message(M::NAME, params))
+            .is_err()
+        {
+            self.hub.close(self.connection.id());
+            return false;
+        }
+        true
+    }
+
+    /// Sends the request `M` to the client and waits for its answer, at most the configured
+    /// timeout. Dropping the returned future cancels the request. Once settled, either way,
+    /// `serverRequest/resolved` is sent.
+    pub async fn request<M: Request>(
+        &self,
+        params: &M::Params,
+    ) -> Result<M::Response, ServerRequestError> {
+        let (id, answer) = self.connection.register_request();
+        let guard = PendingGuard {
+            connection: &self.connection,
+            id: id.clone(),
+        };
+        let outcome = self.exchange::<M>(&id, params, answer).await;
+        drop(guard);
+        let thread_id = serde_json::to_value(params)
+            .ok()
+            .and_then(|p| p.get("threadId").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_default();
+        self.notify::<ServerRequestResolved>(&ServerRequestResolvedNotification {
+            thread_id,
+            request_id: id,
+        });
+        outcome
+    }
+
+    async fn exchange<M: Request>(
+        &self,
+        id: &RequestId,
+        params: &M::Params,
+        answer: tokio::sync::oneshot::Receiver<ClientAnswer>,
+    ) -> Result<M::Response, ServerRequestError> {
+        if self
+            .connection
+            .send(request_message(id, M::NAME, params))
+            .is_err()
+        {
+            self.hub.close(self.connection.id());
+            return Err(ServerRequestError::Closed);
+        }
+        let timeout = self.hub.request_timeout;
+        match tokio::time::timeout(timeout, answer).await {
+            Err(_) => Err(ServerRequestError::TimedOut(timeout)),
+            Ok(Err(_)) => Err(ServerRequestError::Closed),
+            Ok(Ok(ClientAnswer::Error(error))) => Err(ServerRequestError::Client(error)),
+            Ok(Ok(ClientAnswer::Result(result))) => serde_json::from_value(result)
+                .map_err(|e| ServerRequestError::Malformed(e.to_string())),
+        }
+    }
+
+    /// [`Peer::request`] for approvals: anything but a well-formed answer declines, and is
+    /// logged.
+    pub async fn request_or_decline<M: Request>(&self, params: &M::Params) -> M::Response
+    where
+        M::Response: Decline,
+    {
+        match self.request::<M>(params).await {
+            Ok(response) => response,
+            Err(error) => {
+                tracing::warn!(method = <M as Method>::NAME, connection = self.connection.id().0, %error, "server request declined");
+                M::Response::decline(&error.to_string())
+            }
+        }
+    }
+}
