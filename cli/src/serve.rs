@@ -1,23 +1,43 @@
 //! `agentwire app-server`: serve the protocol.
 
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use agentwire_engine::{Engine, EngineConfig};
+use agentwire_runtime::auth::BearerAuth;
+use agentwire_runtime::listen::{Listen, default_unix_socket};
+use agentwire_runtime::ws::{WsListener, termination_signal};
 use agentwire_runtime::{RuntimeConfig, Server};
 use clap::Args;
 
 /// How to serve.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Where to listen: `stdio://` (one JSON message per line on stdin/stdout).
+    /// Where to listen: `stdio://` (one JSON message per line on stdin/stdout), `ws://IP:PORT`
+    /// (websocket, one message per text frame; port 0 picks a free port), `unix://` (the same over
+    /// `$AGENTWIRE_HOME/app-server-control/app-server.sock`), `unix://PATH`, or `off`.
     #[arg(long, value_name = "URL", default_value = "stdio://")]
-    listen: String,
+    listen: Listen,
     /// Largest message accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
     max_message_bytes: usize,
     /// Requests accepted but not yet answered before new ones get -32001.
     #[arg(long, value_name = "N", default_value_t = 512)]
     max_in_flight: usize,
+    /// Messages queued for one websocket connection; a peer that stops reading is disconnected
+    /// when its queue is full.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    outbound_queue: usize,
+    /// ws:// and unix://: require `Authorization: Bearer <token>`, the token being this file's
+    /// contents without surrounding whitespace.
+    #[arg(long, value_name = "PATH", conflicts_with = "ws_auth_token_sha256")]
+    ws_auth_token_file: Option<PathBuf>,
+    /// ws:// and unix://: require `Authorization: Bearer <token>` for the token whose SHA-256 is
+    /// HEX (64 hexadecimal digits).
+    #[arg(long, value_name = "HEX")]
+    ws_auth_token_sha256: Option<String>,
 }
 
 /// Runs the server until its transport ends.
@@ -27,18 +47,76 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     let mut config = RuntimeConfig::new(engine_config.home.clone());
     config.max_message_bytes = args.max_message_bytes;
     config.max_in_flight_requests = args.max_in_flight.max(1);
+    config.outbound_queue_messages = args.outbound_queue.max(1);
+    let auth = auth(&args)?;
+    match &args.listen {
+        Listen::Ws(addr) => return serve_socket(Bind::Tcp(*addr), auth, engine_config, config),
+        Listen::Unix(path) => {
+            let path = path
+                .clone()
+                .unwrap_or_else(|| default_unix_socket(&config.home));
+            return serve_socket(Bind::Unix(path), auth, engine_config, config);
+        }
+        Listen::Stdio | Listen::Off => {}
+    }
+    if auth.is_some() {
+        return Err(
+            "--ws-auth-token-file and --ws-auth-token-sha256 apply to ws:// and unix:// only"
+                .to_owned(),
+        );
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let server = Server::new(Engine::new(engine_config), config, runtime.handle().clone());
-    match args.listen.as_str() {
-        "stdio://" | "stdio" => serve_stdio(&server, runtime),
-        "off" => Ok(ExitCode::SUCCESS),
-        other => Err(format!(
-            "unsupported --listen {other:?}: expected stdio:// or off"
-        )),
+    match args.listen {
+        Listen::Off => Ok(ExitCode::SUCCESS),
+        _ => serve_stdio(&server, runtime),
     }
+}
+
+fn auth(args: &ServeArgs) -> Result<Option<BearerAuth>, String> {
+    let auth = match (&args.ws_auth_token_file, &args.ws_auth_token_sha256) {
+        (Some(path), _) => Some(BearerAuth::from_token_file(path)),
+        (None, Some(hex)) => Some(BearerAuth::from_sha256_hex(hex)),
+        (None, None) => None,
+    };
+    auth.transpose().map_err(|e| e.to_string())
+}
+
+/// Where a socket transport binds.
+enum Bind {
+    Tcp(SocketAddr),
+    Unix(PathBuf),
+}
+
+/// `ws://` and `unix://`: serves until SIGINT or SIGTERM, then shuts down in order.
+fn serve_socket(
+    bind: Bind,
+    auth: Option<BearerAuth>,
+    engine_config: EngineConfig,
+    config: RuntimeConfig,
+) -> Result<ExitCode, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let server = Server::new(Engine::new(engine_config), config, runtime.handle().clone());
+    let result = runtime.block_on(async {
+        let shutdown = termination_signal();
+        let listener = match bind {
+            Bind::Tcp(addr) => WsListener::bind_tcp(addr, auth).await,
+            Bind::Unix(path) => WsListener::bind_unix(&path, auth).await,
+        }
+        .map_err(|e| e.to_string())?;
+        listener
+            .serve(server, shutdown)
+            .await
+            .map_err(|e| format!("serving failed: {e}"))
+    });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    result.map(|()| ExitCode::SUCCESS)
 }
 
 fn serve_stdio(

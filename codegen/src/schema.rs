@@ -110,8 +110,9 @@ pub fn collect(surface: Surface) -> Collected {
     }
     add_unions(&mut definitions, &collector.methods);
 
-    if !surface.is_experimental() {
-        for schema in definitions.values_mut().chain(mcp_definitions.values_mut()) {
+    for schema in definitions.values_mut().chain(mcp_definitions.values_mut()) {
+        const_to_enum(schema);
+        if !surface.is_experimental() {
             strip_experimental_fields(schema);
         }
     }
@@ -244,7 +245,7 @@ fn add_envelopes(definitions: &mut Map<String, Value>, entry: &MethodEntry) {
     }
     properties.insert(
         "method".into(),
-        json!({ "type": "string", "const": entry.name }),
+        json!({ "type": "string", "enum": [entry.name] }),
     );
     required.push("method");
     match &entry.params {
@@ -321,6 +322,30 @@ fn add_unions(definitions: &mut Map<String, Value>, methods: &[MethodEntry]) {
             name.into(),
             json!({ "description": doc, "oneOf": branches }),
         );
+    }
+}
+
+/// Writes `const: v` as `enum: [v]`, recursively: the same constraint, in the form the reference
+/// bundle uses and that more generators understand (typify ignores `const` on members).
+fn const_to_enum(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            if let Some(value) = object.remove("const") {
+                object.insert("enum".into(), Value::Array(vec![value]));
+            }
+            for (key, value) in object.iter_mut() {
+                // Property names are data, not keywords: a property called `const` stays.
+                if key == "properties" {
+                    if let Value::Object(properties) = value {
+                        properties.values_mut().for_each(const_to_enum);
+                    }
+                } else {
+                    const_to_enum(value);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(const_to_enum),
+        _ => {}
     }
 }
 

@@ -2,10 +2,18 @@
 //!
 //! It implements the generated [`Handler`] trait; it never parses JSON-RPC itself. Methods it
 //! does not implement yet answer "method not found" through the trait's defaults.
+//!
+//! Threads and their persistence live in the `threads` module: one append-only JSONL rollout
+//! per thread under `$AGENTWIRE_HOME/sessions/` (moved to `archived_sessions/` on archive) and
+//! a SQLite index, `$AGENTWIRE_HOME/state.sqlite`, rebuilt from the rollouts whenever it is
+//! missing or corrupt.
+
+mod handler;
+mod threads;
 
 use std::path::PathBuf;
 
-use agentwire_runtime::Handler;
+pub use threads::meta::ThreadDefaults;
 
 /// The engine's settings.
 #[derive(Debug, Clone)]
@@ -30,12 +38,22 @@ impl EngineConfig {
 #[derive(Debug)]
 pub struct Engine {
     config: EngineConfig,
+    threads: threads::Threads,
 }
 
 impl Engine {
-    /// An engine with `config`.
+    /// An engine with `config` and the built-in thread defaults. Opens the thread storage
+    /// under `config.home`: creates it if needed, and rebuilds the index from the rollouts if
+    /// it is missing or corrupt. A storage failure is logged; thread requests then answer with
+    /// the reason.
     pub fn new(config: EngineConfig) -> Self {
-        Self { config }
+        Self::with_defaults(config, ThreadDefaults::default())
+    }
+
+    /// An engine whose new threads get `defaults` for the settings clients leave out.
+    pub fn with_defaults(config: EngineConfig, defaults: ThreadDefaults) -> Self {
+        let threads = threads::Threads::open(&config.home, defaults);
+        Self { config, threads }
     }
 
     /// Its settings.
@@ -43,5 +61,3 @@ impl Engine {
         &self.config
     }
 }
-
-impl Handler for Engine {}

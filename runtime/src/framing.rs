@@ -1,7 +1,7 @@
 //! Newline-delimited framing with a size limit: one JSON message per line.
 //!
-//! The framer never holds more than the limit: a line that grows past it is dropped as it
-//! arrives, and reported once its end is seen.
+//! The framer never holds more than the limit (plus the `\r` of a CRLF ending): a line that
+//! grows past it is dropped as it arrives, and reported once its end is seen.
 
 /// What the framer found in the input.
 #[derive(Debug, PartialEq, Eq)]
@@ -10,7 +10,7 @@ pub enum FrameEvent<'a> {
     Message(&'a [u8]),
     /// A line longer than the limit was dropped; `bytes` is its length.
     TooLarge {
-        /// How long the dropped line was.
+        /// How long the dropped line was (without the newline, with a `\r` before it).
         bytes: usize,
     },
 }
@@ -56,7 +56,8 @@ impl LineFramer {
                 self.emit(segment, &mut on_event);
                 continue;
             }
-            if self.buffer.len() + segment.len() > self.limit {
+            // A line of `limit` bytes may still be waiting for the `\n` after its `\r`.
+            if self.buffer.len() + segment.len() > self.limit + 1 {
                 let dropped = self.buffer.len() + segment.len();
                 self.buffer = Vec::new();
                 if complete {
@@ -77,6 +78,11 @@ impl LineFramer {
         }
     }
 
+    /// How many bytes of an unfinished line the framer holds now.
+    pub fn buffered(&self) -> usize {
+        self.buffer.len()
+    }
+
     /// Ends the input: a last line without a newline is still a message.
     pub fn finish(&mut self, mut on_event: impl FnMut(FrameEvent<'_>)) {
         if let Some(bytes) = self.discarding.take() {
@@ -87,10 +93,10 @@ impl LineFramer {
         }
     }
 
-    fn emit(&self, line: &[u8], on_event: &mut impl FnMut(FrameEvent<'_>)) {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+    fn emit(&self, raw: &[u8], on_event: &mut impl FnMut(FrameEvent<'_>)) {
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         if line.len() > self.limit {
-            on_event(FrameEvent::TooLarge { bytes: line.len() });
+            on_event(FrameEvent::TooLarge { bytes: raw.len() });
         } else if !line.iter().all(u8::is_ascii_whitespace) {
             on_event(FrameEvent::Message(line));
         }
@@ -144,5 +150,12 @@ mod tests {
     #[test]
     fn exactly_the_limit_is_accepted() {
         assert_eq!(frames(3, &[b"abc\nabcd\n"]), ["abc", "<too large: 4>"]);
+    }
+
+    #[test]
+    fn crlf_lines_at_the_limit_do_not_depend_on_chunking() {
+        let whole = frames(3, &[b"abc\r\nabcd\r\n"]);
+        assert_eq!(whole, ["abc", "<too large: 5>"]);
+        assert_eq!(frames(3, &[b"ab", b"c\r", b"\nabc", b"d\r\n"]), whole);
     }
 }

@@ -5,17 +5,20 @@
 //! backpressure, and server→client requests; the engine implements [`Handler`] and talks back
 //! through the [`Peer`] in each request's context.
 
+pub mod auth;
 pub mod config;
 pub mod connection;
 pub mod dispatch;
 pub mod framing;
 pub mod handler;
 pub mod initialize;
+pub mod listen;
 pub mod outbound;
 pub mod peer;
 pub mod server;
 pub mod stdio;
 pub mod validate;
+pub mod ws;
 
 pub use config::RuntimeConfig;
 pub use dispatch::{Handler, dispatch_notification, dispatch_request};

@@ -127,7 +127,7 @@ fn adding_a_method_and_an_optional_field_is_compatible() {
     let (code, out) = diff_after("compatible", |b| {
         let mut envelope = b["definitions"]["ThreadArchiveRequestEnvelope"].clone();
         envelope["x-method"] = json!("thread/pin");
-        envelope["properties"]["method"]["const"] = json!("thread/pin");
+        envelope["properties"]["method"]["enum"] = json!(["thread/pin"]);
         definitions(b).insert("ThreadPinRequestEnvelope".into(), envelope);
         let mut response = b["definitions"]["ThreadArchiveResponseEnvelope"].clone();
         response["x-method"] = json!("thread/pin");

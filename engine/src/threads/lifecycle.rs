@@ -1,0 +1,442 @@
+//! The requests that create, load or change a thread: `thread/start`, `thread/resume`,
+//! `thread/fork`, `thread/archive`, `thread/unarchive` and `thread/name/set`, with their
+//! notifications.
+
+use std::sync::{Arc, Mutex};
+
+use agentwire_protocol::methods::{
+    ThreadArchived, ThreadNameUpdated, ThreadStarted, ThreadStatusChanged, ThreadUnarchived,
+};
+use agentwire_protocol::{
+    AbsolutePathBuf, SessionSource, ThreadArchiveParams, ThreadArchiveResponse,
+    ThreadArchivedNotification, ThreadForkParams, ThreadForkResponse, ThreadHistoryMode,
+    ThreadNameUpdatedNotification, ThreadResumeParams, ThreadResumeResponse, ThreadSetNameParams,
+    ThreadSetNameResponse, ThreadStartParams, ThreadStartResponse, ThreadStartedNotification,
+    ThreadStatus, ThreadStatusChangedNotification, ThreadUnarchiveParams, ThreadUnarchiveResponse,
+    ThreadUnarchivedNotification, Turn, TurnStatus,
+};
+use agentwire_runtime::Peer;
+
+use super::error::ThreadError;
+use super::meta::{
+    CLI_VERSION, SettingsOverrides, ThreadMeta, ThreadSettings, ThreadSummary, new_id, now,
+};
+use super::paths::{move_rollout, rollout_name};
+use super::rollout::{RolloutRecord, RolloutWriter, settle_dangling};
+use super::{LoadedThread, Place, Threads, after_response, lock};
+
+/// Longest thread name accepted, in bytes.
+const MAX_NAME_BYTES: usize = 1024;
+
+impl Threads {
+    /// `thread/start`: creates a thread, persists it unless ephemeral, loads it, and sends
+    /// `thread/started` to the caller.
+    pub(crate) fn start(
+        &self,
+        peer: &Peer,
+        params: ThreadStartParams,
+    ) -> Result<ThreadStartResponse, ThreadError> {
+        let overrides = SettingsOverrides {
+            model: params.model,
+            model_provider: params.model_provider,
+            service_tier: params.service_tier,
+            cwd: params.cwd,
+            approval_policy: params.approval_policy,
+            approvals_reviewer: params.approvals_reviewer,
+            sandbox: params.sandbox,
+            config: params.config,
+            base_instructions: params.base_instructions,
+            developer_instructions: params.developer_instructions,
+        };
+        let mut meta = self.new_meta(ThreadSettings::new(&self.defaults, overrides));
+        meta.thread_source = params.thread_source;
+        meta.service_name = params.service_name;
+        let summary = ThreadSummary::new(meta, params.ephemeral.unwrap_or(false));
+        let thread = self.create(summary, Vec::new())?;
+        let settings = thread.summary.meta.settings.clone();
+        let wire = thread.to_thread(false);
+        self.insert(thread);
+        announce_start(peer, wire.clone());
+        Ok(ThreadStartResponse {
+            thread: wire,
+            model: settings.model,
+            model_provider: settings.model_provider,
+            service_tier: settings.service_tier,
+            reasoning_effort: settings.reasoning_effort,
+            cwd: AbsolutePathBuf(settings.cwd),
+            approval_policy: settings.approval_policy,
+            approvals_reviewer: settings.approvals_reviewer,
+            sandbox: settings.sandbox,
+            instruction_sources: Vec::new(),
+            disabled_plugin_ids: Vec::new(),
+        })
+    }
+
+    /// `thread/resume`: loads a persisted thread (or joins it if loaded), applying overrides.
+    pub(crate) fn resume(
+        &self,
+        peer: &Peer,
+        params: ThreadResumeParams,
+    ) -> Result<ThreadResumeResponse, ThreadError> {
+        let include_turns = !params.exclude_turns.unwrap_or(false);
+        let overrides = SettingsOverrides {
+            model: params.model,
+            model_provider: params.model_provider,
+            service_tier: params.service_tier,
+            cwd: params.cwd,
+            approval_policy: params.approval_policy,
+            approvals_reviewer: params.approvals_reviewer,
+            sandbox: params.sandbox,
+            config: params.config,
+            base_instructions: params.base_instructions,
+            developer_instructions: params.developer_instructions,
+        };
+        let thread = match self.loaded(&params.thread_id) {
+            Some(thread) => thread,
+            None => {
+                let thread = self.load(&params.thread_id, overrides)?;
+                let id = params.thread_id.clone();
+                let hub = peer.hub().clone();
+                after_response(move || {
+                    hub.broadcast::<ThreadStatusChanged>(&ThreadStatusChangedNotification {
+                        thread_id: id,
+                        status: ThreadStatus::Idle,
+                    });
+                });
+                thread
+            }
+        };
+        let thread = lock(&thread);
+        let settings = thread.summary.meta.settings.clone();
+        Ok(ThreadResumeResponse {
+            thread: thread.to_thread(include_turns),
+            model: settings.model,
+            model_provider: settings.model_provider,
+            service_tier: settings.service_tier,
+            reasoning_effort: settings.reasoning_effort,
+            collaboration_mode: None,
+            cwd: AbsolutePathBuf(settings.cwd),
+            approval_policy: settings.approval_policy,
+            approvals_reviewer: settings.approvals_reviewer,
+            sandbox: settings.sandbox,
+            instruction_sources: Vec::new(),
+            disabled_plugin_ids: Vec::new(),
+            turns_backwards_cursor: None,
+            items_backwards_cursor: None,
+        })
+    }
+
+    /// Loads persisted thread `id`: reads its rollout, settles turns a crash left running,
+    /// applies `overrides` and opens the rollout for appending.
+    fn load(
+        &self,
+        id: &str,
+        overrides: SettingsOverrides,
+    ) -> Result<Arc<Mutex<LoadedThread>>, ThreadError> {
+        let row = self.lookup(id)?;
+        if row.archived {
+            return Err(ThreadError::Conflict(format!(
+                "thread {id} is archived; unarchive it before resuming"
+            )));
+        }
+        let replayed = self.read_rollout(&row)?;
+        let path = self.layout.rollout(false, &row.relative);
+        let writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
+        let mut turns = replayed.turns;
+        let at = now();
+        let mut records: Vec<RolloutRecord> = settle_dangling(&mut turns)
+            .into_iter()
+            .map(|turn| RolloutRecord::turn_completed(turn, at))
+            .collect();
+        let mut summary = replayed.summary;
+        if summary.meta.settings.apply(overrides) {
+            records.push(RolloutRecord::Settings {
+                at,
+                settings: summary.meta.settings.clone(),
+            });
+        }
+        let mut thread = LoadedThread {
+            summary,
+            place: Some(Place {
+                relative: row.relative,
+                writer,
+            }),
+            turns,
+            status: ThreadStatus::Idle,
+        };
+        if records.is_empty() {
+            self.sync_index(&thread);
+        } else {
+            thread.append(self, &records, at)?;
+        }
+        Ok(self.insert(thread))
+    }
+
+    /// `thread/fork`: copies a thread's finished turns (up to `lastTurnId`) into a new thread,
+    /// loads it and sends `thread/started` to the caller.
+    pub(crate) fn fork(
+        &self,
+        peer: &Peer,
+        params: ThreadForkParams,
+    ) -> Result<ThreadForkResponse, ThreadError> {
+        let (source, turns) = self.snapshot(&params.thread_id)?;
+        let mut turns: Vec<Turn> = turns
+            .into_iter()
+            .filter(|t| t.status != TurnStatus::InProgress)
+            .collect();
+        if let Some(last) = &params.last_turn_id {
+            let Some(position) = turns.iter().position(|t| &t.id == last) else {
+                return Err(ThreadError::InvalidParams(format!(
+                    "lastTurnId: {last} is not a finished turn of thread {}",
+                    params.thread_id
+                )));
+            };
+            turns.truncate(position + 1);
+        }
+        let mut settings = source.meta.settings.clone();
+        settings.apply(SettingsOverrides {
+            model: params.model,
+            model_provider: params.model_provider,
+            service_tier: params.service_tier,
+            cwd: params.cwd,
+            approval_policy: params.approval_policy,
+            approvals_reviewer: params.approvals_reviewer,
+            sandbox: params.sandbox,
+            config: params.config,
+            base_instructions: params.base_instructions,
+            developer_instructions: params.developer_instructions,
+        });
+        let mut meta = self.new_meta(settings);
+        meta.thread_source = params.thread_source;
+        meta.forked_from_id = Some(source.meta.id.clone());
+        meta.git_info = source.meta.git_info.clone();
+        meta.history_mode = source.meta.history_mode;
+        let mut summary = ThreadSummary::new(meta, params.ephemeral.unwrap_or(false));
+        summary.note_turns(&turns);
+        let thread = self.create(summary, turns)?;
+        let settings = thread.summary.meta.settings.clone();
+        let wire = thread.to_thread(!params.exclude_turns.unwrap_or(false));
+        let announced = thread.to_thread(false);
+        self.insert(thread);
+        announce_start(peer, announced);
+        Ok(ThreadForkResponse {
+            thread: wire,
+            model: settings.model,
+            model_provider: settings.model_provider,
+            service_tier: settings.service_tier,
+            reasoning_effort: settings.reasoning_effort,
+            cwd: AbsolutePathBuf(settings.cwd),
+            approval_policy: settings.approval_policy,
+            approvals_reviewer: settings.approvals_reviewer,
+            sandbox: settings.sandbox,
+            instruction_sources: Vec::new(),
+            disabled_plugin_ids: Vec::new(),
+        })
+    }
+
+    /// The summary and turns of thread `id`, loaded or not; turns a crash left running read as
+    /// interrupted.
+    pub(crate) fn snapshot(&self, id: &str) -> Result<(ThreadSummary, Vec<Turn>), ThreadError> {
+        if let Some(thread) = self.loaded(id) {
+            let thread = lock(&thread);
+            return Ok((thread.summary.clone(), thread.turns.clone()));
+        }
+        let row = self.lookup(id)?;
+        let mut replayed = self.read_rollout(&row)?;
+        settle_dangling(&mut replayed.turns);
+        Ok((replayed.summary, replayed.turns))
+    }
+
+    /// `thread/archive`: moves a persisted thread's rollout to the archive, unloading it first
+    /// if loaded; broadcasts `thread/archived`.
+    pub(crate) fn archive(
+        &self,
+        peer: &Peer,
+        params: ThreadArchiveParams,
+    ) -> Result<ThreadArchiveResponse, ThreadError> {
+        let id = params.thread_id;
+        let loaded = self.loaded(&id);
+        if let Some(thread) = &loaded {
+            let thread = lock(thread);
+            if thread.place.is_none() {
+                return Err(ThreadError::Conflict(format!(
+                    "thread {id} is ephemeral and cannot be archived"
+                )));
+            }
+            if matches!(thread.status, ThreadStatus::Active { .. }) {
+                return Err(ThreadError::Conflict(format!(
+                    "thread {id} is running a turn; interrupt it before archiving"
+                )));
+            }
+        }
+        let mut row = self.lookup(&id)?;
+        if row.archived {
+            return Err(ThreadError::Conflict(format!(
+                "thread {id} is already archived"
+            )));
+        }
+        move_rollout(&self.layout, &row.relative, true)?;
+        let was_loaded = lock(&self.loaded).remove(&id).is_some();
+        row.archived = true;
+        self.index()?.upsert(&row)?;
+        let hub = peer.hub().clone();
+        after_response(move || {
+            if was_loaded {
+                hub.broadcast::<ThreadStatusChanged>(&ThreadStatusChangedNotification {
+                    thread_id: id.clone(),
+                    status: ThreadStatus::NotLoaded,
+                });
+            }
+            hub.broadcast::<ThreadArchived>(&ThreadArchivedNotification { thread_id: id });
+        });
+        Ok(ThreadArchiveResponse {})
+    }
+
+    /// `thread/unarchive`: moves an archived rollout back; broadcasts `thread/unarchived`.
+    pub(crate) fn unarchive(
+        &self,
+        peer: &Peer,
+        params: ThreadUnarchiveParams,
+    ) -> Result<ThreadUnarchiveResponse, ThreadError> {
+        let id = params.thread_id;
+        let mut row = self.lookup(&id)?;
+        if !row.archived {
+            return Err(ThreadError::Conflict(format!(
+                "thread {id} is not archived"
+            )));
+        }
+        move_rollout(&self.layout, &row.relative, false)?;
+        row.archived = false;
+        self.index()?.upsert(&row)?;
+        let thread = row.summary.to_thread(
+            ThreadStatus::NotLoaded,
+            Some(self.path_of(&row)),
+            Vec::new(),
+        );
+        let hub = peer.hub().clone();
+        after_response(move || {
+            hub.broadcast::<ThreadUnarchived>(&ThreadUnarchivedNotification { thread_id: id });
+        });
+        Ok(ThreadUnarchiveResponse { thread })
+    }
+
+    /// `thread/name/set`: records the new name (an empty one clears it); broadcasts
+    /// `thread/name/updated`.
+    pub(crate) fn set_name(
+        &self,
+        peer: &Peer,
+        params: ThreadSetNameParams,
+    ) -> Result<ThreadSetNameResponse, ThreadError> {
+        let id = params.thread_id;
+        let name = params.name.trim();
+        if name.len() > MAX_NAME_BYTES {
+            return Err(ThreadError::InvalidParams(format!(
+                "name: longer than {MAX_NAME_BYTES} bytes"
+            )));
+        }
+        let name = (!name.is_empty()).then(|| name.to_owned());
+        let at = now();
+        let record = RolloutRecord::Name {
+            at,
+            name: name.clone(),
+        };
+        if let Some(thread) = self.loaded(&id) {
+            let mut thread = lock(&thread);
+            thread.summary.name = name.clone();
+            thread.append(self, &[record], at)?;
+        } else {
+            let mut row = self.lookup(&id)?;
+            let replayed = self.read_rollout(&row)?;
+            let path = self.layout.rollout(row.archived, &row.relative);
+            let mut writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
+            row.stamp = writer.append(&[record])?;
+            row.summary = replayed.summary;
+            row.summary.name = name.clone();
+            row.summary.updated_at = row.summary.updated_at.max(at);
+            self.index()?.upsert(&row)?;
+        }
+        let hub = peer.hub().clone();
+        after_response(move || {
+            hub.broadcast::<ThreadNameUpdated>(&ThreadNameUpdatedNotification {
+                thread_id: id,
+                thread_name: name,
+            });
+        });
+        Ok(ThreadSetNameResponse {})
+    }
+
+    /// Metadata for a new thread with `settings`, created now.
+    fn new_meta(&self, settings: ThreadSettings) -> ThreadMeta {
+        let id = new_id();
+        ThreadMeta {
+            session_id: id.clone(),
+            id,
+            created_at: now(),
+            cli_version: CLI_VERSION.to_owned(),
+            // What the reference records for app-server clients.
+            source: SessionSource::Vscode,
+            thread_source: None,
+            originator: None,
+            service_name: None,
+            forked_from_id: None,
+            parent_thread_id: None,
+            agent_nickname: None,
+            agent_role: None,
+            git_info: None,
+            history_mode: ThreadHistoryMode::Legacy,
+            settings,
+        }
+    }
+
+    /// A new loaded thread with `turns`; its rollout is created (with the turns) unless it is
+    /// ephemeral.
+    pub(super) fn create(
+        &self,
+        summary: ThreadSummary,
+        turns: Vec<Turn>,
+    ) -> Result<LoadedThread, ThreadError> {
+        let place = if summary.ephemeral {
+            None
+        } else {
+            // Fail before touching the disk if the index is unusable.
+            drop(self.index()?);
+            let meta = &summary.meta;
+            let relative = rollout_name(meta.created_at, &meta.id);
+            let path = self.layout.rollout(false, &relative);
+            let mut writer = RolloutWriter::create(&path, meta)?;
+            let records: Vec<RolloutRecord> = turns
+                .iter()
+                .flat_map(|turn| RolloutRecord::for_turn(turn, meta.created_at))
+                .collect();
+            if !records.is_empty() {
+                writer.append(&records)?;
+            }
+            Some(Place { relative, writer })
+        };
+        let thread = LoadedThread {
+            summary,
+            place,
+            turns,
+            status: ThreadStatus::Idle,
+        };
+        self.sync_index(&thread);
+        Ok(thread)
+    }
+
+    /// Adds a loaded thread to the map; returns it (or the one already there).
+    pub(super) fn insert(&self, thread: LoadedThread) -> Arc<Mutex<LoadedThread>> {
+        let id = thread.summary.meta.id.clone();
+        lock(&self.loaded)
+            .entry(id)
+            .or_insert_with(|| Arc::new(Mutex::new(thread)))
+            .clone()
+    }
+}
+
+/// Sends `thread/started` for `thread` (with no turns) to the caller once it has its answer.
+fn announce_start(peer: &Peer, thread: agentwire_protocol::Thread) {
+    let peer = peer.clone();
+    after_response(move || {
+        peer.notify::<ThreadStarted>(&ThreadStartedNotification { thread });
+    });
+}

@@ -1,0 +1,199 @@
+//! The requests that only look: `thread/read`, `thread/list` and `thread/loaded/list`.
+//!
+//! `thread/list` is answered from the index alone (one prepared, keyset-paginated query; no
+//! rollout is read), so it stays cheap however many threads there are.
+
+use agentwire_protocol::{
+    SortDirection, ThreadListCwdFilter, ThreadListParams, ThreadListResponse,
+    ThreadLoadedListParams, ThreadLoadedListResponse, ThreadReadParams, ThreadReadResponse,
+    ThreadSortKey, ThreadSourceKind, ThreadStatus,
+};
+
+use super::cursor::{Cursor, SortColumn};
+use super::error::ThreadError;
+use super::index::PageQuery;
+use super::rollout::settle_dangling;
+use super::{Threads, lock};
+
+/// Page size when the client sends no `limit`.
+const DEFAULT_PAGE: u32 = 25;
+/// Largest page served; a larger `limit` is cut down to it.
+const MAX_PAGE: u32 = 500;
+/// Most ids accepted in `includedThreadIds` / `excludedThreadIds`.
+const MAX_ID_FILTER: usize = 100;
+
+impl Threads {
+    /// `thread/read`: a thread's metadata and, with `includeTurns`, its turns. Does not load
+    /// the thread.
+    pub(crate) fn read(&self, params: ThreadReadParams) -> Result<ThreadReadResponse, ThreadError> {
+        let include_turns = params.include_turns.unwrap_or(false);
+        if let Some(thread) = self.loaded(&params.thread_id) {
+            return Ok(ThreadReadResponse {
+                thread: lock(&thread).to_thread(include_turns),
+            });
+        }
+        let row = self.lookup(&params.thread_id)?;
+        let path = Some(self.path_of(&row));
+        let thread = if include_turns {
+            let mut replayed = self.read_rollout(&row)?;
+            settle_dangling(&mut replayed.turns);
+            replayed
+                .summary
+                .to_thread(ThreadStatus::NotLoaded, path, replayed.turns)
+        } else {
+            row.summary
+                .to_thread(ThreadStatus::NotLoaded, path, Vec::new())
+        };
+        Ok(ThreadReadResponse { thread })
+    }
+
+    /// `thread/list`: one page of persisted threads from the index.
+    pub(crate) fn list(&self, params: ThreadListParams) -> Result<ThreadListResponse, ThreadError> {
+        let column = match params.sort_key {
+            None | Some(ThreadSortKey::CreatedAt) | Some(ThreadSortKey::SectionPosition) => {
+                SortColumn::CreatedAt
+            }
+            Some(ThreadSortKey::UpdatedAt) | Some(ThreadSortKey::RecencyAt) => {
+                SortColumn::UpdatedAt
+            }
+        };
+        let descending = params.sort_direction != Some(SortDirection::Asc);
+        let limit = params.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE) as usize;
+        let after = match &params.cursor {
+            None => None,
+            Some(text) => {
+                let cursor = Cursor::decode(text, column)
+                    .map_err(|e| ThreadError::InvalidParams(format!("cursor: {e}")))?;
+                Some((cursor.value, cursor.id))
+            }
+        };
+        if params.originators.as_ref().is_some_and(|o| !o.is_empty()) {
+            return Err(ThreadError::InvalidParams(
+                "originators: filtering by originator is not supported by a local server"
+                    .to_owned(),
+            ));
+        }
+        for (name, ids) in [
+            ("includedThreadIds", &params.included_thread_ids),
+            ("excludedThreadIds", &params.excluded_thread_ids),
+        ] {
+            if ids.as_ref().is_some_and(|ids| ids.len() > MAX_ID_FILTER) {
+                return Err(ThreadError::InvalidParams(format!(
+                    "{name}: more than {MAX_ID_FILTER} ids"
+                )));
+            }
+        }
+        if params.section_id.is_some() {
+            // No thread is filed in a section on this server.
+            return Ok(ThreadListResponse {
+                data: Vec::new(),
+                next_cursor: None,
+                backwards_cursor: None,
+            });
+        }
+        let query = PageQuery {
+            archived: params.archived.unwrap_or(false),
+            column: Some(column),
+            descending,
+            after,
+            source_kinds: source_kinds(params.source_kinds.as_deref()),
+            cwds: match params.cwd {
+                None => Vec::new(),
+                Some(ThreadListCwdFilter::Text(cwd)) => vec![cwd],
+                Some(ThreadListCwdFilter::List(cwds)) => cwds,
+            },
+            providers: params.model_providers.unwrap_or_default(),
+            search: params
+                .search_term
+                .filter(|t| !t.is_empty())
+                .map(|t| t.to_lowercase()),
+            included: params.included_thread_ids,
+            excluded: params.excluded_thread_ids.unwrap_or_default(),
+            limit: limit + 1,
+        };
+        let mut rows = self.index()?.page(&query)?;
+        let more = rows.len() > limit;
+        rows.truncate(limit);
+        let position = |row: &super::index::IndexRow| {
+            let value = match column {
+                SortColumn::CreatedAt => row.summary.meta.created_at,
+                SortColumn::UpdatedAt => row.summary.updated_at,
+            };
+            Cursor {
+                column,
+                value,
+                id: row.summary.meta.id.clone(),
+            }
+            .encode()
+        };
+        let next_cursor = if more {
+            rows.last().map(position)
+        } else {
+            None
+        };
+        let backwards_cursor = rows.first().map(position);
+        let data = rows
+            .iter()
+            .map(|row| {
+                row.summary.to_thread(
+                    self.status_of(&row.summary.meta.id),
+                    Some(self.path_of(row)),
+                    Vec::new(),
+                )
+            })
+            .collect();
+        Ok(ThreadListResponse {
+            data,
+            next_cursor,
+            backwards_cursor,
+        })
+    }
+
+    /// `thread/loaded/list`: the ids of loaded threads in id (creation) order, paged.
+    pub(crate) fn loaded_list(&self, params: ThreadLoadedListParams) -> ThreadLoadedListResponse {
+        let mut ids: Vec<String> = lock(&self.loaded).keys().cloned().collect();
+        ids.sort_unstable();
+        if let Some(cursor) = &params.cursor {
+            ids.retain(|id| id > cursor);
+        }
+        let limit = params.limit.map_or(usize::MAX, |l| l.max(1) as usize);
+        let next_cursor = (ids.len() > limit).then(|| ids[limit - 1].clone());
+        ids.truncate(limit);
+        ThreadLoadedListResponse {
+            data: ids,
+            next_cursor,
+        }
+    }
+}
+
+/// The index source kinds a `sourceKinds` filter selects; absent or empty selects the
+/// interactive kinds (`cli`, `vscode`).
+fn source_kinds(kinds: Option<&[ThreadSourceKind]>) -> Vec<&'static str> {
+    let kinds = match kinds {
+        Some(kinds) if !kinds.is_empty() => kinds,
+        _ => return vec!["cli", "vscode"],
+    };
+    let mut names = Vec::new();
+    for kind in kinds {
+        names.extend_from_slice(match kind {
+            ThreadSourceKind::Cli => &["cli"][..],
+            ThreadSourceKind::Vscode => &["vscode"],
+            ThreadSourceKind::Exec => &["exec"],
+            ThreadSourceKind::AppServer => &["appServer"],
+            ThreadSourceKind::SubAgent => &[
+                "subAgentReview",
+                "subAgentCompact",
+                "subAgentThreadSpawn",
+                "subAgentOther",
+            ],
+            ThreadSourceKind::SubAgentReview => &["subAgentReview"],
+            ThreadSourceKind::SubAgentCompact => &["subAgentCompact"],
+            ThreadSourceKind::SubAgentThreadSpawn => &["subAgentThreadSpawn"],
+            ThreadSourceKind::SubAgentOther => &["subAgentOther"],
+            ThreadSourceKind::Unknown => &["unknown"],
+        });
+    }
+    names.sort_unstable();
+    names.dedup();
+    names
+}

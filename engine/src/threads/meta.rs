@@ -1,0 +1,318 @@
+//! What the engine knows about a thread besides its turns: the metadata fixed at creation
+//! ([`ThreadMeta`]), the settings it runs with ([`ThreadSettings`]), and the changing summary
+//! the index and `thread/list` show ([`ThreadSummary`]).
+
+use std::collections::BTreeMap;
+
+use agentwire_protocol::{
+    AbsolutePathBuf, ApprovalsReviewer, AskForApproval, GitInfo, ReasoningEffort, SandboxMode,
+    SandboxPolicy, SessionSource, Thread, ThreadHistoryMode, ThreadItemKind, ThreadSource,
+    ThreadStatus, Turn, UserInput,
+};
+use serde::{Deserialize, Serialize};
+
+/// The version of the server software, recorded as a thread's `cliVersion`.
+pub(crate) const CLI_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The settings a new thread gets when the client leaves them out. The configuration layer
+/// fills these from `config.toml`; [`Default`] gives the built-in values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadDefaults {
+    /// Model slug.
+    pub model: String,
+    /// Model provider id.
+    pub model_provider: String,
+    /// Approval policy.
+    pub approval_policy: AskForApproval,
+    /// Who answers approval requests.
+    pub approvals_reviewer: ApprovalsReviewer,
+    /// Sandbox mode.
+    pub sandbox: SandboxMode,
+}
+
+impl Default for ThreadDefaults {
+    fn default() -> Self {
+        Self {
+            model: "gpt-5.1-codex".to_owned(),
+            model_provider: "openai".to_owned(),
+            approval_policy: AskForApproval::OnRequest,
+            approvals_reviewer: ApprovalsReviewer::User,
+            sandbox: SandboxMode::ReadOnly,
+        }
+    }
+}
+
+/// The full policy for a coarse sandbox mode.
+pub(crate) fn sandbox_policy(mode: SandboxMode) -> SandboxPolicy {
+    match mode {
+        SandboxMode::ReadOnly => SandboxPolicy::ReadOnly {
+            network_access: false,
+        },
+        SandboxMode::WorkspaceWrite => SandboxPolicy::WorkspaceWrite {
+            writable_roots: Vec::new(),
+            network_access: false,
+            exclude_tmpdir_env_var: false,
+            exclude_slash_tmp: false,
+        },
+        SandboxMode::DangerFullAccess => SandboxPolicy::DangerFullAccess,
+    }
+}
+
+/// The settings a thread runs with. Stored in the rollout's first record and replaced by a
+/// `settings` record whenever `thread/resume` or `thread/fork` overrides them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ThreadSettings {
+    pub model: String,
+    pub model_provider: String,
+    #[serde(default)]
+    pub service_tier: Option<String>,
+    #[serde(default)]
+    pub reasoning_effort: Option<ReasoningEffort>,
+    /// Absolute working directory.
+    pub cwd: String,
+    pub approval_policy: AskForApproval,
+    pub approvals_reviewer: ApprovalsReviewer,
+    pub sandbox: SandboxPolicy,
+    #[serde(default)]
+    pub base_instructions: Option<String>,
+    #[serde(default)]
+    pub developer_instructions: Option<String>,
+    /// Configuration overrides (dotted key paths → values) the client sent.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub config: BTreeMap<String, serde_json::Value>,
+}
+
+/// What a client may override when it starts, resumes or forks a thread; `None` keeps the
+/// current (or default) value.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SettingsOverrides {
+    pub model: Option<String>,
+    pub model_provider: Option<String>,
+    pub service_tier: Option<String>,
+    pub cwd: Option<String>,
+    pub approval_policy: Option<AskForApproval>,
+    pub approvals_reviewer: Option<ApprovalsReviewer>,
+    pub sandbox: Option<SandboxMode>,
+    pub config: Option<BTreeMap<String, serde_json::Value>>,
+    pub base_instructions: Option<String>,
+    pub developer_instructions: Option<String>,
+}
+
+impl ThreadSettings {
+    /// The settings of a new thread: `overrides` over `defaults`.
+    pub(crate) fn new(defaults: &ThreadDefaults, overrides: SettingsOverrides) -> Self {
+        let mut settings = Self {
+            model: defaults.model.clone(),
+            model_provider: defaults.model_provider.clone(),
+            service_tier: None,
+            reasoning_effort: None,
+            cwd: absolute_cwd(None),
+            approval_policy: defaults.approval_policy.clone(),
+            approvals_reviewer: defaults.approvals_reviewer,
+            sandbox: sandbox_policy(defaults.sandbox),
+            base_instructions: None,
+            developer_instructions: None,
+            config: BTreeMap::new(),
+        };
+        settings.apply(overrides);
+        settings
+    }
+
+    /// Applies `overrides`; returns whether anything changed.
+    pub(crate) fn apply(&mut self, overrides: SettingsOverrides) -> bool {
+        let before = self.clone();
+        if let Some(model) = overrides.model {
+            self.model = model;
+        }
+        if let Some(provider) = overrides.model_provider {
+            self.model_provider = provider;
+        }
+        if let Some(tier) = overrides.service_tier {
+            self.service_tier = Some(tier);
+        }
+        if overrides.cwd.is_some() {
+            self.cwd = absolute_cwd(overrides.cwd.as_deref());
+        }
+        if let Some(policy) = overrides.approval_policy {
+            self.approval_policy = policy;
+        }
+        if let Some(reviewer) = overrides.approvals_reviewer {
+            self.approvals_reviewer = reviewer;
+        }
+        if let Some(mode) = overrides.sandbox {
+            self.sandbox = sandbox_policy(mode);
+        }
+        if let Some(config) = overrides.config {
+            self.config = config;
+        }
+        if let Some(text) = overrides.base_instructions {
+            self.base_instructions = Some(text);
+        }
+        if let Some(text) = overrides.developer_instructions {
+            self.developer_instructions = Some(text);
+        }
+        *self != before
+    }
+}
+
+/// `cwd` made absolute against the server's working directory; the server's working directory
+/// when `cwd` is absent. Not resolved through symlinks: the directory need not exist.
+fn absolute_cwd(cwd: Option<&str>) -> String {
+    let base = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
+    let path = match cwd {
+        Some(cwd) => base.join(cwd),
+        None => base,
+    };
+    std::path::absolute(&path)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// What is fixed when a thread is created: the first record of its rollout.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ThreadMeta {
+    pub id: String,
+    pub session_id: String,
+    /// Unix seconds.
+    pub created_at: i64,
+    pub cli_version: String,
+    pub source: SessionSource,
+    #[serde(default)]
+    pub thread_source: Option<ThreadSource>,
+    #[serde(default)]
+    pub originator: Option<String>,
+    #[serde(default)]
+    pub service_name: Option<String>,
+    #[serde(default)]
+    pub forked_from_id: Option<String>,
+    #[serde(default)]
+    pub parent_thread_id: Option<String>,
+    #[serde(default)]
+    pub agent_nickname: Option<String>,
+    #[serde(default)]
+    pub agent_role: Option<String>,
+    #[serde(default)]
+    pub git_info: Option<GitInfo>,
+    #[serde(default)]
+    pub history_mode: ThreadHistoryMode,
+    /// The settings at creation; later `settings` records replace them.
+    pub settings: ThreadSettings,
+}
+
+/// A thread's current state apart from its turns and runtime status: what the index holds and
+/// `thread/list` shows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ThreadSummary {
+    /// Creation metadata, with the current settings.
+    pub meta: ThreadMeta,
+    pub name: Option<String>,
+    /// The first user message's text; `""` before any.
+    pub preview: String,
+    /// Unix seconds of the last change.
+    pub updated_at: i64,
+    pub ephemeral: bool,
+}
+
+impl ThreadSummary {
+    /// The summary of a thread just created from `meta`.
+    pub(crate) fn new(meta: ThreadMeta, ephemeral: bool) -> Self {
+        Self {
+            updated_at: meta.created_at,
+            meta,
+            name: None,
+            preview: String::new(),
+            ephemeral,
+        }
+    }
+
+    /// Takes the preview from `item` if there is none yet and the item is a user message.
+    pub(crate) fn note_item(&mut self, kind: &ThreadItemKind) {
+        if self.preview.is_empty()
+            && let Some(text) = user_message_text(kind)
+        {
+            self.preview = text;
+        }
+    }
+
+    /// Takes the preview from the first user message of `turns` if there is none yet.
+    pub(crate) fn note_turns(&mut self, turns: &[Turn]) {
+        for item in turns.iter().flat_map(|t| &t.items) {
+            if !self.preview.is_empty() {
+                return;
+            }
+            self.note_item(&item.kind);
+        }
+    }
+
+    /// The wire form, with `status`, the rollout's absolute `path` and `turns`.
+    pub(crate) fn to_thread(
+        &self,
+        status: ThreadStatus,
+        path: Option<String>,
+        turns: Vec<Turn>,
+    ) -> Thread {
+        let meta = &self.meta;
+        Thread {
+            id: meta.id.clone(),
+            session_id: meta.session_id.clone(),
+            name: self.name.clone(),
+            preview: self.preview.clone(),
+            status,
+            source: meta.source.clone(),
+            thread_source: meta.thread_source.clone(),
+            originator: meta.originator.clone(),
+            cwd: AbsolutePathBuf(meta.settings.cwd.clone()),
+            cli_version: meta.cli_version.clone(),
+            model_provider: meta.settings.model_provider.clone(),
+            model: Some(meta.settings.model.clone()),
+            reasoning_effort: meta.settings.reasoning_effort.clone(),
+            ephemeral: self.ephemeral,
+            history_mode: meta.history_mode,
+            created_at: meta.created_at,
+            updated_at: self.updated_at,
+            recency_at: Some(self.updated_at),
+            forked_from_id: meta.forked_from_id.clone(),
+            parent_thread_id: meta.parent_thread_id.clone(),
+            agent_nickname: meta.agent_nickname.clone(),
+            agent_role: meta.agent_role.clone(),
+            project_id: None,
+            section: None,
+            section_entered_at: None,
+            git_info: meta.git_info.clone(),
+            path,
+            turns,
+        }
+    }
+}
+
+/// The text of a user message item (its text parts, joined by newlines); `None` for other
+/// items and for messages without text.
+fn user_message_text(kind: &ThreadItemKind) -> Option<String> {
+    let ThreadItemKind::UserMessage { content, .. } = kind else {
+        return None;
+    };
+    let text: Vec<&str> = content
+        .iter()
+        .filter_map(|part| match part {
+            UserInput::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let text = text.join("\n");
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// Now, in Unix seconds.
+pub(crate) fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// A fresh thread, turn or item id: a UUIDv7 string.
+pub(crate) fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}

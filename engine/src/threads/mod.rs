@@ -1,0 +1,201 @@
+//! Threads: creating, loading, copying, reading, listing, naming and archiving them, and
+//! keeping them on disk.
+//!
+//! A persisted thread is one append-only rollout file (see [`rollout`] for the format and the
+//! fsync policy) plus a row in the SQLite index (see [`index`]); `ephemeral` threads live only
+//! in memory. A *loaded* thread is held in memory with its turns, its runtime status and an open
+//! rollout writer; the turn engine records its progress through the methods in [`recording`].
+//!
+//! Module map: [`meta`] (metadata, settings, summary), [`rollout`] (records, replay, writer),
+//! [`paths`] (layout and read checks), [`index`] (SQLite), [`cursor`] (list cursors),
+//! [`lifecycle`] (start, resume, fork, archive, unarchive, name), [`list`] (read, list,
+//! loaded list), [`error`].
+
+pub(crate) mod cursor;
+pub(crate) mod error;
+pub(crate) mod index;
+pub(crate) mod lifecycle;
+pub(crate) mod list;
+pub(crate) mod meta;
+pub(crate) mod paths;
+pub(crate) mod recording;
+pub(crate) mod rollout;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use agentwire_protocol::{Thread, ThreadStatus, Turn};
+
+use error::ThreadError;
+use index::{Index, IndexRow};
+use meta::{ThreadDefaults, ThreadSummary};
+use paths::Layout;
+use rollout::{Replayed, RolloutRecord, RolloutWriter, replay};
+
+/// Every thread the engine knows: the loaded ones in memory, the persisted ones on disk.
+#[derive(Debug)]
+pub(crate) struct Threads {
+    layout: Layout,
+    defaults: ThreadDefaults,
+    /// The index, or why it could not be opened (then every persisted operation fails).
+    index: Result<Mutex<Index>, String>,
+    loaded: Mutex<HashMap<String, Arc<Mutex<LoadedThread>>>>,
+}
+
+/// A thread held in memory.
+#[derive(Debug)]
+pub(crate) struct LoadedThread {
+    summary: ThreadSummary,
+    /// Where it is persisted; `None` for an ephemeral thread.
+    place: Option<Place>,
+    turns: Vec<Turn>,
+    status: ThreadStatus,
+}
+
+/// The rollout of a loaded, persisted thread.
+#[derive(Debug)]
+struct Place {
+    /// Relative to the live root (loaded threads are never archived).
+    relative: PathBuf,
+    writer: RolloutWriter,
+}
+
+/// Locks `mutex`, recovering the data if a holder panicked (no holder leaves it half-changed).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs `task` after the answer to the current request has been sent: the runtime sends the
+/// answer as soon as the handler's future completes, and `task` is queued behind it. Used for
+/// the notifications the reference server sends after its answer (`thread/started` …).
+fn after_response(task: impl FnOnce() + Send + 'static) {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => drop(handle.spawn(async move { task() })),
+        Err(_) => task(),
+    }
+}
+
+impl Threads {
+    /// Opens the threads under `home`: creates the folders, opens (or rebuilds) the index and
+    /// reconciles it with the rollouts. A failure is logged and kept: the engine still serves,
+    /// and persisted-thread requests answer with the reason.
+    pub(crate) fn open(home: &Path, defaults: ThreadDefaults) -> Self {
+        let layout = Layout::new(home);
+        let index = paths::create_private_dirs(layout.home())
+            .map_err(|e| format!("cannot create {}: {e}", layout.home().display()))
+            .and_then(|()| {
+                Index::open(&layout.index_file(), &layout)
+                    .map_err(|e| format!("cannot open the thread index: {e}"))
+            })
+            .map(Mutex::new);
+        if let Err(error) = &index {
+            tracing::error!(home = %layout.home().display(), error, "thread storage unavailable");
+        }
+        Self {
+            layout,
+            defaults,
+            index,
+            loaded: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn index(&self) -> Result<MutexGuard<'_, Index>, ThreadError> {
+        match &self.index {
+            Ok(index) => Ok(lock(index)),
+            Err(error) => Err(ThreadError::Storage(error.clone())),
+        }
+    }
+
+    /// The loaded thread `id`, if it is loaded.
+    fn loaded(&self, id: &str) -> Option<Arc<Mutex<LoadedThread>>> {
+        lock(&self.loaded).get(id).cloned()
+    }
+
+    /// The runtime status of thread `id`: `notLoaded` unless it is loaded.
+    fn status_of(&self, id: &str) -> ThreadStatus {
+        self.loaded(id)
+            .map_or(ThreadStatus::NotLoaded, |t| lock(&t).status.clone())
+    }
+
+    /// The index row of persisted thread `id`.
+    fn lookup(&self, id: &str) -> Result<IndexRow, ThreadError> {
+        self.index()?
+            .get(id)?
+            .ok_or_else(|| ThreadError::NotFound(id.to_owned()))
+    }
+
+    /// Reads the rollout of `row` back.
+    fn read_rollout(&self, row: &IndexRow) -> Result<Replayed, ThreadError> {
+        let path = self.layout.rollout(row.archived, &row.relative);
+        let (file, _) = self
+            .layout
+            .open_checked(&path)
+            .map_err(|e| ThreadError::Storage(format!("cannot read {}: {e}", path.display())))?;
+        Ok(replay(file, &path)?)
+    }
+
+    /// The absolute rollout path of `row`, as reported in `Thread.path`.
+    fn path_of(&self, row: &IndexRow) -> String {
+        self.layout
+            .rollout(row.archived, &row.relative)
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// Writes the index row of a loaded thread. A failure is logged, not returned: the rollout
+    /// is already durable, and the next start's reconciliation repairs the row.
+    fn sync_index(&self, thread: &LoadedThread) {
+        let Some(place) = &thread.place else {
+            return;
+        };
+        let stamp = match place.writer.stamp() {
+            Ok(stamp) => stamp,
+            Err(error) => {
+                tracing::warn!(id = thread.summary.meta.id, %error, "cannot stat rollout");
+                Default::default()
+            }
+        };
+        let row = IndexRow {
+            summary: thread.summary.clone(),
+            relative: place.relative.clone(),
+            archived: false,
+            stamp,
+        };
+        if let Err(error) = self.index().and_then(|i| Ok(i.upsert(&row)?)) {
+            tracing::warn!(id = thread.summary.meta.id, %error, "thread index not updated");
+        }
+    }
+}
+
+impl LoadedThread {
+    /// Appends `records` to the rollout (a no-op for ephemeral threads), stamps `at` as the
+    /// last change and updates the index.
+    fn append(
+        &mut self,
+        threads: &Threads,
+        records: &[RolloutRecord],
+        at: i64,
+    ) -> Result<(), ThreadError> {
+        if let Some(place) = &mut self.place {
+            place.writer.append(records)?;
+        }
+        self.summary.updated_at = self.summary.updated_at.max(at);
+        threads.sync_index(self);
+        Ok(())
+    }
+
+    /// The wire form; `turns` only when `include_turns`.
+    fn to_thread(&self, include_turns: bool) -> Thread {
+        let path = self
+            .place
+            .as_ref()
+            .map(|p| p.writer.path().to_string_lossy().into_owned());
+        let turns = if include_turns {
+            self.turns.clone()
+        } else {
+            Vec::new()
+        };
+        self.summary.to_thread(self.status.clone(), path, turns)
+    }
+}

@@ -1,0 +1,283 @@
+//! What the turn engine uses to record a turn's progress on a loaded thread and to move the
+//! thread between statuses. Each recording method writes (and fsyncs) one rollout record, then
+//! updates the in-memory turns and the index; see [`super::rollout`] for what survives a crash.
+
+#![allow(
+    dead_code,
+    reason = "entry points of the turn engine (turn/start), which lands next; exercised by the tests below"
+)]
+
+use agentwire_protocol::methods::ThreadStatusChanged;
+use agentwire_protocol::{ThreadItem, ThreadStatus, ThreadStatusChangedNotification, Turn};
+use agentwire_runtime::Hub;
+
+use super::error::ThreadError;
+use super::meta::{ThreadSettings, now};
+use super::rollout::{RolloutRecord, put_item, started_turn};
+use super::{LoadedThread, Threads, lock};
+
+impl Threads {
+    /// Runs `change` on loaded thread `id`.
+    fn with_loaded<T>(
+        &self,
+        id: &str,
+        change: impl FnOnce(&mut LoadedThread) -> Result<T, ThreadError>,
+    ) -> Result<T, ThreadError> {
+        let thread = self.loaded(id).ok_or_else(|| {
+            ThreadError::Conflict(format!("thread {id} is not loaded; resume it first"))
+        })?;
+        let mut thread = lock(&thread);
+        change(&mut thread)
+    }
+
+    /// Records that `turn` began on thread `thread_id` (its items are recorded one by one).
+    pub(crate) fn record_turn_started(
+        &self,
+        thread_id: &str,
+        turn: &Turn,
+    ) -> Result<(), ThreadError> {
+        self.with_loaded(thread_id, |thread| {
+            if thread.turns.iter().any(|t| t.id == turn.id) {
+                return Err(ThreadError::Conflict(format!(
+                    "turn {} already exists on thread {thread_id}",
+                    turn.id
+                )));
+            }
+            let at = now();
+            let record = RolloutRecord::TurnStarted {
+                at,
+                turn_id: turn.id.clone(),
+                root_turn_id: turn.root_turn_id.clone(),
+                started_at: turn.started_at,
+            };
+            thread.append(self, &[record], at)?;
+            thread.turns.push(started_turn(
+                turn.id.clone(),
+                turn.root_turn_id.clone(),
+                turn.started_at,
+            ));
+            Ok(())
+        })
+    }
+
+    /// Records `item` of turn `turn_id` in its final state (an item recorded again with the
+    /// same id replaces the earlier one). The first user message becomes the preview.
+    pub(crate) fn record_item_completed(
+        &self,
+        thread_id: &str,
+        turn_id: &str,
+        item: &ThreadItem,
+    ) -> Result<(), ThreadError> {
+        self.with_loaded(thread_id, |thread| {
+            if !thread.turns.iter().any(|t| t.id == turn_id) {
+                return Err(ThreadError::Conflict(format!(
+                    "turn {turn_id} has not started on thread {thread_id}"
+                )));
+            }
+            let at = now();
+            let record = RolloutRecord::ItemCompleted {
+                at,
+                turn_id: turn_id.to_owned(),
+                item: item.clone(),
+            };
+            thread.summary.note_item(&item.kind);
+            thread.append(self, &[record], at)?;
+            if let Some(turn) = thread.turns.iter_mut().rev().find(|t| t.id == turn_id) {
+                put_item(turn, item.clone());
+            }
+            Ok(())
+        })
+    }
+
+    /// Records that `turn` ended: its status, error, end time and duration (its items were
+    /// recorded already).
+    pub(crate) fn record_turn_completed(
+        &self,
+        thread_id: &str,
+        turn: &Turn,
+    ) -> Result<(), ThreadError> {
+        self.with_loaded(thread_id, |thread| {
+            let Some(stored) = thread.turns.iter_mut().rev().find(|t| t.id == turn.id) else {
+                return Err(ThreadError::Conflict(format!(
+                    "turn {} has not started on thread {thread_id}",
+                    turn.id
+                )));
+            };
+            stored.status = turn.status;
+            stored.error = turn.error.clone();
+            stored.completed_at = turn.completed_at;
+            stored.duration_ms = turn.duration_ms;
+            let at = now();
+            thread.append(self, &[RolloutRecord::turn_completed(turn, at)], at)
+        })
+    }
+
+    /// The turns of thread `id`, loaded or not, oldest first.
+    pub(crate) fn turns(&self, id: &str) -> Result<Vec<Turn>, ThreadError> {
+        self.snapshot(id).map(|(_, turns)| turns)
+    }
+
+    /// The settings loaded thread `id` runs with.
+    pub(crate) fn settings(&self, id: &str) -> Result<ThreadSettings, ThreadError> {
+        self.with_loaded(id, |thread| Ok(thread.summary.meta.settings.clone()))
+    }
+
+    /// The runtime status of thread `id` (`notLoaded` when it is not loaded).
+    pub(crate) fn status(&self, id: &str) -> ThreadStatus {
+        self.status_of(id)
+    }
+
+    /// Sets the status of loaded thread `id`; when it changes, broadcasts
+    /// `thread/status/changed` through `hub`.
+    pub(crate) fn set_status(
+        &self,
+        hub: &Hub,
+        id: &str,
+        status: ThreadStatus,
+    ) -> Result<(), ThreadError> {
+        let changed = self.with_loaded(id, |thread| {
+            let changed = thread.status != status;
+            thread.status = status.clone();
+            Ok(changed)
+        })?;
+        if changed {
+            hub.broadcast::<ThreadStatusChanged>(&ThreadStatusChangedNotification {
+                thread_id: id.to_owned(),
+                status,
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use agentwire_protocol::{
+        ThreadItemKind, ThreadListParams, ThreadReadParams, TurnStatus, UserInput,
+    };
+
+    use super::*;
+    use crate::threads::meta::{SettingsOverrides, ThreadDefaults, ThreadMeta, ThreadSummary};
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("agentwire-engine-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn user_item(id: &str, text: &str) -> ThreadItem {
+        ThreadItem {
+            kind: ThreadItemKind::UserMessage {
+                id: id.to_owned(),
+                content: vec![UserInput::Text {
+                    text: text.to_owned(),
+                    text_elements: Vec::new(),
+                }],
+                client_id: None,
+            },
+            started_at_ms: Some(1),
+            completed_at_ms: Some(2),
+        }
+    }
+
+    /// A persisted, loaded thread created without a connection.
+    fn start(threads: &Threads) -> String {
+        let meta = ThreadMeta {
+            id: crate::threads::meta::new_id(),
+            session_id: String::new(),
+            created_at: now(),
+            cli_version: "test".to_owned(),
+            source: agentwire_protocol::SessionSource::Vscode,
+            thread_source: None,
+            originator: None,
+            service_name: None,
+            forked_from_id: None,
+            parent_thread_id: None,
+            agent_nickname: None,
+            agent_role: None,
+            git_info: None,
+            history_mode: Default::default(),
+            settings: ThreadSettings::new(&ThreadDefaults::default(), SettingsOverrides::default()),
+        };
+        let id = meta.id.clone();
+        let thread = threads
+            .create(ThreadSummary::new(meta, false), Vec::new())
+            .expect("thread created");
+        threads.insert(thread);
+        id
+    }
+
+    #[test]
+    fn recorded_turns_survive_a_restart() {
+        let home = scratch("recording");
+        let threads = Threads::open(&home, ThreadDefaults::default());
+        let id = start(&threads);
+        let mut turn = started_turn("t1".to_owned(), None, Some(10));
+        threads
+            .record_turn_started(&id, &turn)
+            .expect("turn started");
+        threads
+            .record_item_completed(&id, "t1", &user_item("i1", "Say hello."))
+            .expect("item recorded");
+        turn.status = TurnStatus::Completed;
+        turn.completed_at = Some(11);
+        turn.duration_ms = Some(1000);
+        threads
+            .record_turn_completed(&id, &turn)
+            .expect("turn completed");
+        threads
+            .record_turn_started(&id, &started_turn("t2".to_owned(), None, None))
+            .expect("second turn started");
+        let live = threads.turns(&id).expect("turns");
+        drop(threads);
+
+        let reopened = Threads::open(&home, ThreadDefaults::default());
+        let listed = reopened
+            .list(
+                serde_json::from_value::<ThreadListParams>(serde_json::json!({})).expect("params"),
+            )
+            .expect("list");
+        assert_eq!(listed.data.len(), 1);
+        assert_eq!(listed.data[0].preview, "Say hello.");
+        let read = reopened
+            .read(ThreadReadParams {
+                thread_id: id.clone(),
+                include_turns: Some(true),
+            })
+            .expect("read");
+        assert_eq!(read.thread.turns.len(), 2);
+        assert_eq!(read.thread.turns[0], live[0]);
+        // The turn the "crash" left running reads back as interrupted.
+        assert_eq!(read.thread.turns[1].status, TurnStatus::Interrupted);
+        let _ = std::fs::remove_dir_all(&home);
+    }
+
+    #[test]
+    fn status_changes_only_on_loaded_threads() {
+        let home = scratch("status");
+        let threads = Threads::open(&home, ThreadDefaults::default());
+        let id = start(&threads);
+        let hub = Hub::new(Duration::from_secs(1));
+        assert_eq!(threads.status(&id), ThreadStatus::Idle);
+        threads
+            .set_status(
+                &hub,
+                &id,
+                ThreadStatus::Active {
+                    active_flags: Vec::new(),
+                },
+            )
+            .expect("status set");
+        assert!(matches!(threads.status(&id), ThreadStatus::Active { .. }));
+        assert!(
+            threads
+                .set_status(&hub, "missing", ThreadStatus::Idle)
+                .is_err()
+        );
+        assert_eq!(threads.status("missing"), ThreadStatus::NotLoaded);
+        let _ = std::fs::remove_dir_all(&home);
+    }
+}

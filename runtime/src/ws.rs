@@ -1,0 +1,322 @@
+//! The websocket transports: `ws://IP:PORT` over TCP and `unix://[PATH]` over a Unix socket.
+//!
+//! One JSON message per websocket text frame, each handed to [`Server::handle_message`]. A
+//! binary frame is answered with a -32600 error message (id `null`) and the connection stays
+//! open. A frame or message longer than `max_message_bytes` is refused as its header arrives,
+//! without being buffered: the server answers the usual "exceeds the limit" error and closes the
+//! connection with code 1009.
+//!
+//! HTTP routes (HTTP/1.1 only):
+//! - `GET /readyz` → 200 while the listener accepts connections;
+//! - `GET /healthz` → 200 while the process serves;
+//! - every other path: the websocket upgrade (`ws://127.0.0.1:4500` and `ws://…/any/path` are
+//!   the same endpoint), so clients need not agree on a path.
+//!
+//! Any request with an `Origin` header gets 403, on every route: browsers always send one, and
+//! no web page may reach a local agent. With a bearer token configured, every route except
+//! `/healthz` (a liveness probe that reveals nothing) needs `Authorization: Bearer <token>`,
+//! else 401. A TCP listener on a non-loopback address refuses to start without a token.
+//!
+//! Each connection has its own handshake state and a bounded outbound queue
+//! (`outbound_queue_messages`) drained by a writer task; a peer that stops reading is dropped
+//! once its queue is full, without slowing anyone else.
+//!
+//! Shutdown, once the `shutdown` future of [`WsListener::serve`] completes: stop accepting and
+//! stop reading requests; let the requests in flight answer ([`Server::drain`]); flush each
+//! connection's queue and close it with code 1001; remove the Unix socket file.
+
+mod connection;
+mod unix_socket;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::connect_info::Connected;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{Next, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::serve::IncomingStream;
+use tokio::net::{TcpListener, UnixListener};
+use tokio::sync::watch;
+
+use crate::auth::BearerAuth;
+use crate::dispatch::Handler;
+use crate::server::Server;
+
+/// Where the listener stands in its life; only moves forward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Phase {
+    /// Accepting connections and reading requests.
+    Serving,
+    /// No new connections or requests; answers to requests in flight still go out.
+    Draining,
+    /// Every connection flushes its queue and closes.
+    Closing,
+}
+
+/// Why a listener could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum BindError {
+    /// A non-loopback TCP address without a bearer token.
+    #[error(
+        "refusing to listen on {0} without authentication: it is not a loopback address; \
+         configure a bearer token (--ws-auth-token-file PATH or --ws-auth-token-sha256 HEX)"
+    )]
+    NeedsAuth(SocketAddr),
+    /// Another server answers on the socket path.
+    #[error("{} is in use by a running server", .0.display())]
+    InUse(PathBuf),
+    /// The socket path holds something other than a socket.
+    #[error("{} exists and is not a socket; refusing to replace it", .0.display())]
+    NotASocket(PathBuf),
+    /// The operating system refused.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+}
+
+enum Socket {
+    Tcp(TcpListener),
+    Unix(UnixListener, unix_socket::SocketFile),
+}
+
+/// A bound websocket listener, ready to [`serve`](Self::serve).
+pub struct WsListener {
+    socket: Socket,
+    auth: Option<BearerAuth>,
+}
+
+impl WsListener {
+    /// Binds `addr` (port 0 picks a free port). A non-loopback address needs `auth`.
+    pub async fn bind_tcp(addr: SocketAddr, auth: Option<BearerAuth>) -> Result<Self, BindError> {
+        if auth.is_none() && !addr.ip().to_canonical().is_loopback() {
+            return Err(BindError::NeedsAuth(addr));
+        }
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| BindError::Io {
+                what: format!("cannot listen on {addr}"),
+                source,
+            })?;
+        Ok(Self {
+            socket: Socket::Tcp(listener),
+            auth,
+        })
+    }
+
+    /// Binds a Unix socket at `path` with mode 0600, creating its directory and replacing a
+    /// stale socket left by a server that is gone.
+    pub async fn bind_unix(path: &Path, auth: Option<BearerAuth>) -> Result<Self, BindError> {
+        let (listener, file) = unix_socket::bind(path).await?;
+        Ok(Self {
+            socket: Socket::Unix(listener, file),
+            auth,
+        })
+    }
+
+    /// The bound TCP address (the real port when bound to port 0); `None` for a Unix socket.
+    pub fn tcp_addr(&self) -> Option<SocketAddr> {
+        match &self.socket {
+            Socket::Tcp(listener) => listener.local_addr().ok(),
+            Socket::Unix(..) => None,
+        }
+    }
+
+    /// Serves until `shutdown` completes, then shuts down in order (see the module docs).
+    pub async fn serve<H: Handler>(
+        self,
+        server: Server<H>,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let (phase, watch_phase) = watch::channel(Phase::Serving);
+        let phase = Arc::new(phase);
+        let transport = match self.socket {
+            Socket::Tcp(_) => "ws",
+            Socket::Unix(..) => "unix",
+        };
+        let state = Arc::new(WsState {
+            server: server.clone(),
+            phase: watch_phase,
+            transport,
+        });
+        let app = router(state, self.auth);
+        let stop = {
+            let phase = phase.clone();
+            async move {
+                shutdown.await;
+                tracing::info!("shutting down: no new connections or requests");
+                phase.send_replace(Phase::Draining);
+            }
+        };
+        let socket_file = match self.socket {
+            Socket::Tcp(listener) => {
+                let addr = listener.local_addr()?;
+                tracing::info!(%addr, "listening");
+                let app = app.into_make_service_with_connect_info::<PeerLabel>();
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(stop)
+                    .await?;
+                None
+            }
+            Socket::Unix(listener, file) => {
+                tracing::info!(path = %file.path().display(), "listening");
+                let app = app.into_make_service_with_connect_info::<PeerLabel>();
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(stop)
+                    .await?;
+                Some(file)
+            }
+        };
+        server.drain().await;
+        phase.send_replace(Phase::Closing);
+        // Every connection holds a receiver of the phase: all are gone once all have closed.
+        let grace = server.config().shutdown_grace + Duration::from_secs(3);
+        if tokio::time::timeout(grace, phase.closed()).await.is_err() {
+            tracing::warn!("shutdown: connections still open after the grace period");
+        }
+        drop(socket_file);
+        tracing::info!("shut down");
+        Ok(())
+    }
+}
+
+/// A future that completes on SIGINT or SIGTERM. The handlers are installed by this call, so
+/// that a signal arriving before the future is first polled is not lost (nor fatal). Must be
+/// called inside a tokio runtime.
+pub fn termination_signal() -> impl Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    let watch = |kind: SignalKind, name: &'static str| match signal(kind) {
+        Ok(signal) => Some(signal),
+        Err(error) => {
+            tracing::warn!(%error, signal = name, "cannot watch the signal");
+            None
+        }
+    };
+    async fn received(signal: Option<Signal>) {
+        match signal {
+            Some(mut signal) => {
+                signal.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+    let interrupt = received(watch(SignalKind::interrupt(), "SIGINT"));
+    let terminate = received(watch(SignalKind::terminate(), "SIGTERM"));
+    async move {
+        tokio::select! {
+            () = interrupt => tracing::info!("SIGINT received"),
+            () = terminate => tracing::info!("SIGTERM received"),
+        }
+    }
+}
+
+struct WsState<H: Handler> {
+    server: Server<H>,
+    phase: watch::Receiver<Phase>,
+    transport: &'static str,
+}
+
+/// Who is on the other end, for the logs.
+#[derive(Debug, Clone)]
+struct PeerLabel(Arc<str>);
+
+impl Connected<IncomingStream<'_, TcpListener>> for PeerLabel {
+    fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Self {
+        Self(stream.remote_addr().to_string().into())
+    }
+}
+
+impl Connected<IncomingStream<'_, UnixListener>> for PeerLabel {
+    fn connect_info(stream: IncomingStream<'_, UnixListener>) -> Self {
+        let label = match stream.remote_addr().as_pathname() {
+            Some(path) => path.display().to_string(),
+            None => "unix".to_owned(),
+        };
+        Self(label.into())
+    }
+}
+
+fn router<H: Handler>(state: Arc<WsState<H>>, auth: Option<BearerAuth>) -> Router {
+    Router::new()
+        .route("/readyz", get(|| async { "ready\n" }))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .fallback(upgrade::<H>)
+        .layer(from_fn_with_state(Arc::new(auth), gate))
+        .with_state(state)
+}
+
+/// Refuses browsers (any `Origin` header) and, with a token configured, unauthenticated
+/// requests to every route but `/healthz`.
+async fn gate(
+    State(auth): State<Arc<Option<BearerAuth>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.headers().contains_key(header::ORIGIN) {
+        tracing::warn!(
+            path = request.uri().path(),
+            "request with an Origin header refused"
+        );
+        return (
+            StatusCode::FORBIDDEN,
+            "requests with an Origin header are refused\n",
+        )
+            .into_response();
+    }
+    if let Some(auth) = auth.as_ref()
+        && request.uri().path() != "/healthz"
+    {
+        let presented = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .map(HeaderValue::as_bytes);
+        if !auth.accepts(presented) {
+            tracing::warn!(
+                path = request.uri().path(),
+                "request without a valid bearer token refused"
+            );
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                "missing or wrong bearer token\n",
+            )
+                .into_response();
+        }
+    }
+    next.run(request).await
+}
+
+async fn upgrade<H: Handler>(
+    State(state): State<Arc<WsState<H>>>,
+    ConnectInfo(peer): ConnectInfo<PeerLabel>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    if *state.phase.borrow() != Phase::Serving {
+        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n").into_response();
+    }
+    let limit = state.server.config().max_message_bytes;
+    upgrade
+        .max_message_size(limit)
+        .max_frame_size(limit)
+        .on_failed_upgrade(|error| tracing::warn!(%error, "websocket upgrade failed"))
+        .on_upgrade(move |socket| {
+            connection::run(
+                state.server.clone(),
+                socket,
+                state.transport,
+                peer.0,
+                state.phase.clone(),
+            )
+        })
+}

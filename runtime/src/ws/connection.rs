@@ -1,0 +1,325 @@
+//! One websocket connection: a reader that hands each text frame to the server, and a writer
+//! task that drains the connection's bounded outbound queue.
+//!
+//! The reader never waits for the writer: [`WsOutbound::send`] only `try_send`s, and a full
+//! queue means the peer stopped reading, so the connection is dropped at once (no close frame:
+//! the peer would not read it) without slowing any other connection.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentwire_protocol::jsonrpc::error_codes;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{SinkExt, StreamExt};
+use tokio::sync::{mpsc, watch};
+
+use super::Phase;
+use crate::connection::Connection;
+use crate::dispatch::Handler;
+use crate::outbound::{Closed, Outbound, error_message, error_object};
+use crate::server::Server;
+
+/// How long a closing connection may take to flush its queue and its close frame.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+/// Messages written between two flushes.
+const MAX_BATCH: usize = 64;
+
+/// Why and how a connection ends; the first ending set wins.
+#[derive(Debug, Clone, Copy)]
+struct Ending {
+    reason: &'static str,
+    /// Flush the queue and send this close frame; `None` drops the socket at once.
+    close_frame: Option<(u16, &'static str)>,
+}
+
+const PEER_CLOSED: Ending = Ending {
+    reason: "peer closed",
+    close_frame: None,
+};
+const SLOW_READER: Ending = Ending {
+    reason: "slow reader: outbound queue full",
+    close_frame: None,
+};
+const CLOSED_BY_SERVER: Ending = Ending {
+    reason: "closed by the server",
+    close_frame: Some((close_code::NORMAL, "closed")),
+};
+const SHUTDOWN: Ending = Ending {
+    reason: "server shutdown",
+    close_frame: Some((close_code::AWAY, "server shutting down")),
+};
+const TOO_LARGE: Ending = Ending {
+    reason: "message too large",
+    close_frame: Some((close_code::SIZE, "message too large")),
+};
+const PROTOCOL_ERROR: Ending = Ending {
+    reason: "websocket protocol error",
+    close_frame: Some((close_code::PROTOCOL, "protocol error")),
+};
+const READ_ERROR: Ending = Ending {
+    reason: "read error",
+    close_frame: None,
+};
+const WRITE_ERROR: Ending = Ending {
+    reason: "write error",
+    close_frame: None,
+};
+
+/// The end of a connection, shared by its outbound, reader and writer.
+struct End {
+    ending: watch::Sender<Option<Ending>>,
+}
+
+impl End {
+    /// Sets the ending unless one is set already.
+    fn set(&self, ending: Ending) {
+        self.ending.send_if_modified(|current| {
+            if current.is_some() {
+                return false;
+            }
+            *current = Some(ending);
+            true
+        });
+    }
+
+    fn is_set(&self) -> bool {
+        self.ending.borrow().is_some()
+    }
+
+    fn get(&self) -> Option<Ending> {
+        *self.ending.borrow()
+    }
+}
+
+async fn ended(ending: &mut watch::Receiver<Option<Ending>>) {
+    // The sender lives as long as the connection's `Arc<End>`; an error means it is gone too.
+    let _ = ending.wait_for(Option::is_some).await;
+}
+
+async fn phase_reached(phase: &mut watch::Receiver<Phase>, wanted: Phase) {
+    // A dropped sender means the listener is gone: treat it as every phase reached.
+    let _ = phase.wait_for(|p| *p >= wanted).await;
+}
+
+/// The connection's way out: a bounded queue in front of the writer task.
+struct WsOutbound {
+    queue: mpsc::Sender<Vec<u8>>,
+    end: Arc<End>,
+}
+
+impl Outbound for WsOutbound {
+    fn send(&self, message: Vec<u8>) -> Result<(), Closed> {
+        if self.end.is_set() {
+            return Err(Closed);
+        }
+        match self.queue.try_send(message) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.end.set(SLOW_READER);
+                Err(Closed)
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                self.end.set(WRITE_ERROR);
+                Err(Closed)
+            }
+        }
+    }
+
+    fn close(&self) {
+        self.end.set(CLOSED_BY_SERVER);
+    }
+}
+
+/// Serves one upgraded websocket until it ends; logs its opening and closing.
+pub(super) async fn run<H: Handler>(
+    server: Server<H>,
+    socket: WebSocket,
+    transport: &'static str,
+    peer: Arc<str>,
+    phase: watch::Receiver<Phase>,
+) {
+    let (sink, stream) = socket.split();
+    let (queue, queued) = mpsc::channel(server.config().outbound_queue_messages.max(1));
+    let (ending, watch_ending) = watch::channel(None);
+    let end = Arc::new(End { ending });
+    let connection = server.hub().open(Box::new(WsOutbound {
+        queue,
+        end: end.clone(),
+    }));
+    let id = connection.id().0;
+    tracing::info!(connection = id, transport, %peer, "connection opened");
+    let mut writer = tokio::spawn(write(sink, queued, end.clone(), watch_ending.clone()));
+    read(&server, &connection, &end, stream, watch_ending, phase).await;
+    server.hub().close(connection.id());
+    if tokio::time::timeout(CLOSE_GRACE + Duration::from_secs(1), &mut writer)
+        .await
+        .is_err()
+    {
+        writer.abort();
+    }
+    let reason = end.get().map_or("unknown", |e| e.reason);
+    tracing::info!(connection = id, transport, %peer, reason, "connection closed");
+}
+
+/// Reads frames until the connection ends or the server shuts down.
+async fn read<H: Handler>(
+    server: &Server<H>,
+    connection: &Arc<Connection>,
+    end: &End,
+    mut stream: SplitStream<WebSocket>,
+    mut ending: watch::Receiver<Option<Ending>>,
+    mut phase: watch::Receiver<Phase>,
+) {
+    loop {
+        let frame = tokio::select! {
+            biased;
+            () = ended(&mut ending) => return,
+            () = phase_reached(&mut phase, Phase::Draining) => {
+                // Stop taking requests; answers still flow until the connections close.
+                tokio::select! {
+                    () = ended(&mut ending) => {}
+                    () = phase_reached(&mut phase, Phase::Closing) => end.set(SHUTDOWN),
+                }
+                return;
+            }
+            frame = stream.next() => frame,
+        };
+        match frame {
+            Some(Ok(Message::Text(text))) => server.handle_message(connection, text.as_bytes()),
+            Some(Ok(Message::Binary(bytes))) => refuse_binary(server, connection, bytes.len()),
+            // Pings are answered by the websocket layer; a close frame is answered there too,
+            // and the stream ends right after.
+            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Close(_))) => {}
+            None => {
+                end.set(PEER_CLOSED);
+                return;
+            }
+            Some(Err(error)) => {
+                end.set(read_failure(server, connection, error));
+                return;
+            }
+        }
+    }
+}
+
+/// Binary frames are answered with a -32600 error; the connection stays open.
+fn refuse_binary<H: Handler>(server: &Server<H>, connection: &Connection, bytes: usize) {
+    tracing::warn!(
+        connection = connection.id().0,
+        bytes,
+        "binary frame refused"
+    );
+    let error = error_object(
+        error_codes::INVALID_REQUEST,
+        "Binary frames are not supported: send each JSON message as one text frame",
+        None,
+    );
+    if connection.send(error_message(None, &error)).is_err() {
+        server.hub().close(connection.id());
+    }
+}
+
+/// What a failed read means for the connection.
+fn read_failure<H: Handler>(
+    server: &Server<H>,
+    connection: &Connection,
+    error: axum::Error,
+) -> Ending {
+    let id = connection.id().0;
+    let error = match error.into_inner().downcast::<tungstenite::Error>() {
+        Ok(error) => *error,
+        Err(other) => {
+            tracing::warn!(connection = id, error = %other, "websocket read failed");
+            return READ_ERROR;
+        }
+    };
+    match error {
+        tungstenite::Error::Capacity(tungstenite::error::CapacityError::MessageTooLong {
+            size,
+            ..
+        }) => {
+            // The frame header announced too much, or the fragments added up to too much:
+            // nothing past the limit was buffered.
+            server.refuse_oversized(connection, size);
+            TOO_LARGE
+        }
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => PEER_CLOSED,
+        tungstenite::Error::Io(error) => {
+            tracing::debug!(connection = id, %error, "websocket read failed");
+            READ_ERROR
+        }
+        error @ (tungstenite::Error::Protocol(_) | tungstenite::Error::Utf8(_)) => {
+            tracing::warn!(connection = id, %error, "websocket protocol error");
+            PROTOCOL_ERROR
+        }
+        error => {
+            tracing::warn!(connection = id, %error, "websocket read failed");
+            READ_ERROR
+        }
+    }
+}
+
+fn text_frame(message: Vec<u8>) -> Message {
+    // Outgoing messages are serde_json output, hence UTF-8; never panic if one is not.
+    let text = String::from_utf8(message)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Message::Text(Utf8Bytes::from(text))
+}
+
+/// Drains the queue into the socket until the connection ends; then, for a graceful ending,
+/// flushes what is left and sends the close frame.
+async fn write(
+    mut sink: SplitSink<WebSocket, Message>,
+    mut queue: mpsc::Receiver<Vec<u8>>,
+    end: Arc<End>,
+    mut ending: watch::Receiver<Option<Ending>>,
+) {
+    loop {
+        let first = tokio::select! {
+            biased;
+            () = ended(&mut ending) => break,
+            message = queue.recv() => match message {
+                Some(message) => message,
+                None => return,
+            },
+        };
+        let batch = async {
+            sink.feed(text_frame(first)).await?;
+            for _ in 1..MAX_BATCH {
+                match queue.try_recv() {
+                    Ok(message) => sink.feed(text_frame(message)).await?,
+                    Err(_) => break,
+                }
+            }
+            sink.flush().await
+        };
+        let written = tokio::select! {
+            biased;
+            () = ended(&mut ending) => break,
+            written = batch => written,
+        };
+        if written.is_err() {
+            end.set(WRITE_ERROR);
+            return;
+        }
+    }
+    let Some(Ending {
+        close_frame: Some((code, reason)),
+        ..
+    }) = end.get()
+    else {
+        return;
+    };
+    let goodbye = async {
+        while let Ok(message) = queue.try_recv() {
+            sink.feed(text_frame(message)).await?;
+        }
+        let frame = CloseFrame {
+            code,
+            reason: Utf8Bytes::from_static(reason),
+        };
+        sink.send(Message::Close(Some(frame))).await
+    };
+    let _ = tokio::time::timeout(CLOSE_GRACE, goodbye).await;
+}
