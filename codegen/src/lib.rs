@@ -47,6 +47,16 @@ pub enum CodegenError {
         /// What ts-rs said.
         message: String,
     },
+    /// The stable TypeScript surface cannot leave experimental fields out yet.
+    #[error(
+        "experimental fields cannot be left out of the stable TypeScript output yet: {}; \
+         mark their types experimental instead, or teach codegen to strip fields",
+        fields.join(", ")
+    )]
+    ExperimentalFieldsInTypeScript {
+        /// The fields, as `Type.field`.
+        fields: Vec<String>,
+    },
     /// A template failed to render.
     #[error("rendering {template} failed: {source}")]
     Template {

@@ -10,6 +10,11 @@
 //! that declares every method. It does no I/O. `agentwire-codegen` derives the JSON Schema bundle,
 //! the TypeScript definitions and the runtime's dispatch table from it.
 //!
+//! Stability: a method is experimental when its row in the table says so; a field is
+//! experimental when it carries `#[schemars(extend("x-experimental" = true))]`. Experimental
+//! methods and fields are left out of the stable generated surface and are only accepted from
+//! connections that negotiated `capabilities.experimentalApi`.
+//!
 //! Wire conventions: camelCase member names unless a type says otherwise; optional params are
 //! absent or `null`; response fields that may be empty are present and `null`; integers are JSON
 //! numbers.

@@ -1,5 +1,9 @@
 //! End-to-end tests: they spawn the built `agentwire` binary and check what it writes and prints.
 
+mod app_server_stdio;
+mod app_server_ws;
+mod client;
 mod common;
+mod engine_threads;
 mod generate;
 mod schema_diff;

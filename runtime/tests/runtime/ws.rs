@@ -21,7 +21,7 @@ use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::{HeaderValue, header};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
-use tokio_tungstenite::{WebSocketStream, client_async, connect_async};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, client_async, connect_async};
 
 use crate::harness::{PATIENCE, error, home, is_answer_to, test_config};
 use crate::scripted::{Scripted, State};
@@ -144,7 +144,7 @@ async fn initialize<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<
         .unwrap_or_else(|| panic!("initialize failed: {answer}"))
 }
 
-async fn connect(url: &str) -> WebSocketStream<impl AsyncRead + AsyncWrite + Unpin> {
+async fn connect(url: &str) -> WebSocketStream<MaybeTlsStream<TcpStream>> {
     let (ws, _) = tokio::time::timeout(PATIENCE, connect_async(url))
         .await
         .expect("connected in time")

@@ -1,0 +1,276 @@
+//! `agentwire app-server` over real stdio pipes: handshake errors, garbage, exit status, a
+//! stdout that carries protocol JSON only, and the logs on stderr.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::scratch;
+
+/// What one run of the server wrote.
+struct Run {
+    status: ExitStatus,
+    stdout: Vec<Value>,
+    stderr: String,
+}
+
+fn drain(mut from: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = from.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// Runs `agentwire app-server` with `input` on stdin (then end of file) and `env` on top of a
+/// cleaned environment; fails the test if it does not exit within a minute.
+fn serve(home: &Path, input: &[u8], env: &[(&str, &str)]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentwire"));
+    command
+        .arg("app-server")
+        .env_remove("RUST_LOG")
+        .env_remove("LOG_FORMAT")
+        .env("AGENTWIRE_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().expect("spawn agentwire app-server");
+    let stdout = drain(child.stdout.take().expect("stdout is piped"));
+    let stderr = drain(child.stderr.take().expect("stderr is piped"));
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+        // Dropping stdin closes it: end of input.
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll the server") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("agentwire app-server did not exit after end of input");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    writer.join().expect("writer thread");
+    let stdout = stdout.join().expect("stdout reader");
+    let stderr = String::from_utf8_lossy(&stderr.join().expect("stderr reader")).into_owned();
+    let stdout = stdout
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            serde_json::from_slice(line).unwrap_or_else(|e| {
+                panic!(
+                    "stdout line is not JSON ({e}): {:?}\nstderr:\n{stderr}",
+                    String::from_utf8_lossy(line)
+                )
+            })
+        })
+        .collect();
+    Run {
+        status,
+        stdout,
+        stderr,
+    }
+}
+
+fn lines(messages: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for message in messages {
+        out.extend_from_slice(message.to_string().as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+fn initialize(id: i64) -> Value {
+    json!({
+        "id": id,
+        "method": "initialize",
+        "params": { "clientInfo": { "name": "e2e_client", "version": "0.0.1" } },
+    })
+}
+
+fn answer<'a>(run: &'a Run, id: &Value) -> &'a Value {
+    let found: Vec<&Value> = run
+        .stdout
+        .iter()
+        .filter(|m| m.get("id") == Some(id))
+        .collect();
+    assert_eq!(found.len(), 1, "one answer to {id}: {:?}", run.stdout);
+    found[0]
+}
+
+fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({ "id": id, "error": { "code": code, "message": message } })
+}
+
+#[test]
+fn handshake_errors_garbage_and_exit_on_end_of_input() {
+    let home = scratch("stdio-handshake");
+    let mut input = lines(&[json!({ "id": 1, "method": "thread/list", "params": {} })]);
+    input.extend_from_slice(b"\x00\xff this is not json\n");
+    input.extend_from_slice(b"{\"id\":2,\"method\":\"initialize\",\"params\":{\"clientInfo\":\n");
+    input.extend_from_slice(b"[1,2]\n\n   \n");
+    input.extend_from_slice(&lines(&[
+        initialize(3),
+        initialize(4),
+        json!({ "method": "initialized" }),
+        json!({ "id": "five", "method": "no/such" }),
+        json!({ "id": 6, "method": "thread/read", "params": { "threadId": 1 } }),
+        json!({ "jsonrpc": "2.0", "id": 7, "method": "thread/list", "params": {} }),
+    ]));
+    // A last line without a newline is still read.
+    input.extend_from_slice(b"{\"id\":8,\"method\":\"no/such\"}");
+    let run = serve(&home, &input, &[]);
+    assert_eq!(run.status.code(), Some(0), "stderr:\n{}", run.stderr);
+
+    assert_eq!(
+        *answer(&run, &json!(1)),
+        error(json!(1), -32600, "Not initialized")
+    );
+    let unknown: Vec<&Value> = run.stdout.iter().filter(|m| m["id"].is_null()).collect();
+    assert_eq!(unknown.len(), 3, "{:?}", run.stdout);
+    assert_eq!(unknown[0]["error"]["code"], json!(-32700));
+    assert_eq!(unknown[1]["error"]["code"], json!(-32700));
+    assert_eq!(
+        *unknown[2],
+        error(
+            Value::Null,
+            -32600,
+            "Invalid request: expected a JSON object"
+        )
+    );
+
+    let init = answer(&run, &json!(3));
+    let result = &init["result"];
+    assert_eq!(result["codexHome"], json!(home.to_string_lossy()));
+    assert_eq!(result["platformFamily"], json!(std::env::consts::FAMILY));
+    assert_eq!(result["platformOs"], json!(std::env::consts::OS));
+    let user_agent = result["userAgent"].as_str().expect("userAgent");
+    assert!(user_agent.starts_with("e2e_client/"), "{user_agent}");
+    assert!(user_agent.ends_with("(e2e_client; 0.0.1)"), "{user_agent}");
+    assert_eq!(
+        *answer(&run, &json!(4)),
+        error(json!(4), -32600, "Already initialized")
+    );
+    assert_eq!(
+        *answer(&run, &json!("five")),
+        error(json!("five"), -32601, "Method not found: no/such")
+    );
+    let invalid = answer(&run, &json!(6));
+    assert_eq!(invalid["error"]["code"], json!(-32602), "{invalid}");
+    assert_eq!(
+        invalid["error"]["data"]["errors"][0]["pointer"],
+        json!("/threadId")
+    );
+    let list = answer(&run, &json!(7));
+    assert!(list["result"]["data"].is_array(), "{list}");
+    assert!(list.get("jsonrpc").is_none(), "{list}");
+    assert_eq!(
+        *answer(&run, &json!(8)),
+        error(json!(8), -32601, "Method not found: no/such")
+    );
+    // Nothing but the answers and (possibly) notifications.
+    let answers = run
+        .stdout
+        .iter()
+        .filter(|m| m.get("method").is_none())
+        .count();
+    assert_eq!(answers, 10, "{:?}", run.stdout);
+}
+
+#[test]
+fn empty_input_exits_cleanly() {
+    let home = scratch("stdio-empty");
+    let run = serve(&home, b"", &[]);
+    assert_eq!(run.status.code(), Some(0), "stderr:\n{}", run.stderr);
+    assert_eq!(run.stdout, Vec::<Value>::new());
+}
+
+fn session() -> Vec<u8> {
+    lines(&[
+        initialize(1),
+        json!({ "method": "initialized" }),
+        json!({ "id": 2, "method": "thread/list", "params": {} }),
+    ])
+}
+
+#[test]
+fn logs_go_to_stderr_with_one_open_and_one_close() {
+    let home = scratch("stdio-logs");
+    let run = serve(&home, &session(), &[]);
+    assert_eq!(run.status.code(), Some(0), "stderr:\n{}", run.stderr);
+    assert_eq!(run.stdout.len(), 2, "{:?}", run.stdout);
+    let opened: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("connection opened"))
+        .collect();
+    let closed: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("connection closed"))
+        .collect();
+    assert_eq!(opened.len(), 1, "stderr:\n{}", run.stderr);
+    assert_eq!(closed.len(), 1, "stderr:\n{}", run.stderr);
+    assert!(opened[0].contains("INFO"), "{}", opened[0]);
+    assert!(opened[0].contains("transport=\"stdio\""), "{}", opened[0]);
+    assert!(
+        closed[0].contains("reason=\"end of input\""),
+        "{}",
+        closed[0]
+    );
+}
+
+#[test]
+fn log_format_json_writes_json_lines() {
+    let home = scratch("stdio-json-logs");
+    let run = serve(&home, &session(), &[("LOG_FORMAT", "json")]);
+    assert_eq!(run.status.code(), Some(0), "stderr:\n{}", run.stderr);
+    let logs: Vec<Value> = run
+        .stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let messages: Vec<&Value> = logs.iter().map(|l| &l["fields"]["message"]).collect();
+    assert_eq!(
+        messages
+            .iter()
+            .filter(|m| **m == "connection opened")
+            .count(),
+        1,
+        "{logs:?}"
+    );
+    let closed: Vec<&Value> = logs
+        .iter()
+        .filter(|l| l["fields"]["message"] == "connection closed")
+        .collect();
+    assert_eq!(closed.len(), 1, "{logs:?}");
+    assert_eq!(closed[0]["fields"]["reason"], json!("end of input"));
+    assert_eq!(closed[0]["level"], json!("INFO"));
+}
+
+#[test]
+fn rust_log_warn_silences_info() {
+    let home = scratch("stdio-warn-logs");
+    let run = serve(&home, &session(), &[("RUST_LOG", "warn")]);
+    assert_eq!(run.status.code(), Some(0), "stderr:\n{}", run.stderr);
+    assert_eq!(run.stdout.len(), 2, "{:?}", run.stdout);
+    assert!(
+        !run.stderr.contains("INFO") && !run.stderr.contains("connection opened"),
+        "stderr:\n{}",
+        run.stderr
+    );
+}

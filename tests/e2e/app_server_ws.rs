@@ -1,0 +1,439 @@
+//! `agentwire app-server --listen ws://…|unix://…`: the real binary behind real sockets.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpStream, UnixStream};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::{HeaderValue, header};
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, client_async, connect_async};
+
+use crate::common::scratch;
+
+/// How long any single wait may take.
+const WAIT: Duration = Duration::from_secs(30);
+/// The SHA-256 of the token `secret`.
+const SECRET_SHA256: &str = "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b";
+
+/// A running `agentwire app-server` whose stderr is collected line by line.
+struct App {
+    child: Child,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<Vec<String>>>,
+    stdout: Option<std::thread::JoinHandle<Vec<u8>>>,
+}
+
+impl App {
+    fn spawn(home: &Path, args: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
+            .arg("app-server")
+            .args(args)
+            .env("AGENTWIRE_HOME", home)
+            .env("RUST_LOG", "info")
+            .env_remove("LOG_FORMAT")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn agentwire app-server");
+        let stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let (sender, lines) = channel();
+        let collected = stderr.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr_pipe).lines() {
+                let Ok(line) = line else { break };
+                collected
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(line.clone());
+                let _ = sender.send(line);
+            }
+        });
+        let mut stdout_pipe = child.stdout.take().expect("stdout is piped");
+        let stdout = std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = stdout_pipe.read_to_end(&mut bytes);
+            bytes
+        });
+        Self {
+            child,
+            lines,
+            stderr,
+            stdout: Some(stdout),
+        }
+    }
+
+    /// The first stderr line (from now on) containing `needle`.
+    fn wait_for_line(&self, needle: &str) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.contains(needle) => return line,
+                Ok(_) => {}
+                Err(_) => panic!("no {needle:?} in stderr:\n{}", self.stderr()),
+            }
+        }
+    }
+
+    /// The address from the `listening addr=…` log line.
+    fn listening_addr(&self) -> SocketAddr {
+        let line = self.wait_for_line("listening");
+        let addr = line
+            .split_whitespace()
+            .find_map(|word| word.strip_prefix("addr="))
+            .unwrap_or_else(|| panic!("no addr= in {line:?}"));
+        addr.parse().expect("the logged address parses")
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .join("\n")
+    }
+
+    /// Waits for the process to exit on its own.
+    fn wait(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("poll the child") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "still running:\n{}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Sends SIGTERM, waits for the exit; returns the status and what went to stdout.
+    fn terminate(mut self) -> (ExitStatus, Vec<u8>) {
+        let killed = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(killed.success(), "kill -TERM failed");
+        let status = self.wait();
+        let stdout = self
+            .stdout
+            .take()
+            .expect("stdout read once")
+            .join()
+            .expect("the stdout reader");
+        (status, stdout)
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Sends a plain HTTP/1.1 request over `stream`; returns the status code.
+async fn http_status(mut stream: impl AsyncRead + AsyncWrite + Unpin, head: &str) -> u16 {
+    let request = format!("{head}Host: localhost\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("write");
+    let mut answer = Vec::new();
+    tokio::time::timeout(WAIT, stream.read_to_end(&mut answer))
+        .await
+        .expect("answered in time")
+        .expect("read the answer");
+    let answer = String::from_utf8_lossy(&answer);
+    answer
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|rest| rest.get(..3))
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP answer: {answer:?}"))
+}
+
+async fn get(addr: SocketAddr, path: &str, headers: &str) -> u16 {
+    let stream = TcpStream::connect(addr).await.expect("connect");
+    http_status(stream, &format!("GET {path} HTTP/1.1\r\n{headers}")).await
+}
+
+/// Opens a websocket to `addr` with an optional `Authorization` value; the HTTP status on
+/// refusal.
+async fn open(
+    addr: SocketAddr,
+    authorization: Option<&str>,
+) -> Result<WebSocketStream<MaybeTlsStream<TcpStream>>, u16> {
+    let mut request = format!("ws://{addr}/")
+        .into_client_request()
+        .expect("a client request");
+    if let Some(value) = authorization {
+        request.headers_mut().insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_str(value).expect("a header value"),
+        );
+    }
+    match tokio::time::timeout(WAIT, connect_async(request))
+        .await
+        .expect("answered in time")
+    {
+        Ok((ws, _)) => Ok(ws),
+        Err(WsError::Http(response)) => Err(response.status().as_u16()),
+        Err(other) => panic!("upgrade failed without an HTTP answer: {other}"),
+    }
+}
+
+async fn next_json<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<S>) -> Value {
+    loop {
+        let frame = tokio::time::timeout(WAIT, ws.next())
+            .await
+            .expect("a frame in time");
+        match frame {
+            Some(Ok(Message::Text(text))) => return serde_json::from_str(&text).expect("JSON"),
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+            other => panic!("expected a JSON message, got {other:?}"),
+        }
+    }
+}
+
+async fn request<S: AsyncRead + AsyncWrite + Unpin>(
+    ws: &mut WebSocketStream<S>,
+    id: Value,
+    method: &str,
+    params: Value,
+) -> Value {
+    let message = json!({ "id": id, "method": method, "params": params });
+    ws.send(Message::text(message.to_string()))
+        .await
+        .expect("send");
+    let answer = next_json(ws).await;
+    assert_eq!(answer["id"], id, "not the answer to {id}: {answer}");
+    answer
+}
+
+/// Completes the handshake; returns the `initialize` result.
+async fn initialize<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<S>) -> Value {
+    let params = json!({ "clientInfo": { "name": "e2e_ws", "version": "0.0.1" } });
+    let answer = request(ws, json!(0), "initialize", params).await;
+    let notification = json!({ "method": "initialized" }).to_string();
+    ws.send(Message::text(notification)).await.expect("send");
+    answer
+        .get("result")
+        .cloned()
+        .unwrap_or_else(|| panic!("initialize failed: {answer}"))
+}
+
+#[tokio::test]
+async fn ws_serves_probes_and_the_protocol_then_exits_0_on_sigterm() {
+    let home = scratch("ws-serve");
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let addr = app.listening_addr();
+    assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
+    assert_eq!(get(addr, "/readyz", "").await, 200);
+    assert_eq!(get(addr, "/healthz", "").await, 200);
+    let origin = "Origin: https://example.test\r\n";
+    assert_eq!(get(addr, "/healthz", origin).await, 403);
+    assert_eq!(get(addr, "/", origin).await, 403);
+
+    let mut ws = open(addr, None).await.expect("upgrade");
+    let mut other = open(addr, None).await.expect("upgrade");
+    let result = initialize(&mut ws).await;
+    assert_eq!(result["codexHome"], json!(home.to_string_lossy()));
+    let refused = request(&mut other, json!(1), "thread/list", json!({})).await;
+    assert_eq!(refused["error"]["message"], json!("Not initialized"));
+    let unknown = request(&mut ws, json!(1), "no/such", json!({})).await;
+    assert_eq!(unknown["error"]["code"], json!(-32601));
+    app.wait_for_line("connection opened");
+
+    let (status, stdout) = app.terminate();
+    assert!(status.success(), "exit status {status:?}");
+    assert!(
+        stdout.is_empty(),
+        "stdout: {}",
+        String::from_utf8_lossy(&stdout)
+    );
+    // The open connections were closed by the server with "going away".
+    match tokio::time::timeout(WAIT, ws.next())
+        .await
+        .expect("in time")
+    {
+        Some(Ok(Message::Close(Some(frame)))) => assert_eq!(u16::from(frame.code), 1001),
+        other => panic!("expected a close frame, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn ws_bearer_token_from_a_file_or_a_digest() {
+    let home = scratch("ws-auth");
+    let token_file = home.join("token");
+    std::fs::write(&token_file, "  secret\n").expect("write the token file");
+    let token_file = token_file.to_str().expect("utf-8 path");
+    for flags in [
+        ["--ws-auth-token-file", token_file],
+        ["--ws-auth-token-sha256", SECRET_SHA256],
+    ] {
+        let mut args = vec!["--listen", "ws://127.0.0.1:0"];
+        args.extend_from_slice(&flags);
+        let app = App::spawn(&home, &args);
+        let addr = app.listening_addr();
+        assert_eq!(get(addr, "/readyz", "").await, 401, "{flags:?}");
+        assert_eq!(
+            get(addr, "/readyz", "Authorization: Bearer secret\r\n").await,
+            200
+        );
+        assert_eq!(get(addr, "/healthz", "").await, 200);
+        assert_eq!(open(addr, None).await.err(), Some(401), "{flags:?}");
+        assert_eq!(open(addr, Some("Bearer wrong")).await.err(), Some(401));
+        let mut ws = open(addr, Some("Bearer secret")).await.expect("authorized");
+        initialize(&mut ws).await;
+        let (status, _) = app.terminate();
+        assert!(status.success(), "{flags:?}: {status:?}");
+    }
+}
+
+#[test]
+fn a_non_loopback_listener_without_a_token_refuses_to_start() {
+    let home = scratch("ws-noauth");
+    for listen in ["ws://0.0.0.0:0", "ws://[::]:0"] {
+        let mut app = App::spawn(&home, &["--listen", listen]);
+        let status = app.wait();
+        assert!(!status.success(), "{listen} started");
+        let stderr = app.stderr();
+        assert!(
+            stderr.contains("without authentication") && stderr.contains("--ws-auth-token-file"),
+            "{listen}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn bad_listen_values_and_misplaced_token_flags_are_refused() {
+    let home = scratch("ws-bad");
+    for args in [
+        &["--listen", "tcp://127.0.0.1:1"][..],
+        &["--listen", "ws://localhost:4500"],
+        &["--listen", "ws://127.0.0.1"],
+        &["--listen", "wss://127.0.0.1:1"],
+    ] {
+        let mut app = App::spawn(&home, args);
+        assert!(!app.wait().success(), "{args:?} started");
+        let stderr = app.stderr();
+        assert!(stderr.contains("invalid --listen"), "{args:?}: {stderr}");
+    }
+    let mut app = App::spawn(&home, &["--ws-auth-token-sha256", SECRET_SHA256]);
+    assert!(!app.wait().success());
+    assert!(app.stderr().contains("apply to ws:// and unix:// only"));
+    let mut app = App::spawn(
+        &home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--ws-auth-token-sha256",
+            "abc",
+        ],
+    );
+    assert!(!app.wait().success());
+    assert!(
+        app.stderr().contains("64 hexadecimal digits"),
+        "{}",
+        app.stderr()
+    );
+}
+
+#[tokio::test]
+async fn unix_default_socket_is_private_serves_and_is_removed_on_exit() {
+    let home = scratch("ws-unix");
+    let app = App::spawn(&home, &["--listen", "unix://"]);
+    app.wait_for_line("listening");
+    let path = home.join("app-server-control").join("app-server.sock");
+    let mode = std::fs::metadata(&path)
+        .expect("the socket")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+
+    let probe = UnixStream::connect(&path).await.expect("connect");
+    assert_eq!(http_status(probe, "GET /readyz HTTP/1.1\r\n").await, 200);
+    let stream = UnixStream::connect(&path).await.expect("connect");
+    let (mut ws, _) = client_async("ws://localhost/", stream)
+        .await
+        .expect("websocket handshake over the socket");
+    let result = initialize(&mut ws).await;
+    assert_eq!(result["codexHome"], json!(home.to_string_lossy()));
+
+    let (status, stdout) = app.terminate();
+    assert!(status.success(), "{status:?}");
+    assert!(stdout.is_empty());
+    assert!(!path.exists(), "the socket file was left behind");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_reader_is_disconnected_and_others_keep_being_answered() {
+    let home = scratch("ws-slow");
+    let app = App::spawn(
+        &home,
+        &["--listen", "ws://127.0.0.1:0", "--outbound-queue", "4"],
+    );
+    let addr = app.listening_addr();
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .set_recv_buffer_size(4096)
+        .expect("a small receive buffer");
+    let stream = socket.connect(addr).await.expect("connect");
+    let (mut slow, _) = client_async(format!("ws://{addr}/"), stream)
+        .await
+        .expect("handshake");
+    initialize(&mut slow).await;
+    let mut fast = open(addr, None).await.expect("upgrade");
+    initialize(&mut fast).await;
+
+    // Each request answers "Method not found: <its 32 KiB method name>"; the slow client
+    // sends them without ever reading.
+    let padding = "x".repeat(32 * 1024);
+    let flood = tokio::spawn(async move {
+        let mut sent = 0u32;
+        for id in 0..2000u32 {
+            let message = json!({ "id": id, "method": format!("no/such/{padding}") });
+            let sending = slow.send(Message::text(message.to_string()));
+            match tokio::time::timeout(Duration::from_secs(5), sending).await {
+                Ok(Ok(())) => sent += 1,
+                Ok(Err(_)) | Err(_) => break,
+            }
+        }
+        sent
+    });
+    let started = Instant::now();
+    let mut slowest = Duration::ZERO;
+    let mut id = 1u32;
+    while !flood.is_finished() || id <= 20 {
+        assert!(started.elapsed() < WAIT, "the flood did not end");
+        let asked = Instant::now();
+        let answer = request(&mut fast, json!(id), "no/such", json!({})).await;
+        assert_eq!(answer["error"]["code"], json!(-32601));
+        slowest = slowest.max(asked.elapsed());
+        id += 1;
+    }
+    assert!(
+        slowest < Duration::from_secs(2),
+        "an answer took {slowest:?}"
+    );
+    let sent = flood.await.expect("the flood task");
+    assert!(sent < 2000, "the slow reader was never disconnected");
+    let line = app.wait_for_line("slow reader: outbound queue full");
+    assert!(line.contains("connection closed"), "{line}");
+    let answer = request(&mut fast, json!("after"), "no/such", json!({})).await;
+    assert_eq!(answer["error"]["code"], json!(-32601));
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status:?}");
+}

@@ -1,0 +1,202 @@
+//! A small JSON-RPC client that drives `agentwire app-server` over its stdio.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// How long any single answer or notification may take.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// A running server and the client end of its stdio.
+pub struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    messages: Receiver<Value>,
+    stderr: Arc<Mutex<String>>,
+    next_id: i64,
+    /// Notifications received but not yet looked at, oldest first.
+    pub notifications: VecDeque<Value>,
+}
+
+impl Client {
+    /// Starts `agentwire app-server` with `AGENTWIRE_HOME=home` and completes the handshake.
+    pub fn start(home: &Path) -> Self {
+        let mut client = Self::spawn(home);
+        let answer = client.request(
+            "initialize",
+            json!({"clientInfo": {"name": "e2e", "version": "0.0.1"}}),
+        );
+        assert!(answer.is_ok(), "initialize failed: {answer:?}");
+        client.send(&json!({"method": "initialized"}));
+        client
+    }
+
+    /// Starts the server without the handshake.
+    pub fn spawn(home: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
+            .arg("app-server")
+            .env("AGENTWIRE_HOME", home)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn agentwire app-server");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (sender, messages) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("server wrote a non-JSON line ({e}): {line}"));
+                if sender.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n) = stderr_pipe.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .expect("stderr lock")
+                    .push_str(&String::from_utf8_lossy(&buffer[..n]));
+            }
+        });
+        Self {
+            stdin: child.stdin.take(),
+            child,
+            messages,
+            stderr,
+            next_id: 0,
+            notifications: VecDeque::new(),
+        }
+    }
+
+    /// Writes one message.
+    pub fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        let mut line = serde_json::to_vec(message).expect("message serializes");
+        line.push(b'\n');
+        stdin.write_all(&line).expect("write to the server");
+        stdin.flush().expect("flush to the server");
+    }
+
+    /// Sends a request and waits for its answer: `Ok(result)` or `Err(error)`. Notifications
+    /// that arrive meanwhile are kept in [`Client::notifications`].
+    pub fn request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"id": id, "method": method, "params": params}));
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let message = self.next_message(deadline, method);
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return match message.get("error") {
+                    Some(error) => Err(error.clone()),
+                    None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+                };
+            }
+            self.notifications.push_back(message);
+        }
+    }
+
+    /// [`Client::request`] that must succeed.
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        self.request(method, params)
+            .unwrap_or_else(|error| panic!("{method} failed: {error}\nstderr:\n{}", self.stderr()))
+    }
+
+    /// [`Client::request`] that must fail; returns the error object.
+    pub fn call_err(&mut self, method: &str, params: Value) -> Value {
+        match self.request(method, params) {
+            Ok(result) => panic!("{method} should have failed, got {result}"),
+            Err(error) => error,
+        }
+    }
+
+    /// The params of the first notification `method` received (waiting for it if needed); it is
+    /// removed from the backlog.
+    pub fn notification(&mut self, method: &str) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(at) = self
+                .notifications
+                .iter()
+                .position(|n| n.get("method") == Some(&json!(method)))
+            {
+                let found = self.notifications.remove(at).expect("position is valid");
+                return found.get("params").cloned().unwrap_or(Value::Null);
+            }
+            let message = self.next_message(deadline, method);
+            self.notifications.push_back(message);
+        }
+    }
+
+    fn next_message(&mut self, deadline: Instant, waiting_for: &str) -> Value {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.messages.recv_timeout(left) {
+            Ok(message) => message,
+            Err(RecvTimeoutError::Timeout) => {
+                panic!(
+                    "no answer for {waiting_for} in time\nstderr:\n{}",
+                    self.stderr()
+                )
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!(
+                    "the server closed stdout while waiting for {waiting_for}\nstderr:\n{}",
+                    self.stderr()
+                )
+            }
+        }
+    }
+
+    /// What the server logged so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().expect("stderr lock").clone()
+    }
+
+    /// Closes stdin and waits for the server to exit; returns its log.
+    pub fn stop(mut self) -> String {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + WAIT;
+        loop {
+            match self.child.try_wait().expect("poll the server") {
+                Some(status) => {
+                    assert!(
+                        status.success(),
+                        "server exited with {status}\n{}",
+                        self.stderr()
+                    );
+                    break;
+                }
+                None if Instant::now() > deadline => panic!("server did not exit"),
+                None => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        // Let the reader threads drain.
+        std::thread::sleep(Duration::from_millis(50));
+        self.stderr()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
