@@ -145,12 +145,14 @@ impl WsListener {
             Socket::Tcp(_) => "ws",
             Socket::Unix(..) => "unix",
         };
+        let live = Live::default();
         let state = Arc::new(WsState {
             server: server.clone(),
-            phase: watch_phase,
+            phase: watch_phase.clone(),
             transport,
+            live: live.clone(),
         });
-        let app = router(state, self.auth);
+        let app = router(state, self.auth).into_make_service_with_connect_info::<PeerLabel>();
         let stop = {
             let phase = phase.clone();
             async move {
@@ -159,35 +161,71 @@ impl WsListener {
                 phase.send_replace(Phase::Draining);
             }
         };
-        let socket_file = match self.socket {
+        let (serving, socket_file): (Serving, _) = match self.socket {
             Socket::Tcp(listener) => {
-                let addr = listener.local_addr()?;
-                tracing::info!(%addr, "listening");
-                let app = app.into_make_service_with_connect_info::<PeerLabel>();
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(stop)
-                    .await?;
-                None
+                tracing::info!(addr = %listener.local_addr()?, "listening");
+                let serving = axum::serve(listener, app).with_graceful_shutdown(stop);
+                (Box::pin(serving.into_future()), None)
             }
             Socket::Unix(listener, file) => {
                 tracing::info!(path = %file.path().display(), "listening");
-                let app = app.into_make_service_with_connect_info::<PeerLabel>();
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(stop)
-                    .await?;
-                Some(file)
+                let serving = axum::serve(listener, app).with_graceful_shutdown(stop);
+                (Box::pin(serving.into_future()), Some(file))
             }
         };
+        // Once shutdown starts, plain HTTP requests get the grace period to finish (a client
+        // that never completes its request must not hold the process).
+        let grace = server.config().shutdown_grace;
+        let mut draining = watch_phase;
+        let http_deadline = async move {
+            let _ = draining.wait_for(|p| *p >= Phase::Draining).await;
+            tokio::time::sleep(grace).await;
+        };
+        tokio::select! {
+            served = serving => served?,
+            () = http_deadline => {
+                tracing::warn!("shutdown: HTTP requests still unfinished after the grace period");
+            }
+        }
         server.drain().await;
         phase.send_replace(Phase::Closing);
-        // Every connection holds a receiver of the phase: all are gone once all have closed.
-        let grace = server.config().shutdown_grace + Duration::from_secs(3);
-        if tokio::time::timeout(grace, phase.closed()).await.is_err() {
+        let closing = connection::CLOSE_GRACE + Duration::from_secs(2);
+        if tokio::time::timeout(closing, live.none_left())
+            .await
+            .is_err()
+        {
             tracing::warn!("shutdown: connections still open after the grace period");
         }
         drop(socket_file);
         tracing::info!("shut down");
         Ok(())
+    }
+}
+
+type Serving = std::pin::Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>;
+
+/// Counts the websocket connections alive, from the upgrade on.
+#[derive(Clone, Default)]
+struct Live(Arc<watch::Sender<usize>>);
+
+/// One live connection; dropping it counts it gone.
+struct LiveGuard(Arc<watch::Sender<usize>>);
+
+impl Live {
+    fn enter(&self) -> LiveGuard {
+        self.0.send_modify(|n| *n += 1);
+        LiveGuard(self.0.clone())
+    }
+
+    async fn none_left(&self) {
+        let mut count = self.0.subscribe();
+        let _ = count.wait_for(|n| *n == 0).await;
+    }
+}
+
+impl Drop for LiveGuard {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
     }
 }
 
@@ -225,6 +263,7 @@ struct WsState<H: Handler> {
     server: Server<H>,
     phase: watch::Receiver<Phase>,
     transport: &'static str,
+    live: Live,
 }
 
 /// Who is on the other end, for the logs.
@@ -306,6 +345,8 @@ async fn upgrade<H: Handler>(
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n").into_response();
     }
     let limit = state.server.config().max_message_bytes;
+    // Counted from here: a failed upgrade drops the callback, and the guard with it.
+    let live = state.live.enter();
     upgrade
         .max_message_size(limit)
         .max_frame_size(limit)
@@ -317,6 +358,7 @@ async fn upgrade<H: Handler>(
                 state.transport,
                 peer.0,
                 state.phase.clone(),
+                live,
             )
         })
 }

@@ -31,6 +31,7 @@ struct App {
     lines: Receiver<String>,
     stderr: Arc<Mutex<Vec<String>>>,
     stdout: Option<std::thread::JoinHandle<Vec<u8>>>,
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl App {
@@ -50,7 +51,7 @@ impl App {
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let (sender, lines) = channel();
         let collected = stderr.clone();
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             for line in BufReader::new(stderr_pipe).lines() {
                 let Ok(line) = line else { break };
                 collected
@@ -71,6 +72,7 @@ impl App {
             lines,
             stderr,
             stdout: Some(stdout),
+            stderr_reader: Some(stderr_reader),
         }
     }
 
@@ -104,11 +106,14 @@ impl App {
             .join("\n")
     }
 
-    /// Waits for the process to exit on its own.
+    /// Waits for the process to exit on its own, and for the last of its stderr.
     fn wait(&mut self) -> ExitStatus {
         let deadline = Instant::now() + WAIT;
         loop {
             if let Some(status) = self.child.try_wait().expect("poll the child") {
+                if let Some(reader) = self.stderr_reader.take() {
+                    reader.join().expect("the stderr reader");
+                }
                 return status;
             }
             assert!(

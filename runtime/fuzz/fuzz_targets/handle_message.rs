@@ -12,13 +12,13 @@
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
+use agentwire_protocol::methods::CommandExecutionRequestApproval;
 use agentwire_protocol::methods::Warning;
 use agentwire_protocol::{
     CommandExecParams, CommandExecResponse, CommandExecutionRequestApprovalParams,
     ThreadListParams, ThreadListResponse, ThreadSetNameParams, ThreadSetNameResponse,
     WarningNotification,
 };
-use agentwire_protocol::methods::CommandExecutionRequestApproval;
 use agentwire_runtime::framing::{FrameEvent, LineFramer};
 use agentwire_runtime::outbound::{Closed, Outbound};
 use agentwire_runtime::{Handler, HandlerError, RequestContext, RuntimeConfig, Server};
@@ -147,7 +147,11 @@ fuzz_target!(|data: &[u8]| {
     };
     for piece in input.chunks(chunk) {
         framer.push(piece, &mut handle);
-        assert!(framer.buffered() <= LIMIT + 1, "the framer held {}", framer.buffered());
+        assert!(
+            framer.buffered() <= LIMIT + 1,
+            "the framer held {}",
+            framer.buffered()
+        );
         // Let spawned requests run, so that answers later in the input can meet the server
         // requests they answer.
         fuzzer.runtime.block_on(tokio::task::yield_now());
@@ -155,7 +159,10 @@ fuzz_target!(|data: &[u8]| {
     framer.finish(&mut handle);
     let started = Instant::now();
     fuzzer.runtime.block_on(server.drain());
-    assert!(started.elapsed() < Duration::from_secs(5), "a request kept its slot");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "a request kept its slot"
+    );
     server.hub().close(connection.id());
     assert!(server.hub().is_empty(), "a connection leaked");
 

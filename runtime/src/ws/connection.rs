@@ -14,14 +14,14 @@ use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, watch};
 
-use super::Phase;
+use super::{LiveGuard, Phase};
 use crate::connection::Connection;
 use crate::dispatch::Handler;
 use crate::outbound::{Closed, Outbound, error_message, error_object};
 use crate::server::Server;
 
 /// How long a closing connection may take to flush its queue and its close frame.
-const CLOSE_GRACE: Duration = Duration::from_secs(2);
+pub(super) const CLOSE_GRACE: Duration = Duration::from_secs(2);
 /// Messages written between two flushes.
 const MAX_BATCH: usize = 64;
 
@@ -138,6 +138,7 @@ pub(super) async fn run<H: Handler>(
     transport: &'static str,
     peer: Arc<str>,
     phase: watch::Receiver<Phase>,
+    live: LiveGuard,
 ) {
     let (sink, stream) = socket.split();
     let (queue, queued) = mpsc::channel(server.config().outbound_queue_messages.max(1));
@@ -160,6 +161,7 @@ pub(super) async fn run<H: Handler>(
     }
     let reason = end.get().map_or("unknown", |e| e.reason);
     tracing::info!(connection = id, transport, %peer, reason, "connection closed");
+    drop(live);
 }
 
 /// Reads frames until the connection ends or the server shuts down.
@@ -294,9 +296,17 @@ async fn write(
             }
             sink.flush().await
         };
+        // An ending that drops the socket interrupts the write at once; a graceful one lets it
+        // finish (messages moved into it would be lost) unless the socket stays jammed.
+        let interrupted = async {
+            ended(&mut ending).await;
+            if end.get().is_some_and(|e| e.close_frame.is_some()) {
+                tokio::time::sleep(CLOSE_GRACE).await;
+            }
+        };
         let written = tokio::select! {
             biased;
-            () = ended(&mut ending) => break,
+            () = interrupted => return,
             written = batch => written,
         };
         if written.is_err() {

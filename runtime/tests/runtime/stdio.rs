@@ -531,7 +531,7 @@ fn a_flood_beyond_the_in_flight_limit_is_refused_with_overloaded() {
         let request = json!({
             "id": i,
             "method": ThreadRead::NAME,
-            "params": { "threadId": format!("sleep:400:{i}") },
+            "params": { "threadId": format!("sleep:1000:{i}") },
         });
         flood.push_str(&request.to_string());
         flood.push('\n');
@@ -638,24 +638,34 @@ fn same_thread_requests_keep_their_order_and_other_threads_overlap() {
         ]
     );
 
-    // Different threads: the second starts while the first sleeps, and answers first.
+    // Different threads: the others start while the first sleeps, and answer before it.
     let mut h = Harness::start();
     h.initialize(None);
     h.send(
-        &json!({ "id": 1, "method": ThreadRead::NAME, "params": { "threadId": "sleep:400:a" } }),
+        &json!({ "id": 1, "method": ThreadRead::NAME, "params": { "threadId": "sleep:800:a" } }),
     );
     h.send(&json!({ "id": 2, "method": ThreadRead::NAME, "params": { "threadId": "sleep:10:b" } }));
     h.send(&json!({ "id": 3, "method": ThreadRead::NAME, "params": { "threadId": "echo:c" } }));
-    let order: Vec<Value> = (0..3).map(|_| h.next()["id"].clone()).collect();
-    assert_eq!(order, [json!(3), json!(2), json!(1)]);
+    let answers: Vec<Value> = (0..3).map(|_| h.next()).collect();
+    assert_eq!(answers[2]["id"], json!(1), "{answers:?}");
+    // `thread.preview` records the order the calls began in: `a` first.
+    assert_eq!(answers[2]["result"]["thread"]["preview"], json!("call 0"));
     let log = h.state.log();
     let at = |entry: &str| {
         log.iter()
             .position(|e| e == entry)
             .unwrap_or_else(|| panic!("{entry} missing from {log:?}"))
     };
-    assert!(at("start sleep:10:b") < at("end sleep:400:a"), "{log:?}");
-    assert!(at("end sleep:10:b") < at("end sleep:400:a"), "{log:?}");
+    for other in ["sleep:10:b", "echo:c"] {
+        assert!(
+            at(&format!("start {other}")) < at("end sleep:800:a"),
+            "{log:?}"
+        );
+        assert!(
+            at(&format!("end {other}")) < at("end sleep:800:a"),
+            "{log:?}"
+        );
+    }
     h.finish();
 }
 

@@ -434,11 +434,14 @@ async fn a_slow_reader_is_disconnected_while_others_keep_being_served() {
         }
     }
     assert!(answers < sent, "{answers} answers for {sent} requests");
-    assert_eq!(
-        served.server.hub().len(),
-        1,
-        "only the fast connection is left"
-    );
+    // The server forgets the connection right after dropping its socket.
+    while served.server.hub().len() != 1 {
+        assert!(
+            Instant::now() < deadline,
+            "the slow connection is still open"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let listed = request(&mut fast, json!("after"), ThreadList::NAME, json!({})).await;
     assert_eq!(listed["result"]["data"], json!([]));
     served.shutdown().await;

@@ -1,0 +1,259 @@
+//! `agentwire-bench`: the stdio benchmark of `agentwire app-server`, side by side with an echo
+//! floor (`echo-floor`, the physical limit of the path) and the reference server
+//! (`codex app-server` 0.171.0).
+//!
+//! Each round starts every contender afresh (interleaved, in a rotating order, so that machine
+//! noise hits all of them alike) and measures: the time from spawn to the `initialize`
+//! response, `thread/list` round trips per second with 1 request in flight and with a window
+//! of requests in flight, and the peak resident memory. The table reports medians over rounds,
+//! their spread, and the ratios the targets are stated in.
+
+mod report;
+mod session;
+mod stats;
+mod validation;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use agentwire_protocol::method::Method;
+use agentwire_protocol::methods::ThreadList;
+use clap::Parser;
+
+use crate::session::{Contender, Outcome, Outcomes, Session};
+use crate::stats::Samples;
+
+/// The command that reproduces the measurement.
+pub const REPRODUCE: &str = "cargo build --release -p agentwire -p agentwire-bench && bash scripts/install-bench-tools.sh && target/release/agentwire-bench";
+
+/// Where `scripts/install-bench-tools.sh` puts the reference server.
+const CODEX_IN_BENCH: &str =
+    "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex";
+
+/// The cheap request measured, and a variant whose params fail validation.
+const PARAMS: &str = "{}";
+const INVALID_PARAMS: &str = r#"{"limit":"ten"}"#;
+
+/// Side-by-side stdio benchmark.
+#[derive(Debug, Parser)]
+#[command(name = "agentwire-bench", about)]
+struct Args {
+    /// The agentwire binary (default: `agentwire` next to this program).
+    #[arg(long, value_name = "PATH")]
+    agentwire: Option<PathBuf>,
+    /// The echo floor binary (default: `echo-floor` next to this program).
+    #[arg(long, value_name = "PATH")]
+    echo_floor: Option<PathBuf>,
+    /// The reference `codex` binary (default: the one installed under `bench/node_modules`).
+    #[arg(long, value_name = "PATH")]
+    codex: Option<PathBuf>,
+    /// Leave the reference server out.
+    #[arg(long)]
+    skip_codex: bool,
+    /// Rounds; every figure is the median over rounds.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Seconds of each timed phase.
+    #[arg(long, default_value_t = 2.0)]
+    duration: f64,
+    /// Seconds of lockstep warm-up before the timed phases.
+    #[arg(long, default_value_t = 0.5)]
+    warmup: f64,
+    /// Requests in flight in the windowed phase.
+    #[arg(long, default_value_t = 32)]
+    window: usize,
+}
+
+/// Everything measured for one contender.
+#[derive(Debug, Default)]
+pub struct Results {
+    /// The contender.
+    pub name: String,
+    /// Why it was not measured.
+    pub skipped: Option<String>,
+    /// The first failure, if a round failed.
+    pub failure: Option<String>,
+    /// Round trips per second, 1 in flight.
+    pub lockstep: Samples,
+    /// Round trips per second, a window in flight.
+    pub windowed: Samples,
+    /// Milliseconds from spawn to the `initialize` response.
+    pub startup_ms: Samples,
+    /// Peak resident memory in MB (10^6 bytes).
+    pub peak_mb: Samples,
+    /// The responses of the timed phases.
+    pub outcomes: Outcomes,
+    /// The answer to a request with valid params, and to one with invalid params.
+    pub probes: Option<(Outcome, Outcome)>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("agentwire-bench: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn sibling(name: &str) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot locate myself: {e}"))?;
+    Ok(exe.with_file_name(name))
+}
+
+fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
+    let agentwire = match &args.agentwire {
+        Some(path) => path.clone(),
+        None => sibling("agentwire")?,
+    };
+    let echo = match &args.echo_floor {
+        Some(path) => path.clone(),
+        None => sibling("echo-floor")?,
+    };
+    for path in [&agentwire, &echo] {
+        if !path.is_file() {
+            return Err(format!(
+                "{} not found; build it: cargo build --release -p agentwire -p agentwire-bench",
+                path.display()
+            ));
+        }
+    }
+    let mut list = vec![
+        Contender {
+            name: "agentwire".into(),
+            program: agentwire,
+            args: vec!["app-server".into()],
+            home_vars: vec!["HOME", "AGENTWIRE_HOME"],
+        },
+        Contender {
+            name: "echo floor".into(),
+            program: echo,
+            args: Vec::new(),
+            home_vars: Vec::new(),
+        },
+    ];
+    let mut skipped = Vec::new();
+    let codex = args
+        .codex
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(CODEX_IN_BENCH));
+    let codex_name = "codex app-server 0.171.0".to_owned();
+    if args.skip_codex {
+        skipped.push((codex_name, "left out (--skip-codex)".to_owned()));
+    } else if !codex.is_file() {
+        skipped.push((
+            codex_name,
+            format!(
+                "not installed ({} missing): run bash scripts/install-bench-tools.sh",
+                codex.display()
+            ),
+        ));
+    } else {
+        list.push(Contender {
+            name: codex_name,
+            program: codex,
+            args: vec!["app-server".into()],
+            home_vars: vec!["HOME", "CODEX_HOME"],
+        });
+    }
+    let mut results: Vec<Results> = list
+        .iter()
+        .map(|c| Results {
+            name: c.name.clone(),
+            ..Results::default()
+        })
+        .collect();
+    results.extend(skipped.into_iter().map(|(name, why)| Results {
+        name,
+        skipped: Some(why),
+        ..Results::default()
+    }));
+    Ok((list, results))
+}
+
+/// One start of one contender: every measurement of a round.
+fn run_once(
+    contender: &Contender,
+    args: &Args,
+    first: bool,
+    into: &mut Results,
+) -> Result<(), String> {
+    let duration = Duration::from_secs_f64(args.duration);
+    let warmup = Duration::from_secs_f64(args.warmup);
+    let limit = warmup + duration * 2 + Duration::from_secs(60);
+    let (mut session, startup) = Session::start(contender, limit)?;
+    if first {
+        let valid = session.probe(ThreadList::NAME, PARAMS)?;
+        let invalid = session.probe(ThreadList::NAME, INVALID_PARAMS)?;
+        into.probes = Some((valid, invalid));
+    }
+    session.lockstep(ThreadList::NAME, PARAMS, warmup)?;
+    let lockstep = session.lockstep(ThreadList::NAME, PARAMS, duration)?;
+    let windowed = session.windowed(ThreadList::NAME, PARAMS, args.window, duration)?;
+    let peak_kib = session.peak_memory_kib();
+    session.finish(Duration::from_secs(10))?;
+    into.startup_ms.push(startup.as_secs_f64() * 1e3);
+    into.lockstep.push(lockstep.rate());
+    into.windowed.push(windowed.rate());
+    if let Some(kib) = peak_kib {
+        into.peak_mb.push(kib as f64 * 1024.0 / 1e6);
+    }
+    into.outcomes.merge(&lockstep.outcomes);
+    into.outcomes.merge(&windowed.outcomes);
+    Ok(())
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    if args.rounds == 0 || args.window == 0 || args.duration <= 0.0 {
+        return Err("--rounds, --window and --duration must be positive".into());
+    }
+    let (list, mut results) = contenders(args)?;
+    let load_before = load_average();
+    eprintln!(
+        "agentwire-bench: {} rounds of {} contenders, {} s per phase; load average {load_before}",
+        args.rounds,
+        list.len(),
+        args.duration
+    );
+    for round in 0..args.rounds {
+        for k in 0..list.len() {
+            let index = (round + k) % list.len();
+            let result = &mut results[index];
+            if result.failure.is_some() {
+                continue;
+            }
+            eprintln!(
+                "  round {}/{}: {}",
+                round + 1,
+                args.rounds,
+                list[index].name
+            );
+            if let Err(error) = run_once(&list[index], args, round == 0, result) {
+                eprintln!("    failed: {error}");
+                result.failure = Some(error);
+            }
+        }
+    }
+    let load_after = load_average();
+    let validation = validation::measure()?;
+    let environment = report::Environment {
+        rounds: args.rounds,
+        duration: args.duration,
+        window: args.window,
+        cores: std::thread::available_parallelism().map_or(0, usize::from),
+        load_before,
+        load_after,
+    };
+    print!("{}", report::render(&results, &validation, &environment));
+    Ok(())
+}

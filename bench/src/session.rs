@@ -1,0 +1,436 @@
+//! One server process under test, driven over real stdio pipes by a single client thread.
+//!
+//! The client writes requests to the child's stdin and reads its stdout with plain blocking
+//! reads; lines that are not responses (notifications, server requests) are skipped. The same
+//! client code drives every contender, so its own cost is the same for all of them.
+
+use std::io::{ErrorKind, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+/// A server to measure: how to start it.
+#[derive(Debug, Clone)]
+pub struct Contender {
+    /// Short name for the table.
+    pub name: String,
+    /// The executable.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Environment variables pointed at a fresh temporary directory for every start.
+    pub home_vars: Vec<&'static str>,
+}
+
+/// What a server answered: a result, or an error code and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// `{"result": …}`.
+    Result,
+    /// `{"error": {"code", "message"}}`.
+    Error(i64, String),
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Result => f.write_str("result"),
+            Outcome::Error(code, message) => write!(f, "error {code} \"{message}\""),
+        }
+    }
+}
+
+/// How many responses of each kind a phase saw.
+#[derive(Debug, Clone, Default)]
+pub struct Outcomes(pub Vec<(Outcome, u64)>);
+
+impl Outcomes {
+    fn record(&mut self, outcome: Outcome) {
+        match self.0.iter_mut().find(|(o, _)| *o == outcome) {
+            Some((_, count)) => *count += 1,
+            None => self.0.push((outcome, 1)),
+        }
+    }
+
+    /// Adds another phase's counts.
+    pub fn merge(&mut self, other: &Outcomes) {
+        for (outcome, count) in &other.0 {
+            match self.0.iter_mut().find(|(o, _)| o == outcome) {
+                Some((_, total)) => *total += count,
+                None => self.0.push((outcome.clone(), *count)),
+            }
+        }
+    }
+}
+
+/// A timed run of requests.
+#[derive(Debug, Clone)]
+pub struct Phase {
+    /// Responses received.
+    pub completed: u64,
+    /// From the first request written to the last response read.
+    pub elapsed: Duration,
+    /// What the responses were.
+    pub outcomes: Outcomes,
+}
+
+impl Phase {
+    /// Round trips per second.
+    pub fn rate(&self) -> f64 {
+        self.completed as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+#[derive(Deserialize)]
+struct Reply {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<IgnoredAny>,
+    #[serde(default)]
+    error: Option<ReplyError>,
+}
+
+#[derive(Deserialize)]
+struct ReplyError {
+    code: i64,
+    message: String,
+}
+
+/// Splits the child's stdout into lines, one blocking read at a time.
+struct LineReader {
+    inner: ChildStdout,
+    buffer: Vec<u8>,
+    start: usize,
+    end: usize,
+}
+
+/// Lines longer than this are treated as a broken server.
+const MAX_LINE: usize = 64 * 1024 * 1024;
+
+impl LineReader {
+    /// Reads once and calls `on_line` for every complete line now buffered.
+    fn read_lines(&mut self, mut on_line: impl FnMut(&[u8])) -> std::io::Result<()> {
+        if self.start > 0 {
+            self.buffer.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buffer.len() {
+            if self.buffer.len() >= MAX_LINE {
+                return Err(std::io::Error::other("response line too long"));
+            }
+            self.buffer.resize(self.buffer.len() * 2, 0);
+        }
+        let n = loop {
+            match self.inner.read(&mut self.buffer[self.end..]) {
+                Ok(0) => return Err(ErrorKind::UnexpectedEof.into()),
+                Ok(n) => break n,
+                Err(error) if error.kind() == ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        };
+        self.end += n;
+        while let Some(i) = memchr::memchr(b'\n', &self.buffer[self.start..self.end]) {
+            let line_end = self.start + i;
+            on_line(&self.buffer[self.start..line_end]);
+            self.start = line_end + 1;
+        }
+        Ok(())
+    }
+}
+
+/// Kills the child if a session takes far longer than planned (a hung server).
+struct Watchdog {
+    cancelled: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl Watchdog {
+    fn start(pid: u32, limit: Duration) -> Self {
+        let cancelled = Arc::new((Mutex::new(false), Condvar::new()));
+        let flag = cancelled.clone();
+        std::thread::spawn(move || {
+            let (lock, condvar) = &*flag;
+            let guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            let (guard, _) = condvar
+                .wait_timeout_while(guard, limit, |cancelled| !*cancelled)
+                .unwrap_or_else(PoisonError::into_inner);
+            if !*guard {
+                eprintln!("agentwire-bench: process {pid} hung; killing it");
+                let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+            }
+        });
+        Self { cancelled }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        let (lock, condvar) = &*self.cancelled;
+        *lock.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        condvar.notify_all();
+    }
+}
+
+/// A started server with a completed `initialize` handshake.
+pub struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    reader: LineReader,
+    home: PathBuf,
+    next_id: i64,
+    out: Vec<u8>,
+    _watchdog: Watchdog,
+}
+
+fn fresh_home() -> std::io::Result<PathBuf> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("agentwire-bench-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+const INITIALIZE: &[u8] = b"{\"id\":0,\"method\":\"initialize\",\"params\":{\"clientInfo\":{\"name\":\"agentwire-bench\",\"version\":\"0.1.0\"}}}\n";
+const INITIALIZED: &[u8] = b"{\"method\":\"initialized\"}\n";
+
+impl Session {
+    /// Starts `contender`, sends `initialize`, waits for its response and sends `initialized`.
+    /// Returns the session and the time from spawn to the response line.
+    pub fn start(contender: &Contender, limit: Duration) -> Result<(Self, Duration), String> {
+        let home = fresh_home().map_err(|e| format!("temporary directory: {e}"))?;
+        let mut command = Command::new(&contender.program);
+        command
+            .args(&contender.args)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for var in &contender.home_vars {
+            command.env(var, &home);
+        }
+        let started = Instant::now();
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", contender.program.display()))?;
+        let watchdog = Watchdog::start(child.id(), limit);
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err("child has no stdio pipes".into());
+        };
+        let mut session = Session {
+            child,
+            stdin: Some(stdin),
+            reader: LineReader {
+                inner: stdout,
+                buffer: vec![0; 256 * 1024],
+                start: 0,
+                end: 0,
+            },
+            home,
+            next_id: 1,
+            out: Vec::with_capacity(64 * 1024),
+            _watchdog: watchdog,
+        };
+        session.write(INITIALIZE)?;
+        let outcome = session.wait_for(0)?;
+        let startup = started.elapsed();
+        if outcome != Outcome::Result {
+            return Err(format!("initialize answered {outcome}"));
+        }
+        session.write(INITIALIZED)?;
+        Ok((session, startup))
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let stdin = self.stdin.as_mut().ok_or("stdin already closed")?;
+        stdin.write_all(bytes).map_err(|e| format!("write: {e}"))
+    }
+
+    /// Appends one request line to the output buffer.
+    fn push_request(&mut self, method: &str, params: &str) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let _ = writeln!(
+            self.out,
+            "{{\"id\":{id},\"method\":\"{method}\",\"params\":{params}}}"
+        );
+    }
+
+    fn flush_requests(&mut self) -> Result<(), String> {
+        let out = std::mem::take(&mut self.out);
+        let result = self.write(&out);
+        self.out = out;
+        self.out.clear();
+        result
+    }
+
+    /// Reads lines until the response to `id`; returns what it was.
+    fn wait_for(&mut self, id: i64) -> Result<Outcome, String> {
+        let mut found = None;
+        let mut failure = None;
+        while found.is_none() {
+            self.reader
+                .read_lines(|line| match parse(line) {
+                    Ok(Some((got, outcome))) if got == id => found = Some(outcome),
+                    Ok(_) => {}
+                    Err(e) => failure = Some(e),
+                })
+                .map_err(|e| format!("read: {e}"))?;
+            if let Some(e) = failure.take() {
+                return Err(e);
+            }
+        }
+        found.ok_or_else(|| "no response".into())
+    }
+
+    /// Sends one request and returns its response.
+    pub fn probe(&mut self, method: &str, params: &str) -> Result<Outcome, String> {
+        let id = self.next_id;
+        self.push_request(method, params);
+        self.flush_requests()?;
+        self.wait_for(id)
+    }
+
+    /// One request at a time for `duration`.
+    pub fn lockstep(
+        &mut self,
+        method: &str,
+        params: &str,
+        duration: Duration,
+    ) -> Result<Phase, String> {
+        let mut outcomes = Outcomes::default();
+        let mut completed = 0;
+        let started = Instant::now();
+        let deadline = started + duration;
+        loop {
+            let outcome = self.probe(method, params)?;
+            outcomes.record(outcome);
+            completed += 1;
+            if Instant::now() >= deadline {
+                break;
+            }
+        }
+        Ok(Phase {
+            completed,
+            elapsed: started.elapsed(),
+            outcomes,
+        })
+    }
+
+    /// `window` requests in flight for `duration`: every response read is replaced by a new
+    /// request (written together, once per read), then the window drains.
+    pub fn windowed(
+        &mut self,
+        method: &str,
+        params: &str,
+        window: usize,
+        duration: Duration,
+    ) -> Result<Phase, String> {
+        let mut outcomes = Outcomes::default();
+        let mut completed: u64 = 0;
+        let started = Instant::now();
+        let deadline = started + duration;
+        for _ in 0..window {
+            self.push_request(method, params);
+        }
+        self.flush_requests()?;
+        let mut in_flight = window;
+        while in_flight > 0 {
+            let mut answered = 0;
+            let mut failure = None;
+            self.reader
+                .read_lines(|line| match parse(line) {
+                    Ok(Some((_, outcome))) => {
+                        answered += 1;
+                        outcomes.record(outcome);
+                    }
+                    Ok(None) => {}
+                    Err(e) => failure = Some(e),
+                })
+                .map_err(|e| format!("read: {e}"))?;
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            completed += answered as u64;
+            in_flight = in_flight.saturating_sub(answered);
+            if answered > 0 && Instant::now() < deadline {
+                for _ in 0..answered {
+                    self.push_request(method, params);
+                }
+                self.flush_requests()?;
+                in_flight += answered;
+            }
+        }
+        Ok(Phase {
+            completed,
+            elapsed: started.elapsed(),
+            outcomes,
+        })
+    }
+
+    /// The server's peak resident memory so far (`VmHWM`), in KiB.
+    pub fn peak_memory_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    /// Closes stdin and waits for the server to exit (killing it after `grace`).
+    pub fn finish(mut self, grace: Duration) -> Result<(), String> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + grace;
+        let result = loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => break Ok(()),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Ok(None) => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    break Err("did not exit after stdin closed; killed".into());
+                }
+                Err(e) => break Err(format!("wait: {e}")),
+            }
+        };
+        let _ = std::fs::remove_dir_all(&self.home);
+        result
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}
+
+/// A response's id and outcome; `None` for notifications and server requests.
+fn parse(line: &[u8]) -> Result<Option<(i64, Outcome)>, String> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let reply: Reply = serde_json::from_slice(line).map_err(|e| {
+        let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+        format!("unreadable line ({e}): {shown}")
+    })?;
+    if reply.method.is_some() {
+        return Ok(None);
+    }
+    let Some(id) = reply.id.as_ref().and_then(Value::as_i64) else {
+        return Err(format!("response without an integer id: {:?}", reply.id));
+    };
+    let outcome = match reply.error {
+        Some(error) => Outcome::Error(error.code, error.message),
+        None => Outcome::Result,
+    };
+    Ok(Some((id, outcome)))
+}

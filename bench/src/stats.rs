@@ -1,0 +1,58 @@
+//! Medians and spreads of repeated measurements.
+
+/// Repeated measurements of one quantity.
+#[derive(Debug, Clone, Default)]
+pub struct Samples(Vec<f64>);
+
+impl Samples {
+    /// Adds a measurement.
+    pub fn push(&mut self, value: f64) {
+        self.0.push(value);
+    }
+
+    /// Whether nothing was measured.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn sorted(&self) -> Vec<f64> {
+        let mut values = self.0.clone();
+        values.sort_by(f64::total_cmp);
+        values
+    }
+
+    /// The median (mean of the middle two for an even count).
+    pub fn median(&self) -> Option<f64> {
+        let values = self.sorted();
+        let n = values.len();
+        match n {
+            0 => None,
+            _ if n % 2 == 1 => Some(values[n / 2]),
+            _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+        }
+    }
+
+    /// The smallest and largest measurement.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        let values = self.sorted();
+        Some((*values.first()?, *values.last()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_range() {
+        let mut s = Samples::default();
+        assert_eq!(s.median(), None);
+        for v in [5.0, 1.0, 3.0] {
+            s.push(v);
+        }
+        assert_eq!(s.median(), Some(3.0));
+        s.push(4.0);
+        assert_eq!(s.median(), Some(3.5));
+        assert_eq!(s.range(), Some((1.0, 5.0)));
+    }
+}
