@@ -31,6 +31,15 @@ pub const REPRODUCE: &str = "cargo build --release -p agentwire -p agentwire-ben
 const CODEX_IN_BENCH: &str =
     "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex";
 
+/// The contenders' names in the table.
+pub const AGENTWIRE: &str = "agentwire";
+/// See [`AGENTWIRE`].
+pub const BASELINE: &str = "agentwire baseline";
+/// See [`AGENTWIRE`].
+pub const ECHO: &str = "echo floor";
+/// See [`AGENTWIRE`].
+pub const REFERENCE: &str = "codex app-server 0.171.0";
+
 /// The cheap request measured, and a variant whose params fail validation.
 const PARAMS: &str = "{}";
 const INVALID_PARAMS: &str = r#"{"limit":"ten"}"#;
@@ -48,6 +57,9 @@ struct Args {
     /// The reference `codex` binary (default: the one installed under `bench/node_modules`).
     #[arg(long, value_name = "PATH")]
     codex: Option<PathBuf>,
+    /// Another agentwire binary to measure alongside (e.g. a build from before a change).
+    #[arg(long, value_name = "PATH")]
+    baseline: Option<PathBuf>,
     /// Leave the reference server out.
     #[arg(long)]
     skip_codex: bool,
@@ -63,6 +75,9 @@ struct Args {
     /// Requests in flight in the windowed phase.
     #[arg(long, default_value_t = 32)]
     window: usize,
+    /// Measure only the contenders whose name contains this (for profiling one of them).
+    #[arg(long, value_name = "NAME")]
+    only: Option<String>,
 }
 
 /// Everything measured for one contender.
@@ -99,6 +114,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// A fresh home directory for one contender in this run.
+fn home_of(name: &str) -> PathBuf {
+    let slug: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    std::env::temp_dir().join(format!("agentwire-bench-{}-{slug}", std::process::id()))
+}
+
 fn sibling(name: &str) -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot locate myself: {e}"))?;
     Ok(exe.with_file_name(name))
@@ -123,24 +147,41 @@ fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
     }
     let mut list = vec![
         Contender {
-            name: "agentwire".into(),
+            name: AGENTWIRE.into(),
             program: agentwire,
             args: vec!["app-server".into()],
             home_vars: vec!["HOME", "AGENTWIRE_HOME"],
+            home: home_of(AGENTWIRE),
         },
         Contender {
-            name: "echo floor".into(),
+            name: ECHO.into(),
             program: echo,
             args: Vec::new(),
             home_vars: Vec::new(),
+            home: home_of(ECHO),
         },
     ];
+    if let Some(path) = &args.baseline {
+        if !path.is_file() {
+            return Err(format!("{} not found", path.display()));
+        }
+        list.insert(
+            1,
+            Contender {
+                name: BASELINE.into(),
+                program: path.clone(),
+                args: vec!["app-server".into()],
+                home_vars: vec!["HOME", "AGENTWIRE_HOME"],
+                home: home_of(BASELINE),
+            },
+        );
+    }
     let mut skipped = Vec::new();
     let codex = args
         .codex
         .clone()
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(CODEX_IN_BENCH));
-    let codex_name = "codex app-server 0.171.0".to_owned();
+    let codex_name = REFERENCE.to_owned();
     if args.skip_codex {
         skipped.push((codex_name, "left out (--skip-codex)".to_owned()));
     } else if !codex.is_file() {
@@ -157,7 +198,17 @@ fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
             program: codex,
             args: vec!["app-server".into()],
             home_vars: vec!["HOME", "CODEX_HOME"],
+            home: home_of(REFERENCE),
         });
+    }
+    if let Some(only) = &args.only {
+        let (kept, left_out): (Vec<_>, Vec<_>) = list
+            .into_iter()
+            .partition(|c| c.name.contains(only.as_str()));
+        list = kept;
+        for c in left_out {
+            skipped.push((c.name, "left out (--only)".to_owned()));
+        }
     }
     let mut results: Vec<Results> = list
         .iter()
@@ -245,6 +296,9 @@ fn run(args: &Args) -> Result<(), String> {
         }
     }
     let load_after = load_average();
+    for contender in &list {
+        let _ = std::fs::remove_dir_all(&contender.home);
+    }
     let validation = validation::measure()?;
     let environment = report::Environment {
         rounds: args.rounds,

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::session::Outcome;
 use crate::stats::Samples;
 use crate::validation::ValidationCost;
-use crate::{INVALID_PARAMS, PARAMS, REPRODUCE, Results};
+use crate::{AGENTWIRE, BASELINE, ECHO, INVALID_PARAMS, PARAMS, REFERENCE, REPRODUCE, Results};
 
 /// Where and how the run happened.
 #[derive(Debug)]
@@ -81,12 +81,11 @@ fn outcomes_line(results: &Results) -> String {
         .join(", ")
 }
 
-/// Renders the report; `results` holds agentwire, the echo floor and the reference, in order.
+/// Renders the report.
 pub fn render(results: &[Results], validation: &[ValidationCost], env: &Environment) -> String {
     let empty = Results::default();
-    let agentwire = results.first().unwrap_or(&empty);
-    let echo = results.get(1).unwrap_or(&empty);
-    let codex = results.get(2).unwrap_or(&empty);
+    let find = |name: &str| results.iter().find(|r| r.name == name).unwrap_or(&empty);
+    let (agentwire, echo, codex) = (find(AGENTWIRE), find(ECHO), find(REFERENCE));
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -96,12 +95,21 @@ pub fn render(results: &[Results], validation: &[ValidationCost], env: &Environm
          ratios are ratios of medians.\n",
         env.cores, env.load_before, env.load_after, env.rounds, env.duration
     );
+    let baseline = results.iter().find(|r| r.name == BASELINE);
+    let columns: Vec<&Results> = [Some(agentwire), baseline, Some(echo), Some(codex)]
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut header = String::from("|");
+    let mut rule = String::from("|---");
+    for r in &columns {
+        let _ = write!(header, " | {}", r.name);
+        rule.push_str("|---:");
+    }
     let _ = writeln!(
         out,
-        "| | {} | {} | {} | agentwire ÷ reference | agentwire ÷ echo floor |",
-        agentwire.name, echo.name, codex.name
+        "{header} | agentwire ÷ reference | agentwire ÷ echo floor |\n{rule}|---:|---:|"
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
     type Pick = fn(&Results) -> &Samples;
     let rows: [(String, Pick, fn(f64) -> String); 4] = [
         (
@@ -126,14 +134,26 @@ pub fn render(results: &[Results], validation: &[ValidationCost], env: &Environm
         ),
     ];
     for (label, pick, format) in &rows {
+        let mut line = format!("| {label}");
+        for r in &columns {
+            let _ = write!(line, " | {}", cell(r, pick(r), *format));
+        }
         let _ = writeln!(
             out,
-            "| {label} | {} | {} | {} | {} | {} |",
-            cell(agentwire, pick(agentwire), *format),
-            cell(echo, pick(echo), *format),
-            cell(codex, pick(codex), *format),
+            "{line} | {} | {} |",
             ratio_cell(ratio(pick(agentwire), pick(codex))),
             ratio_cell(ratio(pick(agentwire), pick(echo))),
+        );
+    }
+    if let Some(baseline) = baseline {
+        let _ = writeln!(
+            out,
+            "\nagentwire ÷ baseline: {} (1 in flight), {} ({} in flight), start-up {}, memory {}.",
+            ratio_cell(ratio(&agentwire.lockstep, &baseline.lockstep)),
+            ratio_cell(ratio(&agentwire.windowed, &baseline.windowed)),
+            env.window,
+            ratio_cell(ratio(&agentwire.startup_ms, &baseline.startup_ms)),
+            ratio_cell(ratio(&agentwire.peak_mb, &baseline.peak_mb)),
         );
     }
 
@@ -185,7 +205,7 @@ pub fn render(results: &[Results], validation: &[ValidationCost], env: &Environm
         "\nWhat each server answered to `thread/list` with `{PARAMS}` (after the `initialize` \
          handshake) in the timed phases, and to one probe with invalid params `{INVALID_PARAMS}`:\n"
     );
-    for r in [agentwire, echo, codex] {
+    for r in &columns {
         if r.skipped.is_some() {
             continue;
         }

@@ -23,8 +23,11 @@ pub struct Contender {
     pub program: PathBuf,
     /// Its arguments.
     pub args: Vec<String>,
-    /// Environment variables pointed at a fresh temporary directory for every start.
+    /// Environment variables pointed at the contender's home directory.
     pub home_vars: Vec<&'static str>,
+    /// Its home directory: created empty for the run, kept across its starts (as a user's
+    /// would be), removed at the end.
+    pub home: PathBuf,
 }
 
 /// What a server answered: a result, or an error code and message.
@@ -182,18 +185,9 @@ pub struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
     reader: LineReader,
-    home: PathBuf,
     next_id: i64,
     out: Vec<u8>,
     _watchdog: Watchdog,
-}
-
-fn fresh_home() -> std::io::Result<PathBuf> {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("agentwire-bench-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
 }
 
 const INITIALIZE: &[u8] = b"{\"id\":0,\"method\":\"initialize\",\"params\":{\"clientInfo\":{\"name\":\"agentwire-bench\",\"version\":\"0.1.0\"}}}\n";
@@ -203,7 +197,8 @@ impl Session {
     /// Starts `contender`, sends `initialize`, waits for its response and sends `initialized`.
     /// Returns the session and the time from spawn to the response line.
     pub fn start(contender: &Contender, limit: Duration) -> Result<(Self, Duration), String> {
-        let home = fresh_home().map_err(|e| format!("temporary directory: {e}"))?;
+        std::fs::create_dir_all(&contender.home)
+            .map_err(|e| format!("{}: {e}", contender.home.display()))?;
         let mut command = Command::new(&contender.program);
         command
             .args(&contender.args)
@@ -212,7 +207,7 @@ impl Session {
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         for var in &contender.home_vars {
-            command.env(var, &home);
+            command.env(var, &contender.home);
         }
         let started = Instant::now();
         let mut child = command
@@ -231,7 +226,6 @@ impl Session {
                 start: 0,
                 end: 0,
             },
-            home,
             next_id: 1,
             out: Vec::with_capacity(64 * 1024),
             _watchdog: watchdog,
@@ -398,7 +392,6 @@ impl Session {
                 Err(e) => break Err(format!("wait: {e}")),
             }
         };
-        let _ = std::fs::remove_dir_all(&self.home);
         result
     }
 }
@@ -409,7 +402,6 @@ impl Drop for Session {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
-        let _ = std::fs::remove_dir_all(&self.home);
     }
 }
 

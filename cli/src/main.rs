@@ -1,7 +1,7 @@
 //! The `agentwire` command.
 //!
 //! ```text
-//! agentwire app-server [--listen stdio://]
+//! agentwire app-server [--listen stdio://|ws://IP:PORT|unix://[PATH]|off] [--ws-auth-token-file PATH | --ws-auth-token-sha256 HEX]
 //! agentwire app-server generate-json-schema --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire schema diff OLD NEW [--format text|json]

@@ -149,7 +149,7 @@ fn start_read_list_name_archive_unarchive() {
     assert_eq!(read["thread"]["turns"], json!([]));
 
     let listed = client.call("thread/list", json!({}));
-    assert_eq!(ids(&listed), [id.clone()]);
+    assert_eq!(ids(&listed), vec![id.clone()]);
     assert_eq!(listed["data"][0]["status"], json!({"type": "idle"}));
     assert_eq!(listed["nextCursor"], Value::Null);
     assert!(listed["backwardsCursor"].is_string());
@@ -169,7 +169,7 @@ fn start_read_list_name_archive_unarchive() {
     let read = client.call("thread/read", json!({"threadId": id}));
     assert_eq!(read["thread"]["name"], json!("Fix the build"));
     let found = client.call("thread/list", json!({"searchTerm": "the BUILD"}));
-    assert_eq!(ids(&found), [id.clone()]);
+    assert_eq!(ids(&found), vec![id.clone()]);
 
     assert_eq!(
         client.call("thread/archive", json!({"threadId": id})),
@@ -189,7 +189,7 @@ fn start_read_list_name_archive_unarchive() {
         Vec::<String>::new()
     );
     let archived = client.call("thread/list", json!({"archived": true}));
-    assert_eq!(ids(&archived), [id.clone()]);
+    assert_eq!(ids(&archived), vec![id.clone()]);
     assert_eq!(archived["data"][0]["status"], json!({"type": "notLoaded"}));
     assert_eq!(archived["data"][0]["name"], json!("Fix the build"));
     assert_eq!(
@@ -210,7 +210,10 @@ fn start_read_list_name_archive_unarchive() {
         json!({"threadId": id})
     );
     assert!(path.is_file() && !archived_path.exists());
-    assert_eq!(ids(&client.call("thread/list", json!({}))), [id.clone()]);
+    assert_eq!(
+        ids(&client.call("thread/list", json!({}))),
+        vec![id.clone()]
+    );
     assert_eq!(
         ids(&client.call("thread/list", json!({"archived": true}))),
         Vec::<String>::new()
@@ -562,7 +565,7 @@ fn a_torn_last_line_is_skipped() {
     assert_eq!(turns[0]["items"].as_array().expect("items").len(), 2);
     assert_eq!(
         ids(&client.call("thread/list", json!({}))),
-        [fixture.id.clone()]
+        vec![fixture.id.clone()]
     );
 
     // Loading it for writing cuts the torn tail off before appending.

@@ -34,6 +34,17 @@ fn diff_after(name: &str, edit: impl FnOnce(&mut Value)) -> (i32, String) {
     )
 }
 
+/// Removes a string from an enum, whether written as `enum: [...]` or as a `oneOf` of documented
+/// single-value enums.
+fn remove_enum_value(schema: &mut Value, value: &str) {
+    if let Some(values) = schema.get_mut("enum").and_then(Value::as_array_mut) {
+        values.retain(|v| v != value);
+    }
+    if let Some(branches) = schema.get_mut("oneOf").and_then(Value::as_array_mut) {
+        branches.retain(|b| b["enum"] != json!([value]));
+    }
+}
+
 fn definitions(bundle: &mut Value) -> &mut serde_json::Map<String, Value> {
     bundle["definitions"].as_object_mut().expect("definitions")
 }
@@ -97,10 +108,7 @@ fn making_an_optional_param_required_is_breaking() {
 #[test]
 fn removing_an_enum_value_is_breaking() {
     let (code, out) = diff_after("enum-value-removed", |b| {
-        let values = definitions(b)["SandboxMode"]["enum"]
-            .as_array_mut()
-            .expect("enum");
-        values.retain(|v| v != "danger-full-access");
+        remove_enum_value(&mut definitions(b)["SandboxMode"], "danger-full-access");
     });
     assert_eq!(code, 1, "{out}");
     assert!(
@@ -151,10 +159,7 @@ fn json_format_reports_every_change() {
     let dir = scratch("diff-json");
     let old = bundle();
     let mut new = old.clone();
-    definitions(&mut new)["SandboxMode"]["enum"]
-        .as_array_mut()
-        .expect("enum")
-        .retain(|v| v != "read-only");
+    remove_enum_value(&mut definitions(&mut new)["SandboxMode"], "read-only");
     std::fs::write(dir.join("old.json"), old.to_string()).expect("write");
     std::fs::write(dir.join("new.json"), new.to_string()).expect("write");
     let output = agentwire(&[

@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use agentwire_protocol::{SessionSource, SubAgentSource};
+use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
@@ -142,6 +143,10 @@ impl Index {
             ))?;
         }
         conn.set_prepared_statement_cache_capacity(64);
+        // Keep cached statements compiled: without the query planner stability guarantee,
+        // binding a new value to a parameter that meets an indexed column makes SQLite
+        // recompile the statement on every run (the bundled build has STAT4).
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         Ok(Self { conn })
     }
 

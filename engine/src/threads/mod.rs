@@ -128,11 +128,14 @@ impl Threads {
     /// Reads the rollout of `row` back.
     fn read_rollout(&self, row: &IndexRow) -> Result<Replayed, ThreadError> {
         let path = self.layout.rollout(row.archived, &row.relative);
-        let (file, _) = self.layout.open_checked(&path).map_err(|e| match e.kind() {
-            // The index is stale: the file was removed behind its back.
-            std::io::ErrorKind::NotFound => ThreadError::NotFound(row.summary.meta.id.clone()),
-            _ => ThreadError::Storage(format!("cannot read {}: {e}", path.display())),
-        })?;
+        let (file, _) = self
+            .layout
+            .open_checked(&path)
+            .map_err(|e| match e.kind() {
+                // The index is stale: the file was removed behind its back.
+                std::io::ErrorKind::NotFound => ThreadError::NotFound(row.summary.meta.id.clone()),
+                _ => ThreadError::Storage(format!("cannot read {}: {e}", path.display())),
+            })?;
         Ok(replay(file, &path)?)
     }
 
