@@ -403,13 +403,15 @@ fn document(surface: Surface, definitions: Map<String, Value>) -> Value {
 /// A standalone schema for one definition: its own schema at the root, and every definition it
 /// reaches under `definitions` (nested the same way as in the bundle, so `$ref`s resolve).
 pub fn standalone(bundle: &Value, pointer: &str, title: &str) -> Option<Value> {
-    let root = bundle.pointer(pointer)?.clone();
-    let mut needed = BTreeMap::new();
-    let mut pending = vec![root.clone()];
+    let root = bundle.pointer(pointer)?;
+    // Walk the references by pointer; clone each reached definition once, into the output.
+    let mut needed: BTreeMap<String, &Value> = BTreeMap::new();
+    let mut pending = vec![root];
+    let mut refs = Vec::new();
     while let Some(schema) = pending.pop() {
-        let mut refs = Vec::new();
-        collect_refs(&schema, &mut refs);
-        for r in refs {
+        refs.clear();
+        collect_refs(schema, &mut refs);
+        for r in &refs {
             let Some(target) = r.strip_prefix('#') else {
                 continue;
             };
@@ -417,11 +419,12 @@ pub fn standalone(bundle: &Value, pointer: &str, title: &str) -> Option<Value> {
                 continue;
             }
             if let Some(found) = bundle.pointer(target) {
-                needed.insert(target.to_owned(), found.clone());
-                pending.push(found.clone());
+                needed.insert(target.to_owned(), found);
+                pending.push(found);
             }
         }
     }
+    let root = root.clone();
     let mut document = Map::new();
     document.insert("$schema".into(), DRAFT_07.into());
     document.insert("title".into(), title.into());
@@ -431,7 +434,7 @@ pub fn standalone(bundle: &Value, pointer: &str, title: &str) -> Option<Value> {
     let mut definitions = Value::Object(Map::new());
     for (target, schema) in needed {
         let path: Vec<&str> = target.trim_start_matches('/').split('/').skip(1).collect();
-        insert_path(&mut definitions, &path, schema);
+        insert_path(&mut definitions, &path, schema.clone());
     }
     if definitions.as_object().is_some_and(|d| !d.is_empty()) {
         document.insert("definitions".into(), definitions);

@@ -7,14 +7,15 @@ use std::future::{Future, ready};
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
     ThreadArchive, ThreadFork, ThreadList, ThreadRead, ThreadResume, ThreadSetName, ThreadStart,
-    ThreadUnarchive,
+    ThreadUnarchive, TurnInterrupt, TurnStart, TurnSteer,
 };
 use agentwire_protocol::{
     ThreadArchiveParams, ThreadArchiveResponse, ThreadForkParams, ThreadForkResponse,
     ThreadListParams, ThreadListResponse, ThreadLoadedListParams, ThreadLoadedListResponse,
     ThreadReadParams, ThreadReadResponse, ThreadResumeParams, ThreadResumeResponse,
     ThreadSetNameParams, ThreadSetNameResponse, ThreadStartParams, ThreadStartResponse,
-    ThreadUnarchiveParams, ThreadUnarchiveResponse,
+    ThreadUnarchiveParams, ThreadUnarchiveResponse, TurnInterruptParams, TurnInterruptResponse,
+    TurnStartParams, TurnStartResponse, TurnSteerParams, TurnSteerResponse,
 };
 use agentwire_runtime::{Handler, HandlerError, RequestContext};
 
@@ -103,5 +104,29 @@ impl Handler for Engine {
         params: ThreadSetNameParams,
     ) -> impl Future<Output = Result<ThreadSetNameResponse, HandlerError>> + Send {
         answer::<ThreadSetName, _>(self.threads.set_name(&context.peer, params))
+    }
+
+    fn turn_start(
+        &self,
+        context: RequestContext,
+        params: TurnStartParams,
+    ) -> impl Future<Output = Result<TurnStartResponse, HandlerError>> + Send {
+        answer::<TurnStart, _>(self.turns.start(&context.peer, params))
+    }
+
+    fn turn_steer(
+        &self,
+        _context: RequestContext,
+        params: TurnSteerParams,
+    ) -> impl Future<Output = Result<TurnSteerResponse, HandlerError>> + Send {
+        answer::<TurnSteer, _>(self.turns.steer(params))
+    }
+
+    fn turn_interrupt(
+        &self,
+        _context: RequestContext,
+        params: TurnInterruptParams,
+    ) -> impl Future<Output = Result<TurnInterruptResponse, HandlerError>> + Send {
+        answer::<TurnInterrupt, _>(self.turns.interrupt(params))
     }
 }

@@ -7,11 +7,19 @@
 //! per thread under `$AGENTWIRE_HOME/sessions/` (moved to `archived_sessions/` on archive) and
 //! a SQLite index, `$AGENTWIRE_HOME/state.sqlite`, rebuilt from the rollouts whenever it is
 //! missing or corrupt.
+//!
+//! Turns live in the `turns` module and get their model output from a model provider
+//! (`provider`): for now the fixture provider, which replays a scripted conversation (the
+//! built-in script, or the one `fixture_script` in `$AGENTWIRE_HOME/config.toml` names).
 
+mod config;
 mod handler;
+mod provider;
 mod threads;
+mod turns;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub use threads::meta::ThreadDefaults;
 
@@ -38,7 +46,8 @@ impl EngineConfig {
 #[derive(Debug)]
 pub struct Engine {
     config: EngineConfig,
-    threads: threads::Threads,
+    threads: Arc<threads::Threads>,
+    turns: Arc<turns::Turns>,
 }
 
 impl Engine {
@@ -50,10 +59,18 @@ impl Engine {
         Self::with_defaults(config, ThreadDefaults::default())
     }
 
-    /// An engine whose new threads get `defaults` for the settings clients leave out.
+    /// An engine whose new threads get `defaults` for the settings clients leave out. Reads
+    /// the model provider settings from `config.toml` under `config.home`; a problem there is
+    /// logged, and turns then fail with the reason.
     pub fn with_defaults(config: EngineConfig, defaults: ThreadDefaults) -> Self {
-        let threads = threads::Threads::open(&config.home, defaults);
-        Self { config, threads }
+        let threads = Arc::new(threads::Threads::open(&config.home, defaults));
+        let provider = provider::from_config(&config.home, config::ConfigFile::load(&config.home));
+        let turns = Arc::new(turns::Turns::new(threads.clone(), provider));
+        Self {
+            config,
+            threads,
+            turns,
+        }
     }
 
     /// Its settings.

@@ -6,12 +6,20 @@
 //! (→ -32602), take an in-flight slot (→ -32001 when full) and dispatch to the [`Handler`].
 //! Requests run concurrently except that requests naming the same `threadId` run in arrival
 //! order. A handler that panics answers -32603 and the server keeps serving.
+//!
+//! Starting a request's work: [`Server::handle_message`] spawns it onto the runtime. A
+//! transport that runs as a task on the server's own current-thread runtime (stdio) uses
+//! [`Server::handle_message_inline`] instead: the work is polled once right there and only
+//! spawned if it is not finished. Cheap requests then complete without crossing threads or
+//! queueing a task, and their answers reach the transport while it is still handling the
+//! chunk of input they came in, so it can write them together.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Waker};
 
 use agentwire_protocol::jsonrpc::error_codes;
 use agentwire_protocol::method::{Direction, Method};
@@ -54,6 +62,26 @@ struct Shared<H> {
     /// worker drains it.
     ordered: Mutex<HashMap<String, VecDeque<Job>>>,
     runtime: tokio::runtime::Handle,
+}
+
+/// How the work of a request or notification is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// Spawned onto the runtime.
+    Spawn,
+    /// Polled once by the caller, a task of the server's current-thread runtime; spawned only
+    /// if still pending. On a current-thread runtime nothing else runs while the caller polls,
+    /// so tasks the handler spawns (e.g. notifications it sends after its answer) still run
+    /// after the answer is sent, exactly as when the work itself is spawned.
+    Inline,
+}
+
+/// Polls `job` once; `true` if it finished. A pending job is spawned afterwards and polled
+/// again by the runtime with a real waker, so the no-op waker used here loses nothing: any
+/// future re-registers its waker on each poll.
+fn poll_once(job: &mut Job) -> bool {
+    let mut context = Context::from_waker(Waker::noop());
+    job.as_mut().poll(&mut context).is_ready()
 }
 
 /// The message could not be handled; what to answer.
@@ -108,6 +136,11 @@ impl<H: Handler> Server<H> {
         &self.shared.handler
     }
 
+    /// The runtime request work is spawned on.
+    pub fn runtime(&self) -> &tokio::runtime::Handle {
+        &self.shared.runtime
+    }
+
     /// Answers a line or frame that exceeded the size limit.
     pub fn refuse_oversized(&self, connection: &Connection, bytes: usize) {
         let limit = self.shared.config.max_message_bytes;
@@ -124,9 +157,34 @@ impl<H: Handler> Server<H> {
         );
     }
 
-    /// Handles one complete incoming message of `connection`.
+    /// Handles one complete incoming message of `connection`; request and notification work is
+    /// spawned onto the runtime.
     pub fn handle_message(&self, connection: &Arc<Connection>, bytes: &[u8]) {
-        if let Err(refusal) = self.try_handle(connection, bytes) {
+        if let Err(refusal) = self.try_handle(connection, bytes, Start::Spawn) {
+            self.send_error(connection, refusal);
+        }
+    }
+
+    /// Like [`Server::handle_message`], for a caller running as a task on this server's
+    /// runtime: when that runtime is current-thread, request and notification work is polled
+    /// once here and only spawned if it is still pending (see [`Start::Inline`]). Work that
+    /// finishes at once has answered by the time this returns. Anywhere else (a multi-thread
+    /// runtime, no runtime at all) it behaves exactly like [`Server::handle_message`].
+    pub fn handle_message_inline(&self, connection: &Arc<Connection>, bytes: &[u8]) {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        // Inside a task of a current-thread runtime: the thread polling us is the only one
+        // that runs that runtime's tasks.
+        let current_thread =
+            |handle: &Handle| handle.runtime_flavor() == RuntimeFlavor::CurrentThread;
+        let on_own_runtime = current_thread(&self.shared.runtime)
+            && Handle::try_current().is_ok_and(|handle| current_thread(&handle))
+            && tokio::task::try_id().is_some();
+        let start = if on_own_runtime {
+            Start::Inline
+        } else {
+            Start::Spawn
+        };
+        if let Err(refusal) = self.try_handle(connection, bytes, start) {
             self.send_error(connection, refusal);
         }
     }
@@ -141,7 +199,12 @@ impl<H: Handler> Server<H> {
         }
     }
 
-    fn try_handle(&self, connection: &Arc<Connection>, bytes: &[u8]) -> Result<(), Refusal> {
+    fn try_handle(
+        &self,
+        connection: &Arc<Connection>,
+        bytes: &[u8],
+        start: Start,
+    ) -> Result<(), Refusal> {
         let value: Value = serde_json::from_slice(bytes).map_err(|e| {
             Refusal::new(None, error_codes::PARSE_ERROR, format!("Parse error: {e}"))
         })?;
@@ -175,9 +238,9 @@ impl<H: Handler> Server<H> {
         };
         let params = object.remove("params");
         match (id, method) {
-            (Some(id), Some(method)) => self.request(connection, id, method, params),
+            (Some(id), Some(method)) => self.request(connection, id, method, params, start),
             (None, Some(method)) => {
-                self.notification(connection, &method, params);
+                self.notification(connection, &method, params, start);
                 Ok(())
             }
             (Some(id), None) => self.client_answer(connection, id, object),
@@ -195,6 +258,7 @@ impl<H: Handler> Server<H> {
         id: RequestId,
         method: String,
         params: Option<Value>,
+        start: Start,
     ) -> Result<(), Refusal> {
         if method == Initialize::NAME {
             return self.initialize(connection, id, params);
@@ -250,12 +314,18 @@ impl<H: Handler> Server<H> {
             .map(str::to_owned);
         let job = self.request_job(connection.clone(), id, method, params, permit);
         match thread_key {
-            Some(key) => self.run_ordered(key, job),
-            None => {
-                self.shared.runtime.spawn(job);
-            }
+            Some(key) => self.run_ordered(key, job, start),
+            None => self.start(job, start),
         }
         Ok(())
+    }
+
+    /// Starts work that need not wait for anything.
+    fn start(&self, mut job: Job, start: Start) {
+        if start == Start::Inline && poll_once(&mut job) {
+            return;
+        }
+        self.shared.runtime.spawn(job);
     }
 
     fn request_job(
@@ -299,7 +369,7 @@ impl<H: Handler> Server<H> {
     }
 
     /// Runs `job` after every job already queued for `key`.
-    fn run_ordered(&self, key: String, job: Job) {
+    fn run_ordered(&self, key: String, mut job: Job, start: Start) {
         let mut ordered = self
             .shared
             .ordered
@@ -309,8 +379,25 @@ impl<H: Handler> Server<H> {
             queue.push_back(job);
             return;
         }
+        // The key is taken while `job` runs, so that later jobs for it queue up behind it.
         ordered.insert(key.clone(), VecDeque::new());
         drop(ordered);
+        if start == Start::Inline && poll_once(&mut job) {
+            // Finished at once. Release the key, unless a job was queued behind it meanwhile
+            // (from another connection's thread): that one runs next, on a worker.
+            let mut ordered = self
+                .shared
+                .ordered
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            match ordered.get_mut(&key).and_then(VecDeque::pop_front) {
+                Some(next) => job = next,
+                None => {
+                    ordered.remove(&key);
+                    return;
+                }
+            }
+        }
         let shared = self.shared.clone();
         self.shared.runtime.spawn(async move {
             job.await;
@@ -391,7 +478,13 @@ impl<H: Handler> Server<H> {
         Ok(())
     }
 
-    fn notification(&self, connection: &Arc<Connection>, method: &str, params: Option<Value>) {
+    fn notification(
+        &self,
+        connection: &Arc<Connection>,
+        method: &str,
+        params: Option<Value>,
+        start: Start,
+    ) {
         if method == Initialized::NAME || connection.negotiated().is_none() {
             return;
         }
@@ -411,18 +504,22 @@ impl<H: Handler> Server<H> {
             peer: Peer::new(shared.hub.clone(), connection.clone()),
         };
         let method = method.to_owned();
-        self.shared.runtime.spawn(async move {
-            let call = dispatch_notification(&*shared.handler, context, &method, params);
-            match AssertUnwindSafe(call).catch_unwind().await {
-                Ok(Ok(())) => {}
-                Ok(Err(error)) => tracing::warn!(method, %error, "notification refused"),
-                Err(panic) => tracing::error!(
-                    method,
-                    reason = panic_message(&panic),
-                    "notification handler panicked"
-                ),
-            }
-        });
+        // Started like requests, so that the work of messages starts in arrival order either way.
+        self.start(
+            Box::pin(async move {
+                let call = dispatch_notification(&*shared.handler, context, &method, params);
+                match AssertUnwindSafe(call).catch_unwind().await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(error)) => tracing::warn!(method, %error, "notification refused"),
+                    Err(panic) => tracing::error!(
+                        method,
+                        reason = panic_message(&panic),
+                        "notification handler panicked"
+                    ),
+                }
+            }),
+            start,
+        );
     }
 
     fn client_answer(

@@ -1,41 +1,96 @@
 //! The stdio transport: one JSON message per line on stdin and stdout.
 //!
-//! Stdout carries protocol messages only (logs go to stderr). The calling thread reads stdin
-//! with plain blocking reads and hands each line to the server; responses and notifications are
-//! written whole, one line each, under a lock. End of input shuts down in order: stop reading,
-//! let requests in flight answer (bounded by the shutdown grace), close the connection, return.
+//! Stdout carries protocol messages only (logs go to stderr). End of input shuts down in order:
+//! stop reading, let requests in flight answer (bounded by the shutdown grace), close the
+//! connection, return.
+//!
+//! # How it is fast
+//!
+//! A lockstep round trip over pipes costs tens of microseconds, almost all of it in waking
+//! threads; parsing, validating and answering a cheap request costs about one. So the path of a
+//! request avoids crossing threads and system calls:
+//!
+//! - The connection is served by one task on the server's current-thread runtime. Each chunk
+//!   of input is split into lines and every message is handed to
+//!   [`Server::handle_message_inline`], which polls the request's work right there: a cheap
+//!   request is answered without spawning a task or waking another thread.
+//! - Answers produced while a chunk is handled are collected and written with one `write`
+//!   once the chunk is done (see [`LineOutbound`]); messages sent at any other time (work that
+//!   finished later, notifications) are written at once, one `write` each.
+//! - When stdin is a pipe or a socket (what a parent process gives its child), it is read
+//!   through the runtime's reactor: no reader thread at all. Anything else (a regular file, a
+//!   terminal) and [`serve_lines`] (any `Read`, e.g. an in-process pipe) is read by the calling
+//!   thread, which hands whole chunks (not messages) to the task through a small bounded
+//!   channel.
+//!
+//! Stdout is written with plain blocking writes of a duplicate of file descriptor 1, as before:
+//! a client that stops reading stalls the server rather than growing a queue.
 
+use std::fs::File;
 use std::future::Future;
-use std::io::{Read, Write};
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::pin::Pin;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
+use tokio::io::AsyncReadExt;
+use tokio::net::UnixStream;
+use tokio::net::unix::pipe;
+use tokio::sync::mpsc;
+
+use crate::connection::Connection;
 use crate::dispatch::Handler;
 use crate::framing::{FrameEvent, LineFramer};
 use crate::outbound::{Closed, Outbound};
 use crate::server::Server;
 
-/// The final drain of requests in flight, for the caller to run on its runtime.
+/// A future for the caller's `block_on`: the connection's whole life, final drain included.
 pub type Drain<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
-/// Writes messages to a byte stream, one per line, each with a single write.
+/// Bytes read at once.
+const CHUNK: usize = 64 * 1024;
+/// Chunks read ahead by a reader thread before it waits for the connection's task.
+const CHUNKS_AHEAD: usize = 4;
+/// A batch of answers is written out early once it holds this many bytes, so that the batch
+/// buffer stays small whatever the answers weigh.
+const BATCH_BYTES: usize = 64 * 1024;
+
+/// Writes messages to a byte stream, one per line. Between [`LineOutbound::begin_batch`] and
+/// [`LineOutbound::end_batch`] messages are collected and written together.
 struct LineOutbound<W> {
     closed: AtomicBool,
-    writer: Mutex<W>,
+    output: Mutex<Output<W>>,
 }
 
-impl<W: Write + Send + 'static> Outbound for LineOutbound<W> {
-    fn send(&self, mut message: Vec<u8>) -> Result<(), Closed> {
-        if self.closed.load(Ordering::Acquire) {
-            return Err(Closed);
+struct Output<W> {
+    writer: W,
+    /// Lines collected while batching.
+    batch: Vec<u8>,
+    batching: bool,
+}
+
+impl<W: Write> LineOutbound<W> {
+    fn new(writer: W) -> Self {
+        Self {
+            closed: AtomicBool::new(false),
+            output: Mutex::new(Output {
+                writer,
+                batch: Vec::with_capacity(BATCH_BYTES),
+                batching: false,
+            }),
         }
-        message.push(b'\n');
-        let mut writer = self
-            .writer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match writer.write_all(&message).and_then(|()| writer.flush()) {
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Output<W>> {
+        // Nothing panics while holding the lock; recover the data if something ever did.
+        self.output.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes `bytes`; a failure closes the output for good.
+    fn write(&self, writer: &mut W, bytes: &[u8]) -> Result<(), Closed> {
+        match writer.write_all(bytes).and_then(|()| writer.flush()) {
             Ok(()) => Ok(()),
             Err(error) => {
                 tracing::warn!(%error, "output closed");
@@ -45,63 +100,268 @@ impl<W: Write + Send + 'static> Outbound for LineOutbound<W> {
         }
     }
 
+    /// Collects messages from now on instead of writing each.
+    fn begin_batch(&self) {
+        self.lock().batching = true;
+    }
+
+    /// Writes what was collected since [`LineOutbound::begin_batch`], with one write.
+    fn end_batch(&self) -> Result<(), Closed> {
+        let mut output = self.lock();
+        let output = &mut *output;
+        output.batching = false;
+        if output.batch.is_empty() {
+            return Ok(());
+        }
+        let result = self.write(&mut output.writer, &output.batch);
+        output.batch.clear();
+        result
+    }
+}
+
+impl<W: Write + Send + 'static> Outbound for Arc<LineOutbound<W>> {
+    fn send(&self, mut message: Vec<u8>) -> Result<(), Closed> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Closed);
+        }
+        message.push(b'\n');
+        let mut output = self.lock();
+        let output = &mut *output;
+        if !output.batching {
+            return self.write(&mut output.writer, &message);
+        }
+        if output.batch.len() + message.len() <= BATCH_BYTES {
+            output.batch.extend_from_slice(&message);
+            return Ok(());
+        }
+        // Too much for one batch: write what was collected, then this message, in order.
+        if !output.batch.is_empty() {
+            let result = self.write(&mut output.writer, &output.batch);
+            output.batch.clear();
+            result?;
+        }
+        self.write(&mut output.writer, &message)
+    }
+
     fn close(&self) {
         self.closed.store(true, Ordering::Release);
     }
 }
 
+/// Where the connection's task gets its input from.
+enum Input {
+    /// A pipe, registered with the runtime's reactor.
+    Pipe(pipe::Receiver),
+    /// A stream socket (Node.js gives its children socket pairs), registered with the reactor.
+    Socket(UnixStream),
+    /// Chunks read by a thread; `last` holds the one being handled.
+    Thread {
+        chunks: mpsc::Receiver<std::io::Result<Vec<u8>>>,
+        last: Vec<u8>,
+    },
+}
+
+impl Input {
+    /// The next chunk of input; empty at end of input.
+    async fn read<'a>(&'a mut self, buffer: &'a mut [u8]) -> std::io::Result<&'a [u8]> {
+        match self {
+            Input::Pipe(pipe) => {
+                let n = pipe.read(buffer).await?;
+                Ok(&buffer[..n])
+            }
+            Input::Socket(socket) => {
+                let n = socket.read(buffer).await?;
+                Ok(&buffer[..n])
+            }
+            Input::Thread { chunks, last } => match chunks.recv().await {
+                Some(Ok(chunk)) => {
+                    *last = chunk;
+                    Ok(last)
+                }
+                Some(Err(error)) => Err(error),
+                None => Ok(&[]),
+            },
+        }
+    }
+
+    /// Puts a reactor-registered descriptor back in blocking mode: the open file description
+    /// is shared with whoever else holds it (the parent, after we exit).
+    fn restore(self) {
+        let restored = match self {
+            Input::Pipe(pipe) => pipe.into_blocking_fd().map(drop),
+            Input::Socket(socket) => socket
+                .into_std()
+                .and_then(|socket| socket.set_nonblocking(false)),
+            Input::Thread { .. } => Ok(()),
+        };
+        if let Err(error) = restored {
+            tracing::debug!(%error, "stdin left non-blocking");
+        }
+    }
+}
+
 /// Serves one connection over stdin/stdout until stdin ends. Blocks the calling thread, which
-/// must not be a thread of the server's tokio runtime; `block_on` runs the final drain.
+/// must not be a thread of the server's tokio runtime (another thread drives that runtime);
+/// `block_on` must run a future to completion (e.g. `runtime.handle().block_on`).
 pub fn serve<H: Handler>(
     server: &Server<H>,
     block_on: impl FnOnce(Drain<'_>),
 ) -> std::io::Result<()> {
-    serve_lines(server, std::io::stdin().lock(), std::io::stdout(), block_on)
+    let Ok(stdout) = std::io::stdout().as_fd().try_clone_to_owned() else {
+        return serve_lines(server, std::io::stdin().lock(), std::io::stdout(), block_on);
+    };
+    let stdout = File::from(stdout);
+    match reactor_stdin(server, &stdout) {
+        Some(input) => run(server, input, None, stdout, block_on),
+        None => serve_lines(server, std::io::stdin().lock(), stdout, block_on),
+    }
+}
+
+/// Stdin registered with the server's reactor, when it is a pipe or a socket of its own.
+fn reactor_stdin<H: Handler>(server: &Server<H>, stdout: &File) -> Option<Input> {
+    let stdin = File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let meta = stdin.metadata().ok()?;
+    // Switching a descriptor to non-blocking mode switches every duplicate of it: stdout must
+    // not be the same file (a socket passed as both), or its blocking writes would fail.
+    let out = stdout.metadata().ok()?;
+    if (meta.dev(), meta.ino()) == (out.dev(), out.ino()) {
+        return None;
+    }
+    let kind = meta.file_type();
+    let fd = OwnedFd::from(stdin);
+    let _runtime = server.runtime().enter();
+    let input = if kind.is_fifo() {
+        pipe::Receiver::from_owned_fd(fd).map(Input::Pipe)
+    } else if kind.is_socket() {
+        let socket = std::os::unix::net::UnixStream::from(fd);
+        socket
+            .set_nonblocking(true)
+            .and_then(|()| UnixStream::from_std(socket))
+            .map(Input::Socket)
+    } else {
+        return None;
+    };
+    input
+        .inspect_err(|error| tracing::debug!(%error, "stdin read by a thread instead"))
+        .ok()
 }
 
 /// Serves one connection over any pair of byte streams (pipes, in tests) with the stdio
-/// framing, until `input` ends.
+/// framing, until `input` ends. The calling thread reads `input` and must not be a thread of
+/// the server's tokio runtime; `block_on` must run a future to completion.
 pub fn serve_lines<H: Handler>(
     server: &Server<H>,
     mut input: impl Read,
     output: impl Write + Send + 'static,
     block_on: impl FnOnce(Drain<'_>),
 ) -> std::io::Result<()> {
-    let outbound = LineOutbound {
-        closed: AtomicBool::new(false),
-        writer: Mutex::new(output),
+    let (chunks, received) = mpsc::channel(CHUNKS_AHEAD);
+    let feed = move || {
+        let mut buffer = vec![0u8; CHUNK];
+        loop {
+            let chunk = match input.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => Ok(buffer[..n].to_vec()),
+                Err(error) if error.kind() == ErrorKind::Interrupted => continue,
+                Err(error) => Err(error),
+            };
+            let failed = chunk.is_err();
+            // The connection's task is gone only if it could not go on; stop reading then.
+            if chunks.blocking_send(chunk).is_err() || failed {
+                break;
+            }
+        }
     };
-    let connection = server.hub().open(Box::new(outbound));
+    let input = Input::Thread {
+        chunks: received,
+        last: Vec::new(),
+    };
+    run(server, input, Some(Box::new(feed)), output, block_on)
+}
+
+/// Opens the connection, runs its task on the server's runtime (and `feed` on this thread, if
+/// the input comes from a thread), waits for the end and closes it.
+fn run<H: Handler, W: Write + Send + 'static>(
+    server: &Server<H>,
+    input: Input,
+    feed: Option<Box<dyn FnOnce() + '_>>,
+    output: W,
+    block_on: impl FnOnce(Drain<'_>),
+) -> std::io::Result<()> {
+    let outbound = Arc::new(LineOutbound::new(output));
+    let connection = server.hub().open(Box::new(outbound.clone()));
     tracing::info!(
         connection = connection.id().0,
         transport = "stdio",
         "connection opened"
     );
-    let mut framer = LineFramer::new(server.config().max_message_bytes);
-    let mut buffer = vec![0u8; 64 * 1024];
-    let mut handle = |event: FrameEvent<'_>| match event {
-        FrameEvent::Message(bytes) => server.handle_message(&connection, bytes),
-        FrameEvent::TooLarge { bytes } => server.refuse_oversized(&connection, bytes),
-    };
-    let reason = loop {
-        match input.read(&mut buffer) {
-            Ok(0) => break "end of input",
-            Ok(n) => framer.push(&buffer[..n], &mut handle),
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(error) => {
-                tracing::error!(%error, "reading input failed");
-                break "read error";
-            }
-        }
-    };
-    framer.finish(&mut handle);
-    block_on(Box::pin(server.drain()));
+    let task = server.runtime().spawn(serve_connection(
+        server.clone(),
+        input,
+        outbound,
+        connection.clone(),
+    ));
+    if let Some(feed) = feed {
+        feed();
+    }
+    let mut ended = None;
+    block_on(Box::pin(async {
+        ended = Some(task.await);
+    }));
     server.hub().close(connection.id());
+    let reason = match ended {
+        Some(Ok(reason)) => reason,
+        _ => "runtime stopped",
+    };
     tracing::info!(
         connection = connection.id().0,
         transport = "stdio",
         reason,
         "connection closed"
     );
-    Ok(())
+    match ended {
+        Some(Ok(_)) => Ok(()),
+        Some(Err(error)) => Err(std::io::Error::other(error)),
+        None => Err(std::io::Error::other("the connection task did not finish")),
+    }
+}
+
+/// The connection's task: reads chunks, handles their messages and writes their answers in
+/// one go, until end of input; then drains. Returns why it ended.
+async fn serve_connection<H: Handler, W: Write + Send + 'static>(
+    server: Server<H>,
+    mut input: Input,
+    outbound: Arc<LineOutbound<W>>,
+    connection: Arc<Connection>,
+) -> &'static str {
+    let mut framer = LineFramer::new(server.config().max_message_bytes);
+    let mut buffer = vec![0u8; CHUNK];
+    let mut handle = |event: FrameEvent<'_>| match event {
+        FrameEvent::Message(bytes) => server.handle_message_inline(&connection, bytes),
+        FrameEvent::TooLarge { bytes } => server.refuse_oversized(&connection, bytes),
+    };
+    let reason = loop {
+        let chunk = match input.read(&mut buffer).await {
+            Ok([]) => break "end of input",
+            Ok(chunk) => chunk,
+            Err(error) if error.kind() == ErrorKind::Interrupted => continue,
+            Err(error) => {
+                tracing::error!(%error, "reading input failed");
+                break "read error";
+            }
+        };
+        outbound.begin_batch();
+        framer.push(chunk, &mut handle);
+        if outbound.end_batch().is_err() {
+            server.hub().close(connection.id());
+        }
+    };
+    input.restore();
+    outbound.begin_batch();
+    framer.finish(&mut handle);
+    if outbound.end_batch().is_err() {
+        server.hub().close(connection.id());
+    }
+    server.drain().await;
+    reason
 }

@@ -1,0 +1,133 @@
+//! Model providers: what produces a turn's model output.
+//!
+//! A [`ModelProvider`] turns one model call ([`ModelRequest`]) into a bounded stream of
+//! [`ProviderEvent`]s. The turn engine reads the stream, turns it into items and
+//! notifications, and drops it to cancel the call (an interrupted turn).
+//!
+//! Only the [`fixture::FixtureProvider`] exists so far: it replays a scripted conversation
+//! (see [`script`] for the format), so turns work with no network and no account.
+
+pub(crate) mod fixture;
+pub(crate) mod script;
+
+use std::fmt::Debug;
+use std::path::Path;
+use std::sync::Arc;
+
+use agentwire_protocol::{TokenUsageBreakdown, UserInput};
+use tokio::sync::mpsc;
+
+use crate::config::ConfigFile;
+use fixture::FixtureProvider;
+use script::Script;
+
+/// How many events a provider may buffer ahead of the turn engine.
+pub(crate) const EVENT_QUEUE: usize = 64;
+
+/// One model call.
+#[derive(Debug, Clone)]
+pub(crate) struct ModelRequest {
+    /// The new user input the call answers.
+    pub input: Vec<UserInput>,
+    /// Whether the input was steered into a running turn (rather than starting it).
+    pub steered: bool,
+}
+
+/// What a model call produces, in order. Reasoning and text deltas of one output item arrive
+/// together; [`ProviderEvent::ItemDone`] separates items of the same kind.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ProviderEvent {
+    /// More agent message text.
+    TextDelta(String),
+    /// More reasoning: summary text of section `index`, or (`raw`) reasoning text of part
+    /// `index`.
+    ReasoningDelta {
+        /// Raw reasoning text rather than summary.
+        raw: bool,
+        /// Section (summary) or part (raw) index.
+        index: i64,
+        /// The text to append.
+        delta: String,
+    },
+    /// The current output item is complete.
+    ItemDone,
+    /// The call finished.
+    Done {
+        /// Its token counts.
+        usage: TokenUsageBreakdown,
+        /// The model's context window, when known.
+        model_context_window: Option<i64>,
+    },
+    /// The call failed; nothing follows.
+    Error {
+        /// Text for the user.
+        message: String,
+        /// More detail.
+        details: Option<String>,
+    },
+}
+
+/// Produces model output.
+pub(crate) trait ModelProvider: Send + Sync + Debug {
+    /// Starts `request`; its events arrive on the returned receiver, which ends after `Done`
+    /// or `Error`. Dropping the receiver cancels the call.
+    fn stream(&self, request: ModelRequest) -> mpsc::Receiver<ProviderEvent>;
+}
+
+/// A provider that cannot run: every call fails with `reason` (a bad configuration).
+#[derive(Debug)]
+struct Unavailable {
+    reason: String,
+}
+
+impl ModelProvider for Unavailable {
+    fn stream(&self, _request: ModelRequest) -> mpsc::Receiver<ProviderEvent> {
+        let (sender, receiver) = mpsc::channel(1);
+        let _ = sender.try_send(ProviderEvent::Error {
+            message: "The model provider is not available.".to_owned(),
+            details: Some(self.reason.clone()),
+        });
+        receiver
+    }
+}
+
+/// The provider `config` selects (the fixture provider with the built-in script when it
+/// selects none). A configuration problem is logged and yields a provider whose calls fail
+/// with the reason.
+pub(crate) fn from_config(
+    home: &Path,
+    config: Result<ConfigFile, String>,
+) -> Arc<dyn ModelProvider> {
+    match select(home, config) {
+        Ok(provider) => provider,
+        Err(reason) => {
+            tracing::error!(reason, "no model provider; turns will fail");
+            Arc::new(Unavailable { reason })
+        }
+    }
+}
+
+fn select(
+    home: &Path,
+    config: Result<ConfigFile, String>,
+) -> Result<Arc<dyn ModelProvider>, String> {
+    let config = config?;
+    match config.model_provider.as_deref() {
+        None | Some("fixture") => {}
+        Some(other) => {
+            return Err(format!(
+                "model_provider = \"{other}\" is not supported by this build (only \"fixture\")"
+            ));
+        }
+    }
+    let script = match &config.fixture_script {
+        None => Script::built_in(),
+        Some(path) => {
+            let path = home.join(path);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read fixture_script {}: {e}", path.display()))?;
+            Script::parse(&text).map_err(|e| format!("fixture_script {}: {e}", path.display()))?
+        }
+    };
+    Ok(Arc::new(FixtureProvider::new(script)))
+}

@@ -1,0 +1,246 @@
+//! Turns: `turn/start`, `turn/steer` and `turn/interrupt`.
+//!
+//! [`Turns`] keeps the one running turn per thread. `turn/start` registers the turn, answers at
+//! once, and runs it in a spawned task ([`run`]) that streams the model's output as
+//! notifications to the connection that started it and records the turn and each completed
+//! item in the thread's rollout. `turn/steer` queues input for the running turn; `turn/interrupt`
+//! signals it to stop.
+
+mod run;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use agentwire_protocol::{
+    TokenUsageBreakdown, Turn, TurnInterruptParams, TurnInterruptResponse, TurnItemsView,
+    TurnStartParams, TurnStartResponse, TurnStatus, TurnSteerParams, TurnSteerResponse, UserInput,
+};
+use agentwire_runtime::Peer;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::provider::ModelProvider;
+use crate::threads::Threads;
+use crate::threads::error::ThreadError;
+use crate::threads::meta::new_id;
+use run::TurnRun;
+
+/// Most steered inputs waiting for the running turn to take them.
+const STEER_QUEUE: usize = 16;
+
+/// The running turns and the token totals of the threads.
+#[derive(Debug)]
+pub(crate) struct Turns {
+    threads: Arc<Threads>,
+    provider: Arc<dyn ModelProvider>,
+    running: Mutex<HashMap<String, Running>>,
+    usage: Mutex<HashMap<String, TokenUsageBreakdown>>,
+}
+
+/// The turn running on a thread.
+#[derive(Debug)]
+struct Running {
+    turn_id: String,
+    /// Fires the interrupt; taken when sent.
+    interrupt: Option<oneshot::Sender<()>>,
+    steer: mpsc::Sender<Steer>,
+    /// Whether steered input is still taken (not once the turn is finishing).
+    accepts_steer: bool,
+}
+
+/// Input steered into a running turn.
+#[derive(Debug)]
+pub(crate) struct Steer {
+    input: Vec<UserInput>,
+    client_id: Option<String>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Turns {
+    /// Turns on `threads`, answered by `provider`.
+    pub(crate) fn new(threads: Arc<Threads>, provider: Arc<dyn ModelProvider>) -> Self {
+        Self {
+            threads,
+            provider,
+            running: Mutex::new(HashMap::new()),
+            usage: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// `turn/start`: registers a turn on a loaded, idle thread and runs it in the background.
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        peer: &Peer,
+        params: TurnStartParams,
+    ) -> Result<TurnStartResponse, ThreadError> {
+        if params.input.is_empty() {
+            return Err(ThreadError::InvalidParams(
+                "input: must not be empty".to_owned(),
+            ));
+        }
+        let thread_id = params.thread_id;
+        // Fails unless the thread is loaded.
+        self.threads.settings(&thread_id)?;
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|_| ThreadError::Storage("no async runtime to run the turn on".to_owned()))?;
+        let turn_id = new_id();
+        let (interrupt_sender, interrupt) = oneshot::channel();
+        let (steer_sender, steer) = mpsc::channel(STEER_QUEUE);
+        {
+            let mut running = lock(&self.running);
+            if let Some(other) = running.get(&thread_id) {
+                return Err(ThreadError::Conflict(format!(
+                    "thread {thread_id} already has a running turn: {}; steer or interrupt it, \
+                     or wait for it to complete",
+                    other.turn_id
+                )));
+            }
+            running.insert(
+                thread_id.clone(),
+                Running {
+                    turn_id: turn_id.clone(),
+                    interrupt: Some(interrupt_sender),
+                    steer: steer_sender,
+                    accepts_steer: true,
+                },
+            );
+        }
+        let turn = Turn {
+            root_turn_id: Some(params.root_turn_id.unwrap_or_else(|| turn_id.clone())),
+            id: turn_id,
+            status: TurnStatus::InProgress,
+            items: Vec::new(),
+            items_view: TurnItemsView::NotLoaded,
+            error: None,
+            started_at: None,
+            completed_at: None,
+            duration_ms: None,
+        };
+        let run = TurnRun::new(
+            self.clone(),
+            peer.clone(),
+            thread_id,
+            turn.clone(),
+            Steer {
+                input: params.input,
+                client_id: params.client_user_message_id,
+            },
+            interrupt,
+            steer,
+        );
+        drop(runtime.spawn(run.run()));
+        Ok(TurnStartResponse { turn })
+    }
+
+    /// `turn/steer`: hands input to the running turn `expectedTurnId`.
+    pub(crate) fn steer(&self, params: TurnSteerParams) -> Result<TurnSteerResponse, ThreadError> {
+        if params.input.is_empty() {
+            return Err(ThreadError::InvalidParams(
+                "input: must not be empty".to_owned(),
+            ));
+        }
+        let running = lock(&self.running);
+        let turn = Self::expect_running(&running, &params.thread_id, &params.expected_turn_id)?;
+        if !turn.accepts_steer {
+            return Err(ThreadError::Conflict(format!(
+                "turn {} is finishing and takes no more input; start a new turn",
+                turn.turn_id
+            )));
+        }
+        let steer = Steer {
+            input: params.input,
+            client_id: params.client_user_message_id,
+        };
+        turn.steer.try_send(steer).map_err(|_| {
+            ThreadError::Conflict(format!(
+                "turn {} has too much steered input waiting; try again later",
+                turn.turn_id
+            ))
+        })?;
+        Ok(TurnSteerResponse {
+            turn_id: turn.turn_id.clone(),
+        })
+    }
+
+    /// `turn/interrupt`: tells the running turn `turnId` to stop; it then completes as
+    /// `interrupted`.
+    pub(crate) fn interrupt(
+        &self,
+        params: TurnInterruptParams,
+    ) -> Result<TurnInterruptResponse, ThreadError> {
+        let mut running = lock(&self.running);
+        Self::expect_running(&running, &params.thread_id, &params.turn_id)?;
+        if let Some(turn) = running.get_mut(&params.thread_id)
+            && let Some(interrupt) = turn.interrupt.take()
+        {
+            let _ = interrupt.send(());
+        }
+        Ok(TurnInterruptResponse {})
+    }
+
+    /// The turn running on `thread_id`, if it is `turn_id`.
+    fn expect_running<'a>(
+        running: &'a HashMap<String, Running>,
+        thread_id: &str,
+        turn_id: &str,
+    ) -> Result<&'a Running, ThreadError> {
+        match running.get(thread_id) {
+            Some(turn) if turn.turn_id == turn_id => Ok(turn),
+            Some(turn) => Err(ThreadError::Conflict(format!(
+                "turn {turn_id} is not running on thread {thread_id}; the running turn is {}",
+                turn.turn_id
+            ))),
+            None => Err(ThreadError::Conflict(format!(
+                "no turn is running on thread {thread_id}"
+            ))),
+        }
+    }
+
+    /// Called by a turn whose model call ended: the next steered input, or `None` after which
+    /// the turn takes no more (so none is accepted and then lost).
+    fn next_steer(&self, thread_id: &str, steer: &mut mpsc::Receiver<Steer>) -> Option<Steer> {
+        let mut running = lock(&self.running);
+        if let Ok(next) = steer.try_recv() {
+            return Some(next);
+        }
+        if let Some(turn) = running.get_mut(thread_id) {
+            turn.accepts_steer = false;
+        }
+        None
+    }
+
+    /// Forgets the running turn of `thread_id`.
+    fn finish(&self, thread_id: &str) {
+        lock(&self.running).remove(thread_id);
+    }
+
+    /// Adds `last` to the token total of `thread_id`; returns the new total.
+    fn add_usage(&self, thread_id: &str, last: &TokenUsageBreakdown) -> TokenUsageBreakdown {
+        let mut usage = lock(&self.usage);
+        let total = usage
+            .entry(thread_id.to_owned())
+            .or_insert(TokenUsageBreakdown {
+                input_tokens: 0,
+                cached_input_tokens: 0,
+                cache_write_input_tokens: 0,
+                output_tokens: 0,
+                reasoning_output_tokens: 0,
+                total_tokens: 0,
+            });
+        total.input_tokens = total.input_tokens.saturating_add(last.input_tokens);
+        total.cached_input_tokens = total
+            .cached_input_tokens
+            .saturating_add(last.cached_input_tokens);
+        total.cache_write_input_tokens = total
+            .cache_write_input_tokens
+            .saturating_add(last.cache_write_input_tokens);
+        total.output_tokens = total.output_tokens.saturating_add(last.output_tokens);
+        total.reasoning_output_tokens = total
+            .reasoning_output_tokens
+            .saturating_add(last.reasoning_output_tokens);
+        total.total_tokens = total.total_tokens.saturating_add(last.total_tokens);
+        total.clone()
+    }
+}

@@ -1,0 +1,470 @@
+//! One running turn: the task that drives the model calls, streams the notifications and
+//! records the turn.
+//!
+//! Notification order (as the reference server sends it): `thread/status/changed` (active),
+//! `turn/started`, `item/started` + `item/completed` of the user message, then per model
+//! output item `item/started`, its deltas and `item/completed`, then per model call
+//! `thread/tokenUsage/updated`; at the end `error` (failed turns only),
+//! `thread/status/changed` (idle) and `turn/completed`.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Instant;
+
+use agentwire_protocol::methods::{
+    AgentMessageDelta, ErrorEvent, ItemCompleted, ItemStarted, ReasoningSummaryTextDelta,
+    ReasoningTextDelta, ThreadTokenUsageUpdated, TurnCompleted, TurnStarted,
+};
+use agentwire_protocol::{
+    AgentMessageDeltaNotification, ErrorNotification, ItemCompletedNotification,
+    ItemStartedNotification, ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification,
+    ThreadItem, ThreadItemKind, ThreadStatus, ThreadTokenUsage,
+    ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown, Turn, TurnCompletedNotification,
+    TurnError, TurnItemsView, TurnStartedNotification, TurnStatus,
+};
+use agentwire_runtime::Peer;
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Steer, Turns};
+use crate::provider::{ModelRequest, ProviderEvent};
+use crate::threads::error::ThreadError;
+use crate::threads::meta::{new_id, now};
+
+/// How a model call (and so the turn) ended.
+enum CallEnd {
+    Done,
+    Failed(TurnError),
+    Interrupted,
+}
+
+/// What woke the turn up.
+enum Next {
+    Interrupt,
+    Steer(Steer),
+    Event(Option<ProviderEvent>),
+}
+
+/// An output item being streamed.
+enum OpenItem {
+    Message {
+        id: String,
+        text: String,
+        started_ms: i64,
+    },
+    Reasoning {
+        id: String,
+        summary: Vec<String>,
+        content: Vec<String>,
+        started_ms: i64,
+    },
+}
+
+/// A turn in progress.
+pub(super) struct TurnRun {
+    turns: Arc<Turns>,
+    peer: Peer,
+    thread_id: String,
+    /// The turn as it stands, with every item so far.
+    turn: Turn,
+    first_input: Option<Steer>,
+    interrupt: oneshot::Receiver<()>,
+    steer: mpsc::Receiver<Steer>,
+    /// Steered input taken while a model call ran, for the next call.
+    pending: VecDeque<Steer>,
+}
+
+/// Now, in Unix milliseconds.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Logs a failed recording: the turn goes on, the rollout misses that record.
+fn logged(what: &str, result: Result<(), ThreadError>) {
+    if let Err(error) = result {
+        tracing::warn!(what, %error, "turn progress not recorded");
+    }
+}
+
+impl TurnRun {
+    pub(super) fn new(
+        turns: Arc<Turns>,
+        peer: Peer,
+        thread_id: String,
+        turn: Turn,
+        input: Steer,
+        interrupt: oneshot::Receiver<()>,
+        steer: mpsc::Receiver<Steer>,
+    ) -> Self {
+        Self {
+            turns,
+            peer,
+            thread_id,
+            turn,
+            first_input: Some(input),
+            interrupt,
+            steer,
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Runs the turn to its end.
+    pub(super) async fn run(mut self) {
+        let clock = Instant::now();
+        self.set_status(ThreadStatus::Active {
+            active_flags: Vec::new(),
+        });
+        self.turn.started_at = Some(now());
+        logged(
+            "turn started",
+            self.turns
+                .threads
+                .record_turn_started(&self.thread_id, &self.turn),
+        );
+        self.peer.notify::<TurnStarted>(&TurnStartedNotification {
+            thread_id: self.thread_id.clone(),
+            turn: self.turn.clone(),
+        });
+        self.turn.items_view = TurnItemsView::Full;
+        let Some(mut input) = self.first_input.take() else {
+            return;
+        };
+        let mut steered = false;
+        let end = loop {
+            self.user_message(&input);
+            let request = ModelRequest {
+                input: input.input,
+                steered,
+            };
+            match self.call(request).await {
+                CallEnd::Done => {}
+                other => break other,
+            }
+            let next = match self.pending.pop_front() {
+                Some(next) => Some(next),
+                None => self.turns.next_steer(&self.thread_id, &mut self.steer),
+            };
+            match next {
+                Some(next) => {
+                    input = next;
+                    steered = true;
+                }
+                None => break CallEnd::Done,
+            }
+        };
+        self.finish(end, clock);
+    }
+
+    /// One model call, streamed into items.
+    async fn call(&mut self, request: ModelRequest) -> CallEnd {
+        let mut events = self.turns.provider.stream(request);
+        let mut open: Option<OpenItem> = None;
+        let end = loop {
+            let next = tokio::select! {
+                biased;
+                _ = &mut self.interrupt => Next::Interrupt,
+                Some(steer) = self.steer.recv() => Next::Steer(steer),
+                event = events.recv() => Next::Event(event),
+            };
+            let event = match next {
+                Next::Interrupt => break CallEnd::Interrupted,
+                Next::Steer(steer) => {
+                    self.pending.push_back(steer);
+                    continue;
+                }
+                Next::Event(None) => {
+                    break CallEnd::Failed(turn_error(
+                        "The model stream ended before the response was complete.",
+                        None,
+                    ));
+                }
+                Next::Event(Some(event)) => event,
+            };
+            match event {
+                ProviderEvent::TextDelta(delta) => self.text_delta(&mut open, delta),
+                ProviderEvent::ReasoningDelta { raw, index, delta } => {
+                    self.reasoning_delta(&mut open, raw, index, delta);
+                }
+                ProviderEvent::ItemDone => self.close(open.take()),
+                ProviderEvent::Done {
+                    usage,
+                    model_context_window,
+                } => {
+                    self.close(open.take());
+                    self.report_usage(usage, model_context_window);
+                    break CallEnd::Done;
+                }
+                ProviderEvent::Error { message, details } => {
+                    break CallEnd::Failed(turn_error(&message, details));
+                }
+            }
+        };
+        // Items cut short by an interrupt or an error complete with what they have.
+        self.close(open.take());
+        end
+    }
+
+    fn text_delta(&mut self, open: &mut Option<OpenItem>, delta: String) {
+        if !matches!(open, Some(OpenItem::Message { .. })) {
+            self.close(open.take());
+            let item = OpenItem::Message {
+                id: new_id(),
+                text: String::new(),
+                started_ms: now_ms(),
+            };
+            self.announce(&item);
+            *open = Some(item);
+        }
+        if let Some(OpenItem::Message { id, text, .. }) = open {
+            self.peer
+                .notify::<AgentMessageDelta>(&AgentMessageDeltaNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: self.turn.id.clone(),
+                    item_id: id.clone(),
+                    delta: delta.clone(),
+                });
+            text.push_str(&delta);
+        }
+    }
+
+    fn reasoning_delta(
+        &mut self,
+        open: &mut Option<OpenItem>,
+        raw: bool,
+        index: i64,
+        delta: String,
+    ) {
+        if !matches!(open, Some(OpenItem::Reasoning { .. })) {
+            self.close(open.take());
+            let item = OpenItem::Reasoning {
+                id: new_id(),
+                summary: Vec::new(),
+                content: Vec::new(),
+                started_ms: now_ms(),
+            };
+            self.announce(&item);
+            *open = Some(item);
+        }
+        let Some(OpenItem::Reasoning {
+            id,
+            summary,
+            content,
+            ..
+        }) = open
+        else {
+            return;
+        };
+        let parts = if raw { content } else { summary };
+        // A new section or part may only follow the last one.
+        let at = usize::try_from(index).unwrap_or(0).min(parts.len());
+        if at == parts.len() {
+            parts.push(String::new());
+        }
+        parts[at].push_str(&delta);
+        let index = i64::try_from(at).unwrap_or(0);
+        if raw {
+            self.peer
+                .notify::<ReasoningTextDelta>(&ReasoningTextDeltaNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: self.turn.id.clone(),
+                    item_id: id.clone(),
+                    content_index: index,
+                    delta,
+                });
+        } else {
+            self.peer
+                .notify::<ReasoningSummaryTextDelta>(&ReasoningSummaryTextDeltaNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: self.turn.id.clone(),
+                    item_id: id.clone(),
+                    summary_index: index,
+                    delta,
+                });
+        }
+    }
+
+    /// Sends `item/started` for a new output item.
+    fn announce(&self, item: &OpenItem) {
+        let (kind, started_ms) = item.snapshot();
+        self.peer.notify::<ItemStarted>(&ItemStartedNotification {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn.id.clone(),
+            item: ThreadItem {
+                kind,
+                started_at_ms: Some(started_ms),
+                completed_at_ms: None,
+            },
+            started_at_ms: started_ms,
+        });
+    }
+
+    /// Completes `item` (if any): `item/completed`, the rollout, the turn's items.
+    fn close(&mut self, item: Option<OpenItem>) {
+        if let Some(item) = item {
+            let (kind, started_ms) = item.snapshot();
+            self.complete(kind, started_ms);
+        }
+    }
+
+    fn complete(&mut self, kind: ThreadItemKind, started_ms: i64) {
+        let completed_ms = now_ms().max(started_ms);
+        let item = ThreadItem {
+            kind,
+            started_at_ms: Some(started_ms),
+            completed_at_ms: Some(completed_ms),
+        };
+        logged(
+            "item completed",
+            self.turns
+                .threads
+                .record_item_completed(&self.thread_id, &self.turn.id, &item),
+        );
+        self.peer
+            .notify::<ItemCompleted>(&ItemCompletedNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn.id.clone(),
+                item: item.clone(),
+                completed_at_ms: completed_ms,
+                content_token_count: None,
+            });
+        self.turn.items.push(item);
+    }
+
+    /// The user message item of `input`: started and completed at once.
+    fn user_message(&mut self, input: &Steer) {
+        let kind = ThreadItemKind::UserMessage {
+            id: new_id(),
+            content: input.input.clone(),
+            client_id: input.client_id.clone(),
+        };
+        let started_ms = now_ms();
+        self.peer.notify::<ItemStarted>(&ItemStartedNotification {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn.id.clone(),
+            item: ThreadItem {
+                kind: kind.clone(),
+                started_at_ms: Some(started_ms),
+                completed_at_ms: None,
+            },
+            started_at_ms: started_ms,
+        });
+        self.complete(kind, started_ms);
+    }
+
+    fn report_usage(&self, last: TokenUsageBreakdown, model_context_window: Option<i64>) {
+        let total = self.turns.add_usage(&self.thread_id, &last);
+        self.peer
+            .notify::<ThreadTokenUsageUpdated>(&ThreadTokenUsageUpdatedNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn.id.clone(),
+                token_usage: ThreadTokenUsage {
+                    total,
+                    last,
+                    model_context_window,
+                },
+            });
+    }
+
+    fn set_status(&self, status: ThreadStatus) {
+        logged(
+            "thread status",
+            self.turns
+                .threads
+                .set_status(self.peer.hub(), &self.thread_id, status),
+        );
+    }
+
+    /// Ends the turn: records it, idles the thread and sends `turn/completed`.
+    fn finish(mut self, end: CallEnd, clock: Instant) {
+        let (status, error) = match end {
+            CallEnd::Done => (TurnStatus::Completed, None),
+            CallEnd::Interrupted => (TurnStatus::Interrupted, None),
+            CallEnd::Failed(error) => (TurnStatus::Failed, Some(error)),
+        };
+        if let Some(error) = &error {
+            self.peer.notify::<ErrorEvent>(&ErrorNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn.id.clone(),
+                error: error.clone(),
+                will_retry: false,
+            });
+        }
+        self.turn.status = status;
+        self.turn.error = error;
+        self.turn.completed_at = Some(now());
+        self.turn.duration_ms =
+            Some(i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX));
+        logged(
+            "turn completed",
+            self.turns
+                .threads
+                .record_turn_completed(&self.thread_id, &self.turn),
+        );
+        self.set_status(ThreadStatus::Idle);
+        self.turns.finish(&self.thread_id);
+        // Like the reference server, `turn/completed` carries the summary view: the final agent
+        // message. `thread/read` has every item.
+        let last_message = self
+            .turn
+            .items
+            .iter()
+            .rev()
+            .find(|i| matches!(i.kind, ThreadItemKind::AgentMessage { .. }))
+            .cloned();
+        let mut turn = self.turn;
+        turn.items = last_message.into_iter().collect();
+        turn.items_view = TurnItemsView::Summary;
+        self.peer
+            .notify::<TurnCompleted>(&TurnCompletedNotification {
+                thread_id: self.thread_id,
+                turn,
+            });
+    }
+}
+
+impl OpenItem {
+    /// The item's kind as it stands, and when it started.
+    fn snapshot(&self) -> (ThreadItemKind, i64) {
+        match self {
+            OpenItem::Message {
+                id,
+                text,
+                started_ms,
+            } => (
+                ThreadItemKind::AgentMessage {
+                    id: id.clone(),
+                    text: text.clone(),
+                    phase: None,
+                    moderation: None,
+                    memory_citation: None,
+                    delivery: None,
+                    questions: None,
+                },
+                *started_ms,
+            ),
+            OpenItem::Reasoning {
+                id,
+                summary,
+                content,
+                started_ms,
+            } => (
+                ThreadItemKind::Reasoning {
+                    id: id.clone(),
+                    summary: summary.clone(),
+                    content: content.clone(),
+                },
+                *started_ms,
+            ),
+        }
+    }
+}
+
+fn turn_error(message: &str, details: Option<String>) -> TurnError {
+    TurnError {
+        message: message.to_owned(),
+        codex_error_info: None,
+        additional_details: details,
+        misalignment: None,
+    }
+}
