@@ -20,6 +20,9 @@ pub use generated::PARAMS_SCHEMAS;
 /// At most this many problems are reported for one request.
 const MAX_REPORTED: usize = 16;
 
+/// At most this many bytes of a pointer or message are echoed back.
+const MAX_ECHOED: usize = 512;
+
 /// One thing wrong with a request's params.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParamsIssue {
@@ -192,9 +195,22 @@ fn collect(error: &ValidationError<'_>, out: &mut Vec<ParamsIssue>) {
         }
     }
     out.push(ParamsIssue {
-        pointer: base.to_owned(),
-        message: error.to_string(),
+        pointer: truncated(base.to_owned()),
+        message: truncated(error.to_string()),
     });
+}
+
+/// Error text quotes the offending value; keep what is echoed back small whatever the input.
+fn truncated(mut text: String) -> String {
+    if text.len() > MAX_ECHOED {
+        let mut end = MAX_ECHOED;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("… (truncated)");
+    }
+    text
 }
 
 #[cfg(test)]
@@ -229,6 +245,17 @@ mod tests {
             rejected.issues.iter().any(|i| i.pointer == "/input/0/text"),
             "{rejected:?}"
         );
+    }
+
+    #[test]
+    fn echoed_values_are_truncated() {
+        let validators = Validators::new();
+        let huge = "x".repeat(100_000);
+        let rejected = validators
+            .check("thread/start", Some(&json!({ "cwd": [huge] })))
+            .expect_err("cwd must be a string");
+        assert!(rejected.issues[0].message.len() < 600, "{}", rejected.issues[0].message.len());
+        assert!(rejected.issues[0].message.ends_with("(truncated)"));
     }
 
     #[test]

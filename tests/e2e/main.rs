@@ -5,5 +5,6 @@ mod app_server_ws;
 mod client;
 mod common;
 mod engine_threads;
+mod engine_turns;
 mod generate;
 mod schema_diff;

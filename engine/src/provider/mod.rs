@@ -131,3 +131,33 @@ fn select(
     };
     Ok(Arc::new(FixtureProvider::new(script)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(provider: Option<&str>, script: Option<&str>) -> Result<ConfigFile, String> {
+        Ok(ConfigFile {
+            model_provider: provider.map(str::to_owned),
+            fixture_script: script.map(Into::into),
+        })
+    }
+
+    #[test]
+    fn the_fixture_provider_is_the_default_and_problems_are_explained() {
+        let home = std::env::temp_dir().join(format!("agentwire-provider-{}", std::process::id()));
+        std::fs::create_dir_all(&home).expect("create home");
+        assert!(select(&home, config(None, None)).is_ok());
+        assert!(select(&home, config(Some("fixture"), None)).is_ok());
+        let other = select(&home, config(Some("openai"), None)).expect_err("unsupported");
+        assert!(other.contains("\"openai\" is not supported"), "{other}");
+        let missing = select(&home, config(None, Some("nope.json"))).expect_err("missing");
+        assert!(missing.contains("cannot read fixture_script"), "{missing}");
+        std::fs::write(home.join("bad.json"), "{\"version\": 7}").expect("write");
+        let bad = select(&home, config(None, Some("bad.json"))).expect_err("bad");
+        assert!(bad.contains("version 7"), "{bad}");
+        let broken = select(&home, Err("config.toml: oops".to_owned())).expect_err("broken");
+        assert_eq!(broken, "config.toml: oops");
+        let _ = std::fs::remove_dir_all(&home);
+    }
+}

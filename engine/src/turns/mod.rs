@@ -123,14 +123,14 @@ impl Turns {
             peer.clone(),
             thread_id,
             turn.clone(),
-            Steer {
-                input: params.input,
-                client_id: params.client_user_message_id,
-            },
             interrupt,
             steer,
         );
-        drop(runtime.spawn(run.run()));
+        let input = Steer {
+            input: params.input,
+            client_id: params.client_user_message_id,
+        };
+        drop(runtime.spawn(run.run(input)));
         Ok(TurnStartResponse { turn })
     }
 

@@ -66,7 +66,6 @@ pub(super) struct TurnRun {
     thread_id: String,
     /// The turn as it stands, with every item so far.
     turn: Turn,
-    first_input: Option<Steer>,
     interrupt: oneshot::Receiver<()>,
     steer: mpsc::Receiver<Steer>,
     /// Steered input taken while a model call ran, for the next call.
@@ -93,7 +92,6 @@ impl TurnRun {
         peer: Peer,
         thread_id: String,
         turn: Turn,
-        input: Steer,
         interrupt: oneshot::Receiver<()>,
         steer: mpsc::Receiver<Steer>,
     ) -> Self {
@@ -102,15 +100,16 @@ impl TurnRun {
             peer,
             thread_id,
             turn,
-            first_input: Some(input),
             interrupt,
             steer,
             pending: VecDeque::new(),
         }
     }
 
-    /// Runs the turn to its end.
-    pub(super) async fn run(mut self) {
+    /// Runs the turn on `input` to its end.
+    pub(super) async fn run(mut self, mut input: Steer) {
+        // Let the `turn/start` answer go out first.
+        tokio::task::yield_now().await;
         let clock = Instant::now();
         self.set_status(ThreadStatus::Active {
             active_flags: Vec::new(),
@@ -127,9 +126,6 @@ impl TurnRun {
             turn: self.turn.clone(),
         });
         self.turn.items_view = TurnItemsView::Full;
-        let Some(mut input) = self.first_input.take() else {
-            return;
-        };
         let mut steered = false;
         let end = loop {
             self.user_message(&input);
