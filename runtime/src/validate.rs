@@ -254,7 +254,11 @@ mod tests {
         let rejected = validators
             .check("thread/start", Some(&json!({ "cwd": [huge] })))
             .expect_err("cwd must be a string");
-        assert!(rejected.issues[0].message.len() < 600, "{}", rejected.issues[0].message.len());
+        assert!(
+            rejected.issues[0].message.len() < 600,
+            "{}",
+            rejected.issues[0].message.len()
+        );
         assert!(rejected.issues[0].message.ends_with("(truncated)"));
     }
 

@@ -275,7 +275,7 @@ fn one_turn_at_a_time_and_interrupt_stops_it_quickly() {
 #[test]
 fn steered_input_joins_the_running_turn() {
     let home = scratch("turns-steer");
-    slow_script(&home, 20, 50);
+    slow_script(&home, 40, 50);
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client);
     let turn = start_turn(&mut client, &thread, "Write something.");
@@ -316,7 +316,7 @@ fn steered_input_joins_the_running_turn() {
         kinds,
         ["userMessage", "agentMessage", "userMessage", "agentMessage"]
     );
-    assert_eq!(items[1]["text"], json!("word ".repeat(20)));
+    assert_eq!(items[1]["text"], json!("word ".repeat(40)));
     assert_eq!(items[2]["clientId"], json!("c-1"));
     assert_eq!(items[2]["content"][0]["text"], json!("use tabs"));
 

@@ -31,10 +31,11 @@ pub struct ThreadDefaults {
 }
 
 impl Default for ThreadDefaults {
+    /// The built-in defaults: the fixture provider (the only one this build has) and its model.
     fn default() -> Self {
         Self {
-            model: "gpt-5.1-codex".to_owned(),
-            model_provider: "openai".to_owned(),
+            model: "fixture".to_owned(),
+            model_provider: "fixture".to_owned(),
             approval_policy: AskForApproval::OnRequest,
             approvals_reviewer: ApprovalsReviewer::User,
             sandbox: SandboxMode::ReadOnly,
