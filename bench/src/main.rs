@@ -18,10 +18,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agentwire_protocol::method::Method;
-use agentwire_protocol::methods::ThreadList;
+use agentwire_protocol::methods::{ThreadList, ThreadLoadedList};
 use clap::Parser;
 
 use crate::session::{Contender, Outcome, Outcomes, Session};
+
 use crate::stats::Samples;
 
 /// The command that reproduces the measurement.
@@ -40,9 +41,11 @@ pub const ECHO: &str = "echo floor";
 /// See [`AGENTWIRE`].
 pub const REFERENCE: &str = "codex app-server 0.171.0";
 
-/// The cheap request measured, and a variant whose params fail validation.
-const PARAMS: &str = "{}";
-const INVALID_PARAMS: &str = r#"{"limit":"ten"}"#;
+/// The requests timed, each with its params: `thread/list` (the engine answers from its SQLite
+/// index) and `thread/loaded/list` (answered from memory: what the runtime path alone costs).
+pub const METHODS: [(&str, &str); 2] = [(ThreadList::NAME, "{}"), (ThreadLoadedList::NAME, "{}")];
+/// Params of the first method that fail validation, sent once to show what is checked.
+pub const INVALID_PARAMS: &str = r#"{"limit":"ten"}"#;
 
 /// Side-by-side stdio benchmark.
 #[derive(Debug, Parser)]
@@ -89,18 +92,25 @@ pub struct Results {
     pub skipped: Option<String>,
     /// The first failure, if a round failed.
     pub failure: Option<String>,
-    /// Round trips per second, 1 in flight.
-    pub lockstep: Samples,
-    /// Round trips per second, a window in flight.
-    pub windowed: Samples,
+    /// The round trips of each of [`METHODS`].
+    pub rates: [Rates; METHODS.len()],
     /// Milliseconds from spawn to the `initialize` response.
     pub startup_ms: Samples,
     /// Peak resident memory in MB (10^6 bytes).
     pub peak_mb: Samples,
+    /// The answer to the first method with [`INVALID_PARAMS`].
+    pub invalid_probe: Option<Outcome>,
+}
+
+/// Round trips of one method.
+#[derive(Debug, Default)]
+pub struct Rates {
+    /// Per second, 1 in flight.
+    pub lockstep: Samples,
+    /// Per second, a window in flight.
+    pub windowed: Samples,
     /// The responses of the timed phases.
     pub outcomes: Outcomes,
-    /// The answer to a request with valid params, and to one with invalid params.
-    pub probes: Option<(Outcome, Outcome)>,
 }
 
 fn main() -> ExitCode {
@@ -234,26 +244,32 @@ fn run_once(
 ) -> Result<(), String> {
     let duration = Duration::from_secs_f64(args.duration);
     let warmup = Duration::from_secs_f64(args.warmup);
-    let limit = warmup + duration * 2 + Duration::from_secs(60);
+    let phases = METHODS.len() as u32 * 2;
+    let limit = (warmup + duration) * phases + Duration::from_secs(60);
     let (mut session, startup) = Session::start(contender, limit)?;
     if first {
-        let valid = session.probe(ThreadList::NAME, PARAMS)?;
-        let invalid = session.probe(ThreadList::NAME, INVALID_PARAMS)?;
-        into.probes = Some((valid, invalid));
+        into.invalid_probe = Some(session.probe(METHODS[0].0, INVALID_PARAMS)?);
     }
-    session.lockstep(ThreadList::NAME, PARAMS, warmup)?;
-    let lockstep = session.lockstep(ThreadList::NAME, PARAMS, duration)?;
-    let windowed = session.windowed(ThreadList::NAME, PARAMS, args.window, duration)?;
+    let mut phases = Vec::new();
+    for (method, params) in METHODS {
+        session.lockstep(method, params, warmup)?;
+        let lockstep = session.lockstep(method, params, duration)?;
+        let windowed = session.windowed(method, params, args.window, duration)?;
+        phases.push((lockstep, windowed));
+    }
     let peak_kib = session.peak_memory_kib();
     session.finish(Duration::from_secs(10))?;
+    // Recorded only once the whole round succeeded, so that every series has the same rounds.
     into.startup_ms.push(startup.as_secs_f64() * 1e3);
-    into.lockstep.push(lockstep.rate());
-    into.windowed.push(windowed.rate());
     if let Some(kib) = peak_kib {
         into.peak_mb.push(kib as f64 * 1024.0 / 1e6);
     }
-    into.outcomes.merge(&lockstep.outcomes);
-    into.outcomes.merge(&windowed.outcomes);
+    for ((lockstep, windowed), rates) in phases.iter().zip(&mut into.rates) {
+        rates.lockstep.push(lockstep.rate());
+        rates.windowed.push(windowed.rate());
+        rates.outcomes.merge(&lockstep.outcomes);
+        rates.outcomes.merge(&windowed.outcomes);
+    }
     Ok(())
 }
 

@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use crate::session::Outcome;
 use crate::stats::Samples;
 use crate::validation::ValidationCost;
-use crate::{AGENTWIRE, BASELINE, ECHO, INVALID_PARAMS, PARAMS, REFERENCE, REPRODUCE, Results};
+use crate::{
+    AGENTWIRE, BASELINE, ECHO, INVALID_PARAMS, METHODS, REFERENCE, REPRODUCE, Rates, Results,
+};
 
 /// Where and how the run happened.
 #[derive(Debug)]
@@ -37,20 +39,22 @@ fn grouped(value: f64) -> String {
     out
 }
 
+fn one_decimal(value: f64) -> String {
+    format!("{value:.1}")
+}
+
 fn cell(results: &Results, samples: &Samples, format: fn(f64) -> String) -> String {
     if let Some(why) = &results.skipped {
         return format!("skipped: {why}");
-    }
-    if let Some(error) = &results.failure {
-        if samples.is_empty() {
-            return format!("failed: {error}");
-        }
     }
     match (samples.median(), samples.range()) {
         (Some(median), Some((low, high))) => {
             format!("{} [{}–{}]", format(median), format(low), format(high))
         }
-        _ => "—".into(),
+        _ => match &results.failure {
+            Some(error) => format!("failed: {error}"),
+            None => "—".into(),
+        },
     }
 }
 
@@ -62,17 +66,21 @@ fn ratio_cell(value: Option<f64>) -> String {
     value.map_or_else(|| "—".into(), |r| format!("{r:.2}×"))
 }
 
-fn status(met: Option<bool>) -> &'static str {
+fn judged(measured: String, met: Option<bool>) -> String {
     match met {
-        Some(true) => "**met**",
-        Some(false) => "**missed**",
-        None => "not measured",
+        Some(true) => format!("{measured} **met**"),
+        Some(false) => format!("{measured} **missed**"),
+        None => "not measured".into(),
     }
 }
 
-fn outcomes_line(results: &Results) -> String {
-    let total: u64 = results.outcomes.0.iter().map(|(_, n)| n).sum();
-    results
+type Pick = fn(&Rates) -> &Samples;
+const LOCKSTEP: Pick = |r| &r.lockstep;
+const WINDOWED: Pick = |r| &r.windowed;
+
+fn outcomes_line(rates: &Rates) -> String {
+    let total: u64 = rates.outcomes.0.iter().map(|(_, n)| n).sum();
+    rates
         .outcomes
         .0
         .iter()
@@ -86,20 +94,22 @@ pub fn render(results: &[Results], validation: &[ValidationCost], env: &Environm
     let empty = Results::default();
     let find = |name: &str| results.iter().find(|r| r.name == name).unwrap_or(&empty);
     let (agentwire, echo, codex) = (find(AGENTWIRE), find(ECHO), find(REFERENCE));
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Measured by `agentwire-bench` over real stdio pipes on {} cores, load average {} before \
-         and {} after; {} rounds with the contenders interleaved (each started afresh every \
-         round), {} s per phase after a warm-up. Figures are medians with [min–max] over rounds; \
-         ratios are ratios of medians.\n",
-        env.cores, env.load_before, env.load_after, env.rounds, env.duration
-    );
     let baseline = results.iter().find(|r| r.name == BASELINE);
     let columns: Vec<&Results> = [Some(agentwire), baseline, Some(echo), Some(codex)]
         .into_iter()
         .flatten()
         .collect();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Measured by `agentwire-bench` over real stdio pipes on {} cores, load average {} before \
+         and {} after; {} rounds with the contenders interleaved (each started afresh every \
+         round in a rotating order, its home directory kept across rounds), {} s per phase \
+         after a warm-up. Figures are medians with [min–max] over rounds; ratios are ratios of \
+         medians.\n",
+        env.cores, env.load_before, env.load_after, env.rounds, env.duration
+    );
+
     let mut header = String::from("|");
     let mut rule = String::from("|---");
     for r in &columns {
@@ -110,33 +120,10 @@ pub fn render(results: &[Results], validation: &[ValidationCost], env: &Environm
         out,
         "{header} | agentwire ÷ reference | agentwire ÷ echo floor |\n{rule}|---:|---:|"
     );
-    type Pick = fn(&Results) -> &Samples;
-    let rows: [(String, Pick, fn(f64) -> String); 4] = [
-        (
-            "`thread/list` round trips/s, 1 in flight".into(),
-            |r| &r.lockstep,
-            grouped,
-        ),
-        (
-            format!("`thread/list` round trips/s, {} in flight", env.window),
-            |r| &r.windowed,
-            grouped,
-        ),
-        (
-            "start-up to `initialize` response (ms)".into(),
-            |r| &r.startup_ms,
-            |v| format!("{v:.1}"),
-        ),
-        (
-            "peak memory, VmHWM (MB)".into(),
-            |r| &r.peak_mb,
-            |v| format!("{v:.1}"),
-        ),
-    ];
-    for (label, pick, format) in &rows {
+    let row = |out: &mut String, label: String, pick: &dyn Fn(&Results) -> &Samples, format| {
         let mut line = format!("| {label}");
         for r in &columns {
-            let _ = write!(line, " | {}", cell(r, pick(r), *format));
+            let _ = write!(line, " | {}", cell(r, pick(r), format));
         }
         let _ = writeln!(
             out,
@@ -144,124 +131,178 @@ pub fn render(results: &[Results], validation: &[ValidationCost], env: &Environm
             ratio_cell(ratio(pick(agentwire), pick(codex))),
             ratio_cell(ratio(pick(agentwire), pick(echo))),
         );
+    };
+    for (index, (method, _)) in METHODS.iter().enumerate() {
+        for (pick, in_flight) in [(LOCKSTEP, 1), (WINDOWED, env.window)] {
+            row(
+                &mut out,
+                format!("`{method}` round trips/s, {in_flight} in flight"),
+                &|r: &Results| pick(&r.rates[index]),
+                grouped,
+            );
+        }
     }
+    row(
+        &mut out,
+        "start-up to `initialize` response (ms)".into(),
+        &|r: &Results| &r.startup_ms,
+        one_decimal,
+    );
+    row(
+        &mut out,
+        "peak memory, VmHWM (MB)".into(),
+        &|r: &Results| &r.peak_mb,
+        one_decimal,
+    );
     if let Some(baseline) = baseline {
+        let mut line = String::from("\nagentwire ÷ baseline:");
+        for (index, (method, _)) in METHODS.iter().enumerate() {
+            for (pick, in_flight) in [(LOCKSTEP, 1), (WINDOWED, env.window)] {
+                let _ = write!(
+                    line,
+                    " `{method}` {in_flight} in flight {},",
+                    ratio_cell(ratio(
+                        pick(&agentwire.rates[index]),
+                        pick(&baseline.rates[index])
+                    ))
+                );
+            }
+        }
         let _ = writeln!(
             out,
-            "\nagentwire ÷ baseline: {} (1 in flight), {} ({} in flight), start-up {}, memory {}.",
-            ratio_cell(ratio(&agentwire.lockstep, &baseline.lockstep)),
-            ratio_cell(ratio(&agentwire.windowed, &baseline.windowed)),
-            env.window,
+            "{line} start-up {}, memory {}.",
             ratio_cell(ratio(&agentwire.startup_ms, &baseline.startup_ms)),
             ratio_cell(ratio(&agentwire.peak_mb, &baseline.peak_mb)),
         );
     }
 
-    let lock_vs_ref = ratio(&agentwire.lockstep, &codex.lockstep);
-    let win_vs_ref = ratio(&agentwire.windowed, &codex.windowed);
-    let lock_vs_echo = ratio(&agentwire.lockstep, &echo.lockstep);
-    let win_vs_echo = ratio(&agentwire.windowed, &echo.windowed);
+    targets(&mut out, agentwire, echo, codex, env);
+    answers(&mut out, &columns, agentwire);
+    validation_costs(&mut out, validation, agentwire);
+    let _ = writeln!(out, "\nReproduce:\n\n    {REPRODUCE}");
+    out
+}
+
+fn targets(
+    out: &mut String,
+    agentwire: &Results,
+    echo: &Results,
+    codex: &Results,
+    env: &Environment,
+) {
+    let mut header = String::from("\n| target (agentwire) |");
+    let mut rule = String::from("|---|");
+    for (method, _) in METHODS {
+        let _ = write!(header, " `{method}` |");
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    let ratios = [
+        ("≥ 10× reference", codex, 10.0),
+        ("≥ 0.5× echo floor", echo, 0.5),
+    ];
+    for (goal, other, needed) in ratios {
+        for (pick, in_flight) in [(LOCKSTEP, 1), (WINDOWED, env.window)] {
+            let mut line = format!("| round trips/s {goal}, {in_flight} in flight |");
+            for index in 0..METHODS.len() {
+                let value = ratio(pick(&agentwire.rates[index]), pick(&other.rates[index]));
+                let _ = write!(
+                    line,
+                    " {} |",
+                    judged(ratio_cell(value), value.map(|r| r >= needed))
+                );
+            }
+            let _ = writeln!(out, "{line}");
+        }
+    }
     let startup = agentwire.startup_ms.median();
     let memory = agentwire.peak_mb.median();
-    let targets: [(&str, String, Option<bool>); 6] = [
-        (
-            "round trips/s ≥ 10× reference, 1 in flight",
-            ratio_cell(lock_vs_ref),
-            lock_vs_ref.map(|r| r >= 10.0),
-        ),
-        (
-            "round trips/s ≥ 10× reference, window in flight",
-            ratio_cell(win_vs_ref),
-            win_vs_ref.map(|r| r >= 10.0),
-        ),
-        (
-            "round trips/s ≥ 0.5× echo floor, 1 in flight",
-            ratio_cell(lock_vs_echo),
-            lock_vs_echo.map(|r| r >= 0.5),
-        ),
-        (
-            "round trips/s ≥ 0.5× echo floor, window in flight",
-            ratio_cell(win_vs_echo),
-            win_vs_echo.map(|r| r >= 0.5),
-        ),
-        (
-            "start-up < 20 ms",
-            startup.map_or_else(|| "—".into(), |v| format!("{v:.1} ms")),
-            startup.map(|v| v < 20.0),
-        ),
-        (
-            "peak memory < 20 MB",
-            memory.map_or_else(|| "—".into(), |v| format!("{v:.1} MB")),
-            memory.map(|v| v < 20.0),
-        ),
-    ];
-    let _ = writeln!(out, "\n| target (agentwire) | measured | |\n|---|---:|---|");
-    for (target, measured, met) in &targets {
-        let _ = writeln!(out, "| {target} | {measured} | {} |", status(*met));
-    }
-
+    let spare = " |".repeat(METHODS.len() - 1);
     let _ = writeln!(
         out,
-        "\nWhat each server answered to `thread/list` with `{PARAMS}` (after the `initialize` \
-         handshake) in the timed phases, and to one probe with invalid params `{INVALID_PARAMS}`:\n"
+        "| start-up < 20 ms | {} |{spare}",
+        judged(
+            startup.map_or_else(String::new, |v| format!("{v:.1} ms")),
+            startup.map(|v| v < 20.0)
+        )
     );
-    for r in &columns {
+    let _ = writeln!(
+        out,
+        "| peak memory < 20 MB | {} |{spare}",
+        judged(
+            memory.map_or_else(String::new, |v| format!("{v:.1} MB")),
+            memory.map(|v| v < 20.0)
+        )
+    );
+}
+
+fn answers(out: &mut String, columns: &[&Results], agentwire: &Results) {
+    let _ = writeln!(
+        out,
+        "\nWhat each server answered in the timed phases (after the `initialize` handshake), and \
+         to one `{}` with invalid params `{INVALID_PARAMS}`:\n",
+        METHODS[0].0
+    );
+    for r in columns {
         if r.skipped.is_some() {
             continue;
         }
+        let mut line = format!("- {}:", r.name);
+        for ((method, params), rates) in METHODS.iter().zip(&r.rates) {
+            let _ = write!(line, " `{method}` `{params}` → {};", outcomes_line(rates));
+        }
         let probe = r
-            .probes
+            .invalid_probe
             .as_ref()
-            .map_or_else(|| "—".into(), |(_, invalid)| invalid.to_string());
+            .map_or_else(|| "—".into(), Outcome::to_string);
+        let _ = writeln!(out, "{line} invalid params → {probe}");
+    }
+    if matches!(&agentwire.invalid_probe, Some(Outcome::Error(-32602, _))) {
         let _ = writeln!(
             out,
-            "- {}: {}; invalid params → {probe}",
-            r.name,
-            outcomes_line(r)
+            "\nagentwire's -32602 shows the params schema validation on the measured path (parse, \
+             handshake, method table, validation, in-flight slot, params decoding, handler, \
+             response encoding)."
         );
     }
-    let not_found = agentwire
-        .outcomes
-        .0
-        .iter()
-        .any(|(o, _)| matches!(o, Outcome::Error(-32601, _)));
-    let validated = matches!(&agentwire.probes, Some((_, Outcome::Error(-32602, _))));
-    if not_found && validated {
-        let _ = writeln!(
-            out,
-            "\nThe engine does not implement `thread/list` yet: its -32601 comes from the \
-             handler's default, at the end of the full runtime path (parse, handshake, method \
-             table, params schema validation, in-flight slot, params decoding, handler call, \
-             response encoding). The -32602 for invalid params shows validation is on that path."
-        );
-    }
+}
 
+fn validation_costs(out: &mut String, validation: &[ValidationCost], agentwire: &Results) {
     let _ = writeln!(
         out,
         "\nSchema validation per request, in-process (`Validators::check` on compiled \
-         validators; medians of batches):\n"
+         validators; medians of batches), against agentwire's lockstep round trip:\n"
     );
-    let _ = writeln!(
-        out,
-        "| params | check (ns) | parse line + check (ns) | check ÷ agentwire lockstep round trip |\n|---|---:|---:|---:|"
-    );
-    let round_trip_ns = agentwire.lockstep.median().map(|rate| 1e9 / rate);
+    let mut header = String::from("| params | check (ns) | parse line + check (ns) |");
+    let mut rule = String::from("|---|---:|---:|");
+    let round_trips: Vec<Option<f64>> = agentwire
+        .rates
+        .iter()
+        .map(|r| r.lockstep.median().map(|rate| 1e9 / rate))
+        .collect();
+    for ((method, _), round_trip) in METHODS.iter().zip(&round_trips) {
+        let time = round_trip.map_or_else(|| "—".into(), |ns| format!("{:.1} µs", ns / 1e3));
+        let _ = write!(header, " check ÷ `{method}` round trip ({time}) |");
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
     for cost in validation {
-        let share = round_trip_ns.map_or_else(
-            || "—".into(),
-            |rt| format!("{:.2} % of {:.1} µs", 100.0 * cost.check_ns / rt, rt / 1e3),
-        );
         let params = if cost.params.len() > 40 {
             format!("{} bytes", cost.params.len())
         } else {
             format!("`{}`", cost.params)
         };
-        let _ = writeln!(
-            out,
-            "| `{}` {params} | {:.0} | {:.0} | {share} |",
+        let mut line = format!(
+            "| `{}` {params} | {:.0} | {:.0} |",
             cost.method, cost.check_ns, cost.parse_and_check_ns
         );
+        for round_trip in &round_trips {
+            let share = round_trip.map_or_else(
+                || "—".into(),
+                |ns| format!("{:.2} %", 100.0 * cost.check_ns / ns),
+            );
+            let _ = write!(line, " {share} |");
+        }
+        let _ = writeln!(out, "{line}");
     }
-    let _ = writeln!(out, "\nReproduce:\n\n    {REPRODUCE}");
-    out
 }

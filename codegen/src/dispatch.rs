@@ -34,6 +34,7 @@ struct DispatchTemplate {
 struct ValidatorsTemplate {
     notice: String,
     params: Vec<(&'static str, String, bool)>,
+    experimental: Vec<(&'static str, String)>,
 }
 
 /// Renders `dispatch.rs` from the experimental collection (the runtime serves every method and
@@ -79,6 +80,7 @@ pub fn validators_source(collected: &Collected) -> Result<String, CodegenError> 
         params: collected
             .methods
             .iter()
+            .filter(|m| client_sent(m.direction))
             .filter_map(|m| {
                 Some((
                     m.name,
@@ -87,11 +89,94 @@ pub fn validators_source(collected: &Collected) -> Result<String, CodegenError> 
                 ))
             })
             .collect(),
+        experimental: experimental_params(collected),
     };
     template.render().map_err(|source| CodegenError::Template {
         template: "validators.rs.txt",
         source,
     })
+}
+
+/// Every params member marked `x-experimental`, as (method, JSON pointer inside `params`).
+///
+/// Members are followed through `$ref`s, `allOf`/`anyOf`/`oneOf` branches and nested objects;
+/// array items are not descended into (a pointer cannot name "any element").
+pub fn experimental_params(collected: &Collected) -> Vec<(&'static str, String)> {
+    fn walk(
+        definitions: &serde_json::Map<String, serde_json::Value>,
+        schema: &serde_json::Value,
+        pointer: &str,
+        seen: &mut Vec<String>,
+        out: &mut Vec<String>,
+    ) {
+        if let Some(reference) = schema.get("$ref").and_then(serde_json::Value::as_str) {
+            let name = reference.rsplit('/').next().unwrap_or(reference).to_owned();
+            if seen.contains(&name) {
+                return;
+            }
+            seen.push(name.clone());
+            if let Some(target) = definitions.get(&name) {
+                walk(definitions, target, pointer, seen, out);
+            }
+            seen.pop();
+            return;
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            if let Some(branches) = schema.get(key).and_then(serde_json::Value::as_array) {
+                for branch in branches {
+                    walk(definitions, branch, pointer, seen, out);
+                }
+            }
+        }
+        if let Some(properties) = schema
+            .get("properties")
+            .and_then(serde_json::Value::as_object)
+        {
+            for (name, property) in properties {
+                let escaped = name.replace('~', "~0").replace('/', "~1");
+                let path = format!("{pointer}/{escaped}");
+                if property
+                    .get(crate::schema::X_EXPERIMENTAL)
+                    .and_then(serde_json::Value::as_bool)
+                    == Some(true)
+                {
+                    out.push(path.clone());
+                }
+                walk(definitions, property, &path, seen, out);
+            }
+        }
+    }
+    let mut result = Vec::new();
+    for method in collected
+        .methods
+        .iter()
+        .filter(|m| client_sent(m.direction))
+    {
+        let Some(params) = &method.params else {
+            continue;
+        };
+        let mut found = Vec::new();
+        let root = serde_json::json!({ "$ref": format!("#/definitions/{params}") });
+        walk(
+            &collected.definitions,
+            &root,
+            "",
+            &mut Vec::new(),
+            &mut found,
+        );
+        found.sort();
+        found.dedup();
+        result.extend(found.into_iter().map(|pointer| (method.name, pointer)));
+    }
+    result
+}
+
+/// Whether the runtime receives this direction's params (and so validates them).
+fn client_sent(direction: Direction) -> bool {
+    matches!(
+        direction,
+        Direction::ClientRequest | Direction::ClientNotification
+    )
 }
 
 /// `ThreadStart` → `thread_start`.
@@ -112,7 +197,36 @@ pub fn snake_case(marker: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::snake_case;
+    use super::{experimental_params, snake_case};
+    use crate::Surface;
+
+    #[test]
+    fn experimental_params_are_found_through_references() {
+        let mut collected = crate::schema::collect(Surface::Experimental);
+        assert!(
+            experimental_params(&collected).is_empty(),
+            "0.1.0 declares no experimental fields"
+        );
+        let sandbox = collected
+            .definitions
+            .get_mut("ThreadStartParams")
+            .expect("params");
+        sandbox["properties"]["cwd"]["x-experimental"] = serde_json::Value::Bool(true);
+        let input = collected
+            .definitions
+            .get_mut("TurnStartParams")
+            .expect("params");
+        input["properties"]["model"]["x-experimental"] = serde_json::Value::Bool(true);
+        let found = experimental_params(&collected);
+        assert!(
+            found.contains(&("thread/start", "/cwd".to_owned())),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&("turn/start", "/model".to_owned())),
+            "{found:?}"
+        );
+    }
 
     #[test]
     fn marker_names_become_snake_case_functions() {

@@ -4,7 +4,7 @@
 // standalone JSON Schema of its params type (from the experimental surface, a superset of the
 // stable one), so that each validator compiles only what its method reaches.
 
-/// For each method that carries params: its wire name, the standalone JSON Schema of its params
+/// For each client request or notification that carries params: its wire name, the standalone JSON Schema of its params
 /// type, and whether the params may be absent or `null` instead.
 pub const PARAMS_SCHEMAS: &[(&str, &str, bool)] = &[
     ("initialize", include_str!("../schema/experimental/json/InitializeParams.json"), false),
@@ -39,34 +39,9 @@ pub const PARAMS_SCHEMAS: &[(&str, &str, bool)] = &[
     ("getConversationSummary", include_str!("../schema/experimental/json/GetConversationSummaryParams.json"), false),
     ("getAuthStatus", include_str!("../schema/experimental/json/GetAuthStatusParams.json"), false),
     ("gitDiffToRemote", include_str!("../schema/experimental/json/GitDiffToRemoteParams.json"), false),
-    ("item/commandExecution/requestApproval", include_str!("../schema/experimental/json/CommandExecutionRequestApprovalParams.json"), false),
-    ("item/fileChange/requestApproval", include_str!("../schema/experimental/json/FileChangeRequestApprovalParams.json"), false),
-    ("execCommandApproval", include_str!("../schema/experimental/json/ExecCommandApprovalParams.json"), false),
-    ("applyPatchApproval", include_str!("../schema/experimental/json/ApplyPatchApprovalParams.json"), false),
-    ("error", include_str!("../schema/experimental/json/ErrorNotification.json"), false),
-    ("warning", include_str!("../schema/experimental/json/WarningNotification.json"), false),
-    ("configWarning", include_str!("../schema/experimental/json/ConfigWarningNotification.json"), false),
-    ("thread/started", include_str!("../schema/experimental/json/ThreadStartedNotification.json"), false),
-    ("thread/status/changed", include_str!("../schema/experimental/json/ThreadStatusChangedNotification.json"), false),
-    ("thread/archived", include_str!("../schema/experimental/json/ThreadArchivedNotification.json"), false),
-    ("thread/unarchived", include_str!("../schema/experimental/json/ThreadUnarchivedNotification.json"), false),
-    ("thread/name/updated", include_str!("../schema/experimental/json/ThreadNameUpdatedNotification.json"), false),
-    ("thread/tokenUsage/updated", include_str!("../schema/experimental/json/ThreadTokenUsageUpdatedNotification.json"), false),
-    ("turn/started", include_str!("../schema/experimental/json/TurnStartedNotification.json"), false),
-    ("turn/completed", include_str!("../schema/experimental/json/TurnCompletedNotification.json"), false),
-    ("turn/diff/updated", include_str!("../schema/experimental/json/TurnDiffUpdatedNotification.json"), false),
-    ("turn/plan/updated", include_str!("../schema/experimental/json/TurnPlanUpdatedNotification.json"), false),
-    ("item/started", include_str!("../schema/experimental/json/ItemStartedNotification.json"), false),
-    ("item/completed", include_str!("../schema/experimental/json/ItemCompletedNotification.json"), false),
-    ("item/agentMessage/delta", include_str!("../schema/experimental/json/AgentMessageDeltaNotification.json"), false),
-    ("item/reasoning/textDelta", include_str!("../schema/experimental/json/ReasoningTextDeltaNotification.json"), false),
-    ("item/reasoning/summaryTextDelta", include_str!("../schema/experimental/json/ReasoningSummaryTextDeltaNotification.json"), false),
-    ("item/commandExecution/outputDelta", include_str!("../schema/experimental/json/CommandExecutionOutputDeltaNotification.json"), false),
-    ("command/exec/outputDelta", include_str!("../schema/experimental/json/CommandExecOutputDeltaNotification.json"), false),
-    ("serverRequest/resolved", include_str!("../schema/experimental/json/ServerRequestResolvedNotification.json"), false),
-    ("account/updated", include_str!("../schema/experimental/json/AccountUpdatedNotification.json"), false),
-    ("account/login/completed", include_str!("../schema/experimental/json/AccountLoginCompletedNotification.json"), false),
-    ("mcpServer/startupStatus/updated", include_str!("../schema/experimental/json/McpServerStatusUpdatedNotification.json"), false),
-    ("fuzzyFileSearch/sessionUpdated", include_str!("../schema/experimental/json/FuzzyFileSearchSessionUpdatedNotification.json"), false),
-    ("fuzzyFileSearch/sessionCompleted", include_str!("../schema/experimental/json/FuzzyFileSearchSessionCompletedNotification.json"), false),
+];
+
+/// Params members marked experimental, per method: the wire name and the JSON pointer of the
+/// member inside `params`. A connection without the `experimentalApi` capability may not set them.
+pub const EXPERIMENTAL_PARAMS: &[(&str, &str)] = &[
 ];

@@ -217,7 +217,7 @@ impl<H: Handler> Server<H> {
         };
         let id = match object.remove("id") {
             None => None,
-            Some(raw) => Some(serde_json::from_value::<RequestId>(raw).map_err(|_| {
+            Some(raw) => Some(request_id(raw).ok_or_else(|| {
                 Refusal::new(
                     None,
                     error_codes::INVALID_REQUEST,
@@ -286,6 +286,19 @@ impl<H: Handler> Server<H> {
                 error_codes::INVALID_REQUEST,
                 format!("{method} requires experimentalApi capability"),
             ));
+        }
+        if !negotiated.experimental {
+            if let Some(member) = crate::validate::experimental_member_used(
+                crate::validate::EXPERIMENTAL_PARAMS,
+                &method,
+                params.as_ref(),
+            ) {
+                return Err(Refusal::new(
+                    Some(id),
+                    error_codes::INVALID_REQUEST,
+                    format!("{member} requires experimentalApi capability"),
+                ));
+            }
         }
         if let Err(rejected) = self.shared.validators.check(&method, params.as_ref()) {
             return Err(Refusal {
@@ -558,10 +571,49 @@ impl<H: Handler> Server<H> {
     }
 }
 
+/// The id of a message, read the way `RequestId`'s untagged `Deserialize` reads it (a string,
+/// or a number that fits an `i64`), without going through serde: for an integer id serde tries
+/// the string variant first and builds an error message, on every request.
+fn request_id(raw: Value) -> Option<RequestId> {
+    match raw {
+        Value::String(id) => Some(RequestId::String(id)),
+        Value::Number(number) => number.as_i64().map(RequestId::Integer),
+        _ => None,
+    }
+}
+
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn request_ids_are_read_like_serde_reads_them() {
+        for raw in [
+            json!(0),
+            json!(-7),
+            json!(i64::MAX),
+            json!(u64::MAX),
+            json!(1.0),
+            json!(1.5),
+            json!(""),
+            json!("a-1"),
+            json!(null),
+            json!(true),
+            json!([1]),
+            json!({ "id": 1 }),
+        ] {
+            let by_serde = serde_json::from_value::<RequestId>(raw.clone()).ok();
+            assert_eq!(request_id(raw.clone()), by_serde, "{raw}");
+        }
+    }
 }

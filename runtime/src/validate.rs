@@ -15,7 +15,22 @@ mod generated {
     include!("../../generated/rust/validators.rs");
 }
 
-pub use generated::PARAMS_SCHEMAS;
+pub use generated::{EXPERIMENTAL_PARAMS, PARAMS_SCHEMAS};
+
+/// The first experimental params member of `method` that `params` sets (to anything but `null`),
+/// as `method` plus the member's pointer, according to `table` (normally [`EXPERIMENTAL_PARAMS`]).
+pub fn experimental_member_used(
+    table: &[(&str, &str)],
+    method: &str,
+    params: Option<&Value>,
+) -> Option<String> {
+    let params = params?;
+    table
+        .iter()
+        .filter(|(m, _)| *m == method)
+        .find(|(_, pointer)| params.pointer(pointer).is_some_and(|v| !v.is_null()))
+        .map(|(_, pointer)| format!("{method}{pointer}"))
+}
 
 /// At most this many problems are reported for one request.
 const MAX_REPORTED: usize = 16;
@@ -244,6 +259,26 @@ mod tests {
         assert!(
             rejected.issues.iter().any(|i| i.pointer == "/input/0/text"),
             "{rejected:?}"
+        );
+    }
+
+    #[test]
+    fn experimental_members_are_detected_when_set() {
+        let table = [("thread/start", "/cwd"), ("thread/start", "/config/deep")];
+        let used = |params: Value| experimental_member_used(&table, "thread/start", Some(&params));
+        assert_eq!(
+            used(json!({ "cwd": "/tmp" })),
+            Some("thread/start/cwd".to_owned())
+        );
+        assert_eq!(
+            used(json!({ "config": { "deep": 1 } })),
+            Some("thread/start/config/deep".to_owned())
+        );
+        assert_eq!(used(json!({ "cwd": null })), None);
+        assert_eq!(used(json!({ "model": "m" })), None);
+        assert_eq!(
+            experimental_member_used(&table, "thread/list", Some(&json!({ "cwd": "/" }))),
+            None
         );
     }
 
