@@ -287,18 +287,18 @@ impl<H: Handler> Server<H> {
                 format!("{method} requires experimentalApi capability"),
             ));
         }
-        if !negotiated.experimental {
-            if let Some(member) = crate::validate::experimental_member_used(
+        if !negotiated.experimental
+            && let Some(member) = crate::validate::experimental_member_used(
                 crate::validate::EXPERIMENTAL_PARAMS,
                 &method,
                 params.as_ref(),
-            ) {
-                return Err(Refusal::new(
-                    Some(id),
-                    error_codes::INVALID_REQUEST,
-                    format!("{member} requires experimentalApi capability"),
-                ));
-            }
+            )
+        {
+            return Err(Refusal::new(
+                Some(id),
+                error_codes::INVALID_REQUEST,
+                format!("{member} requires experimentalApi capability"),
+            ));
         }
         if let Err(rejected) = self.shared.validators.check(&method, params.as_ref()) {
             return Err(Refusal {
