@@ -8,6 +8,7 @@
 //! of requests in flight, and the peak resident memory. The table reports medians over rounds,
 //! their spread, and the ratios the targets are stated in.
 
+mod awake;
 mod report;
 mod session;
 mod stats;
@@ -81,6 +82,13 @@ struct Args {
     /// Measure only the contenders whose name contains this (for profiling one of them).
     #[arg(long, value_name = "NAME")]
     only: Option<String>,
+    /// Keep every vCPU from halting while measuring (lowest-priority busy loops; see the
+    /// `awake` module): takes the hypervisor's wake-up latency out of the figures.
+    #[arg(long)]
+    keep_awake: bool,
+    /// Internal: the body of a `--keep-awake` spinner.
+    #[arg(long, hide = true)]
+    spin: bool,
 }
 
 /// Everything measured for one contender.
@@ -115,6 +123,9 @@ pub struct Rates {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if args.spin {
+        awake::spin();
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -285,7 +296,12 @@ fn run(args: &Args) -> Result<(), String> {
         return Err("--rounds, --window and --duration must be positive".into());
     }
     let (list, mut results) = contenders(args)?;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let load_before = load_average();
+    let awake = match args.keep_awake {
+        true => Some(awake::KeepAwake::start(cores)?),
+        false => None,
+    };
     eprintln!(
         "agentwire-bench: {} rounds of {} contenders, {} s per phase; load average {load_before}",
         args.rounds,
@@ -312,6 +328,7 @@ fn run(args: &Args) -> Result<(), String> {
         }
     }
     let load_after = load_average();
+    drop(awake);
     for contender in &list {
         let _ = std::fs::remove_dir_all(&contender.home);
     }
@@ -320,7 +337,8 @@ fn run(args: &Args) -> Result<(), String> {
         rounds: args.rounds,
         duration: args.duration,
         window: args.window,
-        cores: std::thread::available_parallelism().map_or(0, usize::from),
+        cores,
+        keep_awake: args.keep_awake,
         load_before,
         load_after,
     };

@@ -21,6 +21,8 @@ pub struct Environment {
     pub window: usize,
     /// CPU cores available.
     pub cores: usize,
+    /// Whether idle-priority spinners kept the vCPUs from halting.
+    pub keep_awake: bool,
     /// `/proc/loadavg` before the run.
     pub load_before: String,
     /// `/proc/loadavg` after the run.
@@ -100,10 +102,15 @@ pub fn render(results: &[Results], validation: &[ValidationCost], env: &Environm
         .flatten()
         .collect();
     let mut out = String::new();
+    let awake = if env.keep_awake {
+        ", the vCPUs kept from halting by nice-19 spinners (`--keep-awake`)"
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
-        "Measured by `agentwire-bench` over real stdio pipes on {} cores, load average {} before \
-         and {} after; {} rounds with the contenders interleaved (each started afresh every \
+        "Measured by `agentwire-bench` over real stdio pipes on {} cores{awake}, load average {} \
+         before (1, 5, 15 min) and {} after; {} rounds with the contenders interleaved (each started afresh every \
          round in a rotating order, its home directory kept across rounds), {} s per phase \
          after a warm-up. Figures are medians with [min–max] over rounds; ratios are ratios of \
          medians.\n",

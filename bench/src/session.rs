@@ -378,7 +378,7 @@ impl Session {
     pub fn finish(mut self, grace: Duration) -> Result<(), String> {
         drop(self.stdin.take());
         let deadline = Instant::now() + grace;
-        let result = loop {
+        loop {
             match self.child.try_wait() {
                 Ok(Some(_)) => break Ok(()),
                 Ok(None) if Instant::now() < deadline => {
@@ -391,8 +391,7 @@ impl Session {
                 }
                 Err(e) => break Err(format!("wait: {e}")),
             }
-        };
-        result
+        }
     }
 }
 

@@ -123,22 +123,11 @@ fn serve_stdio(
     server: &Server<Engine>,
     runtime: tokio::runtime::Runtime,
 ) -> Result<ExitCode, String> {
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    std::thread::scope(|scope| {
-        let runtime = &runtime;
-        // This thread drives the runtime (timers, I/O, spawned requests) while the calling
-        // thread reads stdin.
-        let driver = scope.spawn(move || {
-            runtime.block_on(async {
-                let _ = stopped.await;
-            })
-        });
-        let result =
-            agentwire_runtime::stdio::serve(server, |drain| runtime.handle().block_on(drain));
-        let _ = stop.send(());
-        let _ = driver.join();
-        result
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(|e| e.to_string())
-    })
+    // This thread drives the runtime (timers, I/O, spawned requests) and runs the connection's
+    // task on it: when stdin is a pipe or a socket the task reads it through the reactor, so a
+    // request is read, handled and answered without another thread waking up. Any other stdin
+    // (a file, a terminal) is read by a thread of its own.
+    agentwire_runtime::stdio::serve(server, |connection| runtime.block_on(connection))
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(|e| e.to_string())
 }

@@ -18,13 +18,18 @@
 //!   once the chunk is done (see [`LineOutbound`]); messages sent at any other time (work that
 //!   finished later, notifications) are written at once, one `write` each.
 //! - When stdin is a pipe or a socket (what a parent process gives its child), it is read
-//!   through the runtime's reactor: no reader thread at all. Anything else (a regular file, a
-//!   terminal) and [`serve_lines`] (any `Read`, e.g. an in-process pipe) is read by the calling
-//!   thread, which hands whole chunks (not messages) to the task through a small bounded
+//!   through the runtime's reactor: no reader thread at all, and with `Runtime::block_on` as
+//!   the caller's `block_on`, no thread but the calling one. Anything else (a regular file, a
+//!   terminal) and [`serve_lines`] (any `Read`, e.g. an in-process pipe) is read by a thread of
+//!   its own, which hands whole chunks (not messages) to the task through a small bounded
 //!   channel.
 //!
 //! Stdout is written with plain blocking writes of a duplicate of file descriptor 1, as before:
 //! a client that stops reading stalls the server rather than growing a queue.
+//!
+//! The caller's `block_on` runs the connection to its end: either `Runtime::block_on` of the
+//! server's runtime on the calling thread (which then drives it), or `Handle::block_on` while
+//! another thread drives the runtime.
 
 use std::fs::File;
 use std::future::Future;
@@ -200,20 +205,19 @@ impl Input {
     }
 }
 
-/// Serves one connection over stdin/stdout until stdin ends. Blocks the calling thread, which
-/// must not be a thread of the server's tokio runtime (another thread drives that runtime);
-/// `block_on` must run a future to completion (e.g. `runtime.handle().block_on`).
+/// Serves one connection over stdin/stdout until stdin ends. Blocks the calling thread in
+/// `block_on`, which must run the future it gets to completion (see the module docs).
 pub fn serve<H: Handler>(
     server: &Server<H>,
     block_on: impl FnOnce(Drain<'_>),
 ) -> std::io::Result<()> {
     let Ok(stdout) = std::io::stdout().as_fd().try_clone_to_owned() else {
-        return serve_lines(server, std::io::stdin().lock(), std::io::stdout(), block_on);
+        return serve_lines(server, std::io::stdin(), std::io::stdout(), block_on);
     };
     let stdout = File::from(stdout);
     match reactor_stdin(server, &stdout) {
-        Some(input) => run(server, input, None, stdout, block_on),
-        None => serve_lines(server, std::io::stdin().lock(), stdout, block_on),
+        Some(input) => run(server, input, None::<fn()>, stdout, block_on),
+        None => serve_lines(server, std::io::stdin(), stdout, block_on),
     }
 }
 
@@ -247,11 +251,11 @@ fn reactor_stdin<H: Handler>(server: &Server<H>, stdout: &File) -> Option<Input>
 }
 
 /// Serves one connection over any pair of byte streams (pipes, in tests) with the stdio
-/// framing, until `input` ends. The calling thread reads `input` and must not be a thread of
-/// the server's tokio runtime; `block_on` must run a future to completion.
+/// framing, until `input` ends. A thread of its own reads `input`; the calling thread blocks in
+/// `block_on`, which must run the future it gets to completion (see the module docs).
 pub fn serve_lines<H: Handler>(
     server: &Server<H>,
-    mut input: impl Read,
+    mut input: impl Read + Send,
     output: impl Write + Send + 'static,
     block_on: impl FnOnce(Drain<'_>),
 ) -> std::io::Result<()> {
@@ -276,15 +280,15 @@ pub fn serve_lines<H: Handler>(
         chunks: received,
         last: Vec::new(),
     };
-    run(server, input, Some(Box::new(feed)), output, block_on)
+    run(server, input, Some(feed), output, block_on)
 }
 
-/// Opens the connection, runs its task on the server's runtime (and `feed` on this thread, if
-/// the input comes from a thread), waits for the end and closes it.
+/// Opens the connection, runs its task on the server's runtime (and `feed` on a thread of its
+/// own, if the input comes from a thread), waits for the end and closes it.
 fn run<H: Handler, W: Write + Send + 'static>(
     server: &Server<H>,
     input: Input,
-    feed: Option<Box<dyn FnOnce() + '_>>,
+    feed: Option<impl FnOnce() + Send>,
     output: W,
     block_on: impl FnOnce(Drain<'_>),
 ) -> std::io::Result<()> {
@@ -301,13 +305,22 @@ fn run<H: Handler, W: Write + Send + 'static>(
         outbound,
         connection.clone(),
     ));
-    if let Some(feed) = feed {
-        feed();
-    }
     let mut ended = None;
-    block_on(Box::pin(async {
-        ended = Some(task.await);
-    }));
+    let reader = std::thread::scope(|scope| {
+        let reader = feed
+            .map(|feed| {
+                std::thread::Builder::new()
+                    .name("stdin".into())
+                    .spawn_scoped(scope, feed)
+            })
+            .transpose();
+        // A reader that failed to start has dropped its end of the channel: the task sees the
+        // end of input and finishes.
+        block_on(Box::pin(async {
+            ended = Some(task.await);
+        }));
+        reader.map(drop)
+    });
     server.hub().close(connection.id());
     let reason = match ended {
         Some(Ok(reason)) => reason,
@@ -319,6 +332,7 @@ fn run<H: Handler, W: Write + Send + 'static>(
         reason,
         "connection closed"
     );
+    reader?;
     match ended {
         Some(Ok(_)) => Ok(()),
         Some(Err(error)) => Err(std::io::Error::other(error)),
