@@ -167,7 +167,7 @@ impl<H: Handler> Server<H> {
 
     /// Like [`Server::handle_message`], for a caller running as a task on this server's
     /// runtime: when that runtime is current-thread, request and notification work is polled
-    /// once here and only spawned if it is still pending (see [`Start::Inline`]). Work that
+    /// once here and only spawned if it is still pending (see `Start::Inline`). Work that
     /// finishes at once has answered by the time this returns. Anywhere else (a multi-thread
     /// runtime, no runtime at all) it behaves exactly like [`Server::handle_message`].
     pub fn handle_message_inline(&self, connection: &Arc<Connection>, bytes: &[u8]) {

@@ -7,15 +7,15 @@
 //! # How it is fast
 //!
 //! A lockstep round trip over pipes costs tens of microseconds, almost all of it in waking
-//! threads; parsing, validating and answering a cheap request costs about one. So the path of a
-//! request avoids crossing threads and system calls:
+//! threads; parsing, validating and answering a cheap request costs about one microsecond. So
+//! the path of a request avoids crossing threads and system calls:
 //!
 //! - The connection is served by one task on the server's current-thread runtime. Each chunk
 //!   of input is split into lines and every message is handed to
 //!   [`Server::handle_message_inline`], which polls the request's work right there: a cheap
 //!   request is answered without spawning a task or waking another thread.
 //! - Answers produced while a chunk is handled are collected and written with one `write`
-//!   once the chunk is done (see [`LineOutbound`]); messages sent at any other time (work that
+//!   once the chunk is done (see `LineOutbound`); messages sent at any other time (work that
 //!   finished later, notifications) are written at once, one `write` each.
 //! - When stdin is a pipe or a socket (what a parent process gives its child), it is read
 //!   through the runtime's reactor: no reader thread at all, and with `Runtime::block_on` as
