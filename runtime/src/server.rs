@@ -93,6 +93,20 @@ struct Refusal {
 }
 
 impl Refusal {
+    /// -32602 for params that failed `method`'s schema, with every issue in `data`.
+    fn invalid_params(
+        id: RequestId,
+        method: &str,
+        rejected: &crate::validate::ParamsRejected,
+    ) -> Self {
+        Self {
+            data: Some(rejected.to_data(method)),
+            message: format!("Invalid params for {method}: {}", rejected.summary()),
+            code: error_codes::INVALID_PARAMS,
+            id: Some(id),
+        }
+    }
+
     fn new(id: Option<RequestId>, code: i64, message: impl Into<String>) -> Self {
         Self {
             id,
@@ -301,12 +315,7 @@ impl<H: Handler> Server<H> {
             ));
         }
         if let Err(rejected) = self.shared.validators.check(&method, params.as_ref()) {
-            return Err(Refusal {
-                data: Some(rejected.to_data(&method)),
-                message: format!("Invalid params for {method}: {}", rejected.summary()),
-                code: error_codes::INVALID_PARAMS,
-                id: Some(id),
-            });
+            return Err(Refusal::invalid_params(id, &method, &rejected));
         }
         let Ok(permit) = self.shared.in_flight.clone().try_acquire_owned() else {
             tracing::warn!(
@@ -451,16 +460,7 @@ impl<H: Handler> Server<H> {
             .validators
             .check(Initialize::NAME, params.as_ref())
         {
-            return Err(Refusal {
-                data: Some(rejected.to_data(Initialize::NAME)),
-                message: format!(
-                    "Invalid params for {}: {}",
-                    Initialize::NAME,
-                    rejected.summary()
-                ),
-                code: error_codes::INVALID_PARAMS,
-                id: Some(id),
-            });
+            return Err(Refusal::invalid_params(id, Initialize::NAME, &rejected));
         }
         let params: InitializeParams = serde_json::from_value(params.unwrap_or(Value::Null))
             .map_err(|e| {
