@@ -132,28 +132,33 @@ impl ts_rs::TypeVisitor for Collector<'_> {
     }
 }
 
+impl Collector<'_> {
+    fn request<M: Request>(&mut self) {
+        if self.surface.includes(M::EXPERIMENTAL) {
+            let response = self.export::<M::Response>();
+            self.add::<M>(Some(response));
+        }
+    }
+
+    fn notification<M: Notification>(&mut self) {
+        if self.surface.includes(M::EXPERIMENTAL) {
+            self.add::<M>(None);
+        }
+    }
+}
+
 impl MethodVisitor for Collector<'_> {
     fn client_request<M: Request>(&mut self) {
-        if self.surface.includes(M::EXPERIMENTAL) {
-            let response = self.export::<M::Response>();
-            self.add::<M>(Some(response));
-        }
+        self.request::<M>();
     }
     fn server_request<M: Request>(&mut self) {
-        if self.surface.includes(M::EXPERIMENTAL) {
-            let response = self.export::<M::Response>();
-            self.add::<M>(Some(response));
-        }
+        self.request::<M>();
     }
     fn server_notification<M: Notification>(&mut self) {
-        if self.surface.includes(M::EXPERIMENTAL) {
-            self.add::<M>(None);
-        }
+        self.notification::<M>();
     }
     fn client_notification<M: Notification>(&mut self) {
-        if self.surface.includes(M::EXPERIMENTAL) {
-            self.add::<M>(None);
-        }
+        self.notification::<M>();
     }
 }
 
