@@ -16,7 +16,10 @@ mod config;
 mod handler;
 mod provider;
 mod threads;
+mod tools;
 mod turns;
+
+pub use tools::sandbox;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,6 +31,10 @@ pub use threads::meta::ThreadDefaults;
 pub struct EngineConfig {
     /// Where threads, the index and `config.toml` live (`$AGENTWIRE_HOME`, default `~/.agentwire`).
     pub home: PathBuf,
+    /// The program that confines tool commands to the sandbox policy
+    /// (`<program> sandbox-exec --policy JSON --cwd DIR -- COMMAND…`): the `agentwire` binary
+    /// itself. Without it, commands that a policy would confine are refused.
+    pub sandbox_exe: Option<PathBuf>,
 }
 
 impl EngineConfig {
@@ -38,7 +45,10 @@ impl EngineConfig {
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".agentwire")))
             .unwrap_or_else(|| PathBuf::from(".agentwire"));
-        Self { home }
+        Self {
+            home,
+            sandbox_exe: None,
+        }
     }
 }
 

@@ -2,14 +2,18 @@
 
 use std::time::Duration;
 
-use agentwire_protocol::UserInput;
 use tokio::sync::mpsc;
 
 use super::script::{Response, Script, Step, Usage};
-use super::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent};
+use super::{EVENT_QUEUE, HistoryEntry, ModelProvider, ModelRequest, ProviderEvent, ToolCall};
+use crate::tools;
 
-/// Answers each model call with the first scripted response matching the input's text; a
-/// steered input is answered with the script's `steerReply`, quoting it.
+/// Answers each model call with the first scripted response matching the newest user
+/// message; a steered message is answered with the script's `steerReply`, quoting it.
+///
+/// A response with tool steps spans several model calls: the calls made since the newest user
+/// message (the assistant entries after it in the history) say how far into the response the
+/// conversation is, so the provider itself keeps no state.
 #[derive(Debug)]
 pub(crate) struct FixtureProvider {
     script: Script,
@@ -23,10 +27,10 @@ impl FixtureProvider {
 
     /// The events answering `request`, in order.
     fn events(&self, request: &ModelRequest) -> Vec<ProviderEvent> {
-        let text = input_text(&request.input);
+        let (text, calls_so_far) = newest_user_message(&request.history);
         let window = self.script.model_context_window;
-        if request.steered {
-            let reply = self.script.steer_reply.replace("{input}", &text);
+        if request.steered && calls_so_far == 0 {
+            let reply = self.script.steer_reply.replace("{input}", text);
             let mut events: Vec<ProviderEvent> = split_words(&reply)
                 .into_iter()
                 .map(ProviderEvent::TextDelta)
@@ -38,14 +42,28 @@ impl FixtureProvider {
             });
             return events;
         }
-        let Some(response) = self.script.response_for(&text) else {
+        let Some(response) = self.script.response_for(text) else {
             return vec![ProviderEvent::Error {
                 message: "The fixture script has no response for this input.".to_owned(),
                 details: Some(format!("input: {text:?}")),
             }];
         };
-        response_events(response, window)
+        response_events(response, calls_so_far, window)
     }
+}
+
+/// The text of the newest user message in `history`, and how many model calls answered it
+/// since.
+fn newest_user_message(history: &[HistoryEntry]) -> (&str, usize) {
+    let mut calls = 0;
+    for entry in history.iter().rev() {
+        match entry {
+            HistoryEntry::User { text } => return (text, calls),
+            HistoryEntry::Assistant { .. } => calls += 1,
+            HistoryEntry::ToolResult { .. } => {}
+        }
+    }
+    ("", calls)
 }
 
 impl ModelProvider for FixtureProvider {
@@ -72,39 +90,54 @@ impl ModelProvider for FixtureProvider {
     }
 }
 
-/// The events of a scripted `response`.
-fn response_events(response: &Response, window: Option<i64>) -> Vec<ProviderEvent> {
+/// The events of model call number `call` (from 0) answering a scripted `response`: the
+/// steps after the `call`-th run of tool steps, up to and including the next run.
+fn response_events(response: &Response, call: usize, window: Option<i64>) -> Vec<ProviderEvent> {
     let mut events = Vec::new();
-    for step in &response.steps {
-        match step {
-            Step::Reasoning { summary, content } => {
-                for delta in summary {
-                    events.push(ProviderEvent::ReasoningDelta {
-                        raw: false,
-                        index: 0,
-                        delta: delta.clone(),
-                    });
+    let mut segment = 0;
+    let mut steps = response.steps.iter().peekable();
+    while let Some(step) = steps.next() {
+        let is_tool = step.is_tool_call();
+        if segment == call {
+            match step {
+                Step::Reasoning { summary, content } => {
+                    for delta in summary {
+                        events.push(ProviderEvent::ReasoningDelta {
+                            raw: false,
+                            index: 0,
+                            delta: delta.clone(),
+                        });
+                    }
+                    for delta in content {
+                        events.push(ProviderEvent::ReasoningDelta {
+                            raw: true,
+                            index: 0,
+                            delta: delta.clone(),
+                        });
+                    }
+                    events.push(ProviderEvent::ItemDone);
                 }
-                for delta in content {
-                    events.push(ProviderEvent::ReasoningDelta {
-                        raw: true,
-                        index: 0,
-                        delta: delta.clone(),
-                    });
+                Step::Message { deltas } => {
+                    events.extend(deltas.iter().cloned().map(ProviderEvent::TextDelta));
+                    events.push(ProviderEvent::ItemDone);
                 }
-                events.push(ProviderEvent::ItemDone);
+                Step::Command { .. } | Step::Patch { .. } => {
+                    events.push(ProviderEvent::ToolCall(tool_call(step, call, events.len())));
+                }
+                Step::Error { message, details } => {
+                    events.push(ProviderEvent::Error {
+                        message: message.clone(),
+                        details: details.clone(),
+                    });
+                    return events;
+                }
             }
-            Step::Message { deltas } => {
-                events.extend(deltas.iter().cloned().map(ProviderEvent::TextDelta));
-                events.push(ProviderEvent::ItemDone);
+        }
+        if is_tool && !steps.peek().is_some_and(|next| next.is_tool_call()) {
+            if segment == call {
+                break;
             }
-            Step::Error { message, details } => {
-                events.push(ProviderEvent::Error {
-                    message: message.clone(),
-                    details: details.clone(),
-                });
-                return events;
-            }
+            segment += 1;
         }
     }
     events.push(ProviderEvent::Done {
@@ -114,16 +147,39 @@ fn response_events(response: &Response, window: Option<i64>) -> Vec<ProviderEven
     events
 }
 
-/// The text parts of `input`, joined by newlines.
-fn input_text(input: &[UserInput]) -> String {
-    input
-        .iter()
-        .filter_map(|part| match part {
-            UserInput::Text { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+/// The tool call a `command` or `patch` step makes.
+fn tool_call(step: &Step, call: usize, position: usize) -> ToolCall {
+    let (name, arguments) = match step {
+        Step::Command {
+            command,
+            workdir,
+            timeout_ms,
+            escalate,
+            justification,
+        } => {
+            let mut arguments = serde_json::json!({ "command": command });
+            if let Some(workdir) = workdir {
+                arguments["workdir"] = workdir.as_str().into();
+            }
+            if let Some(timeout) = timeout_ms {
+                arguments["timeout_ms"] = (*timeout).into();
+            }
+            if *escalate {
+                arguments["sandbox_permissions"] = "require_escalated".into();
+            }
+            if let Some(why) = justification {
+                arguments["justification"] = why.as_str().into();
+            }
+            (tools::SHELL, arguments)
+        }
+        Step::Patch { patch } => (tools::APPLY_PATCH, serde_json::json!({ "input": patch })),
+        _ => ("", serde_json::Value::Null),
+    };
+    ToolCall {
+        call_id: format!("fixture_call_{call}_{position}"),
+        name: name.to_owned(),
+        arguments: arguments.to_string(),
+    }
 }
 
 /// `text` cut after each space, so that the pieces concatenate back to it.
@@ -135,20 +191,26 @@ fn split_words(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn text(t: &str) -> Vec<UserInput> {
-        vec![UserInput::Text {
-            text: t.to_owned(),
-            text_elements: Vec::new(),
-        }]
+    fn request(history: Vec<HistoryEntry>, steered: bool) -> ModelRequest {
+        ModelRequest {
+            model: "fixture".to_owned(),
+            effort: None,
+            instructions: None,
+            history,
+            steered,
+        }
+    }
+
+    fn user(text: &str) -> HistoryEntry {
+        HistoryEntry::User {
+            text: text.to_owned(),
+        }
     }
 
     #[test]
     fn built_in_answer_streams_reasoning_then_a_message() {
         let provider = FixtureProvider::new(Script::built_in());
-        let events = provider.events(&ModelRequest {
-            input: text("Say hello."),
-            steered: false,
-        });
+        let events = provider.events(&request(vec![user("Say hello.")], false));
         assert!(matches!(
             events[0],
             ProviderEvent::ReasoningDelta { raw: false, .. }
@@ -167,10 +229,7 @@ mod tests {
     #[test]
     fn steered_input_is_quoted() {
         let provider = FixtureProvider::new(Script::built_in());
-        let events = provider.events(&ModelRequest {
-            input: text("use tabs"),
-            steered: true,
-        });
+        let events = provider.events(&request(vec![user("use tabs")], true));
         let message: String = events
             .iter()
             .filter_map(|e| match e {
@@ -179,5 +238,46 @@ mod tests {
             })
             .collect();
         assert!(message.contains("\"use tabs\""), "{message}");
+    }
+
+    #[test]
+    fn tool_steps_split_a_response_into_calls() {
+        let script = Script::parse(
+            r#"{"version":1,"responses":[{"steps":[
+                {"type":"message","deltas":["Looking."]},
+                {"type":"command","command":"ls","escalate":true},
+                {"type":"patch","patch":"P"},
+                {"type":"message","deltas":["Done."]}
+            ]}]}"#,
+        )
+        .expect("script");
+        let provider = FixtureProvider::new(script);
+        let first = provider.events(&request(vec![user("go")], false));
+        let calls: Vec<&ToolCall> = first
+            .iter()
+            .filter_map(|e| match e {
+                ProviderEvent::ToolCall(call) => Some(call),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls.len(), 2, "{first:?}");
+        assert_eq!(calls[0].name, tools::SHELL);
+        assert!(calls[0].arguments.contains("require_escalated"));
+        assert_eq!(calls[1].name, tools::APPLY_PATCH);
+        assert!(matches!(first.last(), Some(ProviderEvent::Done { .. })));
+        let history = vec![
+            user("go"),
+            HistoryEntry::Assistant {
+                text: "Looking.".to_owned(),
+                tool_calls: calls.into_iter().cloned().collect(),
+            },
+        ];
+        let second = provider.events(&request(history, false));
+        assert_eq!(second[0], ProviderEvent::TextDelta("Done.".to_owned()));
+        assert!(
+            !second
+                .iter()
+                .any(|e| matches!(e, ProviderEvent::ToolCall(_)))
+        );
     }
 }

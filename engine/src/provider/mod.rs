@@ -4,8 +4,13 @@
 //! [`ProviderEvent`]s. The turn engine reads the stream, turns it into items and
 //! notifications, and drops it to cancel the call (an interrupted turn).
 //!
-//! Only the [`fixture::FixtureProvider`] exists so far: it replays a scripted conversation
-//! (see [`script`] for the format), so turns work with no network and no account.
+//! A call carries the whole conversation ([`HistoryEntry`]) and the tools the model may call
+//! ([`crate::tools::TOOLS`]); a model that wants a tool run answers with
+//! [`ProviderEvent::ToolCall`], the turn engine runs it and calls the model again with the
+//! result appended.
+//!
+//! The [`fixture::FixtureProvider`] replays a scripted conversation (see [`script`] for the
+//! format), so turns work with no network and no account.
 
 pub(crate) mod fixture;
 pub(crate) mod script;
@@ -14,7 +19,7 @@ use std::fmt::Debug;
 use std::path::Path;
 use std::sync::Arc;
 
-use agentwire_protocol::{TokenUsageBreakdown, UserInput};
+use agentwire_protocol::{ReasoningEffort, TokenUsageBreakdown, UserInput};
 use tokio::sync::mpsc;
 
 use crate::config::ConfigFile;
@@ -27,10 +32,70 @@ pub(crate) const EVENT_QUEUE: usize = 64;
 /// One model call.
 #[derive(Debug, Clone)]
 pub(crate) struct ModelRequest {
-    /// The new user input the call answers.
-    pub input: Vec<UserInput>,
-    /// Whether the input was steered into a running turn (rather than starting it).
+    /// The model slug (the thread's, or the turn's override).
+    pub model: String,
+    /// Reasoning effort, when the thread or turn sets one.
+    pub effort: Option<ReasoningEffort>,
+    /// Instructions that go before the conversation (the system message), if any.
+    pub instructions: Option<String>,
+    /// The conversation so far, oldest first. It ends with the input this call answers: a
+    /// user message, or the results of the tool calls of the previous call.
+    pub history: Vec<HistoryEntry>,
+    /// Whether the newest user message was steered into a running turn (rather than starting
+    /// it).
     pub steered: bool,
+}
+
+/// One entry of the conversation a model call sees.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum HistoryEntry {
+    /// What the user said (text parts joined; other input kinds described in words).
+    User {
+        /// The text.
+        text: String,
+    },
+    /// What the model answered: text, and the tools it called.
+    Assistant {
+        /// Its message text (may be empty when it only called tools).
+        text: String,
+        /// The tool calls it made, in order.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call, as text for the model.
+    ToolResult {
+        /// The [`ToolCall::call_id`] it answers.
+        call_id: String,
+        /// What the tool reported.
+        output: String,
+    },
+}
+
+/// `input` as text for a model: text parts joined by newlines; other parts named in brackets.
+pub(crate) fn user_text(input: &[UserInput]) -> String {
+    input
+        .iter()
+        .map(|part| match part {
+            UserInput::Text { text, .. } => text.clone(),
+            UserInput::LocalImage { path, .. } => format!("[image file: {path}]"),
+            UserInput::LocalAudio { path } => format!("[audio file: {path}]"),
+            UserInput::Skill { name, path } => format!("[skill {name}: {path}]"),
+            UserInput::Image { .. } => "[image]".to_owned(),
+            UserInput::Audio { .. } => "[audio]".to_owned(),
+            _ => "[attachment]".to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A tool call the model made.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolCall {
+    /// The model's id for the call; its result is sent back under this id.
+    pub call_id: String,
+    /// The tool's name (see [`crate::tools::TOOLS`]).
+    pub name: String,
+    /// The arguments, as the JSON text the model produced (not yet checked).
+    pub arguments: String,
 }
 
 /// What a model call produces, in order. Reasoning and text deltas of one output item arrive
@@ -51,6 +116,9 @@ pub(crate) enum ProviderEvent {
     },
     /// The current output item is complete.
     ItemDone,
+    /// The model calls a tool; the call's arguments are complete. Calls arrive after the text
+    /// and reasoning of the same call; the turn runs them once the call is `Done`.
+    ToolCall(ToolCall),
     /// The call finished.
     Done {
         /// Its token counts.

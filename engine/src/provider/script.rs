@@ -18,6 +18,9 @@
 //!       "steps": [
 //!         {"type": "reasoning", "summary": ["Thinking ", "it over."], "content": []},
 //!         {"type": "message", "deltas": ["Hello ", "there."]},
+//!         {"type": "command", "command": "ls -l", "workdir": "src", "timeoutMs": 5000,
+//!          "escalate": false, "justification": "…"},
+//!         {"type": "patch", "patch": "*** Begin Patch\n…\n*** End Patch\n"},
 //!         {"type": "error", "message": "…", "details": "…"}
 //!       ],
 //!       "usage": {"inputTokens": 10, "outputTokens": 5}    optional token counts
@@ -27,8 +30,10 @@
 //! ```
 //!
 //! Each `reasoning` and `message` step becomes one item; its strings are streamed as deltas in
-//! order (`summary` into summary section 0, `content` into raw part 0). An `error` step ends the
-//! model call with that error, so the turn fails. Unknown members are rejected, so a typo does
+//! order (`summary` into summary section 0, `content` into raw part 0). `command` and `patch`
+//! steps are tool calls (`shell`, `apply_patch`): a run of them ends the model call, the turn
+//! runs the tools, and the next call (which carries their results) replays the steps after
+//! the run. An `error` step ends the model call with that error, so the turn fails. Unknown members are rejected, so a typo does
 //! not silently change a test.
 
 use agentwire_protocol::TokenUsageBreakdown;
@@ -91,6 +96,31 @@ pub(crate) enum Step {
         /// The message text, in the chunks it streams in.
         deltas: Vec<String>,
     },
+    /// A `shell` tool call running `command` (a line for `bash -c`). Consecutive tool steps
+    /// are the calls of one model call; the steps after them answer the next call, which
+    /// carries the tools' results.
+    #[serde(rename_all = "camelCase")]
+    Command {
+        /// The command line.
+        command: String,
+        /// Working directory, relative to the thread's cwd.
+        #[serde(default)]
+        workdir: Option<String>,
+        /// Time limit in milliseconds.
+        #[serde(default)]
+        timeout_ms: Option<u64>,
+        /// Ask to run outside the sandbox (`sandbox_permissions: require_escalated`).
+        #[serde(default)]
+        escalate: bool,
+        /// Why, shown in the approval request.
+        #[serde(default)]
+        justification: Option<String>,
+    },
+    /// An `apply_patch` tool call with this patch text.
+    Patch {
+        /// The patch (`*** Begin Patch` … `*** End Patch`).
+        patch: String,
+    },
     /// The model call fails.
     Error {
         /// Text for the user.
@@ -99,6 +129,13 @@ pub(crate) enum Step {
         #[serde(default)]
         details: Option<String>,
     },
+}
+
+impl Step {
+    /// Whether the step is a tool call.
+    pub(crate) fn is_tool_call(&self) -> bool {
+        matches!(self, Step::Command { .. } | Step::Patch { .. })
+    }
 }
 
 /// Token counts of a scripted call.

@@ -26,7 +26,7 @@ use agentwire_runtime::Peer;
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Steer, Turns};
-use crate::provider::{ModelRequest, ProviderEvent};
+use crate::provider::{HistoryEntry, ModelRequest, ProviderEvent, ToolCall, user_text};
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{new_id, now};
 
@@ -70,6 +70,8 @@ pub(super) struct TurnRun {
     steer: mpsc::Receiver<Steer>,
     /// Steered input taken while a model call ran, for the next call.
     pending: VecDeque<Steer>,
+    /// The conversation the model sees.
+    history: Vec<HistoryEntry>,
 }
 
 /// Now, in Unix milliseconds.
@@ -103,6 +105,7 @@ impl TurnRun {
             interrupt,
             steer,
             pending: VecDeque::new(),
+            history: Vec::new(),
         }
     }
 
@@ -129,8 +132,14 @@ impl TurnRun {
         let mut steered = false;
         let end = loop {
             self.user_message(&input);
+            self.history.push(HistoryEntry::User {
+                text: user_text(&input.input),
+            });
             let request = ModelRequest {
-                input: input.input,
+                model: String::new(),
+                effort: None,
+                instructions: None,
+                history: self.history.clone(),
                 steered,
             };
             match self.call(request).await {
@@ -156,6 +165,8 @@ impl TurnRun {
     async fn call(&mut self, request: ModelRequest) -> CallEnd {
         let mut events = self.turns.provider.stream(request);
         let mut open: Option<OpenItem> = None;
+        let mut text = String::new();
+        let mut tool_calls: Vec<ToolCall> = Vec::new();
         let end = loop {
             let next = tokio::select! {
                 biased;
@@ -178,7 +189,11 @@ impl TurnRun {
                 Next::Event(Some(event)) => event,
             };
             match event {
-                ProviderEvent::TextDelta(delta) => self.text_delta(&mut open, delta),
+                ProviderEvent::TextDelta(delta) => {
+                    text.push_str(&delta);
+                    self.text_delta(&mut open, delta);
+                }
+                ProviderEvent::ToolCall(call) => tool_calls.push(call),
                 ProviderEvent::ReasoningDelta { raw, index, delta } => {
                     self.reasoning_delta(&mut open, raw, index, delta);
                 }
@@ -198,6 +213,16 @@ impl TurnRun {
         };
         // Items cut short by an interrupt or an error complete with what they have.
         self.close(open.take());
+        let results: Vec<HistoryEntry> = tool_calls
+            .iter()
+            .map(|call| HistoryEntry::ToolResult {
+                call_id: call.call_id.clone(),
+                output: "tools are not available yet".to_owned(),
+            })
+            .collect();
+        self.history
+            .push(HistoryEntry::Assistant { text, tool_calls });
+        self.history.extend(results);
         end
     }
 
