@@ -193,6 +193,7 @@ mod tests {
 
     fn request(history: Vec<HistoryEntry>, steered: bool) -> ModelRequest {
         ModelRequest {
+            provider: "fixture".to_owned(),
             model: "fixture".to_owned(),
             effort: None,
             instructions: None,

@@ -32,6 +32,9 @@ pub(crate) const EVENT_QUEUE: usize = 64;
 /// One model call.
 #[derive(Debug, Clone)]
 pub(crate) struct ModelRequest {
+    /// The id of the model provider that answers (the thread's `modelProvider`, a key of
+    /// `[model_providers]` in `config.toml`, or `fixture`).
+    pub provider: String,
     /// The model slug (the thread's, or the turn's override).
     pub model: String,
     /// Reasoning effort, when the thread or turn sets one.

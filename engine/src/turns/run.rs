@@ -136,6 +136,7 @@ impl TurnRun {
                 text: user_text(&input.input),
             });
             let request = ModelRequest {
+                provider: String::new(),
                 model: String::new(),
                 effort: None,
                 instructions: None,
