@@ -1,0 +1,1 @@
+//! Crash safety: a server killed mid-turn loses at most the item in flight.

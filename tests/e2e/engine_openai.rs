@@ -1,0 +1,1 @@
+//! Turns against an OpenAI-compatible endpoint (the mock model server).

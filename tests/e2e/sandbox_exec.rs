@@ -1,0 +1,1 @@
+//! `agentwire sandbox-exec`: what each sandbox policy lets a command do.
