@@ -46,6 +46,7 @@ impl FixtureProvider {
             return vec![ProviderEvent::Error {
                 message: "The fixture script has no response for this input.".to_owned(),
                 details: Some(format!("input: {text:?}")),
+                info: None,
             }];
         };
         response_events(response, calls_so_far, window)
@@ -128,6 +129,7 @@ fn response_events(response: &Response, call: usize, window: Option<i64>) -> Vec
                     events.push(ProviderEvent::Error {
                         message: message.clone(),
                         details: details.clone(),
+                        info: None,
                     });
                     return events;
                 }

@@ -19,7 +19,7 @@ use std::fmt::Debug;
 use std::path::Path;
 use std::sync::Arc;
 
-use agentwire_protocol::{ReasoningEffort, TokenUsageBreakdown, UserInput};
+use agentwire_protocol::{CodexErrorInfo, ReasoningEffort, TokenUsageBreakdown, UserInput};
 use tokio::sync::mpsc;
 
 use crate::config::ConfigFile;
@@ -135,6 +135,8 @@ pub(crate) enum ProviderEvent {
         message: String,
         /// More detail.
         details: Option<String>,
+        /// The kind of failure, for clients that react to it (`codexErrorInfo`).
+        info: Option<CodexErrorInfo>,
     },
 }
 
@@ -157,6 +159,7 @@ impl ModelProvider for Unavailable {
         let _ = sender.try_send(ProviderEvent::Error {
             message: "The model provider is not available.".to_owned(),
             details: Some(self.reason.clone()),
+            info: Some(CodexErrorInfo::BadRequest),
         });
         receiver
     }

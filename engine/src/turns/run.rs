@@ -16,7 +16,7 @@ use agentwire_protocol::methods::{
     ReasoningTextDelta, ThreadTokenUsageUpdated, TurnCompleted, TurnStarted,
 };
 use agentwire_protocol::{
-    AgentMessageDeltaNotification, ErrorNotification, ItemCompletedNotification,
+    AgentMessageDeltaNotification, CodexErrorInfo, ErrorNotification, ItemCompletedNotification,
     ItemStartedNotification, ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification,
     ThreadItem, ThreadItemKind, ThreadStatus, ThreadTokenUsage,
     ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown, Turn, TurnCompletedNotification,
@@ -185,6 +185,7 @@ impl TurnRun {
                     break CallEnd::Failed(turn_error(
                         "The model stream ended before the response was complete.",
                         None,
+                        None,
                     ));
                 }
                 Next::Event(Some(event)) => event,
@@ -207,8 +208,12 @@ impl TurnRun {
                     self.report_usage(usage, model_context_window);
                     break CallEnd::Done;
                 }
-                ProviderEvent::Error { message, details } => {
-                    break CallEnd::Failed(turn_error(&message, details));
+                ProviderEvent::Error {
+                    message,
+                    details,
+                    info,
+                } => {
+                    break CallEnd::Failed(turn_error(&message, details, info));
                 }
             }
         };
@@ -482,10 +487,10 @@ impl OpenItem {
     }
 }
 
-fn turn_error(message: &str, details: Option<String>) -> TurnError {
+fn turn_error(message: &str, details: Option<String>, info: Option<CodexErrorInfo>) -> TurnError {
     TurnError {
         message: message.to_owned(),
-        codex_error_info: None,
+        codex_error_info: info,
         additional_details: details,
         misalignment: None,
     }
