@@ -75,7 +75,11 @@ impl Engine {
     pub fn with_defaults(config: EngineConfig, defaults: ThreadDefaults) -> Self {
         let threads = Arc::new(threads::Threads::open(&config.home, defaults));
         let provider = provider::from_config(&config.home, config::ConfigFile::load(&config.home));
-        let turns = Arc::new(turns::Turns::new(threads.clone(), provider));
+        let turns = Arc::new(turns::Turns::new(
+            threads.clone(),
+            provider,
+            config.sandbox_exe.clone(),
+        ));
         Self {
             config,
             threads,

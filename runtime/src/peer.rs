@@ -161,14 +161,23 @@ impl std::fmt::Debug for Peer {
 }
 
 /// Forgets a pending server→client request when its future is dropped (cancellation).
+/// A server request awaiting its answer. However it ends (answered, failed, timed out, or
+/// cancelled by dropping the future), dropping the guard forgets the request and tells the
+/// client with `serverRequest/resolved`.
 struct PendingGuard<'a> {
-    connection: &'a Connection,
+    peer: &'a Peer,
     id: RequestId,
+    thread_id: String,
 }
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
-        self.connection.forget_request(&self.id);
+        self.peer.connection.forget_request(&self.id);
+        self.peer
+            .notify::<ServerRequestResolved>(&ServerRequestResolvedNotification {
+                thread_id: std::mem::take(&mut self.thread_id),
+                request_id: self.id.clone(),
+            });
     }
 }
 
@@ -207,28 +216,23 @@ impl Peer {
     }
 
     /// Sends the request `M` to the client and waits for its answer, at most the configured
-    /// timeout. Dropping the returned future cancels the request. Once settled, either way,
-    /// `serverRequest/resolved` is sent.
+    /// timeout. Dropping the returned future cancels the request. Once settled, either way
+    /// (cancelled included), `serverRequest/resolved` is sent.
     pub async fn request<M: Request>(
         &self,
         params: &M::Params,
     ) -> Result<M::Response, ServerRequestError> {
-        let (id, answer) = self.connection.register_request();
-        let guard = PendingGuard {
-            connection: &self.connection,
-            id: id.clone(),
-        };
-        let outcome = self.exchange::<M>(&id, params, answer).await;
-        drop(guard);
         let thread_id = serde_json::to_value(params)
             .ok()
             .and_then(|p| p.get("threadId").and_then(Value::as_str).map(str::to_owned))
             .unwrap_or_default();
-        self.notify::<ServerRequestResolved>(&ServerRequestResolvedNotification {
+        let (id, answer) = self.connection.register_request();
+        let _guard = PendingGuard {
+            peer: self,
+            id: id.clone(),
             thread_id,
-            request_id: id,
-        });
-        outcome
+        };
+        self.exchange::<M>(&id, params, answer).await
     }
 
     async fn exchange<M: Request>(

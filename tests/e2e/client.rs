@@ -144,6 +144,25 @@ impl Client {
         }
     }
 
+    /// The first request `method` the server sent (waiting for it if needed), as its id and
+    /// params; it is removed from the backlog.
+    pub fn server_request(&mut self, method: &str) -> (Value, Value) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(at) = self
+                .notifications
+                .iter()
+                .position(|n| n.get("method") == Some(&json!(method)) && n.get("id").is_some())
+            {
+                let found = self.notifications.remove(at).expect("position is valid");
+                let params = found.get("params").cloned().unwrap_or(Value::Null);
+                return (found["id"].clone(), params);
+            }
+            let message = self.next_message(deadline, method);
+            self.notifications.push_back(message);
+        }
+    }
+
     fn next_message(&mut self, deadline: Instant, waiting_for: &str) -> Value {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.messages.recv_timeout(left) {

@@ -7,6 +7,7 @@ mod common;
 mod engine_crash;
 mod engine_openai;
 mod engine_threads;
+mod engine_tools;
 mod engine_turns;
 mod generate;
 mod mock_model;

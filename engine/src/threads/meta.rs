@@ -159,7 +159,7 @@ impl ThreadSettings {
 
 /// `cwd` made absolute against the server's working directory; the server's working directory
 /// when `cwd` is absent. Not resolved through symlinks: the directory need not exist.
-fn absolute_cwd(cwd: Option<&str>) -> String {
+pub(crate) fn absolute_cwd(cwd: Option<&str>) -> String {
     let base = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
     let path = match cwd {
         Some(cwd) => base.join(cwd),

@@ -122,6 +122,29 @@ impl Threads {
         self.with_loaded(id, |thread| Ok(thread.summary.meta.settings.clone()))
     }
 
+    /// Changes the settings of loaded thread `id` with `change`; records them when they
+    /// changed. Returns the settings now in force.
+    pub(crate) fn update_settings(
+        &self,
+        id: &str,
+        change: impl FnOnce(&mut ThreadSettings),
+    ) -> Result<ThreadSettings, ThreadError> {
+        self.with_loaded(id, |thread| {
+            let mut settings = thread.summary.meta.settings.clone();
+            change(&mut settings);
+            if settings != thread.summary.meta.settings {
+                let at = now();
+                let record = RolloutRecord::Settings {
+                    at,
+                    settings: settings.clone(),
+                };
+                thread.append(self, &[record], at)?;
+                thread.summary.meta.settings = settings.clone();
+            }
+            Ok(settings)
+        })
+    }
+
     /// The runtime status of thread `id` (`notLoaded` when it is not loaded).
     pub(crate) fn status(&self, id: &str) -> ThreadStatus {
         self.status_of(id)

@@ -9,6 +9,7 @@
 //! Whether a call needs the client's approval first is decided by the turn engine from the
 //! approval policy; this module only describes and parses.
 
+pub(crate) mod actions;
 pub(crate) mod exec;
 pub(crate) mod patch;
 pub mod sandbox;

@@ -6,9 +6,12 @@
 //! item in the thread's rollout. `turn/steer` queues input for the running turn; `turn/interrupt`
 //! signals it to stop.
 
+mod approval;
+mod history;
 mod run;
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agentwire_protocol::{
@@ -21,8 +24,9 @@ use tokio::sync::{mpsc, oneshot};
 use crate::provider::ModelProvider;
 use crate::threads::Threads;
 use crate::threads::error::ThreadError;
-use crate::threads::meta::new_id;
-use run::TurnRun;
+use crate::threads::meta::{absolute_cwd, new_id};
+use approval::SessionApprovals;
+use run::{Controls, TurnRun, TurnStart};
 
 /// Most steered inputs waiting for the running turn to take them.
 const STEER_QUEUE: usize = 16;
@@ -34,6 +38,10 @@ pub(crate) struct Turns {
     provider: Arc<dyn ModelProvider>,
     running: Mutex<HashMap<String, Running>>,
     usage: Mutex<HashMap<String, TokenUsageBreakdown>>,
+    /// Approvals given "for the session", per thread.
+    sessions: Mutex<HashMap<String, Arc<Mutex<SessionApprovals>>>>,
+    /// The program that confines commands to the sandbox (see `EngineConfig::sandbox_exe`).
+    sandbox_exe: Option<PathBuf>,
 }
 
 /// The turn running on a thread.
@@ -59,14 +67,28 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Turns {
-    /// Turns on `threads`, answered by `provider`.
-    pub(crate) fn new(threads: Arc<Threads>, provider: Arc<dyn ModelProvider>) -> Self {
+    /// Turns on `threads`, answered by `provider`, confining commands with `sandbox_exe`.
+    pub(crate) fn new(
+        threads: Arc<Threads>,
+        provider: Arc<dyn ModelProvider>,
+        sandbox_exe: Option<PathBuf>,
+    ) -> Self {
         Self {
             threads,
             provider,
             running: Mutex::new(HashMap::new()),
             usage: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(HashMap::new()),
+            sandbox_exe,
         }
+    }
+
+    /// The session approvals of `thread_id`.
+    fn session(&self, thread_id: &str) -> Arc<Mutex<SessionApprovals>> {
+        lock(&self.sessions)
+            .entry(thread_id.to_owned())
+            .or_default()
+            .clone()
     }
 
     /// `turn/start`: registers a turn on a loaded, idle thread and runs it in the background.
@@ -81,8 +103,31 @@ impl Turns {
             ));
         }
         let thread_id = params.thread_id;
-        // Fails unless the thread is loaded.
-        self.threads.settings(&thread_id)?;
+        // Fails unless the thread is loaded. The turn's overrides stay for later turns.
+        let settings = self.threads.update_settings(&thread_id, |settings| {
+            if let Some(model) = params.model {
+                settings.model = model;
+            }
+            if let Some(effort) = params.effort {
+                settings.reasoning_effort = Some(effort);
+            }
+            if let Some(cwd) = params.cwd {
+                settings.cwd = absolute_cwd(Some(&cwd));
+            }
+            if let Some(policy) = params.approval_policy {
+                settings.approval_policy = policy;
+            }
+            if let Some(reviewer) = params.approvals_reviewer {
+                settings.approvals_reviewer = reviewer;
+            }
+            if let Some(policy) = params.sandbox_policy {
+                settings.sandbox = policy;
+            }
+            if let Some(tier) = params.service_tier {
+                settings.service_tier = Some(tier);
+            }
+        })?;
+        let history = history::from_turns(&self.threads.turns(&thread_id)?);
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| ThreadError::Storage("no async runtime to run the turn on".to_owned()))?;
         let turn_id = new_id();
@@ -121,10 +166,13 @@ impl Turns {
         let run = TurnRun::new(
             self.clone(),
             peer.clone(),
-            thread_id,
-            turn.clone(),
-            interrupt,
-            steer,
+            TurnStart {
+                thread_id,
+                turn: turn.clone(),
+                settings,
+                history,
+            },
+            Controls { interrupt, steer },
         );
         let input = Steer {
             input: params.input,

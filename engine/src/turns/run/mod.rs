@@ -7,6 +7,8 @@
 //! `thread/tokenUsage/updated`; at the end `error` (failed turns only),
 //! `thread/status/changed` (idle) and `turn/completed`.
 
+mod tools;
+
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
@@ -28,11 +30,16 @@ use tokio::sync::{mpsc, oneshot};
 use super::{Steer, Turns};
 use crate::provider::{HistoryEntry, ModelRequest, ProviderEvent, ToolCall, user_text};
 use crate::threads::error::ThreadError;
-use crate::threads::meta::{new_id, now};
+use crate::threads::meta::{ThreadSettings, new_id, now};
+
+/// Most model calls one turn makes (each tool-call round is one more); a model that keeps
+/// calling tools past it fails the turn rather than running forever.
+const MAX_MODEL_CALLS: usize = 64;
 
 /// How a model call (and so the turn) ended.
 enum CallEnd {
-    Done,
+    /// The model answered; it called these tools (none: its answer is final).
+    Done(Vec<ToolCall>),
     Failed(TurnError),
     Interrupted,
 }
@@ -72,6 +79,8 @@ pub(super) struct TurnRun {
     pending: VecDeque<Steer>,
     /// The conversation the model sees.
     history: Vec<HistoryEntry>,
+    /// The thread's settings as the turn started (after the turn's overrides).
+    settings: ThreadSettings,
 }
 
 /// Now, in Unix milliseconds.
@@ -88,24 +97,34 @@ fn logged(what: &str, result: Result<(), ThreadError>) {
     }
 }
 
+/// What a turn starts from: its thread, how it runs, and what came before it.
+pub(super) struct TurnStart {
+    pub thread_id: String,
+    pub turn: Turn,
+    /// The thread's settings, after the turn's overrides.
+    pub settings: ThreadSettings,
+    /// The conversation of the earlier turns.
+    pub history: Vec<HistoryEntry>,
+}
+
+/// How `turn/interrupt` and `turn/steer` reach a running turn.
+pub(super) struct Controls {
+    pub interrupt: oneshot::Receiver<()>,
+    pub steer: mpsc::Receiver<Steer>,
+}
+
 impl TurnRun {
-    pub(super) fn new(
-        turns: Arc<Turns>,
-        peer: Peer,
-        thread_id: String,
-        turn: Turn,
-        interrupt: oneshot::Receiver<()>,
-        steer: mpsc::Receiver<Steer>,
-    ) -> Self {
+    pub(super) fn new(turns: Arc<Turns>, peer: Peer, start: TurnStart, controls: Controls) -> Self {
         Self {
             turns,
             peer,
-            thread_id,
-            turn,
-            interrupt,
-            steer,
+            thread_id: start.thread_id,
+            turn: start.turn,
+            interrupt: controls.interrupt,
+            steer: controls.steer,
             pending: VecDeque::new(),
-            history: Vec::new(),
+            history: start.history,
+            settings: start.settings,
         }
     }
 
@@ -130,22 +149,42 @@ impl TurnRun {
         });
         self.turn.items_view = TurnItemsView::Full;
         let mut steered = false;
-        let end = loop {
+        let mut calls = 0;
+        let end = 'turn: loop {
             self.user_message(&input);
             self.history.push(HistoryEntry::User {
                 text: user_text(&input.input),
             });
-            let request = ModelRequest {
-                provider: String::new(),
-                model: String::new(),
-                effort: None,
-                instructions: None,
-                history: self.history.clone(),
-                steered,
-            };
-            match self.call(request).await {
-                CallEnd::Done => {}
-                other => break other,
+            // Model calls until the model stops calling tools.
+            loop {
+                calls += 1;
+                if calls > MAX_MODEL_CALLS {
+                    break 'turn CallEnd::Failed(turn_error(
+                        &format!(
+                            "The model kept calling tools: the turn stopped after {MAX_MODEL_CALLS} model calls."
+                        ),
+                        None,
+                        None,
+                    ));
+                }
+                let request = ModelRequest {
+                    provider: self.settings.model_provider.clone(),
+                    model: self.settings.model.clone(),
+                    effort: self.settings.reasoning_effort.clone(),
+                    instructions: self.instructions(),
+                    history: self.history.clone(),
+                    steered,
+                };
+                match self.call(request).await {
+                    CallEnd::Done(tool_calls) if tool_calls.is_empty() => break,
+                    CallEnd::Done(tool_calls) => {
+                        if let Some(end) = self.run_tools(tool_calls).await {
+                            break 'turn end;
+                        }
+                        steered = false;
+                    }
+                    other => break 'turn other,
+                }
             }
             let next = match self.pending.pop_front() {
                 Some(next) => Some(next),
@@ -156,7 +195,7 @@ impl TurnRun {
                     input = next;
                     steered = true;
                 }
-                None => break CallEnd::Done,
+                None => break CallEnd::Done(Vec::new()),
             }
         };
         self.finish(end, clock);
@@ -206,7 +245,7 @@ impl TurnRun {
                 } => {
                     self.close(open.take());
                     self.report_usage(usage, model_context_window);
-                    break CallEnd::Done;
+                    break CallEnd::Done(std::mem::take(&mut tool_calls));
                 }
                 ProviderEvent::Error {
                     message,
@@ -314,6 +353,11 @@ impl TurnRun {
     /// Sends `item/started` for a new output item.
     fn announce(&self, item: &OpenItem) {
         let (kind, started_ms) = item.snapshot();
+        self.started(kind, started_ms);
+    }
+
+    /// Sends `item/started` for an item of `kind` that started at `started_ms`.
+    fn started(&self, kind: ThreadItemKind, started_ms: i64) {
         self.peer.notify::<ItemStarted>(&ItemStartedNotification {
             thread_id: self.thread_id.clone(),
             turn_id: self.turn.id.clone(),
@@ -366,17 +410,22 @@ impl TurnRun {
             client_id: input.client_id.clone(),
         };
         let started_ms = now_ms();
-        self.peer.notify::<ItemStarted>(&ItemStartedNotification {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            item: ThreadItem {
-                kind: kind.clone(),
-                started_at_ms: Some(started_ms),
-                completed_at_ms: None,
-            },
-            started_at_ms: started_ms,
-        });
+        self.started(kind.clone(), started_ms);
         self.complete(kind, started_ms);
+    }
+
+    /// The instructions that go before the conversation: the thread's base and developer
+    /// instructions, when it has any.
+    fn instructions(&self) -> Option<String> {
+        let parts: Vec<&str> = [
+            self.settings.base_instructions.as_deref(),
+            self.settings.developer_instructions.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|text| !text.trim().is_empty())
+        .collect();
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
     }
 
     fn report_usage(&self, last: TokenUsageBreakdown, model_context_window: Option<i64>) {
@@ -405,7 +454,7 @@ impl TurnRun {
     /// Ends the turn: records it, idles the thread and sends `turn/completed`.
     fn finish(mut self, end: CallEnd, clock: Instant) {
         let (status, error) = match end {
-            CallEnd::Done => (TurnStatus::Completed, None),
+            CallEnd::Done(_) => (TurnStatus::Completed, None),
             CallEnd::Interrupted => (TurnStatus::Interrupted, None),
             CallEnd::Failed(error) => (TurnStatus::Failed, Some(error)),
         };

@@ -1,0 +1,170 @@
+//! What a command line is recognised to do: the `commandActions` of a `commandExecution` item
+//! and its approval request, and whether it is known to only read.
+//!
+//! Recognition is deliberately shallow: a single simple command (no pipes, redirections,
+//! substitutions or chains) whose program is on a short list. Anything else is `unknown`, and
+//! never "known safe".
+
+use agentwire_protocol::{CommandAction, LegacyAppPathString};
+
+/// Characters that make a command line more than one simple command.
+const SHELL_SYNTAX: &[char] = &[
+    ';', '&', '|', '<', '>', '$', '`', '(', ')', '{', '}', '\n', '\r', '*', '?', '[', '~', '\\',
+    '"', '\'', '!', '#',
+];
+
+/// Programs that only read, whatever their (non-excluded) arguments.
+const READ_ONLY: &[&str] = &[
+    "cat", "head", "tail", "ls", "pwd", "echo", "wc", "grep", "rg", "true", "false", "which",
+    "whoami", "date", "uname", "stat", "file", "tree", "nl", "cut", "sort", "uniq", "diff",
+];
+
+/// Argument prefixes that make an otherwise read-only program write or run something
+/// (`find -exec`, `sort -o`, `rg --pre`, `git diff --output=…`, …).
+const WRITING_ARGS: &[&str] = &[
+    "-exec",
+    "-delete",
+    "-fprint",
+    "-fls",
+    "-ok",
+    "-o",
+    "--output",
+    "--pre",
+    "--ext-diff",
+];
+
+/// The words of a simple command line, or `None` when it uses shell syntax beyond words.
+fn simple_words(line: &str) -> Option<Vec<&str>> {
+    if line.contains(SHELL_SYNTAX) {
+        return None;
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// The words of the command `argv` runs: the line of `bash -c LINE` split into simple words,
+/// or the argv itself.
+fn words(argv: &[String]) -> Option<Vec<String>> {
+    match argv {
+        [shell, flag, line] if (shell == "bash" || shell == "sh") && flag == "-c" => {
+            simple_words(line).map(|w| w.into_iter().map(str::to_owned).collect())
+        }
+        [] => None,
+        argv => Some(argv.to_vec()),
+    }
+}
+
+/// Whether `argv` is known to only read: one simple command of a read-only program, or a
+/// read-only `git` subcommand, with no argument that writes.
+pub(crate) fn is_known_safe(argv: &[String]) -> bool {
+    let Some(words) = words(argv) else {
+        return false;
+    };
+    let program = words[0].rsplit('/').next().unwrap_or_default();
+    if words[1..]
+        .iter()
+        .any(|w| WRITING_ARGS.iter().any(|prefix| w.starts_with(prefix)))
+    {
+        return false;
+    }
+    match program {
+        "find" => true,
+        "git" => matches!(
+            words.get(1).map(String::as_str),
+            Some("status" | "log" | "diff" | "show" | "rev-parse")
+        ),
+        other => READ_ONLY.contains(&other),
+    }
+}
+
+/// What `argv` (shown to the user as `display`) does, resolving paths against `cwd`.
+pub(crate) fn describe(argv: &[String], display: &str, cwd: &str) -> Vec<CommandAction> {
+    let unknown = || {
+        vec![CommandAction::Unknown {
+            command: display.to_owned(),
+        }]
+    };
+    let Some(words) = words(argv) else {
+        return unknown();
+    };
+    let program = words[0].rsplit('/').next().unwrap_or_default();
+    let operands: Vec<&String> = words[1..].iter().filter(|w| !w.starts_with('-')).collect();
+    let absolute = |path: &str| {
+        if path.starts_with('/') {
+            path.to_owned()
+        } else {
+            format!("{}/{path}", cwd.trim_end_matches('/'))
+        }
+    };
+    match (program, operands.as_slice()) {
+        ("cat" | "head" | "tail" | "nl", [path]) => vec![CommandAction::Read {
+            command: display.to_owned(),
+            name: path.rsplit('/').next().unwrap_or(path).to_owned(),
+            path: LegacyAppPathString(absolute(path)),
+        }],
+        ("ls" | "tree", []) => vec![CommandAction::ListFiles {
+            command: display.to_owned(),
+            path: None,
+        }],
+        ("ls" | "tree", [path]) => vec![CommandAction::ListFiles {
+            command: display.to_owned(),
+            path: Some((*path).clone()),
+        }],
+        ("grep" | "rg", [query, rest @ ..]) if rest.len() <= 1 => vec![CommandAction::Search {
+            command: display.to_owned(),
+            query: Some((*query).clone()),
+            path: rest.first().map(|p| (*p).clone()),
+        }],
+        _ => unknown(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str) -> Vec<String> {
+        vec!["bash".to_owned(), "-c".to_owned(), text.to_owned()]
+    }
+
+    #[test]
+    fn only_simple_read_only_commands_are_known_safe() {
+        assert!(is_known_safe(&line("ls -la src")));
+        assert!(is_known_safe(&line("git status")));
+        assert!(is_known_safe(&["cat".to_owned(), "a.txt".to_owned()]));
+        assert!(!is_known_safe(&line("git push")));
+        assert!(!is_known_safe(&line("ls; rm -rf x")));
+        assert!(!is_known_safe(&line("cat a > b")));
+        assert!(!is_known_safe(&line("echo $(rm x)")));
+        assert!(!is_known_safe(&line("find . -delete")));
+        assert!(!is_known_safe(&line("sort -o out in")));
+        assert!(!is_known_safe(&line("rg --pre=sh x")));
+        assert!(!is_known_safe(&line("git diff --output=x")));
+        assert!(!is_known_safe(&line("rm x")));
+        assert!(!is_known_safe(&line("")));
+    }
+
+    #[test]
+    fn describes_reads_listings_and_searches() {
+        assert_eq!(
+            describe(&line("cat src/a.rs"), "cat src/a.rs", "/w"),
+            vec![CommandAction::Read {
+                command: "cat src/a.rs".to_owned(),
+                name: "a.rs".to_owned(),
+                path: LegacyAppPathString("/w/src/a.rs".to_owned()),
+            }]
+        );
+        assert!(matches!(
+            describe(&line("rg -n needle src"), "rg -n needle src", "/w")[0],
+            CommandAction::Search { .. }
+        ));
+        assert!(matches!(
+            describe(&line("ls"), "ls", "/w")[0],
+            CommandAction::ListFiles { path: None, .. }
+        ));
+        assert!(matches!(
+            describe(&line("make | tee log"), "make | tee log", "/w")[0],
+            CommandAction::Unknown { .. }
+        ));
+    }
+}

@@ -1,0 +1,213 @@
+//! The conversation a model call sees, rebuilt from a thread's recorded turns.
+//!
+//! Items become history entries in order: a user message → a user entry; agent messages and
+//! the tool items after them → one assistant entry (text plus tool calls) followed by one tool
+//! result per call. A tool item's id is its call id. Reasoning is not sent back.
+
+use agentwire_protocol::{ThreadItemKind, Turn};
+use serde_json::json;
+
+use crate::provider::{HistoryEntry, ToolCall, user_text};
+use crate::tools;
+
+/// Builds history entries from items, keeping an assistant entry open while tool calls may
+/// still join it.
+#[derive(Debug, Default)]
+struct Builder {
+    entries: Vec<HistoryEntry>,
+    /// The assistant entry being built: its text and tool calls.
+    assistant: Option<(String, Vec<ToolCall>)>,
+    /// Results of the open entry's tool calls, sent after it.
+    results: Vec<HistoryEntry>,
+}
+
+impl Builder {
+    fn flush(&mut self) {
+        if let Some((text, tool_calls)) = self.assistant.take() {
+            self.entries
+                .push(HistoryEntry::Assistant { text, tool_calls });
+            self.entries.append(&mut self.results);
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if self
+            .assistant
+            .as_ref()
+            .is_some_and(|(_, calls)| !calls.is_empty())
+        {
+            self.flush();
+        }
+        let (open, _) = self.assistant.get_or_insert_with(Default::default);
+        if !open.is_empty() {
+            open.push('\n');
+        }
+        open.push_str(text);
+    }
+
+    fn tool(&mut self, call: ToolCall, result: String) {
+        self.results.push(HistoryEntry::ToolResult {
+            call_id: call.call_id.clone(),
+            output: result,
+        });
+        let (_, calls) = self.assistant.get_or_insert_with(Default::default);
+        calls.push(call);
+    }
+
+    fn item(&mut self, kind: &ThreadItemKind) {
+        match kind {
+            ThreadItemKind::UserMessage { content, .. } => {
+                self.flush();
+                self.entries.push(HistoryEntry::User {
+                    text: user_text(content),
+                });
+            }
+            ThreadItemKind::AgentMessage { text, .. } => self.text(text),
+            ThreadItemKind::CommandExecution {
+                id,
+                command,
+                aggregated_output,
+                exit_code,
+                status,
+                ..
+            } => {
+                let call = ToolCall {
+                    call_id: id.clone(),
+                    name: tools::SHELL.to_owned(),
+                    arguments: json!({ "command": command }).to_string(),
+                };
+                let result = format!(
+                    "Status: {status:?}\nExit code: {}\nOutput:\n{}",
+                    exit_code.map_or_else(|| "none".to_owned(), |c| c.to_string()),
+                    aggregated_output.as_deref().unwrap_or_default()
+                );
+                self.tool(call, result);
+            }
+            ThreadItemKind::FileChange {
+                id,
+                status,
+                changes,
+            } => {
+                let diff: Vec<String> = changes
+                    .iter()
+                    .map(|c| format!("{}\n{}", c.path, c.diff))
+                    .collect();
+                let call = ToolCall {
+                    call_id: id.clone(),
+                    name: tools::APPLY_PATCH.to_owned(),
+                    arguments: json!({ "input": diff.join("\n") }).to_string(),
+                };
+                self.tool(call, format!("Patch status: {status:?}"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The history of `turns`, oldest first.
+pub(super) fn from_turns(turns: &[Turn]) -> Vec<HistoryEntry> {
+    let mut builder = Builder::default();
+    for turn in turns {
+        for item in &turn.items {
+            builder.item(&item.kind);
+        }
+    }
+    builder.flush();
+    builder.entries
+}
+
+#[cfg(test)]
+mod tests {
+    use agentwire_protocol::{
+        CommandExecutionSource, CommandExecutionStatus, LegacyAppPathString, ThreadItem,
+        TurnItemsView, TurnStatus, UserInput,
+    };
+
+    use super::*;
+
+    fn item(kind: ThreadItemKind) -> ThreadItem {
+        ThreadItem {
+            kind,
+            started_at_ms: None,
+            completed_at_ms: None,
+        }
+    }
+
+    fn message(text: &str) -> ThreadItem {
+        item(ThreadItemKind::AgentMessage {
+            id: "m".to_owned(),
+            text: text.to_owned(),
+            phase: None,
+            moderation: None,
+            memory_citation: None,
+            delivery: None,
+            questions: None,
+        })
+    }
+
+    fn command(id: &str) -> ThreadItem {
+        item(ThreadItemKind::CommandExecution {
+            id: id.to_owned(),
+            command: "ls".to_owned(),
+            cwd: LegacyAppPathString("/w".to_owned()),
+            status: CommandExecutionStatus::Completed,
+            source: CommandExecutionSource::default(),
+            command_actions: Vec::new(),
+            aggregated_output: Some("a.txt\n".to_owned()),
+            exit_code: Some(0),
+            duration_ms: Some(3),
+            process_id: None,
+            plugin_id: None,
+            script_path: None,
+        })
+    }
+
+    #[test]
+    fn tool_items_join_the_assistant_entry_before_them() {
+        let user = item(ThreadItemKind::UserMessage {
+            id: "u".to_owned(),
+            content: vec![UserInput::Text {
+                text: "list".to_owned(),
+                text_elements: Vec::new(),
+            }],
+            client_id: None,
+        });
+        let turn = Turn {
+            id: "t".to_owned(),
+            root_turn_id: None,
+            items: vec![
+                user,
+                message("Looking."),
+                command("c1"),
+                command("c2"),
+                message("Done."),
+            ],
+            items_view: TurnItemsView::Full,
+            status: TurnStatus::Completed,
+            error: None,
+            started_at: None,
+            completed_at: None,
+            duration_ms: None,
+        };
+        let history = from_turns(&[turn]);
+        assert_eq!(history.len(), 5, "{history:#?}");
+        assert_eq!(
+            history[0],
+            HistoryEntry::User {
+                text: "list".to_owned()
+            }
+        );
+        let HistoryEntry::Assistant { text, tool_calls } = &history[1] else {
+            panic!("assistant entry: {history:#?}");
+        };
+        assert_eq!(text, "Looking.");
+        assert_eq!(tool_calls.len(), 2);
+        assert!(
+            matches!(&history[2], HistoryEntry::ToolResult { call_id, output } if call_id == "c1" && output.contains("a.txt"))
+        );
+        assert!(matches!(&history[3], HistoryEntry::ToolResult { call_id, .. } if call_id == "c2"));
+        assert!(
+            matches!(&history[4], HistoryEntry::Assistant { text, tool_calls } if text == "Done." && tool_calls.is_empty())
+        );
+    }
+}

@@ -1,0 +1,451 @@
+//! Running the tool calls of a model call: each becomes an item (`commandExecution` or
+//! `fileChange`), passes the approval gate, runs, and yields the result the next model call
+//! sees.
+//!
+//! A call the engine cannot make sense of (unknown tool, bad arguments, unparsable patch)
+//! makes no item: its error goes back to the model as the call's result, so the model can
+//! correct itself. The client's `cancel` ends the turn as `interrupted`, like
+//! `turn/interrupt`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentwire_protocol::methods::{
+    CommandExecutionOutputDelta, CommandExecutionRequestApproval, FileChangeRequestApproval,
+};
+use agentwire_protocol::{
+    CommandExecutionApprovalDecision, CommandExecutionApprovalKind,
+    CommandExecutionOutputDeltaNotification, CommandExecutionRequestApprovalParams,
+    CommandExecutionSource, CommandExecutionStatus, FileChangeApprovalDecision,
+    FileChangeRequestApprovalParams, FileUpdateChange, LegacyAppPathString, PatchApplyStatus,
+    PatchChangeKind, ThreadItemKind,
+};
+
+use super::super::approval::{CommandGate, PatchGate, command_gate, patch_gate};
+use super::{CallEnd, TurnRun, now_ms};
+use crate::provider::{HistoryEntry, ToolCall};
+use crate::tools::exec::{self, ExecRequest};
+use crate::tools::{self, Invocation, SandboxPermissions, ShellArgs, actions, patch, sandbox};
+
+/// Time limit of a command when the model gives none.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// Longest time limit a model may ask for.
+const MAX_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// What the client decided.
+enum Decision {
+    /// Go ahead (and remember it for the session when `for_session`).
+    Accept {
+        /// `acceptForSession`.
+        for_session: bool,
+    },
+    /// Do not run this call; the turn goes on.
+    Decline,
+    /// Do not run it, and stop the turn.
+    Cancel,
+}
+
+/// How one tool call ended.
+struct Outcome {
+    /// The result text for the model.
+    result: String,
+    /// Set when the turn must end (interrupt or cancel).
+    end: Option<CallEnd>,
+}
+
+impl Outcome {
+    fn result(result: impl Into<String>) -> Self {
+        Self {
+            result: result.into(),
+            end: None,
+        }
+    }
+}
+
+impl TurnRun {
+    /// Runs `calls` in order and appends their results to the history. Returns how the turn
+    /// must end, if a call ended it.
+    pub(super) async fn run_tools(&mut self, calls: Vec<ToolCall>) -> Option<CallEnd> {
+        for call in calls {
+            let outcome = match tools::parse(&call.name, &call.arguments) {
+                Err(error) => Outcome::result(error),
+                Ok(Invocation::Shell(args)) => self.shell(args).await,
+                Ok(Invocation::ApplyPatch { input }) => self.apply_patch(&input).await,
+            };
+            self.history.push(HistoryEntry::ToolResult {
+                call_id: call.call_id,
+                output: outcome.result,
+            });
+            if outcome.end.is_some() {
+                return outcome.end;
+            }
+        }
+        None
+    }
+
+    /// Waits for `future` unless the turn is interrupted first (`None`).
+    async fn unless_interrupted<T>(&mut self, future: impl Future<Output = T>) -> Option<T> {
+        tokio::select! {
+            biased;
+            _ = &mut self.interrupt => None,
+            value = future => Some(value),
+        }
+    }
+
+    /// A `shell` call.
+    async fn shell(&mut self, args: ShellArgs) -> Outcome {
+        let argv = args.command.argv();
+        let display = args.command.display();
+        let cwd = resolve(Path::new(&self.settings.cwd), args.workdir.as_deref());
+        let cwd_text = cwd.display().to_string();
+        let escalate = args.sandbox_permissions == Some(SandboxPermissions::RequireEscalated);
+        let gate = {
+            let session = self.turns.session(&self.thread_id);
+            let session = super::super::lock(&session);
+            command_gate(
+                &self.settings.approval_policy,
+                &session,
+                &argv,
+                &display,
+                escalate,
+            )
+        };
+        let id = crate::threads::meta::new_id();
+        let started_ms = now_ms();
+        let mut item = CommandItem {
+            id: id.clone(),
+            command: display.clone(),
+            cwd: cwd_text.clone(),
+            actions: actions::describe(&argv, &display, &cwd_text),
+        };
+        self.started(
+            item.kind(CommandExecutionStatus::InProgress, None),
+            started_ms,
+        );
+        let sandboxed = match gate {
+            CommandGate::Run { sandboxed } => sandboxed,
+            CommandGate::Ask { escalate } => {
+                let reason = if escalate {
+                    args.justification.clone().or_else(|| {
+                        Some("The model asks to run this command outside the sandbox.".to_owned())
+                    })
+                } else {
+                    Some("The approval policy asks before running this command.".to_owned())
+                };
+                let params = CommandExecutionRequestApprovalParams {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: self.turn.id.clone(),
+                    item_id: id.clone(),
+                    approval_id: None,
+                    kind: CommandExecutionApprovalKind::Command,
+                    command: Some(display.clone()),
+                    cwd: Some(LegacyAppPathString(cwd_text.clone())),
+                    command_actions: Some(item.actions.clone()),
+                    environment_id: None,
+                    reason,
+                    network_approval_context: None,
+                    proposed_execpolicy_amendment: None,
+                    proposed_network_policy_amendments: None,
+                    started_at_ms: started_ms,
+                };
+                let peer = self.peer.clone();
+                let answer = self
+                    .unless_interrupted(
+                        peer.request_or_decline::<CommandExecutionRequestApproval>(&params),
+                    )
+                    .await;
+                let decision = match answer {
+                    None => Decision::Cancel,
+                    Some(answer) => command_decision(answer.decision),
+                };
+                match decision {
+                    Decision::Accept { for_session } => {
+                        if for_session {
+                            let session = self.turns.session(&self.thread_id);
+                            super::super::lock(&session).allow_command(&display);
+                        }
+                        !escalate
+                    }
+                    Decision::Decline | Decision::Cancel => {
+                        let cancel = matches!(decision, Decision::Cancel);
+                        self.complete(
+                            item.kind(CommandExecutionStatus::Declined, None),
+                            started_ms,
+                        );
+                        return Outcome {
+                            result: "The user declined to run this command.".to_owned(),
+                            end: cancel.then_some(CallEnd::Interrupted),
+                        };
+                    }
+                }
+            }
+        };
+        let timeout = args
+            .timeout_ms
+            .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
+            .min(MAX_TIMEOUT);
+        let request = ExecRequest {
+            argv,
+            cwd,
+            timeout,
+            sandbox: sandboxed.then(|| self.settings.sandbox.clone()),
+            sandbox_exe: self.turns.sandbox_exe.clone(),
+        };
+        let peer = self.peer.clone();
+        let delta_ids = (self.thread_id.clone(), self.turn.id.clone(), id.clone());
+        let mut on_output = move |delta: &str| {
+            peer.notify::<CommandExecutionOutputDelta>(&CommandExecutionOutputDeltaNotification {
+                thread_id: delta_ids.0.clone(),
+                turn_id: delta_ids.1.clone(),
+                item_id: delta_ids.2.clone(),
+                delta: delta.to_owned(),
+            });
+        };
+        let ran = self
+            .unless_interrupted(exec::run(request, &mut on_output))
+            .await;
+        let (status, report, result, end) = match ran {
+            None => (
+                CommandExecutionStatus::Failed,
+                Report::default(),
+                "The command was interrupted.".to_owned(),
+                Some(CallEnd::Interrupted),
+            ),
+            Some(Err(error)) => (
+                CommandExecutionStatus::Failed,
+                Report {
+                    output: Some(error.to_string()),
+                    ..Report::default()
+                },
+                format!("The command did not run: {error}"),
+                None,
+            ),
+            Some(Ok(output)) => {
+                let status = if output.exit_code == Some(0) {
+                    CommandExecutionStatus::Completed
+                } else {
+                    CommandExecutionStatus::Failed
+                };
+                let seconds = output.duration.as_secs_f64();
+                let exit = match (output.exit_code, output.timed_out) {
+                    (_, true) => format!("timed out after {} ms", timeout.as_millis()),
+                    (Some(code), _) => code.to_string(),
+                    (None, _) => "killed by a signal".to_owned(),
+                };
+                let result = format!(
+                    "Exit code: {exit}\nWall time: {seconds:.1} seconds\nOutput:\n{}",
+                    output.aggregated_output
+                );
+                let report = Report {
+                    exit_code: output.exit_code,
+                    duration_ms: Some(
+                        i64::try_from(output.duration.as_millis()).unwrap_or(i64::MAX),
+                    ),
+                    output: Some(output.aggregated_output),
+                };
+                (status, report, result, None)
+            }
+        };
+        item.cwd = cwd_text;
+        self.complete(item.kind(status, Some(report)), started_ms);
+        Outcome { result, end }
+    }
+
+    /// An `apply_patch` call.
+    async fn apply_patch(&mut self, input: &str) -> Outcome {
+        let cwd = PathBuf::from(&self.settings.cwd);
+        let parsed = match patch::parse(input) {
+            Ok(parsed) => parsed,
+            Err(error) => return Outcome::result(format!("The patch was not applied: {error}")),
+        };
+        let changes = match patch::preview(&parsed, &cwd) {
+            Ok(changes) => changes,
+            Err(error) => return Outcome::result(format!("The patch was not applied: {error}")),
+        };
+        let roots = sandbox::writable_roots(&self.settings.sandbox, &cwd);
+        let outside = roots
+            .as_deref()
+            .map(|roots| patch::outside_roots(&parsed, &cwd, roots))
+            .unwrap_or_default();
+        let written = written_paths(&changes);
+        let gate = {
+            let session = self.turns.session(&self.thread_id);
+            let session = super::super::lock(&session);
+            patch_gate(&self.settings.approval_policy, &session, &written, &outside)
+        };
+        let id = crate::threads::meta::new_id();
+        let started_ms = now_ms();
+        let kind = |status| ThreadItemKind::FileChange {
+            id: id.clone(),
+            status,
+            changes: changes.clone(),
+        };
+        self.started(kind(PatchApplyStatus::InProgress), started_ms);
+        let confined = match gate {
+            PatchGate::Apply { confined } => confined,
+            PatchGate::Refuse(reason) => {
+                self.complete(kind(PatchApplyStatus::Declined), started_ms);
+                return Outcome::result(reason);
+            }
+            PatchGate::Ask => {
+                let grant_root = outside
+                    .first()
+                    .and_then(|p| p.parent())
+                    .map(|p| p.display().to_string());
+                let params = FileChangeRequestApprovalParams {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: self.turn.id.clone(),
+                    item_id: id.clone(),
+                    reason: Some(if outside.is_empty() {
+                        "The approval policy asks before changing files.".to_owned()
+                    } else {
+                        "The patch writes outside the sandbox's writable roots.".to_owned()
+                    }),
+                    grant_root,
+                    started_at_ms: started_ms,
+                };
+                let peer = self.peer.clone();
+                let answer = self
+                    .unless_interrupted(
+                        peer.request_or_decline::<FileChangeRequestApproval>(&params),
+                    )
+                    .await;
+                let decision = match answer {
+                    None => Decision::Cancel,
+                    Some(answer) => patch_decision(answer.decision),
+                };
+                match decision {
+                    Decision::Accept { for_session } => {
+                        if for_session {
+                            let session = self.turns.session(&self.thread_id);
+                            super::super::lock(&session).allow_paths(written.iter().cloned());
+                        }
+                        false
+                    }
+                    Decision::Decline | Decision::Cancel => {
+                        let cancel = matches!(decision, Decision::Cancel);
+                        self.complete(kind(PatchApplyStatus::Declined), started_ms);
+                        return Outcome {
+                            result: "The user declined the patch; nothing was changed.".to_owned(),
+                            end: cancel.then_some(CallEnd::Interrupted),
+                        };
+                    }
+                }
+            }
+        };
+        let limit = if confined { roots.as_deref() } else { None };
+        match patch::apply(&parsed, &cwd, limit) {
+            Ok(applied) => {
+                let summary: Vec<String> = applied.iter().map(describe_change).collect();
+                self.complete(
+                    ThreadItemKind::FileChange {
+                        id: id.clone(),
+                        status: PatchApplyStatus::Completed,
+                        changes: applied,
+                    },
+                    started_ms,
+                );
+                Outcome::result(format!("The patch was applied:\n{}", summary.join("\n")))
+            }
+            Err(error) => {
+                self.complete(kind(PatchApplyStatus::Failed), started_ms);
+                Outcome::result(format!("The patch was not applied: {error}"))
+            }
+        }
+    }
+}
+
+/// What a finished command reports in its item.
+#[derive(Default)]
+struct Report {
+    exit_code: Option<i32>,
+    duration_ms: Option<i64>,
+    output: Option<String>,
+}
+
+/// The fixed parts of a `commandExecution` item.
+struct CommandItem {
+    id: String,
+    command: String,
+    cwd: String,
+    actions: Vec<agentwire_protocol::CommandAction>,
+}
+
+impl CommandItem {
+    fn kind(&self, status: CommandExecutionStatus, report: Option<Report>) -> ThreadItemKind {
+        let report = report.unwrap_or_default();
+        ThreadItemKind::CommandExecution {
+            id: self.id.clone(),
+            command: self.command.clone(),
+            cwd: LegacyAppPathString(self.cwd.clone()),
+            status,
+            source: CommandExecutionSource::default(),
+            command_actions: self.actions.clone(),
+            aggregated_output: report.output,
+            exit_code: report.exit_code,
+            duration_ms: report.duration_ms,
+            process_id: None,
+            plugin_id: None,
+            script_path: None,
+        }
+    }
+}
+
+/// `workdir` resolved against `cwd` (`cwd` itself when absent).
+fn resolve(cwd: &Path, workdir: Option<&str>) -> PathBuf {
+    match workdir {
+        Some(dir) => std::path::absolute(cwd.join(dir)).unwrap_or_else(|_| cwd.join(dir)),
+        None => cwd.to_path_buf(),
+    }
+}
+
+/// Every path `changes` write: targets and move destinations.
+fn written_paths(changes: &[FileUpdateChange]) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    for change in changes {
+        paths.push(PathBuf::from(&change.path));
+        if let PatchChangeKind::Update {
+            move_path: Some(to),
+        } = &change.kind
+        {
+            paths.push(PathBuf::from(to));
+        }
+    }
+    paths
+}
+
+/// One line per applied change, for the model.
+fn describe_change(change: &FileUpdateChange) -> String {
+    match &change.kind {
+        PatchChangeKind::Add => format!("A {}", change.path),
+        PatchChangeKind::Delete => format!("D {}", change.path),
+        PatchChangeKind::Update {
+            move_path: Some(to),
+        } => format!("M {} -> {to}", change.path),
+        PatchChangeKind::Update { move_path: None } => format!("M {}", change.path),
+    }
+}
+
+fn command_decision(decision: CommandExecutionApprovalDecision) -> Decision {
+    match decision {
+        CommandExecutionApprovalDecision::Accept
+        | CommandExecutionApprovalDecision::ApplyNetworkPolicyAmendment { .. } => {
+            Decision::Accept { for_session: false }
+        }
+        CommandExecutionApprovalDecision::AcceptForSession
+        | CommandExecutionApprovalDecision::AcceptWithExecpolicyAmendment { .. } => {
+            Decision::Accept { for_session: true }
+        }
+        CommandExecutionApprovalDecision::Decline => Decision::Decline,
+        CommandExecutionApprovalDecision::Cancel => Decision::Cancel,
+    }
+}
+
+fn patch_decision(decision: FileChangeApprovalDecision) -> Decision {
+    match decision {
+        FileChangeApprovalDecision::Accept => Decision::Accept { for_session: false },
+        FileChangeApprovalDecision::AcceptForSession => Decision::Accept { for_session: true },
+        FileChangeApprovalDecision::Decline => Decision::Decline,
+        FileChangeApprovalDecision::Cancel => Decision::Cancel,
+    }
+}
