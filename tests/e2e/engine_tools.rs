@@ -320,7 +320,17 @@ fn sandbox_escapes_are_refused() {
     std::os::unix::fs::symlink(&outside, workspace.join("link")).expect("symlink");
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client, &workspace, "never", "workspace-write");
-    start_turn(&mut client, &thread, "case-escape");
+    // The scratch directories live under /tmp, which workspace-write allows by default.
+    start_turn_with(
+        &mut client,
+        &thread,
+        "case-escape",
+        json!({"sandboxPolicy": {
+            "type": "workspaceWrite",
+            "excludeSlashTmp": true,
+            "excludeTmpdirEnvVar": true
+        }}),
+    );
     let (notifications, turn) = until_completed(&mut client);
     assert_eq!(turn["status"], json!("completed"), "{notifications:#?}");
     let parent = workspace.parent().expect("parent");
