@@ -39,7 +39,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadStartParams,
     ) -> impl Future<Output = Result<ThreadStartResponse, HandlerError>> + Send {
-        answer::<ThreadStart, _>(self.threads.start(&context.peer, params))
+        answer::<ThreadStart, _>(self.threads.start(&context, params))
     }
 
     fn thread_resume(
@@ -47,7 +47,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadResumeParams,
     ) -> impl Future<Output = Result<ThreadResumeResponse, HandlerError>> + Send {
-        answer::<ThreadResume, _>(self.threads.resume(&context.peer, params))
+        answer::<ThreadResume, _>(self.threads.resume(&context, params))
     }
 
     fn thread_fork(
@@ -55,7 +55,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadForkParams,
     ) -> impl Future<Output = Result<ThreadForkResponse, HandlerError>> + Send {
-        answer::<ThreadFork, _>(self.threads.fork(&context.peer, params))
+        answer::<ThreadFork, _>(self.threads.fork(&context, params))
     }
 
     fn thread_read(
@@ -87,7 +87,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadArchiveParams,
     ) -> impl Future<Output = Result<ThreadArchiveResponse, HandlerError>> + Send {
-        answer::<ThreadArchive, _>(self.threads.archive(&context.peer, params))
+        answer::<ThreadArchive, _>(self.threads.archive(&context, params))
     }
 
     fn thread_unarchive(
@@ -95,7 +95,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadUnarchiveParams,
     ) -> impl Future<Output = Result<ThreadUnarchiveResponse, HandlerError>> + Send {
-        answer::<ThreadUnarchive, _>(self.threads.unarchive(&context.peer, params))
+        answer::<ThreadUnarchive, _>(self.threads.unarchive(&context, params))
     }
 
     fn thread_set_name(
@@ -103,7 +103,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadSetNameParams,
     ) -> impl Future<Output = Result<ThreadSetNameResponse, HandlerError>> + Send {
-        answer::<ThreadSetName, _>(self.threads.set_name(&context.peer, params))
+        answer::<ThreadSetName, _>(self.threads.set_name(&context, params))
     }
 
     fn turn_start(
@@ -111,7 +111,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: TurnStartParams,
     ) -> impl Future<Output = Result<TurnStartResponse, HandlerError>> + Send {
-        answer::<TurnStart, _>(self.turns.start(&context.peer, params))
+        answer::<TurnStart, _>(self.turns.start(&context, params))
     }
 
     fn turn_steer(

@@ -1,6 +1,10 @@
 //! What a handler receives and returns, and the decoding the dispatch table relies on.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use agentwire_protocol::RequestId;
+use tokio::sync::Notify;
 
 use crate::peer::Peer;
 use agentwire_protocol::jsonrpc::{JsonRpcErrorObject, error_codes};
@@ -19,6 +23,77 @@ pub struct RequestContext {
     pub peer: Peer,
     /// The request's id, as the client sent it.
     pub request_id: RequestId,
+    /// Settles once the request's answer is queued for the client.
+    pub answered: Answered,
+}
+
+impl RequestContext {
+    /// Runs `task` once this request's answer is queued for the client, so that what `task`
+    /// sends (say, `thread/started` after `thread/start`) reaches the client after the answer,
+    /// whatever thread the runtime runs it on. Without a Tokio runtime, runs it at once.
+    pub fn after_response(&self, task: impl FnOnce() + Send + 'static) {
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let answered = self.answered.clone();
+                drop(runtime.spawn(async move {
+                    answered.wait().await;
+                    task();
+                }));
+            }
+            Err(_) => task(),
+        }
+    }
+}
+
+/// Whether a request has been answered: a handle the engine can wait on (see
+/// [`RequestContext::after_response`]). It also settles when the request is abandoned
+/// (connection closed, handler dropped), so nobody waits forever.
+#[derive(Debug, Clone, Default)]
+pub struct Answered(Arc<AnsweredState>);
+
+#[derive(Debug, Default)]
+struct AnsweredState {
+    done: AtomicBool,
+    notify: Notify,
+}
+
+impl Answered {
+    /// A handle that has not settled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Settles the handle: wakes every waiter, now and later.
+    pub fn settle(&self) {
+        self.0.done.store(true, Ordering::Release);
+        self.0.notify.notify_waiters();
+    }
+
+    /// Whether it has settled.
+    pub fn is_settled(&self) -> bool {
+        self.0.done.load(Ordering::Acquire)
+    }
+
+    /// Waits until it settles.
+    pub async fn wait(&self) {
+        loop {
+            let notified = self.0.notify.notified();
+            if self.is_settled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// Settles an [`Answered`] when dropped: however the request's job ends.
+#[derive(Debug)]
+pub(crate) struct SettleOnDrop(pub(crate) Answered);
+
+impl Drop for SettleOnDrop {
+    fn drop(&mut self) {
+        self.0.settle();
+    }
 }
 
 /// Who sent a notification.

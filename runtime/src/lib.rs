@@ -22,6 +22,6 @@ pub mod ws;
 
 pub use config::RuntimeConfig;
 pub use dispatch::{Handler, dispatch_notification, dispatch_request};
-pub use handler::{ConnectionId, HandlerError, NotificationContext, RequestContext};
+pub use handler::{Answered, ConnectionId, HandlerError, NotificationContext, RequestContext};
 pub use peer::{Decline, Hub, Peer, ServerRequestError};
 pub use server::Server;

@@ -32,7 +32,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use crate::config::RuntimeConfig;
 use crate::connection::{ClientAnswer, Connection, Negotiated};
 use crate::dispatch::{Handler, dispatch_notification, dispatch_request};
-use crate::handler::{HandlerError, NotificationContext, RequestContext};
+use crate::handler::{Answered, HandlerError, NotificationContext, RequestContext, SettleOnDrop};
 use crate::outbound::{error_message, error_object, result_message};
 use crate::peer::{Hub, Peer};
 use crate::validate::Validators;
@@ -360,9 +360,12 @@ impl<H: Handler> Server<H> {
     ) -> Job {
         let shared = self.shared.clone();
         Box::pin(async move {
+            let answered = Answered::new();
+            let settle = SettleOnDrop(answered.clone());
             let context = RequestContext {
                 peer: Peer::new(shared.hub.clone(), connection.clone()),
                 request_id: id.clone(),
+                answered,
             };
             let call = dispatch_request(&*shared.handler, context, &method, params);
             let outcome = AssertUnwindSafe(call).catch_unwind().await;
@@ -386,6 +389,7 @@ impl<H: Handler> Server<H> {
             if connection.send(message).is_err() {
                 shared.hub.close(connection.id());
             }
+            drop(settle);
             drop(permit);
         })
     }

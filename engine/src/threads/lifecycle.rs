@@ -15,7 +15,7 @@ use agentwire_protocol::{
     ThreadStatus, ThreadStatusChangedNotification, ThreadUnarchiveParams, ThreadUnarchiveResponse,
     ThreadUnarchivedNotification, Turn, TurnStatus,
 };
-use agentwire_runtime::Peer;
+use agentwire_runtime::RequestContext;
 
 use super::error::ThreadError;
 use super::meta::{
@@ -23,7 +23,7 @@ use super::meta::{
 };
 use super::paths::{move_rollout, rollout_name};
 use super::rollout::{RolloutRecord, RolloutWriter, settle_dangling};
-use super::{LoadedThread, Place, Threads, after_response, lock};
+use super::{LoadedThread, Place, Threads, lock};
 
 /// Longest thread name accepted, in bytes.
 const MAX_NAME_BYTES: usize = 1024;
@@ -33,7 +33,7 @@ impl Threads {
     /// `thread/started` to the caller.
     pub(crate) fn start(
         &self,
-        peer: &Peer,
+        context: &RequestContext,
         params: ThreadStartParams,
     ) -> Result<ThreadStartResponse, ThreadError> {
         let overrides = SettingsOverrides {
@@ -56,7 +56,7 @@ impl Threads {
         let settings = thread.summary.meta.settings.clone();
         let wire = thread.to_thread(false);
         self.insert(thread);
-        announce_start(peer, wire.clone());
+        announce_start(context, wire.clone());
         Ok(ThreadStartResponse {
             thread: wire,
             model: settings.model,
@@ -75,7 +75,7 @@ impl Threads {
     /// `thread/resume`: loads a persisted thread (or joins it if loaded), applying overrides.
     pub(crate) fn resume(
         &self,
-        peer: &Peer,
+        context: &RequestContext,
         params: ThreadResumeParams,
     ) -> Result<ThreadResumeResponse, ThreadError> {
         let include_turns = !params.exclude_turns.unwrap_or(false);
@@ -96,8 +96,8 @@ impl Threads {
             None => {
                 let thread = self.load(&params.thread_id, overrides)?;
                 let id = params.thread_id.clone();
-                let hub = peer.hub().clone();
-                after_response(move || {
+                let hub = context.peer.hub().clone();
+                context.after_response(move || {
                     hub.broadcast::<ThreadStatusChanged>(&ThreadStatusChangedNotification {
                         thread_id: id,
                         status: ThreadStatus::Idle,
@@ -176,7 +176,7 @@ impl Threads {
     /// loads it and sends `thread/started` to the caller.
     pub(crate) fn fork(
         &self,
-        peer: &Peer,
+        context: &RequestContext,
         params: ThreadForkParams,
     ) -> Result<ThreadForkResponse, ThreadError> {
         let (source, turns) = self.snapshot(&params.thread_id)?;
@@ -218,7 +218,7 @@ impl Threads {
         let wire = thread.to_thread(!params.exclude_turns.unwrap_or(false));
         let announced = thread.to_thread(false);
         self.insert(thread);
-        announce_start(peer, announced);
+        announce_start(context, announced);
         Ok(ThreadForkResponse {
             thread: wire,
             model: settings.model,
@@ -251,7 +251,7 @@ impl Threads {
     /// if loaded; broadcasts `thread/archived`.
     pub(crate) fn archive(
         &self,
-        peer: &Peer,
+        context: &RequestContext,
         params: ThreadArchiveParams,
     ) -> Result<ThreadArchiveResponse, ThreadError> {
         let id = params.thread_id;
@@ -279,8 +279,8 @@ impl Threads {
         let was_loaded = lock(&self.loaded).remove(&id).is_some();
         row.archived = true;
         self.index()?.upsert(&row)?;
-        let hub = peer.hub().clone();
-        after_response(move || {
+        let hub = context.peer.hub().clone();
+        context.after_response(move || {
             if was_loaded {
                 hub.broadcast::<ThreadStatusChanged>(&ThreadStatusChangedNotification {
                     thread_id: id.clone(),
@@ -295,7 +295,7 @@ impl Threads {
     /// `thread/unarchive`: moves an archived rollout back; broadcasts `thread/unarchived`.
     pub(crate) fn unarchive(
         &self,
-        peer: &Peer,
+        context: &RequestContext,
         params: ThreadUnarchiveParams,
     ) -> Result<ThreadUnarchiveResponse, ThreadError> {
         let id = params.thread_id;
@@ -313,8 +313,8 @@ impl Threads {
             Some(self.path_of(&row)),
             Vec::new(),
         );
-        let hub = peer.hub().clone();
-        after_response(move || {
+        let hub = context.peer.hub().clone();
+        context.after_response(move || {
             hub.broadcast::<ThreadUnarchived>(&ThreadUnarchivedNotification { thread_id: id });
         });
         Ok(ThreadUnarchiveResponse { thread })
@@ -324,7 +324,7 @@ impl Threads {
     /// `thread/name/updated`.
     pub(crate) fn set_name(
         &self,
-        peer: &Peer,
+        context: &RequestContext,
         params: ThreadSetNameParams,
     ) -> Result<ThreadSetNameResponse, ThreadError> {
         let id = params.thread_id;
@@ -355,8 +355,8 @@ impl Threads {
             row.summary.updated_at = row.summary.updated_at.max(at);
             self.index()?.upsert(&row)?;
         }
-        let hub = peer.hub().clone();
-        after_response(move || {
+        let hub = context.peer.hub().clone();
+        context.after_response(move || {
             hub.broadcast::<ThreadNameUpdated>(&ThreadNameUpdatedNotification {
                 thread_id: id,
                 thread_name: name,
@@ -434,9 +434,9 @@ impl Threads {
 }
 
 /// Sends `thread/started` for `thread` (with no turns) to the caller once it has its answer.
-fn announce_start(peer: &Peer, thread: agentwire_protocol::Thread) {
-    let peer = peer.clone();
-    after_response(move || {
+fn announce_start(context: &RequestContext, thread: agentwire_protocol::Thread) {
+    let peer = context.peer.clone();
+    context.after_response(move || {
         peer.notify::<ThreadStarted>(&ThreadStartedNotification { thread });
     });
 }

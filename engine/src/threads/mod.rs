@@ -66,16 +66,6 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Runs `task` after the answer to the current request has been sent: the runtime sends the
-/// answer as soon as the handler's future completes, and `task` is queued behind it. Used for
-/// the notifications the reference server sends after its answer (`thread/started` …).
-fn after_response(task: impl FnOnce() + Send + 'static) {
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) => drop(handle.spawn(async move { task() })),
-        Err(_) => task(),
-    }
-}
-
 impl Threads {
     /// Opens the threads under `home`: creates the folders, opens (or rebuilds) the index and
     /// reconciles it with the rollouts. A failure is logged and kept: the engine still serves,

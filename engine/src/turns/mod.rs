@@ -18,7 +18,7 @@ use agentwire_protocol::{
     TokenUsageBreakdown, Turn, TurnInterruptParams, TurnInterruptResponse, TurnItemsView,
     TurnStartParams, TurnStartResponse, TurnStatus, TurnSteerParams, TurnSteerResponse, UserInput,
 };
-use agentwire_runtime::Peer;
+use agentwire_runtime::RequestContext;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::provider::ModelProvider;
@@ -94,7 +94,7 @@ impl Turns {
     /// `turn/start`: registers a turn on a loaded, idle thread and runs it in the background.
     pub(crate) fn start(
         self: &Arc<Self>,
-        peer: &Peer,
+        context: &RequestContext,
         params: TurnStartParams,
     ) -> Result<TurnStartResponse, ThreadError> {
         if params.input.is_empty() {
@@ -165,12 +165,13 @@ impl Turns {
         };
         let run = TurnRun::new(
             self.clone(),
-            peer.clone(),
+            context.peer.clone(),
             TurnStart {
                 thread_id,
                 turn: turn.clone(),
                 settings,
                 history,
+                answered: context.answered.clone(),
             },
             Controls { interrupt, steer },
         );

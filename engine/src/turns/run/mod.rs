@@ -24,7 +24,7 @@ use agentwire_protocol::{
     ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown, Turn, TurnCompletedNotification,
     TurnError, TurnItemsView, TurnStartedNotification, TurnStatus,
 };
-use agentwire_runtime::Peer;
+use agentwire_runtime::{Answered, Peer};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Steer, Turns};
@@ -81,6 +81,8 @@ pub(super) struct TurnRun {
     history: Vec<HistoryEntry>,
     /// The thread's settings as the turn started (after the turn's overrides).
     settings: ThreadSettings,
+    /// Settles once the `turn/start` answer is on its way.
+    answered: Answered,
 }
 
 /// Now, in Unix milliseconds.
@@ -105,6 +107,8 @@ pub(super) struct TurnStart {
     pub settings: ThreadSettings,
     /// The conversation of the earlier turns.
     pub history: Vec<HistoryEntry>,
+    /// Settles once the `turn/start` answer is on its way: the turn's notifications follow it.
+    pub answered: Answered,
 }
 
 /// How `turn/interrupt` and `turn/steer` reach a running turn.
@@ -125,13 +129,14 @@ impl TurnRun {
             pending: VecDeque::new(),
             history: start.history,
             settings: start.settings,
+            answered: start.answered,
         }
     }
 
     /// Runs the turn on `input` to its end.
     pub(super) async fn run(mut self, mut input: Steer) {
-        // Let the `turn/start` answer go out first.
-        tokio::task::yield_now().await;
+        // The `turn/start` answer goes out first.
+        self.answered.wait().await;
         let clock = Instant::now();
         self.set_status(ThreadStatus::Active {
             active_flags: Vec::new(),
