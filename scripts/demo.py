@@ -4,9 +4,12 @@
 Usage: scripts/demo.py [PATH_TO_AGENTWIRE]
 
 It starts the server with a fresh temporary AGENTWIRE_HOME (so the built-in defaults apply: the
-fixture model provider, no network, no key), performs the handshake, starts a thread, runs a turn
-and prints every message in both directions until the turn completes, then reads the thread back
-and lists threads. Standard library only.
+fixture model provider, no network, no key), performs the handshake, starts a thread in a fresh
+temporary workspace, runs two turns and prints every message in both directions: one turn that
+only talks, and one in which the model runs a command (`ls -a`, confined to the read-only
+sandbox) and writes a file with a patch, which the read-only sandbox makes the server ask this
+client to approve (the demo accepts). Then it reads the thread back and lists threads. Standard
+library only.
 """
 import json
 import os
@@ -44,6 +47,12 @@ def main():
         server.stdin.flush()
         return message.get("id")
 
+    def answer(message):
+        reply = {"id": message["id"], "result": {"decision": "accept"}}
+        show("->", reply)
+        server.stdin.write((json.dumps(reply) + "\n").encode())
+        server.stdin.flush()
+
     def read_until(predicate):
         started = time.monotonic()
         while time.monotonic() - started < DEADLINE:
@@ -52,6 +61,8 @@ def main():
                 raise SystemExit("the server closed its output")
             message = json.loads(line)
             show("<-", message)
+            if "id" in message and message.get("method", "").endswith("/requestApproval"):
+                answer(message)
             if predicate(message):
                 return message
         raise SystemExit("timed out waiting for the server")
@@ -62,17 +73,19 @@ def main():
 
     call("initialize", {"clientInfo": {"name": "agentwire-demo", "version": "0.1.0"}})
     send("initialized", request=False)
-    started = call("thread/start", {"cwd": os.getcwd()})
+    workspace = tempfile.mkdtemp(prefix="agentwire-demo-workspace-")
+    started = call("thread/start", {"cwd": workspace})
     thread_id = started.get("result", {}).get("thread", {}).get("id")
     if thread_id:
-        turn = call("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": "Say hello."}]})
-        if "result" in turn:
-            read_until(lambda m: m.get("method") == "turn/completed")
+        for text in ("Say hello.", "Show me the tools."):
+            turn = call("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": text}]})
+            if "result" in turn:
+                read_until(lambda m: m.get("method") == "turn/completed")
         call("thread/read", {"threadId": thread_id, "includeTurns": True})
     call("thread/list", {})
     server.stdin.close()
     code = server.wait(timeout=DEADLINE)
-    print(f"server exited with {code}; its home was {home}", flush=True)
+    print(f"server exited with {code}; its home was {home}; the workspace {workspace} holds {sorted(os.listdir(workspace))}", flush=True)
     return code
 
 
