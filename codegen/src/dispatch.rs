@@ -2,6 +2,8 @@
 //! its validators are compiled from.
 
 use agentwire_protocol::Direction;
+use agentwire_protocol::method::Method;
+use agentwire_protocol::methods::{Initialize, Initialized};
 use askama::Template;
 
 use crate::schema::Collected;
@@ -37,8 +39,12 @@ struct ValidatorsTemplate {
     experimental: Vec<(&'static str, String)>,
 }
 
+/// The handshake: answered by the runtime itself on every connection (it negotiates the
+/// connection's capabilities), so the `Handler` trait has no method for it.
+const HANDSHAKE: [&str; 2] = [Initialize::NAME, Initialized::NAME];
+
 /// Renders `dispatch.rs` from the experimental collection (the runtime serves every method and
-/// gates experimental ones per connection).
+/// gates experimental ones per connection). The handshake is left out: see [`HANDSHAKE`].
 pub fn dispatch_source(collected: &Collected) -> Result<String, CodegenError> {
     let method = |m: &crate::schema::MethodEntry| HandlerMethod {
         name: m.name,
@@ -57,13 +63,15 @@ pub fn dispatch_source(collected: &Collected) -> Result<String, CodegenError> {
         requests: collected
             .methods
             .iter()
-            .filter(|m| m.direction == Direction::ClientRequest)
+            .filter(|m| m.direction == Direction::ClientRequest && !HANDSHAKE.contains(&m.name))
             .map(method)
             .collect(),
         notifications: collected
             .methods
             .iter()
-            .filter(|m| m.direction == Direction::ClientNotification)
+            .filter(|m| {
+                m.direction == Direction::ClientNotification && !HANDSHAKE.contains(&m.name)
+            })
             .map(method)
             .collect(),
     };

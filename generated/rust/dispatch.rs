@@ -12,18 +12,6 @@ use crate::handler::{HandlerError, NotificationContext, RequestContext, decode_p
 /// Every request method answers "method not found" unless implemented, so adding a method to
 /// the protocol never breaks an implementor; notification methods ignore the message by default.
 pub trait Handler: Send + Sync + 'static {
-    /// Opens a connection: identifies the client, negotiates capabilities. Must come first.
-    ///
-    /// Wire method `initialize`.
-    fn initialize(
-        &self,
-        context: RequestContext,
-        params: InitializeParams,
-    ) -> impl Future<Output = Result<InitializeResponse, HandlerError>> + Send {
-        let _ = (context, params);
-        std::future::ready(Err(HandlerError::method_not_found("initialize")))
-    }
-
     /// Creates a new thread and loads it.
     ///
     /// Wire method `thread/start`.
@@ -411,18 +399,6 @@ pub trait Handler: Send + Sync + 'static {
         let _ = (context, params);
         std::future::ready(Err(HandlerError::method_not_found("gitDiffToRemote")))
     }
-
-    /// The client has processed the `initialize` response.
-    ///
-    /// Wire notification `initialized`.
-    fn initialized(
-        &self,
-        context: NotificationContext,
-        params: NoParams,
-    ) -> impl Future<Output = ()> + Send {
-        let _ = (context, params);
-        std::future::ready(())
-    }
 }
 
 /// Decodes `params` for the client request `method` and awaits the handler's answer, encoded
@@ -437,10 +413,6 @@ pub async fn dispatch_request<H: Handler>(
     params: Option<serde_json::Value>,
 ) -> Result<serde_json::Value, HandlerError> {
     match method {
-        "initialize" => {
-            let params = decode_params::<InitializeParams>(method, params)?;
-            encode_result(method, handler.initialize(context, params).await?)
-        }
         "thread/start" => {
             let params = decode_params::<ThreadStartParams>(method, params)?;
             encode_result(method, handler.thread_start(context, params).await?)
@@ -583,12 +555,7 @@ pub async fn dispatch_notification<H: Handler>(
     method: &str,
     params: Option<serde_json::Value>,
 ) -> Result<(), HandlerError> {
-    match method {
-        "initialized" => {
-            let params = decode_params::<NoParams>(method, params)?;
-            handler.initialized(context, params).await;
-            Ok(())
-        }
-        _ => Err(HandlerError::method_not_found(method)),
-    }
+    // No client notification reaches the handler: the handshake's is the runtime's.
+    let _ = (handler, context, params);
+    Err(HandlerError::method_not_found(method))
 }
