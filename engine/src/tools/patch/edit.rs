@@ -2,7 +2,7 @@
 
 use super::PatchError;
 use super::locate::{find, find_at_end};
-use super::parse::{Hunk, shown};
+use super::parse::{Hunk, HunkLine, shown};
 
 /// `content` with `hunks` applied; `path` (as the patch wrote it) is for errors. Each hunk
 /// is searched at or after the end of the previous one. The file keeps its line ending
@@ -12,11 +12,12 @@ pub(super) fn apply_hunks(path: &str, content: &str, hunks: &[Hunk]) -> Result<S
     // Untouched lines are copied as they were (`raw`); hunks are matched against `lines`.
     let raw: Vec<&str> = content.split_inclusive('\n').collect();
     let lines: Vec<&str> = raw.iter().map(|line| strip_eol(line)).collect();
-    // (where the old lines start, how many, the hunk whose new lines replace them)
-    let mut replacements: Vec<(usize, usize, &Hunk)> = Vec::with_capacity(hunks.len());
+    // (where the hunk's old lines start in the file, the hunk)
+    let mut replacements: Vec<(usize, &Hunk)> = Vec::with_capacity(hunks.len());
     let mut cursor = 0;
     for (index, hunk) in hunks.iter().enumerate() {
         let number = index + 1;
+        let old = hunk.old();
         let mut from = cursor;
         for anchor in &hunk.anchors {
             match find(&lines, std::slice::from_ref(anchor), from) {
@@ -30,25 +31,25 @@ pub(super) fn apply_hunks(path: &str, content: &str, hunks: &[Hunk]) -> Result<S
                 }
             }
         }
-        let at = if hunk.old.is_empty() {
+        let at = if old.is_empty() {
             if hunk.anchors.is_empty() || hunk.end_of_file {
                 lines.len()
             } else {
                 from
             }
         } else if hunk.end_of_file {
-            find_at_end(&lines, &hunk.old, from).map_err(|first| {
+            find_at_end(&lines, &old, from).map_err(|first| {
                 PatchError(format!(
                     "`{path}`: hunk {number}: its lines are not the last lines of the file \
                      (`*** End of File`); the first that does not match is `{}`",
-                    shown(&hunk.old[first.min(hunk.old.len() - 1)])
+                    shown(old[first.min(old.len() - 1)])
                 ))
             })?
         } else {
-            find(&lines, &hunk.old, from).map_err(|found| {
+            find(&lines, &old, from).map_err(|found| {
                 PatchError(format!(
                     "`{path}`: hunk {number}: could not find the line `{}`{}{}",
-                    shown(&hunk.old[found.min(hunk.old.len() - 1)]),
+                    shown(old[found.min(old.len() - 1)]),
                     if found > 0 {
                         format!(" after the hunk's first {found} line(s)")
                     } else {
@@ -58,8 +59,8 @@ pub(super) fn apply_hunks(path: &str, content: &str, hunks: &[Hunk]) -> Result<S
                 ))
             })?
         };
-        replacements.push((at, hunk.old.len(), hunk));
-        cursor = at + hunk.old.len();
+        replacements.push((at, hunk));
+        cursor = at + old.len();
     }
 
     let eol = if crlf { "\r\n" } else { "\n" };
@@ -72,15 +73,25 @@ pub(super) fn apply_hunks(path: &str, content: &str, hunks: &[Hunk]) -> Result<S
             out.push_str(eol);
         }
     };
-    for (at, old_len, hunk) in replacements {
+    for (at, hunk) in replacements {
         for line in &raw[next..at] {
             push(&mut out, line);
         }
-        for line in &hunk.new {
-            out.push_str(line);
-            out.push_str(eol);
+        // Context lines are kept as the file has them (they may have matched loosely).
+        next = at;
+        for line in &hunk.lines {
+            match line {
+                HunkLine::Context(_) => {
+                    push(&mut out, raw[next]);
+                    next += 1;
+                }
+                HunkLine::Remove(_) => next += 1,
+                HunkLine::Add(text) => {
+                    out.push_str(text);
+                    out.push_str(eol);
+                }
+            }
         }
-        next = at + old_len;
     }
     for line in &raw[next..] {
         push(&mut out, line);
@@ -123,19 +134,14 @@ fn after(from: usize) -> String {
 mod tests {
     use super::*;
 
-    /// A hunk from its old and new lines.
-    fn hunk(old: &[&str], new: &[&str]) -> Hunk {
-        Hunk {
-            anchors: Vec::new(),
-            old: old.iter().map(|s| s.to_string()).collect(),
-            new: new.iter().map(|s| s.to_string()).collect(),
-            end_of_file: false,
-        }
+    /// A hunk from its body.
+    fn hunk(body: &str) -> Hunk {
+        Hunk::from_body(&[], body, false)
     }
 
     #[test]
     fn keeps_line_endings_and_the_final_newline() {
-        let h = [hunk(&["b"], &["B", "b2"])];
+        let h = [hunk("-b\n+B\n+b2")];
         assert_eq!(
             apply_hunks("f", "a\nb\nc\n", &h),
             Ok("a\nB\nb2\nc\n".to_owned())
@@ -149,18 +155,12 @@ mod tests {
             Ok("a\r\nB\r\nb2\r\n".to_owned())
         );
         assert_eq!(
-            apply_hunks("f", "a\nb", &[hunk(&["b"], &[])]),
+            apply_hunks("f", "a\nb", &[hunk("-b")]),
             Ok("a".to_owned()),
             "removing the unterminated last line leaves the rest unterminated"
         );
-        assert_eq!(
-            apply_hunks("f", "", &[hunk(&[], &["x"])]),
-            Ok("x\n".to_owned())
-        );
-        assert_eq!(
-            apply_hunks("f", "a\n", &[hunk(&["a"], &[])]),
-            Ok(String::new())
-        );
+        assert_eq!(apply_hunks("f", "", &[hunk("+x")]), Ok("x\n".to_owned()));
+        assert_eq!(apply_hunks("f", "a\n", &[hunk("-a")]), Ok(String::new()));
     }
 
     #[test]
@@ -168,7 +168,7 @@ mod tests {
         assert!(!uses_crlf("a\r\nb\n"));
         assert!(uses_crlf("a\r\nb"));
         assert_eq!(
-            apply_hunks("f", "a\r\nb\n", &[hunk(&["b"], &["c"])]),
+            apply_hunks("f", "a\r\nb\n", &[hunk("-b\n+c")]),
             Ok("a\r\nc\n".to_owned()),
             "untouched lines keep their own ending; new ones get `\\n` in a mixed file"
         );

@@ -61,12 +61,55 @@ pub(super) enum FileOp {
 pub(super) struct Hunk {
     /// Lines (`@@ …`) that occur before the edit, searched in order.
     pub(super) anchors: Vec<String>,
-    /// The lines the edit replaces: context and `-` lines, in order.
-    pub(super) old: Vec<String>,
-    /// What they become: context and `+` lines, in order.
-    pub(super) new: Vec<String>,
+    /// The body: context, removed and added lines in patch order.
+    pub(super) lines: Vec<HunkLine>,
     /// Whether the old lines must be the last lines of the file.
     pub(super) end_of_file: bool,
+}
+
+/// A line of a hunk's body (without its ` `, `-` or `+`).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum HunkLine {
+    /// A line that stays (it must match the file, and is kept as the file has it).
+    Context(String),
+    /// A line that goes.
+    Remove(String),
+    /// A line that comes.
+    Add(String),
+}
+
+impl Hunk {
+    /// The lines the edit replaces: context and removed lines, in order.
+    pub(super) fn old(&self) -> Vec<&str> {
+        self.lines
+            .iter()
+            .filter_map(|line| match line {
+                HunkLine::Context(text) | HunkLine::Remove(text) => Some(text.as_str()),
+                HunkLine::Add(_) => None,
+            })
+            .collect()
+    }
+
+    /// A hunk from a body written as in a patch (` `, `-`, `+` lines), for tests.
+    #[cfg(test)]
+    pub(super) fn from_body(anchors: &[&str], body: &str, end_of_file: bool) -> Hunk {
+        let lines = body
+            .lines()
+            .map(|line| {
+                let text = line.get(1..).unwrap_or("").to_owned();
+                match line.as_bytes().first() {
+                    Some(b'-') => HunkLine::Remove(text),
+                    Some(b'+') => HunkLine::Add(text),
+                    _ => HunkLine::Context(text),
+                }
+            })
+            .collect();
+        Hunk {
+            anchors: anchors.iter().map(|a| a.to_string()).collect(),
+            lines,
+            end_of_file,
+        }
+    }
 }
 
 /// Parses `text` into a [`Patch`]; the error names the patch line and what was expected.
@@ -96,8 +139,14 @@ pub(super) fn parse(text: &str) -> Result<Patch, PatchError> {
             )));
         }
         None => {
+            // The only line that is not blank is the last one.
             let line = text[last_start..body_end].trim_end_matches('\r');
-            return Err(expected(last_number, &format!("`{BEGIN}`"), line));
+            let what = if line.trim_end() == BEGIN {
+                format!("`{END}` as the last line")
+            } else {
+                format!("`{BEGIN}`")
+            };
+            return Err(expected(last_number, &what, line));
         }
     }
     let last = text[last_start..body_end].trim_end_matches('\r');
@@ -141,11 +190,17 @@ impl<'a> Lines<'a> {
     /// Whether the lines from here up to the next `*** ` header (or the end) are all blank:
     /// then they are spacing between sections, not content.
     fn blank_until_header(&self) -> bool {
+        self.blank_until(|line| line.starts_with("*** "))
+    }
+
+    /// Whether the lines from here up to the next line that is not blank are all blank, and
+    /// that line (if any) satisfies `then`.
+    fn blank_until(&self, then: impl Fn(&str) -> bool) -> bool {
         self.inner
             .clone()
             .map(|(_, line)| line.trim())
             .find(|line| !line.is_empty())
-            .is_none_or(|line| line.starts_with("*** "))
+            .is_none_or(then)
     }
 
     /// Consumes the next line.
@@ -219,14 +274,17 @@ fn section(number: usize, line: &str, lines: &mut Lines<'_>) -> Result<FileOp, P
 fn hunks(lines: &mut Lines<'_>) -> Result<Vec<Hunk>, PatchError> {
     let mut hunks = Vec::new();
     while let Some((number, line)) = lines.peek() {
-        if is_anchor(line) || (hunks.is_empty() && is_hunk_line(line)) {
-            hunks.push(hunk(lines)?);
-        } else if line.starts_with("*** ") && line.trim_end() != END_OF_FILE {
-            break;
-        } else if line.trim().is_empty() && lines.blank_until_header() {
+        if line.trim().is_empty()
+            && lines.blank_until(|line| line.starts_with("*** ") || is_anchor(line))
+        {
+            // Spacing before a hunk or the next section.
             while lines.peek().is_some_and(|(_, line)| line.trim().is_empty()) {
                 lines.next();
             }
+        } else if is_anchor(line) || (hunks.is_empty() && is_hunk_line(line)) {
+            hunks.push(hunk(lines)?);
+        } else if line.starts_with("*** ") && line.trim_end() != END_OF_FILE {
+            break;
         } else {
             return Err(expected(
                 number,
@@ -253,8 +311,7 @@ fn is_hunk_line(line: &str) -> bool {
 fn hunk(lines: &mut Lines<'_>) -> Result<Hunk, PatchError> {
     let mut hunk = Hunk {
         anchors: Vec::new(),
-        old: Vec::new(),
-        new: Vec::new(),
+        lines: Vec::new(),
         end_of_file: false,
     };
     let mut start = 0;
@@ -286,23 +343,17 @@ fn hunk(lines: &mut Lines<'_>) -> Result<Hunk, PatchError> {
             0
         };
         let text = line.get(1..).unwrap_or("");
-        match line.as_bytes().first() {
-            Some(b'-') => hunk.old.push(text.to_owned()),
-            Some(b'+') => hunk.new.push(text.to_owned()),
-            _ => {
-                hunk.old.push(text.to_owned());
-                hunk.new.push(text.to_owned());
-            }
-        }
+        hunk.lines.push(match line.as_bytes().first() {
+            Some(b'-') => HunkLine::Remove(text.to_owned()),
+            Some(b'+') => HunkLine::Add(text.to_owned()),
+            _ => HunkLine::Context(text.to_owned()),
+        });
         lines.next();
     }
     if !hunk.end_of_file {
-        hunk.old
-            .truncate(hunk.old.len() - trailing_bare.min(hunk.old.len()));
-        hunk.new
-            .truncate(hunk.new.len() - trailing_bare.min(hunk.new.len()));
+        hunk.lines.truncate(hunk.lines.len() - trailing_bare);
     }
-    if hunk.old.is_empty() && hunk.new.is_empty() {
+    if hunk.lines.is_empty() {
         return Err(PatchError(format!(
             "patch line {start}: the hunk has no lines; expected lines starting with ` `, `-` \
              or `+` after `@@`"
