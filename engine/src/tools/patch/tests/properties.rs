@@ -10,12 +10,26 @@ use super::super::parse::FileOp;
 use super::super::{apply, parse};
 use super::TempDir;
 
-/// A line of a file: mostly from a tiny alphabet (so lines repeat and matches are ambiguous),
+/// A line of a file: mostly one of three (`""`, `a`, `b`) or from a tiny alphabet (so lines repeat and matches are ambiguous),
 /// sometimes any printable text. Never `\n` or `\r`.
 fn line() -> impl Strategy<Value = String> {
     prop_oneof![
-        4 => "[ab \t]{0,3}",
+        6 => "[ab]?",
+        3 => "[ab \t]{0,3}",
         1 => "\\PC{0,12}",
+    ]
+}
+
+/// A file's lines: arbitrary, or a block repeated around a middle (so that a hunk's lines
+/// also occur earlier in the file).
+fn file() -> impl Strategy<Value = Vec<String>> {
+    prop_oneof![
+        prop::collection::vec(line(), 0..40),
+        (
+            prop::collection::vec(line(), 1..12),
+            prop::collection::vec(line(), 0..3)
+        )
+            .prop_map(|(block, middle)| [block.clone(), middle, block].concat()),
     ]
 }
 
@@ -107,10 +121,23 @@ fn text(lines: &[String], final_newline: bool) -> String {
     text
 }
 
+#[test]
+fn a_repeated_block_is_edited_where_the_diff_says() {
+    let lines = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+    let old = lines("1 2 3 D 4 5 6 Z 1 2 3 D 4 5 6 Y");
+    let new = lines("1 2 3 D 4 5 6 Z 1 2 3 E 4 5 6 Y");
+    let body = update_section("f.txt", &old, &new);
+    let dir = TempDir::new("repeat");
+    std::fs::write(dir.path().join("f.txt"), text(&old, true)).expect("write");
+    let patch = parse(&format!("*** Begin Patch\n{body}*** End Patch\n")).expect("parse");
+    apply(&patch, dir.path(), None).expect("apply");
+    assert_eq!(dir.read("f.txt"), text(&new, true), "patch:\n{body}");
+}
+
 proptest! {
     #[test]
     fn a_patch_built_from_a_diff_yields_the_edited_file(
-        old in prop::collection::vec(line(), 0..40),
+        old in file(),
         steps in prop::collection::vec(step(), 1..8),
         final_newline in any::<bool>(),
     ) {

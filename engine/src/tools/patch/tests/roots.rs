@@ -147,7 +147,7 @@ fn a_root_reached_through_a_symlink_is_the_same_root() {
     std::os::unix::fs::symlink(real.path(), links.path().join("ws")).expect("symlink");
     let cwd = links.path().join("ws");
     let p = patch("*** Add File: a.txt\n+a\n");
-    apply(&p, &cwd, Some(&[cwd.clone()])).expect("cwd and root given through the link");
+    apply(&p, &cwd, Some(std::slice::from_ref(&cwd))).expect("cwd and root given through the link");
     assert_eq!(real.read("a.txt"), "a\n");
 }
 
