@@ -1,7 +1,7 @@
 //! The `apply_patch` tool: parsing the patch format, previewing it as unified diffs, and
 //! applying it inside the sandbox's writable roots.
 //!
-//! A patch is parsed ([`parse`]), matched against the files in memory (every hunk located,
+//! A patch is parsed, matched against the files in memory (every hunk located,
 //! every new content computed), checked against the writable roots, and only then written,
 //! one file at a time, each atomically (a temporary file in the same directory renamed over
 //! the target). New files are written before old ones are removed, so a move never loses the
