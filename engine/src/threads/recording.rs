@@ -2,11 +2,6 @@
 //! thread between statuses. Each recording method writes (and fsyncs) one rollout record, then
 //! updates the in-memory turns and the index; see [`super::rollout`] for what survives a crash.
 
-#![allow(
-    dead_code,
-    reason = "entry points of the turn engine (turn/start), which lands next; exercised by the tests below"
-)]
-
 use agentwire_protocol::methods::ThreadStatusChanged;
 use agentwire_protocol::{ThreadItem, ThreadStatus, ThreadStatusChangedNotification, Turn};
 use agentwire_runtime::Hub;
@@ -117,11 +112,6 @@ impl Threads {
         self.snapshot(id).map(|(_, turns)| turns)
     }
 
-    /// The settings loaded thread `id` runs with.
-    pub(crate) fn settings(&self, id: &str) -> Result<ThreadSettings, ThreadError> {
-        self.with_loaded(id, |thread| Ok(thread.summary.meta.settings.clone()))
-    }
-
     /// Changes the settings of loaded thread `id` with `change`; records them when they
     /// changed. Returns the settings now in force.
     pub(crate) fn update_settings(
@@ -146,6 +136,7 @@ impl Threads {
     }
 
     /// The runtime status of thread `id` (`notLoaded` when it is not loaded).
+    #[cfg(test)]
     pub(crate) fn status(&self, id: &str) -> ThreadStatus {
         self.status_of(id)
     }

@@ -51,30 +51,18 @@ use resolve::{absolute, real, real_entry, real_roots, within};
 pub(crate) struct PatchError(pub String);
 
 /// Parses `text`.
-#[allow(
-    dead_code,
-    reason = "called by the turn engine once the tool is wired in"
-)]
 pub(crate) fn parse(text: &str) -> Result<Patch, PatchError> {
     parse::parse(text)
 }
 
 /// The changes `patch` would make to the files under `cwd` as they are now: one entry per
 /// file, absolute path, unified diff.
-#[allow(
-    dead_code,
-    reason = "called by the turn engine once the tool is wired in"
-)]
 pub(crate) fn preview(patch: &Patch, cwd: &Path) -> Result<Vec<FileUpdateChange>, PatchError> {
     Ok(plan::plan(patch, cwd)?.changes)
 }
 
 /// The paths `patch` writes (adds, updates, deletes, move targets) that lie outside every
 /// root of `roots`, after resolving `..` and symbolic links.
-#[allow(
-    dead_code,
-    reason = "called by the turn engine once the tool is wired in"
-)]
 pub(crate) fn outside_roots(patch: &Patch, cwd: &Path, roots: &[PathBuf]) -> Vec<PathBuf> {
     let roots = real_roots(cwd, roots);
     let mut outside = Vec::new();
@@ -118,10 +106,6 @@ pub(crate) fn outside_roots(patch: &Patch, cwd: &Path, roots: &[PathBuf]) -> Vec
 
 /// Applies `patch` under `cwd`. With `roots`, a write outside them is refused before any file
 /// changes. Returns the changes made.
-#[allow(
-    dead_code,
-    reason = "called by the turn engine once the tool is wired in"
-)]
 pub(crate) fn apply(
     patch: &Patch,
     cwd: &Path,
