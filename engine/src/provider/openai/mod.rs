@@ -409,7 +409,15 @@ impl Endpoint {
             } else if parser.has_partial_event() {
                 message.push_str(" It stopped in the middle of an event.");
             }
-            failure(message, None, fault.info)
+            let info = match fault.info {
+                CodexErrorInfo::ResponseStreamDisconnected { .. } => {
+                    CodexErrorInfo::ResponseStreamDisconnected {
+                        http_status_code: Some(status),
+                    }
+                }
+                other => other,
+            };
+            failure(message, None, info)
         })?;
         for mut event in last {
             if let ProviderEvent::Done {
