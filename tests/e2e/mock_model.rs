@@ -200,7 +200,9 @@ impl Recorded {
 /// What the mock saw and what it has left to say.
 #[derive(Debug, Default)]
 struct State {
+    /// The replies not yet sent, next first.
     replies: VecDeque<Reply>,
+    /// Every request, in arrival order.
     requests: Vec<Recorded>,
     /// Indexes (into `requests`) of stalled responses whose client hung up.
     dropped: Vec<usize>,
@@ -209,7 +211,9 @@ struct State {
 /// The shared state and a signal for waiters.
 #[derive(Debug)]
 struct Shared {
+    /// What the mock saw and has left to say.
     state: Mutex<State>,
+    /// Signalled whenever `state` changes.
     changed: Condvar,
     /// Permits for held responses to finish.
     release: tokio::sync::Semaphore,
@@ -238,8 +242,11 @@ impl Shared {
 
 /// A running mock server; it stops when dropped.
 pub struct MockModel {
+    /// `http://127.0.0.1:PORT`.
     url: String,
+    /// The state the connections update.
     shared: Arc<Shared>,
+    /// The runtime serving the connections; shut down on drop.
     runtime: Option<tokio::runtime::Runtime>,
 }
 

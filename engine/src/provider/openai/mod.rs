@@ -54,8 +54,11 @@ struct Endpoint {
     env_key: Option<String>,
     /// Extra headers from the configuration.
     headers: HeaderMap,
+    /// How often a failed request is retried.
     max_retries: u32,
+    /// How long the stream may stay silent.
     idle_timeout: Duration,
+    /// How long connecting and the response headers may take.
     request_timeout: Duration,
     /// Reported with the token usage.
     model_context_window: Option<i64>,
@@ -63,6 +66,7 @@ struct Endpoint {
     default_model: Option<String>,
     /// The tools every call offers.
     tools: Vec<ToolSpec>,
+    /// The HTTP client (its connection pool is shared by the calls).
     client: reqwest::Client,
 }
 

@@ -25,8 +25,10 @@ const DONE: &str = "[DONE]";
 /// One streamed chunk (the members this provider reads).
 #[derive(Debug, Deserialize)]
 struct Chunk {
+    /// The answers being generated (servers stream one).
     #[serde(default)]
     choices: Vec<Choice>,
+    /// Token counts (in the last chunk).
     #[serde(default)]
     usage: Option<Usage>,
     /// An error reported inside the stream (some servers do this after the headers).
@@ -37,8 +39,10 @@ struct Chunk {
 /// One choice of a chunk; only the first is read.
 #[derive(Debug, Deserialize)]
 struct Choice {
+    /// What this chunk adds.
     #[serde(default)]
     delta: Option<Delta>,
+    /// Why the answer ended (`stop`, `tool_calls`, `length` …), in its last chunk.
     #[serde(default)]
     finish_reason: Option<String>,
 }
@@ -46,12 +50,16 @@ struct Choice {
 /// What a chunk adds to the answer.
 #[derive(Debug, Default, Deserialize)]
 struct Delta {
+    /// More answer text.
     #[serde(default)]
     content: Option<String>,
+    /// More reasoning (llama.cpp, vLLM, DeepSeek spelling).
     #[serde(default)]
     reasoning_content: Option<String>,
+    /// More reasoning (Ollama, OpenRouter spelling).
     #[serde(default)]
     reasoning: Option<String>,
+    /// Pieces of tool calls.
     #[serde(default)]
     tool_calls: Vec<ToolCallFragment>,
 }
@@ -62,8 +70,10 @@ struct ToolCallFragment {
     /// Which call it belongs to; a fragment without one belongs to the call at its position.
     #[serde(default)]
     index: Option<u64>,
+    /// The call id (first fragment).
     #[serde(default)]
     id: Option<String>,
+    /// The function part.
     #[serde(default)]
     function: Option<FunctionFragment>,
 }
@@ -71,8 +81,10 @@ struct ToolCallFragment {
 /// A piece of a tool call's function.
 #[derive(Debug, Deserialize)]
 struct FunctionFragment {
+    /// The tool name (first fragment).
     #[serde(default)]
     name: Option<String>,
+    /// More of the JSON arguments.
     #[serde(default)]
     arguments: Option<String>,
 }
@@ -80,14 +92,19 @@ struct FunctionFragment {
 /// Token counts as chat-completions reports them.
 #[derive(Debug, Default, Deserialize)]
 struct Usage {
+    /// Input tokens, cached ones included.
     #[serde(default)]
     prompt_tokens: i64,
+    /// Output tokens, reasoning included.
     #[serde(default)]
     completion_tokens: i64,
+    /// Their sum, when reported.
     #[serde(default)]
     total_tokens: Option<i64>,
+    /// The cached share of the input.
     #[serde(default)]
     prompt_tokens_details: Option<PromptDetails>,
+    /// The reasoning share of the output.
     #[serde(default)]
     completion_tokens_details: Option<CompletionDetails>,
 }
@@ -95,6 +112,7 @@ struct Usage {
 /// The breakdown of prompt tokens.
 #[derive(Debug, Default, Deserialize)]
 struct PromptDetails {
+    /// Input tokens read from the prompt cache.
     #[serde(default)]
     cached_tokens: Option<i64>,
 }
@@ -102,6 +120,7 @@ struct PromptDetails {
 /// The breakdown of completion tokens.
 #[derive(Debug, Default, Deserialize)]
 struct CompletionDetails {
+    /// Output tokens spent on reasoning.
     #[serde(default)]
     reasoning_tokens: Option<i64>,
 }
@@ -109,8 +128,11 @@ struct CompletionDetails {
 /// A tool call being gathered.
 #[derive(Debug, Default)]
 struct PartialCall {
+    /// The call id, once a fragment gave one.
     id: Option<String>,
+    /// The tool name, once a fragment gave one.
     name: String,
+    /// The arguments gathered so far.
     arguments: String,
 }
 
@@ -256,10 +278,10 @@ impl Decoder {
             call.id.get_or_insert(id);
         }
         if let Some(function) = fragment.function {
-            if let Some(name) = function.name.filter(|n| !n.is_empty()) {
-                if call.name.is_empty() {
-                    call.name = name;
-                }
+            if let Some(name) = function.name.filter(|n| !n.is_empty())
+                && call.name.is_empty()
+            {
+                call.name = name;
             }
             if let Some(arguments) = function.arguments {
                 self.argument_bytes += arguments.len();
