@@ -1,26 +1,93 @@
 //! The engine's part of `$AGENTWIRE_HOME/config.toml`.
 //!
-//! Keys read so far (others are ignored, so the file may hold settings for other parts):
+//! Keys read so far (other top-level keys are ignored, so the file may hold settings for other
+//! parts; unknown keys inside a provider table are errors, so a typo cannot silently change
+//! behaviour):
 //!
 //! ```toml
-//! model_provider = "fixture"            # the only provider of this build (and the default)
+//! model_provider = "local"              # default provider of new threads ("fixture" if absent)
+//! model = "qwen2.5-coder"               # default model of new threads
 //! fixture_script = "scripts/demo.json"  # the fixture script; relative to $AGENTWIRE_HOME;
 //!                                       # the built-in script when left out
+//!
+//! [model_providers.local]               # an OpenAI-compatible chat-completions server
+//! name = "llama.cpp on this machine"    # display name (optional)
+//! base_url = "http://127.0.0.1:8080/v1"
+//! env_key = "LOCAL_API_KEY"             # variable holding the bearer token (optional)
+//! wire_api = "chat"                     # optional; only "chat"
+//! request_max_retries = 4               # optional
+//! stream_idle_timeout_ms = 300000       # optional
+//! request_timeout_ms = 600000           # optional: connect + response headers
+//! model_context_window = 32768          # optional, reported with token usage
+//! http_headers = { "X-Org" = "a" }      # optional extra request headers
 //! ```
+//!
+//! `fixture` is the built-in provider id; it needs (and takes) no table.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+/// The id of the built-in fixture provider.
+pub(crate) const FIXTURE: &str = "fixture";
+
 /// The keys of `config.toml` the engine reads.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub(crate) struct ConfigFile {
-    /// Which model provider runs turns.
+    /// The provider new threads use (a key of `model_providers`, or `fixture`).
     #[serde(default)]
     pub model_provider: Option<String>,
+    /// The model new threads use.
+    #[serde(default)]
+    pub model: Option<String>,
     /// The fixture provider's script.
     #[serde(default)]
     pub fixture_script: Option<PathBuf>,
+    /// The configured model providers, by id.
+    #[serde(default)]
+    pub model_providers: BTreeMap<String, ProviderConfig>,
+}
+
+/// One `[model_providers.<id>]` table: a server speaking the OpenAI chat-completions API.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProviderConfig {
+    /// A name for people (logs, errors); the id when left out.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The API root; requests go to `{base_url}/chat/completions`.
+    pub base_url: String,
+    /// The environment variable holding the API key sent as a bearer token.
+    #[serde(default)]
+    pub env_key: Option<String>,
+    /// The wire protocol.
+    #[serde(default)]
+    pub wire_api: WireApi,
+    /// How often a failed request (429, 5xx, no connection) is retried.
+    #[serde(default)]
+    pub request_max_retries: Option<u32>,
+    /// How long the response stream may stay silent before the call fails.
+    #[serde(default)]
+    pub stream_idle_timeout_ms: Option<u64>,
+    /// How long connecting and receiving the response headers may take.
+    #[serde(default)]
+    pub request_timeout_ms: Option<u64>,
+    /// The model's context window, reported with token usage.
+    #[serde(default)]
+    pub model_context_window: Option<i64>,
+    /// Extra headers sent with every request.
+    #[serde(default)]
+    pub http_headers: BTreeMap<String, String>,
+}
+
+/// The wire protocol a provider speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum WireApi {
+    /// `POST /chat/completions` with `stream: true`.
+    #[default]
+    Chat,
 }
 
 impl ConfigFile {
@@ -36,7 +103,14 @@ impl ConfigFile {
     }
 
     fn parse(text: &str) -> Result<Self, String> {
-        toml::from_str(text).map_err(|e| e.to_string())
+        let config: Self = toml::from_str(text).map_err(|e| e.to_string())?;
+        if config.model_providers.contains_key(FIXTURE) {
+            return Err(format!(
+                "[model_providers.{FIXTURE}]: `{FIXTURE}` is the built-in provider and takes no \
+                 table; pick another id"
+            ));
+        }
+        Ok(config)
     }
 }
 
@@ -51,8 +125,62 @@ mod tests {
         )
         .expect("parses");
         assert_eq!(config.model_provider.as_deref(), Some("fixture"));
+        assert_eq!(config.model.as_deref(), Some("x"));
         assert_eq!(config.fixture_script, Some(PathBuf::from("s.json")));
         assert_eq!(ConfigFile::parse("").expect("empty"), ConfigFile::default());
         assert!(ConfigFile::parse("model_provider = ").is_err());
+    }
+
+    #[test]
+    fn reads_provider_tables() {
+        let config = ConfigFile::parse(
+            r#"
+model_provider = "local"
+model = "qwen2.5-coder"
+[model_providers.local]
+name = "llama.cpp on this machine"
+base_url = "http://127.0.0.1:8080/v1"
+env_key = "LOCAL_API_KEY"
+wire_api = "chat"
+request_max_retries = 4
+stream_idle_timeout_ms = 300000
+request_timeout_ms = 600000
+model_context_window = 32768
+http_headers = { "X-Org" = "a" }
+[model_providers.bare]
+base_url = "http://h/v1"
+"#,
+        )
+        .expect("parses");
+        let local = &config.model_providers["local"];
+        assert_eq!(local.name.as_deref(), Some("llama.cpp on this machine"));
+        assert_eq!(local.base_url, "http://127.0.0.1:8080/v1");
+        assert_eq!(local.env_key.as_deref(), Some("LOCAL_API_KEY"));
+        assert_eq!(local.request_max_retries, Some(4));
+        assert_eq!(local.stream_idle_timeout_ms, Some(300_000));
+        assert_eq!(local.request_timeout_ms, Some(600_000));
+        assert_eq!(local.model_context_window, Some(32768));
+        assert_eq!(local.http_headers["X-Org"], "a");
+        let bare = &config.model_providers["bare"];
+        assert_eq!(bare.wire_api, WireApi::Chat);
+        assert_eq!(bare.env_key, None);
+    }
+
+    #[test]
+    fn provider_tables_reject_typos_and_unknown_wire_apis() {
+        let typo =
+            ConfigFile::parse("[model_providers.a]\nbase_url = \"http://h\"\nenv_kye = \"K\"\n")
+                .expect_err("typo");
+        assert!(typo.contains("env_kye"), "{typo}");
+        let wire = ConfigFile::parse(
+            "[model_providers.a]\nbase_url = \"http://h\"\nwire_api = \"responses\"\n",
+        )
+        .expect_err("wire api");
+        assert!(wire.contains("responses"), "{wire}");
+        let missing = ConfigFile::parse("[model_providers.a]\nname = \"n\"\n").expect_err("url");
+        assert!(missing.contains("base_url"), "{missing}");
+        let fixture = ConfigFile::parse("[model_providers.fixture]\nbase_url = \"http://h\"\n")
+            .expect_err("fixture");
+        assert!(fixture.contains("built-in"), "{fixture}");
     }
 }

@@ -9,8 +9,9 @@
 //! missing or corrupt.
 //!
 //! Turns live in the `turns` module and get their model output from a model provider
-//! (`provider`): for now the fixture provider, which replays a scripted conversation (the
-//! built-in script, or the one `fixture_script` in `$AGENTWIRE_HOME/config.toml` names).
+//! (`provider`): the fixture provider, which replays a scripted conversation (the built-in
+//! script, or the one `fixture_script` in `$AGENTWIRE_HOME/config.toml` names), or a server
+//! speaking the OpenAI chat-completions API configured under `[model_providers]` there.
 
 mod config;
 mod handler;
@@ -69,12 +70,22 @@ impl Engine {
         Self::with_defaults(config, ThreadDefaults::default())
     }
 
-    /// An engine whose new threads get `defaults` for the settings clients leave out. Reads
-    /// the model provider settings from `config.toml` under `config.home`; a problem there is
-    /// logged, and turns then fail with the reason.
-    pub fn with_defaults(config: EngineConfig, defaults: ThreadDefaults) -> Self {
+    /// An engine whose new threads get `defaults` for the settings clients leave out, except
+    /// `model` and `model_provider`, which `config.toml` under `config.home` overrides when it
+    /// sets them. Reads the model provider settings from there too; a problem there is logged,
+    /// and turns then fail with the reason.
+    pub fn with_defaults(config: EngineConfig, mut defaults: ThreadDefaults) -> Self {
+        let file = config::ConfigFile::load(&config.home);
+        if let Ok(file) = &file {
+            if let Some(model) = file.model.clone().filter(|m| !m.is_empty()) {
+                defaults.model = model;
+            }
+            if let Some(provider) = file.model_provider.clone().filter(|p| !p.is_empty()) {
+                defaults.model_provider = provider;
+            }
+        }
         let threads = Arc::new(threads::Threads::open(&config.home, defaults));
-        let provider = provider::from_config(&config.home, config::ConfigFile::load(&config.home));
+        let provider = provider::from_config(&config.home, file);
         let turns = Arc::new(turns::Turns::new(
             threads.clone(),
             provider,

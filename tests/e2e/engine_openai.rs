@@ -1,1 +1,451 @@
-//! Turns against an OpenAI-compatible endpoint (the mock model server).
+//! Turns against an OpenAI-compatible endpoint (the mock model server): the real binary over
+//! stdio, with an `AGENTWIRE_HOME` whose `config.toml` points the default provider at a
+//! [`MockModel`] on loopback.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::client::Client;
+use crate::common::scratch;
+use crate::mock_model::{End, MockModel, Recorded, Reply, Sse};
+
+/// Writes a `config.toml` whose default provider `mock` is served at `base_url`; `extra`
+/// keys are added to the provider's table (replacing the test defaults they name).
+fn configure(home: &Path, base_url: &str, extra: &str) {
+    let mut table = format!(
+        "name = \"mock model\"\nbase_url = \"{base_url}\"\nmodel_context_window = 32768\n\
+         http_headers = {{ \"X-Test\" = \"e2e\" }}\n{extra}\n"
+    );
+    for default in ["request_max_retries = 2", "stream_idle_timeout_ms = 20000"] {
+        let key = default.split(' ').next().expect("key");
+        if !extra.contains(key) {
+            table.push_str(default);
+            table.push('\n');
+        }
+    }
+    let config = format!(
+        "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\n{table}"
+    );
+    std::fs::write(home.join("config.toml"), config).expect("write config");
+}
+
+/// A server on a fresh home configured for `mock` (with `extra` provider keys), and a thread.
+fn session(name: &str, mock: &MockModel, extra: &str) -> (PathBuf, Client, String) {
+    let home = scratch(name);
+    configure(&home, &mock.base_url(), extra);
+    let mut client = Client::start(&home);
+    let thread = new_thread(&mut client);
+    (home, client, thread)
+}
+
+/// Starts a thread; returns its id, with the notification backlog cleared.
+fn new_thread(client: &mut Client) -> String {
+    let started = client.call("thread/start", json!({"cwd": "/tmp/project"}));
+    assert_eq!(
+        started["thread"]["modelProvider"],
+        json!("mock"),
+        "{started}"
+    );
+    assert_eq!(started["model"], json!("mock-model"), "{started}");
+    client.notification("thread/started");
+    client.notifications.clear();
+    started["thread"]["id"]
+        .as_str()
+        .expect("thread id")
+        .to_owned()
+}
+
+/// Starts a turn on `thread` with `text`; returns its id.
+fn start_turn(client: &mut Client, thread: &str, text: &str) -> String {
+    let answer = client.call(
+        "turn/start",
+        json!({"threadId": thread, "input": [{"type": "text", "text": text}]}),
+    );
+    answer["turn"]["id"].as_str().expect("turn id").to_owned()
+}
+
+/// Every notification up to and including `turn/completed`, in order.
+fn until_completed(client: &mut Client) -> Vec<Value> {
+    let completed = client.notification("turn/completed");
+    let mut all: Vec<Value> = client.notifications.drain(..).collect();
+    all.push(json!({"method": "turn/completed", "params": completed}));
+    all
+}
+
+/// The params of every notification `method` in `seen`.
+fn params<'a>(seen: &'a [Value], method: &str) -> Vec<&'a Value> {
+    seen.iter()
+        .filter(|n| n["method"] == json!(method))
+        .map(|n| &n["params"])
+        .collect()
+}
+
+/// The concatenated `delta`s of the notifications `method`.
+fn deltas(seen: &[Value], method: &str) -> String {
+    params(seen, method)
+        .iter()
+        .map(|p| p["delta"].as_str().expect("delta"))
+        .collect()
+}
+
+/// The completed turn of a run of notifications.
+fn completed_turn(seen: &[Value]) -> &Value {
+    &seen.last().expect("notifications")["params"]["turn"]
+}
+
+/// Checks the turn failed with `info` and an `error` notification saying the same; returns
+/// the error's message.
+fn assert_failed(seen: &[Value], info: &Value) -> String {
+    let turn = completed_turn(seen);
+    assert_eq!(turn["status"], json!("failed"), "{turn}");
+    assert_eq!(turn["error"]["codexErrorInfo"], *info, "{turn}");
+    let errors = params(seen, "error");
+    assert_eq!(errors.len(), 1, "{seen:?}");
+    assert_eq!(errors[0]["error"], turn["error"]);
+    assert_eq!(errors[0]["willRetry"], json!(false));
+    turn["error"]["message"]
+        .as_str()
+        .expect("error message")
+        .to_owned()
+}
+
+/// The `messages` of a recorded request.
+fn messages(request: &Recorded) -> &Value {
+    &request.body["messages"]
+}
+
+#[test]
+fn a_turn_streams_reasoning_and_text_and_reports_token_usage() {
+    let mock = MockModel::start(vec![Reply::Stream(
+        Sse::new()
+            .reasoning_content("Thinking ")
+            .reasoning("it over.")
+            .text("Hel")
+            .text("lo!")
+            .finish("stop")
+            .usage(12, 7, 2, 3),
+    )]);
+    let (_home, mut client, thread) = session("openai-turn", &mock, "");
+    start_turn(&mut client, &thread, "Say hello.");
+    let seen = until_completed(&mut client);
+    let turn = completed_turn(&seen);
+    assert_eq!(turn["status"], json!("completed"), "{turn}");
+    assert_eq!(
+        deltas(&seen, "item/reasoning/textDelta"),
+        "Thinking it over."
+    );
+    assert_eq!(deltas(&seen, "item/agentMessage/delta"), "Hello!");
+    assert_eq!(turn["items"][0]["text"], json!("Hello!"));
+    let completed: Vec<&Value> = params(&seen, "item/completed")
+        .iter()
+        .map(|p| &p["item"])
+        .collect();
+    assert_eq!(completed[1]["type"], json!("reasoning"));
+    assert_eq!(completed[1]["content"], json!(["Thinking it over."]));
+    let usage = &params(&seen, "thread/tokenUsage/updated")[0]["tokenUsage"];
+    assert_eq!(
+        usage["last"],
+        json!({"inputTokens": 12, "cachedInputTokens": 2, "cacheWriteInputTokens": 0,
+               "outputTokens": 7, "reasoningOutputTokens": 3, "totalTokens": 19})
+    );
+    assert_eq!(usage["modelContextWindow"], json!(32768));
+
+    let first = &mock.wait_requests(1)[0];
+    assert_eq!(first.method, "POST");
+    assert_eq!(first.path, "/v1/chat/completions");
+    assert_eq!(first.header("content-type"), Some("application/json"));
+    assert_eq!(first.header("x-test"), Some("e2e"));
+    assert_eq!(first.header("authorization"), None);
+    assert_eq!(first.body["model"], json!("mock-model"));
+    assert_eq!(first.body["stream"], json!(true));
+    assert_eq!(first.body["stream_options"], json!({"include_usage": true}));
+    assert!(first.body.get("reasoning_effort").is_none());
+    let tools: Vec<&Value> = first.body["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| {
+            assert_eq!(t["type"], json!("function"));
+            assert!(t["function"]["parameters"].is_object(), "{t}");
+            &t["function"]["name"]
+        })
+        .collect();
+    assert!(tools.contains(&&json!("shell")), "{tools:?}");
+    assert!(tools.contains(&&json!("apply_patch")), "{tools:?}");
+    assert_eq!(
+        *messages(first),
+        json!([{"role": "user", "content": "Say hello."}])
+    );
+
+    client.stop();
+}
+
+#[test]
+fn the_next_turn_carries_the_conversation() {
+    let mock = MockModel::start(vec![Sse::answer("Hello!")]);
+    let (_home, mut client, thread) = session("openai-next-turn", &mock, "");
+    start_turn(&mut client, &thread, "Say hello.");
+    until_completed(&mut client);
+    mock.push(Sse::answer("Hello again."));
+    start_turn(&mut client, &thread, "And again.");
+    let seen = until_completed(&mut client);
+    assert_eq!(completed_turn(&seen)["status"], json!("completed"));
+    let usage = &params(&seen, "thread/tokenUsage/updated")[0]["tokenUsage"];
+    assert_eq!(usage["total"]["totalTokens"], json!(30));
+    let requests = mock.wait_requests(2);
+    assert_eq!(
+        *messages(&requests[1]),
+        json!([
+            {"role": "user", "content": "Say hello."},
+            {"role": "assistant", "content": "Hello!"},
+            {"role": "user", "content": "And again."}
+        ])
+    );
+    client.stop();
+}
+
+#[test]
+fn the_next_call_carries_the_conversation_and_a_tool_message_for_each_tool_call() {
+    let mock = MockModel::start(vec![
+        Reply::Stream(
+            Sse::new()
+                .text("Let me look.")
+                .tool_call(0, "call_e2e_1", "shell", "{\"comm")
+                .tool_arguments(0, "and\": \"ls\"}")
+                .tool_call(1, "call_e2e_2", "shell", "{\"command\": \"pwd\"}")
+                .finish("tool_calls")
+                .usage(20, 9, 0, 0)
+                .end(End::Hold),
+        ),
+        Sse::answer("There are no files."),
+        Sse::answer("Hi."),
+    ]);
+    let (_home, mut client, thread) = session("openai-tool", &mock, "");
+    let turn = start_turn(&mut client, &thread, "List the files.");
+    // While the first call runs, steer more input in: the turn makes a second call.
+    mock.wait_requests(1);
+    client.call(
+        "turn/steer",
+        json!({"threadId": thread, "expectedTurnId": turn,
+               "input": [{"type": "text", "text": "Also say hi."}]}),
+    );
+    mock.release();
+    let seen = until_completed(&mut client);
+    assert_eq!(completed_turn(&seen)["status"], json!("completed"));
+
+    let requests = mock.wait_requests(2);
+    let sent = messages(&requests[1]).as_array().expect("messages");
+    assert_eq!(
+        sent[0],
+        json!({"role": "user", "content": "List the files."})
+    );
+    let call = sent
+        .iter()
+        .position(|m| m["role"] == json!("assistant") && m.get("tool_calls").is_some())
+        .unwrap_or_else(|| panic!("no assistant tool call in {sent:?}"));
+    assert_eq!(sent[call]["content"], json!("Let me look."));
+    assert_eq!(
+        sent[call]["tool_calls"],
+        json!([
+            {"id": "call_e2e_1", "type": "function",
+             "function": {"name": "shell", "arguments": "{\"command\": \"ls\"}"}},
+            {"id": "call_e2e_2", "type": "function",
+             "function": {"name": "shell", "arguments": "{\"command\": \"pwd\"}"}}
+        ])
+    );
+    // What the tool results say is the tools' business; each call gets one.
+    for (offset, id) in ["call_e2e_1", "call_e2e_2"].iter().enumerate() {
+        let result = &sent[call + 1 + offset];
+        assert_eq!(result["role"], json!("tool"), "{sent:?}");
+        assert_eq!(result["tool_call_id"], json!(id));
+        assert!(result["content"].is_string(), "{result}");
+    }
+    client.stop();
+}
+
+#[test]
+fn refused_credentials_fail_the_turn_as_unauthorized() {
+    let mock = MockModel::start(vec![Reply::status(
+        401,
+        "{\"error\":{\"message\":\"Incorrect API key provided\",\"type\":\"invalid_request_error\"}}",
+    )]);
+    // PATH is set in every test environment; it stands in for an API key variable.
+    let (_home, mut client, thread) = session("openai-401", &mock, "env_key = \"PATH\"");
+    start_turn(&mut client, &thread, "Hi.");
+    let seen = until_completed(&mut client);
+    let message = assert_failed(&seen, &json!("unauthorized"));
+    assert!(message.contains("$PATH"), "{message}");
+    let turn = completed_turn(&seen);
+    let details = turn["error"]["additionalDetails"]
+        .as_str()
+        .expect("details");
+    assert!(
+        details.contains("401") && details.contains("Incorrect API key"),
+        "{details}"
+    );
+    // Sent once (not retried), with the key as a bearer token.
+    let requests = mock.wait_requests(1);
+    assert_eq!(requests.len(), 1);
+    let path = std::env::var("PATH").expect("PATH is set");
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(format!("Bearer {path}").as_str())
+    );
+    client.stop();
+}
+
+#[test]
+fn an_unset_key_variable_fails_the_turn_at_once() {
+    let mock = MockModel::start(Vec::new());
+    let (_home, mut client, thread) = session(
+        "openai-nokey",
+        &mock,
+        "env_key = \"AGENTWIRE_E2E_KEY_THAT_IS_NOT_SET\"",
+    );
+    start_turn(&mut client, &thread, "Hi.");
+    let seen = until_completed(&mut client);
+    let message = assert_failed(&seen, &json!("unauthorized"));
+    assert!(
+        message.contains("AGENTWIRE_E2E_KEY_THAT_IS_NOT_SET"),
+        "{message}"
+    );
+    assert!(mock.requests().is_empty());
+    client.stop();
+}
+
+#[test]
+fn a_rate_limited_request_is_retried_and_the_turn_completes() {
+    let mock = MockModel::start(vec![
+        Reply::status_with(429, &[("retry-after", "0")], "{\"error\":\"slow down\"}"),
+        Reply::status(503, "overloaded"),
+        Sse::answer("Made it."),
+    ]);
+    let (_home, mut client, thread) = session("openai-429", &mock, "");
+    start_turn(&mut client, &thread, "Hi.");
+    let seen = until_completed(&mut client);
+    assert_eq!(completed_turn(&seen)["status"], json!("completed"));
+    assert_eq!(deltas(&seen, "item/agentMessage/delta"), "Made it.");
+    assert!(params(&seen, "error").is_empty());
+    let requests = mock.wait_requests(3);
+    assert_eq!(requests[0].body, requests[2].body);
+    client.stop();
+}
+
+#[test]
+fn rate_limits_that_outlast_the_retries_fail_the_turn() {
+    let limited = || Reply::status_with(429, &[("retry-after", "0")], "slow down");
+    let mock = MockModel::start(vec![limited(), limited()]);
+    let (_home, mut client, thread) = session("openai-429-fail", &mock, "request_max_retries = 1");
+    start_turn(&mut client, &thread, "Hi.");
+    let seen = until_completed(&mut client);
+    assert_failed(&seen, &json!("rateLimitExceeded"));
+    assert_eq!(mock.wait_requests(2).len(), 2);
+    client.stop();
+}
+
+#[test]
+fn an_unreachable_server_fails_the_turn_with_a_connection_error() {
+    // A port nobody listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("address")
+        .port();
+    let home = scratch("openai-refused");
+    configure(&home, &format!("http://127.0.0.1:{port}/v1"), "");
+    let mut client = Client::start(&home);
+    let thread = new_thread(&mut client);
+    start_turn(&mut client, &thread, "Hi.");
+    let seen = until_completed(&mut client);
+    let message = assert_failed(
+        &seen,
+        &json!({"httpConnectionFailed": {"httpStatusCode": null}}),
+    );
+    assert!(message.contains("could not be reached"), "{message}");
+    assert!(message.contains("3 attempts"), "{message}");
+    client.stop();
+}
+
+#[test]
+fn a_conversation_too_long_for_the_model_is_a_context_window_error() {
+    let mock = MockModel::start(vec![Reply::status(
+        400,
+        "{\"error\":{\"message\":\"This model's maximum context length is 4096 tokens.\",\
+         \"code\":\"context_length_exceeded\"}}",
+    )]);
+    let (_home, mut client, thread) = session("openai-context", &mock, "");
+    start_turn(&mut client, &thread, "A very long question.");
+    let seen = until_completed(&mut client);
+    let message = assert_failed(&seen, &json!("contextWindowExceeded"));
+    assert!(message.contains("context window"), "{message}");
+    client.stop();
+}
+
+#[test]
+fn broken_streams_fail_the_turn_with_what_was_wrong() {
+    let mock = MockModel::start(vec![
+        Reply::Stream(Sse::new().text("Part").raw("{this is not json")),
+        Reply::Stream(Sse::new().text("Half an ans").end(End::Close)),
+    ]);
+    let (_home, mut client, thread) = session("openai-malformed", &mock, "");
+
+    start_turn(&mut client, &thread, "One.");
+    let seen = until_completed(&mut client);
+    let message = assert_failed(&seen, &json!("other"));
+    assert!(message.contains("not a valid chunk"), "{message}");
+    assert!(message.contains("{this is not json"), "{message}");
+    // What streamed before the bad event is kept.
+    assert_eq!(deltas(&seen, "item/agentMessage/delta"), "Part");
+
+    start_turn(&mut client, &thread, "Two.");
+    let seen = until_completed(&mut client);
+    let message = assert_failed(
+        &seen,
+        &json!({"responseStreamDisconnected": {"httpStatusCode": 200}}),
+    );
+    assert!(
+        message.contains("before the response was complete"),
+        "{message}"
+    );
+    client.stop();
+}
+
+#[test]
+fn a_silent_stream_times_out() {
+    let mock = MockModel::start(vec![Reply::Stream(
+        Sse::new().text("And then").end(End::Stall),
+    )]);
+    let (_home, mut client, thread) = session("openai-idle", &mock, "stream_idle_timeout_ms = 300");
+    start_turn(&mut client, &thread, "Hi.");
+    let seen = until_completed(&mut client);
+    let message = assert_failed(
+        &seen,
+        &json!({"responseStreamDisconnected": {"httpStatusCode": 200}}),
+    );
+    assert!(message.contains("300 ms"), "{message}");
+    // The abandoned response's connection is closed.
+    mock.wait_dropped(0);
+    client.stop();
+}
+
+#[test]
+fn interrupting_a_turn_drops_the_model_connection() {
+    let mock = MockModel::start(vec![Reply::Stream(
+        Sse::new().text("Once upon ").end(End::Stall),
+    )]);
+    let (_home, mut client, thread) = session("openai-interrupt", &mock, "");
+    let turn = start_turn(&mut client, &thread, "Tell a long story.");
+    let delta = client.notification("item/agentMessage/delta");
+    assert_eq!(delta["delta"], json!("Once upon "));
+    client.call(
+        "turn/interrupt",
+        json!({"threadId": thread, "turnId": turn}),
+    );
+    let seen = until_completed(&mut client);
+    let completed = completed_turn(&seen);
+    assert_eq!(completed["status"], json!("interrupted"), "{completed}");
+    assert!(params(&seen, "error").is_empty());
+    mock.wait_dropped(0);
+    client.stop();
+}

@@ -10,11 +10,15 @@
 //! result appended.
 //!
 //! The [`fixture::FixtureProvider`] replays a scripted conversation (see [`script`] for the
-//! format), so turns work with no network and no account.
+//! format), so turns work with no network and no account. [`openai::OpenAiProvider`] talks to
+//! any server speaking the OpenAI chat-completions API. [`Providers`] holds them all, by id,
+//! and picks the one each call names.
 
 pub(crate) mod fixture;
+pub(crate) mod openai;
 pub(crate) mod script;
 
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::path::Path;
 use std::sync::Arc;
@@ -22,8 +26,9 @@ use std::sync::Arc;
 use agentwire_protocol::{CodexErrorInfo, ReasoningEffort, TokenUsageBreakdown, UserInput};
 use tokio::sync::mpsc;
 
-use crate::config::ConfigFile;
+use crate::config::{ConfigFile, FIXTURE};
 use fixture::FixtureProvider;
+use openai::OpenAiProvider;
 use script::Script;
 
 /// How many events a provider may buffer ahead of the turn engine.
@@ -157,7 +162,7 @@ impl ModelProvider for Unavailable {
     fn stream(&self, _request: ModelRequest) -> mpsc::Receiver<ProviderEvent> {
         let (sender, receiver) = mpsc::channel(1);
         let _ = sender.try_send(ProviderEvent::Error {
-            message: "The model provider is not available.".to_owned(),
+            message: format!("The model provider is not available: {}", self.reason),
             details: Some(self.reason.clone()),
             info: Some(CodexErrorInfo::BadRequest),
         });
@@ -165,73 +170,196 @@ impl ModelProvider for Unavailable {
     }
 }
 
-/// The provider `config` selects (the fixture provider with the built-in script when it
-/// selects none). A configuration problem is logged and yields a provider whose calls fail
-/// with the reason.
-pub(crate) fn from_config(
-    home: &Path,
-    config: Result<ConfigFile, String>,
-) -> Arc<dyn ModelProvider> {
-    match select(home, config) {
-        Ok(provider) => provider,
-        Err(reason) => {
-            tracing::error!(reason, "no model provider; turns will fail");
-            Arc::new(Unavailable { reason })
+/// The model providers by id; a call goes to the one its `provider` names (the configured
+/// default when it names none).
+#[derive(Debug)]
+pub(crate) struct Providers {
+    /// The provider of calls that name none (`model_provider`, else `fixture`).
+    default: String,
+    /// Every provider: `fixture` and each `[model_providers.<id>]`.
+    by_id: BTreeMap<String, Arc<dyn ModelProvider>>,
+}
+
+impl Providers {
+    /// The providers `config` describes. A provider whose table (or fixture script) is
+    /// unusable is kept as one whose calls fail with the reason, so the others still work.
+    fn new(home: &Path, config: &ConfigFile) -> Self {
+        let mut by_id: BTreeMap<String, Arc<dyn ModelProvider>> = BTreeMap::new();
+        let fixture: Arc<dyn ModelProvider> = match fixture_script(home, config) {
+            Ok(script) => Arc::new(FixtureProvider::new(script)),
+            Err(reason) => unavailable(FIXTURE, reason),
+        };
+        by_id.insert(FIXTURE.to_owned(), fixture);
+        for (id, table) in &config.model_providers {
+            let provider: Arc<dyn ModelProvider> =
+                match OpenAiProvider::new(id, table, config.model.clone()) {
+                    Ok(provider) => Arc::new(provider),
+                    Err(reason) => unavailable(id, reason),
+                };
+            by_id.insert(id.clone(), provider);
+        }
+        Self {
+            default: config
+                .model_provider
+                .clone()
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| FIXTURE.to_owned()),
+            by_id,
         }
     }
 }
 
-fn select(
-    home: &Path,
-    config: Result<ConfigFile, String>,
-) -> Result<Arc<dyn ModelProvider>, String> {
-    let config = config?;
-    match config.model_provider.as_deref() {
-        None | Some("fixture") => {}
-        Some(other) => {
-            return Err(format!(
-                "model_provider = \"{other}\" is not supported by this build (only \"fixture\")"
-            ));
+impl ModelProvider for Providers {
+    fn stream(&self, request: ModelRequest) -> mpsc::Receiver<ProviderEvent> {
+        let id = if request.provider.is_empty() {
+            self.default.as_str()
+        } else {
+            request.provider.as_str()
+        };
+        if let Some(provider) = self.by_id.get(id) {
+            return provider.stream(request);
         }
+        let known = self
+            .by_id
+            .keys()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Unavailable {
+            reason: format!(
+                "there is no model provider `{id}`; the configured ones are {known} (add a \
+                 [model_providers.{id}] table to config.toml, or pick one of those)."
+            ),
+        }
+        .stream(request)
     }
-    let script = match &config.fixture_script {
-        None => Script::built_in(),
+}
+
+/// A provider whose calls fail because of `reason`; the reason is logged once now.
+fn unavailable(id: &str, reason: String) -> Arc<dyn ModelProvider> {
+    tracing::error!(
+        provider = id,
+        reason,
+        "model provider unusable; its turns will fail"
+    );
+    Arc::new(Unavailable { reason })
+}
+
+/// The fixture provider's script: the one `fixture_script` names, else the built-in one.
+fn fixture_script(home: &Path, config: &ConfigFile) -> Result<Script, String> {
+    match &config.fixture_script {
+        None => Ok(Script::built_in()),
         Some(path) => {
             let path = home.join(path);
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| format!("cannot read fixture_script {}: {e}", path.display()))?;
-            Script::parse(&text).map_err(|e| format!("fixture_script {}: {e}", path.display()))?
+            Script::parse(&text).map_err(|e| format!("fixture_script {}: {e}", path.display()))
         }
-    };
-    Ok(Arc::new(FixtureProvider::new(script)))
+    }
+}
+
+/// The providers `config` describes (see [`Providers`]). When `config.toml` itself is
+/// unusable, the problem is logged and every call fails with the reason.
+pub(crate) fn from_config(
+    home: &Path,
+    config: Result<ConfigFile, String>,
+) -> Arc<dyn ModelProvider> {
+    match config {
+        Ok(config) => Arc::new(Providers::new(home, &config)),
+        Err(reason) => unavailable("*", reason),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ProviderConfig;
 
-    fn config(provider: Option<&str>, script: Option<&str>) -> Result<ConfigFile, String> {
-        Ok(ConfigFile {
+    fn config(provider: Option<&str>, script: Option<&str>) -> ConfigFile {
+        ConfigFile {
             model_provider: provider.map(str::to_owned),
             fixture_script: script.map(Into::into),
-        })
+            ..ConfigFile::default()
+        }
     }
 
-    #[test]
-    fn the_fixture_provider_is_the_default_and_problems_are_explained() {
+    fn request(provider: &str) -> ModelRequest {
+        ModelRequest {
+            provider: provider.to_owned(),
+            model: String::new(),
+            effort: None,
+            instructions: None,
+            history: vec![HistoryEntry::User {
+                text: "hi".to_owned(),
+            }],
+            steered: false,
+        }
+    }
+
+    /// The first event of a call to `provider` through `providers`.
+    async fn first(providers: &dyn ModelProvider, provider: &str) -> ProviderEvent {
+        providers
+            .stream(request(provider))
+            .recv()
+            .await
+            .expect("an event")
+    }
+
+    fn error_text(event: &ProviderEvent) -> String {
+        match event {
+            ProviderEvent::Error {
+                message, details, ..
+            } => format!("{message} | {details:?}"),
+            other => panic!("not an error: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn calls_go_to_the_provider_they_name_or_the_default() {
         let home = std::env::temp_dir().join(format!("agentwire-provider-{}", std::process::id()));
         std::fs::create_dir_all(&home).expect("create home");
-        assert!(select(&home, config(None, None)).is_ok());
-        assert!(select(&home, config(Some("fixture"), None)).is_ok());
-        let other = select(&home, config(Some("openai"), None)).expect_err("unsupported");
-        assert!(other.contains("\"openai\" is not supported"), "{other}");
-        let missing = select(&home, config(None, Some("nope.json"))).expect_err("missing");
-        assert!(missing.contains("cannot read fixture_script"), "{missing}");
+        let mut with_table = config(Some("local"), None);
+        with_table.model_providers.insert(
+            "local".to_owned(),
+            ProviderConfig {
+                base_url: "ftp://nowhere".to_owned(),
+                ..ProviderConfig::default()
+            },
+        );
+        let providers = Providers::new(&home, &with_table);
+        // The default (`local`) is unusable: its calls say why.
+        let bad = error_text(&first(&providers, "").await);
+        assert!(bad.contains("http:// or https://"), "{bad}");
+        // `fixture` still works.
+        assert!(!matches!(
+            first(&providers, "fixture").await,
+            ProviderEvent::Error { .. }
+        ));
+        // An unknown id names itself and the known ones.
+        let unknown = error_text(&first(&providers, "nope").await);
+        assert!(unknown.contains("`nope`"), "{unknown}");
+        assert!(unknown.contains("`fixture`, `local`"), "{unknown}");
+
+        // Without a configuration, the fixture answers.
+        let plain = Providers::new(&home, &config(None, None));
+        assert!(!matches!(
+            first(&plain, "").await,
+            ProviderEvent::Error { .. }
+        ));
+
+        // A broken fixture script fails fixture calls with the reason.
+        let missing = Providers::new(&home, &config(None, Some("nope.json")));
+        let text = error_text(&first(&missing, "fixture").await);
+        assert!(text.contains("cannot read fixture_script"), "{text}");
         std::fs::write(home.join("bad.json"), "{\"version\": 7}").expect("write");
-        let bad = select(&home, config(None, Some("bad.json"))).expect_err("bad");
-        assert!(bad.contains("version 7"), "{bad}");
-        let broken = select(&home, Err("config.toml: oops".to_owned())).expect_err("broken");
-        assert_eq!(broken, "config.toml: oops");
+        let bad = Providers::new(&home, &config(None, Some("bad.json")));
+        let text = error_text(&first(&bad, "").await);
+        assert!(text.contains("version 7"), "{text}");
+
+        // A broken config.toml fails every call with the reason.
+        let broken = from_config(&home, Err("config.toml: oops".to_owned()));
+        let text = error_text(&first(broken.as_ref(), "fixture").await);
+        assert!(text.contains("config.toml: oops"), "{text}");
         let _ = std::fs::remove_dir_all(&home);
     }
 }

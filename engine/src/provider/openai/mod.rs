@@ -1,0 +1,440 @@
+//! The `openai-compatible` provider: any server speaking the OpenAI chat-completions API with
+//! `stream: true` (llama.cpp server, vLLM, Ollama, LM Studio, hosted endpoints).
+//!
+//! A call is one `POST {base_url}/chat/completions` ([`request`]) whose Server-Sent-Events
+//! response ([`sse`]) is decoded into provider events ([`stream`]). Rate limits, server
+//! failures and unreachable servers are retried with backoff ([`retry`]) before anything was
+//! forwarded; other failures end the call with an error the user can act on ([`error`]).
+
+mod error;
+mod request;
+mod retry;
+mod sse;
+mod stream;
+
+use std::sync::{Arc, Once};
+use std::time::Duration;
+
+use agentwire_protocol::CodexErrorInfo;
+use futures_util::StreamExt;
+use reqwest::header::{
+    AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
+};
+use tokio::sync::mpsc;
+
+use super::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent};
+use crate::config::ProviderConfig;
+use crate::tools::{self, ToolSpec};
+use error::failure;
+use sse::SseParser;
+use stream::Decoder;
+
+/// How long the stream may be silent when the provider sets no `stream_idle_timeout_ms`.
+const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long connecting and the response headers may take when the provider sets no
+/// `request_timeout_ms`.
+const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
+/// Most bytes of an error response body read (for the error's details).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// A configured chat-completions endpoint.
+#[derive(Debug, Clone)]
+pub(crate) struct OpenAiProvider {
+    inner: Arc<Endpoint>,
+}
+
+/// Everything a call needs, shared by the calls in flight.
+#[derive(Debug)]
+struct Endpoint {
+    /// How errors name the provider.
+    name: String,
+    /// `{base_url}/chat/completions`.
+    url: reqwest::Url,
+    /// The variable holding the API key.
+    env_key: Option<String>,
+    /// Extra headers from the configuration.
+    headers: HeaderMap,
+    /// How often a failed request is retried.
+    max_retries: u32,
+    /// How long the stream may stay silent.
+    idle_timeout: Duration,
+    /// How long connecting and the response headers may take.
+    request_timeout: Duration,
+    /// Reported with the token usage.
+    model_context_window: Option<i64>,
+    /// The model asked for when a call names none.
+    default_model: Option<String>,
+    /// The tools every call offers.
+    tools: Vec<ToolSpec>,
+    /// The HTTP client (its connection pool is shared by the calls).
+    client: reqwest::Client,
+}
+
+/// Makes `ring` the process's TLS crypto provider (the HTTP client is built without one).
+fn install_crypto_provider() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        // Fails only when a provider is installed already, which is as good.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+impl OpenAiProvider {
+    /// The provider `id` configured by `config`; calls that name no model ask for
+    /// `default_model`. Fails with the reason when the table is unusable.
+    pub(crate) fn new(
+        id: &str,
+        config: &ProviderConfig,
+        default_model: Option<String>,
+    ) -> Result<Self, String> {
+        let here = format!("[model_providers.{id}]");
+        let base = config.base_url.trim().trim_end_matches('/');
+        let url = reqwest::Url::parse(&format!("{base}/chat/completions"))
+            .map_err(|e| format!("{here} base_url {:?}: {e}", config.base_url))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!(
+                "{here} base_url {:?}: must start with http:// or https://",
+                config.base_url
+            ));
+        }
+        let mut headers = HeaderMap::new();
+        for (name, value) in &config.http_headers {
+            let header = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| format!("{here} http_headers: {name:?} is not a header name: {e}"))?;
+            let value = HeaderValue::from_str(value).map_err(|e| {
+                format!("{here} http_headers.{name}: not a valid header value: {e}")
+            })?;
+            headers.insert(header, value);
+        }
+        let request_timeout = config
+            .request_timeout_ms
+            .map_or(DEFAULT_REQUEST_TIMEOUT, Duration::from_millis);
+        install_crypto_provider();
+        let client = reqwest::Client::builder()
+            .connect_timeout(request_timeout)
+            .build()
+            .map_err(|e| {
+                format!(
+                    "{here}: cannot set up the HTTP client: {}",
+                    error::chain(&e)
+                )
+            })?;
+        Ok(Self {
+            inner: Arc::new(Endpoint {
+                name: match &config.name {
+                    Some(name) => format!("The model provider `{id}` ({name})"),
+                    None => format!("The model provider `{id}`"),
+                },
+                url,
+                env_key: config.env_key.clone().filter(|k| !k.is_empty()),
+                headers,
+                max_retries: config
+                    .request_max_retries
+                    .unwrap_or(retry::DEFAULT_MAX_RETRIES),
+                idle_timeout: config
+                    .stream_idle_timeout_ms
+                    .map_or(DEFAULT_IDLE_TIMEOUT, Duration::from_millis),
+                request_timeout,
+                model_context_window: config.model_context_window,
+                default_model: default_model.filter(|m| !m.is_empty()),
+                tools: tools::specs(),
+                client,
+            }),
+        })
+    }
+}
+
+impl ModelProvider for OpenAiProvider {
+    fn stream(&self, request: ModelRequest) -> mpsc::Receiver<ProviderEvent> {
+        let (sender, receiver) = mpsc::channel(EVENT_QUEUE);
+        let endpoint = self.inner.clone();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                drop(runtime.spawn(async move {
+                    // The receiver going away cancels the call: the request or response is
+                    // dropped, which closes the connection.
+                    tokio::select! {
+                        () = sender.closed() => {}
+                        () = endpoint.call(request, &sender) => {}
+                    }
+                }));
+            }
+            Err(_) => {
+                let _ = sender.try_send(failure(
+                    "The model provider cannot run outside the async runtime.".to_owned(),
+                    None,
+                    CodexErrorInfo::Other,
+                ));
+            }
+        }
+        receiver
+    }
+}
+
+impl Endpoint {
+    /// Runs one call, sending its events to `events`.
+    async fn call(&self, request: ModelRequest, events: &mpsc::Sender<ProviderEvent>) {
+        let response = match self.open(&request).await {
+            Ok(response) => response,
+            Err(error) => {
+                let _ = events.send(error).await;
+                return;
+            }
+        };
+        if let Err(error) = self.relay(response, events).await {
+            let _ = events.send(error).await;
+        }
+    }
+
+    /// Sends the request (retrying what is worth retrying) until a server accepts it.
+    async fn open(&self, request: &ModelRequest) -> Result<reqwest::Response, ProviderEvent> {
+        let model = match (request.model.as_str(), &self.default_model) {
+            ("", Some(model)) => model.as_str(),
+            ("", None) => {
+                return Err(failure(
+                    format!(
+                        "{} has no model to ask for; set `model` in config.toml or the thread's \
+                         model.",
+                        self.name
+                    ),
+                    None,
+                    CodexErrorInfo::BadRequest,
+                ));
+            }
+            (model, _) => model,
+        };
+        let key = match &self.env_key {
+            None => None,
+            Some(var) => match std::env::var(var) {
+                Ok(key) if !key.is_empty() => Some(key),
+                _ => {
+                    return Err(failure(
+                        format!(
+                            "{} needs an API key in the environment variable ${var}, which is \
+                             not set; set it, or remove `env_key` from the provider's table.",
+                            self.name
+                        ),
+                        None,
+                        CodexErrorInfo::Unauthorized,
+                    ));
+                }
+            },
+        };
+        let mut headers = self.headers.clone();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Some(key) = key {
+            let value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                failure(
+                    format!(
+                        "The API key in ${} is not a valid header value.",
+                        self.env_key.as_deref().unwrap_or_default()
+                    ),
+                    None,
+                    CodexErrorInfo::Unauthorized,
+                )
+            })?;
+            headers.insert(AUTHORIZATION, value);
+        }
+        let body = request::body(request, model, &self.tools).to_string();
+        let url = self.url.as_str();
+        let mut attempt: u32 = 0;
+        loop {
+            let sent = self
+                .client
+                .post(self.url.clone())
+                .headers(headers.clone())
+                .body(body.clone())
+                .send();
+            let outcome = tokio::time::timeout(self.request_timeout, sent).await;
+            let retry_after = match outcome {
+                Ok(Ok(response)) if response.status().is_success() => return Ok(response),
+                Ok(Ok(response)) => {
+                    let status = response.status().as_u16();
+                    if !retry::retryable_status(status) || attempt >= self.max_retries {
+                        let text = self.error_body(response).await;
+                        return Err(error::http_status(
+                            &self.name,
+                            url,
+                            status,
+                            &text,
+                            self.env_key.as_deref(),
+                        ));
+                    }
+                    tracing::warn!(url, status, attempt, "model request failed; retrying");
+                    response
+                        .headers()
+                        .get(RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_owned)
+                }
+                Ok(Err(error)) => {
+                    if attempt >= self.max_retries || !(error.is_connect() || error.is_timeout()) {
+                        let what = if error.is_connect() {
+                            "could not be reached"
+                        } else {
+                            "could not be sent the request"
+                        };
+                        return Err(self.no_response(what, error::chain(&error), attempt + 1));
+                    }
+                    tracing::warn!(url, error = %error::chain(&error), attempt, "model request failed; retrying");
+                    None
+                }
+                Err(_) => {
+                    if attempt >= self.max_retries {
+                        return Err(self.no_response(
+                            "did not answer in time",
+                            format!(
+                                "no response headers within {} ms (request_timeout_ms)",
+                                self.request_timeout.as_millis()
+                            ),
+                            attempt + 1,
+                        ));
+                    }
+                    None
+                }
+            };
+            tokio::time::sleep(retry::delay(attempt, retry_after.as_deref())).await;
+            attempt += 1;
+        }
+    }
+
+    /// The error for a request that got no response.
+    fn no_response(&self, what: &str, details: String, attempts: u32) -> ProviderEvent {
+        failure(
+            format!(
+                "{} {what} at {} ({attempts} attempt{}); is the server running?",
+                self.name,
+                self.url,
+                if attempts == 1 { "" } else { "s" }
+            ),
+            Some(details),
+            CodexErrorInfo::HttpConnectionFailed {
+                http_status_code: None,
+            },
+        )
+    }
+
+    /// The start of an error response's body (what fits in [`MAX_ERROR_BODY`] and arrives in
+    /// time).
+    async fn error_body(&self, response: reqwest::Response) -> String {
+        let mut body = Vec::new();
+        let mut chunks = response.bytes_stream();
+        while body.len() < MAX_ERROR_BODY {
+            match tokio::time::timeout(self.idle_timeout, chunks.next()).await {
+                Ok(Some(Ok(bytes))) => {
+                    let room = MAX_ERROR_BODY - body.len();
+                    body.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                }
+                _ => break,
+            }
+        }
+        String::from_utf8_lossy(&body).into_owned()
+    }
+
+    /// Decodes the response stream into events for `events`; the error that ends it, if any.
+    async fn relay(
+        &self,
+        response: reqwest::Response,
+        events: &mpsc::Sender<ProviderEvent>,
+    ) -> Result<(), ProviderEvent> {
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let broken = |message: String, details: Option<String>| {
+            failure(
+                message,
+                details,
+                CodexErrorInfo::ResponseStreamDisconnected {
+                    http_status_code: Some(status),
+                },
+            )
+        };
+        let mut parser = SseParser::default();
+        let mut decoder = Decoder::default();
+        let mut chunks = response.bytes_stream();
+        while !decoder.is_done() {
+            let chunk = match tokio::time::timeout(self.idle_timeout, chunks.next()).await {
+                Err(_) => {
+                    return Err(broken(
+                        format!(
+                            "{} sent nothing for {} ms (stream_idle_timeout_ms); the response \
+                             was abandoned.",
+                            self.name,
+                            self.idle_timeout.as_millis()
+                        ),
+                        None,
+                    ));
+                }
+                Ok(None) => break,
+                Ok(Some(Err(e))) => {
+                    return Err(broken(
+                        format!("{} broke off the response stream.", self.name),
+                        Some(error::chain(&e)),
+                    ));
+                }
+                Ok(Some(Ok(chunk))) => chunk,
+            };
+            let datas = parser.feed(&chunk).map_err(|message| {
+                failure(
+                    format!("{} sent a malformed stream: {message}", self.name),
+                    None,
+                    CodexErrorInfo::Other,
+                )
+            })?;
+            for data in datas {
+                let decoded = decoder.event(&data).map_err(|fault| {
+                    failure(
+                        format!("{}: {}", self.name, fault.message),
+                        None,
+                        fault.info,
+                    )
+                })?;
+                for event in decoded {
+                    if events.send(event).await.is_err() {
+                        return Ok(());
+                    }
+                }
+                if decoder.is_done() {
+                    break;
+                }
+            }
+        }
+        let last = decoder.end().map_err(|fault| {
+            let mut message = format!("{}: {}", self.name, fault.message);
+            if !content_type.contains("event-stream") {
+                message.push_str(&format!(
+                    " The response was `{content_type}`, not `text/event-stream`: does the \
+                     server support `stream: true`?"
+                ));
+            } else if parser.has_partial_event() {
+                message.push_str(" It stopped in the middle of an event.");
+            }
+            let info = match fault.info {
+                CodexErrorInfo::ResponseStreamDisconnected { .. } => {
+                    CodexErrorInfo::ResponseStreamDisconnected {
+                        http_status_code: Some(status),
+                    }
+                }
+                other => other,
+            };
+            failure(message, None, info)
+        })?;
+        for mut event in last {
+            if let ProviderEvent::Done {
+                model_context_window,
+                ..
+            } = &mut event
+            {
+                *model_context_window = self.model_context_window;
+            }
+            if events.send(event).await.is_err() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}

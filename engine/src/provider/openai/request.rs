@@ -1,0 +1,161 @@
+//! The chat-completions request body for one model call.
+
+use serde_json::{Value, json};
+
+use crate::provider::{HistoryEntry, ModelRequest};
+use crate::tools::ToolSpec;
+
+/// The JSON body of `POST {base_url}/chat/completions` for `request`, sent to `model`, offering
+/// `tools`.
+pub(crate) fn body(request: &ModelRequest, model: &str, tools: &[ToolSpec]) -> Value {
+    let mut messages = Vec::with_capacity(request.history.len() + 1);
+    if let Some(instructions) = request.instructions.as_deref().filter(|i| !i.is_empty()) {
+        messages.push(json!({"role": "system", "content": instructions}));
+    }
+    messages.extend(request.history.iter().map(message));
+    let mut body = json!({
+        "model": model,
+        "messages": messages,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+    });
+    if !tools.is_empty() {
+        body["tools"] = tools
+            .iter()
+            .map(|tool| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    }
+                })
+            })
+            .collect();
+    }
+    if let Some(effort) = request.effort.as_ref().filter(|e| !e.0.is_empty()) {
+        body["reasoning_effort"] = json!(effort.0);
+    }
+    body
+}
+
+/// One conversation entry as a chat message.
+fn message(entry: &HistoryEntry) -> Value {
+    match entry {
+        HistoryEntry::User { text } => json!({"role": "user", "content": text}),
+        HistoryEntry::Assistant { text, tool_calls } => {
+            let mut message = json!({"role": "assistant", "content": text});
+            if !tool_calls.is_empty() {
+                message["tool_calls"] = tool_calls
+                    .iter()
+                    .map(|call| {
+                        json!({
+                            "id": call.call_id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": call.arguments},
+                        })
+                    })
+                    .collect();
+            }
+            message
+        }
+        HistoryEntry::ToolResult { call_id, output } => {
+            json!({"role": "tool", "tool_call_id": call_id, "content": output})
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::ToolCall;
+    use agentwire_protocol::ReasoningEffort;
+
+    fn request(history: Vec<HistoryEntry>) -> ModelRequest {
+        ModelRequest {
+            provider: "local".to_owned(),
+            model: "m".to_owned(),
+            effort: None,
+            instructions: None,
+            history,
+            steered: false,
+        }
+    }
+
+    #[test]
+    fn a_history_with_tool_calls_and_results_becomes_messages() {
+        let mut request = request(vec![
+            HistoryEntry::User {
+                text: "list files".to_owned(),
+            },
+            HistoryEntry::Assistant {
+                text: String::new(),
+                tool_calls: vec![
+                    ToolCall {
+                        call_id: "call_1".to_owned(),
+                        name: "shell".to_owned(),
+                        arguments: "{\"command\":\"ls\"}".to_owned(),
+                    },
+                    ToolCall {
+                        call_id: "call_2".to_owned(),
+                        name: "shell".to_owned(),
+                        arguments: "{\"command\":\"pwd\"}".to_owned(),
+                    },
+                ],
+            },
+            HistoryEntry::ToolResult {
+                call_id: "call_1".to_owned(),
+                output: "a.txt".to_owned(),
+            },
+            HistoryEntry::ToolResult {
+                call_id: "call_2".to_owned(),
+                output: "/w".to_owned(),
+            },
+            HistoryEntry::Assistant {
+                text: "done".to_owned(),
+                tool_calls: Vec::new(),
+            },
+        ]);
+        request.instructions = Some("be brief".to_owned());
+        let body = body(&request, "qwen", &crate::tools::specs());
+        assert_eq!(body["model"], json!("qwen"));
+        assert_eq!(body["stream"], json!(true));
+        assert_eq!(body["stream_options"], json!({"include_usage": true}));
+        assert!(body.get("reasoning_effort").is_none());
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": "list files"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "call_1", "type": "function",
+                     "function": {"name": "shell", "arguments": "{\"command\":\"ls\"}"}},
+                    {"id": "call_2", "type": "function",
+                     "function": {"name": "shell", "arguments": "{\"command\":\"pwd\"}"}}
+                ]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "a.txt"},
+                {"role": "tool", "tool_call_id": "call_2", "content": "/w"},
+                {"role": "assistant", "content": "done"}
+            ])
+        );
+        let tools = body["tools"].as_array().expect("tools");
+        assert_eq!(tools.len(), crate::tools::specs().len());
+        assert_eq!(tools[0]["type"], json!("function"));
+        assert_eq!(tools[0]["function"]["name"], json!("shell"));
+        assert!(tools[0]["function"]["description"].is_string());
+        assert_eq!(tools[0]["function"]["parameters"]["type"], json!("object"));
+    }
+
+    #[test]
+    fn effort_is_sent_only_when_set_and_no_system_message_without_instructions() {
+        let mut request = request(vec![HistoryEntry::User {
+            text: "hi".to_owned(),
+        }]);
+        request.effort = Some(ReasoningEffort("high".to_owned()));
+        let body = body(&request, "m", &[]);
+        assert_eq!(body["reasoning_effort"], json!("high"));
+        assert_eq!(body["messages"], json!([{"role": "user", "content": "hi"}]));
+        assert!(body.get("tools").is_none());
+    }
+}
