@@ -263,16 +263,13 @@ impl TurnRun {
         };
         // Items cut short by an interrupt or an error complete with what they have.
         self.close(open.take());
-        let results: Vec<HistoryEntry> = tool_calls
-            .iter()
-            .map(|call| HistoryEntry::ToolResult {
-                call_id: call.call_id.clone(),
-                output: "tools are not available yet".to_owned(),
-            })
-            .collect();
+        // The results of the tool calls follow, once the tools ran.
+        let tool_calls = match &end {
+            CallEnd::Done(calls) => calls.clone(),
+            _ => Vec::new(),
+        };
         self.history
             .push(HistoryEntry::Assistant { text, tool_calls });
-        self.history.extend(results);
         end
     }
 
