@@ -129,18 +129,34 @@ fn run(args: &Args) -> Result<(), String> {
     // A position about nine tenths of the way down the listing.
     let deep = measure::deep_cursor(&listing, args.threads / 10 * 9)?;
 
-    let pages = [
-        ("default page (25), first", "{}".to_owned()),
-        (
-            "default page (25), deep cursor",
-            format!(r#"{{"cursor":"{deep}"}}"#),
-        ),
-        ("`limit: 100`, first", r#"{"limit":100}"#.to_owned()),
-        (
-            "`limit: 100`, deep cursor",
-            format!(r#"{{"limit":100,"cursor":"{deep}"}}"#),
-        ),
-    ];
+    // Each page kind asked the same way every time (after the first, the server may answer
+    // from memory) and in 10 variants taken in turn (limits around the nominal one), more than
+    // the server keeps, so that every request is read from the index.
+    let page = |limit: usize, cursor: Option<&str>| {
+        let mut params = serde_json::json!({});
+        if limit != 25 {
+            params["limit"] = limit.into();
+        }
+        if let Some(cursor) = cursor {
+            params["cursor"] = cursor.into();
+        }
+        params.to_string()
+    };
+    let mut pages: Vec<(String, Vec<String>)> = Vec::new();
+    for (name, limit) in [("default page (25)", 25), ("`limit: 100`", 100)] {
+        for (position, cursor) in [("first", None), ("deep cursor", Some(deep.as_str()))] {
+            pages.push((
+                format!("{name}, {position}, same request repeated"),
+                vec![page(limit, cursor)],
+            ));
+            pages.push((
+                format!(
+                    "{name}, {position}, 10 limits around it in turn (never repeated from memory)"
+                ),
+                (limit - 5..limit + 5).map(|l| page(l, cursor)).collect(),
+            ));
+        }
+    }
     let mut list_rows: Vec<Row> = pages.iter().map(|(label, _)| Row::new(label)).collect();
     let mut cold = Row::new("first `thread/list` of a fresh process");
     let mut read = Row::new("");
@@ -176,7 +192,7 @@ fn run(args: &Args) -> Result<(), String> {
             row.push(&measure::latencies(
                 &mut session,
                 "thread/list",
-                "{}",
+                &["{}"],
                 args.requests,
             )?);
             session.finish(Duration::from_secs(30))?;

@@ -12,15 +12,17 @@ use crate::populate::{self, STREAM, value};
 /// How long one server process may take before the watchdog kills it.
 const LIMIT: Duration = Duration::from_secs(600);
 
-/// Times `count` requests sent one at a time; returns their latencies in milliseconds.
-pub fn latencies(
+/// Times `count` requests sent one at a time, their params taken from `variants` in turn;
+/// returns their latencies in milliseconds.
+pub fn latencies<S: AsRef<str>>(
     session: &mut Session,
     method: &str,
-    params: &str,
+    variants: &[S],
     count: usize,
 ) -> Result<Samples, String> {
     let mut samples = Samples::default();
-    for _ in 0..count {
+    for params in variants.iter().cycle().take(count) {
+        let params = params.as_ref();
         let started = Instant::now();
         let outcome = session.probe(method, params)?;
         samples.push(started.elapsed().as_secs_f64() * 1e3);
@@ -34,7 +36,7 @@ pub fn latencies(
 /// Starts a fresh server on `contender`'s home and times its very first request.
 pub fn first_request(contender: &Contender, method: &str, params: &str) -> Result<f64, String> {
     let (mut session, _) = Session::start(contender, LIMIT)?;
-    let first = latencies(&mut session, method, params, 1)?;
+    let first = latencies(&mut session, method, &[params], 1)?;
     session.finish(Duration::from_secs(30))?;
     first.median().ok_or_else(|| "nothing measured".into())
 }
