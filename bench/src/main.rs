@@ -8,11 +8,10 @@
 //! of requests in flight, and the peak resident memory. The table reports medians over rounds,
 //! their spread, and the ratios the targets are stated in.
 
-mod awake;
 mod report;
-mod session;
-mod stats;
 mod validation;
+
+use agentwire_bench::{awake, session, stats};
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -290,6 +290,67 @@ impl Session {
         self.wait_for(id)
     }
 
+    /// Writes one request without waiting for its answer; returns its id.
+    pub fn send(&mut self, method: &str, params: &str) -> Result<i64, String> {
+        let id = self.next_id;
+        self.push_request(method, params);
+        self.flush_requests()?;
+        Ok(id)
+    }
+
+    /// Sends one request and returns its `result` (an error response is an error).
+    pub fn call(&mut self, method: &str, params: &str) -> Result<Value, String> {
+        let id = self.send(method, params)?;
+        let mut found = None;
+        while found.is_none() {
+            self.reader
+                .read_lines(|line| {
+                    if found.is_none() && matches!(parse(line), Ok(Some((got, _))) if got == id) {
+                        found = Some(serde_json::from_slice::<Value>(line));
+                    }
+                })
+                .map_err(|e| format!("read: {e}"))?;
+        }
+        let mut answer = match found {
+            Some(Ok(answer)) => answer,
+            Some(Err(e)) => return Err(format!("{method}: unreadable response: {e}")),
+            None => return Err(format!("{method}: no response")),
+        };
+        if let Some(error) = answer.get("error") {
+            return Err(format!("{method} answered {error}"));
+        }
+        Ok(answer
+            .get_mut("result")
+            .map(Value::take)
+            .unwrap_or(Value::Null))
+    }
+
+    /// Reads lines (every one, notifications included) until `on_line` returns `Ok(true)`.
+    pub fn read_until(
+        &mut self,
+        mut on_line: impl FnMut(&[u8]) -> Result<bool, String>,
+    ) -> Result<(), String> {
+        let mut done = false;
+        let mut failure = None;
+        while !done {
+            self.reader
+                .read_lines(|line| {
+                    if done || failure.is_some() {
+                        return;
+                    }
+                    match on_line(line) {
+                        Ok(stop) => done = stop,
+                        Err(e) => failure = Some(e),
+                    }
+                })
+                .map_err(|e| format!("read: {e}"))?;
+            if let Some(e) = failure.take() {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// One request at a time for `duration`.
     pub fn lockstep(
         &mut self,

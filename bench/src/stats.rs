@@ -32,6 +32,13 @@ impl Samples {
         }
     }
 
+    /// The value below which `p` percent of the measurements lie (nearest rank).
+    pub fn percentile(&self, p: f64) -> Option<f64> {
+        let values = self.sorted();
+        let rank = (p / 100.0 * values.len() as f64).ceil() as usize;
+        values.get(rank.clamp(1, values.len().max(1)) - 1).copied()
+    }
+
     /// The smallest and largest measurement.
     pub fn range(&self) -> Option<(f64, f64)> {
         let values = self.sorted();
@@ -54,5 +61,8 @@ mod tests {
         s.push(4.0);
         assert_eq!(s.median(), Some(3.5));
         assert_eq!(s.range(), Some((1.0, 5.0)));
+        assert_eq!(s.percentile(50.0), Some(3.0));
+        assert_eq!(s.percentile(95.0), Some(5.0));
+        assert_eq!(Samples::default().percentile(95.0), None);
     }
 }

@@ -1,1 +1,224 @@
 //! Crash safety: a server killed mid-turn loses at most the item in flight.
+//!
+//! Each case runs one complete turn, starts a second one, waits for a chosen point of it and
+//! SIGKILLs the server (`Child::kill`, through dropping the client). A restarted server must
+//! list the thread, read back the first turn exactly as it was, every item of the second turn
+//! whose `item/completed` the client saw (and no partial item), with the second turn settled
+//! as `interrupted` (`settle_dangling`), and a resumed thread must run a new turn.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::client::Client;
+use crate::common::scratch;
+
+/// Deltas per scripted message, and the pause before each delta: wide enough that the item
+/// after the kill point cannot complete before the kill lands.
+const DELTAS: usize = 4;
+const DELAY_MS: u64 = 100;
+/// Messages per turn.
+const MESSAGES: usize = 3;
+
+/// Selects a fixture script whose answer is [`MESSAGES`] messages of [`DELTAS`] deltas each.
+fn crash_script(home: &Path) {
+    let steps: Vec<Value> = (0..MESSAGES)
+        .map(|m| json!({"type": "message", "deltas": vec![format!("m{m} "); DELTAS]}))
+        .collect();
+    let script = json!({
+        "version": 1,
+        "deltaDelayMs": DELAY_MS,
+        "responses": [{"steps": steps}]
+    });
+    std::fs::write(home.join("crash.json"), script.to_string()).expect("write script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"crash.json\"\n",
+    )
+    .expect("write config");
+}
+
+/// The full text of scripted message `m`.
+fn message_text(m: usize) -> String {
+    format!("m{m} ").repeat(DELTAS)
+}
+
+/// Where in the second turn the server is killed.
+#[derive(Debug, Clone, Copy)]
+enum KillPoint {
+    /// As soon as `turn/started` arrives.
+    TurnStarted,
+    /// On the first delta of the second message (the first message completed).
+    MidDelta,
+    /// On the `item/completed` of the second message (the third has not streamed yet).
+    ItemCompleted,
+}
+
+fn turn_input(text: &str) -> Value {
+    json!([{"type": "text", "text": text}])
+}
+
+/// Reads thread `id` with its turns.
+fn read(client: &mut Client, id: &str) -> Value {
+    client.call("thread/read", json!({"threadId": id, "includeTurns": true}))["thread"].clone()
+}
+
+/// Drives the second turn up to `point`; returns the items whose completion the client saw.
+fn run_until(client: &mut Client, point: KillPoint) -> Vec<Value> {
+    client.notification("turn/started");
+    let completed_in_backlog = |client: &Client| -> Vec<Value> {
+        client
+            .notifications
+            .iter()
+            .filter(|n| n["method"] == json!("item/completed"))
+            .map(|n| n["params"]["item"].clone())
+            .collect()
+    };
+    match point {
+        KillPoint::TurnStarted => completed_in_backlog(client),
+        KillPoint::MidDelta => {
+            let mut seen = Vec::new();
+            for _ in 0..2 {
+                seen.push(client.notification("item/completed")["item"].clone());
+            }
+            // Deltas of the first answer may still be queued before the second one's.
+            loop {
+                let delta = client.notification("item/agentMessage/delta");
+                if delta["itemId"] != seen[1]["id"] {
+                    break;
+                }
+            }
+            seen.extend(completed_in_backlog(client));
+            seen
+        }
+        KillPoint::ItemCompleted => (0..3)
+            .map(|_| client.notification("item/completed")["item"].clone())
+            .collect(),
+    }
+}
+
+/// Checks that `second` (the turn read back) holds every item in `seen`, in order, and at most
+/// the one item that was in flight at the kill, complete.
+fn assert_items_survived(second: &Value, seen: &[Value], point: KillPoint) {
+    let items = second["items"].as_array().expect("items");
+    assert!(
+        items.len() >= seen.len() && items[..seen.len()] == *seen,
+        "{point:?}: every item completed before the kill is on record\nseen: {seen:#?}\nread: {items:#?}"
+    );
+    assert!(
+        items.len() <= seen.len() + 1,
+        "{point:?}: at most the item in flight was completed meanwhile: {items:#?}"
+    );
+    for (n, item) in items.iter().enumerate() {
+        match item["type"].as_str() {
+            Some("userMessage") => assert_eq!(n, 0, "{point:?}: the user message comes first"),
+            Some("agentMessage") => {
+                assert_eq!(
+                    item["text"],
+                    json!(message_text(n - 1)),
+                    "{point:?}: no partial item"
+                );
+                assert!(item["completedAtMs"].is_i64(), "{point:?}: {item}");
+            }
+            other => panic!("{point:?}: unexpected item {other:?}: {item}"),
+        }
+    }
+}
+
+fn crash_at(point: KillPoint) {
+    let home = scratch(&format!("crash-{point:?}"));
+    crash_script(&home);
+    let mut client = Client::start(&home);
+    let thread = client.call("thread/start", json!({"cwd": "/tmp/project"}))["thread"]["id"]
+        .as_str()
+        .expect("thread id")
+        .to_owned();
+    client.call(
+        "turn/start",
+        json!({"threadId": thread, "input": turn_input("First.")}),
+    );
+    let first = client.notification("turn/completed")["turn"].clone();
+    assert_eq!(first["status"], json!("completed"));
+    let before = read(&mut client, &thread);
+    let first_turn = before["turns"][0].clone();
+    assert_eq!(
+        first_turn["items"].as_array().expect("items").len(),
+        1 + MESSAGES
+    );
+    client.notifications.clear();
+
+    let second_id = client.call(
+        "turn/start",
+        json!({"threadId": thread, "input": turn_input("Second.")}),
+    )["turn"]["id"]
+        .as_str()
+        .expect("turn id")
+        .to_owned();
+    let seen = run_until(&mut client, point);
+    match point {
+        KillPoint::TurnStarted => {}
+        KillPoint::MidDelta => assert_eq!(seen.len(), 2, "user message and first answer"),
+        KillPoint::ItemCompleted => assert_eq!(seen.len(), 3, "user message and two answers"),
+    }
+    // Dropping the client SIGKILLs the server (`Child::kill`) and reaps it.
+    drop(client);
+
+    let mut restarted = Client::start(&home);
+    let listed = restarted.call("thread/list", json!({}));
+    let ids: Vec<&Value> = listed["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(|t| &t["id"])
+        .collect();
+    assert_eq!(ids, [&json!(thread)], "{point:?}: the thread is listed");
+
+    let after = read(&mut restarted, &thread);
+    let turns = after["turns"].as_array().expect("turns");
+    assert_eq!(turns.len(), 2, "{point:?}: both turns are on record");
+    assert_eq!(turns[0], first_turn, "{point:?}: the first turn is intact");
+    let second = &turns[1];
+    assert_eq!(second["id"], json!(second_id));
+    // A turn a crash left running reads back as interrupted, without an error.
+    assert_eq!(second["status"], json!("interrupted"), "{point:?}");
+    assert_eq!(second["error"], Value::Null, "{point:?}");
+    assert_items_survived(second, &seen, point);
+
+    // Resuming settles the dangling turn on record and the thread takes a new turn.
+    let resumed = restarted.call("thread/resume", json!({"threadId": thread}));
+    let resumed_turns = resumed["thread"]["turns"].as_array().expect("turns");
+    assert_eq!(resumed_turns.len(), 2, "{point:?}");
+    assert_eq!(
+        resumed_turns[1]["status"],
+        json!("interrupted"),
+        "{point:?}"
+    );
+    restarted.notifications.clear();
+    restarted.call(
+        "turn/start",
+        json!({"threadId": thread, "input": turn_input("Third.")}),
+    );
+    let third = restarted.notification("turn/completed")["turn"].clone();
+    assert_eq!(third["status"], json!("completed"), "{point:?}: {third}");
+    let reread = read(&mut restarted, &thread);
+    let reread_turns = reread["turns"].as_array().expect("turns");
+    assert_eq!(reread_turns.len(), 3, "{point:?}");
+    assert_eq!(reread_turns[1]["status"], json!("interrupted"));
+    assert_eq!(
+        reread_turns[2]["items"].as_array().expect("items").len(),
+        1 + MESSAGES
+    );
+    restarted.stop();
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn a_killed_server_keeps_every_completed_item() {
+    for point in [
+        KillPoint::TurnStarted,
+        KillPoint::MidDelta,
+        KillPoint::ItemCompleted,
+    ] {
+        crash_at(point);
+    }
+}

@@ -9,8 +9,10 @@
 //! so the index is in step while the server runs; an update lost to a crash is repaired by the
 //! next start's reconciliation. The database runs in WAL mode with `synchronous=NORMAL`.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agentwire_protocol::{SessionSource, SubAgentSource};
 use rusqlite::config::DbConfig;
@@ -19,6 +21,7 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::cursor::SortColumn;
 use super::meta::{ThreadMeta, ThreadSummary};
+use super::page_cache::PageCache;
 use super::paths::{Layout, is_plain_relative};
 use super::rollout::{FileStamp, replay};
 
@@ -60,7 +63,7 @@ pub(crate) struct IndexRow {
 }
 
 /// One page request, already checked.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct PageQuery {
     pub archived: bool,
     pub column: Option<SortColumn>,
@@ -81,6 +84,8 @@ pub(crate) struct PageQuery {
 /// The index database.
 pub(crate) struct Index {
     conn: Connection,
+    /// Pages served lately; cleared by every write.
+    pages: RefCell<PageCache>,
 }
 
 impl std::fmt::Debug for Index {
@@ -114,7 +119,10 @@ impl Index {
     pub(crate) fn in_memory() -> rusqlite::Result<Self> {
         let conn = Connection::open_in_memory()?;
         conn.execute_batch(SCHEMA)?;
-        Ok(Self { conn })
+        Ok(Self {
+            conn,
+            pages: RefCell::new(PageCache::new(None)),
+        })
     }
 
     fn open_checked(path: &Path) -> rusqlite::Result<Self> {
@@ -147,12 +155,25 @@ impl Index {
         // binding a new value to a parameter that meets an indexed column makes SQLite
         // recompile the statement on every run (the bundled build has STAT4).
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
-        Ok(Self { conn })
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        Ok(Self {
+            conn,
+            pages: RefCell::new(PageCache::new(Some(PathBuf::from(wal)))),
+        })
     }
 
     /// Brings the index in line with the rollout files: reads new and changed files, drops
     /// rows of files that are gone. Returns how many files were read.
     pub(crate) fn reconcile(&mut self, layout: &Layout) -> rusqlite::Result<usize> {
+        self.pages.get_mut().clear();
+        let read = self.reconcile_rows(layout);
+        self.pages.get_mut().clear();
+        read
+    }
+
+    /// [`Index::reconcile`] without the page cache.
+    fn reconcile_rows(&mut self, layout: &Layout) -> rusqlite::Result<usize> {
         let mut known: HashMap<(bool, String), FileStamp> = HashMap::new();
         {
             let mut statement = self
@@ -223,7 +244,9 @@ impl Index {
 
     /// Inserts or replaces the row of `row.summary.meta.id`.
     pub(crate) fn upsert(&self, row: &IndexRow) -> rusqlite::Result<()> {
-        upsert_with(&self.conn, row)
+        let written = upsert_with(&self.conn, row);
+        self.pages.borrow_mut().clear();
+        written
     }
 
     /// The row of thread `id`.
@@ -237,8 +260,21 @@ impl Index {
             .map(Option::flatten)
     }
 
-    /// One page of rows in the requested order; `query.limit` rows at most.
-    pub(crate) fn page(&self, query: &PageQuery) -> rusqlite::Result<Vec<IndexRow>> {
+    /// One page of rows in the requested order; `query.limit` rows at most. A page asked for
+    /// again before the index changed is answered from memory (see [`PageCache`]).
+    pub(crate) fn page(&self, query: &PageQuery) -> rusqlite::Result<Arc<[IndexRow]>> {
+        let mut pages = self.pages.borrow_mut();
+        if let Some(rows) = pages.get(query) {
+            return Ok(rows);
+        }
+        let before = pages.before_read();
+        let rows: Arc<[IndexRow]> = self.read_page(query)?.into();
+        pages.put(query, &rows, before);
+        Ok(rows)
+    }
+
+    /// [`Index::page`] from the database.
+    fn read_page(&self, query: &PageQuery) -> rusqlite::Result<Vec<IndexRow>> {
         let column = query.column.unwrap_or(SortColumn::CreatedAt).column();
         let mut sql = format!("SELECT {COLUMNS} FROM threads WHERE archived = ?");
         let mut values: Vec<Value> = vec![Value::Integer(i64::from(query.archived))];
@@ -455,6 +491,51 @@ mod tests {
         assert_eq!(ids(&index.page(&query("build")).expect("page")), ["a"]);
         assert_eq!(ids(&index.page(&query("ÜNÏ")).expect("page")), ["b"]);
         assert!(index.page(&query("nothing")).expect("page").is_empty());
+    }
+
+    #[test]
+    fn kept_pages_follow_every_write_here_and_elsewhere() {
+        let dir = std::env::temp_dir().join(format!(
+            "agentwire-engine-{}-page-cache",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let path = dir.join("state.sqlite");
+        let index = Index::open_checked(&path).expect("index opens");
+        let query = PageQuery {
+            descending: true,
+            limit: 10,
+            ..PageQuery::default()
+        };
+        index.upsert(&row("a", 1, None)).expect("row stored");
+        assert_eq!(ids(&index.page(&query).expect("page")), ["a"]);
+        // Served again from memory: the very same rows.
+        let first = index.page(&query).expect("page");
+        assert!(Arc::ptr_eq(&first, &index.page(&query).expect("page")));
+
+        // A write through this index drops the kept page.
+        index.upsert(&row("b", 2, None)).expect("row stored");
+        assert_eq!(ids(&index.page(&query).expect("page")), ["b", "a"]);
+        let mut renamed = row("a", 1, Some("renamed"));
+        renamed.summary.updated_at = 9;
+        index.upsert(&renamed).expect("row stored");
+        assert_eq!(
+            index.page(&query).expect("page")[1].summary.name.as_deref(),
+            Some("renamed")
+        );
+
+        // So does a commit by another connection (another process).
+        let other = Connection::open(&path).expect("second connection");
+        upsert_with(&other, &row("c", 3, None)).expect("row stored elsewhere");
+        assert_eq!(ids(&index.page(&query).expect("page")), ["c", "b", "a"]);
+        other
+            .execute("DELETE FROM threads WHERE id = 'b'", [])
+            .expect("row removed elsewhere");
+        assert_eq!(ids(&index.page(&query).expect("page")), ["c", "a"]);
+        drop(other);
+        drop(index);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

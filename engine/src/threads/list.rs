@@ -111,9 +111,9 @@ impl Threads {
             excluded: params.excluded_thread_ids.unwrap_or_default(),
             limit: limit + 1,
         };
-        let mut rows = self.index()?.page(&query)?;
-        let more = rows.len() > limit;
-        rows.truncate(limit);
+        let page = self.index()?.page(&query)?;
+        let more = page.len() > limit;
+        let rows = &page[..page.len().min(limit)];
         let position = |row: &super::index::IndexRow| {
             let value = match column {
                 SortColumn::CreatedAt => row.summary.meta.created_at,

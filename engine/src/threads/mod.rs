@@ -7,7 +7,8 @@
 //! rollout writer; the turn engine records its progress through the methods in [`recording`].
 //!
 //! Module map: [`meta`] (metadata, settings, summary), [`rollout`] (records, replay, writer),
-//! [`paths`] (layout and read checks), [`index`] (SQLite), [`cursor`] (list cursors),
+//! [`paths`] (layout and read checks), [`index`] (SQLite), [`page_cache`] (pages served
+//! lately), [`cursor`] (list cursors),
 //! [`lifecycle`] (start, resume, fork, archive, unarchive, name), [`list`] (read, list,
 //! loaded list), [`error`].
 
@@ -17,6 +18,7 @@ pub(crate) mod index;
 pub(crate) mod lifecycle;
 pub(crate) mod list;
 pub(crate) mod meta;
+pub(crate) mod page_cache;
 pub(crate) mod paths;
 pub(crate) mod recording;
 pub(crate) mod rollout;
