@@ -10,6 +10,7 @@
 mod generate;
 mod logging;
 mod pinned;
+mod sandbox_exec;
 mod schema_diff;
 mod serve;
 
@@ -41,6 +42,9 @@ enum Command {
         #[command(subcommand)]
         command: SchemaCommand,
     },
+    /// Confine this process to a sandbox policy, then run COMMAND (used by the engine).
+    #[command(hide = true)]
+    SandboxExec(sandbox_exec::SandboxExecArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -116,6 +120,7 @@ fn main() -> ExitCode {
         Command::Schema {
             command: SchemaCommand::Diff { old, new, format },
         } => schema_diff::run(&old, &new, matches!(format, Format::Json)),
+        Command::SandboxExec(args) => Ok(sandbox_exec::run(args)),
     };
     match result {
         Ok(code) => code,

@@ -43,7 +43,10 @@ pub struct ServeArgs {
 /// Runs the server until its transport ends.
 pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     crate::logging::init();
-    let engine_config = EngineConfig::from_env();
+    let engine_config = EngineConfig {
+        sandbox_exe: std::env::current_exe().ok(),
+        ..EngineConfig::from_env()
+    };
     let mut config = RuntimeConfig::new(engine_config.home.clone());
     config.max_message_bytes = args.max_message_bytes;
     config.max_in_flight_requests = args.max_in_flight.max(1);

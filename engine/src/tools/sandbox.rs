@@ -1,7 +1,6 @@
 //! Sandbox policies: which paths a policy lets a tool write, and confining a process to a
-//! policy with the operating system's own mechanism (Landlock on Linux).
-//!
-//! STUB for `confine`: the contract is fixed here; the implementation is being written.
+//! policy with the operating system's own mechanism (Landlock on Linux; see
+//! `docs/sandbox.md` for exactly what is enforced).
 
 use std::path::{Path, PathBuf};
 
@@ -50,9 +49,64 @@ pub fn network_allowed(policy: &SandboxPolicy) -> bool {
 #[error("cannot apply the sandbox policy: {0}")]
 pub struct SandboxError(pub String);
 
-/// Confines the calling process, and every process it starts afterwards, to `policy` for
-/// work in `cwd`. Called by `agentwire sandbox-exec` just before it executes the command.
-pub fn confine(policy: &SandboxPolicy, cwd: &Path) -> Result<(), SandboxError> {
-    let _ = (policy, cwd);
-    Err(SandboxError("not implemented yet".to_owned()))
+/// What [`confine`] could not enforce on this kernel.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[must_use]
+pub struct Confinement {
+    /// The kernel's Landlock ABI version as the `landlock` crate names it (`"V7"`), or `None`
+    /// when the policy confines nothing.
+    pub abi: Option<String>,
+    /// Restrictions the policy asks for that this kernel's Landlock cannot enforce (it is too
+    /// old for them); empty when the policy is fully enforced.
+    pub not_enforced: Vec<String>,
+}
+
+impl Confinement {
+    /// A one-line warning naming what is not enforced, if anything.
+    pub fn warning(&self) -> Option<String> {
+        (!self.not_enforced.is_empty()).then(|| {
+            format!(
+                "the sandbox is only partly enforced (kernel Landlock ABI {}): not enforced: {}",
+                self.abi.as_deref().unwrap_or("unknown"),
+                self.not_enforced.join("; ")
+            )
+        })
+    }
+}
+
+/// Confines the calling thread, and every process it starts afterwards, to `policy` for
+/// work in `cwd`. Called by `agentwire sandbox-exec` just before it executes the command
+/// (a single-threaded process at that point).
+///
+/// `danger-full-access` and `external-sandbox` confine nothing. Any other policy fails closed:
+/// on a kernel without Landlock this returns an error, and on a kernel whose Landlock lacks
+/// some of the restrictions the policy needs, what is available is enforced and the rest is
+/// named in [`Confinement::not_enforced`].
+pub fn confine(policy: &SandboxPolicy, cwd: &Path) -> Result<Confinement, SandboxError> {
+    let Some(roots) = writable_roots(policy, cwd) else {
+        return Ok(Confinement::default());
+    };
+    // Relative roots (the protocol asks for absolute ones) are taken relative to `cwd`.
+    let roots: Vec<PathBuf> = roots.iter().map(|root| cwd.join(root)).collect();
+    imp::confine(&roots, network_allowed(policy))
+}
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "linux")]
+use linux as imp;
+
+#[cfg(not(target_os = "linux"))]
+mod imp {
+    use std::path::PathBuf;
+
+    use super::{Confinement, SandboxError};
+
+    pub(super) fn confine(_: &[PathBuf], _: bool) -> Result<Confinement, SandboxError> {
+        Err(SandboxError(
+            "this operating system has no sandbox support in agentwire (Linux Landlock only); \
+             the command was not run"
+                .to_owned(),
+        ))
+    }
 }

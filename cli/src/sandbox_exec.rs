@@ -1,0 +1,94 @@
+//! `agentwire sandbox-exec --policy JSON --cwd DIR -- COMMAND [ARGS…]` (hidden): confines
+//! itself to a sandbox policy, then becomes the command. The engine runs every confined
+//! `shell` command through it.
+//!
+//! Exit codes of its own (anything else is the command's):
+//! - 2: bad arguments or a policy that is not valid JSON for `SandboxPolicy`;
+//! - 125: the sandbox could not be applied (for example no Landlock in the kernel) or `--cwd`
+//!   is not usable, so the command was not run;
+//! - 126: the command was found but could not be executed (for example not executable);
+//! - 127: the command was not found.
+
+use std::ffi::OsString;
+use std::io::ErrorKind;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agentwire_protocol::SandboxPolicy;
+use clap::Args;
+
+/// Exit code for bad arguments.
+const EXIT_USAGE: u8 = 2;
+/// Exit code when the sandbox (or the working directory) could not be set up.
+const EXIT_SANDBOX: u8 = 125;
+/// Exit code when the command cannot be executed.
+const EXIT_CANNOT_EXECUTE: u8 = 126;
+/// Exit code when the command is not found.
+const EXIT_NOT_FOUND: u8 = 127;
+
+/// The arguments of `sandbox-exec`.
+#[derive(Debug, Args)]
+pub struct SandboxExecArgs {
+    /// The sandbox policy, as `SandboxPolicy` JSON (e.g. `{"type":"readOnly"}`).
+    #[arg(long, value_name = "JSON")]
+    policy: String,
+    /// The working directory the command runs in (and that `workspaceWrite` makes writable).
+    #[arg(long, value_name = "DIR")]
+    cwd: PathBuf,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<OsString>,
+}
+
+/// Prints `message` as this command's error and returns `code`.
+fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("agentwire sandbox-exec: {message}");
+    ExitCode::from(code)
+}
+
+/// Confines this process and executes the command; returns only when that fails.
+pub fn run(args: SandboxExecArgs) -> ExitCode {
+    let policy: SandboxPolicy = match serde_json::from_str(&args.policy) {
+        Ok(policy) => policy,
+        Err(e) => return fail(EXIT_USAGE, format_args!("invalid --policy: {e}")),
+    };
+    let cwd = match std::path::absolute(&args.cwd) {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            return fail(
+                EXIT_SANDBOX,
+                format_args!("invalid --cwd `{}`: {e}", args.cwd.display()),
+            );
+        }
+    };
+    match agentwire_engine::sandbox::confine(&policy, &cwd) {
+        Ok(confinement) => {
+            if let Some(warning) = confinement.warning() {
+                eprintln!("agentwire sandbox-exec: warning: {warning}");
+            }
+        }
+        Err(e) => return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run")),
+    }
+    if let Err(e) = std::env::set_current_dir(&cwd) {
+        return fail(
+            EXIT_SANDBOX,
+            format_args!("cannot change to `{}`: {e}", cwd.display()),
+        );
+    }
+    let (program, rest) = match args.command.split_first() {
+        Some(split) => split,
+        None => return fail(EXIT_USAGE, "no command given"),
+    };
+    // Only returns on failure.
+    let error = std::process::Command::new(program).args(rest).exec();
+    let code = if error.kind() == ErrorKind::NotFound {
+        EXIT_NOT_FOUND
+    } else {
+        EXIT_CANNOT_EXECUTE
+    };
+    fail(
+        code,
+        format_args!("cannot execute `{}`: {error}", program.to_string_lossy()),
+    )
+}
