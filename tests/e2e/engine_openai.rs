@@ -449,3 +449,83 @@ fn interrupting_a_turn_drops_the_model_connection() {
     mock.wait_dropped(0);
     client.stop();
 }
+
+#[test]
+fn tool_calls_from_the_model_run_as_a_command_and_a_patch() {
+    let patch = "*** Begin Patch\n*** Add File: from-model.txt\n+hello\n*** End Patch\n";
+    let mock = MockModel::start(vec![
+        Reply::Stream(
+            Sse::new()
+                .tool_call(0, "call_ls", "shell", "{\"command\": [\"ls\"]}")
+                .tool_call(
+                    1,
+                    "call_patch",
+                    "apply_patch",
+                    &json!({ "input": patch }).to_string(),
+                )
+                .finish("tool_calls")
+                .usage(20, 9, 0, 0),
+        ),
+        Sse::answer("Listed and wrote."),
+    ]);
+    let home = scratch("openai-tools");
+    configure(&home, &mock.base_url(), "");
+    let workspace = home.join("workspace");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    std::fs::write(workspace.join("marker.txt"), "").expect("marker");
+    let mut client = Client::start(&home);
+    client.call(
+        "thread/start",
+        json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": "workspace-write"}),
+    );
+    let thread = client.notification("thread/started")["thread"]["id"]
+        .as_str()
+        .expect("thread id")
+        .to_owned();
+    client.notifications.clear();
+    start_turn(&mut client, &thread, "List the files and write one.");
+    let seen = until_completed(&mut client);
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    let items: Vec<&Value> = params(&seen, "item/completed")
+        .into_iter()
+        .map(|p| &p["item"])
+        .collect();
+    let command = items
+        .iter()
+        .find(|i| i["type"] == json!("commandExecution"))
+        .unwrap_or_else(|| panic!("no command item in {items:#?}"));
+    assert_eq!(command["status"], json!("completed"));
+    assert_eq!(command["command"], json!("ls"));
+    assert!(
+        command["aggregatedOutput"]
+            .as_str()
+            .is_some_and(|o| o.contains("marker.txt")),
+        "{command}"
+    );
+    let change = items
+        .iter()
+        .find(|i| i["type"] == json!("fileChange"))
+        .unwrap_or_else(|| panic!("no file change in {items:#?}"));
+    assert_eq!(change["status"], json!("completed"));
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("from-model.txt")).expect("written"),
+        "hello\n"
+    );
+    // The second call carries both results under their call ids.
+    let requests = mock.wait_requests(2);
+    let sent = messages(&requests[1]).as_array().expect("messages").clone();
+    let result = |id: &str| {
+        sent.iter()
+            .find(|m| m["role"] == json!("tool") && m["tool_call_id"] == json!(id))
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_else(|| panic!("no result for {id} in {sent:#?}"))
+            .to_owned()
+    };
+    assert!(result("call_ls").contains("marker.txt"));
+    assert!(result("call_patch").contains("from-model.txt"));
+    client.stop();
+}
