@@ -27,7 +27,10 @@ const CODEX_IN_BENCH: &str =
 
 /// Engine benchmark over stdio.
 #[derive(Debug, Parser)]
-#[command(name = "engine-bench", about)]
+#[command(
+    name = "engine-bench",
+    about = "What the engine costs with real data on disk, over stdio: thread/list pages, thread/read of a long thread, the delta rate of a turn."
+)]
 pub struct Args {
     /// The agentwire binary (default: `agentwire` next to this program).
     #[arg(long, value_name = "PATH")]
