@@ -77,7 +77,8 @@ impl Builder {
                     arguments: json!({ "command": command }).to_string(),
                 };
                 let result = format!(
-                    "Status: {status:?}\nExit code: {}\nOutput:\n{}",
+                    "Status: {}\nExit code: {}\nOutput:\n{}",
+                    wire_name(status),
                     exit_code.map_or_else(|| "none".to_owned(), |c| c.to_string()),
                     aggregated_output.as_deref().unwrap_or_default()
                 );
@@ -97,10 +98,18 @@ impl Builder {
                     name: tools::APPLY_PATCH.to_owned(),
                     arguments: json!({ "input": diff.join("\n") }).to_string(),
                 };
-                self.tool(call, format!("Patch status: {status:?}"));
+                self.tool(call, format!("Patch status: {}", wire_name(status)));
             }
             _ => {}
         }
+    }
+}
+
+/// How `value` (a unit enum) is spelled on the wire, e.g. `completed`.
+fn wire_name(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => "unknown".to_owned(),
     }
 }
 
@@ -203,7 +212,7 @@ mod tests {
         assert_eq!(text, "Looking.");
         assert_eq!(tool_calls.len(), 2);
         assert!(
-            matches!(&history[2], HistoryEntry::ToolResult { call_id, output } if call_id == "c1" && output.contains("a.txt"))
+            matches!(&history[2], HistoryEntry::ToolResult { call_id, output } if call_id == "c1" && output.contains("a.txt") && output.contains("Status: completed"))
         );
         assert!(matches!(&history[3], HistoryEntry::ToolResult { call_id, .. } if call_id == "c2"));
         assert!(

@@ -112,7 +112,7 @@ impl TurnRun {
         };
         let id = crate::threads::meta::new_id();
         let started_ms = now_ms();
-        let mut item = CommandItem {
+        let item = CommandItem {
             id: id.clone(),
             command: display.clone(),
             cwd: cwd_text.clone(),
@@ -246,7 +246,6 @@ impl TurnRun {
                 (status, report, result, None)
             }
         };
-        item.cwd = cwd_text;
         self.complete(item.kind(status, Some(report)), started_ms);
         Outcome { result, end }
     }
