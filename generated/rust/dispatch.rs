@@ -402,7 +402,7 @@ pub trait Handler: Send + Sync + 'static {
 }
 
 /// Decodes `params` for the client request `method` and awaits the handler's answer, encoded
-/// as the `result` value.
+/// as the JSON text of the response's `result` member.
 ///
 /// Unknown methods answer [`HandlerError::method_not_found`]; params that do not decode into the
 /// method's params type answer an invalid-params error naming the method.
@@ -411,7 +411,7 @@ pub async fn dispatch_request<H: Handler>(
     context: RequestContext,
     method: &str,
     params: Option<serde_json::Value>,
-) -> Result<serde_json::Value, HandlerError> {
+) -> Result<Box<serde_json::value::RawValue>, HandlerError> {
     match method {
         "thread/start" => {
             let params = decode_params::<ThreadStartParams>(method, params)?;

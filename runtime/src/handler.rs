@@ -176,12 +176,13 @@ pub(crate) fn decode_params<T: DeserializeOwned>(
         .map_err(|error| HandlerError::invalid_params(method, error))
 }
 
-/// Encodes a handler's result as the response's `result` value.
+/// Encodes a handler's result as the response's `result` member: straight to JSON text, which
+/// the response then embeds as it is (no intermediate `serde_json::Value`).
 pub(crate) fn encode_result<T: Serialize>(
     method: &str,
     result: T,
-) -> Result<serde_json::Value, HandlerError> {
-    serde_json::to_value(result).map_err(|error| {
+) -> Result<Box<serde_json::value::RawValue>, HandlerError> {
+    serde_json::value::to_raw_value(&result).map_err(|error| {
         HandlerError::internal(format!("encoding the result of {method} failed: {error}"))
     })
 }

@@ -525,13 +525,17 @@ mod tests {
             Some("renamed")
         );
 
-        // So does a commit by another connection (another process).
+        // So does a commit by another connection (another process), once the look at the
+        // write-ahead log that stands for a while has expired.
+        let settle = || std::thread::sleep(super::super::page_cache::RECHECK * 2);
         let other = Connection::open(&path).expect("second connection");
         upsert_with(&other, &row("c", 3, None)).expect("row stored elsewhere");
+        settle();
         assert_eq!(ids(&index.page(&query).expect("page")), ["c", "b", "a"]);
         other
             .execute("DELETE FROM threads WHERE id = 'b'", [])
             .expect("row removed elsewhere");
+        settle();
         assert_eq!(ids(&index.page(&query).expect("page")), ["c", "a"]);
         drop(other);
         drop(index);

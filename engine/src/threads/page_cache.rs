@@ -9,7 +9,9 @@
 //! before a kept page is used. File timestamps are coarse (a few milliseconds) and a log
 //! restarted after a checkpoint is rewritten in place, so two commits elsewhere could leave
 //! the same length and time; a kept page is therefore also read again once it is
-//! [`MAX_AGE`] old, which bounds how stale another process's change can look.
+//! [`MAX_AGE`] old, which bounds how stale another process's change can look. One look at the
+//! log stands for [`RECHECK`], so that a client polling many times a millisecond does not pay
+//! a system call each time.
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -23,6 +25,10 @@ use super::rollout::FileStamp;
 const ENTRIES: usize = 8;
 /// How long a kept page is used at most.
 const MAX_AGE: Duration = Duration::from_secs(1);
+/// How long one look at the write-ahead log stands for: requests that come faster than this
+/// share one `fstat` (a busy client polls many times a millisecond; another process's commit
+/// shows at most this late).
+pub(crate) const RECHECK: Duration = Duration::from_millis(20);
 /// Pages of more rows than this are not kept (bounds the memory held to a few hundred rows).
 const MAX_ROWS: usize = 101;
 
@@ -36,6 +42,8 @@ pub(crate) struct PageCache {
     log: Option<File>,
     /// The log's stamp when the kept pages were read.
     seen: Option<FileStamp>,
+    /// When `seen` was last compared with the log.
+    checked_at: Option<Instant>,
     /// Each page with the query it answers, most recently used last.
     pages: Vec<Kept>,
 }
@@ -71,7 +79,13 @@ impl PageCache {
         if self.wal.is_none() {
             return Some(None);
         }
+        if let (Some(seen), Some(at)) = (self.seen, self.checked_at)
+            && at.elapsed() < RECHECK
+        {
+            return Some(Some(seen));
+        }
         let now = self.stamp()?;
+        self.checked_at = Some(Instant::now());
         if self.seen != Some(now) {
             self.clear();
         }
