@@ -236,6 +236,31 @@ fn network_access_true_allows_tcp_connections() {
 }
 
 #[test]
+fn confined_commands_cannot_signal_processes_outside() {
+    let work = scratch("sandbox-signal");
+    let mut outside = Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("spawn a process outside the sandbox");
+    let probe = format!("kill -0 {}", outside.id());
+    let (ok, out) = sh(&json!({"type": "readOnly"}), &work, &probe);
+    assert!(
+        !ok,
+        "a confined command could signal pid {}: {out}",
+        outside.id()
+    );
+    // Within the sandbox, signals still work (a command can stop its own children).
+    let (ok, out) = sh(&json!({"type": "readOnly"}), &work, "sleep 30 & kill $!");
+    assert!(ok, "{out}");
+    // Unconfined, the same probe succeeds: it was the sandbox that refused.
+    let (ok, out) = sh(&json!({"type": "dangerFullAccess"}), &work, &probe);
+    assert!(ok, "{out}");
+    let _ = outside.kill();
+    let _ = outside.wait();
+    let _ = std::fs::remove_dir_all(work);
+}
+
+#[test]
 fn danger_full_access_writes_anywhere() {
     let root = scratch("sandbox-danger");
     let work = root.join("work");

@@ -3,13 +3,15 @@
 //! Only write-like filesystem access is handled, so reading and executing stay allowed
 //! everywhere; the handled rights are granted beneath the writable roots and, for writing
 //! and ioctls only, on a few character devices. With the network denied, TCP `bind` and
-//! `connect` are handled and granted nowhere.
+//! `connect` are handled and granted nowhere, and so is connecting to abstract Unix sockets
+//! created outside the sandbox. Signals to processes outside the sandbox (the app-server
+//! itself, the user's other programs) are always denied.
 
 use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, LandlockStatus, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
 use super::{Confinement, SandboxError};
@@ -44,6 +46,13 @@ pub(super) fn confine(roots: &[PathBuf], network: bool) -> Result<Confinement, S
             .handle_access(AccessNet::from_all(TARGET_ABI))
             .map_err(error("cannot handle network access"))?;
     }
+    let mut scopes: BitFlags<Scope> = Scope::Signal.into();
+    if !network {
+        scopes |= Scope::AbstractUnixSocket;
+    }
+    let ruleset = ruleset
+        .scope(scopes)
+        .map_err(error("cannot scope signals and abstract Unix sockets"))?;
     let mut ruleset = ruleset
         .create()
         .map_err(error("cannot create the Landlock ruleset"))?;
@@ -124,6 +133,12 @@ fn not_enforced(abi: ABI, network: bool) -> Vec<String> {
     if abi < ABI::V5 {
         missing.push("ioctl on device files outside the writable roots".to_owned());
     }
+    if abi < ABI::V6 {
+        missing.push("the ban on signalling processes outside the sandbox".to_owned());
+        if !network {
+            missing.push("the ban on abstract Unix sockets created outside".to_owned());
+        }
+    }
     if missing.is_empty() {
         missing.push(format!("some restrictions (Landlock ABI {abi:?})"));
     }
@@ -137,7 +152,7 @@ mod tests {
     #[test]
     fn older_kernels_name_what_they_do_not_enforce() {
         let v1 = not_enforced(ABI::V1, false);
-        assert_eq!(v1.len(), 4, "{v1:?}");
+        assert_eq!(v1.len(), 6, "{v1:?}");
         let v3 = not_enforced(ABI::V3, false);
         assert!(v3.iter().any(|m| m.contains("network")), "{v3:?}");
         assert!(!v3.iter().any(|m| m.contains("truncat")), "{v3:?}");
@@ -148,7 +163,15 @@ mod tests {
         );
         assert_eq!(
             not_enforced(ABI::V4, false),
-            ["ioctl on device files outside the writable roots"]
+            [
+                "ioctl on device files outside the writable roots",
+                "the ban on signalling processes outside the sandbox",
+                "the ban on abstract Unix sockets created outside"
+            ]
+        );
+        assert_eq!(
+            not_enforced(ABI::V5, true),
+            ["the ban on signalling processes outside the sandbox"]
         );
     }
 
