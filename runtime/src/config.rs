@@ -18,6 +18,10 @@ pub struct RuntimeConfig {
     pub server_request_timeout: Duration,
     /// How long shutdown waits for requests in flight to finish.
     pub shutdown_grace: Duration,
+    /// How long a websocket (or Unix socket) client may take to send the complete headers of
+    /// its first HTTP request; a connection that has not is closed, so silent or trickling
+    /// connections cannot pile up.
+    pub http_header_timeout: Duration,
     /// The server's home directory, reported as `codexHome` by `initialize`.
     pub home: PathBuf,
 }
@@ -31,6 +35,7 @@ impl RuntimeConfig {
             outbound_queue_messages: 4096,
             server_request_timeout: Duration::from_secs(600),
             shutdown_grace: Duration::from_secs(5),
+            http_header_timeout: Duration::from_secs(10),
             home,
         }
     }

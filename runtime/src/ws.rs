@@ -26,6 +26,7 @@
 //! connection's queue and close it with code 1001; remove the Unix socket file.
 
 mod connection;
+mod header_deadline;
 mod unix_socket;
 
 use std::future::Future;
@@ -49,6 +50,7 @@ use tokio::sync::watch;
 use crate::auth::BearerAuth;
 use crate::dispatch::Handler;
 use crate::server::Server;
+use header_deadline::HeaderDeadline;
 
 /// Where the listener stands in its life; only moves forward.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -161,14 +163,17 @@ impl WsListener {
                 phase.send_replace(Phase::Draining);
             }
         };
+        let header_timeout = server.config().http_header_timeout;
         let (serving, socket_file): (Serving, _) = match self.socket {
             Socket::Tcp(listener) => {
                 tracing::info!(addr = %listener.local_addr()?, "listening");
+                let listener = HeaderDeadline::new(listener, header_timeout);
                 let serving = axum::serve(listener, app).with_graceful_shutdown(stop);
                 (Box::pin(serving.into_future()), None)
             }
             Socket::Unix(listener, file) => {
                 tracing::info!(path = %file.path().display(), "listening");
+                let listener = HeaderDeadline::new(listener, header_timeout);
                 let serving = axum::serve(listener, app).with_graceful_shutdown(stop);
                 (Box::pin(serving.into_future()), Some(file))
             }
@@ -270,14 +275,14 @@ struct WsState<H: Handler> {
 #[derive(Debug, Clone)]
 struct PeerLabel(Arc<str>);
 
-impl Connected<IncomingStream<'_, TcpListener>> for PeerLabel {
-    fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Self {
+impl Connected<IncomingStream<'_, HeaderDeadline<TcpListener>>> for PeerLabel {
+    fn connect_info(stream: IncomingStream<'_, HeaderDeadline<TcpListener>>) -> Self {
         Self(stream.remote_addr().to_string().into())
     }
 }
 
-impl Connected<IncomingStream<'_, UnixListener>> for PeerLabel {
-    fn connect_info(stream: IncomingStream<'_, UnixListener>) -> Self {
+impl Connected<IncomingStream<'_, HeaderDeadline<UnixListener>>> for PeerLabel {
+    fn connect_info(stream: IncomingStream<'_, HeaderDeadline<UnixListener>>) -> Self {
         let label = match stream.remote_addr().as_pathname() {
             Some(path) => path.display().to_string(),
             None => "unix".to_owned(),

@@ -236,6 +236,40 @@ async fn handshake_over_websocket_with_independent_connections() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_that_do_not_finish_their_headers_in_time_are_disconnected() {
+    let timeout = Duration::from_millis(300);
+    let served = Served::tcp(|c| c.http_header_timeout = timeout, None).await;
+    // A websocket opened in time lives on past the deadline.
+    let mut ws = connect(&served.url()).await;
+    initialize(&mut ws).await;
+
+    // One that trickles its headers, and one that sends nothing, are closed.
+    let mut trickle = TcpStream::connect(served.addr()).await.expect("connect");
+    trickle
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .expect("write");
+    let mut silent = TcpStream::connect(served.addr()).await.expect("connect");
+    let started = Instant::now();
+    for stream in [&mut trickle, &mut silent] {
+        let mut buffer = [0u8; 64];
+        let read = tokio::time::timeout(PATIENCE, stream.read(&mut buffer))
+            .await
+            .expect("the server closed the connection in time");
+        assert!(
+            matches!(read, Ok(0) | Err(_)),
+            "expected the connection closed, read {read:?}"
+        );
+    }
+    assert!(started.elapsed() >= timeout, "closed before the deadline");
+
+    let listed = request(&mut ws, json!(1), ThreadList::NAME, json!({})).await;
+    assert_eq!(listed["result"]["data"], json!([]));
+    assert_eq!(get(served.addr(), "/healthz", "").await, 200);
+    served.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_and_healthz_answer_200_and_origin_gets_403_everywhere() {
     let served = Served::tcp(|_| {}, None).await;
     let addr = served.addr();
