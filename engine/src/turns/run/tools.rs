@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use agentwire_protocol::method::Request;
 use agentwire_protocol::methods::{
     CommandExecutionOutputDelta, CommandExecutionRequestApproval, FileChangeRequestApproval,
 };
@@ -20,8 +21,9 @@ use agentwire_protocol::{
     FileChangeRequestApprovalParams, FileUpdateChange, LegacyAppPathString, PatchApplyStatus,
     PatchChangeKind, ThreadItemKind,
 };
+use agentwire_runtime::Decline;
 
-use super::super::approval::{CommandGate, PatchGate, command_gate, patch_gate};
+use super::super::approval::{CommandGate, PatchGate, SessionApprovals, command_gate, patch_gate};
 use super::{CallEnd, TurnRun, now_ms};
 use crate::provider::{HistoryEntry, ToolCall};
 use crate::tools::exec::{self, ExecRequest};
@@ -92,6 +94,34 @@ impl TurnRun {
         }
     }
 
+    /// Asks the client with the approval request `M` and reads its answer with `decide`; an
+    /// interrupt while waiting withdraws the request and counts as `cancel`.
+    async fn ask<M>(
+        &mut self,
+        params: &M::Params,
+        decide: impl FnOnce(M::Response) -> Decision,
+    ) -> Decision
+    where
+        M: Request,
+        M::Response: Decline,
+    {
+        let peer = self.peer.clone();
+        match self
+            .unless_interrupted(peer.request_or_decline::<M>(params))
+            .await
+        {
+            None => Decision::Cancel,
+            Some(answer) => decide(answer),
+        }
+    }
+
+    /// Runs `change` on the thread's session approvals.
+    fn with_session<T>(&self, change: impl FnOnce(&mut SessionApprovals) -> T) -> T {
+        let session = self.turns.session(&self.thread_id);
+        let mut session = super::super::lock(&session);
+        change(&mut session)
+    }
+
     /// A `shell` call.
     async fn shell(&mut self, args: ShellArgs) -> Outcome {
         let argv = args.command.argv();
@@ -99,17 +129,9 @@ impl TurnRun {
         let cwd = resolve(Path::new(&self.settings.cwd), args.workdir.as_deref());
         let cwd_text = cwd.display().to_string();
         let escalate = args.sandbox_permissions == Some(SandboxPermissions::RequireEscalated);
-        let gate = {
-            let session = self.turns.session(&self.thread_id);
-            let session = super::super::lock(&session);
-            command_gate(
-                &self.settings.approval_policy,
-                &session,
-                &argv,
-                &display,
-                escalate,
-            )
-        };
+        let policy = self.settings.approval_policy.clone();
+        let gate =
+            self.with_session(|session| command_gate(&policy, session, &argv, &display, escalate));
         let id = crate::threads::meta::new_id();
         let started_ms = now_ms();
         let item = CommandItem {
@@ -148,21 +170,15 @@ impl TurnRun {
                     proposed_network_policy_amendments: None,
                     started_at_ms: started_ms,
                 };
-                let peer = self.peer.clone();
-                let answer = self
-                    .unless_interrupted(
-                        peer.request_or_decline::<CommandExecutionRequestApproval>(&params),
-                    )
+                let decision = self
+                    .ask::<CommandExecutionRequestApproval>(&params, |a| {
+                        command_decision(a.decision)
+                    })
                     .await;
-                let decision = match answer {
-                    None => Decision::Cancel,
-                    Some(answer) => command_decision(answer.decision),
-                };
                 match decision {
                     Decision::Accept { for_session } => {
                         if for_session {
-                            let session = self.turns.session(&self.thread_id);
-                            super::super::lock(&session).allow_command(&display);
+                            self.with_session(|session| session.allow_command(&display));
                         }
                         !escalate
                     }
@@ -267,11 +283,8 @@ impl TurnRun {
             .map(|roots| patch::outside_roots(&parsed, &cwd, roots))
             .unwrap_or_default();
         let written = written_paths(&changes);
-        let gate = {
-            let session = self.turns.session(&self.thread_id);
-            let session = super::super::lock(&session);
-            patch_gate(&self.settings.approval_policy, &session, &written, &outside)
-        };
+        let policy = self.settings.approval_policy.clone();
+        let gate = self.with_session(|session| patch_gate(&policy, session, &written, &outside));
         let id = crate::threads::meta::new_id();
         let started_ms = now_ms();
         let kind = |status| ThreadItemKind::FileChange {
@@ -303,21 +316,15 @@ impl TurnRun {
                     grant_root,
                     started_at_ms: started_ms,
                 };
-                let peer = self.peer.clone();
-                let answer = self
-                    .unless_interrupted(
-                        peer.request_or_decline::<FileChangeRequestApproval>(&params),
-                    )
+                let decision = self
+                    .ask::<FileChangeRequestApproval>(&params, |a| patch_decision(a.decision))
                     .await;
-                let decision = match answer {
-                    None => Decision::Cancel,
-                    Some(answer) => patch_decision(answer.decision),
-                };
                 match decision {
                     Decision::Accept { for_session } => {
                         if for_session {
-                            let session = self.turns.session(&self.thread_id);
-                            super::super::lock(&session).allow_paths(written.iter().cloned());
+                            self.with_session(|session| {
+                                session.allow_paths(written.iter().cloned());
+                            });
                         }
                         false
                     }
