@@ -197,6 +197,11 @@ impl Peer {
         &self.hub
     }
 
+    /// Whether the connection is still open.
+    pub fn is_open(&self) -> bool {
+        self.hub.connections().contains_key(&self.connection.id())
+    }
+
     /// Sends a notification to this connection, unless it is not initialized, lacks the
     /// experimental capability for an experimental method, or opted out of `M`. Returns whether
     /// it was sent.

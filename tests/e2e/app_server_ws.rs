@@ -442,3 +442,82 @@ async fn a_slow_reader_is_disconnected_and_others_keep_being_answered() {
     let (status, _) = app.terminate();
     assert!(status.success(), "{status:?}");
 }
+
+/// Messages up to and including the notification `method`.
+async fn until<S: AsyncRead + AsyncWrite + Unpin>(
+    ws: &mut WebSocketStream<S>,
+    method: &str,
+) -> Vec<Value> {
+    let mut seen = Vec::new();
+    loop {
+        let message = next_json(ws).await;
+        let done = message["method"] == json!(method);
+        seen.push(message);
+        if done {
+            return seen;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_connection_that_resumes_a_thread_follows_its_turns() {
+    let home = scratch("ws-follow");
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let addr = app.listening_addr();
+    let mut a = open(addr, None).await.expect("upgrade");
+    let mut b = open(addr, None).await.expect("upgrade");
+    let mut c = open(addr, None).await.expect("upgrade");
+    for ws in [&mut a, &mut b, &mut c] {
+        initialize(ws).await;
+    }
+    let started = request(&mut a, json!(1), "thread/start", json!({})).await;
+    let thread = started["result"]["thread"]["id"].clone();
+    until(&mut a, "thread/started").await;
+    let resumed = request(
+        &mut b,
+        json!(1),
+        "thread/resume",
+        json!({"threadId": thread}),
+    )
+    .await;
+    assert_eq!(resumed["result"]["thread"]["id"], thread, "{resumed}");
+
+    let input = json!([{"type": "text", "text": "Say hello."}]);
+    let turn = request(
+        &mut a,
+        json!(2),
+        "turn/start",
+        json!({"threadId": thread, "input": input}),
+    )
+    .await;
+    assert!(turn.get("result").is_some(), "{turn}");
+    let for_a = until(&mut a, "turn/completed").await;
+    let for_b = until(&mut b, "turn/completed").await;
+    let turn_events = |seen: &[Value]| -> Vec<String> {
+        seen.iter()
+            .filter_map(|m| m["method"].as_str())
+            .filter(|m| m.starts_with("turn/") || m.starts_with("item/"))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(turn_events(&for_a), turn_events(&for_b));
+    assert!(
+        turn_events(&for_b).contains(&"item/agentMessage/delta".to_owned()),
+        "{for_b:?}"
+    );
+    // A connection that never touched the thread sees none of its turn (thread status changes
+    // are for every connection).
+    let ask = json!({"id": 1, "method": "thread/loaded/list", "params": {}});
+    c.send(Message::text(ask.to_string())).await.expect("send");
+    let mut for_c = Vec::new();
+    let listed = loop {
+        let message = next_json(&mut c).await;
+        if message["id"] == json!(1) {
+            break message;
+        }
+        for_c.push(message);
+    };
+    assert_eq!(listed["result"]["data"], json!([thread]), "{listed}");
+    assert!(turn_events(&for_c).is_empty(), "{for_c:?}");
+    drop(app);
+}

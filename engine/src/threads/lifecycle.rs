@@ -56,6 +56,7 @@ impl Threads {
         let settings = thread.summary.meta.settings.clone();
         let wire = thread.to_thread(false);
         self.insert(thread);
+        self.subscribers.subscribe(&wire.id, &context.peer);
         announce_start(context, wire.clone());
         Ok(ThreadStartResponse {
             thread: wire,
@@ -106,6 +107,7 @@ impl Threads {
                 thread
             }
         };
+        self.subscribers.subscribe(&params.thread_id, &context.peer);
         let thread = lock(&thread);
         let settings = thread.summary.meta.settings.clone();
         Ok(ThreadResumeResponse {
@@ -218,6 +220,7 @@ impl Threads {
         let wire = thread.to_thread(!params.exclude_turns.unwrap_or(false));
         let announced = thread.to_thread(false);
         self.insert(thread);
+        self.subscribers.subscribe(&announced.id, &context.peer);
         announce_start(context, announced);
         Ok(ThreadForkResponse {
             thread: wire,

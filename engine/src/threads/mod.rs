@@ -22,6 +22,7 @@ pub(crate) mod page_cache;
 pub(crate) mod paths;
 pub(crate) mod recording;
 pub(crate) mod rollout;
+pub(crate) mod subscribers;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -43,6 +44,8 @@ pub(crate) struct Threads {
     /// The index, or why it could not be opened (then every persisted operation fails).
     index: Result<Mutex<Index>, String>,
     loaded: Mutex<HashMap<String, Arc<Mutex<LoadedThread>>>>,
+    /// The connections following each thread.
+    pub(crate) subscribers: subscribers::Subscribers,
 }
 
 /// A thread held in memory.
@@ -89,6 +92,7 @@ impl Threads {
             defaults,
             index,
             loaded: Mutex::new(HashMap::new()),
+            subscribers: subscribers::Subscribers::default(),
         }
     }
 

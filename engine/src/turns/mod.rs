@@ -128,6 +128,9 @@ impl Turns {
             }
         })?;
         let history = history::from_turns(&self.threads.turns(&thread_id)?);
+        self.threads
+            .subscribers
+            .subscribe(&thread_id, &context.peer);
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| ThreadError::Storage("no async runtime to run the turn on".to_owned()))?;
         let turn_id = new_id();

@@ -10,9 +10,10 @@
 mod tools;
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
+use agentwire_protocol::method::Notification;
 use agentwire_protocol::methods::{
     AgentMessageDelta, ErrorEvent, ItemCompleted, ItemStarted, ReasoningSummaryTextDelta,
     ReasoningTextDelta, ThreadTokenUsageUpdated, TurnCompleted, TurnStarted,
@@ -83,6 +84,9 @@ pub(super) struct TurnRun {
     settings: ThreadSettings,
     /// Settles once the `turn/start` answer is on its way.
     answered: Answered,
+    /// The connections that get the turn's notifications, as of a version of the thread's
+    /// subscribers (refreshed when it changes).
+    audience: Mutex<(u64, Vec<Peer>)>,
 }
 
 /// Now, in Unix milliseconds.
@@ -130,6 +134,7 @@ impl TurnRun {
             history: start.history,
             settings: start.settings,
             answered: start.answered,
+            audience: Mutex::new((u64::MAX, Vec::new())),
         }
     }
 
@@ -148,7 +153,7 @@ impl TurnRun {
                 .threads
                 .record_turn_started(&self.thread_id, &self.turn),
         );
-        self.peer.notify::<TurnStarted>(&TurnStartedNotification {
+        self.notify::<TurnStarted>(&TurnStartedNotification {
             thread_id: self.thread_id.clone(),
             turn: self.turn.clone(),
         });
@@ -285,13 +290,12 @@ impl TurnRun {
             *open = Some(item);
         }
         if let Some(OpenItem::Message { id, text, .. }) = open {
-            self.peer
-                .notify::<AgentMessageDelta>(&AgentMessageDeltaNotification {
-                    thread_id: self.thread_id.clone(),
-                    turn_id: self.turn.id.clone(),
-                    item_id: id.clone(),
-                    delta: delta.clone(),
-                });
+            self.notify::<AgentMessageDelta>(&AgentMessageDeltaNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn.id.clone(),
+                item_id: id.clone(),
+                delta: delta.clone(),
+            });
             text.push_str(&delta);
         }
     }
@@ -332,24 +336,47 @@ impl TurnRun {
         parts[at].push_str(&delta);
         let index = i64::try_from(at).unwrap_or(0);
         if raw {
-            self.peer
-                .notify::<ReasoningTextDelta>(&ReasoningTextDeltaNotification {
-                    thread_id: self.thread_id.clone(),
-                    turn_id: self.turn.id.clone(),
-                    item_id: id.clone(),
-                    content_index: index,
-                    delta,
-                });
+            self.notify::<ReasoningTextDelta>(&ReasoningTextDeltaNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn.id.clone(),
+                item_id: id.clone(),
+                content_index: index,
+                delta,
+            });
         } else {
-            self.peer
-                .notify::<ReasoningSummaryTextDelta>(&ReasoningSummaryTextDeltaNotification {
-                    thread_id: self.thread_id.clone(),
-                    turn_id: self.turn.id.clone(),
-                    item_id: id.clone(),
-                    summary_index: index,
-                    delta,
-                });
+            self.notify::<ReasoningSummaryTextDelta>(&ReasoningSummaryTextDeltaNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn.id.clone(),
+                item_id: id.clone(),
+                summary_index: index,
+                delta,
+            });
         }
+    }
+
+    /// Runs `use_them` on the connections following the thread now.
+    fn with_audience<T>(&self, use_them: impl FnOnce(&[Peer]) -> T) -> T {
+        let subscribers = &self.turns.threads.subscribers;
+        let version = subscribers.version();
+        let mut audience = self.audience.lock().unwrap_or_else(PoisonError::into_inner);
+        if audience.0 != version {
+            *audience = (version, subscribers.of(&self.thread_id));
+        }
+        use_them(&audience.1)
+    }
+
+    /// The connections following the thread now.
+    fn audience(&self) -> Vec<Peer> {
+        self.with_audience(<[Peer]>::to_vec)
+    }
+
+    /// Sends the notification `M` to every connection following the thread.
+    fn notify<M: Notification>(&self, params: &M::Params) {
+        self.with_audience(|peers| {
+            for peer in peers {
+                peer.notify::<M>(params);
+            }
+        });
     }
 
     /// Sends `item/started` for a new output item.
@@ -360,7 +387,7 @@ impl TurnRun {
 
     /// Sends `item/started` for an item of `kind` that started at `started_ms`.
     fn started(&self, kind: ThreadItemKind, started_ms: i64) {
-        self.peer.notify::<ItemStarted>(&ItemStartedNotification {
+        self.notify::<ItemStarted>(&ItemStartedNotification {
             thread_id: self.thread_id.clone(),
             turn_id: self.turn.id.clone(),
             item: ThreadItem {
@@ -393,14 +420,13 @@ impl TurnRun {
                 .threads
                 .record_item_completed(&self.thread_id, &self.turn.id, &item),
         );
-        self.peer
-            .notify::<ItemCompleted>(&ItemCompletedNotification {
-                thread_id: self.thread_id.clone(),
-                turn_id: self.turn.id.clone(),
-                item: item.clone(),
-                completed_at_ms: completed_ms,
-                content_token_count: None,
-            });
+        self.notify::<ItemCompleted>(&ItemCompletedNotification {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn.id.clone(),
+            item: item.clone(),
+            completed_at_ms: completed_ms,
+            content_token_count: None,
+        });
         self.turn.items.push(item);
     }
 
@@ -432,16 +458,15 @@ impl TurnRun {
 
     fn report_usage(&self, last: TokenUsageBreakdown, model_context_window: Option<i64>) {
         let total = self.turns.add_usage(&self.thread_id, &last);
-        self.peer
-            .notify::<ThreadTokenUsageUpdated>(&ThreadTokenUsageUpdatedNotification {
-                thread_id: self.thread_id.clone(),
-                turn_id: self.turn.id.clone(),
-                token_usage: ThreadTokenUsage {
-                    total,
-                    last,
-                    model_context_window,
-                },
-            });
+        self.notify::<ThreadTokenUsageUpdated>(&ThreadTokenUsageUpdatedNotification {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn.id.clone(),
+            token_usage: ThreadTokenUsage {
+                total,
+                last,
+                model_context_window,
+            },
+        });
     }
 
     fn set_status(&self, status: ThreadStatus) {
@@ -461,7 +486,7 @@ impl TurnRun {
             CallEnd::Failed(error) => (TurnStatus::Failed, Some(error)),
         };
         if let Some(error) = &error {
-            self.peer.notify::<ErrorEvent>(&ErrorNotification {
+            self.notify::<ErrorEvent>(&ErrorNotification {
                 thread_id: self.thread_id.clone(),
                 turn_id: self.turn.id.clone(),
                 error: error.clone(),
@@ -490,14 +515,15 @@ impl TurnRun {
             .rev()
             .find(|i| matches!(i.kind, ThreadItemKind::AgentMessage { .. }))
             .cloned();
-        let mut turn = self.turn;
-        turn.items = last_message.into_iter().collect();
-        turn.items_view = TurnItemsView::Summary;
-        self.peer
-            .notify::<TurnCompleted>(&TurnCompletedNotification {
-                thread_id: self.thread_id,
-                turn,
-            });
+        let completed = Turn {
+            items: last_message.into_iter().collect(),
+            items_view: TurnItemsView::Summary,
+            ..self.turn.clone()
+        };
+        self.notify::<TurnCompleted>(&TurnCompletedNotification {
+            thread_id: self.thread_id.clone(),
+            turn: completed,
+        });
     }
 }
 

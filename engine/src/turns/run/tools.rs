@@ -207,15 +207,18 @@ impl TurnRun {
             sandbox: sandboxed.then(|| self.settings.sandbox.clone()),
             sandbox_exe: self.turns.sandbox_exe.clone(),
         };
-        let peer = self.peer.clone();
+        let audience = self.audience();
         let delta_ids = (self.thread_id.clone(), self.turn.id.clone(), id.clone());
         let mut on_output = move |delta: &str| {
-            peer.notify::<CommandExecutionOutputDelta>(&CommandExecutionOutputDeltaNotification {
+            let params = CommandExecutionOutputDeltaNotification {
                 thread_id: delta_ids.0.clone(),
                 turn_id: delta_ids.1.clone(),
                 item_id: delta_ids.2.clone(),
                 delta: delta.to_owned(),
-            });
+            };
+            for peer in &audience {
+                peer.notify::<CommandExecutionOutputDelta>(&params);
+            }
         };
         let ran = self
             .unless_interrupted(exec::run(request, &mut on_output))

@@ -1,0 +1,69 @@
+//! Which connections follow a thread: those that started, resumed or forked it, or started a
+//! turn on it. A turn's notifications go to every one of them, so a second client that resumes
+//! a running thread sees its progress. Closed connections are dropped as they are found.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use agentwire_runtime::Peer;
+
+/// The followers of every thread.
+#[derive(Default)]
+pub(crate) struct Subscribers {
+    by_thread: Mutex<HashMap<String, Vec<Peer>>>,
+    /// Bumped on every change, so that a running turn refreshes its copy only when needed.
+    version: AtomicU64,
+}
+
+impl std::fmt::Debug for Subscribers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let threads = self
+            .by_thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len();
+        f.debug_struct("Subscribers")
+            .field("threads", &threads)
+            .finish()
+    }
+}
+
+impl Subscribers {
+    /// Makes `peer`'s connection follow `thread_id` (once).
+    pub(crate) fn subscribe(&self, thread_id: &str, peer: &Peer) {
+        let mut by_thread = self
+            .by_thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let peers = by_thread.entry(thread_id.to_owned()).or_default();
+        peers.retain(Peer::is_open);
+        if !peers
+            .iter()
+            .any(|p| p.connection_id() == peer.connection_id())
+        {
+            peers.push(peer.clone());
+        }
+        self.version.fetch_add(1, Ordering::Release);
+    }
+
+    /// The open connections following `thread_id`.
+    pub(crate) fn of(&self, thread_id: &str) -> Vec<Peer> {
+        let mut by_thread = self
+            .by_thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match by_thread.get_mut(thread_id) {
+            Some(peers) => {
+                peers.retain(Peer::is_open);
+                peers.clone()
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// The current version: it changes whenever a connection subscribes.
+    pub(crate) fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+}
