@@ -28,6 +28,26 @@ use super::{LoadedThread, Place, Threads, lock};
 /// Longest thread name accepted, in bytes.
 const MAX_NAME_BYTES: usize = 1024;
 
+/// The settings overrides of `thread/start`, `thread/resume` or `thread/fork` params, which
+/// carry the same override fields.
+macro_rules! thread_overrides {
+    ($params:expr) => {
+        SettingsOverrides {
+            model: $params.model,
+            model_provider: $params.model_provider,
+            service_tier: $params.service_tier,
+            cwd: $params.cwd,
+            approval_policy: $params.approval_policy,
+            approvals_reviewer: $params.approvals_reviewer,
+            sandbox: $params.sandbox,
+            config: $params.config,
+            base_instructions: $params.base_instructions,
+            developer_instructions: $params.developer_instructions,
+            ..SettingsOverrides::default()
+        }
+    };
+}
+
 impl Threads {
     /// `thread/start`: creates a thread, persists it unless ephemeral, loads it, and sends
     /// `thread/started` to the caller.
@@ -36,18 +56,7 @@ impl Threads {
         context: &RequestContext,
         params: ThreadStartParams,
     ) -> Result<ThreadStartResponse, ThreadError> {
-        let overrides = SettingsOverrides {
-            model: params.model,
-            model_provider: params.model_provider,
-            service_tier: params.service_tier,
-            cwd: params.cwd,
-            approval_policy: params.approval_policy,
-            approvals_reviewer: params.approvals_reviewer,
-            sandbox: params.sandbox,
-            config: params.config,
-            base_instructions: params.base_instructions,
-            developer_instructions: params.developer_instructions,
-        };
+        let overrides = thread_overrides!(params);
         let mut meta = self.new_meta(ThreadSettings::new(&self.defaults, overrides));
         meta.thread_source = params.thread_source;
         meta.service_name = params.service_name;
@@ -80,18 +89,7 @@ impl Threads {
         params: ThreadResumeParams,
     ) -> Result<ThreadResumeResponse, ThreadError> {
         let include_turns = !params.exclude_turns.unwrap_or(false);
-        let overrides = SettingsOverrides {
-            model: params.model,
-            model_provider: params.model_provider,
-            service_tier: params.service_tier,
-            cwd: params.cwd,
-            approval_policy: params.approval_policy,
-            approvals_reviewer: params.approvals_reviewer,
-            sandbox: params.sandbox,
-            config: params.config,
-            base_instructions: params.base_instructions,
-            developer_instructions: params.developer_instructions,
-        };
+        let overrides = thread_overrides!(params);
         let thread = match self.loaded(&params.thread_id) {
             Some(thread) => thread,
             None => {
@@ -196,18 +194,7 @@ impl Threads {
             turns.truncate(position + 1);
         }
         let mut settings = source.meta.settings.clone();
-        settings.apply(SettingsOverrides {
-            model: params.model,
-            model_provider: params.model_provider,
-            service_tier: params.service_tier,
-            cwd: params.cwd,
-            approval_policy: params.approval_policy,
-            approvals_reviewer: params.approvals_reviewer,
-            sandbox: params.sandbox,
-            config: params.config,
-            base_instructions: params.base_instructions,
-            developer_instructions: params.developer_instructions,
-        });
+        settings.apply(thread_overrides!(params));
         let mut meta = self.new_meta(settings);
         meta.thread_source = params.thread_source;
         meta.forked_from_id = Some(source.meta.id.clone());

@@ -84,8 +84,8 @@ pub(crate) struct ThreadSettings {
     pub config: BTreeMap<String, serde_json::Value>,
 }
 
-/// What a client may override when it starts, resumes or forks a thread; `None` keeps the
-/// current (or default) value.
+/// What a client may override when it starts, resumes or forks a thread, or starts a turn;
+/// `None` keeps the current (or default) value.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SettingsOverrides {
     pub model: Option<String>,
@@ -95,6 +95,9 @@ pub(crate) struct SettingsOverrides {
     pub approval_policy: Option<AskForApproval>,
     pub approvals_reviewer: Option<ApprovalsReviewer>,
     pub sandbox: Option<SandboxMode>,
+    /// A full sandbox policy (`turn/start`); applied after `sandbox`.
+    pub sandbox_policy: Option<SandboxPolicy>,
+    pub reasoning_effort: Option<ReasoningEffort>,
     pub config: Option<BTreeMap<String, serde_json::Value>>,
     pub base_instructions: Option<String>,
     pub developer_instructions: Option<String>,
@@ -144,6 +147,12 @@ impl ThreadSettings {
         if let Some(mode) = overrides.sandbox {
             self.sandbox = sandbox_policy(mode);
         }
+        if let Some(policy) = overrides.sandbox_policy {
+            self.sandbox = policy;
+        }
+        if let Some(effort) = overrides.reasoning_effort {
+            self.reasoning_effort = Some(effort);
+        }
         if let Some(config) = overrides.config {
             self.config = config;
         }
@@ -159,7 +168,7 @@ impl ThreadSettings {
 
 /// `cwd` made absolute against the server's working directory; the server's working directory
 /// when `cwd` is absent. Not resolved through symlinks: the directory need not exist.
-pub(crate) fn absolute_cwd(cwd: Option<&str>) -> String {
+fn absolute_cwd(cwd: Option<&str>) -> String {
     let base = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
     let path = match cwd {
         Some(cwd) => base.join(cwd),

@@ -7,7 +7,7 @@ use agentwire_protocol::{ThreadItem, ThreadStatus, ThreadStatusChangedNotificati
 use agentwire_runtime::Hub;
 
 use super::error::ThreadError;
-use super::meta::{ThreadSettings, now};
+use super::meta::{SettingsOverrides, ThreadSettings, now};
 use super::rollout::{RolloutRecord, put_item, started_turn};
 use super::{LoadedThread, Threads, lock};
 
@@ -112,17 +112,16 @@ impl Threads {
         self.snapshot(id).map(|(_, turns)| turns)
     }
 
-    /// Changes the settings of loaded thread `id` with `change`; records them when they
+    /// Applies `overrides` to the settings of loaded thread `id`; records them when they
     /// changed. Returns the settings now in force.
     pub(crate) fn update_settings(
         &self,
         id: &str,
-        change: impl FnOnce(&mut ThreadSettings),
+        overrides: SettingsOverrides,
     ) -> Result<ThreadSettings, ThreadError> {
         self.with_loaded(id, |thread| {
             let mut settings = thread.summary.meta.settings.clone();
-            change(&mut settings);
-            if settings != thread.summary.meta.settings {
+            if settings.apply(overrides) {
                 let at = now();
                 let record = RolloutRecord::Settings {
                     at,

@@ -24,7 +24,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::provider::ModelProvider;
 use crate::threads::Threads;
 use crate::threads::error::ThreadError;
-use crate::threads::meta::{absolute_cwd, new_id};
+use crate::threads::meta::{SettingsOverrides, new_id};
 use approval::SessionApprovals;
 use run::{Controls, TurnRun, TurnStart};
 
@@ -104,29 +104,17 @@ impl Turns {
         }
         let thread_id = params.thread_id;
         // Fails unless the thread is loaded. The turn's overrides stay for later turns.
-        let settings = self.threads.update_settings(&thread_id, |settings| {
-            if let Some(model) = params.model {
-                settings.model = model;
-            }
-            if let Some(effort) = params.effort {
-                settings.reasoning_effort = Some(effort);
-            }
-            if let Some(cwd) = params.cwd {
-                settings.cwd = absolute_cwd(Some(&cwd));
-            }
-            if let Some(policy) = params.approval_policy {
-                settings.approval_policy = policy;
-            }
-            if let Some(reviewer) = params.approvals_reviewer {
-                settings.approvals_reviewer = reviewer;
-            }
-            if let Some(policy) = params.sandbox_policy {
-                settings.sandbox = policy;
-            }
-            if let Some(tier) = params.service_tier {
-                settings.service_tier = Some(tier);
-            }
-        })?;
+        let overrides = SettingsOverrides {
+            model: params.model,
+            reasoning_effort: params.effort,
+            cwd: params.cwd,
+            approval_policy: params.approval_policy,
+            approvals_reviewer: params.approvals_reviewer,
+            sandbox_policy: params.sandbox_policy,
+            service_tier: params.service_tier,
+            ..SettingsOverrides::default()
+        };
+        let settings = self.threads.update_settings(&thread_id, overrides)?;
         let history = history::from_turns(&self.threads.turns(&thread_id)?);
         self.threads
             .subscribers
