@@ -28,10 +28,6 @@ use crate::stats::Samples;
 /// The command that reproduces the measurement.
 pub const REPRODUCE: &str = "cargo build --release -p agentwire -p agentwire-bench && bash scripts/install-bench-tools.sh && target/release/agentwire-bench";
 
-/// Where `scripts/install-bench-tools.sh` puts the reference server.
-const CODEX_IN_BENCH: &str =
-    "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex";
-
 /// The contenders' names in the table.
 pub const AGENTWIRE: &str = "agentwire";
 /// See [`AGENTWIRE`].
@@ -197,10 +193,7 @@ fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
         );
     }
     let mut skipped = Vec::new();
-    let codex = args
-        .codex
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(CODEX_IN_BENCH));
+    let codex = agentwire_bench::reference_server(args.codex.clone());
     let codex_name = REFERENCE.to_owned();
     if args.skip_codex {
         skipped.push((codex_name, "left out (--skip-codex)".to_owned()));

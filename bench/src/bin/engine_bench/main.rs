@@ -21,10 +21,6 @@ use clap::Parser;
 
 use crate::table::{Row, Table};
 
-/// Where `scripts/install-bench-tools.sh` puts the reference server.
-const CODEX_IN_BENCH: &str =
-    "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex";
-
 /// Engine benchmark over stdio.
 #[derive(Debug, Parser)]
 #[command(
@@ -111,10 +107,7 @@ fn run(args: &Args) -> Result<(), String> {
     let reading = agentwire(&program, &homes, "items");
     let streaming = agentwire(&program, &homes, &format!("stream-{}", std::process::id()));
     let empty = agentwire(&program, &homes, &format!("empty-{}", std::process::id()));
-    let codex = args
-        .codex
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(CODEX_IN_BENCH));
+    let codex = agentwire_bench::reference_server(args.codex.clone());
     let reference = (!args.skip_codex && codex.is_file()).then(|| Contender {
         name: "codex app-server 0.171.0".into(),
         program: codex,
