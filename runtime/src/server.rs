@@ -26,12 +26,13 @@ use agentwire_protocol::method::{Direction, Method};
 use agentwire_protocol::methods::{self, Initialize, Initialized};
 use agentwire_protocol::{InitializeParams, RequestId};
 use futures_util::FutureExt;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::config::RuntimeConfig;
 use crate::connection::{ClientAnswer, Connection, Negotiated};
 use crate::dispatch::{Handler, dispatch_notification, dispatch_request};
+use crate::envelope::{self, Envelope, Unreadable};
 use crate::handler::{Answered, HandlerError, NotificationContext, RequestContext, SettleOnDrop};
 use crate::outbound::{error_message, error_object, result_message};
 use crate::peer::{Hub, Peer};
@@ -219,19 +220,16 @@ impl<H: Handler> Server<H> {
         bytes: &[u8],
         start: Start,
     ) -> Result<(), Refusal> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-            Refusal::new(None, error_codes::PARSE_ERROR, format!("Parse error: {e}"))
+        let envelope = Envelope::read(bytes).map_err(|unreadable| {
+            let code = match unreadable {
+                Unreadable::NotJson(_) => error_codes::PARSE_ERROR,
+                Unreadable::NotAnObject => error_codes::INVALID_REQUEST,
+            };
+            Refusal::new(None, code, unreadable.to_string())
         })?;
-        let Value::Object(mut object) = value else {
-            return Err(Refusal::new(
-                None,
-                error_codes::INVALID_REQUEST,
-                "Invalid request: expected a JSON object",
-            ));
-        };
-        let id = match object.remove("id") {
+        let id = match envelope.id {
             None => None,
-            Some(raw) => Some(request_id(raw).ok_or_else(|| {
+            Some(raw) => Some(envelope::request_id(raw).ok_or_else(|| {
                 Refusal::new(
                     None,
                     error_codes::INVALID_REQUEST,
@@ -239,7 +237,7 @@ impl<H: Handler> Server<H> {
                 )
             })?),
         };
-        let method = match object.remove("method") {
+        let method = match envelope.method {
             None => None,
             Some(Value::String(method)) => Some(method),
             Some(_) => {
@@ -250,14 +248,14 @@ impl<H: Handler> Server<H> {
                 ));
             }
         };
-        let params = object.remove("params");
+        let params = envelope.params;
         match (id, method) {
             (Some(id), Some(method)) => self.request(connection, id, method, params, start),
             (None, Some(method)) => {
                 self.notification(connection, &method, params, start);
                 Ok(())
             }
-            (Some(id), None) => self.client_answer(connection, id, object),
+            (Some(id), None) => self.client_answer(connection, id, envelope.result, envelope.error),
             (None, None) => Err(Refusal::new(
                 None,
                 error_codes::INVALID_REQUEST,
@@ -543,9 +541,10 @@ impl<H: Handler> Server<H> {
         &self,
         connection: &Arc<Connection>,
         id: RequestId,
-        mut object: Map<String, Value>,
+        result: Option<Value>,
+        error: Option<Value>,
     ) -> Result<(), Refusal> {
-        let answer = match (object.remove("result"), object.remove("error")) {
+        let answer = match (result, error) {
             (Some(result), None) => ClientAnswer::Result(result),
             (None, Some(error)) => ClientAnswer::Error(error),
             _ => {
@@ -575,49 +574,10 @@ impl<H: Handler> Server<H> {
     }
 }
 
-/// The id of a message, read the way `RequestId`'s untagged `Deserialize` reads it (a string,
-/// or a number that fits an `i64`), without going through serde: for an integer id serde tries
-/// the string variant first and builds an error message, on every request.
-fn request_id(raw: Value) -> Option<RequestId> {
-    match raw {
-        Value::String(id) => Some(RequestId::String(id)),
-        Value::Number(number) => number.as_i64().map(RequestId::Integer),
-        _ => None,
-    }
-}
-
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_owned())
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn request_ids_are_read_like_serde_reads_them() {
-        for raw in [
-            json!(0),
-            json!(-7),
-            json!(i64::MAX),
-            json!(u64::MAX),
-            json!(1.0),
-            json!(1.5),
-            json!(""),
-            json!("a-1"),
-            json!(null),
-            json!(true),
-            json!([1]),
-            json!({ "id": 1 }),
-        ] {
-            let by_serde = serde_json::from_value::<RequestId>(raw.clone()).ok();
-            assert_eq!(request_id(raw.clone()), by_serde, "{raw}");
-        }
-    }
 }
