@@ -12,6 +12,11 @@
 //! - every other path: the websocket upgrade (`ws://127.0.0.1:4500` and `ws://…/any/path` are
 //!   the same endpoint), so clients need not agree on a path.
 //!
+//! A plain HTTP answer (anything but the switch to a websocket) carries `Connection: close` and
+//! ends its connection, so each connection holds one HTTP request at most and the header
+//! deadline (`http_header_timeout`) covers every request, not only a keep-alive connection's
+//! first.
+//!
 //! Any request with an `Origin` header gets 403, on every route: browsers always send one, and
 //! no web page may reach a local agent. With a bearer token configured, every route except
 //! `/healthz` (a liveness probe that reveals nothing) needs `Authorization: Bearer <token>`,
@@ -301,12 +306,22 @@ fn router<H: Handler>(state: Arc<WsState<H>>, auth: Option<BearerAuth>) -> Route
 }
 
 /// Refuses browsers (any `Origin` header) and, with a token configured, unauthenticated
-/// requests to every route but `/healthz`.
+/// requests to every route but `/healthz`; ends the connection after any plain HTTP answer.
 async fn gate(
     State(auth): State<Arc<Option<BearerAuth>>>,
     request: Request,
     next: Next,
 ) -> Response {
+    let mut response = admit(&auth, request, next).await;
+    if response.status() != StatusCode::SWITCHING_PROTOCOLS {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+async fn admit(auth: &Option<BearerAuth>, request: Request, next: Next) -> Response {
     if request.headers().contains_key(header::ORIGIN) {
         tracing::warn!(
             path = request.uri().path(),

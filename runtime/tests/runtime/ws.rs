@@ -270,6 +270,41 @@ async fn clients_that_do_not_finish_their_headers_in_time_are_disconnected() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_http_answer_ends_its_connection() {
+    let served = Served::tcp(|_| {}, None).await;
+    for (head, status) in [
+        ("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", "200"),
+        (
+            "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n",
+            "200",
+        ),
+        (
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nOrigin: http://a.test\r\n\r\n",
+            "403",
+        ),
+    ] {
+        let mut stream = TcpStream::connect(served.addr()).await.expect("connect");
+        stream.write_all(head.as_bytes()).await.expect("write");
+        // The whole answer, then the end of the stream: no second request can follow.
+        let mut answer = Vec::new();
+        tokio::time::timeout(PATIENCE, stream.read_to_end(&mut answer))
+            .await
+            .expect("the server ended the connection")
+            .expect("read");
+        let answer = String::from_utf8_lossy(&answer).to_ascii_lowercase();
+        assert!(
+            answer.starts_with(&format!("http/1.1 {status}")),
+            "{answer}"
+        );
+        assert!(answer.contains("connection: close\r\n"), "{answer}");
+    }
+    // The websocket upgrade is not affected.
+    let mut ws = connect(&served.url()).await;
+    initialize(&mut ws).await;
+    served.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_and_healthz_answer_200_and_origin_gets_403_everywhere() {
     let served = Served::tcp(|_| {}, None).await;
     let addr = served.addr();
