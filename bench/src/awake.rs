@@ -1,11 +1,13 @@
 //! `--keep-awake`: one lowest-priority busy loop per core for the length of the run.
 //!
 //! On a virtual machine an idle vCPU halts, and waking a thread on it again goes through the
-//! hypervisor: tens of microseconds, paid twice per lockstep round trip whatever the server
-//! does (the echo floor drops from ~100k to ~12k round trips/s here when the machine is idle).
-//! Spinners at the lowest priority (nice 19: they get a sliver of a core whenever anything else
-//! wants it) keep the vCPUs from halting, so the figures show what the servers cost rather
-//! than what an idle vCPU costs to wake. (`SCHED_IDLE` spinners helped about half as much here.)
+//! hypervisor: tens of microseconds per lockstep round trip for a server that sleeps on an
+//! empty pipe (an echo loop that does managed ~100k round trips/s here with the vCPUs awake and
+//! ~12k idle). agentwire and the echo floor poll their input briefly after answering, which
+//! spares the server's side of that; the client's side remains. Spinners at the lowest
+//! priority (nice 19: they get a sliver of a core whenever anything else wants it) keep the
+//! vCPUs from halting, so the figures show what the servers cost rather than what an idle vCPU
+//! costs to wake. (`SCHED_IDLE` spinners helped about half as much here.)
 
 use std::process::{Child, Command, Stdio};
 

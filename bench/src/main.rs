@@ -1,6 +1,6 @@
 //! `agentwire-bench`: the stdio benchmark of `agentwire app-server`, side by side with an echo
-//! floor (`echo-floor`, the physical limit of the path) and the reference server
-//! (`codex app-server` 0.171.0).
+//! floor (`echo-floor`: a minimal loop with the same input and output rules, the physical limit
+//! of the path) and the reference server (`codex app-server` 0.171.0).
 //!
 //! Each round starts every contender afresh (interleaved, in a rotating order, so that machine
 //! noise hits all of them alike) and measures: the time from spawn to the `initialize`

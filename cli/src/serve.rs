@@ -30,6 +30,11 @@ pub struct ServeArgs {
     /// when its queue is full.
     #[arg(long, value_name = "N", default_value_t = 4096)]
     outbound_queue: usize,
+    /// stdio://: after answering, keep looking for the client's next message for up to this
+    /// many microseconds before sleeping, while the client sends within that time; 0 always
+    /// sleeps. Saves a lockstep client the wake-up of a sleeping CPU on every round trip.
+    #[arg(long, value_name = "MICROS", default_value_t = 100)]
+    stdin_busy_poll_us: u64,
     /// ws:// and unix://: require `Authorization: Bearer <token>`, the token being this file's
     /// contents without surrounding whitespace.
     #[arg(long, value_name = "PATH", conflicts_with = "ws_auth_token_sha256")]
@@ -51,6 +56,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     config.max_message_bytes = args.max_message_bytes;
     config.max_in_flight_requests = args.max_in_flight.max(1);
     config.outbound_queue_messages = args.outbound_queue.max(1);
+    config.stdin_busy_poll = Duration::from_micros(args.stdin_busy_poll_us);
     let auth = auth(&args)?;
     match &args.listen {
         Listen::Ws(addr) => return serve_socket(Bind::Tcp(*addr), auth, engine_config, config),

@@ -22,6 +22,10 @@ pub struct RuntimeConfig {
     /// its first HTTP request; a connection that has not is closed, so silent or trickling
     /// connections cannot pile up.
     pub http_header_timeout: Duration,
+    /// stdio over a pipe or socket: after answering, how long to keep looking for the client's
+    /// next message before sleeping, while the client sends within that time (a lockstep
+    /// exchange answered sooner; see `stdio::busy_poll`). Zero always sleeps.
+    pub stdin_busy_poll: Duration,
     /// The server's home directory, reported as `codexHome` by `initialize`.
     pub home: PathBuf,
 }
@@ -36,6 +40,7 @@ impl RuntimeConfig {
             server_request_timeout: Duration::from_secs(600),
             shutdown_grace: Duration::from_secs(5),
             http_header_timeout: Duration::from_secs(10),
+            stdin_busy_poll: Duration::from_micros(100),
             home,
         }
     }

@@ -15,14 +15,18 @@
 //!   [`Server::handle_message_inline`], which polls the request's work right there: a cheap
 //!   request is answered without spawning a task or waking another thread.
 //! - Answers produced while a chunk is handled are collected and written with one `write`
-//!   once the chunk is done (see `LineOutbound`); messages sent at any other time (work that
-//!   finished later, notifications) are written at once, one `write` each.
+//!   once the chunk is done, or earlier once the first of them has waited [`BATCH_DELAY`]
+//!   (see `LineOutbound`); messages sent at any other time (work that finished later,
+//!   notifications) are written at once, one `write` each.
 //! - When stdin is a pipe or a socket (what a parent process gives its child), it is read
 //!   through the runtime's reactor: no reader thread at all, and with `Runtime::block_on` as
 //!   the caller's `block_on`, no thread but the calling one. Anything else (a regular file, a
 //!   terminal) and [`serve_lines`] (any `Read`, e.g. an in-process pipe) is read by a thread of
 //!   its own, which hands whole chunks (not messages) to the task through a small bounded
 //!   channel.
+//! - While the client sends its next message soon after an answer (a lockstep exchange),
+//!   the task keeps looking for it for a moment instead of sleeping (see `busy_poll`): waking
+//!   a sleeping CPU costs more than the whole request.
 //!
 //! Stdout is written with plain blocking writes of a duplicate of file descriptor 1, as before:
 //! a client that stops reading stalls the server rather than growing a queue.
@@ -39,11 +43,16 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use tokio::io::AsyncReadExt;
 use tokio::net::UnixStream;
 use tokio::net::unix::pipe;
 use tokio::sync::mpsc;
+
+pub mod busy_poll;
+
+use busy_poll::BusyPoll;
 
 use crate::connection::Connection;
 use crate::dispatch::Handler;
@@ -61,11 +70,19 @@ const CHUNKS_AHEAD: usize = 4;
 /// A batch of answers is written out early once it holds this many bytes, so that the batch
 /// buffer stays small whatever the answers weigh.
 const BATCH_BYTES: usize = 64 * 1024;
+/// A batch of answers is written out early once its first answer has waited this long: the
+/// client reads the first answers to a long chunk while the rest are being worked out, instead
+/// of the two sides taking turns (at 32 requests in flight that doubles the round trips per
+/// second), and batching delays no answer by more. About what a write costs, so writes take
+/// at most a fraction of the time however many answers there are.
+pub const BATCH_DELAY: Duration = Duration::from_micros(10);
 
 /// Writes messages to a byte stream, one per line. Between [`LineOutbound::begin_batch`] and
 /// [`LineOutbound::end_batch`] messages are collected and written together.
 struct LineOutbound<W> {
     closed: AtomicBool,
+    /// How long the first line of a batch may wait for the others ([`BATCH_DELAY`]).
+    delay: Duration,
     output: Mutex<Output<W>>,
 }
 
@@ -73,16 +90,20 @@ struct Output<W> {
     writer: W,
     /// Lines collected while batching.
     batch: Vec<u8>,
+    /// When the first line in `batch` was collected.
+    oldest: Option<Instant>,
     batching: bool,
 }
 
 impl<W: Write> LineOutbound<W> {
-    fn new(writer: W) -> Self {
+    fn new(writer: W, delay: Duration) -> Self {
         Self {
             closed: AtomicBool::new(false),
+            delay,
             output: Mutex::new(Output {
                 writer,
                 batch: Vec::with_capacity(BATCH_BYTES),
+                oldest: None,
                 batching: false,
             }),
         }
@@ -113,8 +134,13 @@ impl<W: Write> LineOutbound<W> {
     /// Writes what was collected since [`LineOutbound::begin_batch`], with one write.
     fn end_batch(&self) -> Result<(), Closed> {
         let mut output = self.lock();
-        let output = &mut *output;
         output.batching = false;
+        self.write_batch(&mut output)
+    }
+
+    /// Writes the lines collected so far, if any.
+    fn write_batch(&self, output: &mut Output<W>) -> Result<(), Closed> {
+        output.oldest = None;
         if output.batch.is_empty() {
             return Ok(());
         }
@@ -137,14 +163,15 @@ impl<W: Write + Send + 'static> Outbound for Arc<LineOutbound<W>> {
         }
         if output.batch.len() + message.len() <= BATCH_BYTES {
             output.batch.extend_from_slice(&message);
-            return Ok(());
+            let now = Instant::now();
+            let oldest = *output.oldest.get_or_insert(now);
+            if now.duration_since(oldest) < self.delay {
+                return Ok(());
+            }
+            return self.write_batch(output);
         }
         // Too much for one batch: write what was collected, then this message, in order.
-        if !output.batch.is_empty() {
-            let result = self.write(&mut output.writer, &output.batch);
-            output.batch.clear();
-            result?;
-        }
+        self.write_batch(output)?;
         self.write(&mut output.writer, &message)
     }
 
@@ -167,8 +194,24 @@ enum Input {
 }
 
 impl Input {
-    /// The next chunk of input; empty at end of input.
-    async fn read<'a>(&'a mut self, buffer: &'a mut [u8]) -> std::io::Result<&'a [u8]> {
+    /// The next chunk of input; empty at end of input. Until `poll_until` it is looked for
+    /// without sleeping (see [`BusyPoll`]).
+    async fn read<'a>(
+        &'a mut self,
+        buffer: &'a mut [u8],
+        poll_until: Option<Instant>,
+    ) -> std::io::Result<&'a [u8]> {
+        if let Some(deadline) = poll_until {
+            while Instant::now() < deadline {
+                match self.try_read(buffer) {
+                    Ok(n) => return Ok(&buffer[..n]),
+                    Err(error) if error.kind() == ErrorKind::WouldBlock => {
+                        tokio::task::yield_now().await;
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
+        }
         match self {
             Input::Pipe(pipe) => {
                 let n = pipe.read(buffer).await?;
@@ -186,6 +229,25 @@ impl Input {
                 Some(Err(error)) => Err(error),
                 None => Ok(&[]),
             },
+        }
+    }
+
+    /// Reads what is there without waiting: `WouldBlock` when nothing is (or the reactor has
+    /// not seen it yet; yielding to the runtime lets it look).
+    fn try_read(&self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Input::Pipe(pipe) => pipe.try_read(buffer),
+            Input::Socket(socket) => socket.try_read(buffer),
+            Input::Thread { .. } => Err(ErrorKind::WouldBlock.into()),
+        }
+    }
+
+    /// How long to poll for input after answering: a reader thread sleeps in `read` whatever
+    /// the connection's task does, so polling its channel would gain nothing.
+    fn busy_poll(&self, window: Duration) -> BusyPoll {
+        match self {
+            Input::Pipe(_) | Input::Socket(_) => BusyPoll::new(window),
+            Input::Thread { .. } => BusyPoll::new(Duration::ZERO),
         }
     }
 
@@ -292,7 +354,7 @@ fn run<H: Handler, W: Write + Send + 'static>(
     output: W,
     block_on: impl FnOnce(Drain<'_>),
 ) -> std::io::Result<()> {
-    let outbound = Arc::new(LineOutbound::new(output));
+    let outbound = Arc::new(LineOutbound::new(output, BATCH_DELAY));
     let connection = server.hub().open(Box::new(outbound.clone()));
     tracing::info!(
         connection = connection.id().0,
@@ -350,12 +412,15 @@ async fn serve_connection<H: Handler, W: Write + Send + 'static>(
 ) -> &'static str {
     let mut framer = LineFramer::new(server.config().max_message_bytes);
     let mut buffer = vec![0u8; CHUNK];
+    let mut poll = input.busy_poll(server.config().stdin_busy_poll);
     let mut handle = |event: FrameEvent<'_>| match event {
         FrameEvent::Message(bytes) => server.handle_message_inline(&connection, bytes),
         FrameEvent::TooLarge { bytes } => server.refuse_oversized(&connection, bytes),
     };
     let reason = loop {
-        let chunk = match input.read(&mut buffer).await {
+        let read = input.read(&mut buffer, poll.deadline()).await;
+        poll.arrived(Instant::now());
+        let chunk = match read {
             Ok([]) => break "end of input",
             Ok(chunk) => chunk,
             Err(error) if error.kind() == ErrorKind::Interrupted => continue,
@@ -369,6 +434,7 @@ async fn serve_connection<H: Handler, W: Write + Send + 'static>(
         if outbound.end_batch().is_err() {
             server.hub().close(connection.id());
         }
+        poll.answered(Instant::now());
     };
     input.restore();
     outbound.begin_batch();
@@ -378,4 +444,71 @@ async fn serve_connection<H: Handler, W: Write + Send + 'static>(
     }
     server.drain().await;
     reason
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keeps every write apart.
+    #[derive(Clone, Default)]
+    struct Writes(Arc<Mutex<Vec<String>>>);
+
+    impl Writes {
+        fn taken(&self) -> Vec<String> {
+            std::mem::take(&mut *self.0.lock().expect("writes"))
+        }
+    }
+
+    impl Write for Writes {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            self.0.lock().expect("writes").push(text);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_batch_is_written_at_its_end_or_once_its_first_line_has_waited() {
+        // Long enough that the sends below cannot be that far apart by accident.
+        let delay = Duration::from_millis(200);
+        let writes = Writes::default();
+        let outbound = Arc::new(LineOutbound::new(writes.clone(), delay));
+        let send = |text: &str| outbound.send(text.as_bytes().to_vec()).expect("open");
+
+        outbound.begin_batch();
+        send("1");
+        send("2");
+        assert_eq!(writes.taken(), Vec::<String>::new());
+        std::thread::sleep(delay);
+        send("3");
+        assert_eq!(writes.taken(), ["1\n2\n3\n"]);
+        send("4");
+        outbound.end_batch().expect("open");
+        assert_eq!(writes.taken(), ["4\n"]);
+
+        // Outside a batch every line is written at once.
+        send("5");
+        assert_eq!(writes.taken(), ["5\n"]);
+    }
+
+    #[test]
+    fn a_batch_never_holds_more_than_its_byte_limit() {
+        let writes = Writes::default();
+        let outbound = Arc::new(LineOutbound::new(writes.clone(), Duration::from_secs(60)));
+        let line = "x".repeat(BATCH_BYTES / 2);
+        outbound.begin_batch();
+        for _ in 0..3 {
+            outbound.send(line.clone().into_bytes()).expect("open");
+        }
+        outbound.end_batch().expect("open");
+        let sizes: Vec<usize> = writes.taken().iter().map(String::len).collect();
+        let each = line.len() + 1;
+        // Two lines would not fit: the first goes out alone, in order, before the second.
+        assert_eq!(sizes, [each, each, each]);
+    }
 }

@@ -274,3 +274,45 @@ fn rust_log_warn_silences_info() {
         run.stderr
     );
 }
+
+/// CPU time the process has used so far, in clock ticks (user + system, from /proc).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("read /proc/PID/stat");
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let after_name = &stat[stat.rfind(')').expect("a command name") + 2..];
+    let fields: Vec<&str> = after_name.split(' ').collect();
+    // utime and stime: fields 14 and 15 of the whole line, 12 and 13 after the name.
+    let ticks = |index: usize| -> u64 { fields[index].parse().expect("a tick count") };
+    ticks(11) + ticks(12)
+}
+
+/// After answering a client that keeps up, the server looks for its next message for a while
+/// instead of sleeping (`--stdin-busy-poll-us`); once the client goes quiet it must stop
+/// looking and sleep. Here the window is 300 ms, long enough to see in the CPU time.
+#[test]
+fn polling_for_input_stops_when_the_client_goes_quiet() {
+    let home = scratch("busy-poll");
+    let mut client = crate::client::Client::start_with(&home, &["--stdin-busy-poll-us", "300000"]);
+    let pid = client.pid();
+    // A lockstep exchange: each request follows the last answer at once.
+    for _ in 0..20 {
+        client.call("thread/loaded/list", json!({}));
+    }
+    let start = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_millis(250));
+    let polling = cpu_ticks(pid) - start;
+    // Past the window: asleep.
+    std::thread::sleep(Duration::from_millis(350));
+    let quiet = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_millis(1000));
+    let asleep = cpu_ticks(pid) - quiet;
+    assert!(
+        polling >= 2,
+        "the server did not poll after answering: {polling} ticks of CPU in 250 ms"
+    );
+    assert!(
+        asleep <= 5,
+        "the server kept using CPU with no client traffic: {asleep} ticks in 1 s"
+    );
+    client.stop();
+}

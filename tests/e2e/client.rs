@@ -27,7 +27,12 @@ pub struct Client {
 impl Client {
     /// Starts `agentwire app-server` with `AGENTWIRE_HOME=home` and completes the handshake.
     pub fn start(home: &Path) -> Self {
-        let mut client = Self::spawn(home);
+        Self::start_with(home, &[])
+    }
+
+    /// Like [`Client::start`], with `args` after `app-server`.
+    pub fn start_with(home: &Path, args: &[&str]) -> Self {
+        let mut client = Self::spawn_with(home, args);
         let answer = client.request(
             "initialize",
             json!({"clientInfo": {"name": "e2e", "version": "0.0.1"}}),
@@ -37,10 +42,11 @@ impl Client {
         client
     }
 
-    /// Starts the server without the handshake.
-    pub fn spawn(home: &Path) -> Self {
+    /// Starts the server with `args` after `app-server`, without the handshake.
+    pub fn spawn_with(home: &Path, args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
             .arg("app-server")
+            .args(args)
             .env("AGENTWIRE_HOME", home)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::piped())
@@ -180,6 +186,11 @@ impl Client {
                 )
             }
         }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// What the server logged so far.
