@@ -280,7 +280,7 @@ fn validation_costs(out: &mut String, validation: &[ValidationCost], agentwire: 
         "\nSchema validation per request, in-process (`Validators::check` on compiled \
          validators; medians of batches), against agentwire's lockstep round trip:\n"
     );
-    let mut header = String::from("| params | check (ns) | parse line + check (ns) |");
+    let mut header = String::from("| params | check (ns) | read line + check (ns) |");
     let mut rule = String::from("|---|---:|---:|");
     let round_trips: Vec<Option<f64>> = agentwire
         .rates

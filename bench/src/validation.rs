@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{ThreadList, TurnStart};
+use agentwire_runtime::envelope::Envelope;
 use agentwire_runtime::validate::Validators;
 use serde_json::Value;
 
@@ -17,7 +18,8 @@ pub struct ValidationCost {
     pub params: &'static str,
     /// Nanoseconds per `Validators::check` on already-parsed params (median of batches).
     pub check_ns: f64,
-    /// Nanoseconds to parse the whole request line into a `Value` and check its params.
+    /// Nanoseconds to read the whole request line as the server does (its envelope, params
+    /// as a `Value`) and check its params.
     pub parse_and_check_ns: f64,
 }
 
@@ -68,9 +70,8 @@ pub fn measure() -> Result<Vec<ValidationCost>, String> {
             });
             let line = format!("{{\"id\":1,\"method\":\"{method}\",\"params\":{params}}}");
             let parse_and_check_ns = time_per_call(|| {
-                let parsed: Result<Value, _> = serde_json::from_slice(black_box(line.as_bytes()));
-                if let Ok(parsed) = parsed {
-                    let _ = black_box(validators.check(method, parsed.get("params")));
+                if let Ok(envelope) = Envelope::read(black_box(line.as_bytes())) {
+                    let _ = black_box(validators.check(method, envelope.params.as_ref()));
                 }
             });
             Ok(ValidationCost {

@@ -22,17 +22,22 @@ use serde_json::error::Category;
 /// The members of a message the runtime routes on; `None` when absent (a member present with
 /// `null` is `Some(Value::Null)`).
 #[derive(Debug, Default)]
-pub(crate) struct Envelope {
+pub struct Envelope {
+    /// `id`: a request's or a response's.
     pub id: Option<Value>,
+    /// `method`: a request's or a notification's.
     pub method: Option<Value>,
+    /// `params`.
     pub params: Option<Value>,
+    /// `result`: a response's.
     pub result: Option<Value>,
+    /// `error`: an error response's.
     pub error: Option<Value>,
 }
 
 /// Why a message could not be read.
 #[derive(Debug)]
-pub(crate) enum Unreadable {
+pub enum Unreadable {
     /// Not JSON text, or nested deeper than the parser allows: -32700.
     NotJson(serde_json::Error),
     /// JSON, but not an object: -32600.
@@ -50,7 +55,7 @@ impl fmt::Display for Unreadable {
 
 impl Envelope {
     /// Reads the envelope of one message.
-    pub(crate) fn read(bytes: &[u8]) -> Result<Self, Unreadable> {
+    pub fn read(bytes: &[u8]) -> Result<Self, Unreadable> {
         serde_json::from_slice(bytes).map_err(|error| match error.classify() {
             // The text was not an object. Whether it is JSON at all (by the parser's own
             // measure, depth included) decides the error: `[1,2` is not JSON, `[1,2]` is.
@@ -192,7 +197,7 @@ impl<'de> Visitor<'de> for SkippedVisitor {
 /// The id of a message, read the way `RequestId`'s untagged `Deserialize` reads it (a string,
 /// or a number that fits an `i64`), without going through serde: for an integer id serde tries
 /// the string variant first and builds an error message, on every request.
-pub(crate) fn request_id(raw: Value) -> Option<RequestId> {
+pub fn request_id(raw: Value) -> Option<RequestId> {
     match raw {
         Value::String(id) => Some(RequestId::String(id)),
         Value::Number(number) => number.as_i64().map(RequestId::Integer),

@@ -9,7 +9,7 @@ pub mod auth;
 pub mod config;
 pub mod connection;
 pub mod dispatch;
-mod envelope;
+pub mod envelope;
 pub mod framing;
 pub mod handler;
 pub mod initialize;
