@@ -188,6 +188,44 @@ impl Client {
         }
     }
 
+    /// `thread/start` with `params`; returns its answer once `thread/started` has arrived,
+    /// with the notification backlog cleared.
+    pub fn start_thread(&mut self, params: Value) -> Value {
+        let started = self.call("thread/start", params);
+        self.notification("thread/started");
+        self.notifications.clear();
+        started
+    }
+
+    /// `turn/start` on `thread` with `text` as its input; checks that the answer is a turn
+    /// just begun and returns its id.
+    pub fn start_turn(&mut self, thread: &str, text: &str) -> String {
+        self.start_turn_with(thread, text, json!({}))
+    }
+
+    /// Like [`Client::start_turn`], with `overrides` merged into the params.
+    pub fn start_turn_with(&mut self, thread: &str, text: &str, overrides: Value) -> String {
+        let mut params = json!({"threadId": thread, "input": [{"type": "text", "text": text}]});
+        if let (Some(params), Some(overrides)) = (params.as_object_mut(), overrides.as_object()) {
+            params.extend(overrides.clone());
+        }
+        let answer = self.call("turn/start", params);
+        let turn = &answer["turn"];
+        assert_eq!(turn["status"], json!("inProgress"), "{answer}");
+        assert_eq!(turn["items"], json!([]), "{answer}");
+        assert_eq!(turn["itemsView"], json!("notLoaded"), "{answer}");
+        assert_eq!(turn["startedAt"], Value::Null, "{answer}");
+        turn["id"].as_str().expect("turn id").to_owned()
+    }
+
+    /// Every notification up to and including `turn/completed`, in order.
+    pub fn until_turn_completed(&mut self) -> Vec<Value> {
+        let completed = self.notification("turn/completed");
+        let mut all: Vec<Value> = self.notifications.drain(..).collect();
+        all.push(json!({"method": "turn/completed", "params": completed}));
+        all
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -229,4 +267,34 @@ impl Drop for Client {
             let _ = self.child.wait();
         }
     }
+}
+
+/// The id of the thread in a `thread/start`, `resume` or `fork` answer.
+pub fn thread_id(answer: &Value) -> String {
+    answer["thread"]["id"]
+        .as_str()
+        .expect("thread id")
+        .to_owned()
+}
+
+/// The params of every notification `method` in `seen`.
+pub fn params<'a>(seen: &'a [Value], method: &str) -> Vec<&'a Value> {
+    seen.iter()
+        .filter(|n| n["method"] == json!(method))
+        .map(|n| &n["params"])
+        .collect()
+}
+
+/// The concatenated `delta`s of the notifications `method` in `seen`.
+pub fn deltas(seen: &[Value], method: &str) -> String {
+    params(seen, method)
+        .iter()
+        .map(|p| p["delta"].as_str().expect("delta"))
+        .collect()
+}
+
+/// The completed turn of notifications that end with `turn/completed`
+/// ([`Client::until_turn_completed`]).
+pub fn completed_turn(seen: &[Value]) -> &Value {
+    &seen.last().expect("notifications")["params"]["turn"]
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::client::Client;
+use crate::client::{Client, completed_turn, deltas, params, thread_id};
 use crate::common::scratch;
 use crate::mock_model::{End, MockModel, Recorded, Reply, Sse};
 
@@ -41,57 +41,14 @@ fn session(name: &str, mock: &MockModel, extra: &str) -> (PathBuf, Client, Strin
 
 /// Starts a thread; returns its id, with the notification backlog cleared.
 fn new_thread(client: &mut Client) -> String {
-    let started = client.call("thread/start", json!({"cwd": "/tmp/project"}));
+    let started = client.start_thread(json!({"cwd": "/tmp/project"}));
     assert_eq!(
         started["thread"]["modelProvider"],
         json!("mock"),
         "{started}"
     );
     assert_eq!(started["model"], json!("mock-model"), "{started}");
-    client.notification("thread/started");
-    client.notifications.clear();
-    started["thread"]["id"]
-        .as_str()
-        .expect("thread id")
-        .to_owned()
-}
-
-/// Starts a turn on `thread` with `text`; returns its id.
-fn start_turn(client: &mut Client, thread: &str, text: &str) -> String {
-    let answer = client.call(
-        "turn/start",
-        json!({"threadId": thread, "input": [{"type": "text", "text": text}]}),
-    );
-    answer["turn"]["id"].as_str().expect("turn id").to_owned()
-}
-
-/// Every notification up to and including `turn/completed`, in order.
-fn until_completed(client: &mut Client) -> Vec<Value> {
-    let completed = client.notification("turn/completed");
-    let mut all: Vec<Value> = client.notifications.drain(..).collect();
-    all.push(json!({"method": "turn/completed", "params": completed}));
-    all
-}
-
-/// The params of every notification `method` in `seen`.
-fn params<'a>(seen: &'a [Value], method: &str) -> Vec<&'a Value> {
-    seen.iter()
-        .filter(|n| n["method"] == json!(method))
-        .map(|n| &n["params"])
-        .collect()
-}
-
-/// The concatenated `delta`s of the notifications `method`.
-fn deltas(seen: &[Value], method: &str) -> String {
-    params(seen, method)
-        .iter()
-        .map(|p| p["delta"].as_str().expect("delta"))
-        .collect()
-}
-
-/// The completed turn of a run of notifications.
-fn completed_turn(seen: &[Value]) -> &Value {
-    &seen.last().expect("notifications")["params"]["turn"]
+    thread_id(&started)
 }
 
 /// Checks the turn failed with `info` and an `error` notification saying the same; returns
@@ -127,8 +84,8 @@ fn a_turn_streams_reasoning_and_text_and_reports_token_usage() {
             .usage(12, 7, 2, 3),
     )]);
     let (_home, mut client, thread) = session("openai-turn", &mock, "");
-    start_turn(&mut client, &thread, "Say hello.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "Say hello.");
+    let seen = client.until_turn_completed();
     let turn = completed_turn(&seen);
     assert_eq!(turn["status"], json!("completed"), "{turn}");
     assert_eq!(
@@ -185,11 +142,11 @@ fn a_turn_streams_reasoning_and_text_and_reports_token_usage() {
 fn the_next_turn_carries_the_conversation() {
     let mock = MockModel::start(vec![Sse::answer("Hello!")]);
     let (_home, mut client, thread) = session("openai-next-turn", &mock, "");
-    start_turn(&mut client, &thread, "Say hello.");
-    until_completed(&mut client);
+    client.start_turn(&thread, "Say hello.");
+    client.until_turn_completed();
     mock.push(Sse::answer("Hello again."));
-    start_turn(&mut client, &thread, "And again.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "And again.");
+    let seen = client.until_turn_completed();
     assert_eq!(completed_turn(&seen)["status"], json!("completed"));
     let usage = &params(&seen, "thread/tokenUsage/updated")[0]["tokenUsage"];
     assert_eq!(usage["total"]["totalTokens"], json!(30));
@@ -222,7 +179,7 @@ fn the_next_call_carries_the_conversation_and_a_tool_message_for_each_tool_call(
         Sse::answer("Hi."),
     ]);
     let (_home, mut client, thread) = session("openai-tool", &mock, "");
-    let turn = start_turn(&mut client, &thread, "List the files.");
+    let turn = client.start_turn(&thread, "List the files.");
     // While the first call runs, steer more input in: the turn makes a second call.
     mock.wait_requests(1);
     client.call(
@@ -231,7 +188,7 @@ fn the_next_call_carries_the_conversation_and_a_tool_message_for_each_tool_call(
                "input": [{"type": "text", "text": "Also say hi."}]}),
     );
     mock.release();
-    let seen = until_completed(&mut client);
+    let seen = client.until_turn_completed();
     assert_eq!(completed_turn(&seen)["status"], json!("completed"));
 
     let requests = mock.wait_requests(2);
@@ -272,8 +229,8 @@ fn refused_credentials_fail_the_turn_as_unauthorized() {
     )]);
     // PATH is set in every test environment; it stands in for an API key variable.
     let (_home, mut client, thread) = session("openai-401", &mock, "env_key = \"PATH\"");
-    start_turn(&mut client, &thread, "Hi.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "Hi.");
+    let seen = client.until_turn_completed();
     let message = assert_failed(&seen, &json!("unauthorized"));
     assert!(message.contains("$PATH"), "{message}");
     let turn = completed_turn(&seen);
@@ -303,8 +260,8 @@ fn an_unset_key_variable_fails_the_turn_at_once() {
         &mock,
         "env_key = \"AGENTWIRE_E2E_KEY_THAT_IS_NOT_SET\"",
     );
-    start_turn(&mut client, &thread, "Hi.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "Hi.");
+    let seen = client.until_turn_completed();
     let message = assert_failed(&seen, &json!("unauthorized"));
     assert!(
         message.contains("AGENTWIRE_E2E_KEY_THAT_IS_NOT_SET"),
@@ -322,8 +279,8 @@ fn a_rate_limited_request_is_retried_and_the_turn_completes() {
         Sse::answer("Made it."),
     ]);
     let (_home, mut client, thread) = session("openai-429", &mock, "");
-    start_turn(&mut client, &thread, "Hi.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "Hi.");
+    let seen = client.until_turn_completed();
     assert_eq!(completed_turn(&seen)["status"], json!("completed"));
     assert_eq!(deltas(&seen, "item/agentMessage/delta"), "Made it.");
     assert!(params(&seen, "error").is_empty());
@@ -337,8 +294,8 @@ fn rate_limits_that_outlast_the_retries_fail_the_turn() {
     let limited = || Reply::status_with(429, &[("retry-after", "0")], "slow down");
     let mock = MockModel::start(vec![limited(), limited()]);
     let (_home, mut client, thread) = session("openai-429-fail", &mock, "request_max_retries = 1");
-    start_turn(&mut client, &thread, "Hi.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "Hi.");
+    let seen = client.until_turn_completed();
     assert_failed(&seen, &json!("rateLimitExceeded"));
     assert_eq!(mock.wait_requests(2).len(), 2);
     client.stop();
@@ -356,8 +313,8 @@ fn an_unreachable_server_fails_the_turn_with_a_connection_error() {
     configure(&home, &format!("http://127.0.0.1:{port}/v1"), "");
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client);
-    start_turn(&mut client, &thread, "Hi.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "Hi.");
+    let seen = client.until_turn_completed();
     let message = assert_failed(
         &seen,
         &json!({"httpConnectionFailed": {"httpStatusCode": null}}),
@@ -375,8 +332,8 @@ fn a_conversation_too_long_for_the_model_is_a_context_window_error() {
          \"code\":\"context_length_exceeded\"}}",
     )]);
     let (_home, mut client, thread) = session("openai-context", &mock, "");
-    start_turn(&mut client, &thread, "A very long question.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "A very long question.");
+    let seen = client.until_turn_completed();
     let message = assert_failed(&seen, &json!("contextWindowExceeded"));
     assert!(message.contains("context window"), "{message}");
     client.stop();
@@ -390,16 +347,16 @@ fn broken_streams_fail_the_turn_with_what_was_wrong() {
     ]);
     let (_home, mut client, thread) = session("openai-malformed", &mock, "");
 
-    start_turn(&mut client, &thread, "One.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "One.");
+    let seen = client.until_turn_completed();
     let message = assert_failed(&seen, &json!("other"));
     assert!(message.contains("not a valid chunk"), "{message}");
     assert!(message.contains("{this is not json"), "{message}");
     // What streamed before the bad event is kept.
     assert_eq!(deltas(&seen, "item/agentMessage/delta"), "Part");
 
-    start_turn(&mut client, &thread, "Two.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "Two.");
+    let seen = client.until_turn_completed();
     let message = assert_failed(
         &seen,
         &json!({"responseStreamDisconnected": {"httpStatusCode": 200}}),
@@ -417,8 +374,8 @@ fn a_silent_stream_times_out() {
         Sse::new().text("And then").end(End::Stall),
     )]);
     let (_home, mut client, thread) = session("openai-idle", &mock, "stream_idle_timeout_ms = 300");
-    start_turn(&mut client, &thread, "Hi.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "Hi.");
+    let seen = client.until_turn_completed();
     let message = assert_failed(
         &seen,
         &json!({"responseStreamDisconnected": {"httpStatusCode": 200}}),
@@ -435,14 +392,14 @@ fn interrupting_a_turn_drops_the_model_connection() {
         Sse::new().text("Once upon ").end(End::Stall),
     )]);
     let (_home, mut client, thread) = session("openai-interrupt", &mock, "");
-    let turn = start_turn(&mut client, &thread, "Tell a long story.");
+    let turn = client.start_turn(&thread, "Tell a long story.");
     let delta = client.notification("item/agentMessage/delta");
     assert_eq!(delta["delta"], json!("Once upon "));
     client.call(
         "turn/interrupt",
         json!({"threadId": thread, "turnId": turn}),
     );
-    let seen = until_completed(&mut client);
+    let seen = client.until_turn_completed();
     let completed = completed_turn(&seen);
     assert_eq!(completed["status"], json!("interrupted"), "{completed}");
     assert!(params(&seen, "error").is_empty());
@@ -483,8 +440,8 @@ fn tool_calls_from_the_model_run_as_a_command_and_a_patch() {
         .expect("thread id")
         .to_owned();
     client.notifications.clear();
-    start_turn(&mut client, &thread, "List the files and write one.");
-    let seen = until_completed(&mut client);
+    client.start_turn(&thread, "List the files and write one.");
+    let seen = client.until_turn_completed();
     assert_eq!(
         completed_turn(&seen)["status"],
         json!("completed"),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::client::Client;
+use crate::client::{Client, completed_turn, deltas, thread_id};
 use crate::common::scratch;
 
 const ADD_NOTES: &str =
@@ -62,36 +62,18 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
 }
 
 fn new_thread(client: &mut Client, workspace: &Path, approval: &str, sandbox: &str) -> String {
-    let started = client.call(
-        "thread/start",
-        json!({"cwd": workspace, "approvalPolicy": approval, "sandbox": sandbox}),
-    );
-    client.notification("thread/started");
-    client.notifications.clear();
-    started["thread"]["id"]
-        .as_str()
-        .expect("thread id")
-        .to_owned()
-}
-
-fn start_turn(client: &mut Client, thread: &str, text: &str) -> String {
-    start_turn_with(client, thread, text, json!({}))
-}
-
-fn start_turn_with(client: &mut Client, thread: &str, text: &str, overrides: Value) -> String {
-    let mut params = json!({"threadId": thread, "input": [{"type": "text", "text": text}]});
-    if let (Some(params), Some(overrides)) = (params.as_object_mut(), overrides.as_object()) {
-        params.extend(overrides.clone());
-    }
-    let answer = client.call("turn/start", params);
-    answer["turn"]["id"].as_str().expect("turn id").to_owned()
+    thread_id(
+        &client.start_thread(
+            json!({"cwd": workspace, "approvalPolicy": approval, "sandbox": sandbox}),
+        ),
+    )
 }
 
 /// Every notification up to and including `turn/completed`; returns them and the final turn.
 fn until_completed(client: &mut Client) -> (Vec<Value>, Value) {
-    let completed = client.notification("turn/completed");
-    let all: Vec<Value> = client.notifications.drain(..).collect();
-    (all, completed["turn"].clone())
+    let all = client.until_turn_completed();
+    let turn = completed_turn(&all).clone();
+    (all, turn)
 }
 
 /// The completed items of `kind` among `notifications`.
@@ -114,7 +96,7 @@ fn a_full_turn_runs_a_command_and_a_patch() {
     let (home, workspace) = setup("tools-full");
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client, &workspace, "never", "workspace-write");
-    start_turn(&mut client, &thread, "case-full");
+    client.start_turn(&thread, "case-full");
     let (notifications, turn) = until_completed(&mut client);
     assert_eq!(turn["status"], json!("completed"), "{notifications:#?}");
 
@@ -139,11 +121,7 @@ fn a_full_turn_runs_a_command_and_a_patch() {
             "agentMessage"
         ]
     );
-    let output: String = notifications
-        .iter()
-        .filter(|n| n["method"] == json!("item/commandExecution/outputDelta"))
-        .map(|n| n["params"]["delta"].as_str().unwrap_or_default().to_owned())
-        .collect();
+    let output = deltas(&notifications, "item/commandExecution/outputDelta");
     assert_eq!(output, "hello-from-shell\n");
     let command = &completed_items(&notifications, "commandExecution")[0];
     assert_eq!(command["status"], json!("completed"));
@@ -200,7 +178,7 @@ fn approvals_accepted_declined_malformed_and_for_the_session() {
     let thread = new_thread(&mut client, &workspace, "untrusted", "workspace-write");
 
     // Accepted: the command runs.
-    let turn = start_turn(&mut client, &thread, "case-accept");
+    let turn = client.start_turn(&thread, "case-accept");
     let (id, params) = client.server_request("item/commandExecution/requestApproval");
     assert_eq!(params["threadId"], json!(thread));
     assert_eq!(params["turnId"], json!(turn));
@@ -221,7 +199,7 @@ fn approvals_accepted_declined_malformed_and_for_the_session() {
     assert!(workspace.join("accepted.txt").exists());
 
     // Declined: it does not run, the turn goes on.
-    start_turn(&mut client, &thread, "case-decline");
+    client.start_turn(&thread, "case-decline");
     let (id, _) = client.server_request("item/commandExecution/requestApproval");
     answer(&mut client, id, json!("decline"));
     let (notifications, done) = until_completed(&mut client);
@@ -233,7 +211,7 @@ fn approvals_accepted_declined_malformed_and_for_the_session() {
     assert!(!workspace.join("declined.txt").exists());
 
     // A malformed answer declines.
-    start_turn(&mut client, &thread, "case-malformed");
+    client.start_turn(&thread, "case-malformed");
     let (id, _) = client.server_request("item/commandExecution/requestApproval");
     client.send(&json!({"id": id, "result": {"decision": "maybe"}}));
     let (notifications, _) = until_completed(&mut client);
@@ -244,7 +222,7 @@ fn approvals_accepted_declined_malformed_and_for_the_session() {
     assert!(!workspace.join("malformed.txt").exists());
 
     // An error answer declines too.
-    start_turn(&mut client, &thread, "case-malformed");
+    client.start_turn(&thread, "case-malformed");
     let (id, _) = client.server_request("item/commandExecution/requestApproval");
     client.send(&json!({"id": id, "error": {"code": -32000, "message": "no"}}));
     let (notifications, _) = until_completed(&mut client);
@@ -254,7 +232,7 @@ fn approvals_accepted_declined_malformed_and_for_the_session() {
     );
 
     // Accepted for the session: the same command is not asked about again.
-    start_turn(&mut client, &thread, "case-session");
+    client.start_turn(&thread, "case-session");
     let (id, _) = client.server_request("item/commandExecution/requestApproval");
     answer(&mut client, id, json!("acceptForSession"));
     let (notifications, done) = until_completed(&mut client);
@@ -273,7 +251,7 @@ fn approvals_accepted_declined_malformed_and_for_the_session() {
     );
 
     // Cancel stops the turn.
-    start_turn(&mut client, &thread, "case-cancel");
+    client.start_turn(&thread, "case-cancel");
     let (id, _) = client.server_request("item/commandExecution/requestApproval");
     answer(&mut client, id, json!("cancel"));
     let (notifications, done) = until_completed(&mut client);
@@ -291,7 +269,7 @@ fn patches_outside_the_writable_roots_ask_first() {
     let mut client = Client::start(&home);
     // read-only: every write is outside the (empty) writable roots, so on-request asks.
     let thread = new_thread(&mut client, &workspace, "on-request", "read-only");
-    start_turn(&mut client, &thread, "case-patch");
+    client.start_turn(&thread, "case-patch");
     let (id, params) = client.server_request("item/fileChange/requestApproval");
     assert_eq!(params["threadId"], json!(thread));
     answer(&mut client, id, json!("decline"));
@@ -301,7 +279,7 @@ fn patches_outside_the_writable_roots_ask_first() {
     assert_eq!(declined["id"], params["itemId"]);
     assert!(!workspace.join("patched.txt").exists());
 
-    start_turn(&mut client, &thread, "case-patch");
+    client.start_turn(&thread, "case-patch");
     let (id, _) = client.server_request("item/fileChange/requestApproval");
     answer(&mut client, id, json!("accept"));
     let (notifications, _) = until_completed(&mut client);
@@ -321,8 +299,7 @@ fn sandbox_escapes_are_refused() {
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client, &workspace, "never", "workspace-write");
     // The scratch directories live under /tmp, which workspace-write allows by default.
-    start_turn_with(
-        &mut client,
+    client.start_turn_with(
         &thread,
         "case-escape",
         json!({"sandboxPolicy": {
@@ -362,8 +339,7 @@ fn sandbox_escapes_are_refused() {
     );
 
     // A per-turn override tightens the policy for this and later turns.
-    start_turn_with(
-        &mut client,
+    client.start_turn_with(
         &thread,
         "case-accept",
         json!({"approvalPolicy": "never", "sandboxPolicy": {"type": "readOnly"}}),
@@ -389,7 +365,7 @@ fn an_interrupt_while_waiting_for_approval_ends_the_turn() {
     let (home, workspace) = setup("tools-interrupt");
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client, &workspace, "untrusted", "workspace-write");
-    let turn = start_turn(&mut client, &thread, "case-cancel");
+    let turn = client.start_turn(&thread, "case-cancel");
     let (id, _) = client.server_request("item/commandExecution/requestApproval");
     client.call(
         "turn/interrupt",

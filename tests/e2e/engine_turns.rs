@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::client::Client;
+use crate::client::{Client, params, thread_id};
 use crate::common::scratch;
 
 /// Selects a fixture script whose answer streams `deltas` deltas of "word " each, `delay_ms`
@@ -30,39 +30,11 @@ fn slow_script(home: &Path, deltas: usize, delay_ms: u64) {
 
 /// Starts a thread; returns its id, with the notification backlog cleared.
 fn new_thread(client: &mut Client) -> String {
-    let started = client.call("thread/start", json!({"cwd": "/tmp/project"}));
-    client.notification("thread/started");
-    client.notifications.clear();
-    started["thread"]["id"]
-        .as_str()
-        .expect("thread id")
-        .to_owned()
+    thread_id(&client.start_thread(json!({"cwd": "/tmp/project"})))
 }
 
 fn text_input(text: &str) -> Value {
     json!([{"type": "text", "text": text}])
-}
-
-/// Starts a turn; returns its id.
-fn start_turn(client: &mut Client, thread: &str, text: &str) -> String {
-    let answer = client.call(
-        "turn/start",
-        json!({"threadId": thread, "input": text_input(text)}),
-    );
-    let turn = &answer["turn"];
-    assert_eq!(turn["status"], json!("inProgress"));
-    assert_eq!(turn["items"], json!([]));
-    assert_eq!(turn["itemsView"], json!("notLoaded"));
-    assert_eq!(turn["startedAt"], Value::Null);
-    turn["id"].as_str().expect("turn id").to_owned()
-}
-
-/// Every notification up to and including `turn/completed`, in order.
-fn until_completed(client: &mut Client) -> Vec<Value> {
-    let completed = client.notification("turn/completed");
-    let mut all: Vec<Value> = client.notifications.drain(..).collect();
-    all.push(json!({"method": "turn/completed", "params": completed}));
-    all
 }
 
 fn methods(notifications: &[Value]) -> Vec<&str> {
@@ -72,21 +44,13 @@ fn methods(notifications: &[Value]) -> Vec<&str> {
         .collect()
 }
 
-fn params<'a>(notifications: &'a [Value], method: &str) -> Vec<&'a Value> {
-    notifications
-        .iter()
-        .filter(|n| n["method"] == json!(method))
-        .map(|n| &n["params"])
-        .collect()
-}
-
 #[test]
 fn a_turn_streams_in_order_and_is_recorded() {
     let home = scratch("turns-full");
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client);
-    let turn = start_turn(&mut client, &thread, "Say hello.");
-    let seen = until_completed(&mut client);
+    let turn = client.start_turn(&thread, "Say hello.");
+    let seen = client.until_turn_completed();
     assert_eq!(
         methods(&seen),
         [
@@ -158,8 +122,8 @@ fn a_turn_streams_in_order_and_is_recorded() {
     assert!(completed["durationMs"].is_i64());
 
     // A second turn adds to the thread's token total.
-    start_turn(&mut client, &thread, "Again.");
-    let second = until_completed(&mut client);
+    client.start_turn(&thread, "Again.");
+    let second = client.until_turn_completed();
     let usage = &params(&second, "thread/tokenUsage/updated")[0]["tokenUsage"];
     assert_eq!(usage["total"]["totalTokens"], json!(36));
 
@@ -208,7 +172,7 @@ fn one_turn_at_a_time_and_interrupt_stops_it_quickly() {
     slow_script(&home, 100, 100);
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client);
-    let turn = start_turn(&mut client, &thread, "Talk slowly.");
+    let turn = client.start_turn(&thread, "Talk slowly.");
     client.notification("item/agentMessage/delta");
 
     let refused = client.call_err(
@@ -231,7 +195,7 @@ fn one_turn_at_a_time_and_interrupt_stops_it_quickly() {
         "turn/interrupt",
         json!({"threadId": thread, "turnId": turn}),
     );
-    let seen = until_completed(&mut client);
+    let seen = client.until_turn_completed();
     let took = asked.elapsed();
     // The turn checks for the interrupt between deltas (100 ms apart) and at once while it
     // waits; the bound leaves room for a loaded machine.
@@ -278,7 +242,7 @@ fn steered_input_joins_the_running_turn() {
     slow_script(&home, 40, 50);
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client);
-    let turn = start_turn(&mut client, &thread, "Write something.");
+    let turn = client.start_turn(&thread, "Write something.");
     client.notification("item/agentMessage/delta");
 
     let wrong = client.call_err(
@@ -294,7 +258,7 @@ fn steered_input_joins_the_running_turn() {
                "clientUserMessageId": "c-1"}),
     );
     assert_eq!(steered, json!({"turnId": turn}));
-    let seen = until_completed(&mut client);
+    let seen = client.until_turn_completed();
     let completed = &seen.last().expect("turn/completed")["params"]["turn"];
     assert_eq!(completed["status"], json!("completed"));
     let reply = completed["items"][0]["text"].as_str().expect("reply");
@@ -339,8 +303,8 @@ fn a_failing_model_fails_the_turn_with_an_error_notification() {
     let home = scratch("turns-fail");
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client);
-    let turn = start_turn(&mut client, &thread, "Please fail.");
-    let seen = until_completed(&mut client);
+    let turn = client.start_turn(&thread, "Please fail.");
+    let seen = client.until_turn_completed();
     let tail: Vec<&str> = methods(&seen).into_iter().rev().take(3).collect();
     assert_eq!(tail, ["turn/completed", "thread/status/changed", "error"]);
     let error = params(&seen, "error")[0];
