@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -234,6 +234,20 @@ impl Shared {
         self.state.lock().expect("mock state lock")
     }
 
+    /// Waits until `done` holds, at most [`WAIT`]; fails with `failure` otherwise.
+    fn wait_until(
+        &self,
+        done: impl Fn(&State) -> bool,
+        failure: impl FnOnce(&State) -> String,
+    ) -> MutexGuard<'_, State> {
+        let (state, waited) = self
+            .changed
+            .wait_timeout_while(self.lock(), WAIT, |state| !done(state))
+            .expect("mock state lock");
+        assert!(!waited.timed_out() || done(&state), "{}", failure(&state));
+        state
+    }
+
     fn update(&self, change: impl FnOnce(&mut State)) {
         change(&mut self.lock());
         self.changed.notify_all();
@@ -299,42 +313,24 @@ impl MockModel {
 
     /// Waits until at least `count` requests arrived; returns them all.
     pub fn wait_requests(&self, count: usize) -> Vec<Recorded> {
-        let deadline = Instant::now() + WAIT;
-        let mut state = self.shared.lock();
-        while state.requests.len() < count {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(
-                !left.is_zero(),
-                "the mock model got {} requests, not {count}, in {WAIT:?}",
-                state.requests.len()
-            );
-            state = self
-                .shared
-                .changed
-                .wait_timeout(state, left)
-                .expect("mock state lock")
-                .0;
-        }
+        let state = self.shared.wait_until(
+            |state| state.requests.len() >= count,
+            |state| {
+                format!(
+                    "the mock model got {} requests, not {count}, in {WAIT:?}",
+                    state.requests.len()
+                )
+            },
+        );
         state.requests.clone()
     }
 
     /// Waits until the client drops the stalled response to request `index`.
     pub fn wait_dropped(&self, index: usize) {
-        let deadline = Instant::now() + WAIT;
-        let mut state = self.shared.lock();
-        while !state.dropped.contains(&index) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(
-                !left.is_zero(),
-                "the client did not drop the connection of request {index} in {WAIT:?}"
-            );
-            state = self
-                .shared
-                .changed
-                .wait_timeout(state, left)
-                .expect("mock state lock")
-                .0;
-        }
+        let _state = self.shared.wait_until(
+            |state| state.dropped.contains(&index),
+            |_| format!("the client did not drop the connection of request {index} in {WAIT:?}"),
+        );
     }
 }
 
