@@ -10,6 +10,18 @@ use agentwire_protocol::methods::{
     ThreadUnarchive, TurnInterrupt, TurnStart, TurnSteer,
 };
 use agentwire_protocol::{
+    AppsListParams, AppsListResponse, CancelLoginAccountParams, CancelLoginAccountResponse,
+    CollaborationModeListParams, CollaborationModeListResponse, CommandExecParams,
+    CommandExecResponse, ConfigBatchWriteParams, ConfigReadParams, ConfigReadResponse,
+    ConfigValueWriteParams, ConfigWriteResponse, FuzzyFileSearchParams, FuzzyFileSearchResponse,
+    FuzzyFileSearchSessionStartParams, FuzzyFileSearchSessionStartResponse,
+    FuzzyFileSearchSessionStopParams, FuzzyFileSearchSessionStopResponse,
+    FuzzyFileSearchSessionUpdateParams, FuzzyFileSearchSessionUpdateResponse, GetAccountParams,
+    GetAccountRateLimitsParams, GetAccountRateLimitsResponse, GetAccountResponse,
+    GetAuthStatusParams, GetAuthStatusResponse, GetConversationSummaryParams,
+    GetConversationSummaryResponse, GitDiffToRemoteParams, GitDiffToRemoteResponse,
+    ListMcpServerStatusParams, ListMcpServerStatusResponse, LoginAccountParams,
+    LoginAccountResponse, LogoutAccountResponse, ModelListParams, ModelListResponse, NoParams,
     ThreadArchiveParams, ThreadArchiveResponse, ThreadForkParams, ThreadForkResponse,
     ThreadListParams, ThreadListResponse, ThreadLoadedListParams, ThreadLoadedListResponse,
     ThreadReadParams, ThreadReadResponse, ThreadResumeParams, ThreadResumeResponse,
@@ -128,5 +140,167 @@ impl Handler for Engine {
         params: TurnInterruptParams,
     ) -> impl Future<Output = Result<TurnInterruptResponse, HandlerError>> + Send {
         answer::<TurnInterrupt, _>(self.turns.interrupt(params))
+    }
+
+    fn model_list(
+        &self,
+        context: RequestContext,
+        params: ModelListParams,
+    ) -> impl Future<Output = Result<ModelListResponse, HandlerError>> + Send {
+        crate::catalog::model_list(self, context, params)
+    }
+
+    fn collaboration_mode_list(
+        &self,
+        context: RequestContext,
+        params: CollaborationModeListParams,
+    ) -> impl Future<Output = Result<CollaborationModeListResponse, HandlerError>> + Send {
+        crate::catalog::collaboration_mode_list(self, context, params)
+    }
+
+    fn app_list(
+        &self,
+        context: RequestContext,
+        params: AppsListParams,
+    ) -> impl Future<Output = Result<AppsListResponse, HandlerError>> + Send {
+        crate::catalog::app_list(self, context, params)
+    }
+
+    fn config_read(
+        &self,
+        context: RequestContext,
+        params: ConfigReadParams,
+    ) -> impl Future<Output = Result<ConfigReadResponse, HandlerError>> + Send {
+        crate::config::rpc::read(self, context, params)
+    }
+
+    fn config_value_write(
+        &self,
+        context: RequestContext,
+        params: ConfigValueWriteParams,
+    ) -> impl Future<Output = Result<ConfigWriteResponse, HandlerError>> + Send {
+        crate::config::rpc::value_write(self, context, params)
+    }
+
+    fn config_batch_write(
+        &self,
+        context: RequestContext,
+        params: ConfigBatchWriteParams,
+    ) -> impl Future<Output = Result<ConfigWriteResponse, HandlerError>> + Send {
+        crate::config::rpc::batch_write(self, context, params)
+    }
+
+    fn account_read(
+        &self,
+        context: RequestContext,
+        params: GetAccountParams,
+    ) -> impl Future<Output = Result<GetAccountResponse, HandlerError>> + Send {
+        crate::accounts::read(self, context, params)
+    }
+
+    fn account_login_start(
+        &self,
+        context: RequestContext,
+        params: LoginAccountParams,
+    ) -> impl Future<Output = Result<LoginAccountResponse, HandlerError>> + Send {
+        crate::accounts::login_start(self, context, params)
+    }
+
+    fn account_login_cancel(
+        &self,
+        context: RequestContext,
+        params: CancelLoginAccountParams,
+    ) -> impl Future<Output = Result<CancelLoginAccountResponse, HandlerError>> + Send {
+        crate::accounts::login_cancel(self, context, params)
+    }
+
+    fn account_logout(
+        &self,
+        context: RequestContext,
+        params: NoParams,
+    ) -> impl Future<Output = Result<LogoutAccountResponse, HandlerError>> + Send {
+        crate::accounts::logout(self, context, params)
+    }
+
+    fn account_rate_limits_read(
+        &self,
+        context: RequestContext,
+        params: Option<GetAccountRateLimitsParams>,
+    ) -> impl Future<Output = Result<GetAccountRateLimitsResponse, HandlerError>> + Send {
+        crate::accounts::rate_limits_read(self, context, params)
+    }
+
+    fn mcp_server_status_list(
+        &self,
+        context: RequestContext,
+        params: ListMcpServerStatusParams,
+    ) -> impl Future<Output = Result<ListMcpServerStatusResponse, HandlerError>> + Send {
+        crate::mcp_status::list(self, context, params)
+    }
+
+    fn command_exec(
+        &self,
+        context: RequestContext,
+        params: CommandExecParams,
+    ) -> impl Future<Output = Result<CommandExecResponse, HandlerError>> + Send {
+        crate::command_exec::exec(self, context, params)
+    }
+
+    fn fuzzy_file_search(
+        &self,
+        context: RequestContext,
+        params: FuzzyFileSearchParams,
+    ) -> impl Future<Output = Result<FuzzyFileSearchResponse, HandlerError>> + Send {
+        crate::search::fuzzy_file_search(self, context, params)
+    }
+
+    fn fuzzy_file_search_session_start(
+        &self,
+        context: RequestContext,
+        params: FuzzyFileSearchSessionStartParams,
+    ) -> impl Future<Output = Result<FuzzyFileSearchSessionStartResponse, HandlerError>> + Send
+    {
+        crate::search::session_start(self, context, params)
+    }
+
+    fn fuzzy_file_search_session_update(
+        &self,
+        context: RequestContext,
+        params: FuzzyFileSearchSessionUpdateParams,
+    ) -> impl Future<Output = Result<FuzzyFileSearchSessionUpdateResponse, HandlerError>> + Send
+    {
+        crate::search::session_update(self, context, params)
+    }
+
+    fn fuzzy_file_search_session_stop(
+        &self,
+        context: RequestContext,
+        params: FuzzyFileSearchSessionStopParams,
+    ) -> impl Future<Output = Result<FuzzyFileSearchSessionStopResponse, HandlerError>> + Send {
+        crate::search::session_stop(self, context, params)
+    }
+
+    fn get_conversation_summary(
+        &self,
+        context: RequestContext,
+        params: GetConversationSummaryParams,
+    ) -> impl Future<Output = Result<GetConversationSummaryResponse, HandlerError>> + Send {
+        crate::legacy::get_conversation_summary(self, context, params)
+    }
+
+    fn get_auth_status(
+        &self,
+        context: RequestContext,
+        params: GetAuthStatusParams,
+    ) -> impl Future<Output = Result<GetAuthStatusResponse, HandlerError>> + Send {
+        crate::accounts::get_auth_status(self, context, params)
+    }
+
+    fn git_diff_to_remote(
+        &self,
+        context: RequestContext,
+        params: GitDiffToRemoteParams,
+    ) -> impl Future<Output = Result<GitDiffToRemoteResponse, HandlerError>> + Send {
+        crate::legacy::git_diff_to_remote(self, context, params)
     }
 }

@@ -13,9 +13,15 @@
 //! script, or the one `fixture_script` in `$AGENTWIRE_HOME/config.toml` names), or a server
 //! speaking the OpenAI chat-completions API configured under `[model_providers]` there.
 
+mod accounts;
+mod catalog;
+mod command_exec;
 mod config;
 mod handler;
+mod legacy;
+mod mcp_status;
 mod provider;
+mod search;
 mod threads;
 mod tools;
 mod turns;
@@ -101,5 +107,11 @@ impl Engine {
     /// Its settings.
     pub fn config(&self) -> &EngineConfig {
         &self.config
+    }
+
+    /// The effective configuration that new work sees now (`config.toml` as of this call;
+    /// the defaults when it is missing or broken).
+    pub(crate) fn config_file(&self) -> Arc<config::ConfigFile> {
+        Arc::new(config::ConfigFile::load(&self.config.home).unwrap_or_default())
     }
 }

@@ -29,6 +29,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+pub(crate) mod rpc;
+
 /// The id of the built-in fixture provider.
 pub(crate) const FIXTURE: &str = "fixture";
 
@@ -47,6 +49,59 @@ pub(crate) struct ConfigFile {
     /// The configured model providers, by id.
     #[serde(default)]
     pub model_providers: BTreeMap<String, ProviderConfig>,
+    /// The configured MCP servers, by name (`[mcp_servers.<name>]`).
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
+}
+
+/// One `[mcp_servers.<name>]` table, with Codex's key names: a server started as a child
+/// process (`command`, `args`, `env`, `cwd`) or reached over streamable HTTP (`url`, with the
+/// bearer token read from `bearer_token_env_var`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct McpServerConfig {
+    /// The program to start (stdio transport).
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment variables for it.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Names of variables passed through from the server's environment.
+    #[serde(default)]
+    pub env_vars: Vec<String>,
+    /// Its working directory.
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    /// The endpoint (streamable HTTP transport).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The variable holding the bearer token sent to `url`.
+    #[serde(default)]
+    pub bearer_token_env_var: Option<String>,
+    /// Extra HTTP headers sent to `url`.
+    #[serde(default)]
+    pub http_headers: BTreeMap<String, String>,
+    /// Whether the server is used at all (default true).
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// Whether a failure to start it fails start-up loudly.
+    #[serde(default)]
+    pub required: Option<bool>,
+    /// How long start-up (initialize + tools/list) may take, in seconds.
+    #[serde(default)]
+    pub startup_timeout_sec: Option<f64>,
+    /// How long one tool call may take, in seconds.
+    #[serde(default)]
+    pub tool_timeout_sec: Option<f64>,
+    /// Only these tools are offered (all when absent).
+    #[serde(default)]
+    pub enabled_tools: Option<Vec<String>>,
+    /// These tools are never offered.
+    #[serde(default)]
+    pub disabled_tools: Vec<String>,
 }
 
 /// One `[model_providers.<id>]` table: a server speaking the OpenAI chat-completions API.

@@ -1,0 +1,29 @@
+//! The legacy v1 requests clients still send: `getConversationSummary` and `gitDiffToRemote`.
+
+use agentwire_protocol::{
+    GetConversationSummaryParams, GetConversationSummaryResponse, GitDiffToRemoteParams,
+    GitDiffToRemoteResponse,
+};
+use agentwire_runtime::{HandlerError, RequestContext};
+
+use crate::Engine;
+
+/// Serves `getConversationSummary`.
+pub(crate) async fn get_conversation_summary(
+    engine: &Engine,
+    context: RequestContext,
+    params: GetConversationSummaryParams,
+) -> Result<GetConversationSummaryResponse, HandlerError> {
+    let _ = (engine, context, params);
+    Err(HandlerError::method_not_found("getConversationSummary"))
+}
+
+/// Serves `gitDiffToRemote`.
+pub(crate) async fn git_diff_to_remote(
+    engine: &Engine,
+    context: RequestContext,
+    params: GitDiffToRemoteParams,
+) -> Result<GitDiffToRemoteResponse, HandlerError> {
+    let _ = (engine, context, params);
+    Err(HandlerError::method_not_found("gitDiffToRemote"))
+}
