@@ -32,10 +32,20 @@ impl Client {
 
     /// Like [`Client::start`], with `args` after `app-server`.
     pub fn start_with(home: &Path, args: &[&str]) -> Self {
+        Self::start_negotiating(home, args, Value::Null)
+    }
+
+    /// Like [`Client::start`], offering `capabilities` in `initialize`
+    /// (`{"experimentalApi": true}`, say).
+    pub fn start_with_capabilities(home: &Path, capabilities: Value) -> Self {
+        Self::start_negotiating(home, &[], capabilities)
+    }
+
+    fn start_negotiating(home: &Path, args: &[&str], capabilities: Value) -> Self {
         let mut client = Self::spawn_with(home, args);
         let answer = client.request(
             "initialize",
-            json!({"clientInfo": {"name": "e2e", "version": "0.0.1"}}),
+            json!({"clientInfo": {"name": "e2e", "version": "0.0.1"}, "capabilities": capabilities}),
         );
         assert!(answer.is_ok(), "initialize failed: {answer:?}");
         client.send(&json!({"method": "initialized"}));

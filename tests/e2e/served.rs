@@ -1,0 +1,191 @@
+//! Declared means served: every client request in the method table, driven through the binary
+//! with valid params, gets an answer other than -32601 (method not found) and -32602 (the
+//! sample params are valid, so the schema must accept them).
+//!
+//! The walk is over `agentwire_protocol::methods::METHODS`, not a list of our own: a method
+//! added to the table without a sample here fails the test until one is written, and a method
+//! declared but not implemented by the engine fails it with -32601.
+
+use std::path::Path;
+use std::process::Command;
+
+use agentwire_protocol::method::Direction;
+use agentwire_protocol::methods::METHODS;
+use serde_json::{Value, json};
+
+use crate::client::{Client, thread_id};
+use crate::common::scratch;
+
+/// What a method's answer must be, given the state the walk has set up before it.
+enum Expect {
+    /// A result.
+    Result,
+    /// A result, or an error the engine chose for a reason other than the method or its params
+    /// (say, `turn/steer` when the fixture turn has already ended).
+    AnyAnswer,
+}
+
+/// What earlier steps of the walk made, for the samples that refer to it.
+struct World {
+    thread: String,
+    turn: Option<String>,
+    repo: String,
+}
+
+/// Valid params for `method` and what its answer must be; `None` when there is no sample yet.
+fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
+    use Expect::{AnyAnswer, Result};
+    let thread = &world.thread;
+    let repo = &world.repo;
+    let text = json!([{"type": "text", "text": "hello"}]);
+    Some(match method {
+        // The handshake is done by `Client::start`; a second one is refused, which is an answer.
+        "initialize" => (
+            json!({"clientInfo": {"name": "served", "version": "1"}}),
+            AnyAnswer,
+        ),
+        "thread/start" => (json!({"cwd": repo}), Result),
+        "thread/resume" => (json!({"threadId": thread}), Result),
+        "thread/fork" => (json!({"threadId": thread}), Result),
+        "thread/read" => (json!({"threadId": thread, "includeTurns": true}), Result),
+        "thread/list" => (json!({"limit": 10}), Result),
+        "thread/loaded/list" => (json!({}), Result),
+        "thread/archive" => (json!({"threadId": thread}), Result),
+        "thread/unarchive" => (json!({"threadId": thread}), Result),
+        "thread/name/set" => (json!({"threadId": thread, "name": "served"}), Result),
+        "turn/start" => (json!({"threadId": thread, "input": text}), Result),
+        "turn/steer" => (
+            json!({"threadId": thread, "expectedTurnId": world.turn.as_deref().unwrap_or("t"), "input": text}),
+            AnyAnswer,
+        ),
+        "turn/interrupt" => (
+            json!({"threadId": thread, "turnId": world.turn.as_deref().unwrap_or("t")}),
+            AnyAnswer,
+        ),
+        "model/list" => (json!({}), Result),
+        "collaborationMode/list" => (json!({}), Result),
+        "app/list" => (json!({}), Result),
+        "config/read" => (json!({"includeLayers": true, "cwd": repo}), Result),
+        "config/value/write" => (
+            json!({"keyPath": "model", "value": "fixture", "mergeStrategy": "replace"}),
+            Result,
+        ),
+        "config/batchWrite" => (
+            json!({"edits": [{"keyPath": "approval_policy", "value": "on-request", "mergeStrategy": "replace"}]}),
+            Result,
+        ),
+        "account/read" => (json!({}), Result),
+        "account/login/start" => (
+            json!({"type": "apiKey", "apiKey": "sk-served-test"}),
+            Result,
+        ),
+        "account/login/cancel" => (json!({"loginId": "no-such-login"}), Result),
+        "account/logout" => (Value::Null, Result),
+        "account/rateLimits/read" => (Value::Null, Result),
+        "mcpServerStatus/list" => (json!({}), Result),
+        "command/exec" => (json!({"command": ["true"], "cwd": repo}), Result),
+        "fuzzyFileSearch" => (json!({"query": "readme", "roots": [repo]}), Result),
+        "fuzzyFileSearch/sessionStart" => (json!({"sessionId": "s1", "roots": [repo]}), Result),
+        "fuzzyFileSearch/sessionUpdate" => (json!({"sessionId": "s1", "query": "read"}), Result),
+        "fuzzyFileSearch/sessionStop" => (json!({"sessionId": "s1"}), Result),
+        "getConversationSummary" => (json!({"conversationId": thread}), Result),
+        "getAuthStatus" => (json!({"includeToken": false}), Result),
+        "gitDiffToRemote" => (json!({"cwd": repo}), Result),
+        _ => return None,
+    })
+}
+
+/// A git repository with one commit pushed to a bare remote it tracks, and one change on top.
+fn repository(root: &Path) -> String {
+    let remote = root.join("remote.git");
+    let work = root.join("work");
+    let git = |dir: &Path, args: &[&str]| {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args([
+                "-c",
+                "user.name=served",
+                "-c",
+                "user.email=served@example.invalid",
+            ])
+            .args(args)
+            .status()
+            .expect("run git");
+        assert!(status.success(), "git {args:?} failed");
+    };
+    std::fs::create_dir_all(&remote).expect("remote dir");
+    std::fs::create_dir_all(&work).expect("work dir");
+    git(&remote, &["init", "-q", "--bare", "-b", "main"]);
+    git(&work, &["init", "-q", "-b", "main"]);
+    std::fs::write(work.join("README.md"), "served\n").expect("write readme");
+    git(&work, &["add", "README.md"]);
+    git(&work, &["commit", "-q", "-m", "first"]);
+    git(
+        &work,
+        &[
+            "remote",
+            "add",
+            "origin",
+            remote.to_str().expect("utf-8 path"),
+        ],
+    );
+    git(&work, &["push", "-q", "-u", "origin", "main"]);
+    std::fs::write(work.join("README.md"), "served, changed\n").expect("change readme");
+    work.to_str().expect("utf-8 path").to_owned()
+}
+
+#[test]
+fn every_declared_client_request_is_served() {
+    let root = scratch("served");
+    let home = root.join("home");
+    let repo = repository(&root);
+    let mut client = Client::start_with_capabilities(&home, json!({"experimentalApi": true}));
+    let thread = thread_id(&client.start_thread(json!({"cwd": repo})));
+    let mut world = World {
+        thread,
+        turn: None,
+        repo,
+    };
+
+    let mut failures = Vec::new();
+    let mut served = 0;
+    for method in METHODS
+        .iter()
+        .filter(|m| m.direction == Direction::ClientRequest)
+    {
+        let Some((params, expect)) = sample(method.name, &world) else {
+            failures.push(format!(
+                "{}: no sample params in tests/e2e/served.rs; add one",
+                method.name
+            ));
+            continue;
+        };
+        let answer = client.request(method.name, params);
+        match (&answer, expect) {
+            (Ok(result), _) => {
+                served += 1;
+                if method.name == "turn/start" {
+                    world.turn = result["turn"]["id"].as_str().map(str::to_owned);
+                }
+            }
+            (Err(error), Expect::AnyAnswer)
+                if error["code"] != json!(-32601) && error["code"] != json!(-32602) =>
+            {
+                served += 1;
+            }
+            (Err(error), _) => failures.push(format!("{}: {error}", method.name)),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "declared but not served:\n  {}\nstderr:\n{}",
+        failures.join("\n  "),
+        client.stderr()
+    );
+    let declared = METHODS
+        .iter()
+        .filter(|m| m.direction == Direction::ClientRequest)
+        .count();
+    assert_eq!(served, declared, "every client request was answered");
+}
