@@ -5,7 +5,9 @@
 #     negative.ts is rejected exactly where marked (the types are not `any`);
 #   - tools/check-bundle.mjs (ajv) and tools/check_bundle.py (Python jsonschema) compile every
 #     definition of the stable and the experimental bundle and replay the codex reference
-#     transcripts against them.
+#     transcripts against them;
+#   - tools/sdk-smoke/smoke.py: third-party Python SDKs for the Codex app-server, unchanged,
+#     drive the built binary: handshake, config read and written (comments kept), models, a turn.
 # Every step runs even when an earlier one fails; the exit status is non-zero if any failed.
 #
 # The reference material is looked up beside the repository ($REPO/../shared/reference), the
@@ -22,6 +24,8 @@ die() { printf 'check-third-party: error: %s\n' "$*" >&2; exit 1; }
 REFERENCE="$(cd "$REFERENCE" && pwd)"
 [ -d tools/node_modules/ajv ] && [ -d tools/node_modules/typescript ] || die "tools/node_modules is missing: run scripts/install-ci-tools.sh"
 [ -x "$PYTHON" ] || die "$PYTHON is missing: run scripts/install-ci-tools.sh"
+SDK_PYTHON="$REPO/.tools/sdk-venv/bin/python"
+[ -x "$SDK_PYTHON" ] || die "$SDK_PYTHON is missing: run scripts/install-ci-tools.sh"
 
 BUNDLES=(
   generated/schema/json/agentwire_app_server_protocol.schemas.json
@@ -58,6 +62,8 @@ for bundle in "${BUNDLES[@]}"; do
     step "python   $label" "$PYTHON" tools/check_bundle.py --bundle "$bundle" --transcript "$transcript"
   done
 done
+step "python SDKs (tools/sdk-smoke/smoke.py)" \
+  bash -c 'cargo build -q -p agentwire && "$0" tools/sdk-smoke/smoke.py target/debug/agentwire' "$SDK_PYTHON"
 
 echo
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done

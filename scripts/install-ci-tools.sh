@@ -2,6 +2,8 @@
 # Installs the pinned third-party toolchain used by scripts/check-third-party.sh:
 #   - tools/node_modules   from tools/package-lock.json (npm ci: exact versions, integrity-checked)
 #   - .tools/venv          a Python venv with exactly the pins of tools/requirements.txt
+#   - .tools/sdk-venv      a Python 3.12 venv with exactly the pins of tools/sdk-smoke/requirements.txt
+#                          (third-party app-server SDKs that tools/sdk-smoke/smoke.py drives)
 # Idempotent: re-running reinstalls the npm tree from the lock file and leaves a venv that
 # already matches the pins alone. Only the npm registry and PyPI are contacted.
 set -euo pipefail
@@ -9,6 +11,8 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$REPO/.tools/venv"
 REQS="$REPO/tools/requirements.txt"
+SDK_VENV="$REPO/.tools/sdk-venv"
+SDK_REQS="$REPO/tools/sdk-smoke/requirements.txt"
 
 step() { printf '==> %s\n' "$*"; }
 die() { printf 'install-ci-tools: error: %s\n' "$*" >&2; exit 1; }
@@ -18,40 +22,56 @@ command -v npm >/dev/null || die "npm is not installed"
 command -v python3 >/dev/null || die "python3 is not installed"
 [ -f "$REPO/tools/package-lock.json" ] || die "tools/package-lock.json is missing"
 [ -f "$REQS" ] || die "tools/requirements.txt is missing"
+[ -f "$SDK_REQS" ] || die "tools/sdk-smoke/requirements.txt is missing"
 
 step "node $(node --version), npm $(npm --version), $(python3 --version)"
 
 step "npm ci --prefix tools (from tools/package-lock.json)"
 npm ci --prefix "$REPO/tools" --no-audit --no-fund --ignore-scripts
 
-# The wanted set: every non-comment line of requirements.txt, normalised like pip freeze.
+# A venv at $2 made by interpreter $1 holding exactly the pins of requirements file $3.
 normalise() { tr 'A-Z_' 'a-z-' | sed -e 's/[[:space:]]//g' | grep -v '^$' | sort; }
-wanted="$(sed -e 's/#.*//' "$REQS" | normalise)"
-installed() { "$VENV/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null | normalise; }
+pinned_venv() {
+  local python="$1" venv="$2" reqs="$3" wanted got
+  wanted="$(sed -e 's/#.*//' "$reqs" | normalise)"
+  installed() { "$venv/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null | normalise; }
+  if [ -x "$venv/bin/python" ] && [ "$(installed)" = "$wanted" ]; then
+    step "python venv $venv already has exactly the pins of ${reqs#"$REPO"/}"
+  else
+    if [ -e "$venv" ]; then
+      step "removing stale venv $venv"
+      rm -rf "$venv"
+    fi
+    step "$python -m venv $venv"
+    "$python" -m venv "$venv"
+    step "pip install -r ${reqs#"$REPO"/}"
+    "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -r "$reqs"
+  fi
+  # Exactly the pins, nothing more, nothing less.
+  got="$(installed)"
+  if [ "$got" != "$wanted" ]; then
+    diff <(printf '%s\n' "$wanted") <(printf '%s\n' "$got") >&2 || true
+    die "the venv $venv does not match $reqs (< wanted, > installed)"
+  fi
+  "$venv/bin/python" -m pip check --disable-pip-version-check
+}
 
 mkdir -p "$REPO/.tools"
 # Keep the whole folder out of git without touching the root .gitignore.
 [ -f "$REPO/.tools/.gitignore" ] || printf '*\n' > "$REPO/.tools/.gitignore"
 
-if [ -x "$VENV/bin/python" ] && [ "$(installed)" = "$wanted" ]; then
-  step "python venv $VENV already has exactly the pins of tools/requirements.txt"
-else
-  if [ -e "$VENV" ]; then
-    step "removing stale venv $VENV"
-    rm -rf "$VENV"
-  fi
-  step "python3 -m venv $VENV"
-  python3 -m venv "$VENV"
-  step "pip install -r tools/requirements.txt"
-  "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input -r "$REQS"
-fi
+pinned_venv python3 "$VENV" "$REQS"
 
-# Exactly the pins, nothing more, nothing less.
-got="$(installed)"
-if [ "$got" != "$wanted" ]; then
-  diff <(printf '%s\n' "$wanted") <(printf '%s\n' "$got") >&2 || true
-  die "the venv does not match tools/requirements.txt (< wanted, > installed)"
-fi
-"$VENV/bin/python" -m pip check --disable-pip-version-check
+# The SDKs need Python 3.12: the one pyenv keeps beside the default 3.11, or python3.12 on PATH
+# (a pyenv shim on PATH may exist and still refuse to run, so each candidate is tried).
+PY312=""
+for candidate in $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python 2>/dev/null | sort -rV) python3.12; do
+  if "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null; then
+    PY312="$candidate"
+    break
+  fi
+done
+[ -n "$PY312" ] || die "no working Python 3.12 (under ~/.pyenv/versions/3.12* or python3.12 on PATH)"
+pinned_venv "$PY312" "$SDK_VENV" "$SDK_REQS"
 
 step "installed: typescript $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/typescript/package.json"), ajv $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/ajv/package.json"), jsonschema $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("jsonschema"))')"
