@@ -136,6 +136,13 @@ fn serve_stdio(
     // task on it: when stdin is a pipe or a socket the task reads it through the reactor, so a
     // request is read, handled and answered without another thread waking up. Any other stdin
     // (a file, a terminal) is read by a thread of its own.
+    // SIGINT and SIGTERM stop the connection as end of input would, except that running
+    // turns are interrupted (and recorded) at once instead of being waited for.
+    let stopper = server.clone();
+    let _signals = runtime.spawn(async move {
+        termination_signal().await;
+        stopper.stop();
+    });
     agentwire_runtime::stdio::serve(server, |connection| runtime.block_on(connection))
         .map(|()| ExitCode::SUCCESS)
         .map_err(|e| e.to_string())

@@ -16,8 +16,12 @@ pub struct RuntimeConfig {
     pub outbound_queue_messages: usize,
     /// How long a server→client request (an approval) waits for its answer.
     pub server_request_timeout: Duration,
-    /// How long shutdown waits for requests in flight to finish.
+    /// How long shutdown waits for requests in flight to finish, and for background work to
+    /// wind down once told to stop.
     pub shutdown_grace: Duration,
+    /// At end of input, how long background work (a running turn) may go on by itself before
+    /// it is told to stop (interrupted, recorded, its `turn/completed` sent).
+    pub background_grace: Duration,
     /// How long a websocket (or Unix socket) client may take to send the complete headers of
     /// its first HTTP request; a connection that has not is closed, so silent or trickling
     /// connections cannot pile up.
@@ -39,6 +43,7 @@ impl RuntimeConfig {
             outbound_queue_messages: 4096,
             server_request_timeout: Duration::from_secs(600),
             shutdown_grace: Duration::from_secs(5),
+            background_grace: Duration::from_secs(10),
             http_header_timeout: Duration::from_secs(10),
             stdin_busy_poll: Duration::from_micros(100),
             home,

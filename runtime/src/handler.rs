@@ -30,18 +30,17 @@ pub struct RequestContext {
 impl RequestContext {
     /// Runs `task` once this request's answer is queued for the client, so that what `task`
     /// sends (say, `thread/started` after `thread/start`) reaches the client after the answer,
-    /// whatever thread the runtime runs it on. Without a Tokio runtime, runs it at once.
+    /// whatever thread the runtime runs it on. It is background work of the server: shutdown
+    /// (end of input included) waits for it. Without a Tokio runtime, runs it at once.
     pub fn after_response(&self, task: impl FnOnce() + Send + 'static) {
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                let answered = self.answered.clone();
-                drop(runtime.spawn(async move {
-                    answered.wait().await;
-                    task();
-                }));
-            }
-            Err(_) => task(),
+        if tokio::runtime::Handle::try_current().is_err() {
+            return task();
         }
+        let answered = self.answered.clone();
+        self.peer.hub().spawn_background(async move {
+            answered.wait().await;
+            task();
+        });
     }
 }
 

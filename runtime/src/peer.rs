@@ -2,6 +2,7 @@
 //! server→client requests (approvals) with ids, a timeout and cancellation.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -15,16 +16,24 @@ use agentwire_protocol::{
     ServerRequestResolvedNotification,
 };
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::connection::{ClientAnswer, Connection};
 use crate::handler::ConnectionId;
 use crate::outbound::{Outbound, notification_message, request_message};
 
 /// Every open connection; shared by the transports, the server and every [`Peer`].
+///
+/// It also keeps track of the work that outlives the request that started it (notifications
+/// sent after an answer, running turns): shutdown waits for that work, and asks it to stop
+/// ([`Hub::stopping`]) when it takes too long or the server is told to stop.
 pub struct Hub {
     connections: Mutex<HashMap<ConnectionId, Arc<Connection>>>,
     next_connection: AtomicU64,
     request_timeout: Duration,
+    background: TaskTracker,
+    stop: CancellationToken,
 }
 
 impl Hub {
@@ -34,7 +43,68 @@ impl Hub {
             connections: Mutex::new(HashMap::new()),
             next_connection: AtomicU64::new(1),
             request_timeout,
+            background: TaskTracker::new(),
+            stop: CancellationToken::new(),
         }
+    }
+
+    /// Runs `work` on the current Tokio runtime as background work of the server: shutdown
+    /// waits for it (see [`Hub::settle_background`]) before it closes the connections, so what
+    /// it sends reaches the clients. Without a runtime, `work` is dropped and a warning logged.
+    pub fn spawn_background<F>(&self, work: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(self.background.spawn_on(work, &runtime)),
+            Err(_) => tracing::warn!("background work dropped: no async runtime"),
+        }
+    }
+
+    /// Resolves once the server has been told to stop (a termination signal, or background
+    /// work that outlived the end of input's grace period). Long-running background work
+    /// (a turn) selects on it and winds down: interrupted, recorded, its last notifications sent.
+    pub fn stopping(&self) -> impl Future<Output = ()> + Send + 'static {
+        self.stop.clone().cancelled_owned()
+    }
+
+    /// Whether the server has been told to stop.
+    pub fn is_stopping(&self) -> bool {
+        self.stop.is_cancelled()
+    }
+
+    /// Tells background work to stop (see [`Hub::stopping`]).
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    /// Waits for background work: up to `grace` for it to finish on its own, then tells it to
+    /// stop and waits up to `wind_down` more. Returns whether it all finished.
+    pub async fn settle_background(&self, grace: Duration, wind_down: Duration) -> bool {
+        self.background.close();
+        if tokio::time::timeout(grace, self.background.wait())
+            .await
+            .is_ok()
+        {
+            return true;
+        }
+        if !self.is_stopping() {
+            tracing::info!(
+                tasks = self.background.len(),
+                "shutdown: background work still running after {grace:?}; stopping it"
+            );
+            self.stop();
+        }
+        let settled = tokio::time::timeout(wind_down, self.background.wait())
+            .await
+            .is_ok();
+        if !settled {
+            tracing::warn!(
+                tasks = self.background.len(),
+                "shutdown: background work did not stop within {wind_down:?}"
+            );
+        }
+        settled
     }
 
     fn connections(&self) -> std::sync::MutexGuard<'_, HashMap<ConnectionId, Arc<Connection>>> {

@@ -20,6 +20,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Waker};
+use std::time::Duration;
 
 use agentwire_protocol::jsonrpc::error_codes;
 use agentwire_protocol::method::{Direction, Method};
@@ -561,16 +562,35 @@ impl<H: Handler> Server<H> {
         Ok(())
     }
 
-    /// Waits until every request in flight has been answered, at most the shutdown grace.
+    /// Waits until every request in flight has been answered (at most the shutdown grace),
+    /// then for the background work they left (notifications due after an answer, running
+    /// turns): up to [`RuntimeConfig::background_grace`] for it to finish on its own, then it
+    /// is told to stop and gets the shutdown grace to wind down. A server told to stop
+    /// ([`Server::stop`]) skips the first wait.
     pub async fn drain(&self) {
-        let all = u32::try_from(self.shared.config.max_in_flight_requests).unwrap_or(u32::MAX);
+        let config = &self.shared.config;
+        let all = u32::try_from(config.max_in_flight_requests).unwrap_or(u32::MAX);
         let wait = self.shared.in_flight.acquire_many(all);
-        if tokio::time::timeout(self.shared.config.shutdown_grace, wait)
+        if tokio::time::timeout(config.shutdown_grace, wait)
             .await
             .is_err()
         {
             tracing::warn!("shutdown: requests still running after the grace period");
         }
+        let grace = if self.hub().is_stopping() {
+            Duration::ZERO
+        } else {
+            config.background_grace
+        };
+        self.hub()
+            .settle_background(grace, config.shutdown_grace)
+            .await;
+    }
+
+    /// Tells the server to stop: transports stop reading, running turns are interrupted and
+    /// recorded; [`Server::drain`] then waits for them to wind down.
+    pub fn stop(&self) {
+        self.hub().stop();
     }
 }
 

@@ -1,8 +1,10 @@
 //! The stdio transport: one JSON message per line on stdin and stdout.
 //!
 //! Stdout carries protocol messages only (logs go to stderr). End of input shuts down in order:
-//! stop reading, let requests in flight answer (bounded by the shutdown grace), close the
-//! connection, return.
+//! stop reading, let requests in flight answer (bounded by the shutdown grace), let the work
+//! they started finish and send what it has to send (notifications due after an answer, running
+//! turns: see [`Server::drain`]), close the connection, return. [`Server::stop`] (a termination
+//! signal) ends the input at once and interrupts running turns instead of waiting for them.
 //!
 //! # How it is fast
 //!
@@ -417,8 +419,13 @@ async fn serve_connection<H: Handler, W: Write + Send + 'static>(
         FrameEvent::Message(bytes) => server.handle_message_inline(&connection, bytes),
         FrameEvent::TooLarge { bytes } => server.refuse_oversized(&connection, bytes),
     };
+    let mut stopping = std::pin::pin!(server.hub().stopping());
     let reason = loop {
-        let read = input.read(&mut buffer, poll.deadline()).await;
+        let read = tokio::select! {
+            biased;
+            read = input.read(&mut buffer, poll.deadline()) => read,
+            () = &mut stopping => break "stopped",
+        };
         poll.arrived(Instant::now());
         let chunk = match read {
             Ok([]) => break "end of input",

@@ -27,8 +27,9 @@
 //! once its queue is full, without slowing anyone else.
 //!
 //! Shutdown, once the `shutdown` future of [`WsListener::serve`] completes: stop accepting and
-//! stop reading requests; let the requests in flight answer ([`Server::drain`]); flush each
-//! connection's queue and close it with code 1001; remove the Unix socket file.
+//! stop reading requests; interrupt running turns ([`Server::stop`]); let the requests in flight
+//! answer and the turns record their end ([`Server::drain`]); flush each connection's queue and
+//! close it with code 1001; remove the Unix socket file.
 
 mod connection;
 mod header_deadline;
@@ -162,9 +163,11 @@ impl WsListener {
         let app = router(state, self.auth).into_make_service_with_connect_info::<PeerLabel>();
         let stop = {
             let phase = phase.clone();
+            let server = server.clone();
             async move {
                 shutdown.await;
                 tracing::info!("shutting down: no new connections or requests");
+                server.stop();
                 phase.send_replace(Phase::Draining);
             }
         };

@@ -246,6 +246,48 @@ impl Client {
         self.stderr.lock().expect("stderr lock").clone()
     }
 
+    /// Closes stdin, waits for the server to exit successfully, and returns every message it
+    /// wrote that has not been looked at yet (the backlog first), up to the end of its output.
+    pub fn finish(&mut self) -> Vec<Value> {
+        drop(self.stdin.take());
+        self.rest()
+    }
+
+    /// Waits for the server to exit successfully (after a signal, say), and returns every
+    /// message it wrote that has not been looked at yet, up to the end of its output.
+    pub fn rest(&mut self) -> Vec<Value> {
+        let status = self.wait_exit();
+        assert!(
+            status.success(),
+            "server exited with {status}\n{}",
+            self.stderr()
+        );
+        let mut all: Vec<Value> = self.notifications.drain(..).collect();
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.messages.recv_timeout(left) {
+                Ok(message) => all.push(message),
+                Err(RecvTimeoutError::Disconnected) => return all,
+                Err(RecvTimeoutError::Timeout) => panic!("stdout stayed open after exit"),
+            }
+        }
+    }
+
+    /// Waits (at most the usual wait) for the server to exit.
+    pub fn wait_exit(&mut self) -> std::process::ExitStatus {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            match self.child.try_wait().expect("poll the server") {
+                Some(status) => return status,
+                None if Instant::now() > deadline => {
+                    panic!("server did not exit\n{}", self.stderr())
+                }
+                None => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    }
+
     /// Closes stdin and waits for the server to exit; returns its log.
     pub fn stop(mut self) -> String {
         drop(self.stdin.take());

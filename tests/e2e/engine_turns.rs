@@ -12,7 +12,7 @@ use crate::common::scratch;
 
 /// Selects a fixture script whose answer streams `deltas` deltas of "word " each, `delay_ms`
 /// apart.
-fn slow_script(home: &Path, deltas: usize, delay_ms: u64) {
+pub(crate) fn slow_script(home: &Path, deltas: usize, delay_ms: u64) {
     let script = json!({
         "version": 1,
         "deltaDelayMs": delay_ms,

@@ -14,3 +14,4 @@ mod mock_model;
 mod sandbox_exec;
 mod schema_diff;
 mod served;
+mod shutdown;

@@ -119,8 +119,11 @@ impl Turns {
         self.threads
             .subscribers
             .subscribe(&thread_id, &context.peer);
-        let runtime = tokio::runtime::Handle::try_current()
-            .map_err(|_| ThreadError::Storage("no async runtime to run the turn on".to_owned()))?;
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(ThreadError::Storage(
+                "no async runtime to run the turn on".to_owned(),
+            ));
+        }
         let turn_id = new_id();
         let (interrupt_sender, interrupt) = oneshot::channel();
         let (steer_sender, steer) = mpsc::channel(STEER_QUEUE);
@@ -154,6 +157,7 @@ impl Turns {
             completed_at: None,
             duration_ms: None,
         };
+        let turn_thread = thread_id.clone();
         let run = TurnRun::new(
             self.clone(),
             context.peer.clone(),
@@ -170,7 +174,24 @@ impl Turns {
             input: params.input,
             client_id: params.client_user_message_id,
         };
-        drop(runtime.spawn(run.run(input)));
+        // The turn is background work of the server: shutdown waits for it, and when the
+        // server is told to stop (a signal, or end of input past its grace) the turn is
+        // interrupted like `turn/interrupt` would, so it still records its end and sends
+        // `turn/completed`.
+        let hub = context.peer.hub().clone();
+        let stopping = hub.stopping();
+        let turns = self.clone();
+        let thread_id = turn_thread;
+        hub.spawn_background(async move {
+            let mut run = std::pin::pin!(run.run(input));
+            tokio::select! {
+                () = &mut run => return,
+                () = stopping => {}
+            }
+            tracing::info!(thread = %thread_id, "server stopping: interrupting the running turn");
+            turns.interrupt_running(&thread_id);
+            run.await;
+        });
         Ok(TurnStartResponse { turn })
     }
 
@@ -218,6 +239,16 @@ impl Turns {
             let _ = interrupt.send(());
         }
         Ok(TurnInterruptResponse {})
+    }
+
+    /// Interrupts whatever turn runs on `thread_id`.
+    fn interrupt_running(&self, thread_id: &str) {
+        if let Some(interrupt) = lock(&self.running)
+            .get_mut(thread_id)
+            .and_then(|turn| turn.interrupt.take())
+        {
+            let _ = interrupt.send(());
+        }
     }
 
     /// The turn running on `thread_id`, if it is `turn_id`.
