@@ -38,6 +38,11 @@ pub enum AuthError {
     /// The digest is not 64 hexadecimal digits.
     #[error("--ws-auth-token-sha256 must be 64 hexadecimal digits (the SHA-256 of the token)")]
     BadDigest,
+    /// The digest is that of the empty string: no client could present a token for it.
+    #[error(
+        "--ws-auth-token-sha256 is the SHA-256 of the empty string; the token must not be empty"
+    )]
+    EmptyTokenDigest,
 }
 
 impl BearerAuth {
@@ -72,6 +77,10 @@ impl BearerAuth {
             let high = hex_digit(pair[0]).ok_or(AuthError::BadDigest)?;
             let low = hex_digit(pair[1]).ok_or(AuthError::BadDigest)?;
             *byte = (high << 4) | low;
+        }
+        let empty: [u8; 32] = Sha256::digest(b"").into();
+        if digest == empty {
+            return Err(AuthError::EmptyTokenDigest);
         }
         Ok(Self { digest })
     }

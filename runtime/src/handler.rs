@@ -167,12 +167,43 @@ impl HandlerError {
 }
 
 /// Decodes a method's params. An absent `params` member decodes like `null`.
+///
+/// The schema has accepted them already; what can still fail here is what a schema does not
+/// say (an integer past the range of its Rust type, say). The error then has the same shape as
+/// a schema rejection: `data.errors[]` with the JSON pointer of the offending value.
 pub(crate) fn decode_params<T: DeserializeOwned>(
     method: &str,
     params: Option<serde_json::Value>,
 ) -> Result<T, HandlerError> {
-    serde_json::from_value(params.unwrap_or(serde_json::Value::Null))
-        .map_err(|error| HandlerError::invalid_params(method, error))
+    serde_path_to_error::deserialize(params.unwrap_or(serde_json::Value::Null)).map_err(|error| {
+        let pointer = json_pointer(error.path());
+        let message = error.inner().to_string();
+        let reason = if pointer.is_empty() {
+            message.clone()
+        } else {
+            format!("{pointer}: {message}")
+        };
+        HandlerError::invalid_params(method, reason).with_data(serde_json::json!({
+            "method": method,
+            "errors": [{ "pointer": pointer, "message": message }],
+        }))
+    })
+}
+
+/// The JSON pointer (RFC 6901) of a deserializer path.
+fn json_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        pointer.push('/');
+        match segment {
+            Segment::Seq { index } => pointer.push_str(&index.to_string()),
+            Segment::Map { key } => pointer.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Enum { variant } => pointer.push_str(variant),
+            Segment::Unknown => pointer.push('?'),
+        }
+    }
+    pointer
 }
 
 /// Encodes a handler's result as the response's `result` member: straight to JSON text, which

@@ -316,3 +316,32 @@ fn polling_for_input_stops_when_the_client_goes_quiet() {
     );
     client.stop();
 }
+
+#[test]
+fn a_value_past_its_type_range_is_rejected_with_its_pointer() {
+    // The schema says "integer"; the Rust type is a u32. The refusal must look like any other
+    // -32602: `data.errors[]` naming the member.
+    let home = scratch("stdio-range");
+    let input = lines(&[
+        initialize(1),
+        json!({"id": 2, "method": "thread/list", "params": {"limit": 99_999_999_999_999_u64}}),
+    ]);
+    let run = serve(&home, &input, &[]);
+    assert!(run.status.success());
+    let refused = &answer(&run, &json!(2))["error"];
+    assert_eq!(refused["code"], json!(-32602), "{refused}");
+    assert_eq!(refused["data"]["method"], json!("thread/list"), "{refused}");
+    assert_eq!(
+        refused["data"]["errors"][0]["pointer"],
+        json!("/limit"),
+        "{refused}"
+    );
+    assert!(
+        refused["message"]
+            .as_str()
+            .expect("message")
+            .contains("/limit"),
+        "{refused}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -354,6 +354,48 @@ fn bad_listen_values_and_misplaced_token_flags_are_refused() {
         "{}",
         app.stderr()
     );
+    // The digest of the empty string would stand for a token no client can present.
+    let mut app = App::spawn(
+        &home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--ws-auth-token-sha256",
+            "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855",
+        ],
+    );
+    assert!(!app.wait().success());
+    assert!(
+        app.stderr().contains("SHA-256 of the empty string"),
+        "{}",
+        app.stderr()
+    );
+}
+
+#[tokio::test]
+async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+
+    let home = scratch("ws-utf8");
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let mut ws = open(app.listening_addr(), None).await.expect("upgrade");
+    initialize(&mut ws).await;
+    let bad = Frame::message(
+        &b"{\"id\":1,\"method\":\"\xff\"}"[..],
+        OpCode::Data(Data::Text),
+        true,
+    );
+    ws.send(Message::Frame(bad))
+        .await
+        .expect("send the raw frame");
+    match tokio::time::timeout(WAIT, ws.next())
+        .await
+        .expect("in time")
+    {
+        Some(Ok(Message::Close(Some(frame)))) => assert_eq!(u16::from(frame.code), 1007),
+        other => panic!("expected a close frame, got {other:?}"),
+    }
 }
 
 #[tokio::test]

@@ -57,6 +57,10 @@ const PROTOCOL_ERROR: Ending = Ending {
     reason: "websocket protocol error",
     close_frame: Some((close_code::PROTOCOL, "protocol error")),
 };
+const INVALID_TEXT: Ending = Ending {
+    reason: "text frame is not UTF-8",
+    close_frame: Some((close_code::INVALID, "text frame is not valid UTF-8")),
+};
 const READ_ERROR: Ending = Ending {
     reason: "read error",
     close_frame: None,
@@ -251,7 +255,11 @@ fn read_failure<H: Handler>(
             tracing::debug!(connection = id, %error, "websocket read failed");
             READ_ERROR
         }
-        error @ (tungstenite::Error::Protocol(_) | tungstenite::Error::Utf8(_)) => {
+        tungstenite::Error::Utf8(error) => {
+            tracing::warn!(connection = id, %error, "websocket text frame is not UTF-8");
+            INVALID_TEXT
+        }
+        error @ tungstenite::Error::Protocol(_) => {
             tracing::warn!(connection = id, %error, "websocket protocol error");
             PROTOCOL_ERROR
         }
