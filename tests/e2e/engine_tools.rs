@@ -42,6 +42,12 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
                 command("touch session.txt"), message("done")
             ]},
             {"when": "case-cancel", "steps": [command("touch cancelled.txt"), message("never")]},
+            {"when": "case-disguised-writers", "steps": [
+                command("uniq in.txt uniq-out.txt"),
+                command("sort -uo sort-out.txt in.txt"),
+                command("ls"),
+                message("tried")
+            ]},
             {"when": "case-patch", "steps": [patch(&add("patched.txt")), message("ok")]},
             {"when": "case-escape", "steps": [
                 command("touch ../escaped-by-shell.txt"),
@@ -381,4 +387,34 @@ fn an_interrupt_while_waiting_for_approval_ends_the_turn() {
         "the pending approval was not resolved: {notifications:#?}"
     );
     assert!(!workspace.join("cancelled.txt").exists());
+}
+
+/// Under `untrusted`, a reader's name does not make a command safe: `uniq IN OUT` and
+/// `sort -uo OUT` write, so each asks; declined, neither writes. `ls` runs unasked.
+#[test]
+fn untrusted_asks_before_writers_that_look_like_readers() {
+    let (home, workspace) = setup("tools-disguised");
+    std::fs::write(workspace.join("in.txt"), "b\na\na\n").expect("input");
+    let mut client = Client::start(&home);
+    let thread = new_thread(&mut client, &workspace, "untrusted", "workspace-write");
+    client.start_turn(&thread, "case-disguised-writers");
+    for command in ["uniq in.txt uniq-out.txt", "sort -uo sort-out.txt in.txt"] {
+        let (id, params) = client.server_request("item/commandExecution/requestApproval");
+        assert_eq!(params["command"], json!(command));
+        answer(&mut client, id, json!("decline"));
+    }
+    let (notifications, done) = until_completed(&mut client);
+    assert_eq!(done["status"], json!("completed"));
+    assert!(
+        !notifications
+            .iter()
+            .any(|n| n["method"] == json!("item/commandExecution/requestApproval")),
+        "ls ran without asking: {notifications:#?}"
+    );
+    let ran = completed_items(&notifications, "commandExecution");
+    assert_eq!(ran.last().expect("ls")["command"], json!("ls"));
+    assert_eq!(ran.last().expect("ls")["status"], json!("completed"));
+    assert!(!workspace.join("uniq-out.txt").exists());
+    assert!(!workspace.join("sort-out.txt").exists());
+    client.stop();
 }

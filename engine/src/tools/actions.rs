@@ -1,5 +1,5 @@
 //! What a command line is recognised to do: the `commandActions` of a `commandExecution` item
-//! and its approval request, and whether it is known to only read.
+//! and its approval request (whether it is known to only read is `safe_commands`).
 //!
 //! Recognition is deliberately shallow: a single simple command (no pipes, redirections,
 //! substitutions or chains) whose program is on a short list. Anything else is `unknown`, and
@@ -13,26 +13,6 @@ const SHELL_SYNTAX: &[char] = &[
     '"', '\'', '!', '#',
 ];
 
-/// Programs that only read, whatever their (non-excluded) arguments.
-const READ_ONLY: &[&str] = &[
-    "cat", "head", "tail", "ls", "pwd", "echo", "wc", "grep", "rg", "true", "false", "which",
-    "whoami", "date", "uname", "stat", "file", "tree", "nl", "cut", "sort", "uniq", "diff",
-];
-
-/// Argument prefixes that make an otherwise read-only program write or run something
-/// (`find -exec`, `sort -o`, `rg --pre`, `git diff --output=…`, …).
-const WRITING_ARGS: &[&str] = &[
-    "-exec",
-    "-delete",
-    "-fprint",
-    "-fls",
-    "-ok",
-    "-o",
-    "--output",
-    "--pre",
-    "--ext-diff",
-];
-
 /// The words of a simple command line, or `None` when it uses shell syntax beyond words.
 fn simple_words(line: &str) -> Option<Vec<&str>> {
     if line.contains(SHELL_SYNTAX) {
@@ -44,36 +24,13 @@ fn simple_words(line: &str) -> Option<Vec<&str>> {
 
 /// The words of the command `argv` runs: the line of `bash -c LINE` split into simple words,
 /// or the argv itself.
-fn words(argv: &[String]) -> Option<Vec<String>> {
+pub(super) fn words(argv: &[String]) -> Option<Vec<String>> {
     match argv {
         [shell, flag, line] if (shell == "bash" || shell == "sh") && flag == "-c" => {
             simple_words(line).map(|w| w.into_iter().map(str::to_owned).collect())
         }
         [] => None,
         argv => Some(argv.to_vec()),
-    }
-}
-
-/// Whether `argv` is known to only read: one simple command of a read-only program, or a
-/// read-only `git` subcommand, with no argument that writes.
-pub(crate) fn is_known_safe(argv: &[String]) -> bool {
-    let Some(words) = words(argv) else {
-        return false;
-    };
-    let program = words[0].rsplit('/').next().unwrap_or_default();
-    if words[1..]
-        .iter()
-        .any(|w| WRITING_ARGS.iter().any(|prefix| w.starts_with(prefix)))
-    {
-        return false;
-    }
-    match program {
-        "find" => true,
-        "git" => matches!(
-            words.get(1).map(String::as_str),
-            Some("status" | "log" | "diff" | "show" | "rev-parse")
-        ),
-        other => READ_ONLY.contains(&other),
     }
 }
 
@@ -125,23 +82,6 @@ mod tests {
 
     fn line(text: &str) -> Vec<String> {
         vec!["bash".to_owned(), "-c".to_owned(), text.to_owned()]
-    }
-
-    #[test]
-    fn only_simple_read_only_commands_are_known_safe() {
-        assert!(is_known_safe(&line("ls -la src")));
-        assert!(is_known_safe(&line("git status")));
-        assert!(is_known_safe(&["cat".to_owned(), "a.txt".to_owned()]));
-        assert!(!is_known_safe(&line("git push")));
-        assert!(!is_known_safe(&line("ls; rm -rf x")));
-        assert!(!is_known_safe(&line("cat a > b")));
-        assert!(!is_known_safe(&line("echo $(rm x)")));
-        assert!(!is_known_safe(&line("find . -delete")));
-        assert!(!is_known_safe(&line("sort -o out in")));
-        assert!(!is_known_safe(&line("rg --pre=sh x")));
-        assert!(!is_known_safe(&line("git diff --output=x")));
-        assert!(!is_known_safe(&line("rm x")));
-        assert!(!is_known_safe(&line("")));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 pub(crate) mod actions;
 pub(crate) mod exec;
 pub(crate) mod patch;
+pub(crate) mod safe_commands;
 pub mod sandbox;
 
 use serde::Deserialize;

@@ -2,7 +2,7 @@
 //!
 //! | policy       | command                                         | patch                               |
 //! |--------------|-------------------------------------------------|-------------------------------------|
-//! | `untrusted`  | asks unless known to only read (and not escalated) | always asks                      |
+//! | `untrusted`  | asks unless known to only read (`safe_commands`) and not escalated | always asks        |
 //! | `on-request` | asks only when the model asks to leave the sandbox | asks when it writes outside the writable roots |
 //! | `never`      | never asks; runs in the sandbox                  | never asks; writes outside the roots are refused |
 //! | `granular`   | as `on-request` when `sandbox_approval`, else as `never` | the same                   |
@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use agentwire_protocol::AskForApproval;
 
-use crate::tools::actions::is_known_safe;
+use crate::tools::safe_commands::is_known_safe;
 
 /// What to do with a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
