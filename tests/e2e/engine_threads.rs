@@ -593,6 +593,47 @@ fn a_torn_last_line_is_skipped() {
     client.stop();
 }
 
+/// A rollout whose first line goes bad is not listed by a thread it cannot read: neither by the
+/// server that indexed it while it was sound, nor after a restart.
+#[test]
+fn a_rollout_whose_first_line_is_corrupt_leaves_the_list() {
+    let home = scratch("threads-corrupt-head");
+    let sound = Fixture::new(3, 1_760_000_000);
+    let bad = Fixture::new(4, 1_760_000_100);
+    write_rollout(&home, &sound, &[("q", "a")]);
+    let path = write_rollout(&home, &bad, &[("q", "a")]);
+    let mut client = Client::start(&home);
+    assert_eq!(ids(&client.call("thread/list", json!({}))).len(), 2);
+
+    let text = std::fs::read_to_string(&path).expect("read rollout");
+    let corrupt = text.replacen("\"type\":\"thread\"", "\"type\":\"thr\"", 1);
+    assert_ne!(corrupt, text, "the first line was changed");
+    std::fs::write(&path, corrupt).expect("corrupt the first line");
+    let refused = client.call_err(
+        "thread/read",
+        json!({"threadId": bad.id, "includeTurns": true}),
+    );
+    assert!(
+        refused["message"]
+            .as_str()
+            .expect("message")
+            .contains("not a thread record"),
+        "{refused}"
+    );
+    assert_eq!(
+        ids(&client.call("thread/list", json!({}))),
+        vec![sound.id.clone()]
+    );
+    client.stop();
+
+    let mut client = Client::start(&home);
+    assert_eq!(
+        ids(&client.call("thread/list", json!({}))),
+        vec![sound.id.clone()]
+    );
+    client.stop();
+}
+
 #[test]
 fn ephemeral_threads_leave_no_files() {
     let home = scratch("threads-ephemeral");

@@ -224,7 +224,13 @@ impl Index {
                         },
                     )?,
                     Err(error) => {
+                        // A row from before the file went bad must not keep listing a thread
+                        // that cannot be read.
                         tracing::warn!(path = %path.display(), error, "rollout not indexed");
+                        transaction.execute(
+                            "DELETE FROM threads WHERE archived = ?1 AND rel_path = ?2",
+                            params![archived, relative.to_string_lossy()],
+                        )?;
                     }
                 }
             }
@@ -240,6 +246,14 @@ impl Index {
             tracing::info!(files = read, "thread index updated from rollouts");
         }
         Ok(read)
+    }
+
+    /// Drops the row of thread `id` (its rollout is gone or cannot be read).
+    pub(crate) fn remove(&self, id: &str) -> rusqlite::Result<()> {
+        self.conn
+            .execute("DELETE FROM threads WHERE id = ?1", [id])?;
+        self.pages.borrow_mut().clear();
+        Ok(())
     }
 
     /// Inserts or replaces the row of `row.summary.meta.id`.

@@ -34,7 +34,7 @@ use error::ThreadError;
 use index::{Index, IndexRow};
 use meta::{ThreadDefaults, ThreadSummary};
 use paths::Layout;
-use rollout::{Replayed, RolloutRecord, RolloutWriter, replay};
+use rollout::{Replayed, RolloutError, RolloutRecord, RolloutWriter, replay};
 
 /// Every thread the engine knows: the loaded ones in memory, the persisted ones on disk.
 #[derive(Debug)]
@@ -121,18 +121,40 @@ impl Threads {
             .ok_or_else(|| ThreadError::NotFound(id.to_owned()))
     }
 
-    /// Reads the rollout of `row` back.
+    /// Reads the rollout of `row` back. A rollout that is gone, or whose first line is no
+    /// longer a thread record, takes its row out of the index with it: `thread/list` stops
+    /// showing a thread that `thread/read` cannot read.
     fn read_rollout(&self, row: &IndexRow) -> Result<Replayed, ThreadError> {
+        let id = &row.summary.meta.id;
         let path = self.layout.rollout(row.archived, &row.relative);
-        let (file, _) = self
-            .layout
-            .open_checked(&path)
-            .map_err(|e| match e.kind() {
-                // The index is stale: the file was removed behind its back.
-                std::io::ErrorKind::NotFound => ThreadError::NotFound(row.summary.meta.id.clone()),
-                _ => ThreadError::Storage(format!("cannot read {}: {e}", path.display())),
-            })?;
-        Ok(replay(file, &path)?)
+        let replayed = match self.layout.open_checked(&path) {
+            Ok((file, _)) => replay(file, &path),
+            // The index is stale: the file was removed behind its back.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                self.forget(id, "its rollout is gone");
+                return Err(ThreadError::NotFound(id.clone()));
+            }
+            Err(e) => {
+                return Err(ThreadError::Storage(format!(
+                    "cannot read {}: {e}",
+                    path.display()
+                )));
+            }
+        };
+        replayed.map_err(|error| {
+            if matches!(error, RolloutError::NoHeader { .. }) {
+                self.forget(id, "its rollout's first line is not a thread record");
+            }
+            ThreadError::from(error)
+        })
+    }
+
+    /// Drops thread `id` from the index, logging `why`.
+    fn forget(&self, id: &str, why: &str) {
+        tracing::warn!(id, why, "thread dropped from the index");
+        if let Err(error) = self.index().and_then(|i| Ok(i.remove(id)?)) {
+            tracing::warn!(id, %error, "thread index not updated");
+        }
     }
 
     /// The absolute rollout path of `row`, as reported in `Thread.path`.
