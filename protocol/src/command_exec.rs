@@ -275,7 +275,13 @@ mod tests {
             "processId": "term-1",
             "size": {"rows": 50, "cols": 132}
         }));
-        assert_eq!(resize.size, CommandExecTerminalSize { rows: 50, cols: 132 });
+        assert_eq!(
+            resize.size,
+            CommandExecTerminalSize {
+                rows: 50,
+                cols: 132
+            }
+        );
         round_trip::<CommandExecWriteResponse>(json!({}));
         round_trip::<CommandExecTerminateResponse>(json!({}));
         round_trip::<CommandExecResizeResponse>(json!({}));
