@@ -120,18 +120,27 @@ fn kill_session(session: Pid) {
         return;
     };
     for entry in entries.flatten() {
-        let pid = entry
+        let Some(pid) = entry
             .file_name()
             .to_str()
             .and_then(|name| name.parse::<i32>().ok())
-            .and_then(Pid::from_raw);
-        if let Some(pid) = pid
-            && rustix::process::getsid(Some(pid)) == Ok(session)
-        {
+            .and_then(Pid::from_raw)
+        else {
+            continue;
+        };
+        if session_of(pid) == Some(session.as_raw_nonzero().get()) {
             // ESRCH (it is gone already) is the only expected error.
             let _ = rustix::process::kill_process(pid, Signal::KILL);
         }
     }
+}
+
+/// The session id of process `pid`, from `/proc/<pid>/stat` (`0` for kernel threads).
+fn session_of(pid: Pid) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero())).ok()?;
+    // `pid (comm) state ppid pgrp session …`; `comm` may hold spaces and parentheses.
+    let (_, rest) = stat.rsplit_once(") ")?;
+    rest.split_whitespace().nth(3)?.parse().ok()
 }
 
 /// A started process.
@@ -481,6 +490,13 @@ pub(super) async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_session_of_a_process_is_read_from_proc() {
+        let me = rustix::process::getpid();
+        let session = rustix::process::getsid(None).expect("getsid");
+        assert_eq!(session_of(me), Some(session.as_raw_nonzero().get()));
+    }
 
     #[test]
     fn exit_codes_follow_the_shell_convention() {
