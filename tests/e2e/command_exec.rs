@@ -627,3 +627,54 @@ fn bad_follow_up_requests_are_refused_naming_the_member() {
     let answer = client.answer(&id).expect("command/exec answers");
     assert_eq!(answer["exitCode"], json!(137), "{answer}");
 }
+
+#[tokio::test]
+async fn a_websocket_that_closes_kills_its_processes_while_the_server_runs_on() {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::Message;
+
+    use crate::app_server_ws::{App, initialize, next_json};
+
+    let home = scratch("exec-ws");
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let addr = app.listening_addr();
+    let pidfile = home.join("pids");
+    let script = format!(
+        "sleep 60 & echo $$ $! > {}; echo ready; wait",
+        pidfile.display()
+    );
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}"))
+        .await
+        .expect("connect");
+    initialize(&mut ws).await;
+    let request = json!({
+        "id": 1, "method": "command/exec",
+        "params": {
+            "processId": "bg", "command": ["sh", "-c", script], "streamStdoutStderr": true,
+            "disableTimeout": true, "sandboxPolicy": policy(FULL_ACCESS)
+        }
+    });
+    ws.send(Message::text(request.to_string()))
+        .await
+        .expect("send");
+    let delta = next_json(&mut ws).await;
+    assert_eq!(
+        delta["method"],
+        json!("command/exec/outputDelta"),
+        "{delta}"
+    );
+    let pids = pids_in(&pidfile);
+    assert!(pids.iter().all(|&pid| alive(pid)));
+
+    ws.close(None).await.expect("close");
+    drop(ws);
+    tokio::task::spawn_blocking(move || assert_all_die(&pids))
+        .await
+        .expect("the processes die");
+    // The server itself keeps serving other connections.
+    let (mut other, _) = tokio_tungstenite::connect_async(format!("ws://{addr}"))
+        .await
+        .expect("connect again");
+    initialize(&mut other).await;
+    drop(app);
+}
