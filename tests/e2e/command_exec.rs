@@ -375,11 +375,23 @@ fn an_interactive_terminal_echoes_resizes_and_terminates() {
     write(&mut client, "stty size\n");
     stdout_until(&mut client, "term", &mut seen, "40 120\r\n");
 
+    // A background job (in a process group of its own when the shell does job control).
+    write(&mut client, "sleep 60 & echo job-$!-$((1+1))\n");
+    let out = stdout_until(&mut client, "term", &mut seen, "-2\r\n");
+    let job: u32 = out
+        .rsplit("job-")
+        .next()
+        .and_then(|rest| rest.split('-').next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no job pid in {out:?}"));
+    assert!(alive(job));
+
     let terminated = client.call("command/exec/terminate", json!({"processId": "term"}));
     assert_eq!(terminated, json!({}));
     let answer = client.answer(&id).expect("command/exec answers");
     // SIGKILL: 128 + 9. The output was streamed, so the answer carries none.
     assert_eq!(answer, json!({"exitCode": 137, "stdout": "", "stderr": ""}));
+    assert_all_die(&[job]);
 }
 
 #[test]
@@ -677,4 +689,27 @@ async fn a_websocket_that_closes_kills_its_processes_while_the_server_runs_on() 
         .expect("connect again");
     initialize(&mut other).await;
     drop(app);
+}
+
+#[test]
+fn sandbox_exec_tty_refuses_a_stdin_that_is_not_a_terminal() {
+    let marker = scratch("exec-tty-refused").join("ran");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agentwire"))
+        .args([
+            "sandbox-exec",
+            "--tty",
+            "--policy",
+            r#"{"type":"dangerFullAccess"}"#,
+        ])
+        .arg("--cwd")
+        .arg(std::env::temp_dir())
+        .args(["--", "touch"])
+        .arg(&marker)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("spawn agentwire");
+    assert_eq!(output.status.code(), Some(125), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("controlling terminal"), "{stderr}");
+    assert!(!marker.exists(), "the command ran");
 }
