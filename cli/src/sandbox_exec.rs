@@ -1,6 +1,13 @@
-//! `agentwire sandbox-exec --policy JSON --cwd DIR -- COMMAND [ARGS…]` (hidden): confines
-//! itself to a sandbox policy, then becomes the command. The engine runs every confined
-//! `shell` command through it.
+//! `agentwire sandbox-exec [--tty] --policy JSON --cwd DIR -- COMMAND [ARGS…]` (hidden):
+//! confines itself to a sandbox policy, then becomes the command. The engine runs every confined
+//! `shell` command through it, and every `command/exec` command that is confined or runs on a
+//! pseudo-terminal.
+//!
+//! With `--tty`, its stdin must be a terminal (the slave side of a pseudo-terminal): it first
+//! starts a new session and makes that terminal the session's controlling terminal, so the
+//! command gets job control, `SIGWINCH` on resize and `SIGHUP` when the terminal goes away.
+//! (The workspace forbids `unsafe`, so the engine cannot do this in a `pre_exec` hook; this
+//! program is the child, so it does it with safe calls before it executes the command.)
 //!
 //! Exit codes of its own (anything else is the command's):
 //! - 2: bad arguments or a policy that is not valid JSON for `SandboxPolicy`;
@@ -30,6 +37,9 @@ const EXIT_NOT_FOUND: u8 = 127;
 /// The arguments of `sandbox-exec`.
 #[derive(Debug, Args)]
 pub struct SandboxExecArgs {
+    /// Make stdin, which must be a terminal, the controlling terminal of a new session first.
+    #[arg(long)]
+    tty: bool,
     /// The sandbox policy, as `SandboxPolicy` JSON (e.g. `{"type":"readOnly"}`).
     #[arg(long, value_name = "JSON")]
     policy: String,
@@ -49,6 +59,16 @@ fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
 
 /// Confines this process and executes the command; returns only when that fails.
 pub fn run(args: SandboxExecArgs) -> ExitCode {
+    if args.tty
+        && let Err(e) = take_terminal()
+    {
+        return fail(
+            EXIT_SANDBOX,
+            format_args!(
+                "cannot make stdin the controlling terminal: {e}; the command was not run"
+            ),
+        );
+    }
     let policy: SandboxPolicy = match serde_json::from_str(&args.policy) {
         Ok(policy) => policy,
         Err(e) => return fail(EXIT_USAGE, format_args!("invalid --policy: {e}")),
@@ -91,4 +111,18 @@ pub fn run(args: SandboxExecArgs) -> ExitCode {
         code,
         format_args!("cannot execute `{}`: {error}", program.to_string_lossy()),
     )
+}
+
+/// Starts a new session (this process is not a process group leader: the engine does not put a
+/// `--tty` child in a group of its own) and makes stdin its controlling terminal.
+#[cfg(unix)]
+fn take_terminal() -> std::io::Result<()> {
+    rustix::process::setsid()?;
+    rustix::process::ioctl_tiocsctty(std::io::stdin())?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn take_terminal() -> std::io::Result<()> {
+    Err(std::io::Error::other("terminals need a Unix system"))
 }

@@ -12,7 +12,9 @@ use agentwire_protocol::methods::{
 use agentwire_protocol::{
     AppsListParams, AppsListResponse, CancelLoginAccountParams, CancelLoginAccountResponse,
     CollaborationModeListParams, CollaborationModeListResponse, CommandExecParams,
-    CommandExecResponse, ConfigBatchWriteParams, ConfigReadParams, ConfigReadResponse,
+    CommandExecResizeParams, CommandExecResizeResponse, CommandExecResponse,
+    CommandExecTerminateParams, CommandExecTerminateResponse, CommandExecWriteParams,
+    CommandExecWriteResponse, ConfigBatchWriteParams, ConfigReadParams, ConfigReadResponse,
     ConfigValueWriteParams, ConfigWriteResponse, FuzzyFileSearchParams, FuzzyFileSearchResponse,
     FuzzyFileSearchSessionStartParams, FuzzyFileSearchSessionStartResponse,
     FuzzyFileSearchSessionStopParams, FuzzyFileSearchSessionStopResponse,
@@ -302,5 +304,29 @@ impl Handler for Engine {
         params: GitDiffToRemoteParams,
     ) -> impl Future<Output = Result<GitDiffToRemoteResponse, HandlerError>> + Send {
         crate::legacy::git_diff_to_remote(self, context, params)
+    }
+
+    fn command_exec_write(
+        &self,
+        context: RequestContext,
+        params: CommandExecWriteParams,
+    ) -> impl Future<Output = Result<CommandExecWriteResponse, HandlerError>> + Send {
+        crate::command_exec::write(self, context, params)
+    }
+
+    fn command_exec_terminate(
+        &self,
+        context: RequestContext,
+        params: CommandExecTerminateParams,
+    ) -> impl Future<Output = Result<CommandExecTerminateResponse, HandlerError>> + Send {
+        crate::command_exec::terminate(self, context, params)
+    }
+
+    fn command_exec_resize(
+        &self,
+        context: RequestContext,
+        params: CommandExecResizeParams,
+    ) -> impl Future<Output = Result<CommandExecResizeResponse, HandlerError>> + Send {
+        crate::command_exec::resize(self, context, params)
     }
 }

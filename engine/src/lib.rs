@@ -65,6 +65,7 @@ pub struct Engine {
     config: EngineConfig,
     threads: Arc<threads::Threads>,
     turns: Arc<turns::Turns>,
+    command_exec: command_exec::CommandExecs,
 }
 
 impl Engine {
@@ -90,6 +91,7 @@ impl Engine {
                 defaults.model_provider = provider;
             }
         }
+        let command_exec = command_exec::CommandExecs::new(&defaults, config.sandbox_exe.clone());
         let threads = Arc::new(threads::Threads::open(&config.home, defaults));
         let provider = provider::from_config(&config.home, file);
         let turns = Arc::new(turns::Turns::new(
@@ -101,6 +103,7 @@ impl Engine {
             config,
             threads,
             turns,
+            command_exec,
         }
     }
 

@@ -313,6 +313,42 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("command/exec")))
     }
 
+    /// Writes to the stdin of a running `command/exec` process, or closes it.
+    ///
+    /// Wire method `command/exec/write`.
+    fn command_exec_write(
+        &self,
+        context: RequestContext,
+        params: CommandExecWriteParams,
+    ) -> impl Future<Output = Result<CommandExecWriteResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("command/exec/write")))
+    }
+
+    /// Kills a running `command/exec` process.
+    ///
+    /// Wire method `command/exec/terminate`.
+    fn command_exec_terminate(
+        &self,
+        context: RequestContext,
+        params: CommandExecTerminateParams,
+    ) -> impl Future<Output = Result<CommandExecTerminateResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("command/exec/terminate")))
+    }
+
+    /// Resizes the pseudo-terminal of a running `command/exec` process.
+    ///
+    /// Wire method `command/exec/resize`.
+    fn command_exec_resize(
+        &self,
+        context: RequestContext,
+        params: CommandExecResizeParams,
+    ) -> impl Future<Output = Result<CommandExecResizeResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("command/exec/resize")))
+    }
+
     /// Searches file names under the given roots in one shot.
     ///
     /// Wire method `fuzzyFileSearch`.
@@ -512,6 +548,18 @@ pub async fn dispatch_request<H: Handler>(
         "command/exec" => {
             let params = decode_params::<CommandExecParams>(method, params)?;
             encode_result(method, handler.command_exec(context, params).await?)
+        }
+        "command/exec/write" => {
+            let params = decode_params::<CommandExecWriteParams>(method, params)?;
+            encode_result(method, handler.command_exec_write(context, params).await?)
+        }
+        "command/exec/terminate" => {
+            let params = decode_params::<CommandExecTerminateParams>(method, params)?;
+            encode_result(method, handler.command_exec_terminate(context, params).await?)
+        }
+        "command/exec/resize" => {
+            let params = decode_params::<CommandExecResizeParams>(method, params)?;
+            encode_result(method, handler.command_exec_resize(context, params).await?)
         }
         "fuzzyFileSearch" => {
             let params = decode_params::<FuzzyFileSearchParams>(method, params)?;

@@ -130,6 +130,56 @@ pub struct CommandExecTerminalSize {
     pub cols: u16,
 }
 
+/// Params of `command/exec/write`: bytes for the stdin of a running `command/exec` process,
+/// an end-of-input, or both. The process must have been started with `streamStdin` or `tty`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandExecWriteParams {
+    /// The `processId` this connection gave the process in `command/exec`.
+    pub process_id: String,
+    /// Bytes to write to the process's stdin, base64-encoded; absent writes nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub delta_base64: Option<String>,
+    /// `true` to end the process's input once `deltaBase64` (if any) is written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    #[ts(optional)]
+    pub close_stdin: Option<bool>,
+}
+
+/// Result of `command/exec/write`: empty; the bytes were handed to the process.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct CommandExecWriteResponse {}
+
+/// Params of `command/exec/terminate`: stop a running `command/exec` process. Its
+/// `command/exec` request then answers with the exit status the kill produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandExecTerminateParams {
+    /// The `processId` this connection gave the process in `command/exec`.
+    pub process_id: String,
+}
+
+/// Result of `command/exec/terminate`: empty; the process is being killed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct CommandExecTerminateResponse {}
+
+/// Params of `command/exec/resize`: a new window size for the pseudo-terminal of a
+/// `command/exec` process started with `tty: true`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandExecResizeParams {
+    /// The `processId` this connection gave the process in `command/exec`.
+    pub process_id: String,
+    /// The terminal's new size.
+    pub size: CommandExecTerminalSize,
+}
+
+/// Result of `command/exec/resize`: empty; the terminal has its new size.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+pub struct CommandExecResizeResponse {}
+
 #[cfg(test)]
 mod tests {
     use serde::Serialize;
@@ -207,5 +257,33 @@ mod tests {
             "capReached": false
         }));
         assert_eq!(delta.stream, CommandExecOutputStream::Stdout);
+    }
+
+    #[test]
+    fn follow_up_params_round_trip() {
+        let write: CommandExecWriteParams = round_trip(json!({
+            "processId": "term-1",
+            "deltaBase64": "bHMK",
+            "closeStdin": true
+        }));
+        assert_eq!(write.close_stdin, Some(true));
+        let bare: CommandExecWriteParams = round_trip(json!({"processId": "term-1"}));
+        assert_eq!(bare.delta_base64, None);
+        assert_eq!(bare.close_stdin, None);
+        round_trip::<CommandExecTerminateParams>(json!({"processId": "term-1"}));
+        let resize: CommandExecResizeParams = round_trip(json!({
+            "processId": "term-1",
+            "size": {"rows": 50, "cols": 132}
+        }));
+        assert_eq!(
+            resize.size,
+            CommandExecTerminalSize {
+                rows: 50,
+                cols: 132
+            }
+        );
+        round_trip::<CommandExecWriteResponse>(json!({}));
+        round_trip::<CommandExecTerminateResponse>(json!({}));
+        round_trip::<CommandExecResizeResponse>(json!({}));
     }
 }

@@ -196,6 +196,18 @@ methods! {
     client_request CommandExec = "command/exec" {
         params: CommandExecParams, response: CommandExecResponse, experimental: false, since: "0.1.0",
     }
+    /// Writes to the stdin of a running `command/exec` process, or closes it.
+    client_request CommandExecWrite = "command/exec/write" {
+        params: CommandExecWriteParams, response: CommandExecWriteResponse, experimental: false, since: "0.2.0",
+    }
+    /// Kills a running `command/exec` process.
+    client_request CommandExecTerminate = "command/exec/terminate" {
+        params: CommandExecTerminateParams, response: CommandExecTerminateResponse, experimental: false, since: "0.2.0",
+    }
+    /// Resizes the pseudo-terminal of a running `command/exec` process.
+    client_request CommandExecResize = "command/exec/resize" {
+        params: CommandExecResizeParams, response: CommandExecResizeResponse, experimental: false, since: "0.2.0",
+    }
     /// Searches file names under the given roots in one shot.
     client_request FuzzyFileSearch = "fuzzyFileSearch" {
         params: FuzzyFileSearchParams, response: FuzzyFileSearchResponse, experimental: false, since: "0.1.0",

@@ -26,7 +26,7 @@ const WAIT: Duration = Duration::from_secs(30);
 const SECRET_SHA256: &str = "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b";
 
 /// A running `agentwire app-server` whose stderr is collected line by line.
-struct App {
+pub(crate) struct App {
     child: Child,
     lines: Receiver<String>,
     stderr: Arc<Mutex<Vec<String>>>,
@@ -35,7 +35,7 @@ struct App {
 }
 
 impl App {
-    fn spawn(home: &Path, args: &[&str]) -> Self {
+    pub(crate) fn spawn(home: &Path, args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
             .arg("app-server")
             .args(args)
@@ -90,7 +90,7 @@ impl App {
     }
 
     /// The address from the `listening addr=…` log line.
-    fn listening_addr(&self) -> SocketAddr {
+    pub(crate) fn listening_addr(&self) -> SocketAddr {
         let line = self.wait_for_line("listening");
         let addr = line
             .split_whitespace()
@@ -199,7 +199,9 @@ async fn open(
     }
 }
 
-async fn next_json<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<S>) -> Value {
+pub(crate) async fn next_json<S: AsyncRead + AsyncWrite + Unpin>(
+    ws: &mut WebSocketStream<S>,
+) -> Value {
     loop {
         let frame = tokio::time::timeout(WAIT, ws.next())
             .await
@@ -228,7 +230,9 @@ async fn request<S: AsyncRead + AsyncWrite + Unpin>(
 }
 
 /// Completes the handshake; returns the `initialize` result.
-async fn initialize<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<S>) -> Value {
+pub(crate) async fn initialize<S: AsyncRead + AsyncWrite + Unpin>(
+    ws: &mut WebSocketStream<S>,
+) -> Value {
     let params = json!({ "clientInfo": { "name": "e2e_ws", "version": "0.0.1" } });
     let answer = request(ws, json!(0), "initialize", params).await;
     let notification = json!({ "method": "initialized" }).to_string();

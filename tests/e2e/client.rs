@@ -142,6 +142,37 @@ impl Client {
         }
     }
 
+    /// Sends a request without waiting for its answer; returns its id (see
+    /// [`Client::answer`]).
+    pub fn send_request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = json!(self.next_id);
+        self.send(&json!({"id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// Waits for the answer to the request `id` sent with [`Client::send_request`]:
+    /// `Ok(result)` or `Err(error)`. Messages that arrive first are kept in
+    /// [`Client::notifications`] (so is an answer to another request).
+    pub fn answer(&mut self, id: &Value) -> Result<Value, Value> {
+        let deadline = Instant::now() + WAIT;
+        let is_answer = |m: &Value| m.get("id") == Some(id) && m.get("method").is_none();
+        let message = match self.notifications.iter().position(is_answer) {
+            Some(at) => self.notifications.remove(at).expect("position is valid"),
+            None => loop {
+                let message = self.next_message(deadline, &format!("the answer to {id}"));
+                if is_answer(&message) {
+                    break message;
+                }
+                self.notifications.push_back(message);
+            },
+        };
+        match message.get("error") {
+            Some(error) => Err(error.clone()),
+            None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+        }
+    }
+
     /// The params of the first notification `method` received (waiting for it if needed); it is
     /// removed from the backlog.
     pub fn notification(&mut self, method: &str) -> Value {

@@ -3,6 +3,7 @@
 mod app_server_stdio;
 mod app_server_ws;
 mod client;
+mod command_exec;
 mod common;
 mod engine_crash;
 mod engine_openai;

@@ -229,26 +229,47 @@ fn command_for<'a>(
                 .to_owned(),
         )
     })?;
-    let policy = serde_json::to_string(policy)
-        .map_err(|e| ExecError::Sandbox(format!("cannot encode the sandbox policy: {e}")))?;
     // `sandbox-exec` would only report a missing program through its exit code; check first
     // so that both ways of running say the same.
-    check_program(program, &request.cwd)?;
-    let mut command = Command::new(exe);
-    command
-        .arg("sandbox-exec")
-        .arg("--policy")
-        .arg(policy)
-        .arg("--cwd")
-        .arg(&request.cwd)
-        .arg("--")
-        .args(&request.argv);
+    check_program(program, &request.cwd, None)?;
+    let command = sandbox_exec_command(exe, policy, &request.cwd, &request.argv, false)?;
     Ok((command, Some(exe)))
 }
 
+/// `<exe> sandbox-exec [--tty] --policy JSON --cwd DIR -- ARGV…`: runs `argv` in `cwd` confined
+/// to `policy` (a policy that confines nothing is applied as such). With `tty`, the helper
+/// first makes its stdin, which must be a terminal, the controlling terminal of a new session.
+pub(crate) fn sandbox_exec_command(
+    exe: &Path,
+    policy: &SandboxPolicy,
+    cwd: &Path,
+    argv: &[String],
+    tty: bool,
+) -> Result<Command, ExecError> {
+    let policy = serde_json::to_string(policy)
+        .map_err(|e| ExecError::Sandbox(format!("cannot encode the sandbox policy: {e}")))?;
+    let mut command = Command::new(exe);
+    command.arg("sandbox-exec");
+    if tty {
+        command.arg("--tty");
+    }
+    command
+        .arg("--policy")
+        .arg(policy)
+        .arg("--cwd")
+        .arg(cwd)
+        .arg("--")
+        .args(argv);
+    Ok(command)
+}
+
 /// Checks that `program` names an executable file, found as `execvp` would: a name with a
-/// `/` relative to `cwd`, any other through `$PATH`.
-fn check_program(program: &str, cwd: &Path) -> Result<(), ExecError> {
+/// `/` relative to `cwd`, any other through `search_path` (the server's `$PATH` when `None`).
+pub(crate) fn check_program(
+    program: &str,
+    cwd: &Path,
+    search_path: Option<&std::ffi::OsStr>,
+) -> Result<(), ExecError> {
     let executable = |path: &Path| {
         std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     };
@@ -266,7 +287,10 @@ fn check_program(program: &str, cwd: &Path) -> Result<(), ExecError> {
             Err(error("no such file or directory"))
         };
     }
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    let path = search_path
+        .map(std::ffi::OsStr::to_os_string)
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     let mut found_unexecutable = false;
     for dir in std::env::split_paths(&path) {
         let candidate = cwd.join(dir).join(program);
@@ -320,13 +344,13 @@ impl Sink<'_> {
 }
 
 /// Kills a process group with `SIGKILL` when asked, and when dropped unless disarmed.
-struct GroupKiller {
+pub(crate) struct GroupKiller {
     pgid: Option<Pid>,
 }
 
 impl GroupKiller {
     /// The group led by `pid` (the child spawned with `process_group(0)`).
-    fn new(pid: Option<u32>) -> Self {
+    pub(crate) fn new(pid: Option<u32>) -> Self {
         Self {
             pgid: pid
                 .and_then(|pid| i32::try_from(pid).ok())
@@ -334,14 +358,14 @@ impl GroupKiller {
         }
     }
 
-    fn kill(&self) {
+    pub(crate) fn kill(&self) {
         if let Some(pgid) = self.pgid {
             // ESRCH (the group is gone already) is the only expected error.
             let _ = kill_process_group(pgid, Signal::KILL);
         }
     }
 
-    fn disarm(&mut self) {
+    pub(crate) fn disarm(&mut self) {
         self.pgid = None;
     }
 }
