@@ -449,8 +449,9 @@ pub(super) async fn run(
                 let _ = child.start_kill();
             }
             _ = connection_check.tick() => {
-                if !peer.is_open() {
-                    tracing::debug!(process_id, "connection closed: killing its command/exec process");
+                // A closed connection, or a server told to stop (a signal), ends the process.
+                if !peer.is_open() || peer.hub().is_stopping() {
+                    tracing::debug!(process_id, "connection closed or server stopping: killing its command/exec process");
                     killer.kill();
                     let _ = child.start_kill();
                     // Nobody is left to stream to or to answer.
