@@ -23,7 +23,7 @@ use std::task::{Context, Waker};
 
 use agentwire_protocol::jsonrpc::error_codes;
 use agentwire_protocol::method::{Direction, Method};
-use agentwire_protocol::methods::{self, Initialize, Initialized};
+use agentwire_protocol::methods::{self, Initialize};
 use agentwire_protocol::{InitializeParams, RequestId};
 use futures_util::FutureExt;
 use serde_json::Value;
@@ -500,7 +500,9 @@ impl<H: Handler> Server<H> {
         params: Option<Value>,
         start: Start,
     ) {
-        if method == Initialized::NAME || connection.negotiated().is_none() {
+        // `initialized` reaches the handler too (it may greet the connection, e.g. with
+        // configuration warnings); like every notification, only after `initialize`.
+        if connection.negotiated().is_none() {
             return;
         }
         match methods::find(method) {
