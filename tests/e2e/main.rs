@@ -4,6 +4,7 @@ mod app_server_stdio;
 mod app_server_ws;
 mod client;
 mod common;
+mod config;
 mod engine_crash;
 mod engine_openai;
 mod engine_threads;
