@@ -64,6 +64,9 @@ impl Effective {
 /// What a cached [`Effective`] was computed from.
 type CacheKey = (u64, Vec<(PathBuf, Stamp)>);
 
+/// The cached configurations, by working directory (`None`: no project layers).
+type Cache = HashMap<Option<PathBuf>, (CacheKey, Arc<Effective>)>;
+
 /// The configuration service: the layers, the cache, and the lock writers take.
 #[derive(Debug)]
 pub(crate) struct Store {
@@ -75,7 +78,7 @@ pub(crate) struct Store {
     session_problems: Vec<Problem>,
     /// Bumped by every write, so a cached value never outlives one.
     writes: AtomicU64,
-    cache: Mutex<HashMap<Option<PathBuf>, (CacheKey, Arc<Effective>)>>,
+    cache: Mutex<Cache>,
     /// Held by writers of the user file.
     write_lock: Mutex<()>,
 }
