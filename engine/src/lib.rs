@@ -101,7 +101,10 @@ impl Engine {
             tracing::warn!(problem = problem.text(), path = ?problem.path, "configuration problem");
         }
         let threads = Arc::new(threads::Threads::open(&config.home, config_store.clone()));
-        let provider = provider::from_config(&config.home, Ok((*effective.file).clone()));
+        let provider = Arc::new(config::providers::LiveProviders::new(
+            config.home.clone(),
+            config_store.clone(),
+        ));
         let turns = Arc::new(turns::Turns::new(
             threads.clone(),
             provider,

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::client::{Client, completed_turn, deltas};
 use crate::common::{agentwire, scratch};
+use crate::mock_model::{MockModel, Sse};
 
 /// A home holding `config` as its `config.toml`.
 fn home_with(name: &str, config: &str) -> (PathBuf, PathBuf) {
@@ -615,4 +616,37 @@ fn config_flags_are_accepted_on_every_subcommand() {
         stderr.contains("no-equals-sign") && stderr.contains("key=value"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_provider_written_at_run_time_answers_the_next_turn() {
+    let mock = MockModel::start(vec![Sse::answer("hello from the written provider")]);
+    let (_root, home) = home_with("config-live-provider", "# no provider yet\n");
+    let mut client = Client::start(&home);
+    let answer = client.call(
+        "config/batchWrite",
+        json!({"edits": [
+            {"keyPath": "model_providers.mock", "value": {"base_url": mock.base_url(), "request_max_retries": 0}, "mergeStrategy": "replace"},
+            {"keyPath": "model_provider", "value": "mock", "mergeStrategy": "replace"},
+            {"keyPath": "model", "value": "written-model", "mergeStrategy": "replace"}
+        ]}),
+    );
+    assert_eq!(answer["status"], json!("ok"), "{answer}");
+    let thread = client.start_thread(json!({}));
+    assert_eq!(thread["modelProvider"], json!("mock"));
+    let id = thread["thread"]["id"].as_str().expect("id").to_owned();
+    client.start_turn(&id, "hi");
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    assert_eq!(
+        deltas(&seen, "item/agentMessage/delta"),
+        "hello from the written provider"
+    );
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].body["model"], json!("written-model"));
 }

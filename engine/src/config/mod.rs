@@ -55,8 +55,9 @@
 //! http_headers = { "X-Org" = "a" }      # optional extra request headers
 //! ```
 //!
-//! `fixture` is the built-in provider id; it needs (and takes) no table. Model providers are
-//! set up when the server starts; the other keys take effect for new threads at once.
+//! `fixture` is the built-in provider id; it needs (and takes) no table. Every key takes effect
+//! without a restart: new threads get the new defaults, and the next model call uses providers
+//! rebuilt from changed provider settings (see [`providers`]).
 //!
 //! Keys of Codex's `config.toml` that agentwire does not use (`features`, `history`, `tui`,
 //! `notify`, …; see [`keys::CODEX_ONLY`]) are accepted without a word and passed through by
@@ -70,6 +71,7 @@ pub(crate) mod edit;
 pub(crate) mod keys;
 pub(crate) mod layers;
 pub(crate) mod overrides;
+pub(crate) mod providers;
 pub(crate) mod rpc;
 pub(crate) mod shell_env;
 pub(crate) mod store;

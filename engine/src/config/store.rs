@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use agentwire_protocol::{
     AbsolutePathBuf, Config, ConfigLayerMetadata, ConfigLayerSource, SandboxWorkspaceWrite,
@@ -52,12 +52,14 @@ pub(crate) struct Effective {
     pub origins: BTreeMap<String, ConfigLayerMetadata>,
     /// What is wrong in the layers.
     pub problems: Vec<Problem>,
+    /// The wire form of `merged`, made once.
+    wire: OnceLock<Config>,
 }
 
 impl Effective {
     /// The merged settings in their wire form.
     pub(crate) fn wire_config(&self) -> Config {
-        wire_config(&self.merged)
+        self.wire.get_or_init(|| wire_config(&self.merged)).clone()
     }
 }
 
@@ -280,6 +282,7 @@ impl Store {
             layers,
             origins,
             problems,
+            wire: OnceLock::new(),
         }
     }
 
