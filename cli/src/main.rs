@@ -6,6 +6,9 @@
 //! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire schema diff OLD NEW [--format text|json]
 //! ```
+//!
+//! Every subcommand also takes `-c key=value` (repeatable) and `--profile NAME`: configuration
+//! overrides above every `config.toml`.
 
 mod generate;
 mod logging;
@@ -25,6 +28,32 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    overrides: ConfigOverrides,
+}
+
+/// Configuration overrides, accepted before or after any subcommand.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ConfigOverrides {
+    /// Override a configuration value, above every config.toml: a dotted key path and a TOML
+    /// value (`-c model="o4"`, `-c sandbox_workspace_write.network_access=true`); a value that
+    /// is not TOML is taken as a string. Repeatable.
+    #[arg(
+        short = 'c',
+        long = "config",
+        value_name = "key=value",
+        global = true,
+        value_parser = parse_override
+    )]
+    pub config: Vec<String>,
+    /// Use the `[profiles.NAME]` table of the configuration (over its `profile` key).
+    #[arg(long, value_name = "NAME", global = true)]
+    pub profile: Option<String>,
+}
+
+/// Checks a `-c` flag when the command line is parsed, so a malformed one fails at once.
+fn parse_override(flag: &str) -> Result<String, String> {
+    agentwire_engine::parse_config_override(flag).map(|_| flag.to_owned())
 }
 
 #[derive(Debug, Subcommand)]
@@ -98,7 +127,7 @@ fn main() -> ExitCode {
         Command::AppServer {
             command: None,
             serve,
-        } => serve::run(serve),
+        } => serve::run(serve, cli.overrides),
         Command::AppServer {
             command: Some(AppServerCommand::GenerateJsonSchema(args)),
             ..

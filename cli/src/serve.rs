@@ -46,10 +46,12 @@ pub struct ServeArgs {
 }
 
 /// Runs the server until its transport ends.
-pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
+pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCode, String> {
     crate::logging::init();
     let engine_config = EngineConfig {
         sandbox_exe: std::env::current_exe().ok(),
+        config_overrides: overrides.config,
+        profile: overrides.profile,
         ..EngineConfig::from_env()
     };
     let mut config = RuntimeConfig::new(engine_config.home.clone());

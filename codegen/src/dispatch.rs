@@ -3,7 +3,7 @@
 
 use agentwire_protocol::Direction;
 use agentwire_protocol::method::Method;
-use agentwire_protocol::methods::{Initialize, Initialized};
+use agentwire_protocol::methods::Initialize;
 use askama::Template;
 
 use crate::schema::Collected;
@@ -39,9 +39,10 @@ struct ValidatorsTemplate {
     experimental: Vec<(&'static str, String)>,
 }
 
-/// The handshake: answered by the runtime itself on every connection (it negotiates the
-/// connection's capabilities), so the `Handler` trait has no method for it.
-const HANDSHAKE: [&str; 2] = [Initialize::NAME, Initialized::NAME];
+/// The handshake request: answered by the runtime itself on every connection (it negotiates
+/// the connection's capabilities), so the `Handler` trait has no method for it. The client's
+/// `initialized` notification that follows does reach the handler.
+const HANDSHAKE: [&str; 1] = [Initialize::NAME];
 
 /// Renders `dispatch.rs` from the experimental collection (the runtime serves every method and
 /// gates experimental ones per connection). The handshake is left out: see [`HANDSHAKE`].

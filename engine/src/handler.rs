@@ -31,7 +31,7 @@ use agentwire_protocol::{
     ThreadUnarchiveParams, ThreadUnarchiveResponse, TurnInterruptParams, TurnInterruptResponse,
     TurnStartParams, TurnStartResponse, TurnSteerParams, TurnSteerResponse,
 };
-use agentwire_runtime::{Handler, HandlerError, RequestContext};
+use agentwire_runtime::{Handler, HandlerError, NotificationContext, RequestContext};
 
 use crate::Engine;
 use crate::threads::error::ThreadError;
@@ -48,6 +48,15 @@ where
 }
 
 impl Handler for Engine {
+    fn initialized(
+        &self,
+        context: NotificationContext,
+        _params: NoParams,
+    ) -> impl Future<Output = ()> + Send {
+        crate::config::rpc::send_warnings(self, &context);
+        ready(())
+    }
+
     fn thread_start(
         &self,
         context: RequestContext,

@@ -31,6 +31,7 @@ pub use tools::sandbox;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use config::overrides::parse_override as parse_config_override;
 pub use threads::meta::ThreadDefaults;
 
 /// The engine's settings.
@@ -42,6 +43,11 @@ pub struct EngineConfig {
     /// (`<program> sandbox-exec --policy JSON --cwd DIR -- COMMAND…`): the `agentwire` binary
     /// itself. Without it, commands that a policy would confine are refused.
     pub sandbox_exe: Option<PathBuf>,
+    /// `-c key=value` overrides of the command line (dotted key path, TOML value), in order;
+    /// they rank above every configuration file.
+    pub config_overrides: Vec<String>,
+    /// The profile selected on the command line (`--profile`), over the `profile` key.
+    pub profile: Option<String>,
 }
 
 impl EngineConfig {
@@ -55,6 +61,8 @@ impl EngineConfig {
         Self {
             home,
             sandbox_exe: None,
+            config_overrides: Vec::new(),
+            profile: None,
         }
     }
 }
@@ -66,6 +74,7 @@ pub struct Engine {
     threads: Arc<threads::Threads>,
     turns: Arc<turns::Turns>,
     command_exec: command_exec::CommandExecs,
+    config_store: Arc<config::Store>,
 }
 
 impl Engine {
@@ -78,32 +87,38 @@ impl Engine {
     }
 
     /// An engine whose new threads get `defaults` for the settings clients leave out, except
-    /// `model` and `model_provider`, which `config.toml` under `config.home` overrides when it
-    /// sets them. Reads the model provider settings from there too; a problem there is logged,
-    /// and turns then fail with the reason.
-    pub fn with_defaults(config: EngineConfig, mut defaults: ThreadDefaults) -> Self {
-        let file = config::ConfigFile::load(&config.home);
-        if let Ok(file) = &file {
-            if let Some(model) = file.model.clone().filter(|m| !m.is_empty()) {
-                defaults.model = model;
-            }
-            if let Some(provider) = file.model_provider.clone().filter(|p| !p.is_empty()) {
-                defaults.model_provider = provider;
-            }
+    /// those the configuration (`config.toml` under `config.home`, project layers, `-c`
+    /// overrides) sets. Reads the model provider settings from there too; a problem there is
+    /// logged and reported to clients as `configWarning`.
+    pub fn with_defaults(config: EngineConfig, defaults: ThreadDefaults) -> Self {
+        let config_store = Arc::new(config::Store::new(
+            &config.home,
+            defaults,
+            &config.config_overrides,
+            config.profile.as_deref(),
+        ));
+        let effective = config_store.effective(None);
+        for problem in &effective.problems {
+            tracing::warn!(problem = problem.text(), path = ?problem.path, "configuration problem");
         }
-        let command_exec = command_exec::CommandExecs::new(&defaults, config.sandbox_exe.clone());
-        let threads = Arc::new(threads::Threads::open(&config.home, defaults));
-        let provider = provider::from_config(&config.home, file);
+        let command_exec = command_exec::CommandExecs::new(config.sandbox_exe.clone());
+        let threads = Arc::new(threads::Threads::open(&config.home, config_store.clone()));
+        let provider = Arc::new(config::providers::LiveProviders::new(
+            config.home.clone(),
+            config_store.clone(),
+        ));
         let turns = Arc::new(turns::Turns::new(
             threads.clone(),
             provider,
             config.sandbox_exe.clone(),
+            config_store.clone(),
         ));
         Self {
             config,
             threads,
             turns,
             command_exec,
+            config_store,
         }
     }
 
@@ -112,9 +127,10 @@ impl Engine {
         &self.config
     }
 
-    /// The effective configuration that new work sees now (`config.toml` as of this call;
-    /// the defaults when it is missing or broken).
+    /// The effective configuration that new work sees now (every layer except project ones,
+    /// as of this call; cached until a file changes or is written).
+    #[allow(dead_code)] // the accessor the other areas of the engine read settings through
     pub(crate) fn config_file(&self) -> Arc<config::ConfigFile> {
-        Arc::new(config::ConfigFile::load(&self.config.home).unwrap_or_default())
+        self.config_store.effective(None).file.clone()
     }
 }

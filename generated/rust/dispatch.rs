@@ -435,6 +435,18 @@ pub trait Handler: Send + Sync + 'static {
         let _ = (context, params);
         std::future::ready(Err(HandlerError::method_not_found("gitDiffToRemote")))
     }
+
+    /// The client has processed the `initialize` response.
+    ///
+    /// Wire notification `initialized`.
+    fn initialized(
+        &self,
+        context: NotificationContext,
+        params: NoParams,
+    ) -> impl Future<Output = ()> + Send {
+        let _ = (context, params);
+        std::future::ready(())
+    }
 }
 
 /// Decodes `params` for the client request `method` and awaits the handler's answer, encoded
@@ -603,7 +615,12 @@ pub async fn dispatch_notification<H: Handler>(
     method: &str,
     params: Option<serde_json::Value>,
 ) -> Result<(), HandlerError> {
-    // No client notification reaches the handler: the handshake's is the runtime's.
-    let _ = (handler, context, params);
-    Err(HandlerError::method_not_found(method))
+    match method {
+        "initialized" => {
+            let params = decode_params::<NoParams>(method, params)?;
+            handler.initialized(context, params).await;
+            Ok(())
+        }
+        _ => Err(HandlerError::method_not_found(method)),
+    }
 }

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use agentwire_protocol::jsonrpc::error_codes;
 use agentwire_protocol::method::{Direction, Method};
-use agentwire_protocol::methods::{self, Initialize, Initialized};
+use agentwire_protocol::methods::{self, Initialize};
 use agentwire_protocol::{InitializeParams, RequestId};
 use futures_util::FutureExt;
 use serde_json::Value;
@@ -501,7 +501,9 @@ impl<H: Handler> Server<H> {
         params: Option<Value>,
         start: Start,
     ) {
-        if method == Initialized::NAME || connection.negotiated().is_none() {
+        // `initialized` reaches the handler too (it may greet the connection, e.g. with
+        // configuration warnings); like every notification, only after `initialize`.
+        if connection.negotiated().is_none() {
             return;
         }
         match methods::find(method) {

@@ -54,9 +54,15 @@ impl Client {
 
     /// Starts the server with `args` after `app-server`, without the handshake.
     pub fn spawn_with(home: &Path, args: &[&str]) -> Self {
+        Self::spawn_with_env(home, args, &[])
+    }
+
+    /// Like [`Client::spawn_with`], with `env` added to the server's environment.
+    pub fn spawn_with_env(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
             .arg("app-server")
             .args(args)
+            .envs(env.iter().copied())
             .env("AGENTWIRE_HOME", home)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::piped())

@@ -5,6 +5,7 @@ mod app_server_ws;
 mod client;
 mod command_exec;
 mod common;
+mod config;
 mod engine_crash;
 mod engine_openai;
 mod engine_threads;

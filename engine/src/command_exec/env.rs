@@ -4,20 +4,17 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 
-use agentwire_protocol::SandboxPolicy;
-
 use super::request::Refusal;
+use crate::config::shell_env::{ShellEnvironmentPolicy, command_environment};
 
-/// The environment a `command/exec` process under `policy` starts from, before the request's
-/// own `env` changes are applied.
-///
-/// For now this is the server's own environment, unchanged, whatever the policy. It is the one
-/// place to change that: the configuration layer is gaining
-/// `config::command_environment(policy)` (Codex's `[shell_environment_policy]`: inherit
-/// all / core / none, excludes, `set`), and this body becomes a call to it when that lands.
-pub(crate) fn base_env(policy: &SandboxPolicy) -> BTreeMap<OsString, OsString> {
-    let _ = policy;
-    std::env::vars_os().collect()
+/// The environment a `command/exec` process starts from, before the request's own `env`
+/// changes: the one model commands get, built by `[shell_environment_policy]` (so the server's
+/// secrets, `*KEY*`, `*SECRET*`, `*TOKEN*`, stay out unless the configuration lets them in).
+pub(crate) fn base_env(policy: &ShellEnvironmentPolicy) -> BTreeMap<OsString, OsString> {
+    command_environment(policy)
+        .into_iter()
+        .map(|(name, value)| (OsString::from(name), OsString::from(value)))
+        .collect()
 }
 
 /// `base` with `overrides` applied: a value sets the variable (replacing an inherited one), `null`
@@ -87,12 +84,19 @@ mod tests {
     }
 
     #[test]
-    fn the_base_is_the_server_environment() {
-        let env = base_env(&SandboxPolicy::DangerFullAccess);
+    fn the_base_keeps_path_and_drops_secrets() {
+        // The default policy inherits everything but names that look like secrets.
+        let env = base_env(&ShellEnvironmentPolicy::default());
         assert_eq!(
             env.get(&OsString::from("PATH")),
             std::env::var_os("PATH").as_ref()
         );
-        assert_eq!(env.len(), std::env::vars_os().count());
+        for name in env.keys() {
+            let name = name.to_string_lossy().to_ascii_uppercase();
+            assert!(
+                !["KEY", "SECRET", "TOKEN"].iter().any(|s| name.contains(s)),
+                "{name} reached the base environment"
+            );
+        }
     }
 }

@@ -39,7 +39,7 @@ use std::path::PathBuf;
 use agentwire_protocol::{
     CommandExecParams, CommandExecResizeParams, CommandExecResizeResponse, CommandExecResponse,
     CommandExecTerminateParams, CommandExecTerminateResponse, CommandExecWriteParams,
-    CommandExecWriteResponse, SandboxPolicy,
+    CommandExecWriteResponse,
 };
 use agentwire_runtime::{HandlerError, RequestContext};
 use base64::Engine as _;
@@ -49,7 +49,7 @@ use tokio::sync::{mpsc, oneshot};
 pub(crate) use env::base_env;
 
 use crate::Engine;
-use crate::threads::meta::{ThreadDefaults, sandbox_policy};
+use crate::threads::meta::sandbox_policy_with;
 use crate::tools::exec::ExecError;
 use request::Plan;
 use run::Control;
@@ -60,12 +60,11 @@ const WRITE: &str = "command/exec/write";
 const TERMINATE: &str = "command/exec/terminate";
 const RESIZE: &str = "command/exec/resize";
 
-/// What `command/exec` needs for the life of the server: the default policy, the sandbox
-/// program, and the running processes that have a `processId`.
+/// What `command/exec` needs for the life of the server: the sandbox program, and the running
+/// processes that have a `processId`. (A request that names no policy gets the one new threads
+/// get, from the configuration as it is when the request comes.)
 #[derive(Debug)]
 pub(crate) struct CommandExecs {
-    /// The policy of a request that names none: the one new threads get.
-    default_policy: SandboxPolicy,
     /// The `agentwire` binary, whose `sandbox-exec` confines a command or gives it a terminal.
     sandbox_exe: Option<PathBuf>,
     /// Running processes, by connection and `processId`.
@@ -73,11 +72,9 @@ pub(crate) struct CommandExecs {
 }
 
 impl CommandExecs {
-    /// The state for a server whose new threads get `defaults` and whose sandbox program is
-    /// `sandbox_exe`.
-    pub(crate) fn new(defaults: &ThreadDefaults, sandbox_exe: Option<PathBuf>) -> Self {
+    /// The state for a server whose sandbox program is `sandbox_exe`.
+    pub(crate) fn new(sandbox_exe: Option<PathBuf>) -> Self {
         Self {
-            default_policy: sandbox_policy(defaults.sandbox),
             sandbox_exe,
             registry: registry::Registry::default(),
         }
@@ -105,18 +102,17 @@ pub(crate) async fn exec(
     params: CommandExecParams,
 ) -> Result<CommandExecResponse, HandlerError> {
     let execs = &engine.command_exec;
-    let base = base_env(
-        params
-            .sandbox_policy
-            .as_ref()
-            .unwrap_or(&execs.default_policy),
-    );
+    // The policy new threads get, and the environment model commands get, as configured now.
+    let config = engine.config_file();
+    let defaults = engine.config_store.thread_defaults(&config);
+    let default_policy = sandbox_policy_with(defaults.sandbox, &defaults.sandbox_workspace_write);
+    let base = base_env(&config.shell_environment_policy);
     let server_cwd = std::env::current_dir().map_err(|e| {
         HandlerError::internal(format!(
             "{EXEC}: the server has no usable working directory: {e}"
         ))
     })?;
-    let plan = Plan::new(params, &execs.default_policy, base, &server_cwd)
+    let plan = Plan::new(params, &default_policy, base, &server_cwd)
         .map_err(|refusal| HandlerError::invalid_params(EXEC, refusal))?;
     let (control, requests) = mpsc::channel(16);
     let _entry = match &plan.process_id {

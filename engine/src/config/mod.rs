@@ -1,12 +1,45 @@
-//! The engine's part of `$AGENTWIRE_HOME/config.toml`.
+//! Configuration: the layered `config.toml` settings, with Codex's key names and meanings.
 //!
-//! Keys read so far (other top-level keys are ignored, so the file may hold settings for other
-//! parts; unknown keys inside a provider table are errors, so a typo cannot silently change
-//! behaviour):
+//! # Layers
+//!
+//! Lowest precedence first; a table merges key by key into the ones below it, any other value
+//! replaces:
+//!
+//! 1. built-in defaults (not reported as a layer: `config/read` shows `null` for a key no layer
+//!    sets, and `thread/start` answers with the value in effect);
+//! 2. the user file, `$AGENTWIRE_HOME/config.toml` (`ConfigLayerSource::User`), the only file
+//!    `config/value/write` and `config/batchWrite` edit;
+//! 3. project layers: for each directory from the repository root (the nearest ancestor of
+//!    `cwd` holding `.git`; `cwd` alone when there is none) down to `cwd`, the files
+//!    `.codex/config.toml` (so existing Codex projects work) and then `.agentwire/config.toml`
+//!    (`ConfigLayerSource::Project`, `dotCodexFolder` naming the folder). A project layer is in
+//!    effect only when the user file or a `-c` flag marks the project trusted, as Codex does:
+//!    `[projects."/abs/path"] trust_level = "trusted"` for the repository root, `cwd` or a
+//!    directory between them; otherwise it is listed with a `disabledReason` (a cloned
+//!    repository must not be able to turn the sandbox off);
+//! 4. the selected profile: `[profiles.<name>]` of the merged layers, selected by the `profile`
+//!    key (from any layer, `-c profile=<name>` or `--profile <name>`), reported as a `User`
+//!    layer with `profile` set;
+//! 5. `-c key=value` flags of the command line (`SessionFlags`): a dotted key path and a TOML
+//!    value (a value that is not valid TOML is taken as a string, as Codex does);
+//! 6. the thread's own overrides: the `config` map of `thread/start` (dotted key paths), then
+//!    its explicit params (`model`, `approvalPolicy`, `sandbox`, …).
+//!
+//! # Keys
+//!
+//! Read and used: `model`, `model_provider`, `model_reasoning_effort`,
+//! `model_reasoning_summary`, `approval_policy`, `sandbox_mode`, `[sandbox_workspace_write]`
+//! (`writable_roots`, `network_access`, `exclude_tmpdir_env_var`, `exclude_slash_tmp`),
+//! `instructions` (replaces the base instructions), `developer_instructions`,
+//! `project_doc_max_bytes`, `[shell_environment_policy]` (see [`shell_env`]), `profile`,
+//! `[profiles.<name>]`, `[projects.<path>]` (`trust_level`), `[model_providers.<id>]`,
+//! `[mcp_servers.<name>]` and `fixture_script`:
 //!
 //! ```toml
 //! model_provider = "local"              # default provider of new threads ("fixture" if absent)
 //! model = "qwen2.5-coder"               # default model of new threads
+//! approval_policy = "never"             # untrusted | on-request | never | { granular = … }
+//! sandbox_mode = "workspace-write"      # read-only | workspace-write | danger-full-access
 //! fixture_script = "scripts/demo.json"  # the fixture script; relative to $AGENTWIRE_HOME;
 //!                                       # the built-in script when left out
 //!
@@ -22,19 +55,40 @@
 //! http_headers = { "X-Org" = "a" }      # optional extra request headers
 //! ```
 //!
-//! `fixture` is the built-in provider id; it needs (and takes) no table.
+//! `fixture` is the built-in provider id; it needs (and takes) no table. Every key takes effect
+//! without a restart: new threads get the new defaults, and the next model call uses providers
+//! rebuilt from changed provider settings (see [`providers`]).
+//!
+//! Keys of Codex's `config.toml` that agentwire does not use (`features`, `history`, `tui`,
+//! `notify`, …; see [`keys::CODEX_ONLY`]) are accepted without a word and passed through by
+//! `config/read`, so one file can serve both programs. Any other key is a problem: reported as a
+//! `configWarning` (with file, line and column) and left out of the effective configuration, and
+//! refused by the write methods. So are a value of the wrong type and unknown keys inside the
+//! tables agentwire reads (`[model_providers.*]`, `[sandbox_workspace_write]`, …). A broken file
+//! never stops the server: the keys that can be read are used.
+
+pub(crate) mod edit;
+pub(crate) mod keys;
+pub(crate) mod layers;
+pub(crate) mod overrides;
+pub(crate) mod providers;
+pub(crate) mod rpc;
+pub(crate) mod shell_env;
+pub(crate) mod store;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use agentwire_protocol::{AskForApproval, ReasoningEffort, ReasoningSummary, SandboxMode};
 use serde::Deserialize;
 
-pub(crate) mod rpc;
+pub(crate) use shell_env::ShellEnvironmentPolicy;
+pub(crate) use store::Store;
 
 /// The id of the built-in fixture provider.
 pub(crate) const FIXTURE: &str = "fixture";
 
-/// The keys of `config.toml` the engine reads.
+/// The typed keys of the effective configuration (see the module docs).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub(crate) struct ConfigFile {
     /// The provider new threads use (a key of `model_providers`, or `fixture`).
@@ -43,6 +97,42 @@ pub(crate) struct ConfigFile {
     /// The model new threads use.
     #[serde(default)]
     pub model: Option<String>,
+    /// The reasoning effort new threads use.
+    #[serde(default)]
+    pub model_reasoning_effort: Option<ReasoningEffort>,
+    /// How detailed reasoning summaries are.
+    #[serde(default)]
+    pub model_reasoning_summary: Option<ReasoningSummary>,
+    /// When new threads ask before acting.
+    #[serde(default)]
+    pub approval_policy: Option<AskForApproval>,
+    /// The sandbox of new threads.
+    #[serde(default)]
+    pub sandbox_mode: Option<SandboxMode>,
+    /// Details of the `workspace-write` sandbox.
+    #[serde(default)]
+    pub sandbox_workspace_write: Option<SandboxWorkspaceWriteToml>,
+    /// Base instructions replacing the built-in ones.
+    #[serde(default)]
+    pub instructions: Option<String>,
+    /// Developer instructions added to every thread.
+    #[serde(default)]
+    pub developer_instructions: Option<String>,
+    /// Most bytes of `AGENTS.md` project docs read into a thread.
+    #[serde(default)]
+    pub project_doc_max_bytes: Option<u64>,
+    /// The environment of the commands the model runs.
+    #[serde(default)]
+    pub shell_environment_policy: ShellEnvironmentPolicy,
+    /// The selected profile (a key of `profiles`).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Named sets of overrides (`[profiles.<name>]`), checked key by key like the top level.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, toml::Table>,
+    /// Per-project settings, by absolute path (`[projects."/path"]`).
+    #[serde(default)]
+    pub projects: BTreeMap<String, ProjectToml>,
     /// The fixture provider's script.
     #[serde(default)]
     pub fixture_script: Option<PathBuf>,
@@ -52,6 +142,32 @@ pub(crate) struct ConfigFile {
     /// The configured MCP servers, by name (`[mcp_servers.<name>]`).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+}
+
+/// The `[sandbox_workspace_write]` table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SandboxWorkspaceWriteToml {
+    /// Extra absolute directories commands may write to.
+    #[serde(default)]
+    pub writable_roots: Vec<String>,
+    /// Whether sandboxed commands may use the network.
+    #[serde(default)]
+    pub network_access: bool,
+    /// Keep `$TMPDIR` read-only.
+    #[serde(default)]
+    pub exclude_tmpdir_env_var: bool,
+    /// Keep `/tmp` read-only.
+    #[serde(default)]
+    pub exclude_slash_tmp: bool,
+}
+
+/// One `[projects."<path>"]` table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub(crate) struct ProjectToml {
+    /// `trusted` lets the project's own config layers take effect; `untrusted` keeps them off.
+    #[serde(default)]
+    pub trust_level: Option<String>,
 }
 
 /// One `[mcp_servers.<name>]` table, with Codex's key names: a server started as a child
@@ -146,26 +262,15 @@ pub(crate) enum WireApi {
 }
 
 impl ConfigFile {
-    /// Reads `home/config.toml`: the defaults when it does not exist, the reason when it cannot
-    /// be read or parsed.
-    pub(crate) fn load(home: &Path) -> Result<Self, String> {
-        let path = home.join("config.toml");
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Self::parse(&text).map_err(|e| format!("{}: {e}", path.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    /// Parses one file's text strictly: a syntax error, an unknown key or a bad value is an
+    /// error naming it.
+    #[cfg(test)]
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+        let checked = keys::check_text(text);
+        if let Some(problem) = checked.problems.first() {
+            return Err(problem.text());
         }
-    }
-
-    fn parse(text: &str) -> Result<Self, String> {
-        let config: Self = toml::from_str(text).map_err(|e| e.to_string())?;
-        if config.model_providers.contains_key(FIXTURE) {
-            return Err(format!(
-                "[model_providers.{FIXTURE}]: `{FIXTURE}` is the built-in provider and takes no \
-                 table; pick another id"
-            ));
-        }
-        Ok(config)
+        Ok(keys::typed(&checked.table.unwrap_or_default()).0)
     }
 }
 
@@ -174,9 +279,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_provider_keys_and_ignores_others() {
+    fn reads_the_provider_keys_and_accepts_codex_only_keys() {
         let config = ConfigFile::parse(
-            "model = \"x\"\nmodel_provider = \"fixture\"\nfixture_script = \"s.json\"\n[other]\nk = 1\n",
+            "model = \"x\"\nmodel_provider = \"fixture\"\nfixture_script = \"s.json\"\n[features]\nk = 1\n",
         )
         .expect("parses");
         assert_eq!(config.model_provider.as_deref(), Some("fixture"));

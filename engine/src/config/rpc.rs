@@ -1,39 +1,309 @@
-//! `config/read`, `config/value/write` and `config/batchWrite`.
+//! `config/read`, `config/value/write`, `config/batchWrite`, and the `configWarning`s sent
+//! after the handshake.
+//!
+//! Writes edit only the user file, `$AGENTWIRE_HOME/config.toml` (a `filePath` naming any other
+//! file is refused: project files belong to their repository). A refused write changes
+//! nothing; its error is `-32600` with `data.config_write_error_code` one of
+//! `configLayerReadonly` (another file), `configVersionConflict` (`expectedVersion` is not the
+//! file's version), `configSchemaUnknownKey` (the result would hold an unknown key) or
+//! `configValidationError` (a value of the wrong type, a bad key path, a file that does not
+//! parse), and `data.keyPath` the key at fault. A file that cannot be written is `-32603`
+//! naming it.
 
+use std::path::{Path, PathBuf};
+
+use agentwire_protocol::methods::ConfigWarning;
 use agentwire_protocol::{
-    ConfigBatchWriteParams, ConfigReadParams, ConfigReadResponse, ConfigValueWriteParams,
-    ConfigWriteResponse,
+    AbsolutePathBuf, ConfigBatchWriteParams, ConfigEdit, ConfigLayer, ConfigLayerSource,
+    ConfigReadParams, ConfigReadResponse, ConfigValueWriteParams, ConfigWarningNotification,
+    ConfigWriteResponse, OverriddenMetadata, WriteStatus,
 };
-use agentwire_runtime::{HandlerError, RequestContext};
+use agentwire_runtime::{HandlerError, NotificationContext, RequestContext};
+use serde_json::json;
+use toml_edit::DocumentMut;
 
+use super::edit::{apply_edits, write_atomically};
+use super::keys::{Problem, check_text, split_key_path};
+use super::layers::{absolute, version_of};
+use super::overrides::toml_to_json;
 use crate::Engine;
 
 /// Serves `config/read`.
 pub(crate) async fn read(
     engine: &Engine,
-    context: RequestContext,
+    _context: RequestContext,
     params: ConfigReadParams,
 ) -> Result<ConfigReadResponse, HandlerError> {
-    let _ = (engine, context, params);
-    Err(HandlerError::method_not_found("config/read"))
+    let cwd = params.cwd.as_deref().map(absolute);
+    let effective = engine.config_store.effective(cwd.as_deref());
+    let layers = params.include_layers.unwrap_or(false).then(|| {
+        effective
+            .layers
+            .iter()
+            .rev()
+            .map(|layer| ConfigLayer {
+                name: layer.source.clone(),
+                version: layer.version.clone(),
+                config: super::overrides::table_to_json(&layer.table),
+                disabled_reason: layer.disabled_reason.clone(),
+            })
+            .collect()
+    });
+    Ok(ConfigReadResponse {
+        config: effective.wire_config(),
+        origins: effective.origins.clone(),
+        layers,
+    })
 }
 
 /// Serves `config/value/write`.
 pub(crate) async fn value_write(
     engine: &Engine,
-    context: RequestContext,
+    _context: RequestContext,
     params: ConfigValueWriteParams,
 ) -> Result<ConfigWriteResponse, HandlerError> {
-    let _ = (engine, context, params);
-    Err(HandlerError::method_not_found("config/value/write"))
+    let edit = ConfigEdit {
+        key_path: params.key_path,
+        value: params.value,
+        merge_strategy: params.merge_strategy,
+    };
+    write(
+        engine,
+        "config/value/write",
+        &[edit],
+        params.file_path.as_deref(),
+        params.expected_version.as_deref(),
+    )
 }
 
 /// Serves `config/batchWrite`.
 pub(crate) async fn batch_write(
     engine: &Engine,
-    context: RequestContext,
+    _context: RequestContext,
     params: ConfigBatchWriteParams,
 ) -> Result<ConfigWriteResponse, HandlerError> {
-    let _ = (engine, context, params);
-    Err(HandlerError::method_not_found("config/batchWrite"))
+    write(
+        engine,
+        "config/batchWrite",
+        &params.edits,
+        params.file_path.as_deref(),
+        params.expected_version.as_deref(),
+    )
+}
+
+/// A refused write: `-32600` with the reason code and the key path in `data`.
+fn refused(code: &str, key_path: Option<&str>, message: String) -> HandlerError {
+    HandlerError::invalid_request(message)
+        .with_data(json!({"config_write_error_code": code, "keyPath": key_path}))
+}
+
+/// Applies `edits` to the user file and writes it, or refuses and writes nothing.
+fn write(
+    engine: &Engine,
+    method: &str,
+    edits: &[ConfigEdit],
+    file_path: Option<&str>,
+    expected_version: Option<&str>,
+) -> Result<ConfigWriteResponse, HandlerError> {
+    let store = &engine.config_store;
+    let user_path = store.user_path().to_owned();
+    if let Some(requested) = file_path
+        && !same_file(Path::new(requested), &user_path)
+    {
+        return Err(refused(
+            "configLayerReadonly",
+            None,
+            format!(
+                "{method}: filePath {requested} is not writable through this method; only the \
+                 user configuration {} is",
+                user_path.display()
+            ),
+        ));
+    }
+    for edit in edits {
+        split_key_path(&edit.key_path).map_err(|reason| {
+            refused(
+                "configValidationError",
+                Some(&edit.key_path),
+                format!("{method}: keyPath {reason}"),
+            )
+        })?;
+    }
+    let _writer = store.write_guard();
+    let current = match std::fs::read(&user_path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(error) => {
+            return Err(HandlerError::internal(format!(
+                "{method}: cannot read {}: {error}",
+                user_path.display()
+            )));
+        }
+    };
+    let version = version_of(&current);
+    if let Some(expected) = expected_version
+        && expected != version
+    {
+        return Err(refused(
+            "configVersionConflict",
+            None,
+            format!(
+                "{method}: {} changed since version {expected} was read (it is now {version}); \
+                 read it again and retry",
+                user_path.display()
+            ),
+        ));
+    }
+    let text = String::from_utf8(current).map_err(|_| {
+        refused(
+            "configValidationError",
+            None,
+            format!("{method}: {} is not UTF-8", user_path.display()),
+        )
+    })?;
+    let before = check_text(&text);
+    if before.table.is_none() {
+        let problem = before
+            .problems
+            .first()
+            .map(Problem::text)
+            .unwrap_or_default();
+        return Err(refused(
+            "configValidationError",
+            None,
+            format!(
+                "{method}: {} does not parse ({problem}); fix it by hand first",
+                user_path.display()
+            ),
+        ));
+    }
+    let mut document: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        refused("configValidationError", None, format!("{method}: {e}"))
+    })?;
+    apply_edits(&mut document, edits)
+        .map_err(|reason| refused("configValidationError", None, format!("{method}: {reason}")))?;
+    let new_text = document.to_string();
+    let after = check_text(&new_text);
+    let new_problem = after.problems.iter().find(|p| {
+        !before.problems.iter().any(|old| {
+            old.key_path == p.key_path && old.summary == p.summary && old.details == p.details
+        })
+    });
+    if let Some(problem) = new_problem {
+        let code = if problem.unknown_key {
+            "configSchemaUnknownKey"
+        } else {
+            "configValidationError"
+        };
+        return Err(refused(
+            code,
+            problem.key_path.as_deref(),
+            format!("{method}: refused, nothing written: {}", problem.text()),
+        ));
+    }
+    let written = write_atomically(&user_path, &new_text).map_err(|error| {
+        HandlerError::internal(format!(
+            "{method}: cannot write {}: {error}",
+            user_path.display()
+        ))
+    })?;
+    store.invalidate();
+    drop(_writer);
+    let overridden_metadata = overridden(engine, edits);
+    Ok(ConfigWriteResponse {
+        status: if overridden_metadata.is_some() {
+            WriteStatus::OkOverridden
+        } else {
+            WriteStatus::Ok
+        },
+        file_path: AbsolutePathBuf(written.to_string_lossy().into_owned()),
+        version: version_of(new_text.as_bytes()),
+        overridden_metadata,
+    })
+}
+
+/// Which higher layer (profile, `-c` flag) decides the first written key that it sets.
+fn overridden(engine: &Engine, edits: &[ConfigEdit]) -> Option<OverriddenMetadata> {
+    let effective = engine.config_store.effective(None);
+    for edit in edits {
+        let Ok(path) = split_key_path(&edit.key_path) else {
+            continue;
+        };
+        let Some((last, parents)) = path.split_last() else {
+            continue;
+        };
+        let parents: Vec<&str> = parents.iter().map(String::as_str).collect();
+        let dotted = super::keys::dotted(&parents, last);
+        let overriding = effective.origins.iter().find(|(key, origin)| {
+            (**key == dotted || key.starts_with(&format!("{dotted}.")))
+                && !matches!(origin.name, ConfigLayerSource::User { profile: None, .. })
+        });
+        if let Some((_, origin)) = overriding {
+            let mut value = Some(toml::Value::Table(effective.merged.clone()));
+            for segment in &path {
+                value = value.and_then(|v| v.get(segment).cloned());
+            }
+            return Some(OverriddenMetadata {
+                message: format!(
+                    "`{}` was written, but {} sets it, and that wins",
+                    edit.key_path,
+                    describe(&origin.name)
+                ),
+                overriding_layer: origin.clone(),
+                effective_value: value.as_ref().map_or(serde_json::Value::Null, toml_to_json),
+            });
+        }
+    }
+    None
+}
+
+/// A layer in words.
+fn describe(source: &ConfigLayerSource) -> String {
+    match source {
+        ConfigLayerSource::SessionFlags => "a -c flag of the server's command line".to_owned(),
+        ConfigLayerSource::User {
+            profile: Some(profile),
+            ..
+        } => format!("the selected profile `{profile}`"),
+        ConfigLayerSource::Project { dot_codex_folder } => {
+            format!("the project configuration in {}", dot_codex_folder.0)
+        }
+        other => format!("the {other:?} layer"),
+    }
+}
+
+/// Whether `requested` names the same file as `user` (after making it absolute and resolving
+/// symlinks where the files exist).
+fn same_file(requested: &Path, user: &Path) -> bool {
+    let resolve = |p: &Path| -> PathBuf {
+        let p = absolute(&p.to_string_lossy());
+        std::fs::canonicalize(&p)
+            .or_else(|_| {
+                p.parent()
+                    .and_then(|d| Some(std::fs::canonicalize(d).ok()?.join(p.file_name()?)))
+                    .ok_or(())
+            })
+            .unwrap_or(p)
+    };
+    resolve(requested) == resolve(user)
+}
+
+/// Sends a `configWarning` to the connection for every problem in the configuration as the
+/// server sees it (its own working directory's project layers included).
+pub(crate) fn send_warnings(engine: &Engine, context: &NotificationContext) {
+    let cwd = absolute(".");
+    let effective = engine.config_store.effective(Some(&cwd));
+    for problem in &effective.problems {
+        context
+            .peer
+            .notify::<ConfigWarning>(&ConfigWarningNotification {
+                summary: problem.summary.clone(),
+                details: problem.details.clone(),
+                path: problem
+                    .path
+                    .as_ref()
+                    .map(|p| p.to_string_lossy().into_owned()),
+                range: problem.range.clone(),
+            });
+    }
 }

@@ -56,8 +56,11 @@ impl Threads {
         context: &RequestContext,
         params: ThreadStartParams,
     ) -> Result<ThreadStartResponse, ThreadError> {
+        let defaults = self
+            .defaults
+            .defaults(params.cwd.as_deref(), params.config.as_ref());
         let overrides = thread_overrides!(params);
-        let mut meta = self.new_meta(ThreadSettings::new(&self.defaults, overrides));
+        let mut meta = self.new_meta(ThreadSettings::new(&defaults, overrides));
         meta.thread_source = params.thread_source;
         meta.service_name = params.service_name;
         let summary = ThreadSummary::new(meta, params.ephemeral.unwrap_or(false));

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use agentwire_protocol::{
     AbsolutePathBuf, ApprovalsReviewer, AskForApproval, GitInfo, ReasoningEffort, SandboxMode,
-    SandboxPolicy, SessionSource, Thread, ThreadHistoryMode, ThreadItemKind, ThreadSource,
-    ThreadStatus, Turn, UserInput,
+    SandboxPolicy, SandboxWorkspaceWrite, SessionSource, Thread, ThreadHistoryMode, ThreadItemKind,
+    ThreadSource, ThreadStatus, Turn, UserInput,
 };
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +28,35 @@ pub struct ThreadDefaults {
     pub approvals_reviewer: ApprovalsReviewer,
     /// Sandbox mode.
     pub sandbox: SandboxMode,
+    /// What the `workspace-write` sandbox allows besides the working directory.
+    pub sandbox_workspace_write: SandboxWorkspaceWrite,
+    /// Reasoning effort; `None` leaves it to the model.
+    pub reasoning_effort: Option<ReasoningEffort>,
+    /// Base instructions replacing the built-in ones.
+    pub base_instructions: Option<String>,
+    /// Developer instructions.
+    pub developer_instructions: Option<String>,
+}
+
+/// Where a new thread's defaults come from: fixed values, or the configuration as seen from
+/// the thread's working directory with the thread's own `config` overrides (dotted key paths).
+pub(crate) trait DefaultsSource: Send + Sync + std::fmt::Debug {
+    /// The defaults for a thread in `cwd` (the server's working directory when `None`).
+    fn defaults(
+        &self,
+        cwd: Option<&str>,
+        overrides: Option<&BTreeMap<String, serde_json::Value>>,
+    ) -> ThreadDefaults;
+}
+
+impl DefaultsSource for ThreadDefaults {
+    fn defaults(
+        &self,
+        _cwd: Option<&str>,
+        _overrides: Option<&BTreeMap<String, serde_json::Value>>,
+    ) -> ThreadDefaults {
+        self.clone()
+    }
 }
 
 impl Default for ThreadDefaults {
@@ -39,21 +68,42 @@ impl Default for ThreadDefaults {
             approval_policy: AskForApproval::OnRequest,
             approvals_reviewer: ApprovalsReviewer::User,
             sandbox: SandboxMode::ReadOnly,
+            sandbox_workspace_write: SandboxWorkspaceWrite {
+                writable_roots: Vec::new(),
+                network_access: false,
+                exclude_slash_tmp: false,
+                exclude_tmpdir_env_var: false,
+            },
+            reasoning_effort: None,
+            base_instructions: None,
+            developer_instructions: None,
         }
     }
 }
 
-/// The full policy for a coarse sandbox mode.
+/// The full policy for a coarse sandbox mode, with no extra writable roots.
 pub(crate) fn sandbox_policy(mode: SandboxMode) -> SandboxPolicy {
+    sandbox_policy_with(mode, &ThreadDefaults::default().sandbox_workspace_write)
+}
+
+/// The full policy for a coarse sandbox mode; `workspace` details `workspace-write`.
+pub(crate) fn sandbox_policy_with(
+    mode: SandboxMode,
+    workspace: &SandboxWorkspaceWrite,
+) -> SandboxPolicy {
     match mode {
         SandboxMode::ReadOnly => SandboxPolicy::ReadOnly {
             network_access: false,
         },
         SandboxMode::WorkspaceWrite => SandboxPolicy::WorkspaceWrite {
-            writable_roots: Vec::new(),
-            network_access: false,
-            exclude_tmpdir_env_var: false,
-            exclude_slash_tmp: false,
+            writable_roots: workspace
+                .writable_roots
+                .iter()
+                .map(|root| AbsolutePathBuf(root.clone()))
+                .collect(),
+            network_access: workspace.network_access,
+            exclude_tmpdir_env_var: workspace.exclude_tmpdir_env_var,
+            exclude_slash_tmp: workspace.exclude_slash_tmp,
         },
         SandboxMode::DangerFullAccess => SandboxPolicy::DangerFullAccess,
     }
@@ -105,18 +155,20 @@ pub(crate) struct SettingsOverrides {
 
 impl ThreadSettings {
     /// The settings of a new thread: `overrides` over `defaults`.
-    pub(crate) fn new(defaults: &ThreadDefaults, overrides: SettingsOverrides) -> Self {
+    pub(crate) fn new(defaults: &ThreadDefaults, mut overrides: SettingsOverrides) -> Self {
+        // A sandbox mode picked by the client still gets the configured workspace details.
+        let mode = overrides.sandbox.take().unwrap_or(defaults.sandbox);
         let mut settings = Self {
             model: defaults.model.clone(),
             model_provider: defaults.model_provider.clone(),
             service_tier: None,
-            reasoning_effort: None,
+            reasoning_effort: defaults.reasoning_effort.clone(),
             cwd: absolute_cwd(None),
             approval_policy: defaults.approval_policy.clone(),
             approvals_reviewer: defaults.approvals_reviewer,
-            sandbox: sandbox_policy(defaults.sandbox),
-            base_instructions: None,
-            developer_instructions: None,
+            sandbox: sandbox_policy_with(mode, &defaults.sandbox_workspace_write),
+            base_instructions: defaults.base_instructions.clone(),
+            developer_instructions: defaults.developer_instructions.clone(),
             config: BTreeMap::new(),
         };
         settings.apply(overrides);

@@ -32,7 +32,7 @@ use agentwire_protocol::{Thread, ThreadStatus, Turn};
 
 use error::ThreadError;
 use index::{Index, IndexRow};
-use meta::{ThreadDefaults, ThreadSummary};
+use meta::{DefaultsSource, ThreadSummary};
 use paths::Layout;
 use rollout::{Replayed, RolloutError, RolloutRecord, RolloutWriter, replay};
 
@@ -40,7 +40,8 @@ use rollout::{Replayed, RolloutError, RolloutRecord, RolloutWriter, replay};
 #[derive(Debug)]
 pub(crate) struct Threads {
     layout: Layout,
-    defaults: ThreadDefaults,
+    /// The settings new threads get when the client leaves them out.
+    defaults: Arc<dyn DefaultsSource>,
     /// The index, or why it could not be opened (then every persisted operation fails).
     index: Result<Mutex<Index>, String>,
     loaded: Mutex<HashMap<String, Arc<Mutex<LoadedThread>>>>,
@@ -75,7 +76,7 @@ impl Threads {
     /// Opens the threads under `home`: creates the folders, opens (or rebuilds) the index and
     /// reconciles it with the rollouts. A failure is logged and kept: the engine still serves,
     /// and persisted-thread requests answer with the reason.
-    pub(crate) fn open(home: &Path, defaults: ThreadDefaults) -> Self {
+    pub(crate) fn open(home: &Path, defaults: Arc<dyn DefaultsSource>) -> Self {
         let layout = Layout::new(home);
         let index = paths::create_private_dirs(layout.home())
             .map_err(|e| format!("cannot create {}: {e}", layout.home().display()))

@@ -226,7 +226,7 @@ mod tests {
     #[test]
     fn recorded_turns_survive_a_restart() {
         let home = scratch("recording");
-        let threads = Threads::open(&home, ThreadDefaults::default());
+        let threads = Threads::open(&home, std::sync::Arc::new(ThreadDefaults::default()));
         let id = start(&threads);
         let mut turn = started_turn("t1".to_owned(), None, Some(10));
         threads
@@ -247,7 +247,7 @@ mod tests {
         let live = threads.turns(&id).expect("turns");
         drop(threads);
 
-        let reopened = Threads::open(&home, ThreadDefaults::default());
+        let reopened = Threads::open(&home, std::sync::Arc::new(ThreadDefaults::default()));
         let listed = reopened
             .list(
                 serde_json::from_value::<ThreadListParams>(serde_json::json!({})).expect("params"),
@@ -271,7 +271,7 @@ mod tests {
     #[test]
     fn status_changes_only_on_loaded_threads() {
         let home = scratch("status");
-        let threads = Threads::open(&home, ThreadDefaults::default());
+        let threads = Threads::open(&home, std::sync::Arc::new(ThreadDefaults::default()));
         let id = start(&threads);
         let hub = Hub::new(Duration::from_secs(1));
         assert_eq!(threads.status(&id), ThreadStatus::Idle);

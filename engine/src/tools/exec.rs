@@ -38,6 +38,9 @@ pub(crate) struct ExecRequest {
     /// (`<exe> sandbox-exec …`): the `agentwire` binary. Without it, a confined command is
     /// refused rather than run unconfined.
     pub sandbox_exe: Option<PathBuf>,
+    /// The command's whole environment (see `config::shell_env`); `None` passes the server's
+    /// on unchanged.
+    pub env: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// How a command ended.
@@ -116,6 +119,9 @@ pub(crate) async fn run(
         });
     }
     let (mut command, confined) = command_for(&request, &program)?;
+    if let Some(env) = &request.env {
+        command.env_clear().envs(env);
+    }
     command
         .current_dir(&request.cwd)
         .stdin(Stdio::null())
@@ -395,6 +401,7 @@ mod tests {
             timeout: Duration::from_secs(20),
             sandbox: None,
             sandbox_exe: None,
+            env: None,
         }
     }
 

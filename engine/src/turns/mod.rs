@@ -42,6 +42,8 @@ pub(crate) struct Turns {
     sessions: Mutex<HashMap<String, Arc<Mutex<SessionApprovals>>>>,
     /// The program that confines commands to the sandbox (see `EngineConfig::sandbox_exe`).
     sandbox_exe: Option<PathBuf>,
+    /// The configuration (for the environment of commands).
+    config: Arc<crate::config::Store>,
 }
 
 /// The turn running on a thread.
@@ -72,6 +74,7 @@ impl Turns {
         threads: Arc<Threads>,
         provider: Arc<dyn ModelProvider>,
         sandbox_exe: Option<PathBuf>,
+        config: Arc<crate::config::Store>,
     ) -> Self {
         Self {
             threads,
@@ -80,7 +83,18 @@ impl Turns {
             usage: Mutex::new(HashMap::new()),
             sessions: Mutex::new(HashMap::new()),
             sandbox_exe,
+            config,
         }
+    }
+
+    /// The environment of a command the model runs in `cwd`: the server's, filtered by the
+    /// `[shell_environment_policy]` in effect there.
+    pub(crate) fn command_environment(
+        &self,
+        cwd: &str,
+    ) -> std::collections::BTreeMap<String, String> {
+        let effective = self.config.effective(Some(std::path::Path::new(cwd)));
+        crate::config::shell_env::command_environment(&effective.file.shell_environment_policy)
     }
 
     /// The session approvals of `thread_id`.

@@ -206,6 +206,7 @@ impl TurnRun {
             timeout,
             sandbox: sandboxed.then(|| self.settings.sandbox.clone()),
             sandbox_exe: self.turns.sandbox_exe.clone(),
+            env: Some(self.turns.command_environment(&self.settings.cwd)),
         };
         let audience = self.audience();
         let delta_ids = (self.thread_id.clone(), self.turn.id.clone(), id.clone());

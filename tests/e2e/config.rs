@@ -1,0 +1,652 @@
+//! Configuration end to end: `config/read` with layers and origins, the write methods editing
+//! `config.toml` in place, `configWarning`, thread defaults from the configuration, `-c` and
+//! `--profile`, and `[shell_environment_policy]` on the commands a turn runs.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::client::{Client, completed_turn, deltas};
+use crate::common::{agentwire, scratch};
+use crate::mock_model::{MockModel, Sse};
+
+/// A home holding `config` as its `config.toml`.
+fn home_with(name: &str, config: &str) -> (PathBuf, PathBuf) {
+    let root = scratch(name);
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::write(home.join("config.toml"), config).expect("config");
+    (root, home)
+}
+
+fn read(client: &mut Client, params: Value) -> Value {
+    client.call("config/read", params)
+}
+
+/// The version of the user layer, as `config/read` reports it.
+fn user_version(client: &mut Client) -> String {
+    let answer = read(client, json!({"includeLayers": true}));
+    let layers = answer["layers"].as_array().expect("layers").clone();
+    let user = layers
+        .iter()
+        .find(|l| l["name"]["type"] == json!("user") && l["name"]["profile"].is_null())
+        .expect("a user layer");
+    user["version"].as_str().expect("version").to_owned()
+}
+
+#[test]
+fn read_merges_home_project_and_flag_layers_with_origins() {
+    let (root, home) = home_with("config-layers", "");
+    let repo = root.join("repo");
+    let sub = repo.join("sub");
+    std::fs::create_dir_all(repo.join(".git")).expect("git");
+    std::fs::create_dir_all(repo.join(".codex")).expect("codex");
+    std::fs::create_dir_all(sub.join(".agentwire")).expect("agentwire");
+    std::fs::write(
+        repo.join(".codex/config.toml"),
+        "approval_policy = \"never\"\nmodel = \"codex-project-model\"\n",
+    )
+    .expect("codex project");
+    std::fs::write(
+        sub.join(".agentwire/config.toml"),
+        "model = \"project-model\"\n",
+    )
+    .expect("agentwire project");
+    let user_file = format!(
+        "model = \"home-model\"\nsandbox_mode = \"workspace-write\"\n\n[sandbox_workspace_write]\nnetwork_access = true\n\n[features]\nanything = 1\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        repo.display()
+    );
+    std::fs::write(home.join("config.toml"), &user_file).expect("user");
+    let mut client = Client::start_with(&home, &["-c", "model_reasoning_effort=\"high\""]);
+
+    let answer = read(&mut client, json!({"cwd": sub, "includeLayers": true}));
+    let config = &answer["config"];
+    assert_eq!(config["model"], json!("project-model"), "{answer:#}");
+    assert_eq!(config["approval_policy"], json!("never"));
+    assert_eq!(config["sandbox_mode"], json!("workspace-write"));
+    assert_eq!(config["model_reasoning_effort"], json!("high"));
+    assert_eq!(
+        config["sandbox_workspace_write"]["network_access"],
+        json!(true)
+    );
+    assert_eq!(
+        config["features"]["anything"],
+        json!(1),
+        "Codex-only keys pass through"
+    );
+    assert_eq!(config["model_provider"], Value::Null);
+
+    let origins = &answer["origins"];
+    assert_eq!(
+        origins["model"]["name"],
+        json!({"type": "project", "dotCodexFolder": sub.join(".agentwire")})
+    );
+    assert_eq!(
+        origins["approval_policy"]["name"],
+        json!({"type": "project", "dotCodexFolder": repo.join(".codex")})
+    );
+    assert_eq!(
+        origins["sandbox_mode"]["name"],
+        json!({"type": "user", "file": home.join("config.toml"), "profile": null})
+    );
+    assert_eq!(
+        origins["sandbox_workspace_write.network_access"]["name"]["type"],
+        json!("user")
+    );
+    assert_eq!(
+        origins["model_reasoning_effort"]["name"],
+        json!({"type": "sessionFlags"})
+    );
+
+    let layers = answer["layers"].as_array().expect("layers");
+    let names: Vec<&Value> = layers.iter().map(|l| &l["name"]).collect();
+    assert_eq!(
+        names,
+        vec![
+            &json!({"type": "sessionFlags"}),
+            &json!({"type": "project", "dotCodexFolder": sub.join(".agentwire")}),
+            &json!({"type": "project", "dotCodexFolder": repo.join(".codex")}),
+            &json!({"type": "user", "file": home.join("config.toml"), "profile": null}),
+        ]
+    );
+    assert_eq!(layers[1]["config"], json!({"model": "project-model"}));
+    assert_eq!(
+        layers[0]["config"],
+        json!({"model_reasoning_effort": "high"})
+    );
+    assert!(layers.iter().all(|l| l["disabledReason"].is_null()));
+    assert!(
+        layers[3]["version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("sha256:"))
+    );
+    assert_eq!(origins["model"]["version"], layers[1]["version"]);
+
+    // Without a cwd, no project layer; without includeLayers, no layers.
+    let plain = read(&mut client, json!({}));
+    assert_eq!(plain["config"]["model"], json!("home-model"));
+    assert_eq!(plain["layers"], Value::Null);
+
+    // A new thread in the project gets the project's settings.
+    let thread = client.start_thread(json!({"cwd": sub}));
+    assert_eq!(thread["model"], json!("project-model"));
+    assert_eq!(thread["approvalPolicy"], json!("never"));
+    assert_eq!(thread["reasoningEffort"], json!("high"));
+
+    // An untrusted project's layers are listed, disabled, and not in effect.
+    let other = root.join("other");
+    std::fs::create_dir_all(other.join(".git")).expect("git");
+    std::fs::create_dir_all(other.join(".codex")).expect("codex");
+    std::fs::write(
+        other.join(".codex/config.toml"),
+        "sandbox_mode = \"danger-full-access\"\n",
+    )
+    .expect("untrusted project");
+    let untrusted = read(&mut client, json!({"cwd": other, "includeLayers": true}));
+    assert_eq!(
+        untrusted["config"]["sandbox_mode"],
+        json!("workspace-write")
+    );
+    let disabled = &untrusted["layers"][1];
+    assert_eq!(disabled["name"]["type"], json!("project"));
+    assert!(
+        disabled["disabledReason"]
+            .as_str()
+            .is_some_and(|r| r.contains("not trusted") && r.contains("trust_level")),
+        "{disabled}"
+    );
+}
+
+#[test]
+fn profiles_are_selected_by_key_or_flag() {
+    let config = "profile = \"fast\"\nmodel = \"base\"\n\n[profiles.fast]\nmodel = \"fast-model\"\napproval_policy = \"never\"\n\n[profiles.careful]\nmodel = \"careful-model\"\napproval_policy = \"untrusted\"\n";
+    let (_root, home) = home_with("config-profiles", config);
+    let mut client = Client::start(&home);
+    let answer = read(&mut client, json!({"includeLayers": true}));
+    assert_eq!(answer["config"]["model"], json!("fast-model"));
+    assert_eq!(
+        answer["origins"]["model"]["name"],
+        json!({"type": "user", "file": home.join("config.toml"), "profile": "fast"})
+    );
+    assert_eq!(
+        answer["layers"][1]["config"],
+        json!({"model": "fast-model", "approval_policy": "never"})
+    );
+    let thread = client.start_thread(json!({}));
+    assert_eq!(thread["model"], json!("fast-model"));
+    assert_eq!(thread["approvalPolicy"], json!("never"));
+    drop(client);
+
+    let mut client = Client::start_with(&home, &["--profile", "careful"]);
+    let thread = client.start_thread(json!({}));
+    assert_eq!(thread["model"], json!("careful-model"));
+    assert_eq!(thread["approvalPolicy"], json!("untrusted"));
+    assert_eq!(
+        read(&mut client, json!({}))["origins"]["model"]["name"]["profile"],
+        json!("careful")
+    );
+}
+
+#[test]
+fn thread_start_takes_its_defaults_from_the_configuration() {
+    let config = "approval_policy = \"never\"\nsandbox_mode = \"workspace-write\"\nmodel_reasoning_effort = \"low\"\ndeveloper_instructions = \"be brief\"\n\n[sandbox_workspace_write]\nwritable_roots = [\"/srv/shared\"]\nnetwork_access = true\nexclude_slash_tmp = true\n";
+    let (root, home) = home_with("config-thread-defaults", config);
+    let mut client = Client::start(&home);
+    let thread = client.start_thread(json!({"cwd": root}));
+    assert_eq!(thread["approvalPolicy"], json!("never"));
+    assert_eq!(thread["reasoningEffort"], json!("low"));
+    assert_eq!(
+        thread["sandbox"],
+        json!({
+            "type": "workspaceWrite",
+            "writableRoots": ["/srv/shared"],
+            "networkAccess": true,
+            "excludeTmpdirEnvVar": false,
+            "excludeSlashTmp": true
+        })
+    );
+    // The thread's own params win; its `config` map ranks above the files.
+    let explicit =
+        client.start_thread(json!({"approvalPolicy": "untrusted", "sandbox": "read-only"}));
+    assert_eq!(explicit["approvalPolicy"], json!("untrusted"));
+    assert_eq!(explicit["sandbox"]["type"], json!("readOnly"));
+    let mapped = client.start_thread(
+        json!({"config": {"sandbox_mode": "danger-full-access", "approval_policy": "on-request"}}),
+    );
+    assert_eq!(mapped["sandbox"], json!({"type": "dangerFullAccess"}));
+    assert_eq!(mapped["approvalPolicy"], json!("on-request"));
+}
+
+const COMMENTED: &str = "# agentwire settings, kept by hand\nmodel = \"old-model\"   # the default model\n\n# how careful to be\napproval_policy = \"on-request\"\n\n[sandbox_workspace_write] # details\nnetwork_access = false\nwritable_roots = [ \"/a\" ]  # odd spacing stays\n\n[features]\nsomething = true\n";
+
+#[test]
+fn writes_keep_comments_byte_for_byte_and_new_threads_see_them() {
+    let (_root, home) = home_with("config-write", COMMENTED);
+    let path = home.join("config.toml");
+    let mut client = Client::start(&home);
+    let before = user_version(&mut client);
+    let thread = client.start_thread(json!({}));
+    assert_eq!(thread["model"], json!("old-model"));
+
+    let answer = client.call(
+        "config/value/write",
+        json!({"keyPath": "model", "value": "new-model", "mergeStrategy": "replace", "expectedVersion": before}),
+    );
+    assert_eq!(answer["status"], json!("ok"));
+    assert_eq!(answer["filePath"], json!(path));
+    assert_eq!(answer["overriddenMetadata"], Value::Null);
+    let written = std::fs::read_to_string(&path).expect("read");
+    assert_eq!(
+        written,
+        COMMENTED.replace("model = \"old-model\"", "model = \"new-model\"")
+    );
+    let version = answer["version"].as_str().expect("version").to_owned();
+    assert_ne!(version, before);
+    assert_eq!(user_version(&mut client), version);
+
+    // The next thread sees the written value, without a restart.
+    let thread = client.start_thread(json!({}));
+    assert_eq!(thread["model"], json!("new-model"));
+
+    // A batch: several edits, one write.
+    let answer = client.call(
+        "config/batchWrite",
+        json!({
+            "edits": [
+                {"keyPath": "approval_policy", "value": "never", "mergeStrategy": "replace"},
+                {"keyPath": "sandbox_workspace_write", "value": {"exclude_slash_tmp": true}, "mergeStrategy": "upsert"},
+                {"keyPath": "sandbox_mode", "value": "workspace-write", "mergeStrategy": "replace"}
+            ],
+            "filePath": path,
+            "expectedVersion": version
+        }),
+    );
+    assert_eq!(answer["status"], json!("ok"), "{answer}");
+    let written = std::fs::read_to_string(&path).expect("read");
+    let expected = COMMENTED
+        .replace("model = \"old-model\"", "model = \"new-model\"")
+        .replace(
+            "approval_policy = \"on-request\"\n",
+            "approval_policy = \"never\"\nsandbox_mode = \"workspace-write\"\n",
+        )
+        .replace(
+            "writable_roots = [ \"/a\" ]  # odd spacing stays\n",
+            "writable_roots = [ \"/a\" ]  # odd spacing stays\nexclude_slash_tmp = true\n",
+        );
+    assert_eq!(written, expected);
+    let thread = client.start_thread(json!({}));
+    assert_eq!(thread["approvalPolicy"], json!("never"));
+    assert_eq!(thread["sandbox"]["excludeSlashTmp"], json!(true));
+
+    // `null` removes a key and only that key.
+    client.call(
+        "config/value/write",
+        json!({"keyPath": "approval_policy", "value": null, "mergeStrategy": "replace"}),
+    );
+    let after = std::fs::read_to_string(&path).expect("read");
+    assert_eq!(after, expected.replace("approval_policy = \"never\"\n", ""));
+}
+
+#[test]
+fn a_write_shadowed_by_a_flag_says_so() {
+    let (_root, home) = home_with("config-overridden", "model = \"a\"\n");
+    let mut client = Client::start_with(&home, &["-c", "model=flag-model"]);
+    let answer = client.call(
+        "config/value/write",
+        json!({"keyPath": "model", "value": "b", "mergeStrategy": "replace"}),
+    );
+    assert_eq!(answer["status"], json!("okOverridden"));
+    let overridden = &answer["overriddenMetadata"];
+    assert_eq!(
+        overridden["overridingLayer"]["name"],
+        json!({"type": "sessionFlags"})
+    );
+    assert_eq!(overridden["effectiveValue"], json!("flag-model"));
+    assert_eq!(
+        std::fs::read_to_string(home.join("config.toml")).expect("read"),
+        "model = \"b\"\n"
+    );
+}
+
+/// Asserts that `error` is a refused write with `code` whose message names `key`.
+fn assert_refused(error: &Value, code: &str, key: &str) {
+    assert_eq!(error["code"], json!(-32600), "{error}");
+    assert_eq!(
+        error["data"]["config_write_error_code"],
+        json!(code),
+        "{error}"
+    );
+    let message = error["message"].as_str().expect("message");
+    assert!(message.contains(key), "{message}");
+}
+
+#[test]
+fn bad_writes_are_refused_and_nothing_is_written() {
+    let (_root, home) = home_with("config-refused", COMMENTED);
+    let path = home.join("config.toml");
+    let mut client = Client::start(&home);
+    let write = |client: &mut Client, key: &str, value: Value| {
+        client.call_err(
+            "config/value/write",
+            json!({"keyPath": key, "value": value, "mergeStrategy": "replace"}),
+        )
+    };
+
+    let error = write(&mut client, "aproval_policy", json!("never"));
+    assert_refused(&error, "configSchemaUnknownKey", "aproval_policy");
+    assert_eq!(error["data"]["keyPath"], json!("aproval_policy"));
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("did you mean `approval_policy`"))
+    );
+
+    let error = write(&mut client, "approval_policy", json!(5));
+    assert_refused(&error, "configValidationError", "approval_policy");
+
+    let error = write(&mut client, "sandbox_mode", json!("everything"));
+    assert_refused(&error, "configValidationError", "sandbox_mode");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("everything"))
+    );
+
+    let error = write(
+        &mut client,
+        "sandbox_workspace_write.network_acess",
+        json!(true),
+    );
+    assert_refused(&error, "configValidationError", "network_acess");
+
+    let error = write(&mut client, "model.inner", json!(true));
+    assert_refused(&error, "configValidationError", "model.inner");
+
+    // A batch with one bad edit writes none of them.
+    let error = client.call_err(
+        "config/batchWrite",
+        json!({"edits": [
+            {"keyPath": "model", "value": "fine", "mergeStrategy": "replace"},
+            {"keyPath": "profiles.p.modle", "value": "typo", "mergeStrategy": "replace"}
+        ]}),
+    );
+    assert_refused(&error, "configSchemaUnknownKey", "profiles.p.modle");
+
+    // Another file.
+    let error = client.call_err(
+        "config/value/write",
+        json!({"keyPath": "model", "value": "x", "mergeStrategy": "replace", "filePath": "/etc/agentwire.toml"}),
+    );
+    assert_refused(&error, "configLayerReadonly", "/etc/agentwire.toml");
+
+    // Params of the wrong type are refused before the engine sees them, naming the member.
+    let error = client.call_err(
+        "config/value/write",
+        json!({"keyPath": 5, "value": "x", "mergeStrategy": "replace"}),
+    );
+    assert_eq!(error["code"], json!(-32602), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("keyPath")),
+        "{error}"
+    );
+
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), COMMENTED);
+}
+
+#[test]
+fn two_writers_with_the_same_version_cannot_lose_a_change() {
+    let (_root, home) = home_with("config-conflict", COMMENTED);
+    let path = home.join("config.toml");
+    let mut first = Client::start(&home);
+    let mut second = Client::start(&home);
+    let version = user_version(&mut first);
+    assert_eq!(user_version(&mut second), version);
+    first.call(
+        "config/value/write",
+        json!({"keyPath": "model", "value": "first", "mergeStrategy": "replace", "expectedVersion": version}),
+    );
+    let error = second.call_err(
+        "config/value/write",
+        json!({"keyPath": "approval_policy", "value": "never", "mergeStrategy": "replace", "expectedVersion": version}),
+    );
+    assert_refused(&error, "configVersionConflict", &version);
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(text.contains("model = \"first\""), "{text}");
+    assert!(text.contains("approval_policy = \"on-request\""), "{text}");
+    // Read again, retry: both changes are in.
+    let version = user_version(&mut second);
+    second.call(
+        "config/value/write",
+        json!({"keyPath": "approval_policy", "value": "never", "mergeStrategy": "replace", "expectedVersion": version}),
+    );
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(text.contains("model = \"first\"") && text.contains("approval_policy = \"never\""));
+}
+
+#[test]
+fn an_unreadable_or_unwritable_file_is_an_error_naming_it() {
+    // config.toml is a directory: it cannot be read.
+    let root = scratch("config-unreadable");
+    let home = root.join("home");
+    std::fs::create_dir_all(home.join("config.toml")).expect("dir in the way");
+    let mut client = Client::start(&home);
+    let error = client.call_err(
+        "config/value/write",
+        json!({"keyPath": "model", "value": "x", "mergeStrategy": "replace"}),
+    );
+    assert_eq!(error["code"], json!(-32603), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("config.toml")),
+        "{error}"
+    );
+    drop(client);
+
+    // config.toml is a link into a directory that does not exist: it cannot be written.
+    let home = root.join("home2");
+    std::fs::create_dir_all(&home).expect("home");
+    std::os::unix::fs::symlink(
+        root.join("missing/dir/config.toml"),
+        home.join("config.toml"),
+    )
+    .expect("symlink");
+    let mut client = Client::start(&home);
+    let error = client.call_err(
+        "config/value/write",
+        json!({"keyPath": "model", "value": "x", "mergeStrategy": "replace"}),
+    );
+    assert_eq!(error["code"], json!(-32603), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("cannot write")),
+        "{error}"
+    );
+    assert!(!root.join("missing").exists());
+}
+
+/// Every `configWarning` sent up to the answer of a `config/read` after the handshake.
+fn warnings(client: &mut Client) -> Vec<Value> {
+    read(client, json!({}));
+    client
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == json!("configWarning"))
+        .map(|n| n["params"].clone())
+        .collect()
+}
+
+#[test]
+fn problems_in_the_file_are_config_warnings_with_their_place() {
+    let config = "model = \"m\"\naproval_policy = \"never\"\nsandbox_mode = \"everything\"\n";
+    let (_root, home) = home_with("config-warnings", config);
+    let path = home.join("config.toml");
+    let mut client = Client::start(&home);
+    let found = warnings(&mut client);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(
+        found[0]["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("aproval_policy"))
+    );
+    assert_eq!(found[0]["path"], json!(path));
+    assert_eq!(
+        found[0]["range"],
+        json!({"start": {"line": 2, "column": 1}, "end": {"line": 2, "column": 15}})
+    );
+    assert!(
+        found[1]["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("sandbox_mode"))
+    );
+    assert!(
+        found[1]["details"]
+            .as_str()
+            .is_some_and(|s| s.contains("everything"))
+    );
+    assert_eq!(found[1]["range"]["start"]["line"], json!(3));
+    // The rest of the file still applies.
+    let thread = client.start_thread(json!({}));
+    assert_eq!(thread["model"], json!("m"));
+    assert_eq!(thread["sandbox"]["type"], json!("readOnly"));
+}
+
+#[test]
+fn a_syntax_error_is_a_config_warning_and_the_server_still_serves() {
+    let (_root, home) = home_with("config-syntax", "model = \"m\"\nmodel_provider = \n");
+    let mut client = Client::start(&home);
+    let found = warnings(&mut client);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["summary"], json!("TOML syntax error"));
+    assert_eq!(found[0]["path"], json!(home.join("config.toml")));
+    assert_eq!(found[0]["range"]["start"]["line"], json!(2));
+    let thread = client.start_thread(json!({}));
+    assert_eq!(thread["model"], json!("fixture"));
+    // A file that does not parse is not rewritten.
+    let error = client.call_err(
+        "config/value/write",
+        json!({"keyPath": "model", "value": "x", "mergeStrategy": "replace"}),
+    );
+    assert_refused(&error, "configValidationError", "does not parse");
+}
+
+#[test]
+fn a_clean_configuration_sends_no_warning() {
+    let (_root, home) = home_with("config-clean", COMMENTED);
+    let mut client = Client::start(&home);
+    assert_eq!(warnings(&mut client), Vec::<Value>::new());
+}
+
+#[test]
+fn the_shell_environment_policy_shapes_what_commands_see() {
+    let (root, home) = home_with(
+        "config-shell-env",
+        "model_provider = \"fixture\"\nfixture_script = \"env.json\"\napproval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n\n[shell_environment_policy]\nexclude = [\"AGENTWIRE_TEST_DROP*\"]\nset = { AGENTWIRE_TEST_SET = \"from-config\" }\n",
+    );
+    let script = json!({"version": 1, "responses": [
+        {"when": "show-env", "steps": [
+            {"type": "command", "command": "env"},
+            {"type": "message", "deltas": ["done"]}
+        ]}
+    ]});
+    std::fs::write(home.join("env.json"), script.to_string()).expect("script");
+    let mut client = Client::spawn_with_env(
+        &home,
+        &[],
+        &[
+            ("AGENTWIRE_TEST_API_KEY", "sk-secret"),
+            ("AGENTWIRE_TEST_PLAIN", "visible"),
+            ("AGENTWIRE_TEST_DROPPED", "gone"),
+        ],
+    );
+    client.call(
+        "initialize",
+        json!({"clientInfo": {"name": "e2e", "version": "0.0.1"}}),
+    );
+    client.send(&json!({"method": "initialized"}));
+    let thread = client.start_thread(json!({"cwd": root}));
+    let id = thread["thread"]["id"].as_str().expect("id").to_owned();
+    client.start_turn(&id, "show-env");
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    let output = deltas(&seen, "item/commandExecution/outputDelta");
+    assert!(
+        output.contains("AGENTWIRE_TEST_SET=from-config\n"),
+        "{output}"
+    );
+    assert!(
+        output.contains("AGENTWIRE_TEST_PLAIN=visible\n"),
+        "{output}"
+    );
+    assert!(output.contains("PATH="), "{output}");
+    assert!(!output.contains("AGENTWIRE_TEST_API_KEY"), "{output}");
+    assert!(!output.contains("sk-secret"), "{output}");
+    assert!(!output.contains("AGENTWIRE_TEST_DROPPED"), "{output}");
+}
+
+#[test]
+fn config_flags_are_accepted_on_every_subcommand() {
+    let out = scratch("config-flags");
+    let ok = agentwire(&["-c", "model=x", "app-server", "--listen", "off"]);
+    assert!(ok.status.success(), "{ok:?}");
+    let ok = agentwire(&[
+        "app-server",
+        "generate-json-schema",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "-c",
+        "model=\"x\"",
+        "--profile",
+        "p",
+    ]);
+    assert!(ok.status.success(), "{ok:?}");
+    let ok = agentwire(&["schema", "diff", "--help", "-c", "a.b=1"]);
+    assert!(ok.status.success(), "{ok:?}");
+    let bad = agentwire(&["-c", "no-equals-sign", "app-server", "--listen", "off"]);
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("no-equals-sign") && stderr.contains("key=value"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_provider_written_at_run_time_answers_the_next_turn() {
+    let mock = MockModel::start(vec![Sse::answer("hello from the written provider")]);
+    let (_root, home) = home_with("config-live-provider", "# no provider yet\n");
+    let mut client = Client::start(&home);
+    let answer = client.call(
+        "config/batchWrite",
+        json!({"edits": [
+            {"keyPath": "model_providers.mock", "value": {"base_url": mock.base_url(), "request_max_retries": 0}, "mergeStrategy": "replace"},
+            {"keyPath": "model_provider", "value": "mock", "mergeStrategy": "replace"},
+            {"keyPath": "model", "value": "written-model", "mergeStrategy": "replace"}
+        ]}),
+    );
+    assert_eq!(answer["status"], json!("ok"), "{answer}");
+    let thread = client.start_thread(json!({}));
+    assert_eq!(thread["modelProvider"], json!("mock"));
+    let id = thread["thread"]["id"].as_str().expect("id").to_owned();
+    client.start_turn(&id, "hi");
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    assert_eq!(
+        deltas(&seen, "item/agentMessage/delta"),
+        "hello from the written provider"
+    );
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].body["model"], json!("written-model"));
+}
