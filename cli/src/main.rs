@@ -49,6 +49,44 @@ pub struct ConfigOverrides {
     /// Use the `[profiles.NAME]` table of the configuration (over its `profile` key).
     #[arg(long, value_name = "NAME", global = true)]
     pub profile: Option<String>,
+    /// Turn a feature flag on: the same as `-c features.NAME=true` (as Codex takes it, so
+    /// clients that pass it to `codex app-server` start agentwire unchanged). Repeatable.
+    #[arg(long, value_name = "NAME", global = true, value_parser = feature_name)]
+    pub enable: Vec<String>,
+    /// Turn a feature flag off: the same as `-c features.NAME=false`. Repeatable.
+    #[arg(long, value_name = "NAME", global = true, value_parser = feature_name)]
+    pub disable: Vec<String>,
+}
+
+impl ConfigOverrides {
+    /// Every override as a `key=value` flag: `-c` ones in order, then `--enable`/`--disable`.
+    pub fn flags(&self) -> Vec<String> {
+        let features = |names: &[String], on: bool| {
+            names
+                .iter()
+                .map(move |name| format!("features.{name}={on}"))
+                .collect::<Vec<_>>()
+        };
+        let mut flags = self.config.clone();
+        flags.extend(features(&self.enable, true));
+        flags.extend(features(&self.disable, false));
+        flags
+    }
+}
+
+/// A feature name for `--enable`/`--disable`: one bare TOML key.
+fn feature_name(name: &str) -> Result<String, String> {
+    let bare = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if bare {
+        Ok(name.to_owned())
+    } else {
+        Err(format!(
+            "feature names are letters, digits, `_` and `-` only, not {name:?}"
+        ))
+    }
 }
 
 /// Checks a `-c` flag when the command line is parsed, so a malformed one fails at once.

@@ -50,7 +50,7 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
     crate::logging::init();
     let engine_config = EngineConfig {
         sandbox_exe: std::env::current_exe().ok(),
-        config_overrides: overrides.config,
+        config_overrides: overrides.flags(),
         profile: overrides.profile,
         ..EngineConfig::from_env()
     };
