@@ -65,6 +65,8 @@ pub struct Engine {
     config: EngineConfig,
     threads: Arc<threads::Threads>,
     turns: Arc<turns::Turns>,
+    accounts: Arc<accounts::Accounts>,
+    catalog: catalog::Catalog,
 }
 
 impl Engine {
@@ -91,7 +93,8 @@ impl Engine {
             }
         }
         let threads = Arc::new(threads::Threads::open(&config.home, defaults));
-        let provider = provider::from_config(&config.home, file);
+        let accounts = Arc::new(accounts::Accounts::new(&config.home));
+        let provider = provider::from_config(&config.home, file, &accounts);
         let turns = Arc::new(turns::Turns::new(
             threads.clone(),
             provider,
@@ -101,6 +104,8 @@ impl Engine {
             config,
             threads,
             turns,
+            accounts,
+            catalog: catalog::Catalog::default(),
         }
     }
 
