@@ -283,13 +283,24 @@ impl ServedModels {
         }
         let client = self.client()?;
         let shown = url.to_string();
+        let late = format!(
+            "GET {shown} did not answer within {} ms",
+            FETCH_TIMEOUT.as_millis()
+        );
+        let failed = |e: reqwest::Error| {
+            if e.is_timeout() {
+                late.clone()
+            } else {
+                format!("GET {shown} failed: {}", chain(&e))
+            }
+        };
         let request = async {
             let response = client
                 .get(url)
                 .headers(headers)
                 .send()
                 .await
-                .map_err(|e| format!("GET {shown} failed: {}", chain(&e)))?;
+                .map_err(failed)?;
             let status = response.status();
             if !status.is_success() {
                 return Err(format!("GET {shown} answered HTTP {}", status.as_u16()));
@@ -297,7 +308,7 @@ impl ServedModels {
             let mut body = Vec::new();
             let mut chunks = response.bytes_stream();
             while let Some(chunk) = chunks.next().await {
-                let chunk = chunk.map_err(|e| format!("GET {shown} broke off: {e}"))?;
+                let chunk = chunk.map_err(failed)?;
                 if body.len() + chunk.len() > MAX_BODY {
                     return Err(format!("GET {shown} answered more than {MAX_BODY} bytes"));
                 }
@@ -310,10 +321,7 @@ impl ServedModels {
         };
         match tokio::time::timeout(FETCH_TIMEOUT, request).await {
             Ok(result) => result,
-            Err(_) => Err(format!(
-                "GET {shown} did not answer within {} ms",
-                FETCH_TIMEOUT.as_millis()
-            )),
+            Err(_) => Err(late.clone()),
         }
         .map_err(|reason| format!("provider `{id}`: {reason}"))
     }
