@@ -8,9 +8,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::client::Client;
+use crate::client::{Client, thread_id};
 use crate::common::scratch;
-use crate::mock_model::MockModel;
+use crate::mock_model::{MockModel, Sse};
 
 /// Writes `config.toml`: default provider `mock` at `base_url` with model `model` and the
 /// `models` list `models` (TOML).
@@ -250,6 +250,98 @@ fn app_list_is_honestly_empty() {
             .expect("message")
             .contains("/limit"),
         "{error}"
+    );
+    client.stop();
+}
+
+#[test]
+fn a_turns_collaboration_mode_reaches_the_model_request() {
+    let mock = MockModel::start(vec![
+        Sse::answer("one"),
+        Sse::answer("two"),
+        Sse::answer("three"),
+    ]);
+    let home = scratch("catalog-turn-mode");
+    configure(&home, &mock.base_url(), "mock-model", "[]");
+
+    // Without the capability the experimental member is refused, naming it.
+    let mut plain = Client::start(&home);
+    let thread = thread_id(&plain.start_thread(json!({})));
+    let error = plain.call_err(
+        "turn/start",
+        json!({
+            "threadId": thread,
+            "input": [{"type": "text", "text": "hi"}],
+            "collaborationMode": {"mode": "plan", "settings": {"model": "other"}}
+        }),
+    );
+    assert_eq!(error["code"], json!(-32600), "{error}");
+    let message = error["message"].as_str().expect("message");
+    assert!(
+        message.contains("collaborationMode") && message.contains("experimentalApi"),
+        "{message}"
+    );
+    plain.stop();
+
+    let mut client = experimental_client(&home);
+    let thread = thread_id(&client.start_thread(json!({})));
+    // Plan mode on another model: built-in plan instructions (`null`), effort set.
+    client.start_turn_with(
+        &thread,
+        "plan it",
+        json!({"model": "ignored", "collaborationMode": {"mode": "plan", "settings": {
+            "model": "planner-model", "reasoning_effort": "low", "developer_instructions": null
+        }}}),
+    );
+    client.until_turn_completed();
+    // Back to default: effort cleared, own instructions set.
+    client.start_turn_with(
+        &thread,
+        "do it",
+        json!({"collaborationMode": {"mode": "default", "settings": {
+            "model": "mock-model", "reasoning_effort": null, "developer_instructions": "Be brief."
+        }}}),
+    );
+    client.until_turn_completed();
+    // Absent settings keep what the last turn set.
+    client.start_turn_with(
+        &thread,
+        "again",
+        json!({"collaborationMode": {"mode": "default", "settings": {"model": "mock-model"}}}),
+    );
+    client.until_turn_completed();
+
+    let requests = mock.wait_requests(3);
+    let chats: Vec<&Value> = requests
+        .iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .map(|r| &r.body)
+        .collect();
+    assert_eq!(chats.len(), 3);
+    assert_eq!(chats[0]["model"], json!("planner-model"), "{}", chats[0]);
+    assert_eq!(chats[0]["reasoning_effort"], json!("low"), "{}", chats[0]);
+    let system = chats[0]["messages"][0].clone();
+    assert_eq!(system["role"], json!("system"), "{system}");
+    assert!(
+        system["content"]
+            .as_str()
+            .expect("content")
+            .contains("plan mode"),
+        "{system}"
+    );
+
+    assert_eq!(chats[1]["model"], json!("mock-model"), "{}", chats[1]);
+    assert!(chats[1].get("reasoning_effort").is_none(), "{}", chats[1]);
+    assert_eq!(
+        chats[1]["messages"][0],
+        json!({"role": "system", "content": "Be brief."})
+    );
+
+    assert_eq!(chats[2]["model"], json!("mock-model"), "{}", chats[2]);
+    assert!(chats[2].get("reasoning_effort").is_none(), "{}", chats[2]);
+    assert_eq!(
+        chats[2]["messages"][0],
+        json!({"role": "system", "content": "Be brief."})
     );
     client.stop();
 }

@@ -175,8 +175,8 @@ mod tests {
             .map(|e| e.expect("entry").file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from(AUTH_FILE)]);
-        assert_eq!(remove(&home).expect("remove"), true);
-        assert_eq!(remove(&home).expect("remove again"), false);
+        assert!(remove(&home).expect("remove"));
+        assert!(!remove(&home).expect("remove again"));
         assert_eq!(read_key(&home), Ok(None));
         let _ = std::fs::remove_dir_all(&home);
     }
