@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use crate::app_server_ws::{App, initialize, open, request, until};
 use crate::client::{Client, thread_id};
 use crate::common::scratch;
 use crate::mock_model::{MockModel, Reply, Sse};
@@ -247,7 +248,9 @@ fn other_sign_in_types_are_refused_naming_the_supported_one() {
 
 #[test]
 fn a_corrupt_auth_file_is_reported_and_replaced_by_a_new_sign_in() {
+    let mock = MockModel::start(Vec::new());
     let home = scratch("accounts-corrupt");
+    configure(&home, &mock.base_url());
     std::fs::write(home.join("auth.json"), "{\"OPENAI_API_KEY\": \"sk-half").expect("write");
     let mut client = Client::start(&home);
     for method in ["account/read", "getAuthStatus"] {
@@ -258,6 +261,18 @@ fn a_corrupt_auth_file_is_reported_and_replaced_by_a_new_sign_in() {
         assert!(message.contains("account/login/start"), "{message}");
         assert!(!message.contains("sk-half"), "{message}");
     }
+    // A model call that would send the stored key fails, saying why, and sends nothing.
+    let thread = thread_id(&client.start_thread(json!({})));
+    client.start_turn(&thread, "hi");
+    let seen = client.until_turn_completed();
+    let turn = crate::client::completed_turn(&seen);
+    assert_eq!(turn["status"], json!("failed"), "{turn}");
+    let message = turn["error"]["message"].as_str().expect("message");
+    assert!(
+        message.contains("auth.json") && message.contains("stored API key"),
+        "{message}"
+    );
+    assert!(mock.requests().is_empty(), "nothing was sent");
     client.call(
         "account/login/start",
         json!({"type": "apiKey", "apiKey": KEY}),
@@ -284,4 +299,55 @@ fn openai_without_env_key_requires_the_sign_in() {
     let status = client.call("getAuthStatus", json!({}));
     assert_eq!(status["requiresOpenaiAuth"], json!(true), "{status}");
     client.stop();
+}
+
+#[tokio::test]
+async fn sign_in_and_out_are_broadcast_to_every_connection() {
+    let home = scratch("accounts-broadcast");
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let addr = app.listening_addr();
+    let mut a = open(addr, None).await.expect("upgrade");
+    let mut b = open(addr, None).await.expect("upgrade");
+    initialize(&mut a).await;
+    initialize(&mut b).await;
+    let login = request(
+        &mut a,
+        json!(1),
+        "account/login/start",
+        json!({"type": "apiKey", "apiKey": KEY}),
+    )
+    .await;
+    assert_eq!(login["result"], json!({"type": "apiKey"}), "{login}");
+    let for_a = until(&mut a, "account/updated").await;
+    assert!(
+        for_a
+            .iter()
+            .any(|m| m["method"] == json!("account/login/completed")),
+        "{for_a:?}"
+    );
+    let for_b = until(&mut b, "account/updated").await;
+    assert_eq!(
+        for_b.last().expect("updated")["params"]["authMode"],
+        json!("apikey")
+    );
+    // The other connection signs out; both hear of it.
+    let logout = request(&mut b, json!(2), "account/logout", json!(null)).await;
+    assert_eq!(logout["result"], json!({}), "{logout}");
+    for ws in [&mut a, &mut b] {
+        let seen = until(ws, "account/updated").await;
+        assert_eq!(
+            seen.last().expect("updated")["params"]["authMode"],
+            Value::Null
+        );
+        assert!(!joined(&seen).contains(KEY));
+    }
+    assert!(!joined(&for_a).contains(KEY) && !joined(&for_b).contains(KEY));
+    // The log (at `info`) tells of both, without the key.
+    app.wait_for_line("signed out");
+    let log = app.stderr();
+    assert!(log.contains("signed in with an API key"), "{log}");
+    assert!(!log.contains(KEY), "the key was logged: {log}");
+    let (status, stdout) = app.terminate();
+    assert!(status.success(), "{status:?}");
+    assert!(!String::from_utf8_lossy(&stdout).contains(KEY));
 }

@@ -26,7 +26,7 @@ const WAIT: Duration = Duration::from_secs(30);
 const SECRET_SHA256: &str = "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b";
 
 /// A running `agentwire app-server` whose stderr is collected line by line.
-struct App {
+pub(crate) struct App {
     child: Child,
     lines: Receiver<String>,
     stderr: Arc<Mutex<Vec<String>>>,
@@ -35,7 +35,7 @@ struct App {
 }
 
 impl App {
-    fn spawn(home: &Path, args: &[&str]) -> Self {
+    pub(crate) fn spawn(home: &Path, args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
             .arg("app-server")
             .args(args)
@@ -77,7 +77,7 @@ impl App {
     }
 
     /// The first stderr line (from now on) containing `needle`.
-    fn wait_for_line(&self, needle: &str) -> String {
+    pub(crate) fn wait_for_line(&self, needle: &str) -> String {
         let deadline = Instant::now() + WAIT;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -90,7 +90,7 @@ impl App {
     }
 
     /// The address from the `listening addr=…` log line.
-    fn listening_addr(&self) -> SocketAddr {
+    pub(crate) fn listening_addr(&self) -> SocketAddr {
         let line = self.wait_for_line("listening");
         let addr = line
             .split_whitespace()
@@ -99,7 +99,7 @@ impl App {
         addr.parse().expect("the logged address parses")
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -126,7 +126,7 @@ impl App {
     }
 
     /// Sends SIGTERM, waits for the exit; returns the status and what went to stdout.
-    fn terminate(mut self) -> (ExitStatus, Vec<u8>) {
+    pub(crate) fn terminate(mut self) -> (ExitStatus, Vec<u8>) {
         let killed = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()
@@ -176,7 +176,7 @@ async fn get(addr: SocketAddr, path: &str, headers: &str) -> u16 {
 
 /// Opens a websocket to `addr` with an optional `Authorization` value; the HTTP status on
 /// refusal.
-async fn open(
+pub(crate) async fn open(
     addr: SocketAddr,
     authorization: Option<&str>,
 ) -> Result<WebSocketStream<MaybeTlsStream<TcpStream>>, u16> {
@@ -199,7 +199,9 @@ async fn open(
     }
 }
 
-async fn next_json<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<S>) -> Value {
+pub(crate) async fn next_json<S: AsyncRead + AsyncWrite + Unpin>(
+    ws: &mut WebSocketStream<S>,
+) -> Value {
     loop {
         let frame = tokio::time::timeout(WAIT, ws.next())
             .await
@@ -212,7 +214,7 @@ async fn next_json<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<S
     }
 }
 
-async fn request<S: AsyncRead + AsyncWrite + Unpin>(
+pub(crate) async fn request<S: AsyncRead + AsyncWrite + Unpin>(
     ws: &mut WebSocketStream<S>,
     id: Value,
     method: &str,
@@ -228,7 +230,9 @@ async fn request<S: AsyncRead + AsyncWrite + Unpin>(
 }
 
 /// Completes the handshake; returns the `initialize` result.
-async fn initialize<S: AsyncRead + AsyncWrite + Unpin>(ws: &mut WebSocketStream<S>) -> Value {
+pub(crate) async fn initialize<S: AsyncRead + AsyncWrite + Unpin>(
+    ws: &mut WebSocketStream<S>,
+) -> Value {
     let params = json!({ "clientInfo": { "name": "e2e_ws", "version": "0.0.1" } });
     let answer = request(ws, json!(0), "initialize", params).await;
     let notification = json!({ "method": "initialized" }).to_string();
@@ -444,7 +448,7 @@ async fn a_slow_reader_is_disconnected_and_others_keep_being_answered() {
 }
 
 /// Messages up to and including the notification `method`.
-async fn until<S: AsyncRead + AsyncWrite + Unpin>(
+pub(crate) async fn until<S: AsyncRead + AsyncWrite + Unpin>(
     ws: &mut WebSocketStream<S>,
     method: &str,
 ) -> Vec<Value> {
