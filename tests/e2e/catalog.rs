@@ -109,6 +109,21 @@ fn model_list_merges_config_models_with_the_servers_list_and_caches_it() {
         .filter(|r| r.method == "GET" && r.path == "/v1/models")
         .count();
     assert_eq!(listed, 1);
+    // Signing in forgets the cached list; the server is asked again, with the stored key.
+    client.call(
+        "account/login/start",
+        json!({"type": "apiKey", "apiKey": "sk-catalog"}),
+    );
+    let again = client.call("model/list", json!({}));
+    assert_eq!(ids(&again), ids(&page), "{again}");
+    let lists: Vec<_> = mock
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.path == "/v1/models")
+        .collect();
+    assert_eq!(lists.len(), 2);
+    assert_eq!(lists[0].header("authorization"), None);
+    assert_eq!(lists[1].header("authorization"), Some("Bearer sk-catalog"));
 
     // Bad input names the field.
     let error = client.call_err("model/list", json!({"cursor": "not-a-cursor"}));

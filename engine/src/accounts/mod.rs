@@ -146,6 +146,7 @@ pub(crate) async fn login_start(
                     ))
                 })?;
             tracing::info!("signed in with an API key");
+            engine.catalog.credentials_changed();
             let peer = context.peer.clone();
             context.after_response(move || {
                 peer.notify::<AccountLoginCompleted>(&AccountLoginCompletedNotification {
@@ -215,6 +216,7 @@ pub(crate) async fn logout(
         })?;
     if removed {
         tracing::info!("signed out: the stored API key was removed");
+        engine.catalog.credentials_changed();
     }
     let hub = context.peer.hub().clone();
     context.after_response(move || {

@@ -38,6 +38,14 @@ pub(crate) struct Catalog {
     served: ServedModels,
 }
 
+impl Catalog {
+    /// Forgets the servers' cached model lists: called when the stored API key changes, as a
+    /// server may list other models (or answer at all) with other credentials.
+    pub(crate) fn credentials_changed(&self) {
+        self.served.forget();
+    }
+}
+
 /// Serves `model/list`.
 pub(crate) async fn model_list(
     engine: &Engine,

@@ -240,6 +240,15 @@ impl ServedModels {
         result
     }
 
+    /// Forgets every fetched list (the credentials changed), so the next `model/list` asks
+    /// the servers again.
+    pub(crate) fn forget(&self) {
+        self.by_provider
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
     fn client(&self) -> Result<&reqwest::Client, String> {
         self.client
             .get_or_init(|| {
