@@ -212,9 +212,10 @@ mod tests {
     #[test]
     fn experimental_params_are_found_through_references() {
         let mut collected = crate::schema::collect(Surface::Experimental);
-        assert!(
-            experimental_params(&collected).is_empty(),
-            "0.1.0 declares no experimental fields"
+        assert_eq!(
+            experimental_params(&collected),
+            vec![("turn/start", "/collaborationMode".to_owned())],
+            "the experimental params members declared today"
         );
         let sandbox = collected
             .definitions

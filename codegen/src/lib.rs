@@ -47,10 +47,11 @@ pub enum CodegenError {
         /// What ts-rs said.
         message: String,
     },
-    /// The stable TypeScript surface cannot leave experimental fields out yet.
+    /// Experimental fields the stable TypeScript surface could not leave out (their
+    /// declaration was not found where ts-rs puts it).
     #[error(
-        "experimental fields cannot be left out of the stable TypeScript output yet: {}; \
-         mark their types experimental instead, or teach codegen to strip fields",
+        "experimental fields could not be left out of the stable TypeScript output: {}; \
+         check how ts-rs renders them (codegen/src/typescript.rs, `strip_field`)",
         fields.join(", ")
     )]
     ExperimentalFieldsInTypeScript {

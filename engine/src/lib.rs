@@ -75,6 +75,8 @@ pub struct Engine {
     turns: Arc<turns::Turns>,
     command_exec: command_exec::CommandExecs,
     config_store: Arc<config::Store>,
+    accounts: Arc<accounts::Accounts>,
+    catalog: catalog::Catalog,
 }
 
 impl Engine {
@@ -103,9 +105,11 @@ impl Engine {
         }
         let command_exec = command_exec::CommandExecs::new(config.sandbox_exe.clone());
         let threads = Arc::new(threads::Threads::open(&config.home, config_store.clone()));
+        let accounts = Arc::new(accounts::Accounts::new(&config.home));
         let provider = Arc::new(config::providers::LiveProviders::new(
             config.home.clone(),
             config_store.clone(),
+            accounts.clone(),
         ));
         let turns = Arc::new(turns::Turns::new(
             threads.clone(),
@@ -119,6 +123,8 @@ impl Engine {
             turns,
             command_exec,
             config_store,
+            accounts,
+            catalog: catalog::Catalog::default(),
         }
     }
 

@@ -47,4 +47,5 @@ pub const PARAMS_SCHEMAS: &[(&str, &str, bool)] = &[
 /// Params members marked experimental, per method: the wire name and the JSON pointer of the
 /// member inside `params`. A connection without the `experimentalApi` capability may not set them.
 pub const EXPERIMENTAL_PARAMS: &[(&str, &str)] = &[
+    ("turn/start", "/collaborationMode"),
 ];

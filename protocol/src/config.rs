@@ -488,12 +488,26 @@ pub struct SandboxWorkspaceWrite {
 pub struct Settings {
     /// Model slug the mode runs on.
     pub model: String,
-    /// Reasoning effort the mode uses; `null` keeps the model's default.
-    #[serde(rename = "reasoning_effort", default)]
-    pub reasoning_effort: Option<ReasoningEffort>,
+    /// Reasoning effort the mode uses; `null` keeps the model's default. In `turn/start`
+    /// params a value sets it, `null` clears it and leaving it out keeps the current one.
+    #[serde(
+        rename = "reasoning_effort",
+        default,
+        deserialize_with = "serde_util::present_or_null"
+    )]
+    #[schemars(with = "Option<ReasoningEffort>")]
+    #[ts(as = "Option<ReasoningEffort>")]
+    pub reasoning_effort: Option<Option<ReasoningEffort>>,
     /// Developer instructions for the mode; `null` selects the mode's built-in instructions.
-    #[serde(rename = "developer_instructions", default)]
-    pub developer_instructions: Option<String>,
+    /// In `turn/start` params leaving it out keeps the current instructions.
+    #[serde(
+        rename = "developer_instructions",
+        default,
+        deserialize_with = "serde_util::present_or_null"
+    )]
+    #[schemars(with = "Option<String>")]
+    #[ts(as = "Option<String>")]
+    pub developer_instructions: Option<Option<String>>,
 }
 
 /// A tool offered by an MCP server, as in the MCP `tools/list` answer.

@@ -431,6 +431,32 @@ mod tests {
     }
 
     #[test]
+    fn collaboration_mode_settings_tell_absent_from_null() {
+        let absent: CollaborationMode =
+            serde_json::from_value(json!({"mode": "plan", "settings": {"model": "m"}}))
+                .expect("absent");
+        assert_eq!(absent.settings.reasoning_effort, None);
+        assert_eq!(absent.settings.developer_instructions, None);
+        let null: CollaborationMode = serde_json::from_value(json!({
+            "mode": "plan",
+            "settings": {"model": "m", "reasoning_effort": null, "developer_instructions": null}
+        }))
+        .expect("null");
+        assert_eq!(null.settings.reasoning_effort, Some(None));
+        assert_eq!(null.settings.developer_instructions, Some(None));
+        let set: CollaborationMode = serde_json::from_value(json!({
+            "mode": "default",
+            "settings": {"model": "m", "reasoning_effort": "low", "developer_instructions": "x"}
+        }))
+        .expect("set");
+        assert_eq!(
+            set.settings.reasoning_effort,
+            Some(Some(ReasoningEffort("low".into())))
+        );
+        assert_eq!(set.settings.developer_instructions, Some(Some("x".into())));
+    }
+
+    #[test]
     fn collaboration_mode_types_use_snake_case_settings() {
         let mode = json!({
             "mode": "plan",

@@ -7,6 +7,17 @@ pub(crate) fn default_true() -> bool {
     true
 }
 
+/// Deserializes a member that has three states: absent (`None`, through `#[serde(default)]`),
+/// `null` (`Some(None)`) and a value (`Some(Some(v))`). Plain `Option<Option<T>>` would read
+/// `null` as absent.
+pub(crate) fn present_or_null<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(deserializer).map(Some)
+}
+
 /// Adds `fields` to a schema's `required` list.
 ///
 /// schemars leaves every `Option<T>` field out of `required`. Some response fields are always

@@ -278,6 +278,14 @@ pub struct TurnStartParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub sandbox_policy: Option<SandboxPolicy>,
+    /// Collaboration mode for this turn and the thread's later ones (experimental). Its
+    /// settings take precedence over `model` and `effort`: `settings.model` becomes the model;
+    /// `reasoning_effort` and `developer_instructions` are set by a value, cleared by `null`
+    /// (the model's default effort; the mode's built-in instructions) and kept when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-experimental" = true))]
+    #[ts(optional = nullable)]
+    pub collaboration_mode: Option<CollaborationMode>,
     /// Deprecated: no longer changes the agent's style, and leaves existing instructions as
     /// they are.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -77,7 +77,7 @@ impl App {
     }
 
     /// The first stderr line (from now on) containing `needle`.
-    fn wait_for_line(&self, needle: &str) -> String {
+    pub(crate) fn wait_for_line(&self, needle: &str) -> String {
         let deadline = Instant::now() + WAIT;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -99,7 +99,7 @@ impl App {
         addr.parse().expect("the logged address parses")
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -126,7 +126,7 @@ impl App {
     }
 
     /// Sends SIGTERM, waits for the exit; returns the status and what went to stdout.
-    fn terminate(mut self) -> (ExitStatus, Vec<u8>) {
+    pub(crate) fn terminate(mut self) -> (ExitStatus, Vec<u8>) {
         let killed = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()
@@ -176,7 +176,7 @@ async fn get(addr: SocketAddr, path: &str, headers: &str) -> u16 {
 
 /// Opens a websocket to `addr` with an optional `Authorization` value; the HTTP status on
 /// refusal.
-async fn open(
+pub(crate) async fn open(
     addr: SocketAddr,
     authorization: Option<&str>,
 ) -> Result<WebSocketStream<MaybeTlsStream<TcpStream>>, u16> {
@@ -214,7 +214,7 @@ pub(crate) async fn next_json<S: AsyncRead + AsyncWrite + Unpin>(
     }
 }
 
-async fn request<S: AsyncRead + AsyncWrite + Unpin>(
+pub(crate) async fn request<S: AsyncRead + AsyncWrite + Unpin>(
     ws: &mut WebSocketStream<S>,
     id: Value,
     method: &str,
@@ -490,7 +490,7 @@ async fn a_slow_reader_is_disconnected_and_others_keep_being_answered() {
 }
 
 /// Messages up to and including the notification `method`.
-async fn until<S: AsyncRead + AsyncWrite + Unpin>(
+pub(crate) async fn until<S: AsyncRead + AsyncWrite + Unpin>(
     ws: &mut WebSocketStream<S>,
     method: &str,
 ) -> Vec<Value> {

@@ -1,7 +1,9 @@
 //! End-to-end tests: they spawn the built `agentwire` binary and check what it writes and prints.
 
+mod accounts;
 mod app_server_stdio;
 mod app_server_ws;
+mod catalog;
 mod client;
 mod command_exec;
 mod common;

@@ -4,8 +4,9 @@
 //! request, `Connection: close`) and answers each `POST …/chat/completions` with the next
 //! scripted [`Reply`]: a `text/event-stream` of `data: …` events (built with [`Sse`]), or an
 //! HTTP error. It records every request ([`Recorded`]: path, headers, JSON body) and notices
-//! when a client drops a connection it was holding open. Any other request, or one arriving
-//! when the script is used up, is answered with HTTP 400 saying so.
+//! when a client drops a connection it was holding open. `GET …/models` is answered with the
+//! list set by [`MockModel::serve_models`]. Any other request, or one arriving when the script
+//! is used up, is answered with HTTP 400 saying so.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -71,6 +72,8 @@ pub struct Sse {
     pub events: Vec<String>,
     /// What happens after them.
     pub end: End,
+    /// Extra response headers (e.g. `x-ratelimit-remaining-requests`).
+    pub headers: Vec<(String, String)>,
 }
 
 impl Default for Sse {
@@ -85,6 +88,7 @@ impl Sse {
         Self {
             events: Vec::new(),
             end: End::Done,
+            headers: Vec::new(),
         }
     }
 
@@ -161,6 +165,12 @@ impl Sse {
         self
     }
 
+    /// Adds a response header.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
     /// Sets how the stream ends.
     pub fn end(mut self, end: End) -> Self {
         self.end = end;
@@ -206,6 +216,8 @@ struct State {
     requests: Vec<Recorded>,
     /// Indexes (into `requests`) of stalled responses whose client hung up.
     dropped: Vec<usize>,
+    /// The model ids `GET …/models` answers with; `None` answers it with HTTP 400.
+    models: Option<Vec<String>>,
 }
 
 /// The shared state and a signal for waiters.
@@ -301,6 +313,12 @@ impl MockModel {
         self.shared.update(|s| s.replies.push_back(reply));
     }
 
+    /// Answers `GET …/models` with `ids` (as `{"object": "list", "data": [{"id": …}]}`).
+    pub fn serve_models(&self, ids: &[&str]) {
+        let ids = ids.iter().map(|id| (*id).to_owned()).collect();
+        self.shared.update(|s| s.models = Some(ids));
+    }
+
     /// Lets one held response ([`End::Hold`]) finish.
     pub fn release(&self) {
         self.shared.release.add_permits(1);
@@ -349,9 +367,18 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
     };
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let is_chat = method == "POST" && path.ends_with("/chat/completions");
+    let is_models = method == "GET" && path.ends_with("/models");
     let mut index = 0;
     let mut reply = None;
     shared.update(|s| {
+        if is_models && let Some(ids) = &s.models {
+            let data: Vec<Value> = ids
+                .iter()
+                .map(|id| json!({"id": id, "object": "model", "owned_by": "mock"}))
+                .collect();
+            let body = json!({"object": "list", "data": data}).to_string();
+            reply = Some(Reply::Status(200, Vec::new(), body));
+        }
         index = s.requests.len();
         s.requests.push(Recorded {
             method,
@@ -384,7 +411,11 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
             let _ = socket.shutdown().await;
         }
         Reply::Stream(sse) => {
-            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
+            let mut head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n".to_owned();
+            for (name, value) in &sse.headers {
+                head.push_str(&format!("{name}: {value}\r\n"));
+            }
+            head.push_str("\r\n");
             if socket.write_all(head.as_bytes()).await.is_err() {
                 return;
             }

@@ -250,6 +250,12 @@ pub(crate) struct ProviderConfig {
     /// Extra headers sent with every request.
     #[serde(default)]
     pub http_headers: BTreeMap<String, String>,
+    /// Models `model/list` offers for this provider, before those its `GET {base_url}/models`
+    /// reports: each a model id (`"qwen2.5-coder"`) or a table
+    /// `{ id = "…", display_name = "…", hidden = false, reasoning_efforts = ["low", "high"] }`
+    /// (see [`crate::catalog::ConfiguredModel`]).
+    #[serde(default)]
+    pub models: Vec<crate::catalog::ConfiguredModel>,
 }
 
 /// The wire protocol a provider speaks.

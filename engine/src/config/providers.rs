@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::mpsc;
 
 use super::{ConfigFile, ProviderConfig, Store};
+use crate::accounts::Accounts;
 use crate::provider::{ModelProvider, ModelRequest, ProviderEvent, from_config};
 
 /// The settings the providers are built from.
@@ -36,17 +37,21 @@ impl Basis {
 pub(crate) struct LiveProviders {
     home: PathBuf,
     store: Arc<Store>,
+    /// The stored sign-in, for providers that name no `env_key`.
+    accounts: Arc<Accounts>,
     current: Mutex<(Basis, Arc<dyn ModelProvider>)>,
 }
 
 impl LiveProviders {
-    /// The providers of `store`'s configuration (without project layers).
-    pub(crate) fn new(home: PathBuf, store: Arc<Store>) -> Self {
+    /// The providers of `store`'s configuration (without project layers), using the stored
+    /// sign-in of `accounts` where a provider names no `env_key`.
+    pub(crate) fn new(home: PathBuf, store: Arc<Store>, accounts: Arc<Accounts>) -> Self {
         let config = store.effective(None).file.clone();
-        let providers = from_config(&home, Ok((*config).clone()));
+        let providers = from_config(&home, Ok((*config).clone()), &accounts);
         Self {
             home,
             store,
+            accounts,
             current: Mutex::new((Basis::of(&config), providers)),
         }
     }
@@ -58,7 +63,10 @@ impl LiveProviders {
         let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         if current.0 != basis {
             tracing::info!("model provider settings changed; providers rebuilt");
-            *current = (basis, from_config(&self.home, Ok((*config).clone())));
+            *current = (
+                basis,
+                from_config(&self.home, Ok((*config).clone()), &self.accounts),
+            );
         }
         current.1.clone()
     }

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use agentwire_protocol::{CodexErrorInfo, ReasoningEffort, TokenUsageBreakdown, UserInput};
 use tokio::sync::mpsc;
 
+use crate::accounts::Accounts;
 use crate::config::{ConfigFile, FIXTURE};
 use fixture::FixtureProvider;
 use openai::OpenAiProvider;
@@ -183,7 +184,7 @@ pub(crate) struct Providers {
 impl Providers {
     /// The providers `config` describes. A provider whose table (or fixture script) is
     /// unusable is kept as one whose calls fail with the reason, so the others still work.
-    fn new(home: &Path, config: &ConfigFile) -> Self {
+    fn new(home: &Path, config: &ConfigFile, accounts: &Arc<Accounts>) -> Self {
         let mut by_id: BTreeMap<String, Arc<dyn ModelProvider>> = BTreeMap::new();
         let fixture: Arc<dyn ModelProvider> = match fixture_script(home, config) {
             Ok(script) => Arc::new(FixtureProvider::new(script)),
@@ -192,7 +193,7 @@ impl Providers {
         by_id.insert(FIXTURE.to_owned(), fixture);
         for (id, table) in &config.model_providers {
             let provider: Arc<dyn ModelProvider> =
-                match OpenAiProvider::new(id, table, config.model.clone()) {
+                match OpenAiProvider::new(id, table, config.model.clone(), accounts.clone()) {
                     Ok(provider) => Arc::new(provider),
                     Err(reason) => unavailable(id, reason),
                 };
@@ -258,14 +259,16 @@ fn fixture_script(home: &Path, config: &ConfigFile) -> Result<Script, String> {
     }
 }
 
-/// The providers `config` describes (see [`Providers`]). When `config.toml` itself is
-/// unusable, the problem is logged and every call fails with the reason.
+/// The providers `config` describes (see [`Providers`]); they take the stored API key from,
+/// and report rate limits to, `accounts`. When `config.toml` itself is unusable, the problem is
+/// logged and every call fails with the reason.
 pub(crate) fn from_config(
     home: &Path,
     config: Result<ConfigFile, String>,
+    accounts: &Arc<Accounts>,
 ) -> Arc<dyn ModelProvider> {
     match config {
-        Ok(config) => Arc::new(Providers::new(home, &config)),
+        Ok(config) => Arc::new(Providers::new(home, &config, accounts)),
         Err(reason) => unavailable("*", reason),
     }
 }
@@ -318,6 +321,7 @@ mod tests {
     async fn calls_go_to_the_provider_they_name_or_the_default() {
         let home = std::env::temp_dir().join(format!("agentwire-provider-{}", std::process::id()));
         std::fs::create_dir_all(&home).expect("create home");
+        let accounts = Arc::new(Accounts::new(&home));
         let mut with_table = config(Some("local"), None);
         with_table.model_providers.insert(
             "local".to_owned(),
@@ -326,7 +330,7 @@ mod tests {
                 ..ProviderConfig::default()
             },
         );
-        let providers = Providers::new(&home, &with_table);
+        let providers = Providers::new(&home, &with_table, &accounts);
         // The default (`local`) is unusable: its calls say why.
         let bad = error_text(&first(&providers, "").await);
         assert!(bad.contains("http:// or https://"), "{bad}");
@@ -341,23 +345,23 @@ mod tests {
         assert!(unknown.contains("`fixture`, `local`"), "{unknown}");
 
         // Without a configuration, the fixture answers.
-        let plain = Providers::new(&home, &config(None, None));
+        let plain = Providers::new(&home, &config(None, None), &accounts);
         assert!(!matches!(
             first(&plain, "").await,
             ProviderEvent::Error { .. }
         ));
 
         // A broken fixture script fails fixture calls with the reason.
-        let missing = Providers::new(&home, &config(None, Some("nope.json")));
+        let missing = Providers::new(&home, &config(None, Some("nope.json")), &accounts);
         let text = error_text(&first(&missing, "fixture").await);
         assert!(text.contains("cannot read fixture_script"), "{text}");
         std::fs::write(home.join("bad.json"), "{\"version\": 7}").expect("write");
-        let bad = Providers::new(&home, &config(None, Some("bad.json")));
+        let bad = Providers::new(&home, &config(None, Some("bad.json")), &accounts);
         let text = error_text(&first(&bad, "").await);
         assert!(text.contains("version 7"), "{text}");
 
         // A broken config.toml fails every call with the reason.
-        let broken = from_config(&home, Err("config.toml: oops".to_owned()));
+        let broken = from_config(&home, Err("config.toml: oops".to_owned()), &accounts);
         let text = error_text(&first(broken.as_ref(), "fixture").await);
         assert!(text.contains("config.toml: oops"), "{text}");
         let _ = std::fs::remove_dir_all(&home);

@@ -151,6 +151,12 @@ pub(crate) struct SettingsOverrides {
     pub config: Option<BTreeMap<String, serde_json::Value>>,
     pub base_instructions: Option<String>,
     pub developer_instructions: Option<String>,
+    /// Clears the reasoning effort (a collaboration mode's `reasoning_effort: null`); a
+    /// `reasoning_effort` override still wins.
+    pub clear_reasoning_effort: bool,
+    /// Clears the developer instructions (a collaboration mode's `developer_instructions`
+    /// chose none); a `developer_instructions` override still wins.
+    pub clear_developer_instructions: bool,
 }
 
 impl ThreadSettings {
@@ -202,6 +208,9 @@ impl ThreadSettings {
         if let Some(policy) = overrides.sandbox_policy {
             self.sandbox = policy;
         }
+        if overrides.clear_reasoning_effort {
+            self.reasoning_effort = None;
+        }
         if let Some(effort) = overrides.reasoning_effort {
             self.reasoning_effort = Some(effort);
         }
@@ -210,6 +219,9 @@ impl ThreadSettings {
         }
         if let Some(text) = overrides.base_instructions {
             self.base_instructions = Some(text);
+        }
+        if overrides.clear_developer_instructions {
+            self.developer_instructions = None;
         }
         if let Some(text) = overrides.developer_instructions {
             self.developer_instructions = Some(text);

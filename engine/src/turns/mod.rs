@@ -118,7 +118,7 @@ impl Turns {
         }
         let thread_id = params.thread_id;
         // Fails unless the thread is loaded. The turn's overrides stay for later turns.
-        let overrides = SettingsOverrides {
+        let mut overrides = SettingsOverrides {
             model: params.model,
             reasoning_effort: params.effort,
             cwd: params.cwd,
@@ -128,6 +128,9 @@ impl Turns {
             service_tier: params.service_tier,
             ..SettingsOverrides::default()
         };
+        if let Some(mode) = params.collaboration_mode {
+            crate::catalog::modes::apply(mode, &mut overrides);
+        }
         let settings = self.threads.update_settings(&thread_id, overrides)?;
         let history = history::from_turns(&self.threads.turns(&thread_id)?);
         self.threads

@@ -39,8 +39,9 @@ pub(crate) fn http_status(
                     "{name} refused the credentials (HTTP {status}); check the API key in ${key}."
                 ),
                 None => format!(
-                    "{name} refused the request as unauthorized (HTTP {status}); set `env_key` \
-                     in its [model_providers] table to the variable that holds the API key."
+                    "{name} refused the request as unauthorized (HTTP {status}); sign in with \
+                     an API key (account/login/start), or set `env_key` in its \
+                     [model_providers] table to the variable that holds the key."
                 ),
             },
             CodexErrorInfo::Unauthorized,

@@ -23,6 +23,7 @@ use reqwest::header::{
 use tokio::sync::mpsc;
 
 use super::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent};
+use crate::accounts::Accounts;
 use crate::config::ProviderConfig;
 use crate::tools::{self, ToolSpec};
 use error::failure;
@@ -48,9 +49,15 @@ pub(crate) struct OpenAiProvider {
 struct Endpoint {
     /// How errors name the provider.
     name: String,
+    /// The provider's id (its key under `[model_providers]`).
+    id: String,
+    /// Its `name`, else its id (for rate-limit snapshots).
+    display_name: String,
+    /// The stored API key (used when there is no `env_key`) and the rate-limit record.
+    accounts: Arc<Accounts>,
     /// `{base_url}/chat/completions`.
     url: reqwest::Url,
-    /// The variable holding the API key.
+    /// The variable holding the API key; the stored key (`auth.json`) is used without one.
     env_key: Option<String>,
     /// Extra headers from the configuration.
     headers: HeaderMap,
@@ -71,7 +78,7 @@ struct Endpoint {
 }
 
 /// Makes `ring` the process's TLS crypto provider (the HTTP client is built without one).
-fn install_crypto_provider() {
+pub(crate) fn install_crypto_provider() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         // Fails only when a provider is installed already, which is as good.
@@ -81,11 +88,13 @@ fn install_crypto_provider() {
 
 impl OpenAiProvider {
     /// The provider `id` configured by `config`; calls that name no model ask for
-    /// `default_model`. Fails with the reason when the table is unusable.
+    /// `default_model`; without an `env_key` the key stored in `accounts` is sent. Fails with
+    /// the reason when the table is unusable.
     pub(crate) fn new(
         id: &str,
         config: &ProviderConfig,
         default_model: Option<String>,
+        accounts: Arc<Accounts>,
     ) -> Result<Self, String> {
         let here = format!("[model_providers.{id}]");
         let base = config.base_url.trim().trim_end_matches('/');
@@ -125,6 +134,9 @@ impl OpenAiProvider {
                     Some(name) => format!("The model provider `{id}` ({name})"),
                     None => format!("The model provider `{id}`"),
                 },
+                id: id.to_owned(),
+                display_name: config.name.clone().unwrap_or_else(|| id.to_owned()),
+                accounts,
                 url,
                 env_key: config.env_key.clone().filter(|k| !k.is_empty()),
                 headers,
@@ -204,7 +216,13 @@ impl Endpoint {
             (model, _) => model,
         };
         let key = match &self.env_key {
-            None => None,
+            None => self.accounts.stored_key().await.map_err(|e| {
+                failure(
+                    format!("{} cannot use the stored API key: {e}", self.name),
+                    None,
+                    CodexErrorInfo::Unauthorized,
+                )
+            })?,
             Some(var) => match std::env::var(var) {
                 Ok(key) if !key.is_empty() => Some(key),
                 _ => {
@@ -225,10 +243,12 @@ impl Endpoint {
         if let Some(key) = key {
             let value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
                 failure(
-                    format!(
-                        "The API key in ${} is not a valid header value.",
-                        self.env_key.as_deref().unwrap_or_default()
-                    ),
+                    match &self.env_key {
+                        Some(var) => format!("The API key in ${var} is not a valid header value."),
+                        None => "The stored API key (auth.json) is not a valid header value; \
+                                 sign in again with account/login/start."
+                            .to_owned(),
+                    },
                     None,
                     CodexErrorInfo::Unauthorized,
                 )
@@ -246,6 +266,10 @@ impl Endpoint {
                 .body(body.clone())
                 .send();
             let outcome = tokio::time::timeout(self.request_timeout, sent).await;
+            if let Ok(Ok(response)) = &outcome {
+                self.accounts
+                    .record_rate_limits(&self.id, &self.display_name, response.headers());
+            }
             let retry_after = match outcome {
                 Ok(Ok(response)) if response.status().is_success() => return Ok(response),
                 Ok(Ok(response)) => {

@@ -1,0 +1,170 @@
+//! `model/list`, `collaborationMode/list` and `app/list`: what the user can pick from.
+//!
+//! - `models`: one provider's catalog, from `config.toml` and the provider's own
+//!   `GET /models` (cached).
+//! - `modes`: the built-in collaboration modes and their instructions.
+//! - `page`: the cursor pagination both lists use.
+//!
+//! `model/list` lists the provider `modelProvider` names, else the effective default provider
+//! (`model_provider` in `config.toml`, else `fixture`): for `fixture`, its one model; for an
+//! OpenAI-compatible provider, its `models` from `config.toml`, then the ids its server lists
+//! that are not among them. The effective default `model` is marked `isDefault` (and added
+//! when no list has it). A server that fails or does not answer within 2 s is logged, and a
+//! `warning` notification tells the client its models are left out; the answer still comes.
+//!
+//! `app/list` lists configured apps. agentwire has no app (connector) support and reads no
+//! app configuration, so the list is empty.
+
+mod models;
+pub(crate) mod modes;
+mod page;
+
+use agentwire_protocol::methods::Warning;
+use agentwire_protocol::{
+    AppsListParams, AppsListResponse, CollaborationModeListParams, CollaborationModeListResponse,
+    ModelListParams, ModelListResponse, WarningNotification,
+};
+use agentwire_runtime::{HandlerError, RequestContext};
+
+use crate::Engine;
+use crate::config::FIXTURE;
+use crate::threads::meta::ThreadDefaults;
+pub(crate) use models::ConfiguredModel;
+use models::{Entry, ServedModels};
+
+/// The catalog's state: the providers' cached server lists.
+#[derive(Debug, Default)]
+pub(crate) struct Catalog {
+    served: ServedModels,
+}
+
+impl Catalog {
+    /// Forgets the servers' cached model lists: called when the stored API key changes, as a
+    /// server may list other models (or answer at all) with other credentials.
+    pub(crate) fn credentials_changed(&self) {
+        self.served.forget();
+    }
+}
+
+/// Serves `model/list`.
+pub(crate) async fn model_list(
+    engine: &Engine,
+    context: RequestContext,
+    params: ModelListParams,
+) -> Result<ModelListResponse, HandlerError> {
+    const METHOD: &str = "model/list";
+    let config = engine.config_file();
+    let default_provider = config
+        .model_provider
+        .clone()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| FIXTURE.to_owned());
+    let provider = params
+        .model_provider
+        .clone()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| default_provider.clone());
+    let default_model = config
+        .model
+        .clone()
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| ThreadDefaults::default().model);
+
+    let mut entries = Vec::new();
+    if provider == FIXTURE {
+        entries.push(Entry::plain(
+            &ThreadDefaults::default().model,
+            "Replays the fixture script: scripted answers with no network and no account."
+                .to_owned(),
+        ));
+    } else {
+        let Some(table) = config.model_providers.get(&provider) else {
+            let known: Vec<String> = std::iter::once(FIXTURE.to_owned())
+                .chain(config.model_providers.keys().cloned())
+                .map(|k| format!("`{k}`"))
+                .collect();
+            return Err(HandlerError::invalid_params(
+                METHOD,
+                format!(
+                    "modelProvider: there is no model provider `{provider}`; the configured \
+                     ones are {}",
+                    known.join(", ")
+                ),
+            ));
+        };
+        entries.extend(table.models.iter().map(|m| Entry::configured(&provider, m)));
+        match engine
+            .catalog
+            .served
+            .list(&provider, table, &engine.accounts)
+            .await
+        {
+            Ok(ids) => {
+                let mut ids = ids;
+                ids.sort();
+                ids.dedup();
+                for id in ids {
+                    if !entries.iter().any(|e| e.id == id) {
+                        let description =
+                            format!("Served by provider `{provider}` (listed by its server).");
+                        entries.push(Entry::plain(&id, description));
+                    }
+                }
+            }
+            Err(reason) => {
+                context.peer.notify::<Warning>(&WarningNotification {
+                    thread_id: None,
+                    message: format!(
+                        "model/list left out the models the provider's server lists: {reason}. \
+                         Only the models config.toml lists for it are shown."
+                    ),
+                });
+            }
+        }
+    }
+    if provider == default_provider && !entries.iter().any(|e| e.id == default_model) {
+        entries.insert(
+            0,
+            Entry::plain(
+                &default_model,
+                "The configured default model (`model` in config.toml).".to_owned(),
+            ),
+        );
+    }
+    let include_hidden = params.include_hidden == Some(true);
+    let models: Vec<_> = entries
+        .iter()
+        .filter(|e| include_hidden || !e.hidden)
+        .map(|e| e.to_model(provider == default_provider && e.id == default_model))
+        .collect();
+    let (data, next_cursor) = page::page(METHOD, models, params.cursor.as_deref(), params.limit)?;
+    Ok(ModelListResponse { data, next_cursor })
+}
+
+/// Serves `collaborationMode/list` (experimental): the built-in presets.
+pub(crate) async fn collaboration_mode_list(
+    engine: &Engine,
+    context: RequestContext,
+    params: CollaborationModeListParams,
+) -> Result<CollaborationModeListResponse, HandlerError> {
+    let _ = (engine, context, params);
+    Ok(CollaborationModeListResponse {
+        data: modes::presets(),
+    })
+}
+
+/// Serves `app/list`: agentwire has no apps (see the module docs), so every page is empty.
+pub(crate) async fn app_list(
+    engine: &Engine,
+    context: RequestContext,
+    params: AppsListParams,
+) -> Result<AppsListResponse, HandlerError> {
+    let _ = (engine, context, params.thread_id, params.force_refetch);
+    let (data, next_cursor) = page::page(
+        "app/list",
+        Vec::new(),
+        params.cursor.as_deref(),
+        params.limit,
+    )?;
+    Ok(AppsListResponse { data, next_cursor })
+}
