@@ -65,6 +65,7 @@ pub struct Engine {
     config: EngineConfig,
     threads: Arc<threads::Threads>,
     turns: Arc<turns::Turns>,
+    search: search::Search,
 }
 
 impl Engine {
@@ -101,6 +102,7 @@ impl Engine {
             config,
             threads,
             turns,
+            search: search::Search::new(),
         }
     }
 
