@@ -13,3 +13,4 @@ mod generate;
 mod mock_model;
 mod sandbox_exec;
 mod schema_diff;
+mod search;

@@ -119,6 +119,16 @@ impl Listing {
     }
 
     fn walk(&self) {
+        // Marks the walk finished however it ends, a panicking walker included, so that no
+        // search waits for it forever.
+        struct Finish<'a>(&'a Listing);
+        impl Drop for Finish<'_> {
+            fn drop(&mut self) {
+                *lock(&self.0.checked) = Instant::now();
+                self.0.finish();
+            }
+        }
+        let _finish = Finish(self);
         let walkers = std::thread::available_parallelism()
             .map_or(1, usize::from)
             .min(MAX_WALKERS);
@@ -143,8 +153,6 @@ impl Listing {
                 WalkState::Continue
             })
         });
-        *lock(&self.checked) = Instant::now();
-        self.finish();
     }
 
     fn finish(&self) {
