@@ -282,13 +282,29 @@ fn render(figures: &[Figures], skipped: Option<&str>, args: &Args, root: &str) -
             (Some(a), Some(b)) if b > 0.0 => format!("{:.1}×", a / b),
             _ => "–".into(),
         };
+        // Round trips are compared only when both servers gave an answer of the same kind.
+        let same = |a: &Option<Outcome>, b: &Option<Outcome>| {
+            matches!((a, b), (Some(Outcome::Result), Some(Outcome::Result)))
+        };
+        let trip = |a: &Samples, b: &Samples, comparable: bool| match comparable {
+            true => ratio(a, b),
+            false => "– (answers differ)".to_owned(),
+        };
         let _ = writeln!(
             out,
             "| reference ÷ agentwire | {} | {} | | {} | {} |",
             ratio(&reference.cold_ms, &ours.cold_ms),
             ratio(&reference.warm_ms, &ours.warm_ms),
-            ratio(&reference.config_read_ms, &ours.config_read_ms),
-            ratio(&reference.model_list_ms, &ours.model_list_ms),
+            trip(
+                &reference.config_read_ms,
+                &ours.config_read_ms,
+                same(&reference.config_read, &ours.config_read)
+            ),
+            trip(
+                &reference.model_list_ms,
+                &ours.model_list_ms,
+                same(&reference.model_list, &ours.model_list)
+            ),
         );
     }
     let _ = writeln!(out, "\nResults per query (last round):");
