@@ -11,7 +11,7 @@
 //! modification time of every directory and ignore file the walk saw (creating, removing or
 //! renaming an entry anywhere changes its directory's time) and walks again only if one
 //! changed. A list older than [`MAX_AGE`] is walked again regardless, which also picks up
-//! changes to the excludes outside the root.
+//! changes to the excludes outside the root. A walk stops after [`MAX_ENTRIES`] entries.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -32,6 +32,9 @@ const MAX_ROOTS: usize = 16;
 const CHUNK: usize = 1024;
 /// Most walker threads per root.
 const MAX_WALKERS: usize = 8;
+/// Most entries listed under one root; the walk stops there (a root such as `/` would
+/// otherwise be read whole into memory).
+pub(super) const MAX_ENTRIES: usize = 2_000_000;
 
 /// One file or directory under a root.
 #[derive(Debug)]
@@ -146,11 +149,18 @@ impl Listing {
                 watched: Vec::new(),
             };
             Box::new(move |entry| {
-                match entry {
+                let more = match entry {
                     Ok(entry) => sink.take(&entry),
-                    Err(error) => tracing::debug!(%error, "entry skipped by the file walk"),
+                    Err(error) => {
+                        tracing::debug!(%error, "entry skipped by the file walk");
+                        true
+                    }
+                };
+                if more {
+                    WalkState::Continue
+                } else {
+                    WalkState::Quit
                 }
-                WalkState::Continue
             })
         });
     }
@@ -159,13 +169,23 @@ impl Listing {
         self.progress.send_modify(|p| p.done = true);
     }
 
-    fn publish(&self, batch: Vec<Candidate>) {
+    /// Adds `batch` to the list; returns whether the list may grow further.
+    fn publish(&self, batch: Vec<Candidate>) -> bool {
         if batch.is_empty() {
-            return;
+            return true;
         }
         let count = batch.len();
         lock(&self.chunks).push(Arc::from(batch));
-        self.progress.send_modify(|p| p.entries += count);
+        let mut total = 0;
+        self.progress.send_modify(|p| {
+            p.entries += count;
+            total = p.entries;
+        });
+        if total >= MAX_ENTRIES {
+            tracing::warn!(root = %self.root.display(), total, "file walk stopped: too many entries");
+            return false;
+        }
+        true
     }
 
     /// Whether the finished list can be used without walking again; checks the disk if it
@@ -218,21 +238,22 @@ struct Sink<'a> {
 }
 
 impl Sink<'_> {
-    fn take(&mut self, entry: &DirEntry) {
+    /// Lists `entry`; returns whether the walk should go on.
+    fn take(&mut self, entry: &DirEntry) -> bool {
         let path = entry.path();
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
         if is_dir {
             self.watched.push((path.to_owned(), modified(path)));
         }
         if entry.depth() == 0 {
-            return;
+            return true;
         }
         let name = entry.file_name();
         if !is_dir && (name == ".gitignore" || name == ".ignore") {
             self.watched.push((path.to_owned(), modified(path)));
         }
         let Ok(relative) = path.strip_prefix(&self.listing.root) else {
-            return;
+            return true;
         };
         let relative = relative.to_string_lossy();
         let name_start = relative
@@ -245,14 +266,15 @@ impl Sink<'_> {
         });
         if self.batch.len() >= CHUNK {
             let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(CHUNK));
-            self.listing.publish(batch);
+            return self.listing.publish(batch);
         }
+        true
     }
 }
 
 impl Drop for Sink<'_> {
     fn drop(&mut self) {
-        self.listing.publish(std::mem::take(&mut self.batch));
+        let _ = self.listing.publish(std::mem::take(&mut self.batch));
         lock(&self.listing.watched).append(&mut self.watched);
     }
 }
