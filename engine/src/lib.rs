@@ -77,6 +77,7 @@ pub struct Engine {
     config_store: Arc<config::Store>,
     accounts: Arc<accounts::Accounts>,
     catalog: catalog::Catalog,
+    search: search::Search,
 }
 
 impl Engine {
@@ -125,6 +126,7 @@ impl Engine {
             config_store,
             accounts,
             catalog: catalog::Catalog::default(),
+            search: search::Search::new(),
         }
     }
 

@@ -17,5 +17,6 @@ mod generate;
 mod mock_model;
 mod sandbox_exec;
 mod schema_diff;
+mod search;
 mod served;
 mod shutdown;

@@ -47,6 +47,22 @@ impl Threads {
         Ok(ThreadReadResponse { thread })
     }
 
+    /// The thread whose rollout is the file at `path` (which must lie under the home), read
+    /// from that file: metadata only, no turns. For `getConversationSummary` by path.
+    pub(crate) fn read_rollout_at(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<agentwire_protocol::Thread, ThreadError> {
+        let (file, _) = self.layout.open_checked(path)?;
+        let replayed = super::rollout::replay(file, path)?;
+        let status = self.status_of(&replayed.summary.meta.id);
+        Ok(replayed.summary.to_thread(
+            status,
+            Some(path.to_string_lossy().into_owned()),
+            Vec::new(),
+        ))
+    }
+
     /// `thread/list`: one page of persisted threads from the index.
     pub(crate) fn list(&self, params: ThreadListParams) -> Result<ThreadListResponse, ThreadError> {
         let column = match params.sort_key {

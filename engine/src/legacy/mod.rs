@@ -1,4 +1,8 @@
-//! The legacy v1 requests clients still send: `getConversationSummary` and `gitDiffToRemote`.
+//! The legacy v1 requests clients still send: `getConversationSummary` ([`summary`]) and
+//! `gitDiffToRemote` ([`git_diff`]).
+
+mod git_diff;
+mod summary;
 
 use agentwire_protocol::{
     GetConversationSummaryParams, GetConversationSummaryResponse, GitDiffToRemoteParams,
@@ -14,8 +18,8 @@ pub(crate) async fn get_conversation_summary(
     context: RequestContext,
     params: GetConversationSummaryParams,
 ) -> Result<GetConversationSummaryResponse, HandlerError> {
-    let _ = (engine, context, params);
-    Err(HandlerError::method_not_found("getConversationSummary"))
+    let _ = context;
+    summary::get(engine, params)
 }
 
 /// Serves `gitDiffToRemote`.
@@ -24,6 +28,6 @@ pub(crate) async fn git_diff_to_remote(
     context: RequestContext,
     params: GitDiffToRemoteParams,
 ) -> Result<GitDiffToRemoteResponse, HandlerError> {
-    let _ = (engine, context, params);
-    Err(HandlerError::method_not_found("gitDiffToRemote"))
+    let _ = (engine, context);
+    git_diff::diff_to_remote(params).await
 }

@@ -1,0 +1,141 @@
+//! `getConversationSummary`: what a conversation list shows for one thread, found by id or by
+//! the path of its rollout.
+//!
+//! By `conversationId`: the thread as `thread/read` knows it (loaded, or from the index). An
+//! ephemeral thread has no rollout; its `path` is `""`. By `rolloutPath`: the file is read
+//! itself; the path must lie under `$AGENTWIRE_HOME/sessions` or
+//! `$AGENTWIRE_HOME/archived_sessions` (a relative path is taken from `$AGENTWIRE_HOME`), and
+//! anything else is refused with -32602 naming `rolloutPath`, without being opened.
+//!
+//! `preview` is the first user message, `timestamp` and `updatedAt` are RFC 3339 (UTC, whole
+//! seconds), `gitInfo` is what was recorded when the thread was created.
+
+use std::path::{Path, PathBuf};
+
+use agentwire_protocol::method::Method;
+use agentwire_protocol::methods::GetConversationSummary;
+use agentwire_protocol::{
+    ConversationGitInfo, ConversationSummary, GetConversationSummaryParams,
+    GetConversationSummaryResponse, Thread, ThreadReadParams,
+};
+use agentwire_runtime::HandlerError;
+
+use crate::Engine;
+use crate::threads::error::ThreadError;
+use crate::threads::paths::{ARCHIVED_SESSIONS, SESSIONS};
+
+const METHOD: &str = GetConversationSummary::NAME;
+
+/// Answers `getConversationSummary`.
+pub(super) fn get(
+    engine: &Engine,
+    params: GetConversationSummaryParams,
+) -> Result<GetConversationSummaryResponse, HandlerError> {
+    let thread = match params {
+        GetConversationSummaryParams::ConversationId { conversation_id } => {
+            engine
+                .threads
+                .read(ThreadReadParams {
+                    thread_id: conversation_id.clone(),
+                    include_turns: None,
+                })
+                .map_err(|e| match e {
+                    ThreadError::NotFound(_) => HandlerError::invalid_request(format!(
+                        "conversationId: no conversation {conversation_id:?} on this server"
+                    )),
+                    other => other.into_handler(METHOD),
+                })?
+                .thread
+        }
+        GetConversationSummaryParams::RolloutPath { rollout_path } => {
+            let path = rollout_inside_home(&engine.config().home, &rollout_path)?;
+            engine.threads.read_rollout_at(&path).map_err(|e| match e {
+                ThreadError::Storage(reason) => HandlerError::invalid_params(
+                    METHOD,
+                    format!("rolloutPath: {rollout_path} is not a readable rollout: {reason}"),
+                ),
+                other => other.into_handler(METHOD),
+            })?
+        }
+    };
+    Ok(GetConversationSummaryResponse {
+        summary: summary_of(thread),
+    })
+}
+
+/// `given` resolved, if it is a file under the home's rollout folders.
+fn rollout_inside_home(home: &Path, given: &str) -> Result<PathBuf, HandlerError> {
+    let refuse = |why: String| HandlerError::invalid_params(METHOD, format!("rolloutPath: {why}"));
+    if given.is_empty() {
+        return Err(refuse("an empty path names no rollout".into()));
+    }
+    let home = std::path::absolute(home).unwrap_or_else(|_| home.to_owned());
+    let path = home.join(given);
+    let canonical = path.canonicalize().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => refuse(format!("{given} does not exist")),
+        _ => refuse(format!("cannot open {given}: {e}")),
+    })?;
+    let inside = [SESSIONS, ARCHIVED_SESSIONS].iter().any(|folder| {
+        home.join(folder)
+            .canonicalize()
+            .is_ok_and(|root| canonical.starts_with(root))
+    });
+    if !inside {
+        return Err(refuse(format!(
+            "{given} lies outside {} and {}; only rollouts this server keeps can be read",
+            home.join(SESSIONS).display(),
+            home.join(ARCHIVED_SESSIONS).display()
+        )));
+    }
+    if !canonical.is_file() {
+        return Err(refuse(format!("{given} is not a file")));
+    }
+    Ok(canonical)
+}
+
+fn summary_of(thread: Thread) -> ConversationSummary {
+    ConversationSummary {
+        conversation_id: thread.id,
+        path: thread.path.unwrap_or_default(),
+        preview: thread.preview,
+        timestamp: rfc3339(thread.created_at),
+        updated_at: rfc3339(thread.updated_at),
+        model_provider: thread.model_provider,
+        cwd: thread.cwd.0,
+        cli_version: thread.cli_version,
+        source: thread.source,
+        git_info: thread.git_info.map(|git| ConversationGitInfo {
+            sha: git.sha,
+            branch: git.branch,
+            origin_url: git.origin_url,
+        }),
+    }
+}
+
+/// Unix seconds as `YYYY-MM-DDThh:mm:ssZ`; `None` when out of range.
+fn rfc3339(seconds: i64) -> Option<String> {
+    let at = time::OffsetDateTime::from_unix_timestamp(seconds).ok()?;
+    Some(format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_rfc3339_utc() {
+        assert_eq!(rfc3339(0).as_deref(), Some("1970-01-01T00:00:00Z"));
+        assert_eq!(
+            rfc3339(1_767_323_045).as_deref(),
+            Some("2026-01-02T03:04:05Z")
+        );
+    }
+}
