@@ -210,6 +210,16 @@ fn thread_start_takes_its_defaults_from_the_configuration() {
         client.start_thread(json!({"approvalPolicy": "untrusted", "sandbox": "read-only"}));
     assert_eq!(explicit["approvalPolicy"], json!("untrusted"));
     assert_eq!(explicit["sandbox"]["type"], json!("readOnly"));
+    // A sandbox mode picked later still gets the configured workspace details.
+    let forked = client.call(
+        "thread/fork",
+        json!({"threadId": explicit["thread"]["id"], "sandbox": "workspace-write"}),
+    );
+    assert_eq!(
+        forked["sandbox"]["writableRoots"],
+        json!(["/srv/shared"]),
+        "{forked}"
+    );
     let mapped = client.start_thread(
         json!({"config": {"sandbox_mode": "danger-full-access", "approval_policy": "on-request"}}),
     );
