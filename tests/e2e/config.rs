@@ -660,3 +660,56 @@ fn a_provider_written_at_run_time_answers_the_next_turn() {
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].body["model"], json!("written-model"));
 }
+
+#[test]
+fn malformed_params_are_refused_naming_the_member() {
+    let (root, home) = home_with("config-params", "model = \"m\"\n");
+    let mut client = Client::start(&home);
+    let cases = [
+        ("config/read", json!({"cwd": 5}), "cwd"),
+        (
+            "config/read",
+            json!({"includeLayers": "yes"}),
+            "includeLayers",
+        ),
+        (
+            "config/value/write",
+            json!({"keyPath": "model", "value": "x", "mergeStrategy": "merge"}),
+            "mergeStrategy",
+        ),
+        (
+            "config/value/write",
+            json!({"keyPath": "model", "mergeStrategy": "replace"}),
+            "value",
+        ),
+        ("config/batchWrite", json!({"edits": "model=x"}), "edits"),
+        (
+            "config/batchWrite",
+            json!({"edits": [{"keyPath": "model", "value": 1}]}),
+            "mergeStrategy",
+        ),
+    ];
+    for (method, params, member) in cases {
+        let error = client.call_err(method, params.clone());
+        assert_eq!(error["code"], json!(-32602), "{method} {params}: {error}");
+        let message = error["message"].as_str().expect("message");
+        assert!(message.contains(member), "{method} {params}: {message}");
+    }
+    // A key path that does not split is refused by the engine, naming it.
+    let error = client.call_err(
+        "config/value/write",
+        json!({"keyPath": "a..b", "value": 1, "mergeStrategy": "replace"}),
+    );
+    assert_refused(&error, "configValidationError", "a..b");
+    // A cwd that does not exist just has no project layers.
+    let answer = read(
+        &mut client,
+        json!({"cwd": root.join("missing"), "includeLayers": true}),
+    );
+    assert_eq!(answer["config"]["model"], json!("m"));
+    assert_eq!(answer["layers"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(home.join("config.toml")).expect("read"),
+        "model = \"m\"\n"
+    );
+}
