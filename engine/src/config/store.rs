@@ -309,8 +309,12 @@ impl Store {
                 exclude_tmpdir_env_var: table.exclude_tmpdir_env_var,
             };
         }
-        if config.model_reasoning_effort.is_some() {
-            defaults.reasoning_effort = config.model_reasoning_effort.clone();
+        if let Some(effort) = config
+            .model_reasoning_effort
+            .clone()
+            .filter(|e| !e.0.is_empty())
+        {
+            defaults.reasoning_effort = Some(effort);
         }
         if config.instructions.is_some() {
             defaults.base_instructions = config.instructions.clone();
