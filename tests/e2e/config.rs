@@ -210,6 +210,16 @@ fn thread_start_takes_its_defaults_from_the_configuration() {
         client.start_thread(json!({"approvalPolicy": "untrusted", "sandbox": "read-only"}));
     assert_eq!(explicit["approvalPolicy"], json!("untrusted"));
     assert_eq!(explicit["sandbox"]["type"], json!("readOnly"));
+    // A sandbox mode picked later still gets the configured workspace details.
+    let forked = client.call(
+        "thread/fork",
+        json!({"threadId": explicit["thread"]["id"], "sandbox": "workspace-write"}),
+    );
+    assert_eq!(
+        forked["sandbox"]["writableRoots"],
+        json!(["/srv/shared"]),
+        "{forked}"
+    );
     let mapped = client.start_thread(
         json!({"config": {"sandbox_mode": "danger-full-access", "approval_policy": "on-request"}}),
     );
@@ -649,4 +659,57 @@ fn a_provider_written_at_run_time_answers_the_next_turn() {
     let requests = mock.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].body["model"], json!("written-model"));
+}
+
+#[test]
+fn malformed_params_are_refused_naming_the_member() {
+    let (root, home) = home_with("config-params", "model = \"m\"\n");
+    let mut client = Client::start(&home);
+    let cases = [
+        ("config/read", json!({"cwd": 5}), "cwd"),
+        (
+            "config/read",
+            json!({"includeLayers": "yes"}),
+            "includeLayers",
+        ),
+        (
+            "config/value/write",
+            json!({"keyPath": "model", "value": "x", "mergeStrategy": "merge"}),
+            "mergeStrategy",
+        ),
+        (
+            "config/value/write",
+            json!({"keyPath": "model", "mergeStrategy": "replace"}),
+            "value",
+        ),
+        ("config/batchWrite", json!({"edits": "model=x"}), "edits"),
+        (
+            "config/batchWrite",
+            json!({"edits": [{"keyPath": "model", "value": 1}]}),
+            "mergeStrategy",
+        ),
+    ];
+    for (method, params, member) in cases {
+        let error = client.call_err(method, params.clone());
+        assert_eq!(error["code"], json!(-32602), "{method} {params}: {error}");
+        let message = error["message"].as_str().expect("message");
+        assert!(message.contains(member), "{method} {params}: {message}");
+    }
+    // A key path that does not split is refused by the engine, naming it.
+    let error = client.call_err(
+        "config/value/write",
+        json!({"keyPath": "a..b", "value": 1, "mergeStrategy": "replace"}),
+    );
+    assert_refused(&error, "configValidationError", "a..b");
+    // A cwd that does not exist just has no project layers.
+    let answer = read(
+        &mut client,
+        json!({"cwd": root.join("missing"), "includeLayers": true}),
+    );
+    assert_eq!(answer["config"]["model"], json!("m"));
+    assert_eq!(answer["layers"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(home.join("config.toml")).expect("read"),
+        "model = \"m\"\n"
+    );
 }

@@ -224,8 +224,24 @@ pub(crate) fn check_table(table: &toml::Table, prefix: &[&str]) -> Vec<Problem> 
             }
             continue;
         }
-        if let Err(reason) = check_value(key, value) {
-            problems.push(bad_value(path, reason));
+        if check_value(key, value).is_ok() {
+            continue;
+        }
+        match value.as_table().filter(|_| MAPS.contains(&key.as_str())) {
+            Some(entries) => {
+                for (name, entry) in entries {
+                    let mut single = toml::Table::new();
+                    single.insert(name.clone(), entry.clone());
+                    if let Err(reason) = check_value(key, &toml::Value::Table(single)) {
+                        problems.push(bad_value(dotted(&[key], name), reason));
+                    }
+                }
+            }
+            None => {
+                if let Err(reason) = check_value(key, value) {
+                    problems.push(bad_value(path, reason));
+                }
+            }
         }
     }
     problems
@@ -257,9 +273,14 @@ fn bad_value(key_path: String, reason: String) -> Problem {
     }
 }
 
-/// The typed configuration of `table`: every used key that reads cleanly (the others are left
-/// out, so one bad key does not take the rest down), and the keys left out.
-pub(crate) fn typed(table: &toml::Table) -> (ConfigFile, Vec<String>) {
+/// Keys whose value is a table of independent entries (`[model_providers.<id>]` …): a bad
+/// entry is left out on its own, the others still apply.
+const MAPS: &[&str] = &["model_providers", "mcp_servers", "projects"];
+
+/// The typed configuration of `table`: every used key (or entry of [`MAPS`]) that reads
+/// cleanly; the others are left out, so one bad key does not take the rest down. Also returns
+/// the key paths left out.
+pub(crate) fn typed(table: &toml::Table) -> (ConfigFile, Vec<Vec<String>>) {
     if let Ok(config) = toml::Value::Table(table.clone()).try_into::<ConfigFile>()
         && !config.model_providers.contains_key(FIXTURE)
     {
@@ -271,11 +292,25 @@ pub(crate) fn typed(table: &toml::Table) -> (ConfigFile, Vec<String>) {
         if !USED.contains(&key.as_str()) {
             continue;
         }
-        match check_value(key, value) {
-            Ok(()) => {
-                clean.insert(key.clone(), value.clone());
+        if check_value(key, value).is_ok() {
+            clean.insert(key.clone(), value.clone());
+            continue;
+        }
+        match value.as_table().filter(|_| MAPS.contains(&key.as_str())) {
+            Some(entries) => {
+                let mut kept = toml::Table::new();
+                for (name, entry) in entries {
+                    let mut single = toml::Table::new();
+                    single.insert(name.clone(), entry.clone());
+                    if check_value(key, &toml::Value::Table(single)).is_ok() {
+                        kept.insert(name.clone(), entry.clone());
+                    } else {
+                        dropped.push(vec![key.clone(), name.clone()]);
+                    }
+                }
+                clean.insert(key.clone(), toml::Value::Table(kept));
             }
-            Err(_) => dropped.push(key.clone()),
+            None => dropped.push(vec![key.clone()]),
         }
     }
     let config = toml::Value::Table(clean).try_into().unwrap_or_default();
@@ -478,9 +513,22 @@ mod tests {
                 .expect("toml");
         let (config, dropped) = typed(&table);
         assert_eq!(config.model.as_deref(), Some("m"));
-        assert_eq!(dropped, vec!["approval_policy", "sandbox_mode"]);
+        assert_eq!(dropped, vec![vec!["approval_policy"], vec!["sandbox_mode"]]);
         let problems = check_table(&table, &[]);
         assert!(problems[1].text().contains("everything"), "{problems:?}");
+    }
+
+    #[test]
+    fn a_bad_provider_table_leaves_the_others_in_effect() {
+        let text = "[model_providers.good]\nbase_url = \"http://h\"\n[model_providers.bad]\nbase_url = \"http://h\"\nenv_kye = \"K\"\n";
+        let checked = check_text(text);
+        assert_eq!(checked.problems.len(), 1, "{:?}", checked.problems);
+        let problem = &checked.problems[0];
+        assert_eq!(problem.key_path.as_deref(), Some("model_providers.bad"));
+        assert_eq!(problem.range.as_ref().map(|r| r.start.line), Some(5));
+        let (config, dropped) = typed(&checked.table.expect("table"));
+        assert!(config.model_providers.contains_key("good"));
+        assert_eq!(dropped, vec![vec!["model_providers", "bad"]]);
     }
 
     #[test]

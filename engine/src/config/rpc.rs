@@ -8,7 +8,9 @@
 //! file's version), `configSchemaUnknownKey` (the result would hold an unknown key) or
 //! `configValidationError` (a value of the wrong type, a bad key path, a file that does not
 //! parse), and `data.keyPath` the key at fault. A file that cannot be written is `-32603`
-//! naming it.
+//! naming it. Writers are serialised, in this process by a mutex and across processes by an
+//! advisory lock on `.config.toml.lock` beside the file, so a version check and the write that
+//! follows it cannot interleave with another writer.
 
 use std::path::{Path, PathBuf};
 
@@ -130,6 +132,8 @@ fn write(
         })?;
     }
     let _writer = store.write_guard();
+    // Other processes writing the same file (a second server on this home) wait too.
+    let _file_lock = lock_file(&user_path);
     let current = match std::fs::read(&user_path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
@@ -270,6 +274,23 @@ fn describe(source: &ConfigLayerSource) -> String {
         }
         other => format!("the {other:?} layer"),
     }
+}
+
+/// An exclusive advisory lock on `<dir>/.config.toml.lock` beside `path`, held while the
+/// returned file is open; `None` when it cannot be taken (the write then relies on the
+/// in-process lock and `expectedVersion`).
+fn lock_file(path: &Path) -> Option<std::fs::File> {
+    let dir = path.parent()?;
+    std::fs::create_dir_all(dir).ok()?;
+    let name = path.file_name()?.to_string_lossy();
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(format!(".{name}.lock")))
+        .ok()?;
+    file.lock().ok()?;
+    Some(file)
 }
 
 /// Whether `requested` names the same file as `user` (after making it absolute and resolving

@@ -262,10 +262,10 @@ impl Store {
             merge(&mut merged, &layer.table);
         }
         let (file, dropped) = typed(&merged);
-        merged.retain(|key, _| {
-            !dropped.iter().any(|d| d == key)
-                && (keys::USED.contains(&key) || keys::CODEX_ONLY.contains(&key))
-        });
+        merged.retain(|key, _| keys::USED.contains(&key) || keys::CODEX_ONLY.contains(&key));
+        for path in &dropped {
+            remove_path(&mut merged, path);
+        }
         let mut origins = BTreeMap::new();
         for layer in layers.iter().filter(|l| l.disabled_reason.is_none()) {
             let mut leaves = Vec::new();
@@ -309,8 +309,12 @@ impl Store {
                 exclude_tmpdir_env_var: table.exclude_tmpdir_env_var,
             };
         }
-        if config.model_reasoning_effort.is_some() {
-            defaults.reasoning_effort = config.model_reasoning_effort.clone();
+        if let Some(effort) = config
+            .model_reasoning_effort
+            .clone()
+            .filter(|e| !e.0.is_empty())
+        {
+            defaults.reasoning_effort = Some(effort);
         }
         if config.instructions.is_some() {
             defaults.base_instructions = config.instructions.clone();
@@ -368,6 +372,21 @@ fn project_trust(config: &ConfigFile, dirs: &[PathBuf]) -> Result<(), String> {
         "the project is not trusted; to use its configuration, add \
          [projects.\"{root}\"] with trust_level = \"trusted\" to $AGENTWIRE_HOME/config.toml"
     ))
+}
+
+/// Removes the value at `path` of `table`, if there is one.
+fn remove_path(table: &mut toml::Table, path: &[String]) {
+    match path {
+        [] => {}
+        [last] => {
+            table.remove(last);
+        }
+        [first, rest @ ..] => {
+            if let Some(toml::Value::Table(inner)) = table.get_mut(first) {
+                remove_path(inner, rest);
+            }
+        }
+    }
 }
 
 /// Every leaf (a value that is not a table) of `table`: its top-level key and dotted path.

@@ -49,6 +49,21 @@ macro_rules! thread_overrides {
 }
 
 impl Threads {
+    /// `overrides` with a sandbox mode turned into the full policy the configuration details
+    /// (`[sandbox_workspace_write]` as seen from the thread's directory).
+    fn with_configured_sandbox(&self, mut overrides: SettingsOverrides) -> SettingsOverrides {
+        if let Some(mode) = overrides.sandbox.take() {
+            let defaults = self
+                .defaults
+                .defaults(overrides.cwd.as_deref(), overrides.config.as_ref());
+            overrides.sandbox_policy = Some(super::meta::sandbox_policy_with(
+                mode,
+                &defaults.sandbox_workspace_write,
+            ));
+        }
+        overrides
+    }
+
     /// `thread/start`: creates a thread, persists it unless ephemeral, loads it, and sends
     /// `thread/started` to the caller.
     pub(crate) fn start(
@@ -92,7 +107,7 @@ impl Threads {
         params: ThreadResumeParams,
     ) -> Result<ThreadResumeResponse, ThreadError> {
         let include_turns = !params.exclude_turns.unwrap_or(false);
-        let overrides = thread_overrides!(params);
+        let overrides = self.with_configured_sandbox(thread_overrides!(params));
         let thread = match self.loaded(&params.thread_id) {
             Some(thread) => thread,
             None => {
@@ -197,7 +212,7 @@ impl Threads {
             turns.truncate(position + 1);
         }
         let mut settings = source.meta.settings.clone();
-        settings.apply(thread_overrides!(params));
+        settings.apply(self.with_configured_sandbox(thread_overrides!(params)));
         let mut meta = self.new_meta(settings);
         meta.thread_source = params.thread_source;
         meta.forked_from_id = Some(source.meta.id.clone());
