@@ -28,8 +28,13 @@ enum Expect {
 /// What earlier steps of the walk made, for the samples that refer to it.
 struct World {
     thread: String,
+    /// The copy `thread/fork` made: archived and unarchived, so `thread` stays loaded.
+    fork: Option<String>,
     turn: Option<String>,
     repo: String,
+    /// The `command/exec` running in a terminal for the `command/exec/*` methods to act on:
+    /// its `processId` and the id of the request, answered once it ends.
+    process: Option<(String, Value)>,
 }
 
 /// Valid params for `method` and what its answer must be; `None` when there is no sample yet.
@@ -50,8 +55,14 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
         "thread/read" => (json!({"threadId": thread, "includeTurns": true}), Result),
         "thread/list" => (json!({"limit": 10}), Result),
         "thread/loaded/list" => (json!({}), Result),
-        "thread/archive" => (json!({"threadId": thread}), Result),
-        "thread/unarchive" => (json!({"threadId": thread}), Result),
+        "thread/archive" => (
+            json!({"threadId": world.fork.as_deref().unwrap_or(thread)}),
+            Result,
+        ),
+        "thread/unarchive" => (
+            json!({"threadId": world.fork.as_deref().unwrap_or(thread)}),
+            Result,
+        ),
         "thread/name/set" => (json!({"threadId": thread, "name": "served"}), Result),
         "turn/start" => (json!({"threadId": thread, "input": text}), Result),
         "turn/steer" => (
@@ -84,6 +95,15 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
         "account/rateLimits/read" => (Value::Null, Result),
         "mcpServerStatus/list" => (json!({}), Result),
         "command/exec" => (json!({"command": ["true"], "cwd": repo}), Result),
+        "command/exec/write" => (
+            json!({"processId": process(world), "deltaBase64": "aGkK"}),
+            Result,
+        ),
+        "command/exec/resize" => (
+            json!({"processId": process(world), "size": {"rows": 30, "cols": 100}}),
+            Result,
+        ),
+        "command/exec/terminate" => (json!({"processId": process(world)}), Result),
         "fuzzyFileSearch" => (json!({"query": "readme", "roots": [repo]}), Result),
         "fuzzyFileSearch/sessionStart" => (json!({"sessionId": "s1", "roots": [repo]}), Result),
         "fuzzyFileSearch/sessionUpdate" => (json!({"sessionId": "s1", "query": "read"}), Result),
@@ -93,6 +113,29 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
         "gitDiffToRemote" => (json!({"cwd": repo}), Result),
         _ => return None,
     })
+}
+
+/// The `processId` of the running terminal command.
+fn process(world: &World) -> &str {
+    world.process.as_ref().map_or("none", |(id, _)| id.as_str())
+}
+
+/// Starts `cat` in a terminal (answered only once it ends) for the `command/exec/*` methods, if
+/// none is running.
+fn ensure_process(client: &mut Client, world: &mut World, n: usize) {
+    if world.process.is_some() {
+        return;
+    }
+    let id = format!("served-{n}");
+    let request = client.send_request(
+        "command/exec",
+        json!({
+            "command": ["cat"], "processId": id, "tty": true, "streamStdin": true,
+            "streamStdoutStderr": true, "disableTimeout": true,
+            "sandboxPolicy": {"type": "dangerFullAccess"},
+        }),
+    );
+    world.process = Some((id, request));
 }
 
 /// A git repository with one commit pushed to a bare remote it tracks, and one change on top.
@@ -144,9 +187,12 @@ fn every_declared_client_request_is_served() {
     let thread = thread_id(&client.start_thread(json!({"cwd": repo})));
     let mut world = World {
         thread,
+        fork: None,
         turn: None,
         repo,
+        process: None,
     };
+    let mut exec_answers = Vec::new();
 
     let mut failures = Vec::new();
     let mut served = 0;
@@ -154,6 +200,9 @@ fn every_declared_client_request_is_served() {
         .iter()
         .filter(|m| m.direction == Direction::ClientRequest)
     {
+        if method.name.starts_with("command/exec/") {
+            ensure_process(&mut client, &mut world, served);
+        }
         let Some((params, expect)) = sample(method.name, &world) else {
             failures.push(format!(
                 "{}: no sample params in tests/e2e/served.rs; add one",
@@ -165,8 +214,15 @@ fn every_declared_client_request_is_served() {
         match (&answer, expect) {
             (Ok(result), _) => {
                 served += 1;
-                if method.name == "turn/start" {
-                    world.turn = result["turn"]["id"].as_str().map(str::to_owned);
+                match method.name {
+                    "turn/start" => world.turn = result["turn"]["id"].as_str().map(str::to_owned),
+                    "thread/fork" => {
+                        world.fork = result["thread"]["id"].as_str().map(str::to_owned)
+                    }
+                    "command/exec/terminate" => {
+                        exec_answers.extend(world.process.take().map(|(_, request)| request));
+                    }
+                    _ => {}
                 }
             }
             (Err(error), Expect::AnyAnswer)
@@ -175,6 +231,16 @@ fn every_declared_client_request_is_served() {
                 served += 1;
             }
             (Err(error), _) => failures.push(format!("{}: {error}", method.name)),
+        }
+    }
+    // The terminal commands end (terminated, or closing their input) and are answered.
+    if let Some((id, request)) = world.process.take() {
+        client.call("command/exec/terminate", json!({"processId": id}));
+        exec_answers.push(request);
+    }
+    for request in exec_answers {
+        if let Err(error) = client.answer(&request) {
+            failures.push(format!("command/exec {request}: {error}"));
         }
     }
     assert!(
