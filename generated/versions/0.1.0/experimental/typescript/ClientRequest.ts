@@ -6,13 +6,7 @@ import type { CancelLoginAccountResponse } from "./CancelLoginAccountResponse";
 import type { CollaborationModeListParams } from "./CollaborationModeListParams";
 import type { CollaborationModeListResponse } from "./CollaborationModeListResponse";
 import type { CommandExecParams } from "./CommandExecParams";
-import type { CommandExecResizeParams } from "./CommandExecResizeParams";
-import type { CommandExecResizeResponse } from "./CommandExecResizeResponse";
 import type { CommandExecResponse } from "./CommandExecResponse";
-import type { CommandExecTerminateParams } from "./CommandExecTerminateParams";
-import type { CommandExecTerminateResponse } from "./CommandExecTerminateResponse";
-import type { CommandExecWriteParams } from "./CommandExecWriteParams";
-import type { CommandExecWriteResponse } from "./CommandExecWriteResponse";
 import type { ConfigBatchWriteParams } from "./ConfigBatchWriteParams";
 import type { ConfigReadParams } from "./ConfigReadParams";
 import type { ConfigReadResponse } from "./ConfigReadResponse";
@@ -101,9 +95,6 @@ export type ClientRequest =
   | { "method": "account/rateLimits/read", id: RequestId, params?: GetAccountRateLimitsParams | null, }
   | { "method": "mcpServerStatus/list", id: RequestId, params: ListMcpServerStatusParams, }
   | { "method": "command/exec", id: RequestId, params: CommandExecParams, }
-  | { "method": "command/exec/write", id: RequestId, params: CommandExecWriteParams, }
-  | { "method": "command/exec/terminate", id: RequestId, params: CommandExecTerminateParams, }
-  | { "method": "command/exec/resize", id: RequestId, params: CommandExecResizeParams, }
   | { "method": "fuzzyFileSearch", id: RequestId, params: FuzzyFileSearchParams, }
   | { "method": "fuzzyFileSearch/sessionStart", id: RequestId, params: FuzzyFileSearchSessionStartParams, }
   | { "method": "fuzzyFileSearch/sessionUpdate", id: RequestId, params: FuzzyFileSearchSessionUpdateParams, }
@@ -142,9 +133,6 @@ export type ClientRequestResponses = {
   "account/rateLimits/read": GetAccountRateLimitsResponse,
   "mcpServerStatus/list": ListMcpServerStatusResponse,
   "command/exec": CommandExecResponse,
-  "command/exec/write": CommandExecWriteResponse,
-  "command/exec/terminate": CommandExecTerminateResponse,
-  "command/exec/resize": CommandExecResizeResponse,
   "fuzzyFileSearch": FuzzyFileSearchResponse,
   "fuzzyFileSearch/sessionStart": FuzzyFileSearchSessionStartResponse,
   "fuzzyFileSearch/sessionUpdate": FuzzyFileSearchSessionUpdateResponse,

@@ -10,12 +10,10 @@ export type Settings = {
  */
 model: string, 
 /**
- * Reasoning effort the mode uses; `null` keeps the model's default. In `turn/start`
- * params a value sets it, `null` clears it and leaving it out keeps the current one.
+ * Reasoning effort the mode uses; `null` keeps the model's default.
  */
 reasoning_effort: ReasoningEffort | null, 
 /**
  * Developer instructions for the mode; `null` selects the mode's built-in instructions.
- * In `turn/start` params leaving it out keeps the current instructions.
  */
 developer_instructions: string | null, };
