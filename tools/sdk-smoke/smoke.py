@@ -83,8 +83,11 @@ def app_server_client(binary: str, steps: Callable[[str], Any]) -> None:
 
     home, env = fresh_home()
     client = SyncCodexClient(codex_bin=binary, env=env)
+    # The SDK parses each notification into its own typed event before handing it over.
     completed: list[dict[str, Any]] = []
-    client.on_notification("turn/completed", lambda params: completed.append(params))
+    client.on_notification(
+        "turn/completed", lambda method, event: completed.append(event.model_dump(by_alias=True))
+    )
     with steps("handshake"):
         client.start()
     try:
@@ -226,7 +229,7 @@ def agent_sdk(binary: str, steps: Callable[[str], Any]) -> None:
             text, completed = [], []
             async for event in query(prompt="hello", app_server=server):
                 if isinstance(event, AgentTextDeltaEvent):
-                    text.append(event.delta)
+                    text.append(event.text_delta)
                 if isinstance(event, TurnCompletedEvent):
                     completed.append(event)
             check(completed and "".join(text), f"text {text!r}, completed {completed}")
