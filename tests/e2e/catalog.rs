@@ -32,20 +32,6 @@ fn ids(page: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Starts a server and completes the handshake with `capabilities.experimentalApi`.
-fn experimental_client(home: &Path) -> Client {
-    let mut client = Client::spawn_with(home, &[]);
-    client.call(
-        "initialize",
-        json!({
-            "clientInfo": {"name": "e2e", "version": "0.0.1"},
-            "capabilities": {"experimentalApi": true}
-        }),
-    );
-    client.send(&json!({"method": "initialized"}));
-    client
-}
-
 #[test]
 fn model_list_merges_config_models_with_the_servers_list_and_caches_it() {
     let mock = MockModel::start(Vec::new());
@@ -226,7 +212,7 @@ fn collaboration_modes_need_the_experimental_api() {
     );
     plain.stop();
 
-    let mut client = experimental_client(&home);
+    let mut client = Client::start_with_capabilities(&home, json!({"experimentalApi": true}));
     let modes = client.call("collaborationMode/list", json!({}));
     let names: Vec<&Value> = modes["data"]
         .as_array()
@@ -298,7 +284,7 @@ fn a_turns_collaboration_mode_reaches_the_model_request() {
     );
     plain.stop();
 
-    let mut client = experimental_client(&home);
+    let mut client = Client::start_with_capabilities(&home, json!({"experimentalApi": true}));
     let thread = thread_id(&client.start_thread(json!({})));
     // Plan mode on another model: built-in plan instructions (`null`), effort set.
     client.start_turn_with(

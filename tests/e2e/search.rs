@@ -32,20 +32,6 @@ fn refused(error: &Value, code: i64, needle: &str) {
     assert!(message.contains(needle), "{needle:?} not in {message:?}");
 }
 
-/// A server whose connection may use experimental methods.
-fn experimental_client(home: &Path) -> Client {
-    let mut client = Client::spawn_with(home, &[]);
-    client.call(
-        "initialize",
-        json!({
-            "clientInfo": {"name": "e2e", "version": "0.0.1"},
-            "capabilities": {"experimentalApi": true}
-        }),
-    );
-    client.send(&json!({"method": "initialized"}));
-    client
-}
-
 #[test]
 fn fuzzy_search_ranks_the_exact_name_first_with_indices_and_directories() {
     let dir = scratch("search-rank");
@@ -211,7 +197,8 @@ fn search_sessions_stream_results_and_refuse_unknown_ids() {
     write(&root.join("src/session_widget.rs"), "");
     write(&root.join("docs/other.md"), "");
     let root_text = root.to_str().expect("utf-8");
-    let mut client = experimental_client(&dir.join("home"));
+    let mut client =
+        Client::start_with_capabilities(&dir.join("home"), json!({"experimentalApi": true}));
     let error = client.call_err(
         "fuzzyFileSearch/sessionStart",
         json!({"sessionId": "s", "roots": [dir.join("nope").to_str().expect("utf-8")]}),
@@ -273,7 +260,8 @@ fn search_sessions_stream_results_and_refuse_unknown_ids() {
     );
     refused(&error, -32602, "sessionId");
     // Sessions belong to their connection: another connection does not see s1.
-    let mut other = experimental_client(&dir.join("home2"));
+    let mut other =
+        Client::start_with_capabilities(&dir.join("home2"), json!({"experimentalApi": true}));
     other.call(
         "fuzzyFileSearch/sessionStart",
         json!({"sessionId": "s2", "roots": [root_text]}),
