@@ -4,7 +4,8 @@
 Usage: scripts/demo.py [PATH_TO_AGENTWIRE]
 
 It starts the server with a fresh temporary AGENTWIRE_HOME (so the built-in defaults apply: the
-fixture model provider, no network, no key), performs the handshake, starts a thread in a fresh
+fixture model provider, no network, no key), performs the handshake, reads the configuration and
+the model list as clients do first, starts a thread in a fresh
 temporary workspace, runs two turns and prints every message in both directions: one turn that
 only talks, and one in which the model runs a command (`ls -a`, confined to the read-only
 sandbox) and writes a file with a patch, which the read-only sandbox makes the server ask this
@@ -73,6 +74,9 @@ def main():
 
     call("initialize", {"clientInfo": {"name": "agentwire-demo", "version": "0.1.0"}})
     send("initialized", request=False)
+    # What a client asks first: the effective configuration and the models it can pick.
+    call("config/read", {"includeLayers": True})
+    call("model/list", {})
     workspace = tempfile.mkdtemp(prefix="agentwire-demo-workspace-")
     started = call("thread/start", {"cwd": workspace})
     thread_id = started.get("result", {}).get("thread", {}).get("id")
