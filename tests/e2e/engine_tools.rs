@@ -418,3 +418,41 @@ fn untrusted_asks_before_writers_that_look_like_readers() {
     assert!(!workspace.join("sort-out.txt").exists());
     client.stop();
 }
+
+/// A `turn/interrupt` sent while the model's run of patches is being applied is answered
+/// before the run ends, and stops it: the turn is `interrupted` with the rest not written.
+#[test]
+fn an_interrupt_stops_a_run_of_patches() {
+    const PATCHES: usize = 300;
+    let root = scratch("tools-interrupt-patches");
+    let home = root.join("home");
+    let workspace = root.join("workspace");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    let steps: Vec<Value> = (0..PATCHES)
+        .map(|n| {
+            json!({"type": "patch", "patch": format!(
+                "*** Begin Patch\n*** Add File: file-{n}.txt\n+{n}\n*** End Patch\n"
+            )})
+        })
+        .collect();
+    let script = json!({"version": 1, "responses": [{"steps": steps}]});
+    std::fs::write(home.join("patches.json"), script.to_string()).expect("script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"patches.json\"\n",
+    )
+    .expect("config");
+    let mut client = Client::start(&home);
+    let thread = new_thread(&mut client, &workspace, "never", "workspace-write");
+    let turn = client.start_turn(&thread, "write many files");
+    client.call(
+        "turn/interrupt",
+        json!({"threadId": thread, "turnId": turn}),
+    );
+    let (_, done) = until_completed(&mut client);
+    assert_eq!(done["status"], json!("interrupted"), "{done}");
+    let written = std::fs::read_dir(&workspace).expect("workspace").count();
+    assert!(written < PATCHES, "all {written} patches were applied");
+    client.stop();
+}

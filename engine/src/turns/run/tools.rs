@@ -69,6 +69,13 @@ impl TurnRun {
     /// must end, if a call ended it.
     pub(super) async fn run_tools(&mut self, calls: Vec<ToolCall>) -> Option<CallEnd> {
         for call in calls {
+            // Between calls, let the runtime read what the client sent (a `turn/interrupt`
+            // while a series of patches applies must not wait for the series), and stop if it
+            // asked to.
+            tokio::task::yield_now().await;
+            if self.interrupt.try_recv().is_ok() {
+                return Some(CallEnd::Interrupted);
+            }
             let outcome = match tools::parse(&call.name, &call.arguments) {
                 Err(error) => Outcome::result(error),
                 Ok(Invocation::Shell(args)) => self.shell(args).await,
@@ -343,8 +350,18 @@ impl TurnRun {
                 }
             }
         };
-        let limit = if confined { roots.as_deref() } else { None };
-        match patch::apply(&parsed, &cwd, limit) {
+        // The writes (and their fsyncs) run on a blocking thread, not on the runtime that
+        // serves every connection.
+        let limit = if confined { roots } else { None };
+        let applied =
+            tokio::task::spawn_blocking(move || patch::apply(&parsed, &cwd, limit.as_deref()))
+                .await
+                .unwrap_or_else(|join| {
+                    Err(patch::PatchError(format!(
+                        "applying it stopped unexpectedly ({join})"
+                    )))
+                });
+        match applied {
             Ok(applied) => {
                 let summary: Vec<String> = applied.iter().map(describe_change).collect();
                 self.complete(
