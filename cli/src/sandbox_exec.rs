@@ -1,5 +1,7 @@
-//! `agentwire sandbox-exec [--tty] --policy JSON --cwd DIR -- COMMAND [ARGS…]` (hidden):
-//! confines itself to a sandbox policy, then becomes the command. The engine runs every confined
+//! `agentwire sandbox-exec [--tty] --policy JSON --cwd DIR [--hide PATH]… -- COMMAND [ARGS…]`
+//! (hidden): isolates itself (namespaces: the `--hide` paths covered, the network cut unless
+//! the policy allows it) and confines itself (Landlock) to a sandbox policy, then becomes the
+//! command. The engine runs every confined
 //! `shell` command through it, and every `command/exec` command that is confined or runs on a
 //! pseudo-terminal.
 //!
@@ -46,6 +48,10 @@ pub struct SandboxExecArgs {
     /// The working directory the command runs in (and that `workspaceWrite` makes writable).
     #[arg(long, value_name = "DIR")]
     cwd: PathBuf,
+    /// A path of the server's the command must not see (its home, a token file, a socket):
+    /// covered in the command's own mount namespace. Repeatable.
+    #[arg(long, value_name = "PATH")]
+    hide: Vec<PathBuf>,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<OsString>,
@@ -82,6 +88,9 @@ pub fn run(args: SandboxExecArgs) -> ExitCode {
             );
         }
     };
+    if let Err(e) = agentwire_engine::sandbox::isolate(&policy, &cwd, &args.hide) {
+        return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run"));
+    }
     match agentwire_engine::sandbox::confine(&policy, &cwd) {
         Ok(confinement) => {
             if let Some(warning) = confinement.warning() {

@@ -48,8 +48,18 @@ pub struct ServeArgs {
 /// Runs the server until its transport ends.
 pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCode, String> {
     crate::logging::init();
+    // What a confined command must not see besides the home (which the engine always hides):
+    // the token file, and a Unix socket placed outside the home.
+    let mut private_paths: Vec<PathBuf> = args.ws_auth_token_file.iter().cloned().collect();
+    if let Listen::Unix(Some(path)) = &args.listen {
+        private_paths.push(path.clone());
+    }
     let engine_config = EngineConfig {
         sandbox_exe: std::env::current_exe().ok(),
+        private_paths: private_paths
+            .iter()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+            .collect(),
         config_overrides: overrides.flags(),
         profile: overrides.profile,
         ..EngineConfig::from_env()

@@ -43,6 +43,9 @@ pub struct EngineConfig {
     /// (`<program> sandbox-exec --policy JSON --cwd DIR -- COMMAND…`): the `agentwire` binary
     /// itself. Without it, commands that a policy would confine are refused.
     pub sandbox_exe: Option<PathBuf>,
+    /// Paths of the server that no confined command may see, besides `home` (always hidden):
+    /// a websocket token file, a Unix socket outside the home.
+    pub private_paths: Vec<PathBuf>,
     /// `-c key=value` overrides of the command line (dotted key path, TOML value), in order;
     /// they rank above every configuration file.
     pub config_overrides: Vec<String>,
@@ -61,6 +64,7 @@ impl EngineConfig {
         Self {
             home,
             sandbox_exe: None,
+            private_paths: Vec::new(),
             config_overrides: Vec::new(),
             profile: None,
         }
@@ -104,7 +108,20 @@ impl Engine {
         for problem in &effective.problems {
             tracing::warn!(problem = problem.text(), path = ?problem.path, "configuration problem");
         }
-        let command_exec = command_exec::CommandExecs::new(config.sandbox_exe.clone());
+        let sandbox = config.sandbox_exe.clone().map(|exe| {
+            let mut hidden = vec![config.home.clone()];
+            hidden.extend(config.private_paths.iter().cloned());
+            // `sandbox-exec` mounts over them before it changes directory: make them absolute.
+            let hidden: Vec<PathBuf> = hidden
+                .into_iter()
+                .map(|p| std::path::absolute(&p).unwrap_or(p))
+                .collect();
+            sandbox::SandboxHelper {
+                exe,
+                hidden: hidden.into(),
+            }
+        });
+        let command_exec = command_exec::CommandExecs::new(sandbox.clone());
         let threads = Arc::new(threads::Threads::open(&config.home, config_store.clone()));
         let accounts = Arc::new(accounts::Accounts::new(&config.home));
         let provider = Arc::new(config::providers::LiveProviders::new(
@@ -115,7 +132,7 @@ impl Engine {
         let turns = Arc::new(turns::Turns::new(
             threads.clone(),
             provider,
-            config.sandbox_exe.clone(),
+            sandbox,
             config_store.clone(),
         ));
         Self {

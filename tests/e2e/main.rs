@@ -15,6 +15,7 @@ mod engine_tools;
 mod engine_turns;
 mod generate;
 mod mock_model;
+mod sandbox_escape;
 mod sandbox_exec;
 mod schema_diff;
 mod search;

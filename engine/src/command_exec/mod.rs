@@ -34,8 +34,6 @@ mod registry;
 mod request;
 mod run;
 
-use std::path::PathBuf;
-
 use agentwire_protocol::{
     CommandExecParams, CommandExecResizeParams, CommandExecResizeResponse, CommandExecResponse,
     CommandExecTerminateParams, CommandExecTerminateResponse, CommandExecWriteParams,
@@ -51,6 +49,7 @@ pub(crate) use env::base_env;
 use crate::Engine;
 use crate::threads::meta::sandbox_policy_with;
 use crate::tools::exec::ExecError;
+use crate::tools::sandbox::SandboxHelper;
 use request::Plan;
 use run::Control;
 
@@ -66,14 +65,14 @@ const RESIZE: &str = "command/exec/resize";
 #[derive(Debug)]
 pub(crate) struct CommandExecs {
     /// The `agentwire` binary, whose `sandbox-exec` confines a command or gives it a terminal.
-    sandbox_exe: Option<PathBuf>,
+    sandbox_exe: Option<SandboxHelper>,
     /// Running processes, by connection and `processId`.
     registry: registry::Registry,
 }
 
 impl CommandExecs {
     /// The state for a server whose sandbox program is `sandbox_exe`.
-    pub(crate) fn new(sandbox_exe: Option<PathBuf>) -> Self {
+    pub(crate) fn new(sandbox_exe: Option<SandboxHelper>) -> Self {
         Self {
             sandbox_exe,
             registry: registry::Registry::default(),
@@ -129,7 +128,7 @@ pub(crate) async fn exec(
         ),
         None => None,
     };
-    run::run(plan, execs.sandbox_exe.as_deref(), &context.peer, requests).await
+    run::run(plan, execs.sandbox_exe.as_ref(), &context.peer, requests).await
 }
 
 /// Hands a request to the running process `process_id` of the caller's connection and waits

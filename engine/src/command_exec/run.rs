@@ -18,7 +18,6 @@
 use std::ffi::OsStr;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
@@ -43,6 +42,7 @@ use super::spawn_refusal;
 use crate::tools::exec::{
     DRAIN_GRACE, ExecError, GroupKiller, check_program, sandbox_exec_command,
 };
+use crate::tools::sandbox::SandboxHelper;
 
 /// The exit code reported when the timeout killed the process (as `timeout(1)` and the
 /// reference server report it).
@@ -154,7 +154,7 @@ struct Process {
 }
 
 /// Starts the process `plan` describes; `sandbox_exe` is the `agentwire` binary.
-fn spawn(plan: &Plan, sandbox_exe: Option<&Path>) -> Result<Process, HandlerError> {
+fn spawn(plan: &Plan, sandbox_exe: Option<&SandboxHelper>) -> Result<Process, HandlerError> {
     let program = &plan.argv[0];
     let search_path = plan.env.get(OsStr::new("PATH")).map(|p| p.as_os_str());
     check_program(program, &plan.cwd, search_path).map_err(spawn_refusal)?;
@@ -302,7 +302,7 @@ pub(crate) fn exit_code(status: ExitStatus) -> i32 {
 /// with the exit code and the kept output.
 pub(super) async fn run(
     plan: Plan,
-    sandbox_exe: Option<&Path>,
+    sandbox_exe: Option<&SandboxHelper>,
     peer: &Peer,
     mut control: mpsc::Receiver<Control>,
 ) -> Result<CommandExecResponse, HandlerError> {

@@ -20,6 +20,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::tools::sandbox::SandboxHelper;
 use agentwire_protocol::SandboxPolicy;
 
 /// A command to run.
@@ -37,7 +38,7 @@ pub(crate) struct ExecRequest {
     /// The program that applies a policy before running the command
     /// (`<exe> sandbox-exec …`): the `agentwire` binary. Without it, a confined command is
     /// refused rather than run unconfined.
-    pub sandbox_exe: Option<PathBuf>,
+    pub sandbox_exe: Option<SandboxHelper>,
     /// The command's whole environment (see `config::shell_env`); `None` passes the server's
     /// on unchanged.
     pub env: Option<std::collections::BTreeMap<String, String>>,
@@ -228,7 +229,7 @@ fn command_for<'a>(
         }
         Some(policy) => policy,
     };
-    let exe = request.sandbox_exe.as_deref().ok_or_else(|| {
+    let helper = request.sandbox_exe.as_ref().ok_or_else(|| {
         ExecError::Sandbox(
             "the sandbox policy confines this command, but no sandbox program \
              (`agentwire sandbox-exec`) is configured, so it was not run"
@@ -238,15 +239,16 @@ fn command_for<'a>(
     // `sandbox-exec` would only report a missing program through its exit code; check first
     // so that both ways of running say the same.
     check_program(program, &request.cwd, None)?;
-    let command = sandbox_exec_command(exe, policy, &request.cwd, &request.argv, false)?;
-    Ok((command, Some(exe)))
+    let command = sandbox_exec_command(helper, policy, &request.cwd, &request.argv, false)?;
+    Ok((command, Some(helper.exe.as_path())))
 }
 
-/// `<exe> sandbox-exec [--tty] --policy JSON --cwd DIR -- ARGV…`: runs `argv` in `cwd` confined
-/// to `policy` (a policy that confines nothing is applied as such). With `tty`, the helper
-/// first makes its stdin, which must be a terminal, the controlling terminal of a new session.
+/// `<exe> sandbox-exec [--tty] --policy JSON --cwd DIR [--hide PATH]… -- ARGV…`: runs `argv`
+/// in `cwd` isolated and confined to `policy` (a policy that confines nothing is applied as
+/// such), with the helper's private paths hidden. With `tty`, the helper first makes its stdin,
+/// which must be a terminal, the controlling terminal of a new session.
 pub(crate) fn sandbox_exec_command(
-    exe: &Path,
+    helper: &SandboxHelper,
     policy: &SandboxPolicy,
     cwd: &Path,
     argv: &[String],
@@ -254,18 +256,16 @@ pub(crate) fn sandbox_exec_command(
 ) -> Result<Command, ExecError> {
     let policy = serde_json::to_string(policy)
         .map_err(|e| ExecError::Sandbox(format!("cannot encode the sandbox policy: {e}")))?;
-    let mut command = Command::new(exe);
+    let mut command = Command::new(&helper.exe);
     command.arg("sandbox-exec");
     if tty {
         command.arg("--tty");
     }
-    command
-        .arg("--policy")
-        .arg(policy)
-        .arg("--cwd")
-        .arg(cwd)
-        .arg("--")
-        .args(argv);
+    command.arg("--policy").arg(policy).arg("--cwd").arg(cwd);
+    for path in helper.hidden.iter() {
+        command.arg("--hide").arg(path);
+    }
+    command.arg("--").args(argv);
     Ok(command)
 }
 
@@ -598,7 +598,7 @@ mod tests {
         confined.sandbox = Some(SandboxPolicy::ReadOnly {
             network_access: false,
         });
-        confined.sandbox_exe = Some(PathBuf::from("/bin/echo"));
+        confined.sandbox_exe = Some(SandboxHelper::new("/bin/echo"));
         let (result, _) = run_collecting(confined).await;
         assert!(matches!(result, Err(ExecError::Spawn { .. })), "{result:?}");
     }
@@ -650,7 +650,7 @@ mod tests {
         let mut request = request(&["ls", "-l", "a b"]);
         request.sandbox = Some(policy.clone());
         // `echo` stands in for the sandbox program and shows the arguments it gets.
-        request.sandbox_exe = Some(PathBuf::from("/bin/echo"));
+        request.sandbox_exe = Some(SandboxHelper::new("/bin/echo"));
         let cwd = request.cwd.display().to_string();
         let (result, _) = run_collecting(request).await;
         let output = result.expect("runs").aggregated_output;

@@ -3,6 +3,7 @@
 //! `docs/sandbox.md` for exactly what is enforced).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agentwire_protocol::SandboxPolicy;
 
@@ -41,6 +42,27 @@ pub fn network_allowed(policy: &SandboxPolicy) -> bool {
         SandboxPolicy::DangerFullAccess | SandboxPolicy::ExternalSandbox { .. } => true,
         SandboxPolicy::ReadOnly { network_access }
         | SandboxPolicy::WorkspaceWrite { network_access, .. } => *network_access,
+    }
+}
+
+/// The program that confines commands (`<exe> sandbox-exec …`: the `agentwire` binary), and
+/// the server's private paths it hides from every command it confines (`--hide`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SandboxHelper {
+    /// The `agentwire` binary.
+    pub exe: PathBuf,
+    /// Paths no confined command may see: the server's home, token files, sockets.
+    pub hidden: Arc<[PathBuf]>,
+}
+
+impl SandboxHelper {
+    /// `exe`, hiding nothing.
+    #[cfg(test)]
+    pub(crate) fn new(exe: impl Into<PathBuf>) -> Self {
+        Self {
+            exe: exe.into(),
+            hidden: Arc::from(Vec::new()),
+        }
     }
 }
 
@@ -91,16 +113,44 @@ pub fn confine(policy: &SandboxPolicy, cwd: &Path) -> Result<Confinement, Sandbo
     imp::confine(&roots, network_allowed(policy))
 }
 
+/// Puts the calling process (single-threaded: `agentwire sandbox-exec` before it executes the
+/// command) into namespaces of its own for `policy`: the server's private paths `hidden` are
+/// covered, and without network access it gets a network of its own with nothing in it (see
+/// `namespaces`). `danger-full-access` and `external-sandbox` isolate nothing. Fails closed.
+/// What the command must still reach inside a hidden path (its working directory `cwd` and
+/// the writable roots of `policy`, say a workspace inside the home) stays visible.
+pub fn isolate(policy: &SandboxPolicy, cwd: &Path, hidden: &[PathBuf]) -> Result<(), SandboxError> {
+    let Some(roots) = writable_roots(policy, cwd) else {
+        return Ok(());
+    };
+    let mut keep: Vec<PathBuf> = roots.iter().map(|root| cwd.join(root)).collect();
+    keep.push(cwd.to_path_buf());
+    imp::isolate(hidden, &keep, network_allowed(policy))
+}
+
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
-use linux as imp;
+mod namespaces;
+#[cfg(target_os = "linux")]
+mod imp {
+    pub(super) use super::linux::confine;
+    pub(super) use super::namespaces::isolate;
+}
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
     use std::path::PathBuf;
 
     use super::{Confinement, SandboxError};
+
+    pub(super) fn isolate(_: &[PathBuf], _: &[PathBuf], _: bool) -> Result<(), SandboxError> {
+        Err(SandboxError(
+            "this operating system has no sandbox support in agentwire (Linux only); the \
+             command was not run"
+                .to_owned(),
+        ))
+    }
 
     pub(super) fn confine(_: &[PathBuf], _: bool) -> Result<Confinement, SandboxError> {
         Err(SandboxError(

@@ -11,7 +11,6 @@ mod history;
 mod run;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agentwire_protocol::{
@@ -25,6 +24,7 @@ use crate::provider::ModelProvider;
 use crate::threads::Threads;
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, new_id};
+use crate::tools::sandbox::SandboxHelper;
 use approval::SessionApprovals;
 use run::{Controls, TurnRun, TurnStart};
 
@@ -41,7 +41,7 @@ pub(crate) struct Turns {
     /// Approvals given "for the session", per thread.
     sessions: Mutex<HashMap<String, Arc<Mutex<SessionApprovals>>>>,
     /// The program that confines commands to the sandbox (see `EngineConfig::sandbox_exe`).
-    sandbox_exe: Option<PathBuf>,
+    sandbox_exe: Option<SandboxHelper>,
     /// The configuration (for the environment of commands).
     config: Arc<crate::config::Store>,
 }
@@ -73,7 +73,7 @@ impl Turns {
     pub(crate) fn new(
         threads: Arc<Threads>,
         provider: Arc<dyn ModelProvider>,
-        sandbox_exe: Option<PathBuf>,
+        sandbox_exe: Option<SandboxHelper>,
         config: Arc<crate::config::Store>,
     ) -> Self {
         Self {

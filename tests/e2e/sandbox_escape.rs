@@ -1,0 +1,205 @@
+//! A model-run command confined by any policy but `danger-full-access` cannot reach the server
+//! that runs it nor read its secrets: the server's home (with `auth.json` and the Unix control
+//! socket of a server listening on `unix://`) is hidden from it, and without network access it
+//! cannot send UDP either. The same command unconfined does all of it, so the attack is real.
+
+use std::net::UdpSocket;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::client::{Client, params, thread_id};
+use crate::common::scratch;
+
+const SECRET: &str = "sk-e2e-secret-in-auth-json";
+
+/// `agentwire app-server --listen unix://` on `home`, once its socket exists.
+fn control_server(home: &Path) -> Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
+        .args(["app-server", "--listen", "unix://"])
+        .env("AGENTWIRE_HOME", home)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the unix:// server");
+    let socket = home.join("app-server-control/app-server.sock");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !socket.exists() {
+        assert!(Instant::now() < deadline, "no control socket at {socket:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+/// The command line: connect to the control socket, read `auth.json`, send a UDP datagram.
+fn attack(home: &Path, udp_port: u16) -> String {
+    let socket = home.join("app-server-control/app-server.sock");
+    let auth = home.join("auth.json");
+    format!(
+        "/usr/bin/python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); \
+         s.connect('{}'); print('CONNECTED')\"; cat {}; /usr/bin/python3 -c \"import socket; \
+         socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'leak', ('127.0.0.1', {udp_port})); \
+         print('UDP SENT')\"",
+        socket.display(),
+        auth.display()
+    )
+}
+
+#[test]
+fn a_confined_command_cannot_reach_the_server_or_its_secrets() {
+    if !Path::new("/usr/bin/python3").exists() {
+        eprintln!("skipped: /usr/bin/python3 is needed to play the attacker");
+        return;
+    }
+    let root = scratch("sandbox-escape");
+    let home = root.join("home");
+    let workspace = root.join("workspace");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    std::fs::write(
+        home.join("auth.json"),
+        format!("{{\"OPENAI_API_KEY\":\"{SECRET}\"}}"),
+    )
+    .expect("auth.json");
+    let udp = UdpSocket::bind("127.0.0.1:0").expect("udp listener");
+    udp.set_read_timeout(Some(Duration::from_millis(300)))
+        .expect("udp timeout");
+    let port = udp.local_addr().expect("udp addr").port();
+    let line = attack(&home, port);
+    let script = json!({"version": 1, "responses": [
+        {"steps": [{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]}
+    ]});
+    std::fs::write(home.join("attack.json"), script.to_string()).expect("script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"attack.json\"\n",
+    )
+    .expect("config");
+    let mut control = control_server(&home);
+
+    let mut client = Client::start(&home);
+    let mut run = |sandbox: &str| {
+        let thread = thread_id(&client.start_thread(
+            json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": sandbox}),
+        ));
+        client.start_turn(&thread, "attack");
+        let seen = client.until_turn_completed();
+        let output: String = params(&seen, "item/completed")
+            .iter()
+            .filter(|p| p["item"]["type"] == json!("commandExecution"))
+            .map(|p| {
+                p["item"]["aggregatedOutput"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect();
+        let mut datagram = [0u8; 16];
+        let received = udp.recv(&mut datagram).is_ok();
+        (output, received)
+    };
+    for sandbox in ["read-only", "workspace-write"] {
+        let (output, udp_received) = run(sandbox);
+        assert!(
+            !output.contains("CONNECTED"),
+            "{sandbox}: reached the control socket:\n{output}"
+        );
+        assert!(
+            !output.contains(SECRET),
+            "{sandbox}: read auth.json:\n{output}"
+        );
+        assert!(
+            !udp_received,
+            "{sandbox}: a UDP datagram left the sandbox:\n{output}"
+        );
+    }
+    // The attack itself works: unconfined, the same command does all three.
+    let (output, udp_received) = run("danger-full-access");
+    assert!(output.contains("CONNECTED"), "{output}");
+    assert!(output.contains(SECRET), "{output}");
+    assert!(udp_received, "{output}");
+
+    client.stop();
+    let _ = control.kill();
+    let _ = control.wait();
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A server on `ws://` with a token file outside its home hides that file too: a confined
+/// command cannot read the token it would need to connect.
+#[tokio::test]
+async fn a_confined_command_cannot_read_the_websocket_token_file() {
+    use crate::app_server_ws::{App, initialize, open, request, until};
+
+    let root = scratch("sandbox-escape-token");
+    let home = root.join("home");
+    let workspace = root.join("workspace");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    let token_file = root.join("token");
+    std::fs::write(&token_file, "ws-token-not-for-commands\n").expect("token");
+    let line = format!("cat {}; echo END", token_file.display());
+    let script = json!({"version": 1, "responses": [
+        {"steps": [{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]}
+    ]});
+    std::fs::write(home.join("attack.json"), script.to_string()).expect("script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"attack.json\"\n",
+    )
+    .expect("config");
+    let token_arg = token_file.to_str().expect("utf-8 path");
+    let app = App::spawn(
+        &home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--ws-auth-token-file",
+            token_arg,
+        ],
+    );
+    let auth = "Bearer ws-token-not-for-commands";
+    let mut ws = open(app.listening_addr(), Some(auth))
+        .await
+        .expect("upgrade");
+    initialize(&mut ws).await;
+    let started = request(
+        &mut ws,
+        json!(1),
+        "thread/start",
+        json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": "read-only"}),
+    )
+    .await;
+    let thread = started["result"]["thread"]["id"].clone();
+    until(&mut ws, "thread/started").await;
+    request(
+        &mut ws,
+        json!(2),
+        "turn/start",
+        json!({"threadId": thread, "input": [{"type": "text", "text": "attack"}]}),
+    )
+    .await;
+    let seen = until(&mut ws, "turn/completed").await;
+    let command = seen
+        .iter()
+        .find(|m| {
+            m["method"] == json!("item/completed")
+                && m["params"]["item"]["type"] == json!("commandExecution")
+        })
+        .unwrap_or_else(|| panic!("no command item in {seen:#?}"));
+    let output = command["params"]["item"]["aggregatedOutput"]
+        .as_str()
+        .expect("output");
+    assert!(output.contains("END"), "the command ran: {output}");
+    assert!(
+        !output.contains("ws-token-not-for-commands"),
+        "read the token: {output}"
+    );
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status:?}");
+    let _ = std::fs::remove_dir_all(&root);
+}
