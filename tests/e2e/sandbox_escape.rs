@@ -203,3 +203,78 @@ async fn a_confined_command_cannot_read_the_websocket_token_file() {
     assert!(status.success(), "{status:?}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Metadata outside the writable roots cannot change either: `chmod` and `touch -d` on a file
+/// outside fail (read-only mounts), while the same on a file inside the workspace works.
+#[test]
+fn a_confined_command_cannot_change_metadata_outside_its_roots() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let root = scratch("sandbox-escape-metadata");
+    let home = root.join("home");
+    let workspace = root.join("workspace");
+    let outside = root.join("outside.txt");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    std::fs::write(&outside, "keep me").expect("outside file");
+    std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o644)).expect("mode");
+    std::fs::write(workspace.join("tool.sh"), "echo hi\n").expect("inside file");
+    let line = format!(
+        "chmod 600 {out}; touch -d 2000-01-01 {out}; chmod +x tool.sh",
+        out = outside.display()
+    );
+    let script = json!({"version": 1, "responses": [
+        {"steps": [{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]}
+    ]});
+    std::fs::write(home.join("attack.json"), script.to_string()).expect("script");
+    // The test's files live under /tmp: keep /tmp and $TMPDIR out of the writable roots.
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"attack.json\"\n\
+         [sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n",
+    )
+    .expect("config");
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let modified = |path: &Path| {
+        std::fs::metadata(path)
+            .expect("metadata")
+            .modified()
+            .expect("mtime")
+    };
+    let before = modified(&outside);
+
+    let mut client = Client::start(&home);
+    let mut run = |sandbox: &str| {
+        let thread = thread_id(&client.start_thread(
+            json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": sandbox}),
+        ));
+        client.start_turn(&thread, "attack");
+        client.until_turn_completed();
+    };
+    for sandbox in ["read-only", "workspace-write"] {
+        run(sandbox);
+        assert_eq!(mode(&outside), 0o644, "{sandbox}: chmod outside the roots");
+        assert_eq!(
+            modified(&outside),
+            before,
+            "{sandbox}: touch outside the roots"
+        );
+    }
+    assert_eq!(
+        mode(&workspace.join("tool.sh")) & 0o111,
+        0o111,
+        "chmod inside the workspace"
+    );
+    // Unconfined, the same command does change it.
+    run("danger-full-access");
+    assert_eq!(mode(&outside), 0o600);
+    assert_ne!(modified(&outside), before);
+    client.stop();
+    let _ = std::fs::remove_dir_all(&root);
+}

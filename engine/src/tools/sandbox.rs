@@ -123,9 +123,10 @@ pub fn isolate(policy: &SandboxPolicy, cwd: &Path, hidden: &[PathBuf]) -> Result
     let Some(roots) = writable_roots(policy, cwd) else {
         return Ok(());
     };
-    let mut keep: Vec<PathBuf> = roots.iter().map(|root| cwd.join(root)).collect();
+    let roots: Vec<PathBuf> = roots.iter().map(|root| cwd.join(root)).collect();
+    let mut keep = roots.clone();
     keep.push(cwd.to_path_buf());
-    imp::isolate(hidden, &keep, network_allowed(policy))
+    imp::isolate(hidden, &keep, &roots, network_allowed(policy))
 }
 
 #[cfg(target_os = "linux")]
@@ -144,7 +145,12 @@ mod imp {
 
     use super::{Confinement, SandboxError};
 
-    pub(super) fn isolate(_: &[PathBuf], _: &[PathBuf], _: bool) -> Result<(), SandboxError> {
+    pub(super) fn isolate(
+        _: &[PathBuf],
+        _: &[PathBuf],
+        _: &[PathBuf],
+        _: bool,
+    ) -> Result<(), SandboxError> {
         Err(SandboxError(
             "this operating system has no sandbox support in agentwire (Linux only); the \
              command was not run"

@@ -6,6 +6,9 @@
 //!   file; a Unix socket outside the home) is covered: a directory by an empty read-only
 //!   `tmpfs`, anything else by `/dev/null`. The command cannot read them, nor connect to the
 //!   server's control socket (which Landlock does not cover).
+//!   Every mount is then made read-only but for the writable roots, bound back writable, so
+//!   what Landlock cannot refuse (`chmod`, `chown`, `utimes`, `chattr` outside the roots) fails
+//!   with `EROFS`. Device files stay writable on a read-only mount, so `/dev/null` still works.
 //! - without network access, a **network namespace** of its own, with only a loopback interface
 //!   that is down: no TCP (loopback included, so not the server's websocket either), no UDP,
 //!   no raw sockets.
@@ -31,6 +34,7 @@ fn failed(what: impl std::fmt::Display) -> impl FnOnce(nix::Error) -> SandboxErr
 pub(super) fn isolate(
     hidden: &[PathBuf],
     keep: &[PathBuf],
+    writable: &[PathBuf],
     network: bool,
 ) -> Result<(), SandboxError> {
     // Resolve now: the mounts below would make some of these paths unreachable.
@@ -67,7 +71,102 @@ pub(super) fn isolate(
     for path in &hidden {
         cover_except(path, &keep)?;
     }
+    let writable: Vec<PathBuf> = writable
+        .iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    // Bind each writable root onto itself first: a bind made after the remount below would
+    // copy its read-only flag.
+    for root in &writable {
+        mount(
+            Some(root.as_path()),
+            root.as_path(),
+            None::<&str>,
+            MsFlags::MS_BIND | MsFlags::MS_REC,
+            None::<&str>,
+        )
+        .map_err(failed(format!("cannot keep `{}` writable", root.display())))?;
+    }
+    for (point, flags) in mounts()? {
+        if writable.iter().any(|root| root == &point) || flags.contains(MsFlags::MS_RDONLY) {
+            continue;
+        }
+        read_only(&point, flags)?;
+    }
     Ok(())
+}
+
+/// Remounts the mount at `point` read-only, keeping the flags it has (which a user namespace
+/// may not drop).
+fn read_only(point: &Path, flags: MsFlags) -> Result<(), SandboxError> {
+    let result = mount(
+        None::<&str>,
+        point,
+        None::<&str>,
+        MsFlags::MS_REMOUNT | MsFlags::MS_BIND | MsFlags::MS_RDONLY | flags,
+        None::<&str>,
+    );
+    match result {
+        Ok(()) => Ok(()),
+        // Gone or covered since `mountinfo` was read (under a hidden path, say).
+        Err(nix::Error::ENOENT) => Ok(()),
+        Err(e) => Err(SandboxError(format!(
+            "cannot make `{}` read-only: {e}",
+            point.display()
+        ))),
+    }
+}
+
+/// Every mount point of this namespace, deepest last, with the per-mount flags a read-only
+/// remount must keep.
+fn mounts() -> Result<Vec<(PathBuf, MsFlags)>, SandboxError> {
+    let text = std::fs::read_to_string("/proc/self/mountinfo")
+        .map_err(|e| SandboxError(format!("cannot read /proc/self/mountinfo: {e}")))?;
+    Ok(text.lines().filter_map(mount_line).collect())
+}
+
+/// The mount point and flags of one `mountinfo` line (fields 5 and 6).
+fn mount_line(line: &str) -> Option<(PathBuf, MsFlags)> {
+    let mut fields = line.split(' ');
+    let point = unescape(fields.nth(4)?);
+    let mut flags = MsFlags::empty();
+    for option in fields.next()?.split(',') {
+        flags |= match option {
+            "ro" => MsFlags::MS_RDONLY,
+            "nosuid" => MsFlags::MS_NOSUID,
+            "nodev" => MsFlags::MS_NODEV,
+            "noexec" => MsFlags::MS_NOEXEC,
+            "noatime" => MsFlags::MS_NOATIME,
+            "nodiratime" => MsFlags::MS_NODIRATIME,
+            "relatime" => MsFlags::MS_RELATIME,
+            _ => MsFlags::empty(),
+        };
+    }
+    Some((PathBuf::from(point), flags))
+}
+
+/// A `mountinfo` path: spaces, tabs, newlines and backslashes come as `\ooo` octal escapes.
+fn unescape(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let octal = bytes
+            .get(at + 1..at + 4)
+            .filter(|d| bytes[at] == b'\\' && d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        match octal {
+            Some(digits) => {
+                let value = digits.iter().fold(0u32, |v, d| v * 8 + u32::from(d - b'0'));
+                out.push(u8::try_from(value).unwrap_or(b'?'));
+                at += 4;
+            }
+            None => {
+                out.push(bytes[at]);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Covers `path`, unless one of `keep` lies beneath it: then covers each of its entries
@@ -127,5 +226,22 @@ fn cover(path: &Path) -> Result<(), SandboxError> {
             None::<&str>,
         )
         .map_err(failed(what()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_lines_give_their_point_and_flags() {
+        let line = "36 35 98:0 /mnt1 /mnt\\040with\\040space rw,nosuid,relatime shared:1 - ext3 /dev/root rw";
+        let (point, flags) = mount_line(line).expect("parsed");
+        assert_eq!(point, PathBuf::from("/mnt with space"));
+        assert_eq!(flags, MsFlags::MS_NOSUID | MsFlags::MS_RELATIME);
+        let (_, flags) = mount_line("1 0 0:1 / / ro,noexec - tmpfs t ro").expect("parsed");
+        assert_eq!(flags, MsFlags::MS_RDONLY | MsFlags::MS_NOEXEC);
+        assert_eq!(unescape("a\\134b"), "a\\b");
+        assert!(mount_line("short").is_none());
     }
 }
