@@ -10,6 +10,7 @@
 //! Every subcommand also takes `-c key=value` (repeatable) and `--profile NAME`: configuration
 //! overrides above every `config.toml`.
 
+mod apply_patch;
 mod generate;
 mod logging;
 mod pinned;
@@ -112,6 +113,9 @@ enum Command {
     /// Confine this process to a sandbox policy, then run COMMAND (used by the engine).
     #[command(hide = true)]
     SandboxExec(sandbox_exec::SandboxExecArgs),
+    /// Apply the patch on stdin and print the changes as JSON (used by the engine, confined).
+    #[command(hide = true)]
+    ApplyPatch(apply_patch::ApplyPatchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -188,6 +192,7 @@ fn main() -> ExitCode {
             command: SchemaCommand::Diff { old, new, format },
         } => schema_diff::run(&old, &new, matches!(format, Format::Json)),
         Command::SandboxExec(args) => Ok(sandbox_exec::run(args)),
+        Command::ApplyPatch(args) => Ok(apply_patch::run(args)),
     };
     match result {
         Ok(code) => code,

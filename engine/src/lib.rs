@@ -26,6 +26,7 @@ mod threads;
 mod tools;
 mod turns;
 
+pub use tools::patch::confined::apply_text as apply_patch_text;
 pub use tools::sandbox;
 
 use std::path::PathBuf;

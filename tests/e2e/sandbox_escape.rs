@@ -278,3 +278,72 @@ fn a_confined_command_cannot_change_metadata_outside_its_roots() {
     client.stop();
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A directory swapped for a symbolic link to outside the roots while a run of patches writes
+/// into it (the check-then-write race) gets nothing written outside: the patches are written
+/// by `agentwire apply-patch` inside the sandbox, where the kernel checks each write.
+#[test]
+fn swapping_a_directory_for_a_link_during_patches_writes_nothing_outside() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+
+    const PATCHES: usize = 200;
+    let root = scratch("sandbox-escape-race");
+    let home = root.join("home");
+    let workspace = root.join("workspace");
+    let outside = root.join("outside");
+    for dir in [&home, &workspace, &outside, &workspace.join("target")] {
+        std::fs::create_dir_all(dir).expect("dir");
+    }
+    std::os::unix::fs::symlink(&outside, workspace.join("swap")).expect("symlink");
+    let steps: Vec<serde_json::Value> = (0..PATCHES)
+        .map(|n| {
+            json!({"type": "patch", "patch": format!(
+                "*** Begin Patch\n*** Add File: target/f{n}.txt\n+{n}\n*** End Patch\n"
+            )})
+        })
+        .collect();
+    let script = json!({"version": 1, "responses": [{"steps": steps}]});
+    std::fs::write(home.join("race.json"), script.to_string()).expect("script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"race.json\"\n\
+         [sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n",
+    )
+    .expect("config");
+
+    // The attacker: swaps `target` (a directory) and `swap` (a link to outside) as fast as it can.
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let stop = stop.clone();
+        let (a, b) = (workspace.join("target"), workspace.join("swap"));
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                if renameat_with(CWD, &a, CWD, &b, RenameFlags::EXCHANGE).is_ok() {
+                    swaps += 1;
+                }
+            }
+            swaps
+        })
+    };
+    let mut client = Client::start(&home);
+    let thread = thread_id(&client.start_thread(
+        json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": "workspace-write"}),
+    ));
+    client.start_turn(&thread, "write many files");
+    client.until_turn_completed();
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().expect("swapper");
+    client.stop();
+    assert!(swaps > 0, "the attacker never swapped");
+    let leaked: Vec<_> = std::fs::read_dir(&outside)
+        .expect("outside")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(leaked.is_empty(), "written outside the roots: {leaked:?}");
+    let _ = std::fs::remove_dir_all(&root);
+}

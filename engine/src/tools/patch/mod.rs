@@ -24,6 +24,7 @@
 //! atomically, but if a write fails midway the files written before it stay written (the
 //! error names them).
 
+pub(crate) mod confined;
 mod diff;
 mod edit;
 mod locate;

@@ -8,6 +8,7 @@
 //! `turn/interrupt`.
 
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::time::Duration;
 
 use agentwire_protocol::method::Request;
@@ -19,7 +20,7 @@ use agentwire_protocol::{
     CommandExecutionOutputDeltaNotification, CommandExecutionRequestApprovalParams,
     CommandExecutionSource, CommandExecutionStatus, FileChangeApprovalDecision,
     FileChangeRequestApprovalParams, FileUpdateChange, LegacyAppPathString, PatchApplyStatus,
-    PatchChangeKind, ThreadItemKind,
+    PatchChangeKind, SandboxPolicy, ThreadItemKind,
 };
 use agentwire_runtime::Decline;
 
@@ -27,6 +28,7 @@ use super::super::approval::{CommandGate, PatchGate, SessionApprovals, command_g
 use super::{CallEnd, TurnRun, now_ms};
 use crate::provider::{HistoryEntry, ToolCall};
 use crate::tools::exec::{self, ExecRequest};
+use crate::tools::sandbox::SandboxHelper;
 use crate::tools::{self, Invocation, SandboxPermissions, ShellArgs, actions, patch, sandbox};
 
 /// Time limit of a command when the model gives none.
@@ -350,17 +352,29 @@ impl TurnRun {
                 }
             }
         };
-        // The writes (and their fsyncs) run on a blocking thread, not on the runtime that
-        // serves every connection.
-        let limit = if confined { roots } else { None };
-        let applied =
-            tokio::task::spawn_blocking(move || patch::apply(&parsed, &cwd, limit.as_deref()))
+        let applied = match (confined, roots, self.turns.sandbox_exe.as_ref()) {
+            // Confined: written by `agentwire apply-patch` inside the sandbox, where the kernel
+            // checks every write (see `patch::confined`).
+            (true, Some(roots), Some(helper)) => {
+                let policy = self.settings.sandbox.clone();
+                patch_confined(helper, &policy, &cwd, &roots, input).await
+            }
+            (true, Some(_), None) => Err(patch::PatchError(
+                "the sandbox policy confines this patch, but no sandbox program \
+                 (`agentwire sandbox-exec`) is configured, so it was not applied"
+                    .to_owned(),
+            )),
+            // Unconfined (an approved escalation, or a policy that confines nothing): written
+            // by the server, on a blocking thread rather than on the runtime that serves every
+            // connection.
+            _ => tokio::task::spawn_blocking(move || patch::apply(&parsed, &cwd, None))
                 .await
                 .unwrap_or_else(|join| {
                     Err(patch::PatchError(format!(
                         "applying it stopped unexpectedly ({join})"
                     )))
-                });
+                }),
+        };
         match applied {
             Ok(applied) => {
                 let summary: Vec<String> = applied.iter().map(describe_change).collect();
@@ -474,5 +488,56 @@ fn patch_decision(decision: FileChangeApprovalDecision) -> Decision {
         FileChangeApprovalDecision::AcceptForSession => Decision::Accept { for_session: true },
         FileChangeApprovalDecision::Decline => Decision::Decline,
         FileChangeApprovalDecision::Cancel => Decision::Cancel,
+    }
+}
+
+/// Applies `input` with `agentwire apply-patch` run through `sandbox-exec` under `policy`:
+/// the changes it made, or why it could not.
+async fn patch_confined(
+    helper: &SandboxHelper,
+    policy: &SandboxPolicy,
+    cwd: &Path,
+    roots: &[PathBuf],
+    input: &str,
+) -> Result<Vec<FileUpdateChange>, patch::PatchError> {
+    use tokio::io::AsyncWriteExt;
+
+    let failed = |what: String| patch::PatchError(what);
+    let mut argv = vec![
+        helper.exe.to_string_lossy().into_owned(),
+        "apply-patch".to_owned(),
+        "--cwd".to_owned(),
+        cwd.to_string_lossy().into_owned(),
+    ];
+    for root in roots {
+        argv.push("--root".to_owned());
+        argv.push(root.to_string_lossy().into_owned());
+    }
+    let mut command = exec::sandbox_exec_command(helper, policy, cwd, &argv, false)
+        .map_err(|e| failed(e.to_string()))?;
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command
+        .spawn()
+        .map_err(|e| failed(format!("cannot start the patch helper: {e}")))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(input.as_bytes())
+            .await
+            .map_err(|e| failed(format!("cannot hand the patch to its helper: {e}")))?;
+    }
+    let output = child
+        .wait_with_output()
+        .await
+        .map_err(|e| failed(format!("the patch helper failed: {e}")))?;
+    if output.status.success() {
+        patch::confined::read_changes(&output.stdout).map_err(failed)
+    } else {
+        let reason = String::from_utf8_lossy(&output.stderr);
+        let reason = reason.trim().trim_start_matches("agentwire apply-patch: ");
+        Err(failed(reason.to_owned()))
     }
 }
