@@ -113,6 +113,16 @@ enum Command {
     /// Confine this process to a sandbox policy, then run COMMAND (used by the engine).
     #[command(hide = true)]
     SandboxExec(sandbox_exec::SandboxExecArgs),
+    /// The first process of a sandbox's PID namespace (used by `sandbox-exec`).
+    #[command(hide = true)]
+    SandboxInit {
+        /// The `sandbox-exec` that started it (its pid in the host's `/proc`).
+        #[arg(long, value_name = "PID")]
+        parent: Option<u32>,
+        /// The command and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Apply the patch on stdin and print the changes as JSON (used by the engine, confined).
     #[command(hide = true)]
     ApplyPatch(apply_patch::ApplyPatchArgs),
@@ -193,6 +203,7 @@ fn main() -> ExitCode {
         } => schema_diff::run(&old, &new, matches!(format, Format::Json)),
         Command::SandboxExec(args) => Ok(sandbox_exec::run(args)),
         Command::ApplyPatch(args) => Ok(apply_patch::run(args)),
+        Command::SandboxInit { parent, command } => Ok(sandbox_exec::run_init(parent, &command)),
     };
     match result {
         Ok(code) => code,

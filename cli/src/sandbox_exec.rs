@@ -48,6 +48,9 @@ pub struct SandboxExecArgs {
     /// The working directory the command runs in (and that `workspaceWrite` makes writable).
     #[arg(long, value_name = "DIR")]
     cwd: PathBuf,
+    /// The process that runs this one (the server): if it is already gone, nothing is run.
+    #[arg(long, value_name = "PID")]
+    parent: Option<u32>,
     /// A path of the server's the command must not see (its home, a token file, a socket):
     /// covered in the command's own mount namespace. Repeatable.
     #[arg(long, value_name = "PATH")]
@@ -65,6 +68,19 @@ fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
 
 /// Confines this process and executes the command; returns only when that fails.
 pub fn run(args: SandboxExecArgs) -> ExitCode {
+    // Die with the server from the start. A server killed before this line leaves this process
+    // to another parent: `--parent` tells, and then nothing is run.
+    if let Err(e) = die_with_parent() {
+        return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run"));
+    }
+    if let Some(parent) = args.parent
+        && parent_pid() != Some(parent)
+    {
+        return fail(
+            EXIT_SANDBOX,
+            "the server that started this is gone; the command was not run",
+        );
+    }
     if args.tty
         && let Err(e) = take_terminal()
     {
@@ -88,9 +104,10 @@ pub fn run(args: SandboxExecArgs) -> ExitCode {
             );
         }
     };
-    if let Err(e) = agentwire_engine::sandbox::isolate(&policy, &cwd, &args.hide) {
-        return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run"));
-    }
+    let isolated = match agentwire_engine::sandbox::isolate(&policy, &cwd, &args.hide) {
+        Ok(isolated) => isolated,
+        Err(e) => return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run")),
+    };
     match agentwire_engine::sandbox::confine(&policy, &cwd) {
         Ok(confinement) => {
             if let Some(warning) = confinement.warning() {
@@ -105,7 +122,28 @@ pub fn run(args: SandboxExecArgs) -> ExitCode {
             format_args!("cannot change to `{}`: {e}", cwd.display()),
         );
     }
-    let (program, rest) = match args.command.split_first() {
+    if isolated {
+        // A new user namespace (when not root) clears the parent-death signal: set it again,
+        // and check again that the server is still there.
+        if let Err(e) = die_with_parent() {
+            return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run"));
+        }
+        if let Some(parent) = args.parent
+            && parent_pid() != Some(parent)
+        {
+            return fail(
+                EXIT_SANDBOX,
+                "the server that started this is gone; the command was not run",
+            );
+        }
+        return run_as_init(&args.command);
+    }
+    exec(&args.command)
+}
+
+/// Executes `command`; returns only when that fails.
+fn exec(command: &[OsString]) -> ExitCode {
+    let (program, rest) = match command.split_first() {
         Some(split) => split,
         None => return fail(EXIT_USAGE, "no command given"),
     };
@@ -120,6 +158,110 @@ pub fn run(args: SandboxExecArgs) -> ExitCode {
         code,
         format_args!("cannot execute `{}`: {error}", program.to_string_lossy()),
     )
+}
+
+/// In a new PID namespace: starts `agentwire sandbox-init -- COMMAND…` as the namespace's first
+/// process (its init) and waits for it, both tied to the life of their parent with
+/// `PR_SET_PDEATHSIG`: when the server dies this process dies, then the init, and with it every
+/// process of the namespace, whatever the command started. Exits as the command did (128 + N
+/// when a signal N ended it).
+fn run_as_init(command: &[OsString]) -> ExitCode {
+    let status = std::process::Command::new("/proc/self/exe")
+        .arg("sandbox-init")
+        .arg("--parent")
+        .arg(std::process::id().to_string())
+        .arg("--")
+        .args(command)
+        .status();
+    match status {
+        Ok(status) => exit_code(status),
+        Err(e) => fail(
+            EXIT_SANDBOX,
+            format_args!("cannot start the sandbox's first process: {e}; the command was not run"),
+        ),
+    }
+}
+
+/// `agentwire sandbox-init -- COMMAND…` (hidden): the first process of a sandbox's PID
+/// namespace. Dies with the `sandbox-exec` that started it; runs the command as its child (so
+/// the command is an ordinary process, not an init the kernel shields from signals) and exits
+/// as it did, which ends every process the command left behind in the namespace.
+pub fn run_init(parent: Option<u32>, command: &[OsString]) -> ExitCode {
+    if let Err(e) = die_with_parent() {
+        return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run"));
+    }
+    // The parent is outside this PID namespace, where `getppid` says 0: look it up by its pid
+    // in the host's `/proc` instead. Gone already (before the line above), nothing is run.
+    if let Some(parent) = parent
+        && !alive(parent)
+    {
+        return fail(
+            EXIT_SANDBOX,
+            "the sandbox that started this is gone; the command was not run",
+        );
+    }
+    let (program, rest) = match command.split_first() {
+        Some(split) => split,
+        None => return fail(EXIT_USAGE, "no command given"),
+    };
+    match std::process::Command::new(program).args(rest).status() {
+        Ok(status) => exit_code(status),
+        Err(error) => {
+            let code = if error.kind() == ErrorKind::NotFound {
+                EXIT_NOT_FOUND
+            } else {
+                EXIT_CANNOT_EXECUTE
+            };
+            fail(
+                code,
+                format_args!("cannot execute `{}`: {error}", program.to_string_lossy()),
+            )
+        }
+    }
+}
+
+/// Whether process `pid` (in the host's `/proc`) still runs: not gone, not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(") ")?.1.chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
+}
+
+/// The exit code that reports `status`: its own, or 128 + the signal that ended it.
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    use std::os::unix::process::ExitStatusExt;
+    let code = status
+        .code()
+        .or_else(|| status.signal().map(|signal| 128 + signal))
+        .unwrap_or(EXIT_SANDBOX.into());
+    ExitCode::from(u8::try_from(code).unwrap_or(EXIT_SANDBOX))
+}
+
+/// Asks the kernel to kill this process when its parent dies.
+#[cfg(target_os = "linux")]
+fn die_with_parent() -> std::io::Result<()> {
+    rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent() -> std::io::Result<()> {
+    Ok(())
+}
+
+/// The pid of this process's parent.
+#[cfg(unix)]
+fn parent_pid() -> Option<u32> {
+    rustix::process::getppid().and_then(|pid| u32::try_from(pid.as_raw_nonzero().get()).ok())
+}
+
+#[cfg(not(unix))]
+fn parent_pid() -> Option<u32> {
+    None
 }
 
 /// Starts a new session (this process is not a process group leader: the engine does not put a

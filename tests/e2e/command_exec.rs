@@ -375,8 +375,14 @@ fn an_interactive_terminal_echoes_resizes_and_terminates() {
     write(&mut client, "stty size\n");
     stdout_until(&mut client, "term", &mut seen, "40 120\r\n");
 
-    // A background job (in a process group of its own when the shell does job control).
-    write(&mut client, "sleep 60 & echo job-$!-$((1+1))\n");
+    // A background job (in a process group of its own when the shell does job control). It
+    // prints its own pid as this test sees it: the command runs in a PID namespace of its own,
+    // where `$!` would be a pid of that namespace, while `/proc/self` (the host's procfs) gives
+    // the host's.
+    write(
+        &mut client,
+        "(read -r pid _ < /proc/self/stat; echo job-$pid-$((1+1)); exec sleep 60) &\n",
+    );
     let out = stdout_until(&mut client, "term", &mut seen, "-2\r\n");
     let job: u32 = out
         .rsplit("job-")

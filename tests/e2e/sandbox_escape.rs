@@ -347,3 +347,48 @@ fn swapping_a_directory_for_a_link_during_patches_writes_nothing_outside() {
     assert!(leaked.is_empty(), "written outside the roots: {leaked:?}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A confined command dies with the server, even killed with SIGKILL (no chance to clean up),
+/// and so does what it started in the background: nothing writes after the server is gone.
+#[test]
+fn confined_commands_die_with_a_killed_server() {
+    let root = scratch("sandbox-escape-orphans");
+    let home = root.join("home");
+    let workspace = root.join("workspace");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    let line = "(sleep 1; touch background.txt) & sleep 1; touch foreground.txt";
+    let script = json!({"version": 1, "responses": [
+        {"steps": [{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]}
+    ]});
+    std::fs::write(home.join("orphans.json"), script.to_string()).expect("script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"orphans.json\"\n",
+    )
+    .expect("config");
+    let mut client = Client::start(&home);
+    let thread = thread_id(&client.start_thread(
+        json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": "workspace-write"}),
+    ));
+    client.start_turn(&thread, "run it");
+    // The command is running once its item has started (the user message comes first).
+    while client.notification("item/started")["item"]["type"] != json!("commandExecution") {}
+    let killed = Command::new("kill")
+        .args(["-KILL", &client.pid().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    client.wait_exit();
+    // Well past the second both writes waited for.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(
+        !workspace.join("foreground.txt").exists(),
+        "the command outlived the server"
+    );
+    assert!(
+        !workspace.join("background.txt").exists(),
+        "its background job outlived the server"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

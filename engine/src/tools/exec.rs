@@ -261,7 +261,13 @@ pub(crate) fn sandbox_exec_command(
     if tty {
         command.arg("--tty");
     }
-    command.arg("--policy").arg(policy).arg("--cwd").arg(cwd);
+    command
+        .arg("--policy")
+        .arg(policy)
+        .arg("--cwd")
+        .arg(cwd)
+        .arg("--parent")
+        .arg(std::process::id().to_string());
     for path in helper.hidden.iter() {
         command.arg("--hide").arg(path);
     }
@@ -662,6 +668,7 @@ mod tests {
             serde_json::from_str::<SandboxPolicy>(json).expect("policy JSON"),
             policy
         );
-        assert_eq!(rest, format!("{cwd} -- ls -l a b\n"));
+        let parent = std::process::id();
+        assert_eq!(rest, format!("{cwd} --parent {parent} -- ls -l a b\n"));
     }
 }

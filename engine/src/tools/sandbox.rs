@@ -119,14 +119,22 @@ pub fn confine(policy: &SandboxPolicy, cwd: &Path) -> Result<Confinement, Sandbo
 /// `namespaces`). `danger-full-access` and `external-sandbox` isolate nothing. Fails closed.
 /// What the command must still reach inside a hidden path (its working directory `cwd` and
 /// the writable roots of `policy`, say a workspace inside the home) stays visible.
-pub fn isolate(policy: &SandboxPolicy, cwd: &Path, hidden: &[PathBuf]) -> Result<(), SandboxError> {
+///
+/// Returns whether it isolated anything (then the process is in a new PID namespace, whose
+/// first process is the next one it starts).
+pub fn isolate(
+    policy: &SandboxPolicy,
+    cwd: &Path,
+    hidden: &[PathBuf],
+) -> Result<bool, SandboxError> {
     let Some(roots) = writable_roots(policy, cwd) else {
-        return Ok(());
+        return Ok(false);
     };
     let roots: Vec<PathBuf> = roots.iter().map(|root| cwd.join(root)).collect();
     let mut keep = roots.clone();
     keep.push(cwd.to_path_buf());
-    imp::isolate(hidden, &keep, &roots, network_allowed(policy))
+    imp::isolate(hidden, &keep, &roots, network_allowed(policy))?;
+    Ok(true)
 }
 
 #[cfg(target_os = "linux")]

@@ -13,7 +13,10 @@
 //!   that is down: no TCP (loopback included, so not the server's websocket either), no UDP,
 //!   no raw sockets.
 //!
-//! As root both are created directly; otherwise inside a new user namespace that maps the
+//! - a **PID namespace**, whose first process `sandbox-exec` starts and ties to its own life:
+//!   when the server dies, so does everything the command started.
+//!
+//! As root these are created directly; otherwise inside a new user namespace that maps the
 //! caller's user and group to themselves. A kernel that refuses fails closed: the command is
 //! not run.
 
@@ -44,7 +47,9 @@ pub(super) fn isolate(
         .filter_map(|p| p.canonicalize().ok())
         .collect();
     let (uid, gid) = (Uid::current(), Gid::current());
-    let mut flags = CloneFlags::CLONE_NEWNS;
+    // A PID namespace of its own: its first process (see `sandbox-exec`) is its init, and when
+    // that dies every process in it dies too, so nothing the command started outlives it.
+    let mut flags = CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID;
     if !network {
         flags |= CloneFlags::CLONE_NEWNET;
     }
