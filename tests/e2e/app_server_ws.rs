@@ -358,6 +358,20 @@ fn bad_listen_values_and_misplaced_token_flags_are_refused() {
         "{}",
         app.stderr()
     );
+    // An empty token file would stand for the empty token.
+    let empty = home.join("empty-token");
+    std::fs::write(&empty, "  \n").expect("write the empty token file");
+    let mut app = App::spawn(
+        &home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--ws-auth-token-file",
+            empty.to_str().expect("utf-8 path"),
+        ],
+    );
+    assert!(!app.wait().success());
+    assert!(app.stderr().contains("is empty"), "{}", app.stderr());
     // The digest of the empty string would stand for a token no client can present.
     let mut app = App::spawn(
         &home,
