@@ -9,12 +9,11 @@
 //!   Every mount is then made read-only but for the writable roots, bound back writable, so
 //!   what Landlock cannot refuse (`chmod`, `chown`, `utimes`, `chattr` outside the roots) fails
 //!   with `EROFS`. Device files stay writable on a read-only mount, so `/dev/null` still works.
-//! - without network access, a **network namespace** of its own, with only a loopback interface
-//!   that is down: no TCP (loopback included, so not the server's websocket either), no UDP,
-//!   no raw sockets.
-//!
 //! - a **PID namespace**, whose first process `sandbox-exec` starts and ties to its own life:
 //!   when the server dies, so does everything the command started.
+//! - without network access, a **network namespace** of its own, with only a loopback interface
+//!   that is down: no TCP (loopback included, so not the server's websocket either), no UDP,
+//!   nothing a raw socket could reach.
 //!
 //! As root these are created directly; otherwise inside a new user namespace that maps the
 //! caller's user and group to themselves. A kernel that refuses fails closed: the command is
