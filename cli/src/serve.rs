@@ -35,6 +35,13 @@ pub struct ServeArgs {
     /// sleeps. Saves a lockstep client the wake-up of a sleeping CPU on every round trip.
     #[arg(long, value_name = "MICROS", default_value_t = 100)]
     stdin_busy_poll_us: u64,
+    /// ws:// and unix://: ping each connection this often (milliseconds); live clients answer.
+    #[arg(long, value_name = "MILLIS", default_value_t = 30_000)]
+    ws_ping_interval_ms: u64,
+    /// ws:// and unix://: close a connection that sends no frame at all (not even the pong to a
+    /// ping) for this long (milliseconds): a peer gone silent, or a frame that stopped arriving.
+    #[arg(long, value_name = "MILLIS", default_value_t = 90_000)]
+    ws_idle_timeout_ms: u64,
     /// ws:// and unix://: require `Authorization: Bearer <token>`, the token being this file's
     /// contents without surrounding whitespace.
     #[arg(long, value_name = "PATH", conflicts_with = "ws_auth_token_sha256")]
@@ -69,6 +76,8 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
     config.max_in_flight_requests = args.max_in_flight.max(1);
     config.outbound_queue_messages = args.outbound_queue.max(1);
     config.stdin_busy_poll = Duration::from_micros(args.stdin_busy_poll_us);
+    config.ws_ping_interval = Duration::from_millis(args.ws_ping_interval_ms.max(1));
+    config.ws_idle_timeout = Duration::from_millis(args.ws_idle_timeout_ms.max(1));
     let auth = auth(&args)?;
     match &args.listen {
         Listen::Ws(addr) => return serve_socket(Bind::Tcp(*addr), auth, engine_config, config),

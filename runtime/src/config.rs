@@ -26,6 +26,15 @@ pub struct RuntimeConfig {
     /// its first HTTP request; a connection that has not is closed, so silent or trickling
     /// connections cannot pile up.
     pub http_header_timeout: Duration,
+    /// ws and unix: how often the server pings a connection. A live client answers with a pong
+    /// (websocket libraries do so by themselves), so a quiet client still sends a frame now and
+    /// then.
+    pub ws_ping_interval: Duration,
+    /// ws and unix: a connection that sends no frame at all for this long is closed. That is a
+    /// peer gone without closing, or a frame that stopped arriving: a pong cannot come in the
+    /// middle of a frame, so a huge frame trickled (or abandoned) half-way holds its buffer for
+    /// no longer than this.
+    pub ws_idle_timeout: Duration,
     /// stdio over a pipe or socket: after answering, how long to keep looking for the client's
     /// next message before sleeping, while the client sends within that time (a lockstep
     /// exchange answered sooner; see `stdio::busy_poll`). Zero always sleeps.
@@ -45,6 +54,8 @@ impl RuntimeConfig {
             shutdown_grace: Duration::from_secs(5),
             background_grace: Duration::from_secs(10),
             http_header_timeout: Duration::from_secs(10),
+            ws_ping_interval: Duration::from_secs(30),
+            ws_idle_timeout: Duration::from_secs(90),
             stdin_busy_poll: Duration::from_micros(100),
             home,
         }

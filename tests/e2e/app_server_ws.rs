@@ -581,3 +581,79 @@ async fn a_connection_that_resumes_a_thread_follows_its_turns() {
     assert!(turn_events(&for_c).is_empty(), "{for_c:?}");
     drop(app);
 }
+
+/// A frame that stops arriving half-way is not held for ever: the server pings, and closes a
+/// connection that sends no frame at all (not even a pong) within the idle timeout. A client
+/// that is merely quiet answers the pings and stays.
+#[tokio::test]
+async fn a_frame_that_stops_arriving_is_cut_and_a_quiet_client_stays() {
+    let home = scratch("ws-idle");
+    let app = App::spawn(
+        &home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--ws-ping-interval-ms",
+            "200",
+            "--ws-idle-timeout-ms",
+            "1000",
+        ],
+    );
+    let addr = app.listening_addr();
+    let mut quiet = open(addr, None).await.expect("upgrade");
+    initialize(&mut quiet).await;
+
+    // The attacker: a 1 MiB text frame announced, 10 bytes of it sent, then nothing.
+    let mut stalled = TcpStream::connect(addr).await.expect("connect");
+    let head = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+                Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+    stalled.write_all(head.as_bytes()).await.expect("handshake");
+    let mut response = Vec::new();
+    while !response.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        stalled
+            .read_exact(&mut byte)
+            .await
+            .expect("handshake answer");
+        response.push(byte[0]);
+    }
+    assert!(
+        response.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&response)
+    );
+    let mut frame = vec![0x81, 0x80 | 127];
+    frame.extend_from_slice(&(1u64 << 20).to_be_bytes());
+    frame.extend_from_slice(&[1, 2, 3, 4]);
+    frame.extend_from_slice(&[b'x' ^ 1; 10]);
+    stalled.write_all(&frame).await.expect("partial frame");
+
+    // Meanwhile the quiet client only reads (answering pings) for longer than the timeout.
+    let listening = async {
+        loop {
+            match quiet.next().await {
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                other => panic!("the quiet client got {other:?}"),
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_millis(2500), listening).await;
+
+    // The stalled connection was closed: the server's close frame, then the end of the stream.
+    let mut rest = Vec::new();
+    tokio::time::timeout(WAIT, stalled.read_to_end(&mut rest))
+        .await
+        .expect("the server closed the stalled connection")
+        .expect("read");
+    // Pings (0x89) may come first; then a close frame (0x88) with code 1008.
+    assert!(
+        rest.windows(4)
+            .any(|w| w[0] == 0x88 && w[2..4] == 1008u16.to_be_bytes()),
+        "no close frame with code 1008 in {rest:?}"
+    );
+    // The quiet one still answers.
+    let answer = request(&mut quiet, json!("still"), "no/such", json!({})).await;
+    assert_eq!(answer["error"]["code"], json!(-32601));
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status:?}");
+}

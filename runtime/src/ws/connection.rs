@@ -61,6 +61,10 @@ const INVALID_TEXT: Ending = Ending {
     reason: "text frame is not UTF-8",
     close_frame: Some((close_code::INVALID, "text frame is not valid UTF-8")),
 };
+const IDLE: Ending = Ending {
+    reason: "no frame within the idle timeout (gone, or a frame that stopped arriving)",
+    close_frame: Some((close_code::POLICY, "no frame within the idle timeout")),
+};
 const READ_ERROR: Ending = Ending {
     reason: "read error",
     close_frame: None,
@@ -154,7 +158,8 @@ pub(super) async fn run<H: Handler>(
     }));
     let id = connection.id().0;
     tracing::info!(connection = id, transport, %peer, "connection opened");
-    let mut writer = tokio::spawn(write(sink, queued, end.clone(), watch_ending.clone()));
+    let ping = server.config().ws_ping_interval;
+    let mut writer = tokio::spawn(write(sink, queued, end.clone(), watch_ending.clone(), ping));
     read(&server, &connection, &end, stream, watch_ending, phase).await;
     server.hub().close(connection.id());
     if tokio::time::timeout(CLOSE_GRACE + Duration::from_secs(1), &mut writer)
@@ -177,10 +182,18 @@ async fn read<H: Handler>(
     mut ending: watch::Receiver<Option<Ending>>,
     mut phase: watch::Receiver<Phase>,
 ) {
+    let idle = server.config().ws_idle_timeout;
     loop {
+        // Any frame counts (a pong answering our ping included); none for `idle` ends it.
+        let deadline = tokio::time::sleep(idle);
         let frame = tokio::select! {
             biased;
             () = ended(&mut ending) => return,
+            () = deadline => {
+                tracing::info!(connection = connection.id().0, ?idle, "no frame within the idle timeout");
+                end.set(IDLE);
+                return;
+            }
             () = phase_reached(&mut phase, Phase::Draining) => {
                 // Stop taking requests; answers still flow until the connections close.
                 tokio::select! {
@@ -284,11 +297,21 @@ async fn write(
     mut queue: mpsc::Receiver<Vec<u8>>,
     end: Arc<End>,
     mut ending: watch::Receiver<Option<Ending>>,
+    ping_every: Duration,
 ) {
+    let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
+    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let first = tokio::select! {
             biased;
             () = ended(&mut ending) => break,
+            _ = pings.tick() => {
+                if sink.send(Message::Ping(Default::default())).await.is_err() {
+                    end.set(WRITE_ERROR);
+                    return;
+                }
+                continue;
+            }
             message = queue.recv() => match message {
                 Some(message) => message,
                 None => return,
