@@ -14,6 +14,7 @@
 //! speaking the OpenAI chat-completions API configured under `[model_providers]` there.
 
 mod accounts;
+mod atomic_file;
 mod catalog;
 mod command_exec;
 mod config;

@@ -12,10 +12,11 @@
 //! one. Other members are ignored when read. The key is never logged, and errors about the file
 //! never quote its contents.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::threads::paths::sync_dir;
 
 /// The file name under `$AGENTWIRE_HOME`.
 pub(crate) const AUTH_FILE: &str = "auth.json";
@@ -77,31 +78,14 @@ pub(crate) fn read_key(home: &Path) -> Result<Option<String>, AuthFileError> {
 
 /// Stores `key` atomically with mode 0600.
 pub(crate) fn write_key(home: &Path, key: &str) -> std::io::Result<()> {
-    std::fs::create_dir_all(home)?;
     let file = AuthFile {
         auth_mode: Some("apikey".to_owned()),
         openai_api_key: Some(key.to_owned()),
     };
     let mut bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
-    let target = path(home);
-    let temp = home.join(format!(
-        ".{AUTH_FILE}.{}.{}.tmp",
-        std::process::id(),
-        uuid::Uuid::now_v7().simple()
-    ));
-    let written = (|| {
-        let mut out = create_private(&temp)?;
-        out.write_all(&bytes)?;
-        out.sync_all()?;
-        drop(out);
-        std::fs::rename(&temp, &target)?;
-        sync_dir(home)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written
+    crate::atomic_file::replace(&path(home), &bytes, Some(0o600))?;
+    sync_dir(home)
 }
 
 /// Removes `auth.json`; whether there was one.
@@ -114,31 +98,6 @@ pub(crate) fn remove(home: &Path) -> std::io::Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(e),
     }
-}
-
-/// A new file only its owner can read and write.
-fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    options.open(path)
-}
-
-/// Makes a rename or removal in `dir` durable.
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::fs::File::open(dir)?.sync_all()?;
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -2,16 +2,14 @@
 //! document (`toml_edit`), so comments, ordering and formatting outside it stay byte for byte;
 //! the result is written atomically.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use agentwire_protocol::{ConfigEdit, MergeStrategy};
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike, Value};
 
 use super::keys::split_key_path;
+use crate::threads::paths::sync_dir;
 
 /// Applies `edits` to `document` in order; the error names the edit's key path and the reason.
 pub(crate) fn apply_edits(document: &mut DocumentMut, edits: &[ConfigEdit]) -> Result<(), String> {
@@ -191,12 +189,9 @@ fn to_value(value: &serde_json::Value) -> Result<Value, String> {
     })
 }
 
-/// Distinguishes temporary files of concurrent writes.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Replaces the file at `path` with `text` atomically: a temporary file in the same directory
-/// (with the old file's mode; 0600 for a new file) is written and synced, renamed over the
-/// target, and the directory synced. A symlink is followed: its target is replaced.
+/// Replaces the file at `path` with `text` atomically (see `atomic_file`), with the old file's
+/// mode (0600 for a new file), and makes the rename durable. A symlink is followed: its target
+/// is replaced. Returns the path written.
 pub(crate) fn write_atomically(path: &Path, text: &str) -> std::io::Result<PathBuf> {
     let target = match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path)?,
@@ -207,33 +202,10 @@ pub(crate) fn write_atomically(path: &Path, text: &str) -> std::io::Result<PathB
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
         .to_owned();
-    std::fs::create_dir_all(&dir)?;
     let mode = std::fs::metadata(&target).map_or(0o600, |m| m.permissions().mode() & 0o7777);
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&temp)?;
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&temp, &target)?;
-        File::open(&dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.map(|()| target)
+    crate::atomic_file::replace(&target, text.as_bytes(), Some(mode))?;
+    sync_dir(&dir)?;
+    Ok(target)
 }
 
 #[cfg(test)]

@@ -31,12 +31,12 @@ mod locate;
 mod parse;
 mod plan;
 mod resolve;
-mod write;
 
 #[cfg(test)]
 mod tests;
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use agentwire_protocol::FileUpdateChange;
@@ -137,7 +137,9 @@ pub(crate) fn apply(
         PatchError(format!("{what}; {already}"))
     };
     for (path, content, permissions) in &plan.writes {
-        write::write_atomic(path, content, permissions.as_ref())
+        // The mode bits of the file it replaces (its type bits are not a mode to give).
+        let mode = permissions.as_ref().map(|p| p.mode() & 0o7777);
+        crate::atomic_file::replace(path, content.as_bytes(), mode)
             .map_err(|e| failed(&done, format!("cannot write `{}`: {e}", path.display())))?;
         done.push(format!("`{}`", path.display()));
     }
