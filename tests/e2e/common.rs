@@ -50,3 +50,24 @@ pub fn text(output: &Output) -> (String, String) {
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
+
+/// `root/home` and `root/workspace`, created.
+pub fn home_and_workspace(root: &Path) -> (PathBuf, PathBuf) {
+    let home = root.join("home");
+    let workspace = root.join("workspace");
+    std::fs::create_dir_all(&home).expect("create home");
+    std::fs::create_dir_all(&workspace).expect("create workspace");
+    (home, workspace)
+}
+
+/// Makes `home`'s `config.toml` select the fixture model with a script of one response made of
+/// `steps` (see `engine/src/provider/script.rs`), followed by `extra_config` (more TOML).
+pub fn fixture_steps(home: &Path, steps: serde_json::Value, extra_config: &str) {
+    let script = serde_json::json!({"version": 1, "responses": [{"steps": steps}]});
+    std::fs::write(home.join("script.json"), script.to_string()).expect("write script");
+    std::fs::write(
+        home.join("config.toml"),
+        format!("model_provider = \"fixture\"\nfixture_script = \"script.json\"\n{extra_config}"),
+    )
+    .expect("write config");
+}

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::client::{Client, completed_turn, deltas, thread_id};
-use crate::common::scratch;
+use crate::common::{fixture_steps, home_and_workspace, scratch};
 
 const ADD_NOTES: &str =
     "*** Begin Patch\n*** Add File: notes.txt\n+written by the agent\n*** End Patch\n";
@@ -16,10 +16,7 @@ const ADD_NOTES: &str =
 /// directory beside it.
 fn setup(name: &str) -> (PathBuf, PathBuf) {
     let root = scratch(name);
-    let home = root.join("home");
-    let workspace = root.join("workspace");
-    std::fs::create_dir_all(&home).expect("home");
-    std::fs::create_dir_all(&workspace).expect("workspace");
+    let (home, workspace) = home_and_workspace(&root);
     let command = |line: &str| json!({"type": "command", "command": line});
     let patch = |text: &str| json!({"type": "patch", "patch": text});
     let message = |text: &str| json!({"type": "message", "deltas": [text]});
@@ -425,10 +422,7 @@ fn untrusted_asks_before_writers_that_look_like_readers() {
 fn an_interrupt_stops_a_run_of_patches() {
     const PATCHES: usize = 300;
     let root = scratch("tools-interrupt-patches");
-    let home = root.join("home");
-    let workspace = root.join("workspace");
-    std::fs::create_dir_all(&home).expect("home");
-    std::fs::create_dir_all(&workspace).expect("workspace");
+    let (home, workspace) = home_and_workspace(&root);
     let steps: Vec<Value> = (0..PATCHES)
         .map(|n| {
             json!({"type": "patch", "patch": format!(
@@ -436,13 +430,7 @@ fn an_interrupt_stops_a_run_of_patches() {
             )})
         })
         .collect();
-    let script = json!({"version": 1, "responses": [{"steps": steps}]});
-    std::fs::write(home.join("patches.json"), script.to_string()).expect("script");
-    std::fs::write(
-        home.join("config.toml"),
-        "model_provider = \"fixture\"\nfixture_script = \"patches.json\"\n",
-    )
-    .expect("config");
+    fixture_steps(&home, json!(steps), "");
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client, &workspace, "never", "workspace-write");
     let turn = client.start_turn(&thread, "write many files");

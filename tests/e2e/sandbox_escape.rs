@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::client::{Client, params, thread_id};
-use crate::common::scratch;
+use crate::common::{fixture_steps, home_and_workspace, scratch};
 
 const SECRET: &str = "sk-e2e-secret-in-auth-json";
 
@@ -56,10 +56,7 @@ fn a_confined_command_cannot_reach_the_server_or_its_secrets() {
         return;
     }
     let root = scratch("sandbox-escape");
-    let home = root.join("home");
-    let workspace = root.join("workspace");
-    std::fs::create_dir_all(&home).expect("home");
-    std::fs::create_dir_all(&workspace).expect("workspace");
+    let (home, workspace) = home_and_workspace(&root);
     std::fs::write(
         home.join("auth.json"),
         format!("{{\"OPENAI_API_KEY\":\"{SECRET}\"}}"),
@@ -70,15 +67,11 @@ fn a_confined_command_cannot_reach_the_server_or_its_secrets() {
         .expect("udp timeout");
     let port = udp.local_addr().expect("udp addr").port();
     let line = attack(&home, port);
-    let script = json!({"version": 1, "responses": [
-        {"steps": [{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]}
-    ]});
-    std::fs::write(home.join("attack.json"), script.to_string()).expect("script");
-    std::fs::write(
-        home.join("config.toml"),
-        "model_provider = \"fixture\"\nfixture_script = \"attack.json\"\n",
-    )
-    .expect("config");
+    fixture_steps(
+        &home,
+        json!([{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]),
+        "",
+    );
     let mut control = control_server(&home);
 
     let mut client = Client::start(&home);
@@ -136,22 +129,15 @@ async fn a_confined_command_cannot_read_the_websocket_token_file() {
     use crate::app_server_ws::{App, initialize, open, request, until};
 
     let root = scratch("sandbox-escape-token");
-    let home = root.join("home");
-    let workspace = root.join("workspace");
-    std::fs::create_dir_all(&home).expect("home");
-    std::fs::create_dir_all(&workspace).expect("workspace");
+    let (home, workspace) = home_and_workspace(&root);
     let token_file = root.join("token");
     std::fs::write(&token_file, "ws-token-not-for-commands\n").expect("token");
     let line = format!("cat {}; echo END", token_file.display());
-    let script = json!({"version": 1, "responses": [
-        {"steps": [{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]}
-    ]});
-    std::fs::write(home.join("attack.json"), script.to_string()).expect("script");
-    std::fs::write(
-        home.join("config.toml"),
-        "model_provider = \"fixture\"\nfixture_script = \"attack.json\"\n",
-    )
-    .expect("config");
+    fixture_steps(
+        &home,
+        json!([{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]),
+        "",
+    );
     let token_arg = token_file.to_str().expect("utf-8 path");
     let app = App::spawn(
         &home,
@@ -211,11 +197,8 @@ fn a_confined_command_cannot_change_metadata_outside_its_roots() {
     use std::os::unix::fs::PermissionsExt;
 
     let root = scratch("sandbox-escape-metadata");
-    let home = root.join("home");
-    let workspace = root.join("workspace");
+    let (home, workspace) = home_and_workspace(&root);
     let outside = root.join("outside.txt");
-    std::fs::create_dir_all(&home).expect("home");
-    std::fs::create_dir_all(&workspace).expect("workspace");
     std::fs::write(&outside, "keep me").expect("outside file");
     std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o644)).expect("mode");
     std::fs::write(workspace.join("tool.sh"), "echo hi\n").expect("inside file");
@@ -223,17 +206,12 @@ fn a_confined_command_cannot_change_metadata_outside_its_roots() {
         "chmod 600 {out}; touch -d 2000-01-01 {out}; chmod +x tool.sh",
         out = outside.display()
     );
-    let script = json!({"version": 1, "responses": [
-        {"steps": [{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]}
-    ]});
-    std::fs::write(home.join("attack.json"), script.to_string()).expect("script");
     // The test's files live under /tmp: keep /tmp and $TMPDIR out of the writable roots.
-    std::fs::write(
-        home.join("config.toml"),
-        "model_provider = \"fixture\"\nfixture_script = \"attack.json\"\n\
-         [sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n",
-    )
-    .expect("config");
+    fixture_steps(
+        &home,
+        json!([{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]),
+        "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n",
+    );
     let mode = |path: &Path| {
         std::fs::metadata(path)
             .expect("metadata")
@@ -291,10 +269,9 @@ fn swapping_a_directory_for_a_link_during_patches_writes_nothing_outside() {
 
     const PATCHES: usize = 200;
     let root = scratch("sandbox-escape-race");
-    let home = root.join("home");
-    let workspace = root.join("workspace");
+    let (home, workspace) = home_and_workspace(&root);
     let outside = root.join("outside");
-    for dir in [&home, &workspace, &outside, &workspace.join("target")] {
+    for dir in [&outside, &workspace.join("target")] {
         std::fs::create_dir_all(dir).expect("dir");
     }
     std::os::unix::fs::symlink(&outside, workspace.join("swap")).expect("symlink");
@@ -305,14 +282,11 @@ fn swapping_a_directory_for_a_link_during_patches_writes_nothing_outside() {
             )})
         })
         .collect();
-    let script = json!({"version": 1, "responses": [{"steps": steps}]});
-    std::fs::write(home.join("race.json"), script.to_string()).expect("script");
-    std::fs::write(
-        home.join("config.toml"),
-        "model_provider = \"fixture\"\nfixture_script = \"race.json\"\n\
-         [sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n",
-    )
-    .expect("config");
+    fixture_steps(
+        &home,
+        json!(steps),
+        "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n",
+    );
 
     // The attacker: swaps `target` (a directory) and `swap` (a link to outside) as fast as it can.
     let stop = Arc::new(AtomicBool::new(false));
@@ -353,20 +327,13 @@ fn swapping_a_directory_for_a_link_during_patches_writes_nothing_outside() {
 #[test]
 fn confined_commands_die_with_a_killed_server() {
     let root = scratch("sandbox-escape-orphans");
-    let home = root.join("home");
-    let workspace = root.join("workspace");
-    std::fs::create_dir_all(&home).expect("home");
-    std::fs::create_dir_all(&workspace).expect("workspace");
+    let (home, workspace) = home_and_workspace(&root);
     let line = "(sleep 1; touch background.txt) & sleep 1; touch foreground.txt";
-    let script = json!({"version": 1, "responses": [
-        {"steps": [{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]}
-    ]});
-    std::fs::write(home.join("orphans.json"), script.to_string()).expect("script");
-    std::fs::write(
-        home.join("config.toml"),
-        "model_provider = \"fixture\"\nfixture_script = \"orphans.json\"\n",
-    )
-    .expect("config");
+    fixture_steps(
+        &home,
+        json!([{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]),
+        "",
+    );
     let mut client = Client::start(&home);
     let thread = thread_id(&client.start_thread(
         json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": "workspace-write"}),
