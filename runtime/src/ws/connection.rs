@@ -183,13 +183,15 @@ async fn read<H: Handler>(
     mut phase: watch::Receiver<Phase>,
 ) {
     let idle = server.config().ws_idle_timeout;
+    // Any frame counts (a pong answering our ping included); none for `idle` ends it. One
+    // timer for the connection, pushed back at each frame.
+    let deadline = tokio::time::sleep(idle);
+    tokio::pin!(deadline);
     loop {
-        // Any frame counts (a pong answering our ping included); none for `idle` ends it.
-        let deadline = tokio::time::sleep(idle);
         let frame = tokio::select! {
             biased;
             () = ended(&mut ending) => return,
-            () = deadline => {
+            () = &mut deadline => {
                 tracing::info!(connection = connection.id().0, ?idle, "no frame within the idle timeout");
                 end.set(IDLE);
                 return;
@@ -204,6 +206,7 @@ async fn read<H: Handler>(
             }
             frame = stream.next() => frame,
         };
+        deadline.as_mut().reset(tokio::time::Instant::now() + idle);
         match frame {
             Some(Ok(Message::Text(text))) => server.handle_message(connection, text.as_bytes()),
             Some(Ok(Message::Binary(bytes))) => refuse_binary(server, connection, bytes.len()),
