@@ -138,7 +138,12 @@ fn kill_session(session: Pid) {
 /// The session id of process `pid`, from `/proc/<pid>/stat` (`0` for kernel threads).
 fn session_of(pid: Pid) -> Option<i32> {
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero())).ok()?;
-    // `pid (comm) state ppid pgrp session …`; `comm` may hold spaces and parentheses.
+    session_field(&stat)
+}
+
+/// The session field of a `/proc/<pid>/stat` line: `pid (comm) state ppid pgrp session …`,
+/// where `comm` may hold spaces and parentheses.
+fn session_field(stat: &str) -> Option<i32> {
     let (_, rest) = stat.rsplit_once(") ")?;
     rest.split_whitespace().nth(3)?.parse().ok()
 }
@@ -493,10 +498,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_session_field_survives_any_command_name() {
+        assert_eq!(session_field("42 (bash) S 1 42 40 0 -1"), Some(40));
+        assert_eq!(session_field("42 (a) b (c) ) R 1 7 9 0"), Some(9));
+        assert_eq!(session_field("42 (x) S 1 7 0 0"), Some(0));
+        assert_eq!(session_field("42 (truncated"), None);
+        assert_eq!(session_field("42 (x) S 1"), None);
+    }
+
+    /// A process that made a session of its own reads as its leader. (The test's own session
+    /// may be `0`: under a container its leader can live outside our PID namespace.)
+    #[test]
     fn the_session_of_a_process_is_read_from_proc() {
-        let me = rustix::process::getpid();
-        let session = rustix::process::getsid(None).expect("getsid");
-        assert_eq!(session_of(me), Some(session.as_raw_nonzero().get()));
+        let mut child = std::process::Command::new("setsid")
+            .args(["sleep", "30"])
+            .spawn()
+            .expect("spawn setsid");
+        let pid = Pid::from_child(&child);
+        let leader = pid.as_raw_nonzero().get();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        // `setsid` calls setsid(2) just after it starts; until then it is in our session.
+        while session_of(pid) != Some(leader) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let seen = session_of(pid);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(seen, Some(leader));
     }
 
     #[test]
