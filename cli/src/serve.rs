@@ -42,6 +42,11 @@ pub struct ServeArgs {
     /// ping) for this long (milliseconds): a peer gone silent, or a frame that stopped arriving.
     #[arg(long, value_name = "MILLIS", default_value_t = 90_000)]
     ws_idle_timeout_ms: u64,
+    /// ws:// and unix://: bytes that all connections together may hold in frames still
+    /// arriving and messages queued for their peers, beyond 64 KiB per connection and
+    /// direction; the connection that would go past it is closed with 1013.
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
+    ws_memory_budget_bytes: usize,
     /// ws:// and unix://: require `Authorization: Bearer <token>`, the token being this file's
     /// contents without surrounding whitespace.
     #[arg(long, value_name = "PATH", conflicts_with = "ws_auth_token_sha256")]
@@ -78,6 +83,7 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
     config.stdin_busy_poll = Duration::from_micros(args.stdin_busy_poll_us);
     config.ws_ping_interval = Duration::from_millis(args.ws_ping_interval_ms.max(1));
     config.ws_idle_timeout = Duration::from_millis(args.ws_idle_timeout_ms.max(1));
+    config.ws_memory_budget_bytes = args.ws_memory_budget_bytes;
     let auth = auth(&args)?;
     match &args.listen {
         Listen::Ws(addr) => return serve_socket(Bind::Tcp(*addr), auth, engine_config, config),

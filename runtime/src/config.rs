@@ -35,6 +35,10 @@ pub struct RuntimeConfig {
     /// middle of a frame, so a huge frame trickled (or abandoned) half-way holds its buffer for
     /// no longer than this.
     pub ws_idle_timeout: Duration,
+    /// ws and unix: the bytes that every connection together may hold in frames still
+    /// arriving and in messages queued for their peers, beyond 64 KiB per connection and
+    /// direction. A connection whose frame or message would go past it is closed (1013).
+    pub ws_memory_budget_bytes: usize,
     /// stdio over a pipe or socket: after answering, how long to keep looking for the client's
     /// next message before sleeping, while the client sends within that time (a lockstep
     /// exchange answered sooner; see `stdio::busy_poll`). Zero always sleeps.
@@ -56,6 +60,7 @@ impl RuntimeConfig {
             http_header_timeout: Duration::from_secs(10),
             ws_ping_interval: Duration::from_secs(30),
             ws_idle_timeout: Duration::from_secs(90),
+            ws_memory_budget_bytes: 256 * 1024 * 1024,
             stdin_busy_poll: Duration::from_micros(100),
             home,
         }

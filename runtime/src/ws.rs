@@ -26,11 +26,17 @@
 //! (`outbound_queue_messages`) drained by a writer task; a peer that stops reading is dropped
 //! once its queue is full, without slowing anyone else.
 //!
+//! Memory has one bound across connections (`ws_memory_budget_bytes`, see [`budget`]): frames
+//! still arriving and messages queued for peers draw on it beyond a small allowance per
+//! connection; the connection whose frame or message would go past it gets a -32001 error and
+//! close code 1013 (try again later), and the others go on.
+//!
 //! Shutdown, once the `shutdown` future of [`WsListener::serve`] completes: stop accepting and
 //! stop reading requests; interrupt running turns ([`Server::stop`]); let the requests in flight
 //! answer and the turns record their end ([`Server::drain`]); flush each connection's queue and
 //! close it with code 1001; remove the Unix socket file.
 
+mod budget;
 mod connection;
 mod header_deadline;
 mod unix_socket;
@@ -56,6 +62,7 @@ use tokio::sync::watch;
 use crate::auth::BearerAuth;
 use crate::dispatch::Handler;
 use crate::server::Server;
+use budget::{Budget, Meter, Metered};
 use header_deadline::HeaderDeadline;
 
 /// Where the listener stands in its life; only moves forward.
@@ -154,11 +161,13 @@ impl WsListener {
             Socket::Unix(..) => "unix",
         };
         let live = Live::default();
+        let budget = Budget::new(server.config().ws_memory_budget_bytes);
         let state = Arc::new(WsState {
             server: server.clone(),
             phase: watch_phase.clone(),
             transport,
             live: live.clone(),
+            budget: budget.clone(),
         });
         let app = router(state, self.auth).into_make_service_with_connect_info::<PeerLabel>();
         let stop = {
@@ -175,13 +184,13 @@ impl WsListener {
         let (serving, socket_file): (Serving, _) = match self.socket {
             Socket::Tcp(listener) => {
                 tracing::info!(addr = %listener.local_addr()?, "listening");
-                let listener = HeaderDeadline::new(listener, header_timeout);
+                let listener = HeaderDeadline::new(Metered::new(listener, budget), header_timeout);
                 let serving = axum::serve(listener, app).with_graceful_shutdown(stop);
                 (Box::pin(serving.into_future()), None)
             }
             Socket::Unix(listener, file) => {
                 tracing::info!(path = %file.path().display(), "listening");
-                let listener = HeaderDeadline::new(listener, header_timeout);
+                let listener = HeaderDeadline::new(Metered::new(listener, budget), header_timeout);
                 let serving = axum::serve(listener, app).with_graceful_shutdown(stop);
                 (Box::pin(serving.into_future()), Some(file))
             }
@@ -277,25 +286,39 @@ struct WsState<H: Handler> {
     phase: watch::Receiver<Phase>,
     transport: &'static str,
     live: Live,
+    /// Shared by every connection's queue; their reads are metered by the listener.
+    budget: Arc<Budget>,
 }
 
-/// Who is on the other end, for the logs.
+/// Who is on the other end (for the logs), and the meter of what its connection has read.
 #[derive(Debug, Clone)]
-struct PeerLabel(Arc<str>);
+struct PeerLabel {
+    label: Arc<str>,
+    inbound: Arc<Meter>,
+}
 
-impl Connected<IncomingStream<'_, HeaderDeadline<TcpListener>>> for PeerLabel {
-    fn connect_info(stream: IncomingStream<'_, HeaderDeadline<TcpListener>>) -> Self {
-        Self(stream.remote_addr().to_string().into())
+type TcpIncoming<'a> = IncomingStream<'a, HeaderDeadline<Metered<TcpListener>>>;
+type UnixIncoming<'a> = IncomingStream<'a, HeaderDeadline<Metered<UnixListener>>>;
+
+impl Connected<TcpIncoming<'_>> for PeerLabel {
+    fn connect_info(stream: TcpIncoming<'_>) -> Self {
+        Self {
+            label: stream.remote_addr().to_string().into(),
+            inbound: stream.io().inner().meter().clone(),
+        }
     }
 }
 
-impl Connected<IncomingStream<'_, HeaderDeadline<UnixListener>>> for PeerLabel {
-    fn connect_info(stream: IncomingStream<'_, HeaderDeadline<UnixListener>>) -> Self {
+impl Connected<UnixIncoming<'_>> for PeerLabel {
+    fn connect_info(stream: UnixIncoming<'_>) -> Self {
         let label = match stream.remote_addr().as_pathname() {
             Some(path) => path.display().to_string(),
             None => "unix".to_owned(),
         };
-        Self(label.into())
+        Self {
+            label: label.into(),
+            inbound: stream.io().inner().meter().clone(),
+        }
     }
 }
 
@@ -378,8 +401,12 @@ async fn upgrade<H: Handler>(
             connection::run(
                 state.server.clone(),
                 socket,
+                connection::Meters {
+                    inbound: peer.inbound,
+                    outbound: Meter::new(state.budget.clone()),
+                },
                 state.transport,
-                peer.0,
+                peer.label,
                 state.phase.clone(),
                 live,
             )

@@ -76,6 +76,11 @@ impl App {
         }
     }
 
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The first stderr line (from now on) containing `needle`.
     pub(crate) fn wait_for_line(&self, needle: &str) -> String {
         let deadline = Instant::now() + WAIT;
@@ -604,27 +609,8 @@ async fn a_frame_that_stops_arriving_is_cut_and_a_quiet_client_stays() {
     initialize(&mut quiet).await;
 
     // The attacker: a 1 MiB text frame announced, 10 bytes of it sent, then nothing.
-    let mut stalled = TcpStream::connect(addr).await.expect("connect");
-    let head = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-                Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
-    stalled.write_all(head.as_bytes()).await.expect("handshake");
-    let mut response = Vec::new();
-    while !response.ends_with(b"\r\n\r\n") {
-        let mut byte = [0u8; 1];
-        stalled
-            .read_exact(&mut byte)
-            .await
-            .expect("handshake answer");
-        response.push(byte[0]);
-    }
-    assert!(
-        response.starts_with(b"HTTP/1.1 101"),
-        "{}",
-        String::from_utf8_lossy(&response)
-    );
-    let mut frame = vec![0x81, 0x80 | 127];
-    frame.extend_from_slice(&(1u64 << 20).to_be_bytes());
-    frame.extend_from_slice(&[1, 2, 3, 4]);
+    let mut stalled = crate::ws_budget::raw_upgrade(addr).await;
+    let mut frame = crate::ws_budget::text_frame_header(1 << 20);
     frame.extend_from_slice(&[b'x' ^ 1; 10]);
     stalled.write_all(&frame).await.expect("partial frame");
 

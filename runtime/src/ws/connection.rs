@@ -4,6 +4,10 @@
 //! The reader never waits for the writer: [`WsOutbound::send`] only `try_send`s, and a full
 //! queue means the peer stopped reading, so the connection is dropped at once (no close frame:
 //! the peer would not read it) without slowing any other connection.
+//!
+//! Both directions are metered against the listener's memory budget ([`super::budget`]): a
+//! frame's bytes from the moment they are read until the frame is whole, a queued message's
+//! from `send` until the writer has written it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,6 +18,7 @@ use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, watch};
 
+use super::budget::{Exhausted, Meter};
 use super::{LiveGuard, Phase};
 use crate::connection::Connection;
 use crate::dispatch::Handler;
@@ -65,6 +70,13 @@ const IDLE: Ending = Ending {
     reason: "no frame within the idle timeout (gone, or a frame that stopped arriving)",
     close_frame: Some((close_code::POLICY, "no frame within the idle timeout")),
 };
+const OVER_BUDGET: Ending = Ending {
+    reason: "the websocket memory budget is used up",
+    close_frame: Some((
+        close_code::AGAIN,
+        "server memory budget used up; try again later",
+    )),
+};
 const READ_ERROR: Ending = Ending {
     reason: "read error",
     close_frame: None,
@@ -110,9 +122,18 @@ async fn phase_reached(phase: &mut watch::Receiver<Phase>, wanted: Phase) {
     let _ = phase.wait_for(|p| *p >= wanted).await;
 }
 
+/// What a connection holds against the listener's memory budget.
+pub(super) struct Meters {
+    /// Bytes read for frames not yet whole (metered by the listener's socket wrapper).
+    pub(super) inbound: Arc<Meter>,
+    /// Messages queued and not yet written.
+    pub(super) outbound: Meter,
+}
+
 /// The connection's way out: a bounded queue in front of the writer task.
 struct WsOutbound {
     queue: mpsc::Sender<Vec<u8>>,
+    queued: Arc<Meter>,
     end: Arc<End>,
 }
 
@@ -121,14 +142,20 @@ impl Outbound for WsOutbound {
         if self.end.is_set() {
             return Err(Closed);
         }
+        let bytes = message.len();
+        if let Err(exhausted) = self.queued.hold(bytes) {
+            tracing::warn!(bytes, %exhausted, "message not queued");
+            self.end.set(OVER_BUDGET);
+            return Err(Closed);
+        }
         match self.queue.try_send(message) {
             Ok(()) => Ok(()),
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                self.end.set(SLOW_READER);
-                Err(Closed)
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => {
-                self.end.set(WRITE_ERROR);
+            Err(error) => {
+                self.queued.release(bytes);
+                self.end.set(match error {
+                    mpsc::error::TrySendError::Full(_) => SLOW_READER,
+                    mpsc::error::TrySendError::Closed(_) => WRITE_ERROR,
+                });
                 Err(Closed)
             }
         }
@@ -143,6 +170,7 @@ impl Outbound for WsOutbound {
 pub(super) async fn run<H: Handler>(
     server: Server<H>,
     socket: WebSocket,
+    meters: Meters,
     transport: &'static str,
     peer: Arc<str>,
     phase: watch::Receiver<Phase>,
@@ -152,15 +180,30 @@ pub(super) async fn run<H: Handler>(
     let (queue, queued) = mpsc::channel(server.config().outbound_queue_messages.max(1));
     let (ending, watch_ending) = watch::channel(None);
     let end = Arc::new(End { ending });
+    let queued_bytes = Arc::new(meters.outbound);
     let connection = server.hub().open(Box::new(WsOutbound {
         queue,
+        queued: queued_bytes.clone(),
         end: end.clone(),
     }));
     let id = connection.id().0;
     tracing::info!(connection = id, transport, %peer, "connection opened");
     let ping = server.config().ws_ping_interval;
-    let mut writer = tokio::spawn(write(sink, queued, end.clone(), watch_ending.clone(), ping));
-    read(&server, &connection, &end, stream, watch_ending, phase).await;
+    let writer = Writer {
+        queue: queued,
+        queued_bytes,
+        end: end.clone(),
+        ending: watch_ending.clone(),
+        ping_every: ping,
+    };
+    let mut writer = tokio::spawn(writer.run(sink));
+    let reader = Reader {
+        server: &server,
+        connection: &connection,
+        end: &end,
+        read_bytes: &meters.inbound,
+    };
+    reader.run(stream, watch_ending, phase).await;
     server.hub().close(connection.id());
     if tokio::time::timeout(CLOSE_GRACE + Duration::from_secs(1), &mut writer)
         .await
@@ -173,53 +216,71 @@ pub(super) async fn run<H: Handler>(
     drop(live);
 }
 
-/// Reads frames until the connection ends or the server shuts down.
-async fn read<H: Handler>(
-    server: &Server<H>,
-    connection: &Arc<Connection>,
-    end: &End,
-    mut stream: SplitStream<WebSocket>,
-    mut ending: watch::Receiver<Option<Ending>>,
-    mut phase: watch::Receiver<Phase>,
-) {
-    let idle = server.config().ws_idle_timeout;
-    // Any frame counts (a pong answering our ping included); none for `idle` ends it. One
-    // timer for the connection, pushed back at each frame.
-    let deadline = tokio::time::sleep(idle);
-    tokio::pin!(deadline);
-    loop {
-        let frame = tokio::select! {
-            biased;
-            () = ended(&mut ending) => return,
-            () = &mut deadline => {
-                tracing::info!(connection = connection.id().0, ?idle, "no frame within the idle timeout");
-                end.set(IDLE);
-                return;
-            }
-            () = phase_reached(&mut phase, Phase::Draining) => {
-                // Stop taking requests; answers still flow until the connections close.
-                tokio::select! {
-                    () = ended(&mut ending) => {}
-                    () = phase_reached(&mut phase, Phase::Closing) => end.set(SHUTDOWN),
+/// The reading half of a connection.
+struct Reader<'a, H: Handler> {
+    server: &'a Server<H>,
+    connection: &'a Arc<Connection>,
+    end: &'a End,
+    read_bytes: &'a Meter,
+}
+
+impl<H: Handler> Reader<'_, H> {
+    /// Reads frames until the connection ends or the server shuts down.
+    async fn run(
+        self,
+        mut stream: SplitStream<WebSocket>,
+        mut ending: watch::Receiver<Option<Ending>>,
+        mut phase: watch::Receiver<Phase>,
+    ) {
+        let Self {
+            server,
+            connection,
+            end,
+            read_bytes,
+        } = self;
+        let idle = server.config().ws_idle_timeout;
+        // Any frame counts (a pong answering our ping included); none for `idle` ends it. One
+        // timer for the connection, pushed back at each frame.
+        let deadline = tokio::time::sleep(idle);
+        tokio::pin!(deadline);
+        loop {
+            let frame = tokio::select! {
+                biased;
+                () = ended(&mut ending) => return,
+                () = &mut deadline => {
+                    tracing::info!(connection = connection.id().0, ?idle, "no frame within the idle timeout");
+                    end.set(IDLE);
+                    return;
                 }
-                return;
+                () = phase_reached(&mut phase, Phase::Draining) => {
+                    // Stop taking requests; answers still flow until the connections close.
+                    tokio::select! {
+                        () = ended(&mut ending) => {}
+                        () = phase_reached(&mut phase, Phase::Closing) => end.set(SHUTDOWN),
+                    }
+                    return;
+                }
+                frame = stream.next() => frame,
+            };
+            deadline.as_mut().reset(tokio::time::Instant::now() + idle);
+            if matches!(frame, Some(Ok(_))) {
+                // The frame is whole, and handled in place below: its bytes are held no longer.
+                read_bytes.frame_done();
             }
-            frame = stream.next() => frame,
-        };
-        deadline.as_mut().reset(tokio::time::Instant::now() + idle);
-        match frame {
-            Some(Ok(Message::Text(text))) => server.handle_message(connection, text.as_bytes()),
-            Some(Ok(Message::Binary(bytes))) => refuse_binary(server, connection, bytes.len()),
-            // Pings are answered by the websocket layer; a close frame is answered there too,
-            // and the stream ends right after.
-            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Close(_))) => {}
-            None => {
-                end.set(PEER_CLOSED);
-                return;
-            }
-            Some(Err(error)) => {
-                end.set(read_failure(server, connection, error));
-                return;
+            match frame {
+                Some(Ok(Message::Text(text))) => server.handle_message(connection, text.as_bytes()),
+                Some(Ok(Message::Binary(bytes))) => refuse_binary(server, connection, bytes.len()),
+                // Pings are answered by the websocket layer; a close frame is answered there too,
+                // and the stream ends right after.
+                Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Close(_))) => {}
+                None => {
+                    end.set(PEER_CLOSED);
+                    return;
+                }
+                Some(Err(error)) => {
+                    end.set(read_failure(server, connection, error));
+                    return;
+                }
             }
         }
     }
@@ -268,6 +329,19 @@ fn read_failure<H: Handler>(
         }
         tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => PEER_CLOSED,
         tungstenite::Error::Io(error) => {
+            if let Some(exhausted) = error.get_ref().and_then(|e| e.downcast_ref::<Exhausted>()) {
+                tracing::warn!(connection = id, %exhausted, "frame refused");
+                let error = error_object(
+                    error_codes::SERVER_OVERLOADED,
+                    "Server overloaded; retry later.",
+                    Some(serde_json::json!({
+                        "reason": exhausted.to_string(),
+                        "memoryBudgetBytes": exhausted.limit,
+                    })),
+                );
+                let _ = connection.send(error_message(None, &error));
+                return OVER_BUDGET;
+            }
             tracing::debug!(connection = id, %error, "websocket read failed");
             READ_ERROR
         }
@@ -293,77 +367,95 @@ fn text_frame(message: Vec<u8>) -> Message {
     Message::Text(Utf8Bytes::from(text))
 }
 
-/// Drains the queue into the socket until the connection ends; then, for a graceful ending,
-/// flushes what is left and sends the close frame.
-async fn write(
-    mut sink: SplitSink<WebSocket, Message>,
-    mut queue: mpsc::Receiver<Vec<u8>>,
+/// The writing half of a connection.
+struct Writer {
+    queue: mpsc::Receiver<Vec<u8>>,
+    /// What the queue holds against the memory budget; given back as messages are written.
+    queued_bytes: Arc<Meter>,
     end: Arc<End>,
-    mut ending: watch::Receiver<Option<Ending>>,
+    ending: watch::Receiver<Option<Ending>>,
     ping_every: Duration,
-) {
-    let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
-    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        let first = tokio::select! {
-            biased;
-            () = ended(&mut ending) => break,
-            _ = pings.tick() => {
-                if sink.send(Message::Ping(Default::default())).await.is_err() {
-                    end.set(WRITE_ERROR);
-                    return;
+}
+
+impl Writer {
+    /// Drains the queue into the socket until the connection ends; then, for a graceful ending,
+    /// flushes what is left and sends the close frame.
+    async fn run(self, mut sink: SplitSink<WebSocket, Message>) {
+        let Self {
+            mut queue,
+            queued_bytes,
+            end,
+            mut ending,
+            ping_every,
+        } = self;
+        let frame = |message: Vec<u8>| {
+            queued_bytes.release(message.len());
+            text_frame(message)
+        };
+        let mut pings =
+            tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
+        pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let first = tokio::select! {
+                biased;
+                () = ended(&mut ending) => break,
+                _ = pings.tick() => {
+                    if sink.send(Message::Ping(Default::default())).await.is_err() {
+                        end.set(WRITE_ERROR);
+                        return;
+                    }
+                    continue;
                 }
-                continue;
-            }
-            message = queue.recv() => match message {
-                Some(message) => message,
-                None => return,
-            },
-        };
-        let batch = async {
-            sink.feed(text_frame(first)).await?;
-            for _ in 1..MAX_BATCH {
-                match queue.try_recv() {
-                    Ok(message) => sink.feed(text_frame(message)).await?,
-                    Err(_) => break,
+                message = queue.recv() => match message {
+                    Some(message) => message,
+                    None => return,
+                },
+            };
+            let batch = async {
+                sink.feed(frame(first)).await?;
+                for _ in 1..MAX_BATCH {
+                    match queue.try_recv() {
+                        Ok(message) => sink.feed(frame(message)).await?,
+                        Err(_) => break,
+                    }
                 }
+                sink.flush().await
+            };
+            // An ending that drops the socket interrupts the write at once; a graceful one lets it
+            // finish (messages moved into it would be lost) unless the socket stays jammed.
+            let interrupted = async {
+                ended(&mut ending).await;
+                if end.get().is_some_and(|e| e.close_frame.is_some()) {
+                    tokio::time::sleep(CLOSE_GRACE).await;
+                }
+            };
+            let written = tokio::select! {
+                biased;
+                () = interrupted => return,
+                written = batch => written,
+            };
+            if written.is_err() {
+                end.set(WRITE_ERROR);
+                return;
             }
-            sink.flush().await
-        };
-        // An ending that drops the socket interrupts the write at once; a graceful one lets it
-        // finish (messages moved into it would be lost) unless the socket stays jammed.
-        let interrupted = async {
-            ended(&mut ending).await;
-            if end.get().is_some_and(|e| e.close_frame.is_some()) {
-                tokio::time::sleep(CLOSE_GRACE).await;
-            }
-        };
-        let written = tokio::select! {
-            biased;
-            () = interrupted => return,
-            written = batch => written,
-        };
-        if written.is_err() {
-            end.set(WRITE_ERROR);
+        }
+        let Some(Ending {
+            close_frame: Some((code, reason)),
+            ..
+        }) = end.get()
+        else {
             return;
-        }
-    }
-    let Some(Ending {
-        close_frame: Some((code, reason)),
-        ..
-    }) = end.get()
-    else {
-        return;
-    };
-    let goodbye = async {
-        while let Ok(message) = queue.try_recv() {
-            sink.feed(text_frame(message)).await?;
-        }
-        let frame = CloseFrame {
-            code,
-            reason: Utf8Bytes::from_static(reason),
         };
-        sink.send(Message::Close(Some(frame))).await
-    };
-    let _ = tokio::time::timeout(CLOSE_GRACE, goodbye).await;
+        let goodbye = async {
+            while let Ok(message) = queue.try_recv() {
+                sink.feed(frame(message)).await?;
+            }
+            let frame = CloseFrame {
+                code,
+                reason: Utf8Bytes::from_static(reason),
+            };
+            sink.send(Message::Close(Some(frame))).await
+        };
+        let _ = tokio::time::timeout(CLOSE_GRACE, goodbye).await;
+    }
 }

@@ -61,6 +61,11 @@ impl<S> Guarded<S> {
         }
     }
 
+    /// The connection it guards.
+    pub(super) fn inner(&self) -> &S {
+        &self.inner
+    }
+
     /// Follows `bytes`; returns whether they complete the headers.
     fn headers_end_in(&mut self, bytes: &[u8]) -> bool {
         for &byte in bytes {

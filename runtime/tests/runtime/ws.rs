@@ -441,7 +441,24 @@ async fn a_frame_at_the_limit_is_served_and_one_past_it_is_refused_with_1009() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_reader_is_disconnected_while_others_keep_being_served() {
-    let served = Served::tcp(|c| c.outbound_queue_messages = 4, None).await;
+    slow_reader_is_cut(|c| c.outbound_queue_messages = 4).await;
+}
+
+/// The queue has room for every answer, but not the memory budget: the same cut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_reader_past_the_memory_budget_is_disconnected_while_others_keep_being_served() {
+    slow_reader_is_cut(|c| {
+        c.outbound_queue_messages = 4096;
+        c.ws_memory_budget_bytes = 512 * 1024;
+    })
+    .await;
+}
+
+/// A client that sends 2000 requests with ~32 KiB answers and never reads is disconnected by
+/// `limits` (fewer answers reach it than it asked for), while another client is answered
+/// promptly throughout.
+async fn slow_reader_is_cut(limits: impl FnOnce(&mut RuntimeConfig)) {
+    let served = Served::tcp(limits, None).await;
     // The slow client: a small receive buffer, and it never reads once initialized.
     let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
     socket
