@@ -115,14 +115,7 @@ enum Command {
     SandboxExec(sandbox_exec::SandboxExecArgs),
     /// The first process of a sandbox's PID namespace (used by `sandbox-exec`).
     #[command(hide = true)]
-    SandboxInit {
-        /// The `sandbox-exec` that started it (its pid in the host's `/proc`).
-        #[arg(long, value_name = "PID")]
-        parent: Option<u32>,
-        /// The command and its arguments, after `--`.
-        #[arg(last = true, required = true, value_name = "COMMAND")]
-        command: Vec<std::ffi::OsString>,
-    },
+    SandboxInit(sandbox_exec::SandboxInitArgs),
     /// Apply the patch on stdin and print the changes as JSON (used by the engine, confined).
     #[command(hide = true)]
     ApplyPatch(apply_patch::ApplyPatchArgs),
@@ -203,7 +196,7 @@ fn main() -> ExitCode {
         } => schema_diff::run(&old, &new, matches!(format, Format::Json)),
         Command::SandboxExec(args) => Ok(sandbox_exec::run(args)),
         Command::ApplyPatch(args) => Ok(apply_patch::run(args)),
-        Command::SandboxInit { parent, command } => Ok(sandbox_exec::run_init(parent, &command)),
+        Command::SandboxInit(args) => Ok(sandbox_exec::run_init(args)),
     };
     match result {
         Ok(code) => code,

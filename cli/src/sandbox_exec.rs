@@ -1,7 +1,8 @@
 //! `agentwire sandbox-exec [--tty] --policy JSON --cwd DIR [--hide PATH]… -- COMMAND [ARGS…]`
 //! (hidden): isolates itself (namespaces: the `--hide` paths covered, the network cut unless
-//! the policy allows it) and confines itself (Landlock) to a sandbox policy, then becomes the
-//! command. The engine runs every confined
+//! the policy allows it), then starts `agentwire sandbox-init` as the first process of its new
+//! PID namespace, which mounts the namespace's own `/proc`, confines itself (Landlock) to the
+//! sandbox policy and runs the command. The engine runs every confined
 //! `shell` command through it, and every `command/exec` command that is confined or runs on a
 //! pseudo-terminal.
 //!
@@ -21,7 +22,7 @@
 use std::ffi::OsString;
 use std::io::ErrorKind;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agentwire_protocol::SandboxPolicy;
@@ -108,20 +109,6 @@ pub fn run(args: SandboxExecArgs) -> ExitCode {
         Ok(isolated) => isolated,
         Err(e) => return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run")),
     };
-    match agentwire_engine::sandbox::confine(&policy, &cwd) {
-        Ok(confinement) => {
-            if let Some(warning) = confinement.warning() {
-                eprintln!("agentwire sandbox-exec: warning: {warning}");
-            }
-        }
-        Err(e) => return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run")),
-    }
-    if let Err(e) = std::env::set_current_dir(&cwd) {
-        return fail(
-            EXIT_SANDBOX,
-            format_args!("cannot change to `{}`: {e}", cwd.display()),
-        );
-    }
     if isolated {
         // A new user namespace (when not root) clears the parent-death signal: set it again,
         // and check again that the server is still there.
@@ -136,9 +123,36 @@ pub fn run(args: SandboxExecArgs) -> ExitCode {
                 "the server that started this is gone; the command was not run",
             );
         }
-        return run_as_init(&args.command);
+        // The first process of the namespace confines itself, once it has its own `/proc`.
+        return run_as_init(&args.policy, &cwd, &args.command);
+    }
+    if let Err(code) = confine_and_enter(&policy, &cwd) {
+        return code;
     }
     exec(&args.command)
+}
+
+/// Confines this process to `policy` (Landlock) and changes to `cwd`.
+fn confine_and_enter(policy: &SandboxPolicy, cwd: &Path) -> Result<(), ExitCode> {
+    match agentwire_engine::sandbox::confine(policy, cwd) {
+        Ok(confinement) => {
+            if let Some(warning) = confinement.warning() {
+                eprintln!("agentwire sandbox-exec: warning: {warning}");
+            }
+        }
+        Err(e) => {
+            return Err(fail(
+                EXIT_SANDBOX,
+                format_args!("{e}; the command was not run"),
+            ));
+        }
+    }
+    std::env::set_current_dir(cwd).map_err(|e| {
+        fail(
+            EXIT_SANDBOX,
+            format_args!("cannot change to `{}`: {e}", cwd.display()),
+        )
+    })
 }
 
 /// Executes `command`; returns only when that fails.
@@ -160,16 +174,20 @@ fn exec(command: &[OsString]) -> ExitCode {
     )
 }
 
-/// In a new PID namespace: starts `agentwire sandbox-init -- COMMAND…` as the namespace's first
-/// process (its init) and waits for it, both tied to the life of their parent with
-/// `PR_SET_PDEATHSIG`: when the server dies this process dies, then the init, and with it every
-/// process of the namespace, whatever the command started. Exits as the command did (128 + N
-/// when a signal N ended it).
-fn run_as_init(command: &[OsString]) -> ExitCode {
+/// In a new PID namespace: starts `agentwire sandbox-init --policy JSON --cwd DIR -- COMMAND…`
+/// as the namespace's first process (its init) and waits for it, both tied to the life of
+/// their parent with `PR_SET_PDEATHSIG`: when the server dies this process dies, then the
+/// init, and with it every process of the namespace, whatever the command started. Exits as
+/// the command did (128 + N when a signal N ended it).
+fn run_as_init(policy: &str, cwd: &Path, command: &[OsString]) -> ExitCode {
     let status = std::process::Command::new("/proc/self/exe")
         .arg("sandbox-init")
         .arg("--parent")
         .arg(std::process::id().to_string())
+        .arg("--policy")
+        .arg(policy)
+        .arg("--cwd")
+        .arg(cwd)
         .arg("--")
         .args(command)
         .status();
@@ -182,17 +200,37 @@ fn run_as_init(command: &[OsString]) -> ExitCode {
     }
 }
 
-/// `agentwire sandbox-init -- COMMAND…` (hidden): the first process of a sandbox's PID
-/// namespace. Dies with the `sandbox-exec` that started it; runs the command as its child (so
-/// the command is an ordinary process, not an init the kernel shields from signals) and exits
-/// as it did, which ends every process the command left behind in the namespace.
-pub fn run_init(parent: Option<u32>, command: &[OsString]) -> ExitCode {
+/// The arguments of `sandbox-init`.
+#[derive(Debug, Args)]
+pub struct SandboxInitArgs {
+    /// The `sandbox-exec` that started it (its pid in the host's `/proc`).
+    #[arg(long, value_name = "PID")]
+    parent: Option<u32>,
+    /// The sandbox policy to confine itself to, as `SandboxPolicy` JSON.
+    #[arg(long, value_name = "JSON")]
+    policy: String,
+    /// The working directory the command runs in.
+    #[arg(long, value_name = "DIR")]
+    cwd: PathBuf,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<OsString>,
+}
+
+/// `agentwire sandbox-init --policy JSON --cwd DIR -- COMMAND…` (hidden): the first process of
+/// a sandbox's PID namespace. Dies with the `sandbox-exec` that started it; mounts the
+/// namespace's own `/proc` (the host's processes, the server first, out of sight) and confines
+/// itself to the policy; runs the command as its child (so the command is an ordinary process,
+/// not an init the kernel shields from signals) and exits as it did, which ends every process
+/// the command left behind in the namespace.
+pub fn run_init(args: SandboxInitArgs) -> ExitCode {
     if let Err(e) = die_with_parent() {
         return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run"));
     }
     // The parent is outside this PID namespace, where `getppid` says 0: look it up by its pid
-    // in the host's `/proc` instead. Gone already (before the line above), nothing is run.
-    if let Some(parent) = parent
+    // in the host's `/proc` instead (before our own replaces it). Gone already (before the
+    // line above), nothing is run.
+    if let Some(parent) = args.parent
         && !alive(parent)
     {
         return fail(
@@ -200,7 +238,19 @@ pub fn run_init(parent: Option<u32>, command: &[OsString]) -> ExitCode {
             "the sandbox that started this is gone; the command was not run",
         );
     }
-    let (program, rest) = match command.split_first() {
+    let policy: SandboxPolicy = match serde_json::from_str(&args.policy) {
+        Ok(policy) => policy,
+        Err(e) => return fail(EXIT_USAGE, format_args!("invalid --policy: {e}")),
+    };
+    match agentwire_engine::sandbox::own_proc() {
+        Ok(None) => {}
+        Ok(Some(warning)) => eprintln!("agentwire sandbox-exec: warning: {warning}"),
+        Err(e) => return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run")),
+    }
+    if let Err(code) = confine_and_enter(&policy, &args.cwd) {
+        return code;
+    }
+    let (program, rest) = match args.command.split_first() {
         Some(split) => split,
         None => return fail(EXIT_USAGE, "no command given"),
     };

@@ -41,8 +41,16 @@ impl Client {
         Self::start_negotiating(home, &[], capabilities)
     }
 
+    /// Like [`Client::start`], with `env` added to the server's environment.
+    pub fn start_with_env(home: &Path, env: &[(&str, &str)]) -> Self {
+        Self::handshake(Self::spawn_with_env(home, &[], env), Value::Null)
+    }
+
     fn start_negotiating(home: &Path, args: &[&str], capabilities: Value) -> Self {
-        let mut client = Self::spawn_with(home, args);
+        Self::handshake(Self::spawn_with(home, args), capabilities)
+    }
+
+    fn handshake(mut client: Self, capabilities: Value) -> Self {
         let answer = client.request(
             "initialize",
             json!({"clientInfo": {"name": "e2e", "version": "0.0.1"}, "capabilities": capabilities}),

@@ -105,6 +105,27 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
+/// The host pid of the process whose command line is `argv`, once there is one.
+fn wait_for_process(argv: &[&str]) -> u32 {
+    let wanted: Vec<u8> = argv
+        .iter()
+        .flat_map(|a| [a.as_bytes(), b"\0"].concat())
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = std::fs::read_dir("/proc")
+            .expect("/proc")
+            .flatten()
+            .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+            .find(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted));
+        if let Some(pid) = found {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "no process runs {argv:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Waits (generously) for every process in `pids` to be gone.
 fn assert_all_die(pids: &[u32]) {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -375,21 +396,16 @@ fn an_interactive_terminal_echoes_resizes_and_terminates() {
     write(&mut client, "stty size\n");
     stdout_until(&mut client, "term", &mut seen, "40 120\r\n");
 
-    // A background job (in a process group of its own when the shell does job control). It
-    // prints its own pid as this test sees it: the command runs in a PID namespace of its own,
-    // where `$!` would be a pid of that namespace, while `/proc/self` (the host's procfs) gives
-    // the host's.
+    // A background job (in a process group of its own when the shell does job control). The
+    // command runs in a PID namespace with its own `/proc`, so this test finds the job's host
+    // pid by its unique argument.
+    let nap = format!("3600.{}", std::process::id());
     write(
         &mut client,
-        "(read -r pid _ < /proc/self/stat; echo job-$pid-$((1+1)); exec sleep 60) &\n",
+        &format!("(echo job-$((1+1)); exec sleep {nap}) &\n"),
     );
-    let out = stdout_until(&mut client, "term", &mut seen, "-2\r\n");
-    let job: u32 = out
-        .rsplit("job-")
-        .next()
-        .and_then(|rest| rest.split('-').next())
-        .and_then(|pid| pid.parse().ok())
-        .unwrap_or_else(|| panic!("no job pid in {out:?}"));
+    stdout_until(&mut client, "term", &mut seen, "job-2\r\n");
+    let job = wait_for_process(&["sleep", &nap]);
     assert!(alive(job));
 
     let terminated = client.call("command/exec/terminate", json!({"processId": "term"}));

@@ -80,17 +80,7 @@ fn a_confined_command_cannot_reach_the_server_or_its_secrets() {
             json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": sandbox}),
         ));
         client.start_turn(&thread, "attack");
-        let seen = client.until_turn_completed();
-        let output: String = params(&seen, "item/completed")
-            .iter()
-            .filter(|p| p["item"]["type"] == json!("commandExecution"))
-            .map(|p| {
-                p["item"]["aggregatedOutput"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned()
-            })
-            .collect();
+        let output = command_output(&client.until_turn_completed());
         let mut datagram = [0u8; 16];
         let received = udp.recv(&mut datagram).is_ok();
         (output, received)
@@ -120,6 +110,73 @@ fn a_confined_command_cannot_reach_the_server_or_its_secrets() {
     let _ = control.kill();
     let _ = control.wait();
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A confined command sees only the processes of its own sandbox in `/proc`: not the server,
+/// whose environment holds what the command's own has been stripped of. As root, the
+/// permission checks on `/proc/<pid>/environ` would let it read the server's.
+#[test]
+fn a_confined_command_cannot_read_the_servers_environment() {
+    const CANARY: &str = "canary-of-the-server-environment";
+    let root = scratch("sandbox-escape-environ");
+    let (home, workspace) = home_and_workspace(&root);
+    let line = format!(
+        "for f in /proc/[0-9]*/environ; do grep -q {CANARY} \"$f\" 2>/dev/null && echo \"READ $f\"; done; \
+         ls -d /proc/[0-9]* | wc -l | sed 's/^/PROCESSES /'"
+    );
+    fixture_steps(
+        &home,
+        json!([{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]),
+        "",
+    );
+    // `*SECRET*` names are dropped from commands' environments: only the server has it.
+    let mut client = Client::start_with_env(&home, &[("AGENTWIRE_E2E_SECRET", CANARY)]);
+    let server = client.pid();
+    let mut run = |sandbox: &str| {
+        let thread = thread_id(&client.start_thread(
+            json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": sandbox}),
+        ));
+        client.start_turn(&thread, "attack");
+        command_output(&client.until_turn_completed())
+    };
+    for sandbox in ["read-only", "workspace-write"] {
+        let output = run(sandbox);
+        assert!(
+            !output.contains("READ "),
+            "{sandbox}: read the server's environment:\n{output}"
+        );
+        let processes: usize = output
+            .lines()
+            .find_map(|l| l.strip_prefix("PROCESSES "))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{sandbox}: no process count in\n{output}"));
+        assert!(
+            processes <= 8,
+            "{sandbox}: {processes} processes visible, the sandbox's own are a handful"
+        );
+    }
+    // Unconfined, the same command finds the server's environment.
+    let output = run("danger-full-access");
+    assert!(
+        output.contains(&format!("READ /proc/{server}/environ")),
+        "{output}"
+    );
+    client.stop();
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// What the turn's commands printed.
+fn command_output(seen: &[serde_json::Value]) -> String {
+    params(seen, "item/completed")
+        .iter()
+        .filter(|p| p["item"]["type"] == json!("commandExecution"))
+        .map(|p| {
+            p["item"]["aggregatedOutput"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
 }
 
 /// A server on `ws://` with a token file outside its home hides that file too: a confined

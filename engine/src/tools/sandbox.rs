@@ -137,6 +137,35 @@ pub fn isolate(
     Ok(true)
 }
 
+/// In the first process of a sandbox's PID namespace (`agentwire sandbox-init`), before it
+/// confines itself: replaces `/proc` with one that shows only the sandbox's own processes, so
+/// no command can read the server's (its environment, its command line, its open files).
+///
+/// Fails as root, where the kernel's permission checks would otherwise let a command read the
+/// server's `/proc/<pid>/environ`. Without root the mount may be refused (a container that
+/// masks parts of `/proc` forbids a new one in a user namespace); then `Ok(Some(warning))`:
+/// the host's `/proc` stays, where another user's process cannot read the server's
+/// environment (a different user namespace, no `CAP_SYS_PTRACE` over it).
+pub fn own_proc() -> Result<Option<String>, SandboxError> {
+    match imp::own_proc() {
+        Ok(()) => Ok(None),
+        Err(error) if !is_root() => Ok(Some(format!(
+            "{error}; the command sees the host's processes in /proc"
+        ))),
+        Err(error) => Err(error),
+    }
+}
+
+#[cfg(unix)]
+fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+#[cfg(not(unix))]
+fn is_root() -> bool {
+    false
+}
+
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
@@ -144,7 +173,7 @@ mod namespaces;
 #[cfg(target_os = "linux")]
 mod imp {
     pub(super) use super::linux::confine;
-    pub(super) use super::namespaces::isolate;
+    pub(super) use super::namespaces::{isolate, own_proc};
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -163,6 +192,12 @@ mod imp {
             "this operating system has no sandbox support in agentwire (Linux only); the \
              command was not run"
                 .to_owned(),
+        ))
+    }
+
+    pub(super) fn own_proc() -> Result<(), SandboxError> {
+        Err(SandboxError(
+            "this operating system has no sandbox support in agentwire (Linux only)".to_owned(),
         ))
     }
 

@@ -10,7 +10,10 @@
 //!   what Landlock cannot refuse (`chmod`, `chown`, `utimes`, `chattr` outside the roots) fails
 //!   with `EROFS`. Device files stay writable on a read-only mount, so `/dev/null` still works.
 //! - a **PID namespace**, whose first process `sandbox-exec` starts and ties to its own life:
-//!   when the server dies, so does everything the command started.
+//!   when the server dies, so does everything the command started. That first process mounts
+//!   a `/proc` of the namespace's own ([`own_proc`]), so the command sees no process outside
+//!   its sandbox: not the server, whose `/proc/<pid>/environ` holds what the command's own
+//!   environment was stripped of (root would pass the permission check on it).
 //! - without network access, a **network namespace** of its own, with only a loopback interface
 //!   that is down: no TCP (loopback included, so not the server's websocket either), no UDP,
 //!   nothing a raw socket could reach.
@@ -98,6 +101,20 @@ pub(super) fn isolate(
         read_only(&point, flags)?;
     }
     Ok(())
+}
+
+/// Mounts, read-only, a `/proc` that shows the calling process's PID namespace: called by the
+/// first process of a sandbox's namespace, before it confines itself (Landlock forbids
+/// mounting afterwards).
+pub(super) fn own_proc() -> Result<(), SandboxError> {
+    mount(
+        Some("proc"),
+        "/proc",
+        Some("proc"),
+        MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC | MsFlags::MS_RDONLY,
+        None::<&str>,
+    )
+    .map_err(failed("cannot mount the sandbox's own /proc"))
 }
 
 /// Remounts the mount at `point` read-only, keeping the flags it has (which a user namespace
