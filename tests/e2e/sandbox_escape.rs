@@ -260,7 +260,7 @@ fn a_confined_command_cannot_change_metadata_outside_its_roots() {
     std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o644)).expect("mode");
     std::fs::write(workspace.join("tool.sh"), "echo hi\n").expect("inside file");
     let line = format!(
-        "chmod 600 {out}; touch -d 2000-01-01 {out}; chmod +x tool.sh",
+        "chmod 600 {out}; touch -d 2000-01-01 {out}; chattr +i {out}; chmod +x tool.sh",
         out = outside.display()
     );
     // The test's files live under /tmp: keep /tmp and $TMPDIR out of the writable roots.
@@ -283,6 +283,19 @@ fn a_confined_command_cannot_change_metadata_outside_its_roots() {
             .expect("mtime")
     };
     let before = modified(&outside);
+    // The file attributes `lsattr` prints (`----i---…` once immutable).
+    let attributes = |path: &Path| {
+        let out = Command::new("lsattr")
+            .arg(path)
+            .output()
+            .expect("lsattr (e2fsprogs)");
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let immutable = |path: &Path| attributes(path).contains('i');
 
     let mut client = Client::start(&home);
     let mut run = |sandbox: &str| {
@@ -300,6 +313,11 @@ fn a_confined_command_cannot_change_metadata_outside_its_roots() {
             before,
             "{sandbox}: touch outside the roots"
         );
+        assert!(
+            !immutable(&outside),
+            "{sandbox}: chattr +i outside the roots: {}",
+            attributes(&outside)
+        );
     }
     assert_eq!(
         mode(&workspace.join("tool.sh")) & 0o111,
@@ -310,6 +328,9 @@ fn a_confined_command_cannot_change_metadata_outside_its_roots() {
     run("danger-full-access");
     assert_eq!(mode(&outside), 0o600);
     assert_ne!(modified(&outside), before);
+    let made_immutable = immutable(&outside);
+    let _ = Command::new("chattr").arg("-i").arg(&outside).status();
+    assert!(made_immutable, "{}", attributes(&outside));
     client.stop();
     let _ = std::fs::remove_dir_all(&root);
 }
