@@ -12,73 +12,16 @@
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use agentwire_protocol::methods::CommandExecutionRequestApproval;
-use agentwire_protocol::methods::Warning;
-use agentwire_protocol::{
-    CommandExecParams, CommandExecResponse, CommandExecutionRequestApprovalParams,
-    ThreadListParams, ThreadListResponse, ThreadSetNameParams, ThreadSetNameResponse,
-    WarningNotification,
-};
 use agentwire_runtime::framing::{FrameEvent, LineFramer};
 use agentwire_runtime::outbound::{Closed, Outbound};
-use agentwire_runtime::{Handler, HandlerError, RequestContext, RuntimeConfig, Server};
+use agentwire_runtime::{RuntimeConfig, Server};
 use libfuzzer_sys::fuzz_target;
+use quick::Quick;
+
+mod quick;
 
 /// The largest line accepted; small, so the fuzzer reaches the limit.
 const LIMIT: usize = 4096;
-
-/// Answers at once; talks back through the peer the way an engine does.
-struct Quick;
-
-impl Handler for Quick {
-    async fn thread_list(
-        &self,
-        _context: RequestContext,
-        _params: ThreadListParams,
-    ) -> Result<ThreadListResponse, HandlerError> {
-        Ok(ThreadListResponse {
-            data: Vec::new(),
-            next_cursor: None,
-            backwards_cursor: None,
-        })
-    }
-
-    async fn thread_set_name(
-        &self,
-        context: RequestContext,
-        params: ThreadSetNameParams,
-    ) -> Result<ThreadSetNameResponse, HandlerError> {
-        context.peer.notify::<Warning>(&WarningNotification {
-            thread_id: Some(params.thread_id),
-            message: params.name,
-        });
-        Ok(ThreadSetNameResponse {})
-    }
-
-    async fn command_exec(
-        &self,
-        context: RequestContext,
-        params: CommandExecParams,
-    ) -> Result<CommandExecResponse, HandlerError> {
-        let approval: CommandExecutionRequestApprovalParams =
-            serde_json::from_value(serde_json::json!({
-                "threadId": params.command.first().cloned().unwrap_or_default(),
-                "turnId": "turn",
-                "itemId": "item",
-                "startedAtMs": 0,
-            }))
-            .map_err(|e| HandlerError::internal(e.to_string()))?;
-        let response = context
-            .peer
-            .request_or_decline::<CommandExecutionRequestApproval>(&approval)
-            .await;
-        Ok(CommandExecResponse {
-            exit_code: 0,
-            stdout: format!("{:?}", response.decision),
-            stderr: String::new(),
-        })
-    }
-}
 
 #[derive(Clone, Default)]
 struct Recorder {

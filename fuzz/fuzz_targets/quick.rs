@@ -1,0 +1,64 @@
+//! The handler the runtime targets serve: answers at once, and talks back through the peer
+//! (a notification, a server request) the way an engine does.
+
+use agentwire_protocol::methods::{CommandExecutionRequestApproval, Warning};
+use agentwire_protocol::{
+    CommandExecParams, CommandExecResponse, CommandExecutionRequestApprovalParams,
+    ThreadListParams, ThreadListResponse, ThreadSetNameParams, ThreadSetNameResponse,
+    WarningNotification,
+};
+use agentwire_runtime::{Handler, HandlerError, RequestContext};
+
+/// Answers at once; talks back through the peer the way an engine does.
+pub struct Quick;
+
+impl Handler for Quick {
+    async fn thread_list(
+        &self,
+        _context: RequestContext,
+        _params: ThreadListParams,
+    ) -> Result<ThreadListResponse, HandlerError> {
+        Ok(ThreadListResponse {
+            data: Vec::new(),
+            next_cursor: None,
+            backwards_cursor: None,
+        })
+    }
+
+    async fn thread_set_name(
+        &self,
+        context: RequestContext,
+        params: ThreadSetNameParams,
+    ) -> Result<ThreadSetNameResponse, HandlerError> {
+        context.peer.notify::<Warning>(&WarningNotification {
+            thread_id: Some(params.thread_id),
+            message: params.name,
+        });
+        Ok(ThreadSetNameResponse {})
+    }
+
+    async fn command_exec(
+        &self,
+        context: RequestContext,
+        params: CommandExecParams,
+    ) -> Result<CommandExecResponse, HandlerError> {
+        let approval: CommandExecutionRequestApprovalParams =
+            serde_json::from_value(serde_json::json!({
+                "threadId": params.command.first().cloned().unwrap_or_default(),
+                "turnId": "turn",
+                "itemId": "item",
+                "startedAtMs": 0,
+            }))
+            .map_err(|e| HandlerError::internal(e.to_string()))?;
+        let response = context
+            .peer
+            .request_or_decline::<CommandExecutionRequestApproval>(&approval)
+            .await;
+        Ok(CommandExecResponse {
+            exit_code: 0,
+            stdout: format!("{:?}", response.decision),
+            stderr: String::new(),
+        })
+    }
+}
+
