@@ -1,7 +1,8 @@
 //! The Responses API wire, the built-in `openai` provider, images and `outputSchema`, through
 //! the binary: the built-in `openai` entry is pointed at a [`MockModel`] speaking real
 //! Responses SSE (`[model_providers.openai] base_url = …` merges over the built-in entry, so
-//! the wire and the OpenAI sign-in stay), and a chat-wire provider `local` at a second mock.
+//! the wire and the OpenAI sign-in stay), and the built-in `ollama` entry (chat wire, no key)
+//! at a second mock the same way.
 
 use std::path::{Path, PathBuf};
 
@@ -15,8 +16,8 @@ use crate::mock_responses::Responses;
 /// A PNG signature and the start of a header: enough for content sniffing.
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01";
 
-/// Writes `config.toml`: `openai` (the built-in entry) at `responses`, `local` (chat) at
-/// `chat` when given, the default provider `openai`, and `extra` top-level keys.
+/// Writes `config.toml`: `openai` (the built-in entry) at `responses`, `ollama` (the built-in
+/// chat entry) at `chat` when given, the default provider `openai`, and `extra` top-level keys.
 fn configure(home: &Path, responses: &MockModel, chat: Option<&MockModel>, extra: &str) {
     let mut config = format!(
         "model_provider = \"openai\"\nmodel = \"gpt-mock\"\n{extra}\n\n\
@@ -26,7 +27,7 @@ fn configure(home: &Path, responses: &MockModel, chat: Option<&MockModel>, extra
     );
     if let Some(chat) = chat {
         config.push_str(&format!(
-            "\n[model_providers.local]\nbase_url = \"{}\"\nrequest_max_retries = 0\n",
+            "\n[model_providers.ollama]\nbase_url = \"{}\"\nrequest_max_retries = 0\n",
             chat.base_url()
         ));
     }
@@ -210,7 +211,6 @@ fn a_function_call_runs_and_its_output_goes_back_with_the_whole_input() {
         .iter()
         .find(|i| i["type"] == json!("commandExecution"))
         .unwrap_or_else(|| panic!("no command in {items:#?}"));
-    assert_eq!(command["id"], json!("call_ls"));
     assert_eq!(command["status"], json!("completed"));
     assert_eq!(command["command"], json!("ls"));
     let output = command["aggregatedOutput"].as_str().expect("output");
@@ -349,6 +349,9 @@ fn the_openai_key_is_the_stored_login_else_the_environment_else_an_error() {
         "account/login/start",
         json!({"type": "apiKey", "apiKey": "sk-stored"}),
     );
+    // The built-in `openai` entry asks for the OpenAI sign-in, wherever its base_url points.
+    let account = client.call("account/read", json!({}));
+    assert_eq!(account["requiresOpenaiAuth"], json!(true), "{account}");
     let thread = thread_id(&client.start_thread(json!({"cwd": home})));
     client.start_turn(&thread, "Hi.");
     let seen = client.until_turn_completed();
@@ -392,8 +395,8 @@ fn images_reach_both_wires_as_image_parts() {
         ])
     );
 
-    let local = client.start_thread(json!({"cwd": home, "modelProvider": "local"}));
-    assert_eq!(local["thread"]["modelProvider"], json!("local"), "{local}");
+    let local = client.start_thread(json!({"cwd": home, "modelProvider": "ollama"}));
+    assert_eq!(local["thread"]["modelProvider"], json!("ollama"), "{local}");
     client.call(
         "turn/start",
         json!({"threadId": thread_id(&local), "input": input}),
@@ -402,6 +405,7 @@ fn images_reach_both_wires_as_image_parts() {
     assert_eq!(completed_turn(&seen)["status"], json!("completed"));
     let request = &chat.wait_requests(1)[0];
     assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.header("authorization"), None, "Ollama takes no key");
     assert_eq!(
         request.body["messages"],
         json!([{"role": "user", "content": [
@@ -534,7 +538,7 @@ fn an_output_schema_is_sent_on_both_wires_and_the_final_message_checked() {
     assert!(details.contains("forty-two"), "{details}");
 
     // The chat wire sends it as `response_format`.
-    let local = thread_id(&client.start_thread(json!({"cwd": home, "modelProvider": "local"})));
+    let local = thread_id(&client.start_thread(json!({"cwd": home, "modelProvider": "ollama"})));
     client.start_turn_with(&local, "Answer.", json!({"outputSchema": schema}));
     let seen = client.until_turn_completed();
     assert_eq!(completed_turn(&seen)["status"], json!("completed"));

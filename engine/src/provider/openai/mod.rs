@@ -435,6 +435,17 @@ impl Endpoint {
         })
     }
 
+    /// Puts the configured context window into a `Done` event.
+    fn fill_context_window(&self, event: &mut ProviderEvent) {
+        if let ProviderEvent::Done {
+            model_context_window,
+            ..
+        } = event
+        {
+            *model_context_window = self.model_context_window;
+        }
+    }
+
     /// The error for a request that got no response.
     fn no_response(&self, what: &str, details: String, attempts: u32) -> ProviderEvent {
         failure(
@@ -530,7 +541,8 @@ impl Endpoint {
                         fault.info,
                     )
                 })?;
-                for event in decoded {
+                for mut event in decoded {
+                    self.fill_context_window(&mut event);
                     if events.send(event).await.is_err() {
                         return Ok(());
                     }
@@ -561,13 +573,7 @@ impl Endpoint {
             failure(message, None, info)
         })?;
         for mut event in last {
-            if let ProviderEvent::Done {
-                model_context_window,
-                ..
-            } = &mut event
-            {
-                *model_context_window = self.model_context_window;
-            }
+            self.fill_context_window(&mut event);
             if events.send(event).await.is_err() {
                 break;
             }
