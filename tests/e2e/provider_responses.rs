@@ -34,9 +34,11 @@ fn configure(home: &Path, responses: &MockModel, chat: Option<&MockModel>, extra
     std::fs::write(home.join("config.toml"), config).expect("write config");
 }
 
-/// A server on `home` with `OPENAI_API_KEY` set to `key` (empty: unset), after the handshake.
+/// A server on `home` with `OPENAI_API_KEY` set to `key` (empty: unset) and
+/// `OPENAI_ORGANIZATION` to `org-e2e`, after the handshake.
 fn start(home: &Path, key: &str) -> Client {
-    let mut client = Client::spawn_with_env(home, &[], &[("OPENAI_API_KEY", key)]);
+    let env = [("OPENAI_API_KEY", key), ("OPENAI_ORGANIZATION", "org-e2e")];
+    let mut client = Client::spawn_with_env(home, &[], &env);
     let answer = client.request(
         "initialize",
         json!({"clientInfo": {"name": "e2e", "version": "0.0.1"}}),
@@ -160,6 +162,7 @@ fn a_streamed_turn_brings_a_reasoning_summary_text_and_token_usage() {
     assert_eq!(request.method, "POST");
     assert_eq!(request.path, "/v1/responses");
     assert_eq!(request.header("authorization"), Some("Bearer sk-env"));
+    assert_eq!(request.header("openai-organization"), Some("org-e2e"));
     let body = &request.body;
     assert_eq!(body["model"], json!("gpt-mock"));
     assert_eq!(body["stream"], json!(true));

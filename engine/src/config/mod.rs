@@ -55,7 +55,9 @@
 //! http_headers = { "X-Org" = "a" }      # optional extra request headers
 //! ```
 //!
-//! Also `requires_openai_auth = true` (the key is the stored sign-in, else `$OPENAI_API_KEY`).
+//! Also `requires_openai_auth = true` (the key is the stored sign-in, else `$OPENAI_API_KEY`)
+//! and `env_http_headers = { "Header" = "VARIABLE" }` (headers whose values are read from the
+//! environment, left out when the variable is unset).
 //! Built-in entries exist without a table: `openai` (Responses API), `ollama` / `oss`
 //! (`http://localhost:11434/v1`) and `lmstudio` (`http://localhost:1234/v1`); a table with one
 //! of their ids is merged over the entry key by key (see [`crate::provider::builtin`]).
@@ -259,6 +261,10 @@ pub(crate) struct ProviderConfig {
     /// Extra headers sent with every request.
     #[serde(default)]
     pub http_headers: BTreeMap<String, String>,
+    /// Headers sent with every request whose values come from environment variables
+    /// (header name → variable name); a header whose variable is unset or empty is left out.
+    #[serde(default)]
+    pub env_http_headers: BTreeMap<String, String>,
     /// Without an `env_key`: the key is the stored sign-in (`auth.json`), else
     /// `$OPENAI_API_KEY`, and a call without either fails saying how to sign in (the built-in
     /// `openai` provider sets it). Without it, the stored key is sent when there is one.

@@ -8,7 +8,8 @@
 //! | `oss`      | `chat`      | `http://localhost:11434/v1`    | none (Codex's older id for Ollama) |
 //! | `lmstudio` | `chat`      | `http://localhost:1234/v1`     | none                               |
 //!
-//! ¹ `$OPENAI_BASE_URL` when set, as Codex does.
+//! ¹ `$OPENAI_BASE_URL` when set, as Codex does. It also sends `OpenAI-Organization` and
+//! `OpenAI-Project` from `$OPENAI_ORGANIZATION` and `$OPENAI_PROJECT` when they are set.
 //!
 //! A `[model_providers.<id>]` table with one of these ids is merged over the built-in entry
 //! key by key: `[model_providers.openai] base_url = "http://proxy/v1"` keeps the Responses
@@ -49,6 +50,13 @@ fn entries() -> Vec<(&'static str, Table)> {
                 ("base_url", text(&openai_base)),
                 ("wire_api", text("responses")),
                 ("requires_openai_auth", Value::Boolean(true)),
+                (
+                    "env_http_headers",
+                    Value::Table(table(&[
+                        ("OpenAI-Organization", text("OPENAI_ORGANIZATION")),
+                        ("OpenAI-Project", text("OPENAI_PROJECT")),
+                    ])),
+                ),
             ]),
         ),
         ("ollama", local("Ollama", 11434)),

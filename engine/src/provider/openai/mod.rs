@@ -180,6 +180,18 @@ impl OpenAiProvider {
             })?;
             headers.insert(header, value);
         }
+        for (name, var) in &config.env_http_headers {
+            let Some(value) = std::env::var(var).ok().filter(|v| !v.trim().is_empty()) else {
+                continue;
+            };
+            let header = HeaderName::from_bytes(name.as_bytes()).map_err(|e| {
+                format!("{here} env_http_headers: {name:?} is not a header name: {e}")
+            })?;
+            let value = HeaderValue::from_str(value.trim()).map_err(|e| {
+                format!("{here} env_http_headers.{name}: ${var} is not a valid header value: {e}")
+            })?;
+            headers.insert(header, value);
+        }
         let request_timeout = config
             .request_timeout_ms
             .map_or(DEFAULT_REQUEST_TIMEOUT, Duration::from_millis);
