@@ -269,6 +269,38 @@ fn a_rate_limited_request_is_retried_and_the_turn_completes() {
 }
 
 #[test]
+fn a_response_that_fails_before_any_output_is_retried() {
+    let mock = MockModel::start(vec![
+        Responses::new().failed("server_error", "The server had an error"),
+        Responses::new().failed("rate_limit_exceeded", "Slow down"),
+        Responses::answer("Recovered."),
+    ]);
+    let (_home, mut client, thread) = session("responses-stream-retry", &mock, None, "");
+    client.start_turn(&thread, "Hi.");
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    assert_eq!(deltas(&seen, "item/agentMessage/delta"), "Recovered.");
+    assert!(params(&seen, "error").is_empty(), "{seen:#?}");
+    let requests = mock.wait_requests(3);
+    assert_eq!(requests[0].body, requests[2].body);
+
+    // Past request_max_retries (2), the last failure is the turn's.
+    for _ in 0..3 {
+        mock.push(Responses::new().failed("server_error", "Still broken"));
+    }
+    client.start_turn(&thread, "Again.");
+    let seen = client.until_turn_completed();
+    let message = assert_failed(&seen, &json!("internalServerError"));
+    assert!(message.contains("Still broken"), "{message}");
+    assert_eq!(mock.wait_requests(6).len(), 6);
+    client.stop();
+}
+
+#[test]
 fn server_errors_that_outlast_the_retries_fail_the_turn() {
     let failing = || Reply::status(500, "{\"error\":{\"message\":\"boom inside\"}}");
     let mock = MockModel::start(vec![failing(), failing(), failing()]);
@@ -323,7 +355,8 @@ fn failed_responses_and_error_events_fail_the_turn_with_the_servers_words() {
     let seen = client.until_turn_completed();
     let message = assert_failed(&seen, &json!("contextWindowExceeded"));
     assert!(message.contains("exceeds the context window"), "{message}");
-    // Failed responses are not retried.
+    // Not retried: output had streamed before the first failure; the second is not a server
+    // error.
     assert_eq!(mock.wait_requests(2).len(), 2);
     client.stop();
 }

@@ -138,6 +138,23 @@ struct Endpoint {
     client: reqwest::Client,
 }
 
+/// Whether a failure inside a response stream is worth another request: server errors,
+/// overload, rate limits and streams cut off.
+fn retryable_in_stream(error: &ProviderEvent) -> bool {
+    matches!(
+        error,
+        ProviderEvent::Error {
+            info: Some(
+                CodexErrorInfo::InternalServerError
+                    | CodexErrorInfo::ServerOverloaded
+                    | CodexErrorInfo::RateLimitExceeded
+                    | CodexErrorInfo::ResponseStreamDisconnected { .. }
+            ),
+            ..
+        }
+    )
+}
+
 /// Makes `ring` the process's TLS crypto provider (the HTTP client is built without one).
 pub(crate) fn install_crypto_provider() {
     static INSTALL: Once = Once::new();
@@ -265,16 +282,40 @@ impl ModelProvider for OpenAiProvider {
 
 impl Endpoint {
     /// Runs one call, sending its events to `events`.
+    ///
+    /// On the Responses wire, a response that fails in the stream (`response.failed` with a
+    /// server error or rate limit, or a stream cut off) before anything was forwarded is
+    /// retried like a failed request, up to `request_max_retries` times.
     async fn call(&self, request: ModelRequest, events: &mpsc::Sender<ProviderEvent>) {
-        let response = match self.open(&request).await {
-            Ok(response) => response,
-            Err(error) => {
-                let _ = events.send(error).await;
+        let mut stream_retries = 0;
+        loop {
+            let response = match self.open(&request).await {
+                Ok(response) => response,
+                Err(error) => {
+                    let _ = events.send(error).await;
+                    return;
+                }
+            };
+            let mut forwarded = false;
+            let Err(error) = self.relay(response, events, &mut forwarded).await else {
                 return;
+            };
+            if !forwarded
+                && self.wire == WireApi::Responses
+                && stream_retries < self.max_retries
+                && retryable_in_stream(&error)
+            {
+                tracing::warn!(
+                    url = %self.url,
+                    attempt = stream_retries,
+                    "model response failed before any output; retrying"
+                );
+                tokio::time::sleep(retry::delay(stream_retries, None)).await;
+                stream_retries += 1;
+                continue;
             }
-        };
-        if let Err(error) = self.relay(response, events).await {
             let _ = events.send(error).await;
+            return;
         }
     }
 
@@ -492,10 +533,12 @@ impl Endpoint {
     }
 
     /// Decodes the response stream into events for `events`; the error that ends it, if any.
+    /// `forwarded` is set once an event went out.
     async fn relay(
         &self,
         response: reqwest::Response,
         events: &mpsc::Sender<ProviderEvent>,
+        forwarded: &mut bool,
     ) -> Result<(), ProviderEvent> {
         let status = response.status().as_u16();
         let content_type = response
@@ -555,6 +598,7 @@ impl Endpoint {
                 })?;
                 for mut event in decoded {
                     self.fill_context_window(&mut event);
+                    *forwarded = true;
                     if events.send(event).await.is_err() {
                         return Ok(());
                     }
