@@ -15,6 +15,8 @@ mod engine_tools;
 mod engine_turns;
 mod generate;
 mod mock_model;
+mod mock_responses;
+mod provider_responses;
 mod sandbox_escape;
 mod sandbox_exec;
 mod schema_diff;

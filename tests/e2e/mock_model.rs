@@ -1,7 +1,8 @@
 //! A local mock of an OpenAI-compatible chat-completions server that streams real SSE.
 //!
 //! [`MockModel::start`] listens on `127.0.0.1:0` (plain HTTP/1.1 on tokio, one connection per
-//! request, `Connection: close`) and answers each `POST …/chat/completions` with the next
+//! request, `Connection: close`) and answers each `POST …/chat/completions` (or `POST
+//! …/responses`, the Responses API: see `mock_responses.rs` for its events) with the next
 //! scripted [`Reply`]: a `text/event-stream` of `data: …` events (built with [`Sse`]), or an
 //! HTTP error. It records every request ([`Recorded`]: path, headers, JSON body) and notices
 //! when a client drops a connection it was holding open. `GET …/models` is answered with the
@@ -68,7 +69,9 @@ pub enum End {
 /// A streamed response under construction: its `data` payloads, in order, and its end.
 #[derive(Debug, Clone)]
 pub struct Sse {
-    /// Each payload, sent as one `data: …\n\n` event (raw text, not necessarily JSON).
+    /// Each payload, sent as one `data: …\n\n` event (raw text, not necessarily JSON); a
+    /// payload that starts with `event: ` is a named event sent as is (its own `data:` line
+    /// included), followed by the blank line.
     pub events: Vec<String>,
     /// What happens after them.
     pub end: End,
@@ -366,7 +369,8 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
         return;
     };
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let is_chat = method == "POST" && path.ends_with("/chat/completions");
+    let is_chat =
+        method == "POST" && (path.ends_with("/chat/completions") || path.ends_with("/responses"));
     let is_models = method == "GET" && path.ends_with("/models");
     let mut index = 0;
     let mut reply = None;
@@ -420,7 +424,11 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
                 return;
             }
             for data in &sse.events {
-                let event = format!("data: {data}\n\n");
+                let event = if data.starts_with("event: ") {
+                    format!("{data}\n\n")
+                } else {
+                    format!("data: {data}\n\n")
+                };
                 if socket.write_all(event.as_bytes()).await.is_err() {
                     return;
                 }

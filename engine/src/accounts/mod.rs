@@ -10,7 +10,8 @@
 //!
 //! `requiresOpenaiAuth` is `true` only when the effective model provider (`model_provider` in
 //! `config.toml`) would send the stored key and talks to OpenAI's own API: it names no
-//! `env_key` and its `base_url` host is `openai.com` or a subdomain. The fixture provider and
+//! `env_key`, and it sets `requires_openai_auth` (the built-in `openai` provider does) or its
+//! `base_url` host is `openai.com` or a subdomain. The fixture provider and
 //! other servers (local models, providers with their own `env_key`) need no sign-in.
 
 mod rate_limits;
@@ -80,6 +81,9 @@ fn requires_openai_auth(config: &ConfigFile) -> bool {
     };
     if provider.env_key.as_deref().is_some_and(|k| !k.is_empty()) {
         return false;
+    }
+    if provider.requires_openai_auth {
+        return true;
     }
     reqwest::Url::parse(provider.base_url.trim())
         .ok()

@@ -285,7 +285,14 @@ impl ServedModels {
         // The key the provider's model calls send; listing goes on without one.
         let key = match config.env_key.as_deref().filter(|k| !k.is_empty()) {
             Some(var) => std::env::var(var).ok().filter(|k| !k.is_empty()),
-            None => accounts.stored_key().await.ok().flatten(),
+            None => accounts.stored_key().await.ok().flatten().or_else(|| {
+                // The OpenAI sign-in falls back on the variable, as model calls do.
+                config
+                    .requires_openai_auth
+                    .then(|| std::env::var("OPENAI_API_KEY").ok())
+                    .flatten()
+                    .filter(|k| !k.trim().is_empty())
+            }),
         };
         if let Some(value) = key.and_then(|k| HeaderValue::from_str(&format!("Bearer {k}")).ok()) {
             headers.insert(AUTHORIZATION, value);

@@ -251,6 +251,9 @@ pub(crate) fn check_table(table: &toml::Table, prefix: &[&str]) -> Vec<Problem> 
 fn check_value(key: &str, value: &toml::Value) -> Result<(), String> {
     let mut single = toml::Table::new();
     single.insert(key.to_owned(), value.clone());
+    if key == "model_providers" {
+        crate::provider::builtin::overlay(&mut single);
+    }
     let config: ConfigFile = toml::Value::Table(single)
         .try_into()
         .map_err(|e: toml::de::Error| e.message().trim().to_owned())?;
@@ -281,6 +284,10 @@ const MAPS: &[&str] = &["model_providers", "mcp_servers", "projects"];
 /// cleanly; the others are left out, so one bad key does not take the rest down. Also returns
 /// the key paths left out.
 pub(crate) fn typed(table: &toml::Table) -> (ConfigFile, Vec<Vec<String>>) {
+    // The built-in providers are there without a table; a table of the same id merges over one.
+    let mut table = table.clone();
+    crate::provider::builtin::overlay(&mut table);
+    let table = &table;
     if let Ok(config) = toml::Value::Table(table.clone()).try_into::<ConfigFile>()
         && !config.model_providers.contains_key(FIXTURE)
     {

@@ -47,13 +47,20 @@
 //! name = "llama.cpp on this machine"    # display name (optional)
 //! base_url = "http://127.0.0.1:8080/v1"
 //! env_key = "LOCAL_API_KEY"             # variable holding the bearer token (optional)
-//! wire_api = "chat"                     # optional; only "chat"
+//! wire_api = "chat"                     # optional; "chat" (default) or "responses"
 //! request_max_retries = 4               # optional
 //! stream_idle_timeout_ms = 300000       # optional
 //! request_timeout_ms = 600000           # optional: connect + response headers
 //! model_context_window = 32768          # optional, reported with token usage
 //! http_headers = { "X-Org" = "a" }      # optional extra request headers
 //! ```
+//!
+//! Also `requires_openai_auth = true` (the key is the stored sign-in, else `$OPENAI_API_KEY`)
+//! and `env_http_headers = { "Header" = "VARIABLE" }` (headers whose values are read from the
+//! environment, left out when the variable is unset).
+//! Built-in entries exist without a table: `openai` (Responses API), `ollama` / `oss`
+//! (`http://localhost:11434/v1`) and `lmstudio` (`http://localhost:1234/v1`); a table with one
+//! of their ids is merged over the entry key by key (see [`crate::provider::builtin`]).
 //!
 //! `fixture` is the built-in provider id; it needs (and takes) no table. Every key takes effect
 //! without a restart: new threads get the new defaults, and the next model call uses providers
@@ -220,14 +227,18 @@ pub(crate) struct McpServerConfig {
     pub disabled_tools: Vec<String>,
 }
 
-/// One `[model_providers.<id>]` table: a server speaking the OpenAI chat-completions API.
+/// One `[model_providers.<id>]` table: a server speaking the OpenAI chat-completions API or
+/// the OpenAI Responses API. The built-in ids (`openai`, `ollama`, `oss`, `lmstudio`; see
+/// [`crate::provider::builtin`]) have an entry without a table; a table with one of those ids
+/// is merged over it key by key.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ProviderConfig {
     /// A name for people (logs, errors); the id when left out.
     #[serde(default)]
     pub name: Option<String>,
-    /// The API root; requests go to `{base_url}/chat/completions`.
+    /// The API root; requests go to `{base_url}/chat/completions` (`wire_api = "chat"`) or
+    /// `{base_url}/responses` (`wire_api = "responses"`).
     pub base_url: String,
     /// The environment variable holding the API key sent as a bearer token.
     #[serde(default)]
@@ -250,6 +261,15 @@ pub(crate) struct ProviderConfig {
     /// Extra headers sent with every request.
     #[serde(default)]
     pub http_headers: BTreeMap<String, String>,
+    /// Headers sent with every request whose values come from environment variables
+    /// (header name → variable name); a header whose variable is unset or empty is left out.
+    #[serde(default)]
+    pub env_http_headers: BTreeMap<String, String>,
+    /// Without an `env_key`: the key is the stored sign-in (`auth.json`), else
+    /// `$OPENAI_API_KEY`, and a call without either fails saying how to sign in (the built-in
+    /// `openai` provider sets it). Without it, the stored key is sent when there is one.
+    #[serde(default)]
+    pub requires_openai_auth: bool,
     /// Models `model/list` offers for this provider, before those its `GET {base_url}/models`
     /// reports: each a model id (`"qwen2.5-coder"`) or a table
     /// `{ id = "…", display_name = "…", hidden = false, reasoning_efforts = ["low", "high"] }`
@@ -265,6 +285,8 @@ pub(crate) enum WireApi {
     /// `POST /chat/completions` with `stream: true`.
     #[default]
     Chat,
+    /// The OpenAI Responses API: `POST /responses` with `stream: true`, `store: false`.
+    Responses,
 }
 
 impl ConfigFile {
@@ -293,7 +315,23 @@ mod tests {
         assert_eq!(config.model_provider.as_deref(), Some("fixture"));
         assert_eq!(config.model.as_deref(), Some("x"));
         assert_eq!(config.fixture_script, Some(PathBuf::from("s.json")));
-        assert_eq!(ConfigFile::parse("").expect("empty"), ConfigFile::default());
+        let empty = ConfigFile::parse("").expect("empty");
+        assert_eq!(
+            empty
+                .model_providers
+                .keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+            vec!["lmstudio", "ollama", "openai", "oss"],
+            "only the built-in providers"
+        );
+        assert_eq!(
+            ConfigFile {
+                model_providers: BTreeMap::new(),
+                ..empty
+            },
+            ConfigFile::default()
+        );
         assert!(ConfigFile::parse("model_provider = ").is_err());
     }
 
@@ -339,12 +377,23 @@ base_url = "http://h/v1"
                 .expect_err("typo");
         assert!(typo.contains("env_kye"), "{typo}");
         let wire = ConfigFile::parse(
-            "[model_providers.a]\nbase_url = \"http://h\"\nwire_api = \"responses\"\n",
+            "[model_providers.a]\nbase_url = \"http://h\"\nwire_api = \"carrier-pigeon\"\n",
         )
         .expect_err("wire api");
-        assert!(wire.contains("responses"), "{wire}");
+        assert!(wire.contains("carrier-pigeon"), "{wire}");
+        let responses = ConfigFile::parse(
+            "[model_providers.a]\nbase_url = \"http://h\"\nwire_api = \"responses\"\n",
+        )
+        .expect("responses");
+        assert_eq!(responses.model_providers["a"].wire_api, WireApi::Responses);
         let missing = ConfigFile::parse("[model_providers.a]\nname = \"n\"\n").expect_err("url");
         assert!(missing.contains("base_url"), "{missing}");
+        let openai = ConfigFile::parse("[model_providers.openai]\nenv_key = \"K\"\n")
+            .expect("a built-in id needs no base_url");
+        let openai = &openai.model_providers["openai"];
+        assert_eq!(openai.base_url, "https://api.openai.com/v1");
+        assert_eq!(openai.wire_api, WireApi::Responses);
+        assert_eq!(openai.env_key.as_deref(), Some("K"));
         let fixture = ConfigFile::parse("[model_providers.fixture]\nbase_url = \"http://h\"\n")
             .expect_err("fixture");
         assert!(fixture.contains("built-in"), "{fixture}");

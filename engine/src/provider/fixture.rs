@@ -28,6 +28,7 @@ impl FixtureProvider {
     /// The events answering `request`, in order.
     fn events(&self, request: &ModelRequest) -> Vec<ProviderEvent> {
         let (text, calls_so_far) = newest_user_message(&request.history);
+        let text = text.as_str();
         let window = self.script.model_context_window;
         if request.steered && calls_so_far == 0 {
             let reply = self.script.steer_reply.replace("{input}", text);
@@ -55,16 +56,16 @@ impl FixtureProvider {
 
 /// The text of the newest user message in `history`, and how many model calls answered it
 /// since.
-fn newest_user_message(history: &[HistoryEntry]) -> (&str, usize) {
+fn newest_user_message(history: &[HistoryEntry]) -> (String, usize) {
     let mut calls = 0;
     for entry in history.iter().rev() {
         match entry {
-            HistoryEntry::User { text } => return (text, calls),
+            HistoryEntry::User { content } => return (super::user_text(content), calls),
             HistoryEntry::Assistant { .. } => calls += 1,
             HistoryEntry::ToolResult { .. } => {}
         }
     }
-    ("", calls)
+    (String::new(), calls)
 }
 
 impl ModelProvider for FixtureProvider {
@@ -201,12 +202,16 @@ mod tests {
             instructions: None,
             history,
             steered,
+            output: crate::provider::OutputOptions::default(),
         }
     }
 
     fn user(text: &str) -> HistoryEntry {
         HistoryEntry::User {
-            text: text.to_owned(),
+            content: vec![agentwire_protocol::UserInput::Text {
+                text: text.to_owned(),
+                text_elements: Vec::new(),
+            }],
         }
     }
 

@@ -11,11 +11,21 @@
 //!
 //! The [`fixture::FixtureProvider`] replays a scripted conversation (see [`script`] for the
 //! format), so turns work with no network and no account. [`openai::OpenAiProvider`] talks to
-//! any server speaking the OpenAI chat-completions API. [`Providers`] holds them all, by id,
-//! and picks the one each call names.
+//! any server speaking the OpenAI chat-completions API (`wire_api = "chat"`) or the OpenAI
+//! Responses API (`wire_api = "responses"`, see [`responses`]). [`builtin`] holds the provider
+//! entries that exist without a table (`openai`, `ollama`, `oss`, `lmstudio`). [`Providers`]
+//! holds them all, by id, and picks the one each call names.
+//!
+//! Images in user input go to the model as real image parts ([`content`]); a turn's
+//! `outputSchema` is sent as structured output and its final message checked against it
+//! ([`schema`]).
 
+pub(crate) mod builtin;
+pub(crate) mod content;
 pub(crate) mod fixture;
 pub(crate) mod openai;
+pub(crate) mod responses;
+pub(crate) mod schema;
 pub(crate) mod script;
 
 use std::collections::BTreeMap;
@@ -23,7 +33,9 @@ use std::fmt::Debug;
 use std::path::Path;
 use std::sync::Arc;
 
-use agentwire_protocol::{CodexErrorInfo, ReasoningEffort, TokenUsageBreakdown, UserInput};
+use agentwire_protocol::{
+    CodexErrorInfo, ReasoningEffort, ReasoningSummary, TokenUsageBreakdown, UserInput,
+};
 use tokio::sync::mpsc;
 
 use crate::accounts::Accounts;
@@ -53,15 +65,29 @@ pub(crate) struct ModelRequest {
     /// Whether the newest user message was steered into a running turn (rather than starting
     /// it).
     pub steered: bool,
+    /// What the turn asks of the model's output beyond the thread's settings.
+    pub output: OutputOptions,
+}
+
+/// A turn's wishes for the model's output: a reasoning summary setting and a JSON Schema the
+/// final message must follow (`turn/start`'s `summary` and `outputSchema`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct OutputOptions {
+    /// How detailed reasoning summaries are (the configured `model_reasoning_summary` when
+    /// `None`).
+    pub summary: Option<ReasoningSummary>,
+    /// The JSON Schema of the final agent message, sent as structured output.
+    pub schema: Option<serde_json::Value>,
 }
 
 /// One entry of the conversation a model call sees.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum HistoryEntry {
-    /// What the user said (text parts joined; other input kinds described in words).
+    /// What the user said: text, images and other parts, as the client sent them (see
+    /// [`content`] for how each wire sends them).
     User {
-        /// The text.
-        text: String,
+        /// The parts, in order.
+        content: Vec<UserInput>,
     },
     /// What the model answered: text, and the tools it called.
     Assistant {
@@ -192,8 +218,12 @@ impl Providers {
         };
         by_id.insert(FIXTURE.to_owned(), fixture);
         for (id, table) in &config.model_providers {
+            let defaults = openai::Defaults {
+                model: config.model.clone(),
+                summary: config.model_reasoning_summary.clone(),
+            };
             let provider: Arc<dyn ModelProvider> =
-                match OpenAiProvider::new(id, table, config.model.clone(), accounts.clone()) {
+                match OpenAiProvider::new(id, table, defaults, accounts.clone()) {
                     Ok(provider) => Arc::new(provider),
                     Err(reason) => unavailable(id, reason),
                 };
@@ -218,7 +248,10 @@ impl ModelProvider for Providers {
             request.provider.as_str()
         };
         if let Some(provider) = self.by_id.get(id) {
-            return provider.stream(request);
+            return match request.output.schema.clone() {
+                Some(schema) => schema::checked(provider.stream(request), schema),
+                None => provider.stream(request),
+            };
         }
         let known = self
             .by_id
@@ -293,9 +326,13 @@ mod tests {
             effort: None,
             instructions: None,
             history: vec![HistoryEntry::User {
-                text: "hi".to_owned(),
+                content: vec![UserInput::Text {
+                    text: "hi".to_owned(),
+                    text_elements: Vec::new(),
+                }],
             }],
             steered: false,
+            output: OutputOptions::default(),
         }
     }
 

@@ -7,7 +7,7 @@
 use agentwire_protocol::{ThreadItemKind, Turn};
 use serde_json::json;
 
-use crate::provider::{HistoryEntry, ToolCall, user_text};
+use crate::provider::{HistoryEntry, ToolCall};
 use crate::tools;
 
 /// Builds history entries from items, keeping an assistant entry open while tool calls may
@@ -59,7 +59,7 @@ impl Builder {
             ThreadItemKind::UserMessage { content, .. } => {
                 self.flush();
                 self.entries.push(HistoryEntry::User {
-                    text: user_text(content),
+                    content: content.clone(),
                 });
             }
             ThreadItemKind::AgentMessage { text, .. } => self.text(text),
@@ -203,7 +203,10 @@ mod tests {
         assert_eq!(
             history[0],
             HistoryEntry::User {
-                text: "list".to_owned()
+                content: vec![UserInput::Text {
+                    text: "list".to_owned(),
+                    text_elements: Vec::new(),
+                }]
             }
         );
         let HistoryEntry::Assistant { text, tool_calls } = &history[1] else {

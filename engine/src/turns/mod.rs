@@ -116,6 +116,14 @@ impl Turns {
                 "input: must not be empty".to_owned(),
             ));
         }
+        crate::provider::content::check_input(&params.input).map_err(ThreadError::InvalidParams)?;
+        if let Some(schema) = &params.output_schema {
+            crate::provider::schema::check(schema).map_err(ThreadError::InvalidParams)?;
+        }
+        let output = crate::provider::OutputOptions {
+            summary: params.summary.clone(),
+            schema: params.output_schema.clone(),
+        };
         let thread_id = params.thread_id;
         // Fails unless the thread is loaded. The turn's overrides stay for later turns.
         let mut overrides = SettingsOverrides {
@@ -184,6 +192,7 @@ impl Turns {
                 settings,
                 history,
                 answered: context.answered.clone(),
+                output,
             },
             Controls { interrupt, steer },
         );
@@ -219,6 +228,7 @@ impl Turns {
                 "input: must not be empty".to_owned(),
             ));
         }
+        crate::provider::content::check_input(&params.input).map_err(ThreadError::InvalidParams)?;
         let running = lock(&self.running);
         let turn = Self::expect_running(&running, &params.thread_id, &params.expected_turn_id)?;
         if !turn.accepts_steer {

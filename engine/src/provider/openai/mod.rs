@@ -1,21 +1,25 @@
-//! The `openai-compatible` provider: any server speaking the OpenAI chat-completions API with
-//! `stream: true` (llama.cpp server, vLLM, Ollama, LM Studio, hosted endpoints).
+//! The HTTP model providers: any server speaking the OpenAI chat-completions API with
+//! `stream: true` (llama.cpp server, vLLM, Ollama, LM Studio, hosted endpoints), or the OpenAI
+//! Responses API (`wire_api = "responses"`: OpenAI itself, and servers that copy it).
 //!
-//! A call is one `POST {base_url}/chat/completions` ([`request`]) whose Server-Sent-Events
-//! response ([`sse`]) is decoded into provider events ([`stream`]). Rate limits, server
-//! failures and unreachable servers are retried with backoff ([`retry`]) before anything was
-//! forwarded; other failures end the call with an error the user can act on ([`error`]).
+//! A chat call is one `POST {base_url}/chat/completions` ([`request`]) whose
+//! Server-Sent-Events response ([`sse`]) is decoded into provider events ([`stream`]); a
+//! Responses call is one `POST {base_url}/responses` built and decoded by
+//! [`crate::provider::responses`]. Both share the rest: rate limits, server failures and
+//! unreachable servers are retried with backoff ([`retry`]) before anything was forwarded;
+//! other failures end the call with an error the user can act on ([`error`]).
 
-mod error;
+pub(crate) mod error;
 mod request;
-mod retry;
-mod sse;
-mod stream;
+pub(crate) use request::OUTPUT_SCHEMA_NAME;
+pub(crate) mod retry;
+pub(crate) mod sse;
+pub(crate) mod stream;
 
 use std::sync::{Arc, Once};
 use std::time::Duration;
 
-use agentwire_protocol::CodexErrorInfo;
+use agentwire_protocol::{CodexErrorInfo, ReasoningSummary};
 use futures_util::StreamExt;
 use reqwest::header::{
     AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
@@ -24,11 +28,62 @@ use tokio::sync::mpsc;
 
 use super::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent};
 use crate::accounts::Accounts;
-use crate::config::ProviderConfig;
+use crate::config::{ProviderConfig, WireApi};
+use crate::provider::responses;
 use crate::tools::{self, ToolSpec};
 use error::failure;
 use sse::SseParser;
-use stream::Decoder;
+use stream::{Decoder, StreamFault};
+
+/// The variable holding the OpenAI API key of providers with `requires_openai_auth` (used
+/// when there is no stored sign-in).
+const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
+
+/// What a provider falls back on when a call does not say.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Defaults {
+    /// The model (`model` in config.toml).
+    pub model: Option<String>,
+    /// The reasoning summary setting (`model_reasoning_summary`).
+    pub summary: Option<ReasoningSummary>,
+}
+
+/// A response stream decoder of either wire.
+#[derive(Debug)]
+enum AnyDecoder {
+    Chat(Decoder),
+    Responses(responses::stream::Decoder),
+}
+
+impl AnyDecoder {
+    fn new(wire: WireApi) -> Self {
+        match wire {
+            WireApi::Chat => Self::Chat(Decoder::default()),
+            WireApi::Responses => Self::Responses(responses::stream::Decoder::default()),
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        match self {
+            Self::Chat(d) => d.is_done(),
+            Self::Responses(d) => d.is_done(),
+        }
+    }
+
+    fn event(&mut self, data: &str) -> Result<Vec<ProviderEvent>, StreamFault> {
+        match self {
+            Self::Chat(d) => d.event(data),
+            Self::Responses(d) => d.event(data),
+        }
+    }
+
+    fn end(&mut self) -> Result<Vec<ProviderEvent>, StreamFault> {
+        match self {
+            Self::Chat(d) => d.end(),
+            Self::Responses(d) => d.end(),
+        }
+    }
+}
 
 /// How long the stream may be silent when the provider sets no `stream_idle_timeout_ms`.
 const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
@@ -38,7 +93,7 @@ const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 /// Most bytes of an error response body read (for the error's details).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
-/// A configured chat-completions endpoint.
+/// A configured model endpoint (either wire).
 #[derive(Debug, Clone)]
 pub(crate) struct OpenAiProvider {
     inner: Arc<Endpoint>,
@@ -55,10 +110,16 @@ struct Endpoint {
     display_name: String,
     /// The stored API key (used when there is no `env_key`) and the rate-limit record.
     accounts: Arc<Accounts>,
-    /// `{base_url}/chat/completions`.
+    /// `{base_url}/chat/completions` or `{base_url}/responses`.
     url: reqwest::Url,
+    /// The wire protocol.
+    wire: WireApi,
     /// The variable holding the API key; the stored key (`auth.json`) is used without one.
     env_key: Option<String>,
+    /// Without `env_key`: fall back on `$OPENAI_API_KEY`, and fail without any key.
+    openai_auth: bool,
+    /// The reasoning summary setting of calls that name none.
+    summary: Option<ReasoningSummary>,
     /// Extra headers from the configuration.
     headers: HeaderMap,
     /// How often a failed request is retried.
@@ -77,6 +138,23 @@ struct Endpoint {
     client: reqwest::Client,
 }
 
+/// Whether a failure inside a response stream is worth another request: server errors,
+/// overload, rate limits and streams cut off.
+fn retryable_in_stream(error: &ProviderEvent) -> bool {
+    matches!(
+        error,
+        ProviderEvent::Error {
+            info: Some(
+                CodexErrorInfo::InternalServerError
+                    | CodexErrorInfo::ServerOverloaded
+                    | CodexErrorInfo::RateLimitExceeded
+                    | CodexErrorInfo::ResponseStreamDisconnected { .. }
+            ),
+            ..
+        }
+    )
+}
+
 /// Makes `ring` the process's TLS crypto provider (the HTTP client is built without one).
 pub(crate) fn install_crypto_provider() {
     static INSTALL: Once = Once::new();
@@ -87,18 +165,22 @@ pub(crate) fn install_crypto_provider() {
 }
 
 impl OpenAiProvider {
-    /// The provider `id` configured by `config`; calls that name no model ask for
-    /// `default_model`; without an `env_key` the key stored in `accounts` is sent. Fails with
-    /// the reason when the table is unusable.
+    /// The provider `id` configured by `config`; calls fall back on `defaults`; without an
+    /// `env_key` the key stored in `accounts` is sent. Fails with the reason when the table is
+    /// unusable.
     pub(crate) fn new(
         id: &str,
         config: &ProviderConfig,
-        default_model: Option<String>,
+        defaults: Defaults,
         accounts: Arc<Accounts>,
     ) -> Result<Self, String> {
         let here = format!("[model_providers.{id}]");
         let base = config.base_url.trim().trim_end_matches('/');
-        let url = reqwest::Url::parse(&format!("{base}/chat/completions"))
+        let path = match config.wire_api {
+            WireApi::Chat => "chat/completions",
+            WireApi::Responses => "responses",
+        };
+        let url = reqwest::Url::parse(&format!("{base}/{path}"))
             .map_err(|e| format!("{here} base_url {:?}: {e}", config.base_url))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(format!(
@@ -112,6 +194,18 @@ impl OpenAiProvider {
                 .map_err(|e| format!("{here} http_headers: {name:?} is not a header name: {e}"))?;
             let value = HeaderValue::from_str(value).map_err(|e| {
                 format!("{here} http_headers.{name}: not a valid header value: {e}")
+            })?;
+            headers.insert(header, value);
+        }
+        for (name, var) in &config.env_http_headers {
+            let Some(value) = std::env::var(var).ok().filter(|v| !v.trim().is_empty()) else {
+                continue;
+            };
+            let header = HeaderName::from_bytes(name.as_bytes()).map_err(|e| {
+                format!("{here} env_http_headers: {name:?} is not a header name: {e}")
+            })?;
+            let value = HeaderValue::from_str(value.trim()).map_err(|e| {
+                format!("{here} env_http_headers.{name}: ${var} is not a valid header value: {e}")
             })?;
             headers.insert(header, value);
         }
@@ -138,7 +232,10 @@ impl OpenAiProvider {
                 display_name: config.name.clone().unwrap_or_else(|| id.to_owned()),
                 accounts,
                 url,
+                wire: config.wire_api,
                 env_key: config.env_key.clone().filter(|k| !k.is_empty()),
+                openai_auth: config.requires_openai_auth,
+                summary: defaults.summary,
                 headers,
                 max_retries: config
                     .request_max_retries
@@ -148,7 +245,7 @@ impl OpenAiProvider {
                     .map_or(DEFAULT_IDLE_TIMEOUT, Duration::from_millis),
                 request_timeout,
                 model_context_window: config.model_context_window,
-                default_model: default_model.filter(|m| !m.is_empty()),
+                default_model: defaults.model.filter(|m| !m.is_empty()),
                 tools: tools::specs(),
                 client,
             }),
@@ -185,16 +282,40 @@ impl ModelProvider for OpenAiProvider {
 
 impl Endpoint {
     /// Runs one call, sending its events to `events`.
+    ///
+    /// On the Responses wire, a response that fails in the stream (`response.failed` with a
+    /// server error or rate limit, or a stream cut off) before anything was forwarded is
+    /// retried like a failed request, up to `request_max_retries` times.
     async fn call(&self, request: ModelRequest, events: &mpsc::Sender<ProviderEvent>) {
-        let response = match self.open(&request).await {
-            Ok(response) => response,
-            Err(error) => {
-                let _ = events.send(error).await;
+        let mut stream_retries = 0;
+        loop {
+            let response = match self.open(&request).await {
+                Ok(response) => response,
+                Err(error) => {
+                    let _ = events.send(error).await;
+                    return;
+                }
+            };
+            let mut forwarded = false;
+            let Err(error) = self.relay(response, events, &mut forwarded).await else {
                 return;
+            };
+            if !forwarded
+                && self.wire == WireApi::Responses
+                && stream_retries < self.max_retries
+                && retryable_in_stream(&error)
+            {
+                tracing::warn!(
+                    url = %self.url,
+                    attempt = stream_retries,
+                    "model response failed before any output; retrying"
+                );
+                tokio::time::sleep(retry::delay(stream_retries, None)).await;
+                stream_retries += 1;
+                continue;
             }
-        };
-        if let Err(error) = self.relay(response, events).await {
             let _ = events.send(error).await;
+            return;
         }
     }
 
@@ -216,13 +337,34 @@ impl Endpoint {
             (model, _) => model,
         };
         let key = match &self.env_key {
-            None => self.accounts.stored_key().await.map_err(|e| {
-                failure(
-                    format!("{} cannot use the stored API key: {e}", self.name),
-                    None,
-                    CodexErrorInfo::Unauthorized,
-                )
-            })?,
+            None => {
+                let stored = self.accounts.stored_key().await.map_err(|e| {
+                    failure(
+                        format!("{} cannot use the stored API key: {e}", self.name),
+                        None,
+                        CodexErrorInfo::Unauthorized,
+                    )
+                })?;
+                match stored {
+                    Some(key) => Some(key),
+                    None if self.openai_auth => match std::env::var(OPENAI_API_KEY) {
+                        Ok(key) if !key.trim().is_empty() => Some(key.trim().to_owned()),
+                        _ => {
+                            return Err(failure(
+                                format!(
+                                    "{} needs an OpenAI API key: sign in with \
+                                     account/login/start (type apiKey), or set \
+                                     ${OPENAI_API_KEY}.",
+                                    self.name
+                                ),
+                                None,
+                                CodexErrorInfo::Unauthorized,
+                            ));
+                        }
+                    },
+                    None => None,
+                }
+            }
             Some(var) => match std::env::var(var) {
                 Ok(key) if !key.is_empty() => Some(key),
                 _ => {
@@ -255,7 +397,7 @@ impl Endpoint {
             })?;
             headers.insert(AUTHORIZATION, value);
         }
-        let body = request::body(request, model, &self.tools).to_string();
+        let body = self.body(request, model).await?;
         let url = self.url.as_str();
         let mut attempt: u32 = 0;
         loop {
@@ -322,6 +464,41 @@ impl Endpoint {
         }
     }
 
+    /// The request body for `request` to `model`, in the provider's wire format. Image files
+    /// are read here, off the async threads.
+    async fn body(&self, request: &ModelRequest, model: &str) -> Result<String, ProviderEvent> {
+        let request = request.clone();
+        let model = model.to_owned();
+        let tools = self.tools.clone();
+        let wire = self.wire;
+        let summary = self.summary.clone();
+        tokio::task::spawn_blocking(move || match wire {
+            WireApi::Chat => request::body(&request, &model, &tools).to_string(),
+            WireApi::Responses => {
+                responses::request::body(&request, &model, &tools, summary.as_ref()).to_string()
+            }
+        })
+        .await
+        .map_err(|e| {
+            failure(
+                format!("{} could not build the request: {e}", self.name),
+                None,
+                CodexErrorInfo::Other,
+            )
+        })
+    }
+
+    /// Puts the configured context window into a `Done` event.
+    fn fill_context_window(&self, event: &mut ProviderEvent) {
+        if let ProviderEvent::Done {
+            model_context_window,
+            ..
+        } = event
+        {
+            *model_context_window = self.model_context_window;
+        }
+    }
+
     /// The error for a request that got no response.
     fn no_response(&self, what: &str, details: String, attempts: u32) -> ProviderEvent {
         failure(
@@ -356,10 +533,12 @@ impl Endpoint {
     }
 
     /// Decodes the response stream into events for `events`; the error that ends it, if any.
+    /// `forwarded` is set once an event went out.
     async fn relay(
         &self,
         response: reqwest::Response,
         events: &mpsc::Sender<ProviderEvent>,
+        forwarded: &mut bool,
     ) -> Result<(), ProviderEvent> {
         let status = response.status().as_u16();
         let content_type = response
@@ -378,7 +557,7 @@ impl Endpoint {
             )
         };
         let mut parser = SseParser::default();
-        let mut decoder = Decoder::default();
+        let mut decoder = AnyDecoder::new(self.wire);
         let mut chunks = response.bytes_stream();
         while !decoder.is_done() {
             let chunk = match tokio::time::timeout(self.idle_timeout, chunks.next()).await {
@@ -417,7 +596,9 @@ impl Endpoint {
                         fault.info,
                     )
                 })?;
-                for event in decoded {
+                for mut event in decoded {
+                    self.fill_context_window(&mut event);
+                    *forwarded = true;
                     if events.send(event).await.is_err() {
                         return Ok(());
                     }
@@ -448,13 +629,7 @@ impl Endpoint {
             failure(message, None, info)
         })?;
         for mut event in last {
-            if let ProviderEvent::Done {
-                model_context_window,
-                ..
-            } = &mut event
-            {
-                *model_context_window = self.model_context_window;
-            }
+            self.fill_context_window(&mut event);
             if events.send(event).await.is_err() {
                 break;
             }

@@ -1,9 +1,17 @@
 //! The chat-completions request body for one model call.
+//!
+//! A user message with images has multi-part `content` (`text` and `image_url` parts; image
+//! files as `data:` URLs); one without is plain text. A turn's `outputSchema` goes as
+//! `response_format: {type: "json_schema", json_schema: {name, schema, strict: true}}`.
 
 use serde_json::{Value, json};
 
-use crate::provider::{HistoryEntry, ModelRequest};
+use crate::provider::content::{self, ImageSource, Part};
+use crate::provider::{HistoryEntry, ModelRequest, user_text};
 use crate::tools::ToolSpec;
+
+/// The name structured output is sent under (both wires).
+pub(crate) const OUTPUT_SCHEMA_NAME: &str = "output_schema";
 
 /// The JSON body of `POST {base_url}/chat/completions` for `request`, sent to `model`, offering
 /// `tools`.
@@ -37,13 +45,49 @@ pub(crate) fn body(request: &ModelRequest, model: &str, tools: &[ToolSpec]) -> V
     if let Some(effort) = request.effort.as_ref().filter(|e| !e.0.is_empty()) {
         body["reasoning_effort"] = json!(effort.0);
     }
+    if let Some(schema) = &request.output.schema {
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": {"name": OUTPUT_SCHEMA_NAME, "schema": schema, "strict": true},
+        });
+    }
     body
+}
+
+/// A user message's `content`: text, or parts when it has images.
+fn user_content(input: &[agentwire_protocol::UserInput]) -> Value {
+    if !content::has_image(input) {
+        return json!(user_text(input));
+    }
+    content::parts(input)
+        .into_iter()
+        .map(|part| match part {
+            Part::Text(text) => json!({"type": "text", "text": text}),
+            Part::Image {
+                source: ImageSource::Url(url),
+                detail,
+            } => {
+                let mut image = json!({"url": url});
+                if let Some(detail) = detail {
+                    image["detail"] = json!(content::detail_name(detail, false));
+                }
+                json!({"type": "image_url", "image_url": image})
+            }
+            Part::Image {
+                source: ImageSource::FileId(id),
+                ..
+            } => json!({
+                "type": "text",
+                "text": format!("[image file id {id}: uploaded files cannot be sent on this wire]"),
+            }),
+        })
+        .collect()
 }
 
 /// One conversation entry as a chat message.
 fn message(entry: &HistoryEntry) -> Value {
     match entry {
-        HistoryEntry::User { text } => json!({"role": "user", "content": text}),
+        HistoryEntry::User { content } => json!({"role": "user", "content": user_content(content)}),
         HistoryEntry::Assistant { text, tool_calls } => {
             let mut message = json!({"role": "assistant", "content": text});
             if !tool_calls.is_empty() {
@@ -69,8 +113,8 @@ fn message(entry: &HistoryEntry) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::ToolCall;
-    use agentwire_protocol::ReasoningEffort;
+    use crate::provider::{OutputOptions, ToolCall};
+    use agentwire_protocol::{ImageDetail, MediaSource, ReasoningEffort, UserInput};
 
     fn request(history: Vec<HistoryEntry>) -> ModelRequest {
         ModelRequest {
@@ -80,15 +124,55 @@ mod tests {
             instructions: None,
             history,
             steered: false,
+            output: OutputOptions::default(),
         }
+    }
+
+    fn user(text: &str) -> HistoryEntry {
+        HistoryEntry::User {
+            content: vec![UserInput::Text {
+                text: text.to_owned(),
+                text_elements: Vec::new(),
+            }],
+        }
+    }
+
+    #[test]
+    fn images_make_a_multi_part_message_and_the_schema_a_response_format() {
+        let mut request = request(vec![HistoryEntry::User {
+            content: vec![
+                UserInput::Text {
+                    text: "what is this?".to_owned(),
+                    text_elements: Vec::new(),
+                },
+                UserInput::Image {
+                    source: MediaSource::Url {
+                        url: "https://example.com/a.png".to_owned(),
+                    },
+                    detail: Some(ImageDetail::Original),
+                },
+            ],
+        }]);
+        request.output.schema = Some(json!({"type": "object"}));
+        let body = body(&request, "m", &[]);
+        assert_eq!(
+            body["messages"][0]["content"],
+            json!([
+                {"type": "text", "text": "what is this?"},
+                {"type": "image_url", "image_url": {"url": "https://example.com/a.png", "detail": "high"}}
+            ])
+        );
+        assert_eq!(
+            body["response_format"],
+            json!({"type": "json_schema", "json_schema": {
+                "name": "output_schema", "schema": {"type": "object"}, "strict": true}})
+        );
     }
 
     #[test]
     fn a_history_with_tool_calls_and_results_becomes_messages() {
         let mut request = request(vec![
-            HistoryEntry::User {
-                text: "list files".to_owned(),
-            },
+            user("list files"),
             HistoryEntry::Assistant {
                 text: String::new(),
                 tool_calls: vec![
@@ -149,9 +233,7 @@ mod tests {
 
     #[test]
     fn effort_is_sent_only_when_set_and_no_system_message_without_instructions() {
-        let mut request = request(vec![HistoryEntry::User {
-            text: "hi".to_owned(),
-        }]);
+        let mut request = request(vec![user("hi")]);
         request.effort = Some(ReasoningEffort("high".to_owned()));
         let body = body(&request, "m", &[]);
         assert_eq!(body["reasoning_effort"], json!("high"));

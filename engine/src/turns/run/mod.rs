@@ -29,7 +29,7 @@ use agentwire_runtime::{Answered, Peer};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Steer, Turns};
-use crate::provider::{HistoryEntry, ModelRequest, ProviderEvent, ToolCall, user_text};
+use crate::provider::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{ThreadSettings, new_id, now};
 
@@ -84,6 +84,8 @@ pub(super) struct TurnRun {
     settings: ThreadSettings,
     /// Settles once the `turn/start` answer is on its way.
     answered: Answered,
+    /// The turn's reasoning summary setting and output schema.
+    output: OutputOptions,
     /// The connections that get the turn's notifications, as of a version of the thread's
     /// subscribers (refreshed when it changes).
     audience: Mutex<(u64, Vec<Peer>)>,
@@ -113,6 +115,8 @@ pub(super) struct TurnStart {
     pub history: Vec<HistoryEntry>,
     /// Settles once the `turn/start` answer is on its way: the turn's notifications follow it.
     pub answered: Answered,
+    /// The turn's reasoning summary setting and output schema (`summary`, `outputSchema`).
+    pub output: OutputOptions,
 }
 
 /// How `turn/interrupt` and `turn/steer` reach a running turn.
@@ -134,6 +138,7 @@ impl TurnRun {
             history: start.history,
             settings: start.settings,
             answered: start.answered,
+            output: start.output,
             audience: Mutex::new((u64::MAX, Vec::new())),
         }
     }
@@ -163,7 +168,7 @@ impl TurnRun {
         let end = 'turn: loop {
             self.user_message(&input);
             self.history.push(HistoryEntry::User {
-                text: user_text(&input.input),
+                content: input.input.clone(),
             });
             // Model calls until the model stops calling tools.
             loop {
@@ -184,6 +189,7 @@ impl TurnRun {
                     instructions: self.instructions(),
                     history: self.history.clone(),
                     steered,
+                    output: self.output.clone(),
                 };
                 match self.call(request).await {
                     CallEnd::Done(tool_calls) if tool_calls.is_empty() => break,

@@ -1,0 +1,240 @@
+//! The Responses API request body for one model call.
+//!
+//! - `instructions`: the thread's instructions;
+//! - `input`: the conversation as items: a user message (`input_text` and `input_image`
+//!   parts), an assistant message (`output_text`), each tool call as a `function_call` item
+//!   (`call_id`, `name`, `arguments`) and each result as a `function_call_output` item;
+//! - `tools`: each tool as `{type: "function", name, description, parameters, strict: false}`;
+//! - `reasoning: {effort, summary}` when either is set (the call's, else the configured
+//!   `model_reasoning_effort` / `model_reasoning_summary`);
+//! - `text.format: {type: "json_schema", name, schema, strict: true}` for a turn's
+//!   `outputSchema`;
+//! - `stream: true`, `store: false`, `tool_choice: "auto"`, `parallel_tool_calls: false`.
+
+use agentwire_protocol::{ReasoningSummary, UserInput};
+use serde_json::{Value, json};
+
+use crate::provider::content::{self, ImageSource, Part};
+use crate::provider::openai::OUTPUT_SCHEMA_NAME;
+use crate::provider::{HistoryEntry, ModelRequest};
+use crate::tools::ToolSpec;
+
+/// The JSON body of `POST {base_url}/responses` for `request`, sent to `model`, offering
+/// `tools`; `summary` is the reasoning summary setting when the call names none.
+pub(crate) fn body(
+    request: &ModelRequest,
+    model: &str,
+    tools: &[ToolSpec],
+    summary: Option<&ReasoningSummary>,
+) -> Value {
+    let mut input = Vec::with_capacity(request.history.len());
+    for entry in &request.history {
+        items(entry, &mut input);
+    }
+    let mut body = json!({
+        "model": model,
+        "input": input,
+        "tools": tools.iter().map(|tool| json!({
+            "type": "function",
+            "name": tool.name,
+            "description": tool.description,
+            "strict": false,
+            "parameters": tool.parameters,
+        })).collect::<Vec<_>>(),
+        "tool_choice": "auto",
+        "parallel_tool_calls": false,
+        "store": false,
+        "stream": true,
+    });
+    if let Some(instructions) = request.instructions.as_deref().filter(|i| !i.is_empty()) {
+        body["instructions"] = json!(instructions);
+    }
+    let effort = request.effort.as_ref().filter(|e| !e.0.is_empty());
+    let summary = request
+        .output
+        .summary
+        .as_ref()
+        .or(summary)
+        .filter(|s| **s != ReasoningSummary::None);
+    if effort.is_some() || summary.is_some() {
+        let mut reasoning = json!({});
+        if let Some(effort) = effort {
+            reasoning["effort"] = json!(effort.0);
+        }
+        if let Some(summary) = summary {
+            reasoning["summary"] = json!(summary);
+        }
+        body["reasoning"] = reasoning;
+    }
+    if let Some(schema) = &request.output.schema {
+        body["text"] = json!({"format": {
+            "type": "json_schema",
+            "name": OUTPUT_SCHEMA_NAME,
+            "schema": schema,
+            "strict": true,
+        }});
+    }
+    body
+}
+
+/// Appends the input items of one conversation entry.
+fn items(entry: &HistoryEntry, input: &mut Vec<Value>) {
+    match entry {
+        HistoryEntry::User { content } => input.push(json!({
+            "type": "message",
+            "role": "user",
+            "content": user_content(content),
+        })),
+        HistoryEntry::Assistant { text, tool_calls } => {
+            if !text.is_empty() {
+                input.push(json!({
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text}],
+                }));
+            }
+            for call in tool_calls {
+                input.push(json!({
+                    "type": "function_call",
+                    "call_id": call.call_id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                }));
+            }
+        }
+        HistoryEntry::ToolResult { call_id, output } => input.push(json!({
+            "type": "function_call_output",
+            "call_id": call_id,
+            "output": output,
+        })),
+    }
+}
+
+/// A user message's content parts.
+fn user_content(content: &[UserInput]) -> Vec<Value> {
+    content::parts(content)
+        .into_iter()
+        .map(|part| match part {
+            Part::Text(text) => json!({"type": "input_text", "text": text}),
+            Part::Image { source, detail } => {
+                let mut image = match source {
+                    ImageSource::Url(url) => json!({"type": "input_image", "image_url": url}),
+                    ImageSource::FileId(id) => json!({"type": "input_image", "file_id": id}),
+                };
+                if let Some(detail) = detail {
+                    image["detail"] = json!(content::detail_name(detail, true));
+                }
+                image
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{OutputOptions, ToolCall};
+    use agentwire_protocol::{MediaSource, ReasoningEffort};
+
+    fn text(text: &str) -> UserInput {
+        UserInput::Text {
+            text: text.to_owned(),
+            text_elements: Vec::new(),
+        }
+    }
+
+    fn request(history: Vec<HistoryEntry>) -> ModelRequest {
+        ModelRequest {
+            provider: "openai".to_owned(),
+            model: "m".to_owned(),
+            effort: None,
+            instructions: None,
+            history,
+            steered: false,
+            output: OutputOptions::default(),
+        }
+    }
+
+    #[test]
+    fn the_conversation_becomes_input_items() {
+        let mut request = request(vec![
+            HistoryEntry::User {
+                content: vec![
+                    text("what is in"),
+                    UserInput::Image {
+                        source: MediaSource::Url {
+                            url: "https://example.com/a.png".to_owned(),
+                        },
+                        detail: None,
+                    },
+                ],
+            },
+            HistoryEntry::Assistant {
+                text: "Let me look.".to_owned(),
+                tool_calls: vec![ToolCall {
+                    call_id: "call_1".to_owned(),
+                    name: "shell".to_owned(),
+                    arguments: "{\"command\":\"ls\"}".to_owned(),
+                }],
+            },
+            HistoryEntry::ToolResult {
+                call_id: "call_1".to_owned(),
+                output: "a.txt".to_owned(),
+            },
+        ]);
+        request.instructions = Some("be brief".to_owned());
+        let body = body(&request, "gpt-x", &crate::tools::specs(), None);
+        assert_eq!(body["model"], json!("gpt-x"));
+        assert_eq!(body["instructions"], json!("be brief"));
+        assert_eq!(body["stream"], json!(true));
+        assert_eq!(body["store"], json!(false));
+        assert!(body.get("reasoning").is_none());
+        assert!(body.get("text").is_none());
+        assert_eq!(
+            body["input"],
+            json!([
+                {"type": "message", "role": "user", "content": [
+                    {"type": "input_text", "text": "what is in"},
+                    {"type": "input_image", "image_url": "https://example.com/a.png"}
+                ]},
+                {"type": "message", "role": "assistant",
+                 "content": [{"type": "output_text", "text": "Let me look."}]},
+                {"type": "function_call", "call_id": "call_1", "name": "shell",
+                 "arguments": "{\"command\":\"ls\"}"},
+                {"type": "function_call_output", "call_id": "call_1", "output": "a.txt"}
+            ])
+        );
+        let tools = body["tools"].as_array().expect("tools");
+        assert_eq!(tools[0]["type"], json!("function"));
+        assert_eq!(tools[0]["name"], json!("shell"));
+        assert_eq!(tools[0]["parameters"]["type"], json!("object"));
+    }
+
+    #[test]
+    fn reasoning_and_output_schema() {
+        let mut request = request(vec![HistoryEntry::User {
+            content: vec![text("hi")],
+        }]);
+        request.effort = Some(ReasoningEffort("high".to_owned()));
+        let configured = ReasoningSummary::Concise;
+        let body1 = body(&request, "m", &[], Some(&configured));
+        assert_eq!(
+            body1["reasoning"],
+            json!({"effort": "high", "summary": "concise"})
+        );
+        request.effort = None;
+        request.output = OutputOptions {
+            summary: Some(ReasoningSummary::Detailed),
+            schema: Some(json!({"type": "object"})),
+        };
+        let body2 = body(&request, "m", &[], Some(&configured));
+        assert_eq!(body2["reasoning"], json!({"summary": "detailed"}));
+        assert_eq!(
+            body2["text"],
+            json!({"format": {"type": "json_schema", "name": "output_schema",
+                              "schema": {"type": "object"}, "strict": true}})
+        );
+        request.output.summary = Some(ReasoningSummary::None);
+        assert!(body(&request, "m", &[], None).get("reasoning").is_none());
+    }
+}
