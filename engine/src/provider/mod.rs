@@ -58,6 +58,12 @@ pub(crate) struct ModelRequest {
 /// One entry of the conversation a model call sees.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum HistoryEntry {
+    /// Instructions from the developer (the thread's `developerInstructions`): a developer
+    /// message, sent on the chat wire as a system message.
+    Developer {
+        /// The instructions.
+        text: String,
+    },
     /// What the user said (text parts joined; other input kinds described in words).
     User {
         /// The text.

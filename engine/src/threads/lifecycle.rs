@@ -125,6 +125,7 @@ impl Threads {
         };
         self.subscribers.subscribe(&params.thread_id, &context.peer);
         let thread = lock(&thread);
+        super::usage::replay_after(context, &params.thread_id, &thread.summary);
         let settings = thread.summary.meta.settings.clone();
         Ok(ThreadResumeResponse {
             thread: thread.to_thread(include_turns),

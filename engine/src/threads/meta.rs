@@ -288,6 +288,18 @@ pub(crate) struct ThreadSummary {
     /// Unix seconds of the last change.
     pub updated_at: i64,
     pub ephemeral: bool,
+    /// The token totals, from the rollout's last `tokenUsage` record (`None` before the first
+    /// model call; the index does not hold them).
+    pub token_usage: Option<TokenTotals>,
+}
+
+/// A thread's token totals and the turn whose model call last changed them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct TokenTotals {
+    /// The turn of the model call that last added to the totals.
+    pub turn_id: String,
+    /// Running total, last call, context window.
+    pub usage: agentwire_protocol::ThreadTokenUsage,
 }
 
 impl ThreadSummary {
@@ -299,6 +311,7 @@ impl ThreadSummary {
             name: None,
             preview: String::new(),
             ephemeral,
+            token_usage: None,
         }
     }
 

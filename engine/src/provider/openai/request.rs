@@ -43,6 +43,8 @@ pub(crate) fn body(request: &ModelRequest, model: &str, tools: &[ToolSpec]) -> V
 /// One conversation entry as a chat message.
 fn message(entry: &HistoryEntry) -> Value {
     match entry {
+        // Chat servers other than OpenAI's do not all know the `developer` role.
+        HistoryEntry::Developer { text } => json!({"role": "system", "content": text}),
         HistoryEntry::User { text } => json!({"role": "user", "content": text}),
         HistoryEntry::Assistant { text, tool_calls } => {
             let mut message = json!({"role": "assistant", "content": text});

@@ -5,7 +5,12 @@
 //! A call the engine cannot make sense of (unknown tool, bad arguments, unparsable patch)
 //! makes no item: its error goes back to the model as the call's result, so the model can
 //! correct itself. The client's `cancel` ends the turn as `interrupted`, like
-//! `turn/interrupt`.
+//! `turn/interrupt`. `update_plan` makes no item either: it sends `turn/plan/updated`.
+//!
+//! An approval request goes to every connection following the thread (each under its own
+//! request id); the first well-formed answer decides, and the others are withdrawn
+//! (`serverRequest/resolved`). While it waits the thread's status carries
+//! `waitingOnApproval`.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -14,6 +19,7 @@ use std::time::Duration;
 use agentwire_protocol::method::Request;
 use agentwire_protocol::methods::{
     CommandExecutionOutputDelta, CommandExecutionRequestApproval, FileChangeRequestApproval,
+    TurnDiffUpdated, TurnPlanUpdated,
 };
 use agentwire_protocol::{
     CommandExecutionApprovalDecision, CommandExecutionApprovalKind,
@@ -22,6 +28,7 @@ use agentwire_protocol::{
     FileChangeRequestApprovalParams, FileUpdateChange, LegacyAppPathString, PatchApplyStatus,
     PatchChangeKind, SandboxPolicy, ThreadItemKind,
 };
+use agentwire_protocol::{TurnDiffUpdatedNotification, TurnPlanUpdatedNotification};
 use agentwire_runtime::Decline;
 
 use super::super::approval::{CommandGate, PatchGate, SessionApprovals, command_gate, patch_gate};
@@ -82,6 +89,7 @@ impl TurnRun {
                 Err(error) => Outcome::result(error),
                 Ok(Invocation::Shell(args)) => self.shell(args).await,
                 Ok(Invocation::ApplyPatch { input }) => self.apply_patch(&input).await,
+                Ok(Invocation::UpdatePlan(args)) => self.update_plan(&args),
             };
             self.history.push(HistoryEntry::ToolResult {
                 call_id: call.call_id,
@@ -103,8 +111,11 @@ impl TurnRun {
         }
     }
 
-    /// Asks the client with the approval request `M` and reads its answer with `decide`; an
-    /// interrupt while waiting withdraws the request and counts as `cancel`.
+    /// Asks the connections following the thread with the approval request `M` and reads the
+    /// first well-formed answer with `decide` (none: declined, with the last error as the
+    /// reason). An interrupt while waiting withdraws the requests and counts as `cancel`. The
+    /// caller has marked the thread `waitingOnApproval`; this clears the mark once every
+    /// request is settled.
     async fn ask<M>(
         &mut self,
         params: &M::Params,
@@ -114,13 +125,54 @@ impl TurnRun {
         M: Request,
         M::Response: Decline,
     {
-        let peer = self.peer.clone();
-        match self
-            .unless_interrupted(peer.request_or_decline::<M>(params))
-            .await
-        {
+        let followers = self.audience();
+        let asked = async {
+            if followers.is_empty() {
+                return M::Response::decline("no client follows the thread to answer");
+            }
+            let requests = followers
+                .iter()
+                .map(|peer| Box::pin(peer.request::<M>(params)));
+            match futures_util::future::select_ok(requests).await {
+                Ok((answer, others)) => {
+                    // The requests still waiting are withdrawn here.
+                    drop(others);
+                    answer
+                }
+                Err(error) => {
+                    tracing::warn!(method = <M as agentwire_protocol::method::Method>::NAME, %error, "approval declined: no well-formed answer");
+                    M::Response::decline(&error.to_string())
+                }
+            }
+        };
+        let answer = self.unless_interrupted(asked).await;
+        self.waiting_on_approval(false);
+        match answer {
             None => Decision::Cancel,
             Some(answer) => decide(answer),
+        }
+    }
+
+    /// An `update_plan` call: the plan goes to the clients.
+    fn update_plan(&mut self, args: &tools::plan::PlanArgs) -> Outcome {
+        self.notify::<TurnPlanUpdated>(&TurnPlanUpdatedNotification {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn.id.clone(),
+            plan: args.steps(),
+            explanation: args.explanation.clone(),
+        });
+        Outcome::result(tools::plan::PLAN_TAKEN)
+    }
+
+    /// Sends the turn's whole diff so far, unless it is empty.
+    fn diff_updated(&self) {
+        let diff = self.diff.render();
+        if !diff.is_empty() {
+            self.notify::<TurnDiffUpdated>(&TurnDiffUpdatedNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn.id.clone(),
+                diff,
+            });
         }
     }
 
@@ -149,6 +201,9 @@ impl TurnRun {
             cwd: cwd_text.clone(),
             actions: actions::describe(&argv, &display, &cwd_text),
         };
+        if matches!(gate, CommandGate::Ask { .. }) {
+            self.waiting_on_approval(true);
+        }
         self.started(
             item.kind(CommandExecutionStatus::InProgress, None),
             started_ms,
@@ -305,6 +360,9 @@ impl TurnRun {
             status,
             changes: changes.clone(),
         };
+        if gate == PatchGate::Ask {
+            self.waiting_on_approval(true);
+        }
         self.started(kind(PatchApplyStatus::InProgress), started_ms);
         let confined = match gate {
             PatchGate::Apply { confined } => confined,
@@ -352,6 +410,7 @@ impl TurnRun {
                 }
             }
         };
+        self.diff.track(written.iter().cloned());
         let applied = match (confined, roots, self.turns.sandbox_exe.as_ref()) {
             // Confined: written by `agentwire apply-patch` inside the sandbox, where the kernel
             // checks every write (see `patch::confined`).
@@ -386,6 +445,7 @@ impl TurnRun {
                     },
                     started_ms,
                 );
+                self.diff_updated();
                 Outcome::result(format!("The patch was applied:\n{}", summary.join("\n")))
             }
             Err(error) => {
