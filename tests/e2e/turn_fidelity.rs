@@ -233,6 +233,46 @@ fn an_interrupt_while_waiting_clears_the_flag_and_resends_the_totals() {
     client.stop();
 }
 
+#[test]
+fn a_declined_patch_clears_the_flag_after_the_request_is_resolved() {
+    let (home, workspace) = repository("fidelity-decline");
+    fixture_steps(
+        &home,
+        json!([
+            {"type": "patch", "patch": ADD_NOTES},
+            {"type": "message", "deltas": ["declined"]}
+        ]),
+        "",
+    );
+    let mut client = Client::start(&home);
+    let thread = thread_id(&client.start_thread(
+        json!({"cwd": workspace, "approvalPolicy": "untrusted", "sandbox": "danger-full-access"}),
+    ));
+    client.start_turn(&thread, "write notes");
+    let (id, _) = client.server_request("item/fileChange/requestApproval");
+    client.send(&json!({"id": id, "result": {"decision": "decline"}}));
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        labels(&seen),
+        [
+            "status:active[]",
+            "thread/tokenUsage/updated",
+            "status:active[\"waitingOnApproval\"]",
+            "item/started:fileChange",
+            "serverRequest/resolved",
+            "status:active[]",
+            "item/completed:fileChange",
+            "thread/tokenUsage/updated",
+            "status:idle",
+            "turn/completed",
+        ],
+        "{seen:#?}"
+    );
+    // Nothing changed, so no diff was sent.
+    assert!(!workspace.join("notes.txt").exists());
+    client.stop();
+}
+
 const ADD_NOTES: &str =
     "*** Begin Patch\n*** Add File: notes.txt\n+written by the agent\n*** End Patch\n";
 const EDIT_LIB: &str =
