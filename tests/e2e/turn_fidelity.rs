@@ -316,9 +316,15 @@ fn each_applied_patch_sends_the_turns_whole_diff() {
         ],
         "{seen:#?}"
     );
-    let notes = "diff --git a/notes.txt b/notes.txt\nnew file mode 100644\n--- /dev/null\n\
+    // Blob ids as `git hash-object` gives them.
+    let notes = "diff --git a/notes.txt b/notes.txt\nnew file mode 100644\n\
+                 index 0000000000000000000000000000000000000000..\
+                 bfa10f035d9dce88d7bfe94a4d0e095744da3ce8\n--- /dev/null\n\
                  +++ b/notes.txt\n@@ -0,0 +1 @@\n+written by the agent\n";
-    let lib = "diff --git a/src/lib.txt b/src/lib.txt\n--- a/src/lib.txt\n+++ b/src/lib.txt\n\
+    let lib = "diff --git a/src/lib.txt b/src/lib.txt\n\
+               index 4cb29ea38f70d7c61b2a3a25b02e3bdf44905402..\
+               ddc897f039f57aa91e16efa6dfde386c4255206f\n\
+               --- a/src/lib.txt\n+++ b/src/lib.txt\n\
                @@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
     let diffs = params(&seen, "turn/diff/updated");
     assert_eq!(

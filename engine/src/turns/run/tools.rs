@@ -410,7 +410,7 @@ impl TurnRun {
                 }
             }
         };
-        self.diff.track(written.iter().cloned());
+        self.diff.track(&changes);
         let applied = match (confined, roots, self.turns.sandbox_exe.as_ref()) {
             // Confined: written by `agentwire apply-patch` inside the sandbox, where the kernel
             // checks every write (see `patch::confined`).
