@@ -175,6 +175,101 @@ async fn every_follower_sees_waiting_on_approval_around_the_request_in_order() {
     drop(app);
 }
 
+#[tokio::test]
+async fn a_connection_joining_while_an_approval_waits_is_asked_and_may_answer() {
+    let (home, workspace) = repository("fidelity-join");
+    fixture_steps(
+        &home,
+        json!([
+            {"type": "command", "command": "touch joined.txt"},
+            {"type": "message", "deltas": ["ran it"]}
+        ]),
+        "",
+    );
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let addr = app.listening_addr();
+    let mut a = open(addr, None).await.expect("upgrade");
+    initialize(&mut a).await;
+    let started = request(
+        &mut a,
+        json!(1),
+        "thread/start",
+        json!({"cwd": workspace, "approvalPolicy": "untrusted", "sandbox": "danger-full-access"}),
+    )
+    .await;
+    let thread = started["result"]["thread"]["id"].clone();
+    until(&mut a, "thread/started").await;
+    let input = json!([{"type": "text", "text": "touch it"}]);
+    let turn = request(
+        &mut a,
+        json!(2),
+        "turn/start",
+        json!({"threadId": thread, "input": input}),
+    )
+    .await;
+    let turn_id = turn["result"]["turn"]["id"].clone();
+    let method = "item/commandExecution/requestApproval";
+    let mut for_a = until_request(&mut a, method).await;
+    let asked_a = for_a.last().expect("the request").clone();
+
+    // A second connection joins while the request waits: its answer shows the flag, then it
+    // gets the thread's totals and the request.
+    let mut c = open(addr, None).await.expect("upgrade");
+    initialize(&mut c).await;
+    let resumed = request(
+        &mut c,
+        json!(1),
+        "thread/resume",
+        json!({"threadId": thread}),
+    )
+    .await;
+    assert_eq!(
+        resumed["result"]["thread"]["status"],
+        json!({"type": "active", "activeFlags": ["waitingOnApproval"]}),
+        "{resumed}"
+    );
+    let usage = next_json(&mut c).await;
+    assert_eq!(
+        usage["method"],
+        json!("thread/tokenUsage/updated"),
+        "{usage}"
+    );
+    assert_eq!(usage["params"]["turnId"], turn_id, "{usage}");
+    let asked_c = next_json(&mut c).await;
+    assert_eq!(asked_c["method"], json!(method), "{asked_c}");
+    assert_eq!(asked_c["params"], asked_a["params"]);
+    // The newcomer answers; the first connection's request is withdrawn.
+    let answer = json!({"id": asked_c["id"], "result": {"decision": "accept"}});
+    c.send(Message::text(answer.to_string()))
+        .await
+        .expect("send");
+    for_a.extend(until(&mut a, "turn/completed").await);
+    let for_c = until(&mut c, "turn/completed").await;
+    for (who, seen, asked) in [("a", &for_a, &asked_a), ("c", &for_c, &asked_c)] {
+        let labels = labels(seen);
+        let resolved_at = labels
+            .iter()
+            .position(|l| l == "serverRequest/resolved")
+            .unwrap_or_else(|| panic!("{who}: no serverRequest/resolved in {labels:?}"));
+        assert_eq!(
+            labels[resolved_at..],
+            [
+                "serverRequest/resolved",
+                "status:active[]",
+                "item/completed:commandExecution",
+                "thread/tokenUsage/updated",
+                "status:idle",
+                "turn/completed",
+            ],
+            "{who}: {seen:#?}"
+        );
+        let resolved = params(seen, "serverRequest/resolved");
+        assert_eq!(resolved[0]["requestId"], asked["id"], "{who}");
+    }
+    assert!(workspace.join("joined.txt").exists());
+    drop(app);
+}
+
 #[test]
 fn an_interrupt_while_waiting_clears_the_flag_and_resends_the_totals() {
     let (home, workspace) = repository("fidelity-interrupt");

@@ -125,7 +125,12 @@ impl Threads {
         };
         self.subscribers.subscribe(&params.thread_id, &context.peer);
         let thread = lock(&thread);
-        super::usage::replay_after(context, &params.thread_id, &thread.summary);
+        super::usage::after_resume(
+            context,
+            &params.thread_id,
+            &thread.summary,
+            self.subscribers.join_signal(),
+        );
         let settings = thread.summary.meta.settings.clone();
         Ok(ThreadResumeResponse {
             thread: thread.to_thread(include_turns),

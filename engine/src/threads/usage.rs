@@ -2,11 +2,14 @@
 //! `tokenUsage` record holding the new total), and so read back after a restart;
 //! `thread/resume` sends them to the resuming connection after its answer.
 
+use std::sync::Arc;
+
 use agentwire_protocol::methods::ThreadTokenUsageUpdated;
 use agentwire_protocol::{
     ThreadTokenUsage, ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown,
 };
 use agentwire_runtime::RequestContext;
+use tokio::sync::Notify;
 
 use super::error::ThreadError;
 use super::meta::{ThreadSummary, TokenTotals, now};
@@ -88,21 +91,29 @@ impl Threads {
     }
 }
 
-/// Once the answer to `context`'s request (a `thread/resume`) is sent, sends the resuming
-/// connection alone the totals of thread `thread_id` (`summary`'s), if it has any: as the
-/// reference does, so a client shows them before the next turn.
-pub(crate) fn replay_after(context: &RequestContext, thread_id: &str, summary: &ThreadSummary) {
-    let Some(totals) = summary.token_usage.clone() else {
-        return;
-    };
+/// Once the answer to `context`'s request (a `thread/resume`) is sent: sends the resuming
+/// connection alone the totals of thread `thread_id` (`summary`'s), if it has any, as the
+/// reference does so a client shows them before the next turn; then signals `joined` (see
+/// [`super::subscribers::Subscribers::join_signal`]), so that an approval request the
+/// thread's turn is waiting on is sent to the new follower too.
+pub(crate) fn after_resume(
+    context: &RequestContext,
+    thread_id: &str,
+    summary: &ThreadSummary,
+    joined: Arc<Notify>,
+) {
+    let totals = summary.token_usage.clone();
     let peer = context.peer.clone();
     let thread_id = thread_id.to_owned();
     context.after_response(move || {
-        peer.notify::<ThreadTokenUsageUpdated>(&ThreadTokenUsageUpdatedNotification {
-            thread_id,
-            turn_id: totals.turn_id,
-            token_usage: totals.usage,
-        });
+        if let Some(totals) = totals {
+            peer.notify::<ThreadTokenUsageUpdated>(&ThreadTokenUsageUpdatedNotification {
+                thread_id,
+                turn_id: totals.turn_id,
+                token_usage: totals.usage,
+            });
+        }
+        joined.notify_waiters();
     });
 }
 

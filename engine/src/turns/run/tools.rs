@@ -8,15 +8,15 @@
 //! `turn/interrupt`. `update_plan` makes no item either: it sends `turn/plan/updated`.
 //!
 //! An approval request goes to every connection following the thread (each under its own
-//! request id); the first well-formed answer decides, and the others are withdrawn
-//! (`serverRequest/resolved`). While it waits the thread's status carries
-//! `waitingOnApproval`.
+//! request id), and to any that joins while it waits; the first well-formed answer decides,
+//! and the others are withdrawn (`serverRequest/resolved`). While it waits the thread's status
+//! carries `waitingOnApproval`.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use agentwire_protocol::method::Request;
+use agentwire_protocol::method::{Method, Request};
 use agentwire_protocol::methods::{
     CommandExecutionOutputDelta, CommandExecutionRequestApproval, FileChangeRequestApproval,
     TurnDiffUpdated, TurnPlanUpdated,
@@ -29,7 +29,9 @@ use agentwire_protocol::{
     PatchChangeKind, SandboxPolicy, ThreadItemKind,
 };
 use agentwire_protocol::{TurnDiffUpdatedNotification, TurnPlanUpdatedNotification};
-use agentwire_runtime::Decline;
+use agentwire_runtime::{ConnectionId, Decline};
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 
 use super::super::approval::{CommandGate, PatchGate, SessionApprovals, command_gate, patch_gate};
 use super::{CallEnd, TurnRun, now_ms};
@@ -113,9 +115,11 @@ impl TurnRun {
 
     /// Asks the connections following the thread with the approval request `M` and reads the
     /// first well-formed answer with `decide` (none: declined, with the last error as the
-    /// reason). An interrupt while waiting withdraws the requests and counts as `cancel`. The
-    /// caller has marked the thread `waitingOnApproval`; this clears the mark once every
-    /// request is settled.
+    /// reason). A connection that joins the thread while the request waits is asked too, once
+    /// it has its `thread/resume` answer. An interrupt while waiting withdraws the requests and
+    /// counts as `cancel`. The caller has marked the thread `waitingOnApproval`; this clears
+    /// the mark once every request is settled (each settled request sends
+    /// `serverRequest/resolved` to its connection).
     async fn ask<M>(
         &mut self,
         params: &M::Params,
@@ -125,25 +129,35 @@ impl TurnRun {
         M: Request,
         M::Response: Decline,
     {
-        let followers = self.audience();
+        let threads = self.turns.threads.clone();
+        let thread_id = self.thread_id.clone();
         let asked = async {
-            if followers.is_empty() {
-                return M::Response::decline("no client follows the thread to answer");
-            }
-            let requests = followers
-                .iter()
-                .map(|peer| Box::pin(peer.request::<M>(params)));
-            match futures_util::future::select_ok(requests).await {
-                Ok((answer, others)) => {
-                    // The requests still waiting are withdrawn here.
-                    drop(others);
-                    answer
+            let joined = threads.subscribers.join_signal();
+            let mut asked: Vec<ConnectionId> = Vec::new();
+            let mut pending = FuturesUnordered::new();
+            let mut last_error = "no client follows the thread to answer".to_owned();
+            loop {
+                // Armed before the followers are read, so that none joining after is missed.
+                let join = joined.notified();
+                for peer in threads.subscribers.of(&thread_id) {
+                    if !asked.contains(&peer.connection_id()) {
+                        asked.push(peer.connection_id());
+                        pending.push(async move { peer.request::<M>(params).await });
+                    }
                 }
-                Err(error) => {
-                    tracing::warn!(method = <M as agentwire_protocol::method::Method>::NAME, %error, "approval declined: no well-formed answer");
-                    M::Response::decline(&error.to_string())
+                if pending.is_empty() {
+                    tracing::warn!(method = <M as Method>::NAME, reason = %last_error, "approval declined: no well-formed answer");
+                    break M::Response::decline(&last_error);
+                }
+                tokio::select! {
+                    Some(answer) = pending.next() => match answer {
+                        Ok(answer) => break answer,
+                        Err(error) => last_error = error.to_string(),
+                    },
+                    () = join => {}
                 }
             }
+            // The requests still waiting are withdrawn when `pending` is dropped here.
         };
         let answer = self.unless_interrupted(asked).await;
         self.waiting_on_approval(false);
