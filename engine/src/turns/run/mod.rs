@@ -94,8 +94,9 @@ pub(super) struct TurnRun {
     /// What every model call of the turn sees before the conversation (developer
     /// instructions, project docs).
     context: Vec<HistoryEntry>,
-    /// The files the turn's patches changed, for `turn/diff/updated`.
-    diff: TurnDiff,
+    /// The files the turn's patches changed, for `turn/diff/updated` (`None` while it is
+    /// being read on a blocking thread, or if that failed).
+    diff: Option<TurnDiff>,
     /// The thread's settings as the turn started (after the turn's overrides).
     settings: ThreadSettings,
     /// Settles once the `turn/start` answer is on its way.
@@ -149,7 +150,7 @@ impl TurnRun {
             pending: VecDeque::new(),
             history: start.history,
             context: Vec::new(),
-            diff: TurnDiff::new(std::path::Path::new(&start.settings.cwd)),
+            diff: Some(TurnDiff::new(std::path::Path::new(&start.settings.cwd))),
             settings: start.settings,
             answered: start.answered,
             audience: Mutex::new((u64::MAX, Vec::new())),

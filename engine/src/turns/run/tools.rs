@@ -34,6 +34,7 @@ use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 
 use super::super::approval::{CommandGate, PatchGate, SessionApprovals, command_gate, patch_gate};
+use super::super::diff::TurnDiff;
 use super::{CallEnd, TurnRun, now_ms};
 use crate::provider::{HistoryEntry, ToolCall};
 use crate::tools::exec::{self, ExecRequest};
@@ -178,9 +179,35 @@ impl TurnRun {
         Outcome::result(tools::plan::PLAN_TAKEN)
     }
 
+    /// Runs `work` on the turn's diff on a blocking thread (it reads files), off the runtime
+    /// that serves every connection. `None` if the diff is gone (an earlier run failed).
+    async fn with_diff<T: Send + 'static>(
+        &mut self,
+        work: impl FnOnce(&mut TurnDiff) -> T + Send + 'static,
+    ) -> Option<T> {
+        let mut diff = self.diff.take()?;
+        let done = tokio::task::spawn_blocking(move || {
+            let out = work(&mut diff);
+            (diff, out)
+        })
+        .await;
+        match done {
+            Ok((diff, out)) => {
+                self.diff = Some(diff);
+                Some(out)
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the turn diff stopped; no more turn/diff/updated");
+                None
+            }
+        }
+    }
+
     /// Sends the turn's whole diff so far, unless it is empty.
-    fn diff_updated(&self) {
-        let diff = self.diff.render();
+    async fn diff_updated(&mut self) {
+        let Some(diff) = self.with_diff(|diff| diff.render()).await else {
+            return;
+        };
         if !diff.is_empty() {
             self.notify::<TurnDiffUpdated>(&TurnDiffUpdatedNotification {
                 thread_id: self.thread_id.clone(),
@@ -424,7 +451,8 @@ impl TurnRun {
                 }
             }
         };
-        self.diff.track(&changes);
+        let tracked = changes.clone();
+        self.with_diff(move |diff| diff.track(&tracked)).await;
         let applied = match (confined, roots, self.turns.sandbox_exe.as_ref()) {
             // Confined: written by `agentwire apply-patch` inside the sandbox, where the kernel
             // checks every write (see `patch::confined`).
@@ -459,7 +487,7 @@ impl TurnRun {
                     },
                     started_ms,
                 );
-                self.diff_updated();
+                self.diff_updated().await;
                 Outcome::result(format!("The patch was applied:\n{}", summary.join("\n")))
             }
             Err(error) => {
