@@ -677,11 +677,14 @@ fn the_model_gets_base_and_developer_instructions_and_the_agents_md_docs() {
     // 12 bytes of the root doc, then 8 of the package's.
     configure_mock(&home, &mock.base_url(), "project_doc_max_bytes = 20");
     let mut client = Client::start(&home);
-    let thread = thread_id(&client.start_thread(json!({
+    let started = client.start_thread(json!({
         "cwd": package,
         "baseInstructions": "You are a careful agent.",
         "developerInstructions": "Answer in one word."
-    })));
+    }));
+    let sources = json!([workspace.join("AGENTS.md"), package.join("AGENTS.md")]);
+    assert_eq!(started["instructionSources"], sources, "{started}");
+    let thread = thread_id(&started);
     client.start_turn(&thread, "Hello");
     client.until_turn_completed();
     client.start_turn(&thread, "Again");
@@ -704,5 +707,7 @@ fn the_model_gets_base_and_developer_instructions_and_the_agents_md_docs() {
     second.push(json!({"role": "assistant", "content": "One."}));
     second.push(json!({"role": "user", "content": "Again"}));
     assert_eq!(bodies[1]["messages"], json!(second));
+    let resumed = client.call("thread/resume", json!({"threadId": thread}));
+    assert_eq!(resumed["instructionSources"], sources, "{resumed}");
     client.stop();
 }

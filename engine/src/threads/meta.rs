@@ -36,6 +36,8 @@ pub struct ThreadDefaults {
     pub base_instructions: Option<String>,
     /// Developer instructions.
     pub developer_instructions: Option<String>,
+    /// Most bytes of `AGENTS.md` project docs read (`project_doc_max_bytes`).
+    pub project_doc_max_bytes: u64,
 }
 
 /// Where a new thread's defaults come from: fixed values, or the configuration as seen from
@@ -77,6 +79,7 @@ impl Default for ThreadDefaults {
             reasoning_effort: None,
             base_instructions: None,
             developer_instructions: None,
+            project_doc_max_bytes: crate::turns::instructions::DEFAULT_PROJECT_DOC_MAX_BYTES,
         }
     }
 }

@@ -21,7 +21,9 @@
 //! recorded in the thread: they are context, rebuilt for every call.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use agentwire_protocol::LegacyAppPathString;
 
 use crate::config::layers::project_dirs;
 use crate::provider::HistoryEntry;
@@ -36,8 +38,26 @@ pub(crate) const DEFAULT_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
 /// boundary); `None` when there are none (or `max_bytes` is 0). Unreadable files are skipped
 /// with a warning; a file that is not UTF-8 is read lossily.
 pub(crate) fn project_docs(cwd: &Path, max_bytes: u64) -> Option<String> {
+    let docs: Vec<String> = read_docs(cwd, max_bytes)
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
+    (!docs.is_empty()).then(|| docs.join("\n\n"))
+}
+
+/// The project doc files whose text [`project_docs`] uses, root first (`thread/start`'s
+/// `instructionSources`).
+pub(crate) fn project_doc_sources(cwd: &Path, max_bytes: u64) -> Vec<PathBuf> {
+    read_docs(cwd, max_bytes)
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect()
+}
+
+/// Each project doc of `cwd` with text, and the text it gives within the budget `max_bytes`.
+fn read_docs(cwd: &Path, max_bytes: u64) -> Vec<(PathBuf, String)> {
     let mut budget = max_bytes;
-    let mut docs: Vec<String> = Vec::new();
+    let mut docs = Vec::new();
     for dir in project_dirs(cwd) {
         if budget == 0 {
             break;
@@ -58,9 +78,17 @@ pub(crate) fn project_docs(cwd: &Path, max_bytes: u64) -> Option<String> {
         if text.trim().is_empty() {
             continue;
         }
-        docs.push(text);
+        docs.push((path, text));
     }
-    (!docs.is_empty()).then(|| docs.join("\n\n"))
+    docs
+}
+
+/// [`project_doc_sources`] as the wire's `instructionSources`.
+pub(crate) fn instruction_sources(cwd: &str, max_bytes: u64) -> Vec<LegacyAppPathString> {
+    project_doc_sources(Path::new(cwd), max_bytes)
+        .into_iter()
+        .map(|path| LegacyAppPathString(path.to_string_lossy().into_owned()))
+        .collect()
 }
 
 /// `bytes` as text; a character cut short by the cap at the end is dropped, other invalid
@@ -130,6 +158,14 @@ mod tests {
             Some("root doc\n\ndeep doc")
         );
         assert_eq!(project_docs(&deep, 6).as_deref(), Some("root d"));
+        assert_eq!(
+            project_doc_sources(&deep, 1024),
+            vec![root.join("repo/AGENTS.md"), deep.join("AGENTS.md")]
+        );
+        assert_eq!(
+            project_doc_sources(&deep, 8),
+            vec![root.join("repo/AGENTS.md")]
+        );
         assert_eq!(project_docs(&deep, 0), None);
         // No repository: only cwd's own doc.
         let plain = scratch("plain");
