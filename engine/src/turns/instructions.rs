@@ -133,7 +133,7 @@ pub(crate) fn context_entries(
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> std::path::PathBuf {
+    fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
             "agentwire-instructions-{}-{name}",
             std::process::id()
