@@ -5,6 +5,11 @@
 //! notifications to the connection that started it and records the turn and each completed
 //! item in the thread's rollout. `turn/steer` queues input for the running turn; `turn/interrupt`
 //! signals it to stop.
+//!
+//! Every model call opens with the context of [`instructions`] (developer instructions,
+//! `AGENTS.md` project docs); the files a turn's patches change are tracked by [`diff`] for
+//! `turn/diff/updated`; token totals live with the thread (`threads::usage`). See
+//! `docs/turn-fidelity.md`.
 
 mod approval;
 mod diff;
