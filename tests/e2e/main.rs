@@ -23,4 +23,5 @@ mod schema_diff;
 mod search;
 mod served;
 mod shutdown;
+mod turn_fidelity;
 mod ws_budget;

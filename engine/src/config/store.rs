@@ -322,6 +322,9 @@ impl Store {
         if config.developer_instructions.is_some() {
             defaults.developer_instructions = config.developer_instructions.clone();
         }
+        if let Some(max) = config.project_doc_max_bytes {
+            defaults.project_doc_max_bytes = max;
+        }
         defaults
     }
 }

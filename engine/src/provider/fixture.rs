@@ -62,7 +62,7 @@ fn newest_user_message(history: &[HistoryEntry]) -> (String, usize) {
         match entry {
             HistoryEntry::User { content } => return (super::user_text(content), calls),
             HistoryEntry::Assistant { .. } => calls += 1,
-            HistoryEntry::ToolResult { .. } => {}
+            HistoryEntry::ToolResult { .. } | HistoryEntry::Developer { .. } => {}
         }
     }
     (String::new(), calls)
@@ -123,7 +123,7 @@ fn response_events(response: &Response, call: usize, window: Option<i64>) -> Vec
                     events.extend(deltas.iter().cloned().map(ProviderEvent::TextDelta));
                     events.push(ProviderEvent::ItemDone);
                 }
-                Step::Command { .. } | Step::Patch { .. } => {
+                Step::Command { .. } | Step::Patch { .. } | Step::Tool { .. } => {
                     events.push(ProviderEvent::ToolCall(tool_call(step, call, events.len())));
                 }
                 Step::Error { message, details } => {
@@ -176,6 +176,17 @@ fn tool_call(step: &Step, call: usize, position: usize) -> ToolCall {
             (tools::SHELL, arguments)
         }
         Step::Patch { patch } => (tools::APPLY_PATCH, serde_json::json!({ "input": patch })),
+        Step::Tool { name, arguments } => {
+            let arguments = match arguments {
+                serde_json::Value::String(raw) => raw.clone(),
+                other => other.to_string(),
+            };
+            return ToolCall {
+                call_id: format!("fixture_call_{call}_{position}"),
+                name: name.clone(),
+                arguments,
+            };
+        }
         _ => ("", serde_json::Value::Null),
     };
     ToolCall {

@@ -83,6 +83,12 @@ pub(crate) struct OutputOptions {
 /// One entry of the conversation a model call sees.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum HistoryEntry {
+    /// Instructions from the developer (the thread's `developerInstructions`): a developer
+    /// message, sent on the chat wire as a system message.
+    Developer {
+        /// The instructions.
+        text: String,
+    },
     /// What the user said: text, images and other parts, as the client sent them (see
     /// [`content`] for how each wire sends them).
     User {

@@ -21,6 +21,7 @@
 //!         {"type": "command", "command": "ls -l", "workdir": "src", "timeoutMs": 5000,
 //!          "escalate": false, "justification": "…"},
 //!         {"type": "patch", "patch": "*** Begin Patch\n…\n*** End Patch\n"},
+//!         {"type": "tool", "name": "update_plan", "arguments": {"plan": […]}},
 //!         {"type": "error", "message": "…", "details": "…"}
 //!       ],
 //!       "usage": {"inputTokens": 10, "outputTokens": 5}    optional token counts
@@ -121,6 +122,15 @@ pub(crate) enum Step {
         /// The patch (`*** Begin Patch` … `*** End Patch`).
         patch: String,
     },
+    /// A call of any tool by name (e.g. `update_plan`). `arguments` is sent as its JSON text;
+    /// a string is sent as it is, so a script can send arguments that are not JSON.
+    Tool {
+        /// The tool's name.
+        name: String,
+        /// The arguments.
+        #[serde(default)]
+        arguments: serde_json::Value,
+    },
     /// The model call fails.
     Error {
         /// Text for the user.
@@ -134,7 +144,10 @@ pub(crate) enum Step {
 impl Step {
     /// Whether the step is a tool call.
     pub(crate) fn is_tool_call(&self) -> bool {
-        matches!(self, Step::Command { .. } | Step::Patch { .. })
+        matches!(
+            self,
+            Step::Command { .. } | Step::Patch { .. } | Step::Tool { .. }
+        )
     }
 }
 

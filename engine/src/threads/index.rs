@@ -407,6 +407,7 @@ fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Option<IndexRow>> {
             preview: row.get(5)?,
             updated_at: row.get(3)?,
             ephemeral: false,
+            token_usage: None,
         },
         relative,
         archived: row.get(2)?,

@@ -24,6 +24,7 @@ use super::meta::{
 use super::paths::{move_rollout, rollout_name};
 use super::rollout::{RolloutRecord, RolloutWriter, settle_dangling};
 use super::{LoadedThread, Place, Threads, lock};
+use crate::turns::instructions::instruction_sources;
 
 /// Longest thread name accepted, in bytes.
 const MAX_NAME_BYTES: usize = 1024;
@@ -85,6 +86,7 @@ impl Threads {
         self.insert(thread);
         self.subscribers.subscribe(&wire.id, &context.peer);
         announce_start(context, wire.clone());
+        let sources = instruction_sources(&settings.cwd, defaults.project_doc_max_bytes);
         Ok(ThreadStartResponse {
             thread: wire,
             model: settings.model,
@@ -95,9 +97,19 @@ impl Threads {
             approval_policy: settings.approval_policy,
             approvals_reviewer: settings.approvals_reviewer,
             sandbox: settings.sandbox,
-            instruction_sources: Vec::new(),
+            instruction_sources: sources,
             disabled_plugin_ids: Vec::new(),
         })
+    }
+
+    /// The project docs a thread in `cwd` reads (`instructionSources`), under the
+    /// configuration's cap for `cwd`.
+    fn instruction_sources(&self, cwd: &str) -> Vec<agentwire_protocol::LegacyAppPathString> {
+        let max_bytes = self
+            .defaults
+            .defaults(Some(cwd), None)
+            .project_doc_max_bytes;
+        instruction_sources(cwd, max_bytes)
     }
 
     /// `thread/resume`: loads a persisted thread (or joins it if loaded), applying overrides.
@@ -125,7 +137,14 @@ impl Threads {
         };
         self.subscribers.subscribe(&params.thread_id, &context.peer);
         let thread = lock(&thread);
+        super::usage::after_resume(
+            context,
+            &params.thread_id,
+            &thread.summary,
+            self.subscribers.join_signal(),
+        );
         let settings = thread.summary.meta.settings.clone();
+        let sources = self.instruction_sources(&settings.cwd);
         Ok(ThreadResumeResponse {
             thread: thread.to_thread(include_turns),
             model: settings.model,
@@ -137,7 +156,7 @@ impl Threads {
             approval_policy: settings.approval_policy,
             approvals_reviewer: settings.approvals_reviewer,
             sandbox: settings.sandbox,
-            instruction_sources: Vec::new(),
+            instruction_sources: sources,
             disabled_plugin_ids: Vec::new(),
             turns_backwards_cursor: None,
             items_backwards_cursor: None,
@@ -227,6 +246,7 @@ impl Threads {
         self.insert(thread);
         self.subscribers.subscribe(&announced.id, &context.peer);
         announce_start(context, announced);
+        let sources = self.instruction_sources(&settings.cwd);
         Ok(ThreadForkResponse {
             thread: wire,
             model: settings.model,
@@ -237,7 +257,7 @@ impl Threads {
             approval_policy: settings.approval_policy,
             approvals_reviewer: settings.approvals_reviewer,
             sandbox: settings.sandbox,
-            instruction_sources: Vec::new(),
+            instruction_sources: sources,
             disabled_plugin_ids: Vec::new(),
         })
     }

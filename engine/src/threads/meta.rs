@@ -36,6 +36,8 @@ pub struct ThreadDefaults {
     pub base_instructions: Option<String>,
     /// Developer instructions.
     pub developer_instructions: Option<String>,
+    /// Most bytes of `AGENTS.md` project docs read (`project_doc_max_bytes`).
+    pub project_doc_max_bytes: u64,
 }
 
 /// Where a new thread's defaults come from: fixed values, or the configuration as seen from
@@ -77,6 +79,7 @@ impl Default for ThreadDefaults {
             reasoning_effort: None,
             base_instructions: None,
             developer_instructions: None,
+            project_doc_max_bytes: crate::turns::instructions::DEFAULT_PROJECT_DOC_MAX_BYTES,
         }
     }
 }
@@ -288,6 +291,18 @@ pub(crate) struct ThreadSummary {
     /// Unix seconds of the last change.
     pub updated_at: i64,
     pub ephemeral: bool,
+    /// The token totals, from the rollout's last `tokenUsage` record (`None` before the first
+    /// model call; the index does not hold them).
+    pub token_usage: Option<TokenTotals>,
+}
+
+/// A thread's token totals and the turn whose model call last changed them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct TokenTotals {
+    /// The turn of the model call that last added to the totals.
+    pub turn_id: String,
+    /// Running total, last call, context window.
+    pub usage: agentwire_protocol::ThreadTokenUsage,
 }
 
 impl ThreadSummary {
@@ -299,6 +314,7 @@ impl ThreadSummary {
             name: None,
             preview: String::new(),
             ephemeral,
+            token_usage: None,
         }
     }
 

@@ -23,6 +23,7 @@ pub(crate) mod paths;
 pub(crate) mod recording;
 pub(crate) mod rollout;
 pub(crate) mod subscribers;
+pub(crate) mod usage;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -12,7 +12,11 @@
 //! {"type":"turnStarted","at":…,"turnId":…,"rootTurnId":…,"startedAt":…}
 //! {"type":"itemCompleted","at":…,"turnId":…,"item":{"type":"userMessage","id":…,…}}
 //! {"type":"turnCompleted","at":…,"turnId":…,"status":"completed","error":null,…}
+//! {"type":"tokenUsage","at":…,"turnId":…,"usage":{"total":{…},"last":{…},…}}
 //! ```
+//!
+//! A `tokenUsage` record holds the thread's running token total after a model call (the wire
+//! `ThreadTokenUsage`); the last one read is the thread's total.
 //!
 //! `at` is Unix seconds; items are the wire [`ThreadItem`]s in their final state. Records of
 //! types this version does not know are skipped, so later versions can add some; a file whose
@@ -36,10 +40,12 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use agentwire_protocol::{ThreadItem, ThreadItemKind, Turn, TurnError, TurnItemsView, TurnStatus};
+use agentwire_protocol::{
+    ThreadItem, ThreadItemKind, ThreadTokenUsage, Turn, TurnError, TurnItemsView, TurnStatus,
+};
 use serde::{Deserialize, Serialize};
 
-use super::meta::{ThreadMeta, ThreadSettings, ThreadSummary};
+use super::meta::{ThreadMeta, ThreadSettings, ThreadSummary, TokenTotals};
 
 /// The rollout format this build writes and the newest it reads.
 pub(crate) const ROLLOUT_VERSION: u32 = 1;
@@ -83,6 +89,13 @@ pub(crate) enum RolloutRecord {
         completed_at: Option<i64>,
         #[serde(default)]
         duration_ms: Option<i64>,
+    },
+    /// The thread's token totals after a model call of turn `turn_id`.
+    #[serde(rename_all = "camelCase")]
+    TokenUsage {
+        at: i64,
+        turn_id: String,
+        usage: ThreadTokenUsage,
     },
     /// A record type this version does not know; skipped.
     #[serde(other)]
@@ -302,6 +315,9 @@ impl Builder {
                     tracing::warn!(path = %path.display(), turn_id, "end of an unknown turn skipped");
                 }
             },
+            RolloutRecord::TokenUsage { turn_id, usage, .. } => {
+                self.summary.token_usage = Some(TokenTotals { turn_id, usage });
+            }
             RolloutRecord::Unknown => {}
         }
     }
@@ -319,7 +335,8 @@ impl RolloutRecord {
             | RolloutRecord::Name { at, .. }
             | RolloutRecord::TurnStarted { at, .. }
             | RolloutRecord::ItemCompleted { at, .. }
-            | RolloutRecord::TurnCompleted { at, .. } => Some(*at),
+            | RolloutRecord::TurnCompleted { at, .. }
+            | RolloutRecord::TokenUsage { at, .. } => Some(*at),
         }
     }
 }

@@ -4,9 +4,10 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use agentwire_runtime::Peer;
+use tokio::sync::Notify;
 
 /// The followers of every thread.
 #[derive(Default)]
@@ -14,6 +15,9 @@ pub(crate) struct Subscribers {
     by_thread: Mutex<HashMap<String, Vec<Peer>>>,
     /// Bumped on every change, so that a running turn refreshes its copy only when needed.
     version: AtomicU64,
+    /// Signalled once a connection that joined a thread (`thread/resume`) has its answer, so
+    /// that a pending approval request is sent to it too.
+    joined: Arc<Notify>,
 }
 
 impl std::fmt::Debug for Subscribers {
@@ -60,6 +64,12 @@ impl Subscribers {
             }
             None => Vec::new(),
         }
+    }
+
+    /// The signal that a connection joined a thread and got its answer (see
+    /// [`Subscribers::joined`]).
+    pub(crate) fn join_signal(&self) -> Arc<Notify> {
+        self.joined.clone()
     }
 
     /// The current version: it changes whenever a connection subscribes.

@@ -5,6 +5,8 @@
 //!   `item/commandExecution/outputDelta`.
 //! - `apply_patch` edits files ([`patch`]); it becomes a `fileChange` item carrying a unified
 //!   diff per file.
+//! - `update_plan` replaces the model's plan of its task ([`plan`]); it becomes
+//!   `turn/plan/updated`, no item.
 //!
 //! Whether a call needs the client's approval first is decided by the turn engine from the
 //! approval policy; this module only describes and parses.
@@ -12,6 +14,7 @@
 pub(crate) mod actions;
 pub(crate) mod exec;
 pub(crate) mod patch;
+pub(crate) mod plan;
 pub(crate) mod safe_commands;
 pub mod sandbox;
 
@@ -76,6 +79,11 @@ pub(crate) fn specs() -> Vec<ToolSpec> {
                 "additionalProperties": false
             }),
         },
+        ToolSpec {
+            name: plan::UPDATE_PLAN,
+            description: plan::DESCRIPTION,
+            parameters: plan::parameters(),
+        },
     ]
 }
 
@@ -89,6 +97,8 @@ pub(crate) enum Invocation {
         /// The patch.
         input: String,
     },
+    /// Replace the plan.
+    UpdatePlan(plan::PlanArgs),
 }
 
 /// The arguments of a `shell` call.
@@ -198,8 +208,14 @@ pub(crate) fn parse(name: &str, arguments: &str) -> Result<Invocation, String> {
                 .map_err(|e| format!("invalid arguments for `{APPLY_PATCH}`: {e}"))?;
             Ok(Invocation::ApplyPatch { input: args.input })
         }
+        plan::UPDATE_PLAN => {
+            let args: plan::PlanArgs = serde_json::from_str(arguments)
+                .map_err(|e| format!("invalid arguments for `{}`: {e}", plan::UPDATE_PLAN))?;
+            Ok(Invocation::UpdatePlan(args))
+        }
         other => Err(format!(
-            "unknown tool `{other}`; the tools are `{SHELL}` and `{APPLY_PATCH}`"
+            "unknown tool `{other}`; the tools are `{SHELL}`, `{APPLY_PATCH}` and `{}`",
+            plan::UPDATE_PLAN
         )),
     }
 }
@@ -221,6 +237,18 @@ mod tests {
         assert!(parse(SHELL, r#"{"command":[]}"#).is_err());
         assert!(parse(SHELL, r#"{"cmd":"ls"}"#).is_err_and(|e| e.contains("unknown field")));
         assert!(parse("rm_rf", "{}").is_err_and(|e| e.contains("unknown tool `rm_rf`")));
+        assert!(
+            parse(
+                plan::UPDATE_PLAN,
+                r#"{"plan":[{"step":"a","status":"done"}]}"#
+            )
+            .is_err_and(|e| e.contains("unknown variant `done`"))
+        );
+        assert!(parse(plan::UPDATE_PLAN, "not json").is_err_and(|e| e.contains("`update_plan`")));
+        assert!(matches!(
+            parse(plan::UPDATE_PLAN, r#"{"plan":[]}"#),
+            Ok(Invocation::UpdatePlan(args)) if args.plan.is_empty()
+        ));
         assert_eq!(
             parse(APPLY_PATCH, r#"{"input":"x"}"#),
             Ok(Invocation::ApplyPatch {

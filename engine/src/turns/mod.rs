@@ -5,17 +5,24 @@
 //! notifications to the connection that started it and records the turn and each completed
 //! item in the thread's rollout. `turn/steer` queues input for the running turn; `turn/interrupt`
 //! signals it to stop.
+//!
+//! Every model call opens with the context of [`instructions`] (developer instructions,
+//! `AGENTS.md` project docs); the files a turn's patches change are tracked by [`diff`] for
+//! `turn/diff/updated`; token totals live with the thread (`threads::usage`). See
+//! `docs/turn-fidelity.md`.
 
 mod approval;
+mod diff;
 mod history;
+pub(crate) mod instructions;
 mod run;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agentwire_protocol::{
-    TokenUsageBreakdown, Turn, TurnInterruptParams, TurnInterruptResponse, TurnItemsView,
-    TurnStartParams, TurnStartResponse, TurnStatus, TurnSteerParams, TurnSteerResponse, UserInput,
+    Turn, TurnInterruptParams, TurnInterruptResponse, TurnItemsView, TurnStartParams,
+    TurnStartResponse, TurnStatus, TurnSteerParams, TurnSteerResponse, UserInput,
 };
 use agentwire_runtime::RequestContext;
 use tokio::sync::{mpsc, oneshot};
@@ -31,13 +38,12 @@ use run::{Controls, TurnRun, TurnStart};
 /// Most steered inputs waiting for the running turn to take them.
 const STEER_QUEUE: usize = 16;
 
-/// The running turns and the token totals of the threads.
+/// The running turns of the threads.
 #[derive(Debug)]
 pub(crate) struct Turns {
     threads: Arc<Threads>,
     provider: Arc<dyn ModelProvider>,
     running: Mutex<HashMap<String, Running>>,
-    usage: Mutex<HashMap<String, TokenUsageBreakdown>>,
     /// Approvals given "for the session", per thread.
     sessions: Mutex<HashMap<String, Arc<Mutex<SessionApprovals>>>>,
     /// The program that confines commands to the sandbox (see `EngineConfig::sandbox_exe`).
@@ -80,7 +86,6 @@ impl Turns {
             threads,
             provider,
             running: Mutex::new(HashMap::new()),
-            usage: Mutex::new(HashMap::new()),
             sessions: Mutex::new(HashMap::new()),
             sandbox_exe,
             config,
@@ -312,33 +317,5 @@ impl Turns {
     /// Forgets the running turn of `thread_id`.
     fn finish(&self, thread_id: &str) {
         lock(&self.running).remove(thread_id);
-    }
-
-    /// Adds `last` to the token total of `thread_id`; returns the new total.
-    fn add_usage(&self, thread_id: &str, last: &TokenUsageBreakdown) -> TokenUsageBreakdown {
-        let mut usage = lock(&self.usage);
-        let total = usage
-            .entry(thread_id.to_owned())
-            .or_insert(TokenUsageBreakdown {
-                input_tokens: 0,
-                cached_input_tokens: 0,
-                cache_write_input_tokens: 0,
-                output_tokens: 0,
-                reasoning_output_tokens: 0,
-                total_tokens: 0,
-            });
-        total.input_tokens = total.input_tokens.saturating_add(last.input_tokens);
-        total.cached_input_tokens = total
-            .cached_input_tokens
-            .saturating_add(last.cached_input_tokens);
-        total.cache_write_input_tokens = total
-            .cache_write_input_tokens
-            .saturating_add(last.cache_write_input_tokens);
-        total.output_tokens = total.output_tokens.saturating_add(last.output_tokens);
-        total.reasoning_output_tokens = total
-            .reasoning_output_tokens
-            .saturating_add(last.reasoning_output_tokens);
-        total.total_tokens = total.total_tokens.saturating_add(last.total_tokens);
-        total.clone()
     }
 }

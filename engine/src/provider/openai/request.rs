@@ -87,6 +87,8 @@ fn user_content(input: &[agentwire_protocol::UserInput]) -> Value {
 /// One conversation entry as a chat message.
 fn message(entry: &HistoryEntry) -> Value {
     match entry {
+        // Chat servers other than OpenAI's do not all know the `developer` role.
+        HistoryEntry::Developer { text } => json!({"role": "system", "content": text}),
         HistoryEntry::User { content } => json!({"role": "user", "content": user_content(content)}),
         HistoryEntry::Assistant { text, tool_calls } => {
             let mut message = json!({"role": "assistant", "content": text});

@@ -80,6 +80,11 @@ pub(crate) fn body(
 /// Appends the input items of one conversation entry.
 fn items(entry: &HistoryEntry, input: &mut Vec<Value>) {
     match entry {
+        HistoryEntry::Developer { text } => input.push(json!({
+            "type": "message",
+            "role": "developer",
+            "content": [{"type": "input_text", "text": text}],
+        })),
         HistoryEntry::User { content } => input.push(json!({
             "type": "message",
             "role": "user",

@@ -18,7 +18,21 @@ const CONTEXT: usize = 3;
 /// and `+++ b/<new_name>` headers (absolute names keep no prefix). Empty when the texts are
 /// equal. The lines both texts start and end with are set aside before diffing, so a small
 /// edit of a large file costs little more than comparing the two.
-pub(super) fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+pub(crate) fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+    let hunks = hunks(old, new);
+    if hunks.is_empty() {
+        return hunks;
+    }
+    format!(
+        "--- {}\n+++ {}\n{hunks}",
+        header("a/", old_name),
+        header("b/", new_name)
+    )
+}
+
+/// The hunks of the unified diff from `old` to `new` (three lines of context), without file
+/// headers; empty when the texts are equal.
+pub(crate) fn hunks(old: &str, new: &str) -> String {
     let old: Vec<&str> = old.split_inclusive('\n').collect();
     let new: Vec<&str> = new.split_inclusive('\n').collect();
     let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
@@ -55,13 +69,6 @@ pub(super) fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> S
     for group in group_diff_ops(ops, CONTEXT) {
         if group.is_empty() {
             continue;
-        }
-        if out.is_empty() {
-            out.push_str(&format!(
-                "--- {}\n+++ {}\n",
-                header("a/", old_name),
-                header("b/", new_name)
-            ));
         }
         let _ = writeln!(out, "{}", UnifiedHunkHeader::new(&group));
         for op in &group {

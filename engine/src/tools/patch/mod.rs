@@ -25,7 +25,7 @@
 //! error names them).
 
 pub(crate) mod confined;
-mod diff;
+pub(crate) mod diff;
 mod edit;
 mod locate;
 mod parse;

@@ -4,8 +4,16 @@
 //! Notification order (as the reference server sends it): `thread/status/changed` (active),
 //! `turn/started`, `item/started` + `item/completed` of the user message, then per model
 //! output item `item/started`, its deltas and `item/completed`, then per model call
-//! `thread/tokenUsage/updated`; at the end `error` (failed turns only),
-//! `thread/status/changed` (idle) and `turn/completed`.
+//! `thread/tokenUsage/updated`; at the end `thread/tokenUsage/updated` again with the totals
+//! (interrupted and failed turns, whose last call reported none), `error` (failed turns
+//! only), `thread/status/changed` (idle) and `turn/completed`.
+//!
+//! Around tool calls (see [`tools`]): an approval request is preceded by
+//! `thread/status/changed` with `activeFlags: ["waitingOnApproval"]` (before the item's
+//! `item/started`), and once it is settled (answered, declined, timed out or cancelled) by
+//! `serverRequest/resolved` and then `thread/status/changed` back to `activeFlags: []`; an
+//! applied patch's `item/completed` is followed by `turn/diff/updated` with the turn's whole
+//! diff so far; an `update_plan` call sends `turn/plan/updated`.
 
 mod tools;
 
@@ -13,6 +21,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
+use agentwire_protocol::ThreadActiveFlag;
 use agentwire_protocol::method::Notification;
 use agentwire_protocol::methods::{
     AgentMessageDelta, ErrorEvent, ItemCompleted, ItemStarted, ReasoningSummaryTextDelta,
@@ -28,6 +37,8 @@ use agentwire_protocol::{
 use agentwire_runtime::{Answered, Peer};
 use tokio::sync::{mpsc, oneshot};
 
+use super::diff::TurnDiff;
+use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, context_entries};
 use super::{Steer, Turns};
 use crate::provider::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use crate::threads::error::ThreadError;
@@ -80,6 +91,12 @@ pub(super) struct TurnRun {
     pending: VecDeque<Steer>,
     /// The conversation the model sees.
     history: Vec<HistoryEntry>,
+    /// What every model call of the turn sees before the conversation (developer
+    /// instructions, project docs).
+    context: Vec<HistoryEntry>,
+    /// The files the turn's patches changed, for `turn/diff/updated` (`None` while it is
+    /// being read on a blocking thread, or if that failed).
+    diff: Option<TurnDiff>,
     /// The thread's settings as the turn started (after the turn's overrides).
     settings: ThreadSettings,
     /// Settles once the `turn/start` answer is on its way.
@@ -136,6 +153,8 @@ impl TurnRun {
             steer: controls.steer,
             pending: VecDeque::new(),
             history: start.history,
+            context: Vec::new(),
+            diff: Some(TurnDiff::new(std::path::Path::new(&start.settings.cwd))),
             settings: start.settings,
             answered: start.answered,
             output: start.output,
@@ -163,6 +182,7 @@ impl TurnRun {
             turn: self.turn.clone(),
         });
         self.turn.items_view = TurnItemsView::Full;
+        self.context = self.context_entries();
         let mut steered = false;
         let mut calls = 0;
         let end = 'turn: loop {
@@ -186,8 +206,12 @@ impl TurnRun {
                     provider: self.settings.model_provider.clone(),
                     model: self.settings.model.clone(),
                     effort: self.settings.reasoning_effort.clone(),
-                    instructions: self.instructions(),
-                    history: self.history.clone(),
+                    instructions: self
+                        .settings
+                        .base_instructions
+                        .clone()
+                        .filter(|text| !text.trim().is_empty()),
+                    history: self.context.iter().chain(&self.history).cloned().collect(),
                     steered,
                     output: self.output.clone(),
                 };
@@ -448,31 +472,81 @@ impl TurnRun {
         self.complete(kind, started_ms);
     }
 
-    /// The instructions that go before the conversation: the thread's base and developer
-    /// instructions, when it has any.
-    fn instructions(&self) -> Option<String> {
-        let parts: Vec<&str> = [
-            self.settings.base_instructions.as_deref(),
+    /// The entries before the conversation: the developer instructions and the project docs
+    /// of the thread's `cwd` (see [`super::instructions`]).
+    fn context_entries(&self) -> Vec<HistoryEntry> {
+        let cwd = std::path::Path::new(&self.settings.cwd);
+        let max_bytes = self
+            .turns
+            .config
+            .effective(Some(cwd))
+            .file
+            .project_doc_max_bytes
+            .unwrap_or(DEFAULT_PROJECT_DOC_MAX_BYTES);
+        context_entries(
+            &self.settings.cwd,
             self.settings.developer_instructions.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-        .filter(|text| !text.trim().is_empty())
-        .collect();
-        (!parts.is_empty()).then(|| parts.join("\n\n"))
+            max_bytes,
+        )
     }
 
+    /// Adds a model call's tokens to the thread's totals (recorded in its rollout) and sends
+    /// them.
     fn report_usage(&self, last: TokenUsageBreakdown, model_context_window: Option<i64>) {
-        let total = self.turns.add_usage(&self.thread_id, &last);
+        let usage = match self.turns.threads.record_token_usage(
+            &self.thread_id,
+            &self.turn.id,
+            last.clone(),
+            model_context_window,
+        ) {
+            Ok(usage) => usage,
+            Err(error) => {
+                tracing::warn!(%error, "token usage not recorded");
+                let total = self
+                    .turns
+                    .threads
+                    .token_usage(&self.thread_id)
+                    .map_or_else(|| last.clone(), |t| t.usage.total);
+                ThreadTokenUsage {
+                    total,
+                    last,
+                    model_context_window,
+                }
+            }
+        };
+        self.send_usage(usage);
+    }
+
+    /// Sends the thread's token totals as they stand (zero before any model call counted).
+    fn resend_usage(&self) {
+        let usage = self.turns.threads.token_usage(&self.thread_id).map_or_else(
+            || ThreadTokenUsage {
+                total: crate::threads::usage::zero(),
+                last: crate::threads::usage::zero(),
+                model_context_window: None,
+            },
+            |totals| totals.usage,
+        );
+        self.send_usage(usage);
+    }
+
+    fn send_usage(&self, token_usage: ThreadTokenUsage) {
         self.notify::<ThreadTokenUsageUpdated>(&ThreadTokenUsageUpdatedNotification {
             thread_id: self.thread_id.clone(),
             turn_id: self.turn.id.clone(),
-            token_usage: ThreadTokenUsage {
-                total,
-                last,
-                model_context_window,
-            },
+            token_usage,
         });
+    }
+
+    /// Marks the thread as waiting for an approval (`waiting`) or not, with
+    /// `thread/status/changed` to every connection.
+    fn waiting_on_approval(&self, waiting: bool) {
+        let active_flags = if waiting {
+            vec![ThreadActiveFlag::WaitingOnApproval]
+        } else {
+            Vec::new()
+        };
+        self.set_status(ThreadStatus::Active { active_flags });
     }
 
     fn set_status(&self, status: ThreadStatus) {
@@ -491,6 +565,10 @@ impl TurnRun {
             CallEnd::Interrupted => (TurnStatus::Interrupted, None),
             CallEnd::Failed(error) => (TurnStatus::Failed, Some(error)),
         };
+        // A completed turn's last model call sent the totals; the others end without one.
+        if status != TurnStatus::Completed {
+            self.resend_usage();
+        }
         if let Some(error) = &error {
             self.notify::<ErrorEvent>(&ErrorNotification {
                 thread_id: self.thread_id.clone(),

@@ -5,15 +5,21 @@
 //! A call the engine cannot make sense of (unknown tool, bad arguments, unparsable patch)
 //! makes no item: its error goes back to the model as the call's result, so the model can
 //! correct itself. The client's `cancel` ends the turn as `interrupted`, like
-//! `turn/interrupt`.
+//! `turn/interrupt`. `update_plan` makes no item either: it sends `turn/plan/updated`.
+//!
+//! An approval request goes to every connection following the thread (each under its own
+//! request id), and to any that joins while it waits; the first well-formed answer decides,
+//! and the others are withdrawn (`serverRequest/resolved`). While it waits the thread's status
+//! carries `waitingOnApproval`.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use agentwire_protocol::method::Request;
+use agentwire_protocol::method::{Method, Request};
 use agentwire_protocol::methods::{
     CommandExecutionOutputDelta, CommandExecutionRequestApproval, FileChangeRequestApproval,
+    TurnDiffUpdated, TurnPlanUpdated,
 };
 use agentwire_protocol::{
     CommandExecutionApprovalDecision, CommandExecutionApprovalKind,
@@ -22,9 +28,13 @@ use agentwire_protocol::{
     FileChangeRequestApprovalParams, FileUpdateChange, LegacyAppPathString, PatchApplyStatus,
     PatchChangeKind, SandboxPolicy, ThreadItemKind,
 };
-use agentwire_runtime::Decline;
+use agentwire_protocol::{TurnDiffUpdatedNotification, TurnPlanUpdatedNotification};
+use agentwire_runtime::{ConnectionId, Decline};
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 
 use super::super::approval::{CommandGate, PatchGate, SessionApprovals, command_gate, patch_gate};
+use super::super::diff::TurnDiff;
 use super::{CallEnd, TurnRun, now_ms};
 use crate::provider::{HistoryEntry, ToolCall};
 use crate::tools::exec::{self, ExecRequest};
@@ -82,6 +92,7 @@ impl TurnRun {
                 Err(error) => Outcome::result(error),
                 Ok(Invocation::Shell(args)) => self.shell(args).await,
                 Ok(Invocation::ApplyPatch { input }) => self.apply_patch(&input).await,
+                Ok(Invocation::UpdatePlan(args)) => self.update_plan(&args),
             };
             self.history.push(HistoryEntry::ToolResult {
                 call_id: call.call_id,
@@ -103,8 +114,13 @@ impl TurnRun {
         }
     }
 
-    /// Asks the client with the approval request `M` and reads its answer with `decide`; an
-    /// interrupt while waiting withdraws the request and counts as `cancel`.
+    /// Asks the connections following the thread with the approval request `M` and reads the
+    /// first well-formed answer with `decide` (none: declined, with the last error as the
+    /// reason). A connection that joins the thread while the request waits is asked too, once
+    /// it has its `thread/resume` answer. An interrupt while waiting withdraws the requests and
+    /// counts as `cancel`. The caller has marked the thread `waitingOnApproval`; this clears
+    /// the mark once every request is settled (each settled request sends
+    /// `serverRequest/resolved` to its connection).
     async fn ask<M>(
         &mut self,
         params: &M::Params,
@@ -114,13 +130,90 @@ impl TurnRun {
         M: Request,
         M::Response: Decline,
     {
-        let peer = self.peer.clone();
-        match self
-            .unless_interrupted(peer.request_or_decline::<M>(params))
-            .await
-        {
+        let threads = self.turns.threads.clone();
+        let thread_id = self.thread_id.clone();
+        let asked = async {
+            let joined = threads.subscribers.join_signal();
+            let mut asked: Vec<ConnectionId> = Vec::new();
+            let mut pending = FuturesUnordered::new();
+            let mut last_error = "no client follows the thread to answer".to_owned();
+            loop {
+                // Armed before the followers are read, so that none joining after is missed.
+                let join = joined.notified();
+                for peer in threads.subscribers.of(&thread_id) {
+                    if !asked.contains(&peer.connection_id()) {
+                        asked.push(peer.connection_id());
+                        pending.push(async move { peer.request::<M>(params).await });
+                    }
+                }
+                if pending.is_empty() {
+                    tracing::warn!(method = <M as Method>::NAME, reason = %last_error, "approval declined: no well-formed answer");
+                    break M::Response::decline(&last_error);
+                }
+                tokio::select! {
+                    Some(answer) = pending.next() => match answer {
+                        Ok(answer) => break answer,
+                        Err(error) => last_error = error.to_string(),
+                    },
+                    () = join => {}
+                }
+            }
+            // The requests still waiting are withdrawn when `pending` is dropped here.
+        };
+        let answer = self.unless_interrupted(asked).await;
+        self.waiting_on_approval(false);
+        match answer {
             None => Decision::Cancel,
             Some(answer) => decide(answer),
+        }
+    }
+
+    /// An `update_plan` call: the plan goes to the clients.
+    fn update_plan(&mut self, args: &tools::plan::PlanArgs) -> Outcome {
+        self.notify::<TurnPlanUpdated>(&TurnPlanUpdatedNotification {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn.id.clone(),
+            plan: args.steps(),
+            explanation: args.explanation.clone(),
+        });
+        Outcome::result(tools::plan::PLAN_TAKEN)
+    }
+
+    /// Runs `work` on the turn's diff on a blocking thread (it reads files), off the runtime
+    /// that serves every connection. `None` if the diff is gone (an earlier run failed).
+    async fn with_diff<T: Send + 'static>(
+        &mut self,
+        work: impl FnOnce(&mut TurnDiff) -> T + Send + 'static,
+    ) -> Option<T> {
+        let mut diff = self.diff.take()?;
+        let done = tokio::task::spawn_blocking(move || {
+            let out = work(&mut diff);
+            (diff, out)
+        })
+        .await;
+        match done {
+            Ok((diff, out)) => {
+                self.diff = Some(diff);
+                Some(out)
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the turn diff stopped; no more turn/diff/updated");
+                None
+            }
+        }
+    }
+
+    /// Sends the turn's whole diff so far, unless it is empty.
+    async fn diff_updated(&mut self) {
+        let Some(diff) = self.with_diff(|diff| diff.render()).await else {
+            return;
+        };
+        if !diff.is_empty() {
+            self.notify::<TurnDiffUpdated>(&TurnDiffUpdatedNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn.id.clone(),
+                diff,
+            });
         }
     }
 
@@ -149,6 +242,9 @@ impl TurnRun {
             cwd: cwd_text.clone(),
             actions: actions::describe(&argv, &display, &cwd_text),
         };
+        if matches!(gate, CommandGate::Ask { .. }) {
+            self.waiting_on_approval(true);
+        }
         self.started(
             item.kind(CommandExecutionStatus::InProgress, None),
             started_ms,
@@ -305,6 +401,9 @@ impl TurnRun {
             status,
             changes: changes.clone(),
         };
+        if gate == PatchGate::Ask {
+            self.waiting_on_approval(true);
+        }
         self.started(kind(PatchApplyStatus::InProgress), started_ms);
         let confined = match gate {
             PatchGate::Apply { confined } => confined,
@@ -352,6 +451,8 @@ impl TurnRun {
                 }
             }
         };
+        let tracked = changes.clone();
+        self.with_diff(move |diff| diff.track(&tracked)).await;
         let applied = match (confined, roots, self.turns.sandbox_exe.as_ref()) {
             // Confined: written by `agentwire apply-patch` inside the sandbox, where the kernel
             // checks every write (see `patch::confined`).
@@ -386,6 +487,7 @@ impl TurnRun {
                     },
                     started_ms,
                 );
+                self.diff_updated().await;
                 Outcome::result(format!("The patch was applied:\n{}", summary.join("\n")))
             }
             Err(error) => {

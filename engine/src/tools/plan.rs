@@ -1,0 +1,120 @@
+//! The `update_plan` tool: the model keeps a step-by-step plan of its task, and each call
+//! replaces it. It runs nothing; the turn engine shows the plan to clients as
+//! `turn/plan/updated`.
+//!
+//! Its arguments are shaped as Codex defines them: an optional `explanation` and a `plan`,
+//! a list of `{step, status}` where `status` is `pending`, `in_progress` or `completed`.
+
+use agentwire_protocol::{TurnPlanStep, TurnPlanStepStatus};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// The name of the plan tool.
+pub(crate) const UPDATE_PLAN: &str = "update_plan";
+
+/// What the model is told once its plan is taken.
+pub(crate) const PLAN_TAKEN: &str = "Plan updated";
+
+/// The arguments of an `update_plan` call.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PlanArgs {
+    /// Why the plan changed.
+    #[serde(default)]
+    pub explanation: Option<String>,
+    /// Every step, in order.
+    pub plan: Vec<PlanItem>,
+}
+
+/// One step of the plan.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PlanItem {
+    /// What the step is.
+    pub step: String,
+    /// How far it has got.
+    pub status: PlanStatus,
+}
+
+/// The progress of a step, as the model writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum PlanStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+impl PlanArgs {
+    /// The plan as the wire's steps.
+    pub(crate) fn steps(&self) -> Vec<TurnPlanStep> {
+        self.plan
+            .iter()
+            .map(|item| TurnPlanStep {
+                step: item.step.clone(),
+                status: match item.status {
+                    PlanStatus::Pending => TurnPlanStepStatus::Pending,
+                    PlanStatus::InProgress => TurnPlanStepStatus::InProgress,
+                    PlanStatus::Completed => TurnPlanStepStatus::Completed,
+                },
+            })
+            .collect()
+    }
+}
+
+/// The JSON Schema of the arguments (as Codex defines them).
+pub(crate) fn parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "explanation": {"type": "string"},
+            "plan": {
+                "type": "array",
+                "description": "The list of steps",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "step": {"type": "string"},
+                        "status": {
+                            "type": "string",
+                            "description": "One of: pending, in_progress, completed"
+                        }
+                    },
+                    "required": ["step", "status"],
+                    "additionalProperties": false
+                }
+            }
+        },
+        "required": ["plan"],
+        "additionalProperties": false
+    })
+}
+
+/// What the model is told about the tool.
+pub(crate) const DESCRIPTION: &str = "Keeps the plan of the task up to date. Give every step \
+    in order, each with its status (`pending`, `in_progress` or `completed`; one step at a time \
+    in progress), and optionally an explanation of what changed. Each call replaces the plan.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_become_wire_steps() {
+        let args: PlanArgs = serde_json::from_str(
+            r#"{"explanation":"why","plan":[{"step":"a","status":"completed"},
+                {"step":"b","status":"in_progress"},{"step":"c","status":"pending"}]}"#,
+        )
+        .expect("parses");
+        let steps = serde_json::to_value(args.steps()).expect("serializes");
+        assert_eq!(
+            steps,
+            json!([
+                {"step": "a", "status": "completed"},
+                {"step": "b", "status": "inProgress"},
+                {"step": "c", "status": "pending"}
+            ])
+        );
+        assert_eq!(args.explanation.as_deref(), Some("why"));
+    }
+}

@@ -1,0 +1,214 @@
+//! What a model call sees before the conversation, as Codex sends it:
+//!
+//! - the thread's `baseInstructions` (`instructions` in `config.toml`) are the call's
+//!   instructions: the system message on the chat wire;
+//! - its `developerInstructions` follow as a developer message (on the chat wire a second
+//!   system message, the role every chat server knows);
+//! - the project docs, every `AGENTS.md` from the repository root (the nearest ancestor of
+//!   `cwd` holding `.git`; `cwd` alone when there is none) down to `cwd`, joined by a blank
+//!   line in that order and capped at `project_doc_max_bytes` (32 KiB unless configured; `0`
+//!   reads none), follow as a user message:
+//!
+//! ```text
+//! # AGENTS.md instructions for <cwd>
+//!
+//! <INSTRUCTIONS>
+//! <the docs>
+//! </INSTRUCTIONS>
+//! ```
+//!
+//! The docs are read when a turn starts, so an edit shows in the next turn. Neither message is
+//! recorded in the thread: they are context, rebuilt for every call.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use agentwire_protocol::LegacyAppPathString;
+
+use crate::config::layers::project_dirs;
+use crate::provider::HistoryEntry;
+
+/// The file name of a project doc.
+pub(crate) const PROJECT_DOC: &str = "AGENTS.md";
+
+/// Most bytes of project docs read when `project_doc_max_bytes` is not set (as Codex).
+pub(crate) const DEFAULT_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
+
+/// The project docs that apply in `cwd`, joined and cut to `max_bytes` (at a character
+/// boundary); `None` when there are none (or `max_bytes` is 0). Unreadable files are skipped
+/// with a warning; a file that is not UTF-8 is read lossily.
+pub(crate) fn project_docs(cwd: &Path, max_bytes: u64) -> Option<String> {
+    let docs: Vec<String> = read_docs(cwd, max_bytes)
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
+    (!docs.is_empty()).then(|| docs.join("\n\n"))
+}
+
+/// The project doc files whose text [`project_docs`] uses, root first (`thread/start`'s
+/// `instructionSources`).
+pub(crate) fn project_doc_sources(cwd: &Path, max_bytes: u64) -> Vec<PathBuf> {
+    read_docs(cwd, max_bytes)
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect()
+}
+
+/// Each project doc of `cwd` with text, and the text it gives within the budget `max_bytes`.
+fn read_docs(cwd: &Path, max_bytes: u64) -> Vec<(PathBuf, String)> {
+    let mut budget = max_bytes;
+    let mut docs = Vec::new();
+    for dir in project_dirs(cwd) {
+        if budget == 0 {
+            break;
+        }
+        let path = dir.join(PROJECT_DOC);
+        if !path.is_file() {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        let read =
+            std::fs::File::open(&path).and_then(|file| file.take(budget).read_to_end(&mut bytes));
+        if let Err(error) = read {
+            tracing::warn!(path = %path.display(), %error, "project doc not read");
+            continue;
+        }
+        budget -= u64::try_from(bytes.len()).unwrap_or(budget);
+        let text = cut_to_chars(&bytes);
+        if text.trim().is_empty() {
+            continue;
+        }
+        docs.push((path, text));
+    }
+    docs
+}
+
+/// [`project_doc_sources`] as the wire's `instructionSources`.
+pub(crate) fn instruction_sources(cwd: &str, max_bytes: u64) -> Vec<LegacyAppPathString> {
+    project_doc_sources(Path::new(cwd), max_bytes)
+        .into_iter()
+        .map(|path| LegacyAppPathString(path.to_string_lossy().into_owned()))
+        .collect()
+}
+
+/// `bytes` as text; a character cut short by the cap at the end is dropped, other invalid
+/// sequences are replaced.
+fn cut_to_chars(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(error) if error.error_len().is_none() => {
+            String::from_utf8_lossy(&bytes[..error.valid_up_to()]).into_owned()
+        }
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+/// The user message carrying `docs`, the project docs for `cwd`.
+pub(crate) fn project_doc_message(cwd: &str, docs: &str) -> String {
+    format!("# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\n{docs}\n</INSTRUCTIONS>")
+}
+
+/// The entries that open every model call of a turn in `cwd`: the developer instructions and
+/// the project docs (capped at `max_bytes`), each when there are any.
+pub(crate) fn context_entries(
+    cwd: &str,
+    developer_instructions: Option<&str>,
+    max_bytes: u64,
+) -> Vec<HistoryEntry> {
+    let mut entries = Vec::new();
+    if let Some(text) = developer_instructions.filter(|t| !t.trim().is_empty()) {
+        entries.push(HistoryEntry::Developer {
+            text: text.to_owned(),
+        });
+    }
+    if let Some(docs) = project_docs(Path::new(cwd), max_bytes) {
+        entries.push(HistoryEntry::User {
+            content: vec![agentwire_protocol::UserInput::Text {
+                text: project_doc_message(cwd, &docs),
+                text_elements: Vec::new(),
+            }],
+        });
+    }
+    entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "agentwire-instructions-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch");
+        dir
+    }
+
+    #[test]
+    fn docs_run_from_the_repository_root_down_to_cwd_within_the_cap() {
+        let root = scratch("docs");
+        let deep = root.join("repo/a/b");
+        std::fs::create_dir_all(&deep).expect("dirs");
+        std::fs::create_dir_all(root.join("repo/.git")).expect("git");
+        std::fs::write(root.join("AGENTS.md"), "outside the repository").expect("write");
+        std::fs::write(root.join("repo/AGENTS.md"), "root doc").expect("write");
+        std::fs::write(root.join("repo/a/AGENTS.md"), "   \n").expect("write");
+        std::fs::write(deep.join("AGENTS.md"), "deep doc").expect("write");
+        assert_eq!(
+            project_docs(&deep, 1024).as_deref(),
+            Some("root doc\n\ndeep doc")
+        );
+        assert_eq!(project_docs(&deep, 6).as_deref(), Some("root d"));
+        assert_eq!(
+            project_doc_sources(&deep, 1024),
+            vec![root.join("repo/AGENTS.md"), deep.join("AGENTS.md")]
+        );
+        assert_eq!(
+            project_doc_sources(&deep, 8),
+            vec![root.join("repo/AGENTS.md")]
+        );
+        assert_eq!(project_docs(&deep, 0), None);
+        // No repository: only cwd's own doc.
+        let plain = scratch("plain");
+        std::fs::write(plain.join("AGENTS.md"), "only").expect("write");
+        assert_eq!(project_docs(&plain, 100).as_deref(), Some("only"));
+        let _ = std::fs::remove_dir_all(&root);
+        let _ = std::fs::remove_dir_all(&plain);
+    }
+
+    #[test]
+    fn a_cap_inside_a_character_drops_it() {
+        let dir = scratch("utf8");
+        std::fs::write(dir.join("AGENTS.md"), "aé").expect("write");
+        assert_eq!(project_docs(&dir, 2).as_deref(), Some("a"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn context_has_developer_then_docs() {
+        let dir = scratch("context");
+        std::fs::write(dir.join("AGENTS.md"), "be careful").expect("write");
+        let cwd = dir.to_string_lossy().into_owned();
+        let entries = context_entries(&cwd, Some("dev says"), 100);
+        assert_eq!(
+            entries,
+            vec![
+                HistoryEntry::Developer {
+                    text: "dev says".to_owned()
+                },
+                HistoryEntry::User {
+                    content: vec![agentwire_protocol::UserInput::Text {
+                        text: format!(
+                            "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\nbe careful\n</INSTRUCTIONS>"
+                        ),
+                        text_elements: Vec::new(),
+                    }],
+                },
+            ]
+        );
+        assert!(context_entries(&cwd, Some("  "), 0).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
