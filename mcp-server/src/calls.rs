@@ -238,11 +238,15 @@ async fn run_turn(
     thread_id: &str,
     prompt: String,
 ) -> CodexToolCallResult {
-    let Some(mut messages) = link.hold_thread(thread_id) else {
-        return failure(format!(
-            "A turn is already running on thread `{thread_id}`; wait for its result before \
-             continuing the thread"
-        ));
+    // A call on a thread that is running a turn for another call waits for it to end.
+    let held = tokio::select! {
+        held = link.hold_thread(thread_id) => held,
+        () = cancel.cancelled() => {
+            return failure("The call was cancelled before its turn started");
+        }
+    };
+    let Some(mut messages) = held else {
+        return failure("The engine connection is closed");
     };
     if cancel.is_cancelled() {
         return failure("The call was cancelled before its turn started");

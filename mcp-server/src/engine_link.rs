@@ -105,6 +105,8 @@ struct Routes {
 /// A thread's messages while a tool call holds it; dropping it releases the thread.
 pub struct ThreadEvents {
     thread_id: String,
+    /// Held while the call runs; the next call on the thread waits for it.
+    _turn: tokio::sync::OwnedMutexGuard<()>,
     receiver: mpsc::UnboundedReceiver<EngineMessage>,
     routes: Arc<Mutex<Routes>>,
 }
@@ -134,6 +136,8 @@ pub struct EngineLink {
     next_id: AtomicU64,
     /// Threads this connection follows (started or resumed on it).
     followed: Mutex<HashSet<String>>,
+    /// One lock per thread: tool calls on the same thread run one after the other.
+    turns: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl EngineLink {
@@ -153,6 +157,7 @@ impl EngineLink {
             routes: routes.clone(),
             next_id: AtomicU64::new(1),
             followed: Mutex::new(HashSet::new()),
+            turns: Mutex::new(HashMap::new()),
         });
         tokio::spawn(dispatch(receiver, routes));
         link.handshake(client).await?;
@@ -236,17 +241,26 @@ impl EngineLink {
             .insert(thread_id.to_owned());
     }
 
-    /// Takes the messages about `thread_id` until the returned handle is dropped; `None` when
-    /// another tool call already holds the thread, or the connection has closed.
-    pub fn hold_thread(&self, thread_id: &str) -> Option<ThreadEvents> {
+    /// Takes the messages about `thread_id` until the returned handle is dropped, after any
+    /// earlier call on the thread has released it; `None` once the connection has closed.
+    pub async fn hold_thread(&self, thread_id: &str) -> Option<ThreadEvents> {
+        let turn = self
+            .turns
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(thread_id.to_owned())
+            .or_default()
+            .clone();
+        let guard = turn.lock_owned().await;
         let mut routes = lock(&self.routes);
-        if routes.closed || routes.threads.contains_key(thread_id) {
+        if routes.closed {
             return None;
         }
         let (sender, receiver) = mpsc::unbounded_channel();
         routes.threads.insert(thread_id.to_owned(), sender);
         Some(ThreadEvents {
             thread_id: thread_id.to_owned(),
+            _turn: guard,
             receiver,
             routes: self.routes.clone(),
         })

@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 pub fn session_configured(started: &ThreadStartResponse) -> CodexEventMsg {
     let approval_policy = serde_json::to_value(&started.approval_policy)
         .and_then(serde_json::from_value)
-        .unwrap_or_else(|_| CodexSessionApprovalPolicy::Other(Value::Null));
+        .unwrap_or(CodexSessionApprovalPolicy::Other(Value::Null));
     let reviewer = serde_json::to_value(started.approvals_reviewer)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
