@@ -376,3 +376,88 @@ impl TurnTranslator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(kind: Value, started: i64) -> Value {
+        let mut item = kind;
+        item["startedAtMs"] = json!(started);
+        item
+    }
+
+    #[test]
+    fn a_turn_becomes_codex_events_and_an_outcome() {
+        let mut translator = TurnTranslator::new("turn-1".to_owned());
+        let thread = "thread-1";
+        let turn = |status: &str| {
+            json!({"id": "turn-1", "status": status, "items": [], "itemsView": "summary",
+                   "error": null, "startedAt": 10, "completedAt": 12, "durationMs": 2000})
+        };
+        let steps = [
+            (
+                "turn/started",
+                json!({"threadId": thread, "turn": turn("inProgress")}),
+            ),
+            (
+                "item/started",
+                json!({"threadId": thread, "turnId": "turn-1", "startedAtMs": 5,
+                       "item": item(json!({"type": "agentMessage", "id": "m1", "text": ""}), 5)}),
+            ),
+            (
+                "item/agentMessage/delta",
+                json!({"threadId": thread, "turnId": "turn-1", "itemId": "m1", "delta": "Hi"}),
+            ),
+            (
+                "item/agentMessage/delta",
+                json!({"threadId": thread, "turnId": "other", "itemId": "m9", "delta": "no"}),
+            ),
+            (
+                "item/completed",
+                json!({"threadId": thread, "turnId": "turn-1", "completedAtMs": 6,
+                       "item": item(json!({"type": "agentMessage", "id": "m1", "text": "Hi",
+                                           "phase": "final_answer"}), 5)}),
+            ),
+        ];
+        let mut kinds = Vec::new();
+        for (method, params) in steps {
+            let (events, outcome) = translator.notification(method, params);
+            assert_eq!(outcome, None);
+            kinds.extend(
+                events
+                    .iter()
+                    .map(|e| serde_json::to_value(e).expect("serializes")["type"].clone()),
+            );
+        }
+        assert_eq!(
+            kinds,
+            [
+                "task_started",
+                "item_started",
+                "agent_message_content_delta",
+                "item_completed",
+                "agent_message"
+            ]
+        );
+        let (events, outcome) = translator.notification(
+            "turn/completed",
+            json!({"threadId": thread, "turn": turn("completed")}),
+        );
+        assert_eq!(outcome, Some(TurnOutcome::Completed("Hi".to_owned())));
+        let complete = serde_json::to_value(&events[0]).expect("serializes");
+        assert_eq!(complete["type"], json!("task_complete"));
+        assert_eq!(complete["last_agent_message"], json!("Hi"));
+        assert_eq!(complete["duration_ms"], json!(2000));
+
+        let (events, outcome) = translator.notification(
+            "turn/completed",
+            json!({"threadId": thread, "turn": turn("interrupted")}),
+        );
+        assert_eq!(outcome, Some(TurnOutcome::Interrupted));
+        assert_eq!(
+            serde_json::to_value(&events[0]).expect("serializes")["type"],
+            json!("turn_aborted")
+        );
+    }
+}
