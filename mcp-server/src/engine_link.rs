@@ -159,7 +159,11 @@ impl EngineLink {
             followed: Mutex::new(HashSet::new()),
             turns: Mutex::new(HashMap::new()),
         });
-        tokio::spawn(dispatch(receiver, routes));
+        let refuse = Refuser {
+            server: server.clone(),
+            connection: link.connection.clone(),
+        };
+        tokio::spawn(dispatch(receiver, routes, refuse));
         link.handshake(client).await?;
         Ok(link)
     }
@@ -273,8 +277,28 @@ impl Drop for EngineLink {
     }
 }
 
+/// Answers the engine's requests that no tool call can take (there is no MCP host to ask): an
+/// error, which the engine reads as a refusal, instead of letting them wait for their timeout.
+struct Refuser {
+    server: Server<Engine>,
+    connection: Arc<Connection>,
+}
+
+impl Refuser {
+    fn refuse(&self, id: &Value, method: &str) {
+        let reason = format!("{method} cannot be answered: no MCP tool call runs on its thread");
+        let message = json!({"id": id, "error": {"code": -32601, "message": reason}});
+        let bytes = serde_json::to_vec(&message).unwrap_or_default();
+        self.server.handle_message(&self.connection, &bytes);
+    }
+}
+
 /// Reads what the engine sends on the connection and routes it, until the connection closes.
-async fn dispatch(mut receiver: mpsc::UnboundedReceiver<Vec<u8>>, routes: Arc<Mutex<Routes>>) {
+async fn dispatch(
+    mut receiver: mpsc::UnboundedReceiver<Vec<u8>>,
+    routes: Arc<Mutex<Routes>>,
+    refuser: Refuser,
+) {
     while let Some(bytes) = receiver.recv().await {
         let message: Value = match serde_json::from_slice(&bytes) {
             Ok(message) => message,
@@ -283,7 +307,9 @@ async fn dispatch(mut receiver: mpsc::UnboundedReceiver<Vec<u8>>, routes: Arc<Mu
                 continue;
             }
         };
-        route(&routes, message);
+        if let Some((id, method)) = route(&routes, message) {
+            refuser.refuse(&id, &method);
+        }
     }
     let mut routes = lock(&routes);
     routes.closed = true;
@@ -291,7 +317,8 @@ async fn dispatch(mut receiver: mpsc::UnboundedReceiver<Vec<u8>>, routes: Arc<Mu
     routes.threads.clear();
 }
 
-fn route(routes: &Mutex<Routes>, mut message: Value) {
+/// Delivers one message; returns the id and method of an engine request nobody takes.
+fn route(routes: &Mutex<Routes>, mut message: Value) -> Option<(Value, String)> {
     let method = message
         .get("method")
         .and_then(Value::as_str)
@@ -303,28 +330,26 @@ fn route(routes: &Mutex<Routes>, mut message: Value) {
         .unwrap_or(Value::Null);
     match (method, id) {
         (Some(method), id) => {
-            let Some(thread_id) = params.get("threadId").and_then(Value::as_str) else {
-                tracing::trace!(method, "engine message without a thread ignored");
-                return;
-            };
-            let routes = lock(routes);
-            let Some(sink) = routes.threads.get(thread_id) else {
-                tracing::trace!(method, thread_id, "message for a thread no call holds");
-                return;
+            let sink = params
+                .get("threadId")
+                .and_then(Value::as_str)
+                .and_then(|thread_id| lock(routes).threads.get(thread_id).cloned());
+            let Some(sink) = sink else {
+                tracing::trace!(method, "engine message for no running tool call");
+                return id.map(|id| (id, method));
             };
             let message = match id {
                 Some(id) => EngineMessage::Request { id, method, params },
                 None => EngineMessage::Notification { method, params },
             };
             let _ = sink.send(message);
+            None
         }
         (None, Some(id)) => {
-            let Some(key) = id.as_str() else {
-                return;
-            };
+            let key = id.as_str()?;
             let Some(sender) = lock(routes).pending.remove(key) else {
                 tracing::debug!(id = key, "answer to no pending request ignored");
-                return;
+                return None;
             };
             let result = message.get_mut("result").map(Value::take);
             let answer = match (result, message.get("error")) {
@@ -340,7 +365,11 @@ fn route(routes: &Mutex<Routes>, mut message: Value) {
                 (None, None) => Err((0, "an answer without result or error".to_owned())),
             };
             let _ = sender.send(answer);
+            None
         }
-        (None, None) => tracing::debug!("engine message without method or id ignored"),
+        (None, None) => {
+            tracing::debug!("engine message without method or id ignored");
+            None
+        }
     }
 }
