@@ -8,6 +8,11 @@
 #     transcripts against them;
 #   - tools/sdk-smoke/smoke.py: third-party Python SDKs for the Codex app-server, unchanged,
 #     drive the built binary: handshake, config read and written (comments kept), models, a turn.
+#   - tools/mcp-smoke/smoke.py: the official MCP Python SDK drives `agentwire mcp-server` over stdio
+#     (tools, a turn, codex-reply, approvals through elicitation, cancellation);
+#   - tools/mcp-smoke/inspector.sh: the MCP Inspector's CLI mode lists and calls the tools;
+#   - tools/mcp-smoke/conformance.sh: the official MCP conformance suite's server scenarios
+#     against the streamable HTTP endpoint.
 # Every step runs even when an earlier one fails; the exit status is non-zero if any failed.
 #
 # The reference material is looked up beside the repository ($REPO/../shared/reference), the
@@ -26,6 +31,8 @@ REFERENCE="$(cd "$REFERENCE" && pwd)"
 [ -x "$PYTHON" ] || die "$PYTHON is missing: run scripts/install-ci-tools.sh"
 SDK_PYTHON="$REPO/.tools/sdk-venv/bin/python"
 [ -x "$SDK_PYTHON" ] || die "$SDK_PYTHON is missing: run scripts/install-ci-tools.sh"
+MCP_PYTHON="$REPO/.tools/mcp-venv/bin/python"
+[ -x "$MCP_PYTHON" ] || die "$MCP_PYTHON is missing: run scripts/install-ci-tools.sh"
 
 BUNDLES=(
   generated/schema/json/agentwire_app_server_protocol.schemas.json
@@ -64,6 +71,12 @@ for bundle in "${BUNDLES[@]}"; do
 done
 step "python SDKs (tools/sdk-smoke/smoke.py)" \
   bash -c 'cargo build -q -p agentwire && "$0" tools/sdk-smoke/smoke.py target/debug/agentwire' "$SDK_PYTHON"
+step "MCP python SDK (tools/mcp-smoke/smoke.py)" \
+  bash -c 'cargo build -q -p agentwire && "$0" tools/mcp-smoke/smoke.py target/debug/agentwire' "$MCP_PYTHON"
+step "MCP Inspector CLI (tools/mcp-smoke/inspector.sh)" \
+  bash -c 'cargo build -q -p agentwire && bash tools/mcp-smoke/inspector.sh target/debug/agentwire'
+step "MCP conformance suite (tools/mcp-smoke/conformance.sh)" \
+  bash -c 'cargo build -q -p agentwire && bash tools/mcp-smoke/conformance.sh target/debug/agentwire'
 
 echo
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done

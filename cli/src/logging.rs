@@ -5,7 +5,12 @@ use tracing_subscriber::EnvFilter;
 
 /// Installs the global subscriber.
 pub fn init() {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    init_with_default("info");
+}
+
+/// Installs the global subscriber; `default` is the filter used when `RUST_LOG` is unset.
+pub fn init_with_default(default: &str) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let json = std::env::var("LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)

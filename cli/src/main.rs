@@ -5,6 +5,7 @@
 //! agentwire app-server generate-json-schema --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire schema diff OLD NEW [--format text|json]
+//! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
 //! ```
 //!
 //! Every subcommand also takes `-c key=value` (repeatable) and `--profile NAME`: configuration
@@ -13,6 +14,7 @@
 mod apply_patch;
 mod generate;
 mod logging;
+mod mcp_server;
 mod pinned;
 mod sandbox_exec;
 mod schema_diff;
@@ -105,6 +107,8 @@ enum Command {
         #[command(flatten)]
         serve: serve::ServeArgs,
     },
+    /// Serve the engine to MCP hosts as the `codex` and `codex-reply` tools (default: over stdio).
+    McpServer(mcp_server::McpServerArgs),
     /// Work with schema bundles.
     Schema {
         #[command(subcommand)]
@@ -191,6 +195,7 @@ fn main() -> ExitCode {
             args.experimental,
             args.protocol_version.as_deref(),
         ),
+        Command::McpServer(args) => mcp_server::run(args, cli.overrides),
         Command::Schema {
             command: SchemaCommand::Diff { old, new, format },
         } => schema_diff::run(&old, &new, matches!(format, Format::Json)),

@@ -1,0 +1,57 @@
+//! `agentwire mcp-server`: the engine offered to MCP hosts (see the `agentwire-mcp-server` crate).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agentwire_engine::EngineConfig;
+use agentwire_mcp_server::{McpListen, Options};
+use agentwire_runtime::RuntimeConfig;
+use agentwire_runtime::auth::BearerAuth;
+use clap::Args;
+
+/// How to serve MCP.
+#[derive(Debug, Args)]
+pub struct McpServerArgs {
+    /// Where to listen: `stdio://` (one JSON-RPC message per line on stdin/stdout) or
+    /// `http://IP:PORT/PATH` (the streamable HTTP transport; port 0 picks a free port, printed on
+    /// stderr). Non-loopback addresses need `--token-file`.
+    #[arg(long, value_name = "URL", default_value = "stdio://")]
+    listen: McpListen,
+    /// http://: require `Authorization: Bearer <token>`, the token being this file's contents
+    /// without surrounding whitespace.
+    #[arg(long, value_name = "PATH")]
+    token_file: Option<PathBuf>,
+}
+
+/// Runs the MCP server until its transport ends.
+pub fn run(args: McpServerArgs, overrides: crate::ConfigOverrides) -> Result<ExitCode, String> {
+    // rmcp logs every message it receives at `info`; only its warnings are of interest here.
+    crate::logging::init_with_default("info,rmcp=warn");
+    let auth = args
+        .token_file
+        .as_deref()
+        .map(BearerAuth::from_token_file)
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    // A confined command must not read the token file (the home is always hidden).
+    let private_paths = args
+        .token_file
+        .iter()
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .collect();
+    let engine = EngineConfig {
+        sandbox_exe: std::env::current_exe().ok(),
+        private_paths,
+        config_overrides: overrides.flags(),
+        profile: overrides.profile,
+        ..EngineConfig::from_env()
+    };
+    let runtime = RuntimeConfig::new(engine.home.clone());
+    agentwire_mcp_server::run(Options {
+        listen: args.listen,
+        auth,
+        engine,
+        runtime,
+    })
+    .map(|()| ExitCode::SUCCESS)
+}

@@ -1,0 +1,375 @@
+//! The MCP session's way into the engine: one in-process app-server connection.
+//!
+//! The link opens a [`Connection`] on the shared app-server [`Server`], so threads,
+//! persistence, sandboxing and approvals behave exactly as for an app-server client. Requests go
+//! in as app-server JSON-RPC through [`Server::handle_message`]; what comes back is parsed by a
+//! dispatcher task and routed: answers to the link's own requests by id, and a thread's
+//! notifications and approval requests to the tool call that currently runs a turn on it.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use agentwire_engine::Engine;
+use agentwire_protocol::method::{Notification, Request};
+use agentwire_protocol::methods::{Initialize, Initialized};
+use agentwire_protocol::{ClientInfo, InitializeParams};
+use agentwire_runtime::Server;
+use agentwire_runtime::connection::Connection;
+use agentwire_runtime::outbound::{Closed, Outbound};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+/// What the engine sent about a thread.
+#[derive(Debug, Clone)]
+pub enum EngineMessage {
+    /// A notification (`item/started`, `turn/completed` …).
+    Notification {
+        /// The method.
+        method: String,
+        /// Its params.
+        params: Value,
+    },
+    /// A request to the client (an approval), to be answered with [`EngineLink::answer`].
+    Request {
+        /// The request's id, as the engine wrote it.
+        id: Value,
+        /// The method.
+        method: String,
+        /// Its params.
+        params: Value,
+    },
+}
+
+/// Why a request to the engine failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LinkError {
+    /// The engine answered with an error.
+    #[error("{method} failed: {message}")]
+    Engine {
+        /// The method that failed.
+        method: &'static str,
+        /// The engine's error message.
+        message: String,
+        /// The JSON-RPC error code.
+        code: i64,
+    },
+    /// The engine's answer does not have the method's result type.
+    #[error("{method} answered something unexpected: {reason}")]
+    Malformed {
+        /// The method.
+        method: &'static str,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The connection to the engine is gone (the server is shutting down).
+    #[error("the engine connection is closed")]
+    Closed,
+}
+
+/// Sends the connection's outgoing messages to the dispatcher.
+struct ChannelOutbound {
+    sender: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
+}
+
+impl Outbound for ChannelOutbound {
+    fn send(&self, message: Vec<u8>) -> Result<(), Closed> {
+        let sender = self.sender.lock().unwrap_or_else(PoisonError::into_inner);
+        match sender.as_ref() {
+            Some(sender) => sender.send(message).map_err(|_| Closed),
+            None => Err(Closed),
+        }
+    }
+
+    fn close(&self) {
+        self.sender
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+    }
+}
+
+type Answer = Result<Value, (i64, String)>;
+
+/// Where the dispatcher delivers what it reads.
+#[derive(Default)]
+struct Routes {
+    /// The link's requests waiting for their answer, by id.
+    pending: HashMap<String, oneshot::Sender<Answer>>,
+    /// The tool call running a turn on each thread, by thread id.
+    threads: HashMap<String, mpsc::UnboundedSender<EngineMessage>>,
+    /// Set once the connection has closed: nothing is routed any more.
+    closed: bool,
+}
+
+/// A thread's messages while a tool call holds it; dropping it releases the thread.
+pub struct ThreadEvents {
+    thread_id: String,
+    /// Held while the call runs; the next call on the thread waits for it.
+    _turn: tokio::sync::OwnedMutexGuard<()>,
+    receiver: mpsc::UnboundedReceiver<EngineMessage>,
+    routes: Arc<Mutex<Routes>>,
+}
+
+impl ThreadEvents {
+    /// The next message about the thread; `None` once the engine connection has closed.
+    pub async fn next(&mut self) -> Option<EngineMessage> {
+        self.receiver.recv().await
+    }
+}
+
+impl Drop for ThreadEvents {
+    fn drop(&mut self) {
+        lock(&self.routes).threads.remove(&self.thread_id);
+    }
+}
+
+fn lock(routes: &Mutex<Routes>) -> std::sync::MutexGuard<'_, Routes> {
+    routes.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One MCP session's connection to the engine.
+pub struct EngineLink {
+    server: Server<Engine>,
+    connection: Arc<Connection>,
+    routes: Arc<Mutex<Routes>>,
+    next_id: AtomicU64,
+    /// Threads this connection follows (started or resumed on it).
+    followed: Mutex<HashSet<String>>,
+    /// One lock per thread: tool calls on the same thread run one after the other.
+    turns: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl EngineLink {
+    /// Opens a connection on `server` and completes the app-server handshake on it, naming the
+    /// MCP host `client` (for the engine's logs and user agent). Must run inside the server's
+    /// Tokio runtime.
+    pub async fn open(server: &Server<Engine>, client: ClientInfo) -> Result<Arc<Self>, LinkError> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let outbound = ChannelOutbound {
+            sender: Mutex::new(Some(sender)),
+        };
+        let connection = server.hub().open(Box::new(outbound));
+        let routes = Arc::new(Mutex::new(Routes::default()));
+        let link = Arc::new(Self {
+            server: server.clone(),
+            connection,
+            routes: routes.clone(),
+            next_id: AtomicU64::new(1),
+            followed: Mutex::new(HashSet::new()),
+            turns: Mutex::new(HashMap::new()),
+        });
+        let refuse = Refuser {
+            server: server.clone(),
+            connection: link.connection.clone(),
+        };
+        tokio::spawn(dispatch(receiver, routes, refuse));
+        link.handshake(client).await?;
+        Ok(link)
+    }
+
+    /// `initialize` and `initialized`, as any app-server client starts.
+    async fn handshake(&self, client: ClientInfo) -> Result<(), LinkError> {
+        let params = InitializeParams {
+            client_info: client,
+            capabilities: None,
+        };
+        self.request::<Initialize>(&params).await?;
+        self.notify::<Initialized>(&Default::default());
+        Ok(())
+    }
+
+    fn send(&self, message: &Value) {
+        let bytes = serde_json::to_vec(message).unwrap_or_default();
+        self.server.handle_message(&self.connection, &bytes);
+    }
+
+    /// Sends the app-server request `M` and waits for its answer.
+    pub async fn request<M: Request>(&self, params: &M::Params) -> Result<M::Response, LinkError> {
+        let id = format!("mcp-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
+        let (sender, receiver) = oneshot::channel();
+        {
+            let mut routes = lock(&self.routes);
+            if routes.closed {
+                return Err(LinkError::Closed);
+            }
+            routes.pending.insert(id.clone(), sender);
+        }
+        self.send(&json!({"id": id, "method": M::NAME, "params": params}));
+        match receiver.await {
+            Ok(Ok(result)) => serde_json::from_value(result).map_err(|e| LinkError::Malformed {
+                method: M::NAME,
+                reason: e.to_string(),
+            }),
+            Ok(Err((code, message))) => Err(LinkError::Engine {
+                method: M::NAME,
+                message,
+                code,
+            }),
+            Err(_) => Err(LinkError::Closed),
+        }
+    }
+
+    /// Sends the app-server notification `M`.
+    pub fn notify<M: Notification>(&self, params: &M::Params) {
+        if agentwire_protocol::method::has_params::<M>() {
+            self.send(&json!({"method": M::NAME, "params": params}));
+        } else {
+            self.send(&json!({"method": M::NAME}));
+        }
+    }
+
+    /// Answers the engine's request `id` with `result`.
+    pub fn answer(&self, id: &Value, result: &Value) {
+        self.send(&json!({"id": id, "result": result}));
+    }
+
+    /// Answers the engine's request `id` with an error saying `message`.
+    pub fn refuse(&self, id: &Value, message: &str) {
+        self.send(&json!({"id": id, "error": {"code": -32601, "message": message}}));
+    }
+
+    /// Whether this connection follows thread `thread_id` (receives its notifications).
+    pub fn follows(&self, thread_id: &str) -> bool {
+        self.followed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(thread_id)
+    }
+
+    /// Records that this connection follows thread `thread_id`.
+    pub fn follow(&self, thread_id: &str) {
+        self.followed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(thread_id.to_owned());
+    }
+
+    /// Takes the messages about `thread_id` until the returned handle is dropped, after any
+    /// earlier call on the thread has released it; `None` once the connection has closed.
+    pub async fn hold_thread(&self, thread_id: &str) -> Option<ThreadEvents> {
+        let turn = self
+            .turns
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(thread_id.to_owned())
+            .or_default()
+            .clone();
+        let guard = turn.lock_owned().await;
+        let mut routes = lock(&self.routes);
+        if routes.closed {
+            return None;
+        }
+        let (sender, receiver) = mpsc::unbounded_channel();
+        routes.threads.insert(thread_id.to_owned(), sender);
+        Some(ThreadEvents {
+            thread_id: thread_id.to_owned(),
+            _turn: guard,
+            receiver,
+            routes: self.routes.clone(),
+        })
+    }
+}
+
+impl Drop for EngineLink {
+    fn drop(&mut self) {
+        self.server.hub().close(self.connection.id());
+    }
+}
+
+/// Answers the engine's requests that no tool call can take (there is no MCP host to ask): an
+/// error, which the engine reads as a refusal, instead of letting them wait for their timeout.
+struct Refuser {
+    server: Server<Engine>,
+    connection: Arc<Connection>,
+}
+
+impl Refuser {
+    fn refuse(&self, id: &Value, method: &str) {
+        let reason = format!("{method} cannot be answered: no MCP tool call runs on its thread");
+        let message = json!({"id": id, "error": {"code": -32601, "message": reason}});
+        let bytes = serde_json::to_vec(&message).unwrap_or_default();
+        self.server.handle_message(&self.connection, &bytes);
+    }
+}
+
+/// Reads what the engine sends on the connection and routes it, until the connection closes.
+async fn dispatch(
+    mut receiver: mpsc::UnboundedReceiver<Vec<u8>>,
+    routes: Arc<Mutex<Routes>>,
+    refuser: Refuser,
+) {
+    while let Some(bytes) = receiver.recv().await {
+        let message: Value = match serde_json::from_slice(&bytes) {
+            Ok(message) => message,
+            Err(e) => {
+                tracing::warn!(error = %e, "unreadable message from the engine dropped");
+                continue;
+            }
+        };
+        if let Some((id, method)) = route(&routes, message) {
+            refuser.refuse(&id, &method);
+        }
+    }
+    let mut routes = lock(&routes);
+    routes.closed = true;
+    routes.pending.clear();
+    routes.threads.clear();
+}
+
+/// Delivers one message; returns the id and method of an engine request nobody takes.
+fn route(routes: &Mutex<Routes>, mut message: Value) -> Option<(Value, String)> {
+    let method = message
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let id = message.get_mut("id").map(Value::take);
+    let params = message
+        .get_mut("params")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    match (method, id) {
+        (Some(method), id) => {
+            let sink = params
+                .get("threadId")
+                .and_then(Value::as_str)
+                .and_then(|thread_id| lock(routes).threads.get(thread_id).cloned());
+            let Some(sink) = sink else {
+                tracing::trace!(method, "engine message for no running tool call");
+                return id.map(|id| (id, method));
+            };
+            let message = match id {
+                Some(id) => EngineMessage::Request { id, method, params },
+                None => EngineMessage::Notification { method, params },
+            };
+            let _ = sink.send(message);
+            None
+        }
+        (None, Some(id)) => {
+            let key = id.as_str()?;
+            let Some(sender) = lock(routes).pending.remove(key) else {
+                tracing::debug!(id = key, "answer to no pending request ignored");
+                return None;
+            };
+            let result = message.get_mut("result").map(Value::take);
+            let answer = match (result, message.get("error")) {
+                (Some(result), _) => Ok(result),
+                (None, Some(error)) => Err((
+                    error.get("code").and_then(Value::as_i64).unwrap_or(0),
+                    error
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown error")
+                        .to_owned(),
+                )),
+                (None, None) => Err((0, "an answer without result or error".to_owned())),
+            };
+            let _ = sender.send(answer);
+            None
+        }
+        (None, None) => {
+            tracing::debug!("engine message without method or id ignored");
+            None
+        }
+    }
+}

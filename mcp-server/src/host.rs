@@ -1,0 +1,71 @@
+//! What a tool call sends to the MCP host, through rmcp: `codex/event` notifications and
+//! `elicitation/create` requests.
+
+use agentwire_protocol::RequestId;
+use agentwire_protocol::mcp::{
+    CODEX_EVENT_METHOD, CodexApprovalElicitationParams, CodexEventMeta, CodexEventMsg,
+    CodexEventNotificationParams, ELICITATION_CREATE_METHOD,
+};
+use rmcp::RoleServer;
+use rmcp::model::{CustomNotification, CustomRequest, ServerNotification, ServerRequest};
+use rmcp::service::Peer;
+use serde_json::Value;
+
+/// The host of one tool call.
+pub struct Host {
+    peer: Peer<RoleServer>,
+    request_id: RequestId,
+}
+
+impl Host {
+    /// The host that sent `tools/call` `request_id`, reached through `peer`.
+    pub fn new(peer: Peer<RoleServer>, request_id: RequestId) -> Self {
+        Self { peer, request_id }
+    }
+
+    /// The `tools/call` request's id.
+    pub fn request_id(&self) -> &RequestId {
+        &self.request_id
+    }
+
+    /// Sends one `codex/event` about `thread_id`; `id` is the turn's (empty for events of the
+    /// session itself). A host that has gone away is not an error: the turn runs to its end.
+    pub async fn event(&self, thread_id: &str, id: &str, msg: CodexEventMsg) {
+        let params = CodexEventNotificationParams {
+            meta: CodexEventMeta {
+                request_id: self.request_id.clone(),
+                thread_id: Some(thread_id.to_owned()),
+            },
+            id: id.to_owned(),
+            msg,
+        };
+        let params = match serde_json::to_value(&params) {
+            Ok(params) => params,
+            Err(e) => {
+                tracing::warn!(error = %e, "codex/event not serialisable; skipped");
+                return;
+            }
+        };
+        let notification = CustomNotification::new(CODEX_EVENT_METHOD, Some(params));
+        if let Err(e) = self
+            .peer
+            .send_notification(ServerNotification::CustomNotification(notification))
+            .await
+        {
+            tracing::debug!(error = %e, "codex/event not delivered");
+        }
+    }
+
+    /// Sends an approval `elicitation/create` and waits for the host's answer; `Err` says why
+    /// there is none (an error answer, a closed connection).
+    pub async fn elicit(&self, params: &CodexApprovalElicitationParams) -> Result<Value, String> {
+        let params = serde_json::to_value(params).map_err(|e| e.to_string())?;
+        let request = CustomRequest::new(ELICITATION_CREATE_METHOD, Some(params));
+        let answer = self
+            .peer
+            .send_request(ServerRequest::CustomRequest(request))
+            .await
+            .map_err(|e| e.to_string())?;
+        serde_json::to_value(answer).map_err(|e| e.to_string())
+    }
+}
