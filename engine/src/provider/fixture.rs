@@ -122,7 +122,7 @@ fn response_events(response: &Response, call: usize, window: Option<i64>) -> Vec
                     events.extend(deltas.iter().cloned().map(ProviderEvent::TextDelta));
                     events.push(ProviderEvent::ItemDone);
                 }
-                Step::Command { .. } | Step::Patch { .. } => {
+                Step::Command { .. } | Step::Patch { .. } | Step::Tool { .. } => {
                     events.push(ProviderEvent::ToolCall(tool_call(step, call, events.len())));
                 }
                 Step::Error { message, details } => {
@@ -175,6 +175,7 @@ fn tool_call(step: &Step, call: usize, position: usize) -> ToolCall {
             (tools::SHELL, arguments)
         }
         Step::Patch { patch } => (tools::APPLY_PATCH, serde_json::json!({ "input": patch })),
+        Step::Tool { name, arguments } => (name.as_str(), arguments.clone()),
         _ => ("", serde_json::Value::Null),
     };
     ToolCall {
@@ -201,6 +202,7 @@ mod tests {
             instructions: None,
             history,
             steered,
+            mcp_tools: Vec::new(),
         }
     }
 

@@ -53,6 +53,8 @@ pub(crate) struct ModelRequest {
     /// Whether the newest user message was steered into a running turn (rather than starting
     /// it).
     pub steered: bool,
+    /// The MCP tools offered besides the built-in ones (see [`crate::mcp`]).
+    pub mcp_tools: Vec<crate::mcp::ModelTool>,
 }
 
 /// One entry of the conversation a model call sees.
@@ -296,6 +298,7 @@ mod tests {
                 text: "hi".to_owned(),
             }],
             steered: false,
+            mcp_tools: Vec::new(),
         }
     }
 

@@ -21,6 +21,7 @@
 //!         {"type": "command", "command": "ls -l", "workdir": "src", "timeoutMs": 5000,
 //!          "escalate": false, "justification": "…"},
 //!         {"type": "patch", "patch": "*** Begin Patch\n…\n*** End Patch\n"},
+//!         {"type": "tool", "name": "everything__echo", "arguments": {"message": "hi"}},
 //!         {"type": "error", "message": "…", "details": "…"}
 //!       ],
 //!       "usage": {"inputTokens": 10, "outputTokens": 5}    optional token counts
@@ -121,6 +122,15 @@ pub(crate) enum Step {
         /// The patch (`*** Begin Patch` … `*** End Patch`).
         patch: String,
     },
+    /// A call of any tool by its function name (an MCP tool is `server__tool`), with these
+    /// arguments.
+    Tool {
+        /// The function name.
+        name: String,
+        /// The arguments (a JSON object).
+        #[serde(default)]
+        arguments: serde_json::Value,
+    },
     /// The model call fails.
     Error {
         /// Text for the user.
@@ -134,7 +144,10 @@ pub(crate) enum Step {
 impl Step {
     /// Whether the step is a tool call.
     pub(crate) fn is_tool_call(&self) -> bool {
-        matches!(self, Step::Command { .. } | Step::Patch { .. })
+        matches!(
+            self,
+            Step::Command { .. } | Step::Patch { .. } | Step::Tool { .. }
+        )
     }
 }
 

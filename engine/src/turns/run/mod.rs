@@ -7,6 +7,7 @@
 //! `thread/tokenUsage/updated`; at the end `error` (failed turns only),
 //! `thread/status/changed` (idle) and `turn/completed`.
 
+mod mcp_call;
 mod tools;
 
 use std::collections::VecDeque;
@@ -184,6 +185,7 @@ impl TurnRun {
                     instructions: self.instructions(),
                     history: self.history.clone(),
                     steered,
+                    mcp_tools: self.mcp_tools().await,
                 };
                 match self.call(request).await {
                     CallEnd::Done(tool_calls) if tool_calls.is_empty() => break,
