@@ -673,3 +673,157 @@ fn the_mcp_command_edits_config_toml_keeping_comments() {
         "{listed}"
     );
 }
+
+/// Runs `get-env` of a server started with `config` by an agentwire whose own environment
+/// holds `env`; returns the tool's text.
+fn server_environment(name: &str, config: &str, env: &[(&str, &str)]) -> String {
+    let root = scratch(name);
+    let (home, workspace) = home_and_workspace(&root);
+    fixture_steps(&home, json!([message("hi")]), config);
+    let mut client = Client::spawn_with_env(&home, &[], env);
+    client.call(
+        "initialize",
+        json!({"clientInfo": {"name": "e2e", "version": "0"}}),
+    );
+    client.send(&json!({"method": "initialized"}));
+    let thread = thread_id(&client.start_thread(json!({"cwd": workspace})));
+    let answer = client.call(
+        "mcpServer/tool/call",
+        json!({"threadId": thread, "server": "everything", "tool": "get-env"}),
+    );
+    answer["content"][0]["text"]
+        .as_str()
+        .expect("get-env text")
+        .to_owned()
+}
+
+#[test]
+fn a_stdio_server_gets_its_configured_env_and_a_whitelist_never_the_servers_secrets() {
+    let config = everything_config(
+        "env = { CONFIGURED_FOR_MCP = \"yes-configured\" }\nenv_vars = [\"PASSED_THROUGH\"]",
+    );
+    let text = server_environment(
+        "mcp-env",
+        &config,
+        &[
+            ("OPENAI_API_KEY", "sk-e2e-must-not-leak"),
+            ("PASSED_THROUGH", "named-in-env-vars"),
+        ],
+    );
+    assert!(text.contains("yes-configured"), "{text}");
+    assert!(text.contains("named-in-env-vars"), "{text}");
+    assert!(text.contains("\"PATH\""), "{text}");
+    assert!(!text.contains("sk-e2e-must-not-leak"), "{text}");
+    assert!(!text.contains("OPENAI_API_KEY"), "{text}");
+    assert!(!text.contains("AGENTWIRE_HOME"), "{text}");
+}
+
+#[test]
+fn tool_and_startup_timeouts_fail_naming_the_setting() {
+    let config = everything_config("tool_timeout_sec = 0.5")
+        + "\n[mcp_servers.silent]\ncommand = \"sleep\"\nargs = [\"30\"]\nstartup_timeout_sec = 0.5\n";
+    let (_home, mut client, thread) = session("mcp-timeouts", json!([message("hi")]), &config);
+    let slow = client.call_err(
+        "mcpServer/tool/call",
+        json!({"threadId": thread, "server": "everything", "tool": "trigger-long-running-operation", "arguments": {"duration": 5, "steps": 2}}),
+    );
+    assert_eq!(slow["code"], json!(-32603), "{slow}");
+    assert!(
+        slow["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("tool_timeout_sec") && m.contains("everything")),
+        "{slow}"
+    );
+    let silent = status_of(&mut client, "silent");
+    assert_eq!(silent["runtimeStatus"], json!("failed"), "{silent}");
+    assert!(
+        silent["toolsError"]
+            .as_str()
+            .is_some_and(|e| e.contains("startup_timeout_sec")),
+        "{silent}"
+    );
+}
+
+/// A child process killed when dropped.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_streamable_http_server_is_reached_by_url_with_a_bearer_token() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let _server = Killed(
+        Command::new("node")
+            .arg(everything())
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start server-everything over HTTP"),
+    );
+    let mut listening = false;
+    for _ in 0..400 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            listening = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert!(listening, "server-everything did not listen on {port}");
+    let config = format!(
+        "\n[mcp_servers.everything]\nurl = \"http://127.0.0.1:{port}/mcp\"\nbearer_token_env_var = \"E2E_MCP_TOKEN\"\n\
+         [mcp_servers.tokenless]\nurl = \"http://127.0.0.1:{port}/mcp\"\nbearer_token_env_var = \"E2E_UNSET_TOKEN\"\n"
+    );
+    let root = scratch("mcp-http");
+    let (home, workspace) = home_and_workspace(&root);
+    fixture_steps(
+        &home,
+        json!([
+            tool_step("everything__echo", json!({"message": "over http"})),
+            message("done")
+        ]),
+        &config,
+    );
+    let mut client = Client::spawn_with_env(&home, &[], &[("E2E_MCP_TOKEN", "token-e2e")]);
+    client.call(
+        "initialize",
+        json!({"clientInfo": {"name": "e2e", "version": "0"}}),
+    );
+    client.send(&json!({"method": "initialized"}));
+    let thread = thread_id(&client.start_thread(json!({"cwd": workspace})));
+    client.start_turn(&thread, "go");
+    let seen = client.until_turn_completed();
+    let items = mcp_items(&seen, "item/completed");
+    assert_eq!(items.len(), 1, "{seen:#?}");
+    assert_eq!(items[0]["status"], json!("completed"), "{}", items[0]);
+    assert!(
+        items[0]["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("over http"))
+    );
+    let status = status_of(&mut client, "everything");
+    assert_eq!(status["authStatus"], json!("bearerToken"));
+    assert_eq!(
+        status["httpOrigin"],
+        json!(format!("http://127.0.0.1:{port}"))
+    );
+    assert_eq!(status["runtimeStatus"], json!("connected"));
+    // A token variable that is not set fails the start, naming it.
+    let tokenless = status_of(&mut client, "tokenless");
+    assert_eq!(tokenless["runtimeStatus"], json!("failed"), "{tokenless}");
+    assert!(
+        tokenless["toolsError"]
+            .as_str()
+            .is_some_and(|e| e.contains("E2E_UNSET_TOKEN")),
+        "{tokenless}"
+    );
+}
