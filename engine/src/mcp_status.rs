@@ -81,7 +81,12 @@ pub(crate) async fn list(
         })
         .collect();
     // Start what is not running, all at once; failures are reported per server below.
-    futures_util::future::join_all(slots.iter().flatten().map(|slot| slot.connection())).await;
+    futures_util::future::join_all(slots.iter().flatten().map(|slot| async move {
+        if slot.connection().await.is_ok() {
+            slot.refresh_tools().await;
+        }
+    }))
+    .await;
     let resources = params.detail != Some(McpServerStatusDetail::ToolsAndAuthOnly);
     let data = page
         .iter()

@@ -34,6 +34,8 @@ pub(crate) struct Shared {
     callers: Mutex<Vec<(u64, Caller)>>,
     next_caller: std::sync::atomic::AtomicU64,
     progress: Mutex<HashMap<ProgressToken, mpsc::Sender<String>>>,
+    /// Set when the server says its tools changed; cleared when they are listed again.
+    pub tools_changed: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
@@ -43,6 +45,7 @@ impl Shared {
             callers: Mutex::new(Vec::new()),
             next_caller: std::sync::atomic::AtomicU64::new(0),
             progress: Mutex::new(HashMap::new()),
+            tools_changed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -153,6 +156,12 @@ impl ClientHandler for ClientSide {
             // A full queue drops the message: progress is advisory.
             let _ = sender.try_send(progress_text(&params));
         }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.shared
+            .tools_changed
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     async fn create_elicitation(

@@ -107,7 +107,7 @@ pub(crate) async fn start(
         };
         Ok(Connection {
             service,
-            tools,
+            tools: Mutex::new(tools),
             resources,
             templates,
         })

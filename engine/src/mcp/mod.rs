@@ -37,6 +37,9 @@ use slot::Slot;
 
 /// Default start-up time limit (initialize and the tool list), in seconds.
 pub(crate) const DEFAULT_STARTUP_TIMEOUT_SEC: f64 = 10.0;
+/// How long turns wait before trying again to start a server whose start failed (explicit
+/// uses, `mcpServerStatus/list` and required-server checks try at once).
+pub(crate) const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(30);
 /// Default time limit of one tool call, in seconds.
 pub(crate) const DEFAULT_TOOL_TIMEOUT_SEC: f64 = 60.0;
 
@@ -167,15 +170,19 @@ impl McpManager {
         lock(&self.names).clear();
     }
 
-    /// Starts every enabled server (concurrently) that is not running; returns the start-up
+    /// Starts every enabled server (concurrently) that is not running, except, with
+    /// `patient`, those whose start failed less than [`RETRY_AFTER`] ago; returns the start-up
     /// failures of the required ones.
-    pub(crate) async fn start_all(&self) -> Vec<McpError> {
+    pub(crate) async fn start_all(&self, patient: bool) -> Vec<McpError> {
         let configured = self.configured();
         let starts = configured
             .iter()
             .filter(|(_, config)| config.enabled != Some(false))
             .filter_map(|(name, config)| {
                 let slot = self.slot(name).ok()?;
+                if patient && slot.failed_recently(RETRY_AFTER) {
+                    return None;
+                }
                 let required = config.required == Some(true);
                 Some(async move { (required, slot.connection().await) })
             });
@@ -199,7 +206,7 @@ impl McpManager {
         {
             return Ok(());
         }
-        match self.start_all().await.into_iter().next() {
+        match self.start_all(false).await.into_iter().next() {
             Some(error) => Err(error),
             None => Ok(()),
         }
@@ -212,12 +219,13 @@ impl McpManager {
         if configured.values().all(|c| c.enabled == Some(false)) {
             return Vec::new();
         }
-        self.start_all().await;
+        self.start_all(true).await;
         let mut tools = Vec::new();
         let mut map = HashMap::new();
         let mut taken = std::collections::HashSet::new();
         for (name, config) in configured.iter().filter(|(_, c)| c.enabled != Some(false)) {
             let Ok(slot) = self.slot(name) else { continue };
+            slot.refresh_tools().await;
             for tool in slot.tools() {
                 if !tool_enabled(config, &tool.name) {
                     continue;

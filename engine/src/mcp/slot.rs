@@ -24,7 +24,8 @@ use crate::config::McpServerConfig;
 /// A running connection and what the server offered when it started.
 pub(crate) struct Connection {
     pub service: RunningService<RoleClient, ClientSide>,
-    pub tools: Vec<rmcp::model::Tool>,
+    /// The tools, as last listed (again after the server said they changed).
+    pub tools: Mutex<Vec<rmcp::model::Tool>>,
     pub resources: Vec<rmcp::model::Resource>,
     pub templates: Vec<rmcp::model::ResourceTemplate>,
 }
@@ -59,6 +60,8 @@ pub(crate) struct Slot {
     view: Mutex<(Phase, Option<Arc<Connection>>)>,
     shared: Arc<Shared>,
     hub: Option<Arc<Hub>>,
+    /// When the last start failed (cleared by a successful start).
+    start_failed_at: Mutex<Option<std::time::Instant>>,
 }
 
 impl std::fmt::Debug for Slot {
@@ -77,6 +80,7 @@ impl Slot {
             view: Mutex::new((Phase::NotStarted, None)),
             shared: Arc::new(Shared::new(name)),
             hub,
+            start_failed_at: Mutex::new(None),
         }
     }
 
@@ -91,6 +95,12 @@ impl Slot {
         }
     }
 
+    /// Whether the last start failed less than `within` ago (turns do not retry it at every
+    /// model call; explicit uses do).
+    pub(crate) fn failed_recently(&self, within: Duration) -> bool {
+        lock(&self.start_failed_at).is_some_and(|at| at.elapsed() < within)
+    }
+
     /// The connection last started, even if it has since exited (for its tool list).
     pub(crate) fn last_connection(&self) -> Option<Arc<Connection>> {
         lock(&self.view).1.clone()
@@ -99,8 +109,29 @@ impl Slot {
     /// The tools of the running (or last) connection.
     pub(crate) fn tools(&self) -> Vec<rmcp::model::Tool> {
         self.last_connection()
-            .map(|c| c.tools.clone())
+            .map(|c| lock(&c.tools).clone())
             .unwrap_or_default()
+    }
+
+    /// Lists the tools again if the server said they changed
+    /// (`notifications/tools/list_changed`) since they were last listed.
+    pub(crate) async fn refresh_tools(&self) {
+        let Some(connection) = self.last_connection().filter(|c| !c.is_closed()) else {
+            return;
+        };
+        if !self
+            .shared
+            .tools_changed
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        match connection.service.peer().list_all_tools().await {
+            Ok(tools) => *lock(&connection.tools) = tools,
+            Err(error) => {
+                tracing::warn!(server = %self.name, %error, "listing the changed tools failed");
+            }
+        }
     }
 
     fn set_phase(&self, phase: Phase, connection: Option<Arc<Connection>>) {
@@ -145,12 +176,14 @@ impl Slot {
         self.set_phase(Phase::Starting, None);
         match super::connect::start(&self.name, &self.config, self.shared.clone()).await {
             Ok(connection) => {
+                *lock(&self.start_failed_at) = None;
                 let connection = Arc::new(connection);
                 *current = Some(connection.clone());
                 self.set_phase(Phase::Ready, Some(connection.clone()));
                 Ok(connection)
             }
             Err(reason) => {
+                *lock(&self.start_failed_at) = Some(std::time::Instant::now());
                 self.set_phase(Phase::Failed(reason.clone()), None);
                 Err(McpError::Startup {
                     server: self.name.clone(),

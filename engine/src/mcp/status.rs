@@ -73,8 +73,8 @@ pub(crate) fn of(
             status.server_info = content::json(&info.server_info);
             status.server_capabilities = content::json(&info.capabilities);
         }
-        status.tools = connection
-            .tools
+        status.tools = slot
+            .tools()
             .iter()
             .filter(|t| super::tool_enabled(config, &t.name))
             .map(|t| (t.name.to_string(), content::tool(t)))
