@@ -528,11 +528,13 @@ fn reload_applies_config_changes_to_running_servers() {
 }
 
 #[test]
-fn a_prompted_tool_asks_the_client_and_a_decline_fails_the_item() {
-    let config =
-        everything_config("") + "[mcp_servers.everything.tools.echo]\napproval_mode = \"prompt\"\n";
+fn approval_modes_fall_back_from_tool_to_server_and_a_decline_fails_the_item() {
+    // The server's default is `prompt`; `get-sum` overrides it with `approve`.
+    let config = everything_config("default_tools_approval_mode = \"prompt\"")
+        + "[mcp_servers.everything.tools.get-sum]\napproval_mode = \"approve\"\n";
     let steps = json!([
         tool_step("everything__echo", json!({"message": "needs consent"})),
+        tool_step("everything__get-sum", json!({"a": 1, "b": 1})),
         message("done")
     ]);
     let (_home, mut client, thread) = session("mcp-approval", steps, &config);
@@ -544,11 +546,20 @@ fn a_prompted_tool_asks_the_client_and_a_decline_fails_the_item() {
         json!("mcp_tool_call"),
         "{asked}"
     );
+    assert_eq!(asked["_meta"]["tool"], json!("echo"), "{asked}");
     assert!(asked["turnId"].is_string());
     client.send(&json!({"id": id, "result": {"action": "decline"}}));
     let seen = client.until_turn_completed();
+    // Only `echo` asked.
+    assert!(
+        !seen
+            .iter()
+            .any(|m| m["method"] == json!("mcpServer/elicitation/request")),
+        "{seen:#?}"
+    );
     let items = mcp_items(&seen, "item/completed");
-    assert_eq!(items.len(), 1, "{seen:#?}");
+    assert_eq!(items.len(), 2, "{seen:#?}");
+    assert_eq!(items[0]["tool"], json!("echo"));
     assert_eq!(items[0]["status"], json!("failed"));
     assert!(
         items[0]["error"]["message"]
@@ -556,6 +567,45 @@ fn a_prompted_tool_asks_the_client_and_a_decline_fails_the_item() {
             .is_some_and(|m| m.contains("declined"))
     );
     assert_eq!(items[0]["result"], Value::Null);
+    assert_eq!(items[1]["tool"], json!("get-sum"));
+    assert_eq!(items[1]["status"], json!("completed"), "{}", items[1]);
+}
+
+#[test]
+fn an_elicitation_during_a_turn_carries_the_turn_and_an_interrupt_stops_a_call() {
+    let steps = json!([
+        tool_step("everything__trigger-elicitation-request", json!({})),
+        tool_step(
+            "everything__trigger-long-running-operation",
+            json!({"duration": 30, "steps": 30})
+        ),
+        message("never")
+    ]);
+    let (_home, mut client, thread) =
+        session("mcp-turn-elicitation", steps, &everything_config(""));
+    let turn = client.start_turn(&thread, "go");
+    let (id, asked) = client.server_request("mcpServer/elicitation/request");
+    assert_eq!(asked["turnId"], json!(turn), "{asked}");
+    assert_eq!(asked["mode"], json!("form"));
+    client.send(
+        &json!({"id": id, "result": {"action": "accept", "content": {"name": "Grace Hopper"}}}),
+    );
+    // The long operation reports progress; interrupt it then.
+    let progress = client.notification("item/mcpToolCall/progress");
+    assert_eq!(progress["turnId"], json!(turn));
+    client.call(
+        "turn/interrupt",
+        json!({"threadId": thread, "turnId": turn}),
+    );
+    let seen = client.until_turn_completed();
+    assert_eq!(completed_turn(&seen)["status"], json!("interrupted"));
+    let items = mcp_items(&seen, "item/completed");
+    assert_eq!(items.len(), 2, "{seen:#?}");
+    let elicited = items[0]["result"].to_string();
+    assert!(elicited.contains("Grace Hopper"), "{}", items[0]);
+    assert_eq!(items[1]["tool"], json!("trigger-long-running-operation"));
+    assert_eq!(items[1]["status"], json!("failed"));
+    assert_eq!(items[1]["error"]["message"], json!("interrupted"));
 }
 
 /// `agentwire mcp ARGS` with `home` as `$AGENTWIRE_HOME`: (success, stdout, stderr).

@@ -258,6 +258,12 @@ impl Slot {
         };
         let _caller = self.shared.enter(caller);
         let mut progress = self.shared.subscribe(handle.progress_token.clone());
+        // Dropped before the answer (an interrupted turn): the server is told the call is
+        // cancelled (MCP `notifications/cancelled`).
+        let mut cancel = CancelOnDrop {
+            peer: Some(handle.peer.clone()),
+            id: handle.id.clone(),
+        };
         let response = handle.await_response();
         tokio::pin!(response);
         let result = loop {
@@ -266,6 +272,7 @@ impl Slot {
                 Some(message) = progress.recv() => on_progress(message),
             }
         };
+        cancel.peer = None;
         while let Ok(message) = progress.try_recv() {
             on_progress(message);
         }
@@ -302,6 +309,29 @@ impl Slot {
                 timeout.as_secs()
             ))),
             Ok(result) => result.map_err(|e| self.call_error(e)),
+        }
+    }
+}
+
+/// Tells the server a request is cancelled when dropped while still armed.
+struct CancelOnDrop {
+    peer: Option<rmcp::service::Peer<RoleClient>>,
+    id: rmcp::model::RequestId,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let params = rmcp::model::CancelledNotificationParam::new(
+            Some(self.id.clone()),
+            Some("the caller stopped waiting (interrupted)".to_owned()),
+        );
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer.notify_cancelled(params).await;
+            });
         }
     }
 }
