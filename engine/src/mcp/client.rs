@@ -173,9 +173,19 @@ impl ClientHandler for ClientSide {
             tracing::info!(server = %self.shared.server, "elicitation with no request running: declined");
             return Ok(declined());
         };
-        let form = serde_json::to_value(&request)
-            .ok()
-            .and_then(|value| serde_json::from_value::<McpServerElicitationForm>(value).ok());
+        let form = serde_json::to_value(&request).ok().and_then(|mut value| {
+            // The wire's form schema has these members only (a `title` or `description` of
+            // the whole form is dropped; the message says what is asked).
+            if let Some(schema) = value
+                .get_mut("requestedSchema")
+                .and_then(serde_json::Value::as_object_mut)
+            {
+                schema.retain(|k, _| {
+                    matches!(k.as_str(), "$schema" | "type" | "properties" | "required")
+                });
+            }
+            serde_json::from_value::<McpServerElicitationForm>(value).ok()
+        });
         let Some(form) = form else {
             tracing::warn!(server = %self.shared.server, "elicitation the client cannot be shown: declined");
             return Ok(declined());
