@@ -771,7 +771,7 @@ fn a_stdio_server_gets_its_configured_env_and_a_whitelist_never_the_servers_secr
 #[test]
 fn tool_and_startup_timeouts_fail_naming_the_setting() {
     let config = everything_config("tool_timeout_sec = 0.5")
-        + "\n[mcp_servers.silent]\ncommand = \"sleep\"\nargs = [\"30\"]\nstartup_timeout_sec = 0.5\n";
+        + "\n[mcp_servers.silent]\ncommand = \"sleep\"\nargs = [\"30\"]\nstartup_timeout_ms = 500\n";
     let (_home, mut client, thread) = session("mcp-timeouts", json!([message("hi")]), &config);
     let slow = client.call_err(
         "mcpServer/tool/call",

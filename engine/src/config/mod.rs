@@ -209,6 +209,9 @@ pub(crate) struct McpServerConfig {
     /// How long start-up (initialize + tools/list) may take, in seconds.
     #[serde(default)]
     pub startup_timeout_sec: Option<f64>,
+    /// The same in milliseconds (Codex's older key); `startup_timeout_sec` wins.
+    #[serde(default)]
+    pub startup_timeout_ms: Option<u64>,
     /// How long one tool call may take, in seconds.
     #[serde(default)]
     pub tool_timeout_sec: Option<f64>,

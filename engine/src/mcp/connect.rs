@@ -60,6 +60,7 @@ pub(crate) async fn start(
     let timeout = Duration::from_secs_f64(
         config
             .startup_timeout_sec
+            .or(config.startup_timeout_ms.map(|ms| ms as f64 / 1000.0))
             .filter(|s| s.is_finite() && *s > 0.0)
             .unwrap_or(DEFAULT_STARTUP_TIMEOUT_SEC)
             .min(3600.0),
