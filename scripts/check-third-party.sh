@@ -33,6 +33,9 @@ SDK_PYTHON="$REPO/.tools/sdk-venv/bin/python"
 [ -x "$SDK_PYTHON" ] || die "$SDK_PYTHON is missing: run scripts/install-ci-tools.sh"
 MCP_PYTHON="$REPO/.tools/mcp-venv/bin/python"
 [ -x "$MCP_PYTHON" ] || die "$MCP_PYTHON is missing: run scripts/install-ci-tools.sh"
+# The third-party MCP server tests/e2e/mcp_client.rs runs the engine's MCP client against.
+[ -f tools/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js ] \
+  || die "tools/mcp-servers/node_modules is missing: run scripts/install-ci-tools.sh"
 
 BUNDLES=(
   generated/schema/json/agentwire_app_server_protocol.schemas.json

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned third-party toolchain used by scripts/check-third-party.sh:
 #   - tools/node_modules   from tools/package-lock.json (npm ci: exact versions, integrity-checked)
+#   - tools/mcp-servers/node_modules  from its package-lock.json: third-party MCP servers the
+#                          engine's MCP client is tested against (tests/e2e/mcp_client.rs)
 #   - .tools/venv          a Python venv with exactly the pins of tools/requirements.txt
 #   - .tools/sdk-venv      a Python 3.12 venv with exactly the pins of tools/sdk-smoke/requirements.txt
 #                          (third-party app-server SDKs that tools/sdk-smoke/smoke.py drives)
@@ -36,6 +38,9 @@ step "node $(node --version), npm $(npm --version), $(python3 --version)"
 
 step "npm ci --prefix tools (from tools/package-lock.json)"
 npm ci --prefix "$REPO/tools" --no-audit --no-fund --ignore-scripts
+
+step "npm ci --prefix tools/mcp-servers (from tools/mcp-servers/package-lock.json)"
+npm ci --prefix "$REPO/tools/mcp-servers" --no-audit --no-fund --ignore-scripts
 
 # A venv at $2 made by interpreter $1 holding exactly the pins of requirements file $3.
 normalise() { tr 'A-Z_' 'a-z-' | sed -e 's/[[:space:]]//g' | grep -v '^$' | sort; }

@@ -6,6 +6,7 @@
 //! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire schema diff OLD NEW [--format text|json]
 //! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
+//! agentwire mcp list|get NAME|add NAME [--env K=V]… -- CMD ARGS…|add NAME --url URL|remove NAME [--json]
 //! ```
 //!
 //! Every subcommand also takes `-c key=value` (repeatable) and `--profile NAME`: configuration
@@ -14,6 +15,7 @@
 mod apply_patch;
 mod generate;
 mod logging;
+mod mcp;
 mod mcp_server;
 mod pinned;
 mod sandbox_exec;
@@ -123,6 +125,11 @@ enum Command {
     /// Apply the patch on stdin and print the changes as JSON (used by the engine, confined).
     #[command(hide = true)]
     ApplyPatch(apply_patch::ApplyPatchArgs),
+    /// List, show, add and remove the MCP servers of config.toml.
+    Mcp {
+        #[command(subcommand)]
+        command: mcp::McpCommand,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -202,6 +209,7 @@ fn main() -> ExitCode {
         Command::SandboxExec(args) => Ok(sandbox_exec::run(args)),
         Command::ApplyPatch(args) => Ok(apply_patch::run(args)),
         Command::SandboxInit(args) => Ok(sandbox_exec::run_init(args)),
+        Command::Mcp { command } => mcp::run(command),
     };
     match result {
         Ok(code) => code,

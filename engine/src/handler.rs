@@ -23,13 +23,14 @@ use agentwire_protocol::{
     GetAuthStatusParams, GetAuthStatusResponse, GetConversationSummaryParams,
     GetConversationSummaryResponse, GitDiffToRemoteParams, GitDiffToRemoteResponse,
     ListMcpServerStatusParams, ListMcpServerStatusResponse, LoginAccountParams,
-    LoginAccountResponse, LogoutAccountResponse, ModelListParams, ModelListResponse, NoParams,
-    ThreadArchiveParams, ThreadArchiveResponse, ThreadForkParams, ThreadForkResponse,
-    ThreadListParams, ThreadListResponse, ThreadLoadedListParams, ThreadLoadedListResponse,
-    ThreadReadParams, ThreadReadResponse, ThreadResumeParams, ThreadResumeResponse,
-    ThreadSetNameParams, ThreadSetNameResponse, ThreadStartParams, ThreadStartResponse,
-    ThreadUnarchiveParams, ThreadUnarchiveResponse, TurnInterruptParams, TurnInterruptResponse,
-    TurnStartParams, TurnStartResponse, TurnSteerParams, TurnSteerResponse,
+    LoginAccountResponse, LogoutAccountResponse, McpResourceReadParams, McpResourceReadResponse,
+    McpServerRefreshResponse, McpServerToolCallParams, McpServerToolCallResponse, ModelListParams,
+    ModelListResponse, NoParams, ThreadArchiveParams, ThreadArchiveResponse, ThreadForkParams,
+    ThreadForkResponse, ThreadListParams, ThreadListResponse, ThreadLoadedListParams,
+    ThreadLoadedListResponse, ThreadReadParams, ThreadReadResponse, ThreadResumeParams,
+    ThreadResumeResponse, ThreadSetNameParams, ThreadSetNameResponse, ThreadStartParams,
+    ThreadStartResponse, ThreadUnarchiveParams, ThreadUnarchiveResponse, TurnInterruptParams,
+    TurnInterruptResponse, TurnStartParams, TurnStartResponse, TurnSteerParams, TurnSteerResponse,
 };
 use agentwire_runtime::{Handler, HandlerError, NotificationContext, RequestContext};
 
@@ -57,12 +58,13 @@ impl Handler for Engine {
         ready(())
     }
 
-    fn thread_start(
+    async fn thread_start(
         &self,
         context: RequestContext,
         params: ThreadStartParams,
-    ) -> impl Future<Output = Result<ThreadStartResponse, HandlerError>> + Send {
-        answer::<ThreadStart, _>(self.threads.start(&context, params))
+    ) -> Result<ThreadStartResponse, HandlerError> {
+        crate::mcp::rpc::require::<ThreadStart>(self, &context).await?;
+        answer::<ThreadStart, _>(self.threads.start(&context, params)).await
     }
 
     fn thread_resume(
@@ -129,12 +131,13 @@ impl Handler for Engine {
         answer::<ThreadSetName, _>(self.threads.set_name(&context, params))
     }
 
-    fn turn_start(
+    async fn turn_start(
         &self,
         context: RequestContext,
         params: TurnStartParams,
-    ) -> impl Future<Output = Result<TurnStartResponse, HandlerError>> + Send {
-        answer::<TurnStart, _>(self.turns.start(&context, params))
+    ) -> Result<TurnStartResponse, HandlerError> {
+        crate::mcp::rpc::require::<TurnStart>(self, &context).await?;
+        answer::<TurnStart, _>(self.turns.start(&context, params)).await
     }
 
     fn turn_steer(
@@ -247,6 +250,30 @@ impl Handler for Engine {
         params: ListMcpServerStatusParams,
     ) -> impl Future<Output = Result<ListMcpServerStatusResponse, HandlerError>> + Send {
         crate::mcp_status::list(self, context, params)
+    }
+
+    fn mcp_server_tool_call(
+        &self,
+        context: RequestContext,
+        params: McpServerToolCallParams,
+    ) -> impl Future<Output = Result<McpServerToolCallResponse, HandlerError>> + Send {
+        crate::mcp::rpc::tool_call(self, context, params)
+    }
+
+    fn mcp_server_resource_read(
+        &self,
+        context: RequestContext,
+        params: McpResourceReadParams,
+    ) -> impl Future<Output = Result<McpResourceReadResponse, HandlerError>> + Send {
+        crate::mcp::rpc::resource_read(self, context, params)
+    }
+
+    fn mcp_server_reload(
+        &self,
+        context: RequestContext,
+        _params: NoParams,
+    ) -> impl Future<Output = Result<McpServerRefreshResponse, HandlerError>> + Send {
+        crate::mcp::rpc::reload(self, context)
     }
 
     fn command_exec(

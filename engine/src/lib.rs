@@ -20,6 +20,7 @@ mod command_exec;
 mod config;
 mod handler;
 mod legacy;
+pub mod mcp;
 mod mcp_status;
 mod provider;
 mod search;
@@ -84,6 +85,7 @@ pub struct Engine {
     accounts: Arc<accounts::Accounts>,
     catalog: catalog::Catalog,
     search: search::Search,
+    mcp: Arc<mcp::McpManager>,
 }
 
 impl Engine {
@@ -131,12 +133,14 @@ impl Engine {
             config_store.clone(),
             accounts.clone(),
         ));
+        let mcp = Arc::new(mcp::McpManager::new(config_store.clone()));
         let turns = Arc::new(turns::Turns::new(
             threads.clone(),
             provider,
             sandbox,
             config_store.clone(),
         ));
+        turns.set_mcp(mcp.clone());
         Self {
             config,
             threads,
@@ -146,6 +150,7 @@ impl Engine {
             accounts,
             catalog: catalog::Catalog::default(),
             search: search::Search::new(),
+            mcp,
         }
     }
 

@@ -1,16 +1,9 @@
 //! `mcpServerStatus/list`: the MCP servers configured under `[mcp_servers.<name>]` in
-//! `config.toml`, and what can honestly be said about them.
+//! `config.toml`, in their real state (see [`crate::mcp::status`]).
 //!
-//! The engine does not connect to MCP servers yet (the MCP client comes with issue #12), so
-//! every server is reported from its configuration alone:
-//! - `tools`, `resources` and `resourceTemplates` are empty and `serverInfo` is `null`;
-//!   `toolsError` says why there is no tool list (not connected, or disabled);
-//! - `authStatus` is `unsupported` for a server started as a child process (stdio has no
-//!   sign-in), `bearerToken` for an HTTP server configured with `bearer_token_env_var`, and
-//!   `unknown` for any other HTTP server (finding out needs a connection);
-//! - `runtimeStatus` is `disabled` for a server with `enabled = false`; for an enabled one it is
-//!   `notStarted` when the client names a thread (no thread starts it) and `null` otherwise;
-//! - `httpOrigin` is the scheme, host and port of `url`.
+//! Listing is a use: every enabled server listed is started first (concurrently) if it is not
+//! running, so its tools, resources and `serverInfo` can be reported; one that fails to start
+//! is reported `failed` with the reason in `toolsError`.
 //!
 //! Servers are listed by name, in byte order. Pages work as in the reference: `cursor` is the
 //! position of the first server to list (the `nextCursor` of the previous page), `limit`
@@ -19,13 +12,10 @@
 //! `serverName` and `threadId`; no server here is registered by an environment, so it matches
 //! nothing.
 
-use std::collections::BTreeMap;
-
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::McpServerStatusList;
 use agentwire_protocol::{
-    ListMcpServerStatusParams, ListMcpServerStatusResponse, McpAuthStatus,
-    McpServerConnectionStatus, McpServerStatus, ThreadReadParams,
+    ListMcpServerStatusParams, ListMcpServerStatusResponse, McpServerStatusDetail, ThreadReadParams,
 };
 use agentwire_runtime::{HandlerError, RequestContext};
 
@@ -38,7 +28,6 @@ pub(crate) async fn list(
     context: RequestContext,
     params: ListMcpServerStatusParams,
 ) -> Result<ListMcpServerStatusResponse, HandlerError> {
-    let _ = context;
     let method = McpServerStatusList::NAME;
     let start = match &params.cursor {
         None => 0,
@@ -66,9 +55,9 @@ pub(crate) async fn list(
             })
             .map_err(|e| e.into_handler(method))?;
     }
-    let config = engine.config_file();
-    let selected: Vec<(&String, &McpServerConfig)> = config
-        .mcp_servers
+    engine.mcp.attach(context.peer.hub());
+    let configured = engine.mcp.configured();
+    let selected: Vec<(&String, &McpServerConfig)> = configured
         .iter()
         .filter(|(name, _)| params.server_name.as_ref().is_none_or(|n| n == *name))
         .filter(|_| params.environment_id.is_none())
@@ -82,74 +71,32 @@ pub(crate) async fn list(
     }
     let limit = params.limit.map_or(total, |l| l.max(1) as usize);
     let end = start.saturating_add(limit).min(total);
-    let in_thread = params.thread_id.is_some();
-    let data = selected[start..end]
+    let page = &selected[start..end];
+    let slots: Vec<Option<std::sync::Arc<crate::mcp::slot::Slot>>> = page
         .iter()
-        .map(|(name, server)| status(name, server, in_thread))
+        .map(|(name, config)| {
+            (config.enabled != Some(false))
+                .then(|| engine.mcp.slot(name).ok())
+                .flatten()
+        })
+        .collect();
+    // Start what is not running, all at once; failures are reported per server below.
+    futures_util::future::join_all(slots.iter().flatten().map(|slot| async move {
+        if slot.connection().await.is_ok() {
+            slot.refresh_tools().await;
+        }
+    }))
+    .await;
+    let resources = params.detail != Some(McpServerStatusDetail::ToolsAndAuthOnly);
+    let data = page
+        .iter()
+        .zip(&slots)
+        .map(|((name, config), slot)| {
+            crate::mcp::status::of(name, config, slot.as_ref(), resources)
+        })
         .collect();
     Ok(ListMcpServerStatusResponse {
         data,
         next_cursor: (end < total).then(|| end.to_string()),
     })
-}
-
-/// What the configuration of server `name` says about it.
-fn status(name: &str, server: &McpServerConfig, in_thread: bool) -> McpServerStatus {
-    let enabled = server.enabled != Some(false);
-    let http_origin = server.url.as_deref().and_then(origin);
-    let auth_status = match (&server.url, &server.bearer_token_env_var) {
-        (None, _) => McpAuthStatus::Unsupported,
-        (Some(_), Some(_)) => McpAuthStatus::BearerToken,
-        (Some(_), None) => McpAuthStatus::Unknown,
-    };
-    let (runtime_status, tools_error) = if enabled {
-        (
-            in_thread.then_some(McpServerConnectionStatus::NotStarted),
-            "not connected: this server does not start MCP servers yet",
-        )
-    } else {
-        (
-            Some(McpServerConnectionStatus::Disabled),
-            "disabled in config.toml (enabled = false)",
-        )
-    };
-    McpServerStatus {
-        name: name.to_owned(),
-        plugin_id: None,
-        environment_id: None,
-        http_origin,
-        auth_status,
-        runtime_status,
-        server_info: None,
-        server_capabilities: None,
-        tools: BTreeMap::new(),
-        tools_error: Some(tools_error.to_owned()),
-        tool_list_meta: None,
-        resources: Vec::new(),
-        resource_templates: Vec::new(),
-    }
-}
-
-/// `scheme://host[:port]` of `url`, without credentials or path; `None` when it has none.
-fn origin(url: &str) -> Option<String> {
-    let origin = reqwest::Url::parse(url).ok()?.origin();
-    origin.is_tuple().then(|| origin.ascii_serialization())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn origin_drops_credentials_and_path() {
-        assert_eq!(
-            origin("https://user:pw@mcp.example.com:8443/v1/mcp?x=1").as_deref(),
-            Some("https://mcp.example.com:8443")
-        );
-        assert_eq!(
-            origin("http://127.0.0.1/mcp").as_deref(),
-            Some("http://127.0.0.1")
-        );
-        assert_eq!(origin("not a url"), None);
-    }
 }

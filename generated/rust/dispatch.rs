@@ -436,6 +436,42 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("gitDiffToRemote")))
     }
 
+    /// Calls one tool of a configured MCP server, outside any turn.
+    ///
+    /// Wire method `mcpServer/tool/call`.
+    fn mcp_server_tool_call(
+        &self,
+        context: RequestContext,
+        params: McpServerToolCallParams,
+    ) -> impl Future<Output = Result<McpServerToolCallResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("mcpServer/tool/call")))
+    }
+
+    /// Reads one resource of a configured MCP server.
+    ///
+    /// Wire method `mcpServer/resource/read`.
+    fn mcp_server_resource_read(
+        &self,
+        context: RequestContext,
+        params: McpResourceReadParams,
+    ) -> impl Future<Output = Result<McpResourceReadResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("mcpServer/resource/read")))
+    }
+
+    /// Reloads the MCP servers from the configuration: changed or removed servers are stopped.
+    ///
+    /// Wire method `config/mcpServer/reload`.
+    fn mcp_server_reload(
+        &self,
+        context: RequestContext,
+        params: NoParams,
+    ) -> impl Future<Output = Result<McpServerRefreshResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("config/mcpServer/reload")))
+    }
+
     /// The client has processed the `initialize` response.
     ///
     /// Wire notification `initialized`.
@@ -600,6 +636,18 @@ pub async fn dispatch_request<H: Handler>(
         "gitDiffToRemote" => {
             let params = decode_params::<GitDiffToRemoteParams>(method, params)?;
             encode_result(method, handler.git_diff_to_remote(context, params).await?)
+        }
+        "mcpServer/tool/call" => {
+            let params = decode_params::<McpServerToolCallParams>(method, params)?;
+            encode_result(method, handler.mcp_server_tool_call(context, params).await?)
+        }
+        "mcpServer/resource/read" => {
+            let params = decode_params::<McpResourceReadParams>(method, params)?;
+            encode_result(method, handler.mcp_server_resource_read(context, params).await?)
+        }
+        "config/mcpServer/reload" => {
+            let params = decode_params::<NoParams>(method, params)?;
+            encode_result(method, handler.mcp_server_reload(context, params).await?)
         }
         _ => Err(HandlerError::method_not_found(method)),
     }

@@ -42,6 +42,8 @@ pub const PARAMS_SCHEMAS: &[(&str, &str, bool)] = &[
     ("getConversationSummary", include_str!("../schema/experimental/json/GetConversationSummaryParams.json"), false),
     ("getAuthStatus", include_str!("../schema/experimental/json/GetAuthStatusParams.json"), false),
     ("gitDiffToRemote", include_str!("../schema/experimental/json/GitDiffToRemoteParams.json"), false),
+    ("mcpServer/tool/call", include_str!("../schema/experimental/json/McpServerToolCallParams.json"), false),
+    ("mcpServer/resource/read", include_str!("../schema/experimental/json/McpResourceReadParams.json"), false),
 ];
 
 /// Params members marked experimental, per method: the wire name and the JSON pointer of the

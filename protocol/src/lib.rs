@@ -35,6 +35,7 @@ pub mod item;
 pub mod jsonrpc;
 pub mod legacy;
 pub mod mcp;
+pub mod mcp_client;
 pub mod mcp_status;
 pub mod model;
 pub mod notification;
@@ -53,6 +54,7 @@ pub use initialize::*;
 pub use item::*;
 pub use jsonrpc::*;
 pub use legacy::*;
+pub use mcp_client::*;
 pub use mcp_status::*;
 pub use method::{
     Direction, Method, MethodInfo, MethodVisitor, NoParams, Notification, Request, TypeVisitor,

@@ -369,6 +369,29 @@ methods! {
     client_notification Initialized = "initialized" {
         params: NoParams, experimental: false, since: "0.1.0",
     }
+
+    // ---- MCP servers as tools of the engine (0.3.0) ------------------------------------------
+
+    /// Calls one tool of a configured MCP server, outside any turn.
+    client_request McpServerToolCall = "mcpServer/tool/call" {
+        params: McpServerToolCallParams, response: McpServerToolCallResponse, experimental: false, since: "0.3.0",
+    }
+    /// Reads one resource of a configured MCP server.
+    client_request McpServerResourceRead = "mcpServer/resource/read" {
+        params: McpResourceReadParams, response: McpResourceReadResponse, experimental: false, since: "0.3.0",
+    }
+    /// Reloads the MCP servers from the configuration: changed or removed servers are stopped.
+    client_request McpServerReload = "config/mcpServer/reload" {
+        params: NoParams, response: McpServerRefreshResponse, experimental: false, since: "0.3.0",
+    }
+    /// An MCP server asks the user for input; the answer goes back to that server.
+    server_request McpServerElicitationRequest = "mcpServer/elicitation/request" {
+        params: McpServerElicitationRequestParams, response: McpServerElicitationRequestResponse, experimental: false, since: "0.3.0",
+    }
+    /// An MCP server reported progress of a running `mcpToolCall` item.
+    server_notification McpToolCallProgress = "item/mcpToolCall/progress" {
+        params: McpToolCallProgressNotification, experimental: false, since: "0.3.0",
+    }
 }
 
 /// Looks a method up by its wire name.

@@ -14,6 +14,7 @@ mod engine_threads;
 mod engine_tools;
 mod engine_turns;
 mod generate;
+mod mcp_client;
 mod mcp_server;
 mod mock_model;
 mod mock_responses;

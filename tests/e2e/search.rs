@@ -471,8 +471,14 @@ enabled = false
     assert_eq!(alpha["authStatus"], json!("unsupported"));
     assert_eq!(alpha["tools"], json!({}));
     assert_eq!(alpha["resources"], json!([]));
-    assert_eq!(alpha["runtimeStatus"], Value::Null);
-    assert!(alpha["toolsError"].is_string(), "{alpha}");
+    // Listing starts the server (see tests/e2e/mcp_client.rs): `alpha-mcp` does not exist.
+    assert_eq!(alpha["runtimeStatus"], json!("failed"), "{alpha}");
+    assert!(
+        alpha["toolsError"]
+            .as_str()
+            .is_some_and(|e| e.contains("alpha-mcp")),
+        "{alpha}"
+    );
     let beta = &first["data"][1];
     assert_eq!(beta["authStatus"], json!("bearerToken"));
     assert_eq!(beta["httpOrigin"], json!("https://mcp.example.com:8443"));

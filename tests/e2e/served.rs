@@ -94,6 +94,16 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
         "account/logout" => (Value::Null, Result),
         "account/rateLimits/read" => (Value::Null, Result),
         "mcpServerStatus/list" => (json!({}), Result),
+        // The home configures the MCP server of tests/e2e/mcp_client.rs.
+        "mcpServer/tool/call" => (
+            json!({"threadId": thread, "server": "everything", "tool": "echo", "arguments": {"message": "hi"}}),
+            Result,
+        ),
+        "mcpServer/resource/read" => (
+            json!({"threadId": thread, "server": "everything", "uri": "demo://resource/static/document/architecture.md"}),
+            Result,
+        ),
+        "config/mcpServer/reload" => (Value::Null, Result),
         "command/exec" => (json!({"command": ["true"], "cwd": repo}), Result),
         "command/exec/write" => (
             json!({"processId": process(world), "deltaBase64": "aGkK"}),
@@ -183,6 +193,12 @@ fn every_declared_client_request_is_served() {
     let root = scratch("served");
     let home = root.join("home");
     let repo = repository(&root);
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::write(
+        home.join("config.toml"),
+        crate::mcp_client::everything_config(""),
+    )
+    .expect("config with an MCP server");
     let mut client = Client::start_with_capabilities(&home, json!({"experimentalApi": true}));
     let thread = thread_id(&client.start_thread(json!({"cwd": repo})));
     let mut world = World {

@@ -216,6 +216,9 @@ pub(crate) struct McpServerConfig {
     /// How long start-up (initialize + tools/list) may take, in seconds.
     #[serde(default)]
     pub startup_timeout_sec: Option<f64>,
+    /// The same in milliseconds (Codex's older key); `startup_timeout_sec` wins.
+    #[serde(default)]
+    pub startup_timeout_ms: Option<u64>,
     /// How long one tool call may take, in seconds.
     #[serde(default)]
     pub tool_timeout_sec: Option<f64>,
@@ -225,6 +228,43 @@ pub(crate) struct McpServerConfig {
     /// These tools are never offered.
     #[serde(default)]
     pub disabled_tools: Vec<String>,
+    /// HTTP headers sent to `url` whose values come from environment variables (header name →
+    /// variable name).
+    #[serde(default)]
+    pub env_http_headers: BTreeMap<String, String>,
+    /// Whether the model may call the server's tools in parallel (accepted; calls run one at a
+    /// time here).
+    #[serde(default)]
+    pub supports_parallel_tool_calls: Option<bool>,
+    /// How calls of this server's tools are approved, unless a tool says otherwise.
+    #[serde(default)]
+    pub default_tools_approval_mode: Option<McpToolApproval>,
+    /// Per-tool settings (`[mcp_servers.<name>.tools.<tool>]`).
+    #[serde(default)]
+    pub tools: BTreeMap<String, McpToolConfig>,
+}
+
+/// One `[mcp_servers.<name>.tools.<tool>]` table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct McpToolConfig {
+    /// How calls of this tool are approved.
+    #[serde(default)]
+    pub approval_mode: Option<McpToolApproval>,
+}
+
+/// How a call of an MCP tool is approved (Codex's `approval_mode` values).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum McpToolApproval {
+    /// Follow the thread's approval policy: ask unless the policy is `never` or the tool
+    /// declares itself read-only.
+    #[default]
+    Auto,
+    /// Always ask the user first.
+    Prompt,
+    /// Never ask.
+    Approve,
 }
 
 /// One `[model_providers.<id>]` table: a server speaking the OpenAI chat-completions API or

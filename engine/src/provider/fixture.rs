@@ -214,6 +214,7 @@ mod tests {
             history,
             steered,
             output: crate::provider::OutputOptions::default(),
+            mcp_tools: Vec::new(),
         }
     }
 

@@ -67,6 +67,8 @@ pub(crate) struct ModelRequest {
     pub steered: bool,
     /// What the turn asks of the model's output beyond the thread's settings.
     pub output: OutputOptions,
+    /// The MCP tools offered besides the built-in ones (see [`crate::mcp`]).
+    pub mcp_tools: Vec<crate::mcp::ModelTool>,
 }
 
 /// A turn's wishes for the model's output: a reasoning summary setting and a JSON Schema the
@@ -339,6 +341,7 @@ mod tests {
             }],
             steered: false,
             output: OutputOptions::default(),
+            mcp_tools: Vec::new(),
         }
     }
 

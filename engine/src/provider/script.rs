@@ -22,6 +22,7 @@
 //!          "escalate": false, "justification": "…"},
 //!         {"type": "patch", "patch": "*** Begin Patch\n…\n*** End Patch\n"},
 //!         {"type": "tool", "name": "update_plan", "arguments": {"plan": […]}},
+//!         {"type": "tool", "name": "everything__echo", "arguments": {"message": "hi"}},
 //!         {"type": "error", "message": "…", "details": "…"}
 //!       ],
 //!       "usage": {"inputTokens": 10, "outputTokens": 5}    optional token counts
@@ -122,10 +123,11 @@ pub(crate) enum Step {
         /// The patch (`*** Begin Patch` … `*** End Patch`).
         patch: String,
     },
-    /// A call of any tool by name (e.g. `update_plan`). `arguments` is sent as its JSON text;
-    /// a string is sent as it is, so a script can send arguments that are not JSON.
+    /// A call of any tool by its function name (`update_plan`; an MCP tool is `server__tool`).
+    /// `arguments` is sent as its JSON text; a string is sent as it is, so a script can send
+    /// arguments that are not JSON.
     Tool {
-        /// The tool's name.
+        /// The function name.
         name: String,
         /// The arguments.
         #[serde(default)]

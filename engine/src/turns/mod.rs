@@ -50,6 +50,8 @@ pub(crate) struct Turns {
     sandbox_exe: Option<SandboxHelper>,
     /// The configuration (for the environment of commands).
     config: Arc<crate::config::Store>,
+    /// The MCP servers whose tools turns offer (see `run::mcp_call`).
+    mcp: std::sync::OnceLock<Arc<crate::mcp::McpManager>>,
 }
 
 /// The turn running on a thread.
@@ -89,7 +91,13 @@ impl Turns {
             sessions: Mutex::new(HashMap::new()),
             sandbox_exe,
             config,
+            mcp: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Lets turns offer and call the tools of `mcp`'s servers.
+    pub(crate) fn set_mcp(&self, mcp: Arc<crate::mcp::McpManager>) {
+        let _ = self.mcp.set(mcp);
     }
 
     /// The environment of a command the model runs in `cwd`: the server's, filtered by the

@@ -35,6 +35,11 @@ import type { ListMcpServerStatusResponse } from "./ListMcpServerStatusResponse"
 import type { LoginAccountParams } from "./LoginAccountParams";
 import type { LoginAccountResponse } from "./LoginAccountResponse";
 import type { LogoutAccountResponse } from "./LogoutAccountResponse";
+import type { McpResourceReadParams } from "./McpResourceReadParams";
+import type { McpResourceReadResponse } from "./McpResourceReadResponse";
+import type { McpServerRefreshResponse } from "./McpServerRefreshResponse";
+import type { McpServerToolCallParams } from "./McpServerToolCallParams";
+import type { McpServerToolCallResponse } from "./McpServerToolCallResponse";
 import type { ModelListParams } from "./ModelListParams";
 import type { ModelListResponse } from "./ModelListResponse";
 import type { RequestId } from "./RequestId";
@@ -98,7 +103,10 @@ export type ClientRequest =
   | { "method": "fuzzyFileSearch", id: RequestId, params: FuzzyFileSearchParams, }
   | { "method": "getConversationSummary", id: RequestId, params: GetConversationSummaryParams, }
   | { "method": "getAuthStatus", id: RequestId, params: GetAuthStatusParams, }
-  | { "method": "gitDiffToRemote", id: RequestId, params: GitDiffToRemoteParams, };
+  | { "method": "gitDiffToRemote", id: RequestId, params: GitDiffToRemoteParams, }
+  | { "method": "mcpServer/tool/call", id: RequestId, params: McpServerToolCallParams, }
+  | { "method": "mcpServer/resource/read", id: RequestId, params: McpResourceReadParams, }
+  | { "method": "config/mcpServer/reload", id: RequestId, };
 
 /**
  * The `result` type of each ClientRequest, by method.
@@ -136,4 +144,7 @@ export type ClientRequestResponses = {
   "getConversationSummary": GetConversationSummaryResponse,
   "getAuthStatus": GetAuthStatusResponse,
   "gitDiffToRemote": GitDiffToRemoteResponse,
+  "mcpServer/tool/call": McpServerToolCallResponse,
+  "mcpServer/resource/read": McpResourceReadResponse,
+  "config/mcpServer/reload": McpServerRefreshResponse,
 };

@@ -7,6 +7,8 @@ import type { ExecCommandApprovalParams } from "./ExecCommandApprovalParams";
 import type { ExecCommandApprovalResponse } from "./ExecCommandApprovalResponse";
 import type { FileChangeRequestApprovalParams } from "./FileChangeRequestApprovalParams";
 import type { FileChangeRequestApprovalResponse } from "./FileChangeRequestApprovalResponse";
+import type { McpServerElicitationRequestParams } from "./McpServerElicitationRequestParams";
+import type { McpServerElicitationRequestResponse } from "./McpServerElicitationRequestResponse";
 import type { RequestId } from "./RequestId";
 
 /**
@@ -16,7 +18,8 @@ export type ServerRequest =
   | { "method": "item/commandExecution/requestApproval", id: RequestId, params: CommandExecutionRequestApprovalParams, }
   | { "method": "item/fileChange/requestApproval", id: RequestId, params: FileChangeRequestApprovalParams, }
   | { "method": "execCommandApproval", id: RequestId, params: ExecCommandApprovalParams, }
-  | { "method": "applyPatchApproval", id: RequestId, params: ApplyPatchApprovalParams, };
+  | { "method": "applyPatchApproval", id: RequestId, params: ApplyPatchApprovalParams, }
+  | { "method": "mcpServer/elicitation/request", id: RequestId, params: McpServerElicitationRequestParams, };
 
 /**
  * The `result` type of each ServerRequest, by method.
@@ -26,4 +29,5 @@ export type ServerRequestResponses = {
   "item/fileChange/requestApproval": FileChangeRequestApprovalResponse,
   "execCommandApproval": ExecCommandApprovalResponse,
   "applyPatchApproval": ApplyPatchApprovalResponse,
+  "mcpServer/elicitation/request": McpServerElicitationRequestResponse,
 };

@@ -27,20 +27,24 @@ pub(crate) fn body(request: &ModelRequest, model: &str, tools: &[ToolSpec]) -> V
         "stream": true,
         "stream_options": {"include_usage": true},
     });
-    if !tools.is_empty() {
-        body["tools"] = tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": tool.parameters,
-                    }
-                })
-            })
-            .collect();
+    let function = |name: &str, description: &str, parameters: &Value| {
+        json!({
+            "type": "function",
+            "function": {"name": name, "description": description, "parameters": parameters}
+        })
+    };
+    let offered: Vec<Value> = tools
+        .iter()
+        .map(|tool| function(tool.name, tool.description, &tool.parameters))
+        .chain(
+            request
+                .mcp_tools
+                .iter()
+                .map(|tool| function(&tool.name, &tool.description, &tool.parameters)),
+        )
+        .collect();
+    if !offered.is_empty() {
+        body["tools"] = Value::Array(offered);
     }
     if let Some(effort) = request.effort.as_ref().filter(|e| !e.0.is_empty()) {
         body["reasoning_effort"] = json!(effort.0);
@@ -127,6 +131,7 @@ mod tests {
             history,
             steered: false,
             output: OutputOptions::default(),
+            mcp_tools: Vec::new(),
         }
     }
 

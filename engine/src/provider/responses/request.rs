@@ -31,16 +31,30 @@ pub(crate) fn body(
     for entry in &request.history {
         items(entry, &mut input);
     }
+    let function = |name: &str, description: &str, parameters: &Value| {
+        json!({
+            "type": "function",
+            "name": name,
+            "description": description,
+            "strict": false,
+            "parameters": parameters,
+        })
+    };
+    // The built-in tools, then the MCP servers' (`server__tool`).
+    let offered: Vec<Value> = tools
+        .iter()
+        .map(|tool| function(tool.name, tool.description, &tool.parameters))
+        .chain(
+            request
+                .mcp_tools
+                .iter()
+                .map(|tool| function(&tool.name, &tool.description, &tool.parameters)),
+        )
+        .collect();
     let mut body = json!({
         "model": model,
         "input": input,
-        "tools": tools.iter().map(|tool| json!({
-            "type": "function",
-            "name": tool.name,
-            "description": tool.description,
-            "strict": false,
-            "parameters": tool.parameters,
-        })).collect::<Vec<_>>(),
+        "tools": offered,
         "tool_choice": "auto",
         "parallel_tool_calls": false,
         "store": false,
@@ -157,6 +171,7 @@ mod tests {
             history,
             steered: false,
             output: OutputOptions::default(),
+            mcp_tools: Vec::new(),
         }
     }
 

@@ -15,6 +15,7 @@
 //! applied patch's `item/completed` is followed by `turn/diff/updated` with the turn's whole
 //! diff so far; an `update_plan` call sends `turn/plan/updated`.
 
+mod mcp_call;
 mod tools;
 
 use std::collections::VecDeque;
@@ -214,6 +215,7 @@ impl TurnRun {
                     history: self.context.iter().chain(&self.history).cloned().collect(),
                     steered,
                     output: self.output.clone(),
+                    mcp_tools: self.mcp_tools().await,
                 };
                 match self.call(request).await {
                     CallEnd::Done(tool_calls) if tool_calls.is_empty() => break,

@@ -88,11 +88,16 @@ impl TurnRun {
             if self.interrupt.try_recv().is_ok() {
                 return Some(CallEnd::Interrupted);
             }
-            let outcome = match tools::parse(&call.name, &call.arguments) {
-                Err(error) => Outcome::result(error),
-                Ok(Invocation::Shell(args)) => self.shell(args).await,
-                Ok(Invocation::ApplyPatch { input }) => self.apply_patch(&input).await,
-                Ok(Invocation::UpdatePlan(args)) => self.update_plan(&args),
+            let outcome = if let Some((server, tool)) = self.mcp_target(&call.name) {
+                let (result, end) = self.mcp_call(server, tool, &call.arguments).await;
+                Outcome { result, end }
+            } else {
+                match tools::parse(&call.name, &call.arguments) {
+                    Err(error) => Outcome::result(error),
+                    Ok(Invocation::Shell(args)) => self.shell(args).await,
+                    Ok(Invocation::ApplyPatch { input }) => self.apply_patch(&input).await,
+                    Ok(Invocation::UpdatePlan(args)) => self.update_plan(&args),
+                }
             };
             self.history.push(HistoryEntry::ToolResult {
                 call_id: call.call_id,

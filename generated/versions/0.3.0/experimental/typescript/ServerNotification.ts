@@ -11,6 +11,7 @@ import type { FuzzyFileSearchSessionUpdatedNotification } from "./FuzzyFileSearc
 import type { ItemCompletedNotification } from "./ItemCompletedNotification";
 import type { ItemStartedNotification } from "./ItemStartedNotification";
 import type { McpServerStatusUpdatedNotification } from "./McpServerStatusUpdatedNotification";
+import type { McpToolCallProgressNotification } from "./McpToolCallProgressNotification";
 import type { ReasoningSummaryTextDeltaNotification } from "./ReasoningSummaryTextDeltaNotification";
 import type { ReasoningTextDeltaNotification } from "./ReasoningTextDeltaNotification";
 import type { ServerRequestResolvedNotification } from "./ServerRequestResolvedNotification";
@@ -55,4 +56,5 @@ export type ServerNotification =
   | { "method": "account/login/completed", params: AccountLoginCompletedNotification, }
   | { "method": "mcpServer/startupStatus/updated", params: McpServerStatusUpdatedNotification, }
   | { "method": "fuzzyFileSearch/sessionUpdated", params: FuzzyFileSearchSessionUpdatedNotification, }
-  | { "method": "fuzzyFileSearch/sessionCompleted", params: FuzzyFileSearchSessionCompletedNotification, };
+  | { "method": "fuzzyFileSearch/sessionCompleted", params: FuzzyFileSearchSessionCompletedNotification, }
+  | { "method": "item/mcpToolCall/progress", params: McpToolCallProgressNotification, };
