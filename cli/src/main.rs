@@ -11,6 +11,7 @@
 //! overrides above every `config.toml`.
 
 mod apply_patch;
+mod contract;
 mod generate;
 mod logging;
 mod pinned;
@@ -105,6 +106,11 @@ enum Command {
         #[command(flatten)]
         serve: serve::ServeArgs,
     },
+    /// Check recorded exchanges against a pinned protocol contract.
+    Contract {
+        #[command(subcommand)]
+        command: ContractCommand,
+    },
     /// Work with schema bundles.
     Schema {
         #[command(subcommand)]
@@ -143,6 +149,26 @@ struct GenerateArgs {
 }
 
 #[derive(Debug, Subcommand)]
+enum ContractCommand {
+    /// Validate every message of a transcript (JSON Lines of `{"session"?, "dir", "line", "ts"?}`)
+    /// against a pinned schema bundle and the protocol's rules; exits 1 on any violation, 2 when
+    /// the transcript cannot be read.
+    Check {
+        /// The transcript (as written by `app-server --record`).
+        transcript: PathBuf,
+        /// Check against a pinned protocol release instead of the current one.
+        #[arg(long, value_name = "X.Y.Z")]
+        protocol_version: Option<String>,
+        /// Check sessions that negotiated `experimentalApi` against the experimental surface.
+        #[arg(long)]
+        experimental: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 enum SchemaCommand {
     /// Classify every change between two bundles as breaking or compatible; exits 1 when any
     /// change is breaking.
@@ -157,7 +183,7 @@ enum SchemaCommand {
     },
 }
 
-/// How `schema diff` prints its report.
+/// How `schema diff` and `contract check` print their report.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
     /// One line per change and a summary.
@@ -191,6 +217,20 @@ fn main() -> ExitCode {
             args.experimental,
             args.protocol_version.as_deref(),
         ),
+        Command::Contract {
+            command:
+                ContractCommand::Check {
+                    transcript,
+                    protocol_version,
+                    experimental,
+                    format,
+                },
+        } => Ok(contract::run(
+            &transcript,
+            protocol_version.as_deref(),
+            experimental,
+            matches!(format, Format::Json),
+        )),
         Command::Schema {
             command: SchemaCommand::Diff { old, new, format },
         } => schema_diff::run(&old, &new, matches!(format, Format::Json)),
