@@ -293,6 +293,11 @@ impl Client {
         all
     }
 
+    /// The contract guard of this connection (every message checked so far).
+    pub fn contract(&self) -> &Guard {
+        &self.contract
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()

@@ -64,7 +64,7 @@ fn check(path: &Path, args: &[&str]) -> (i32, String) {
 }
 
 /// The JSON report of `path`, with the exit code.
-fn report(path: &Path, args: &[&str]) -> (i32, Value) {
+fn json_report(path: &Path, args: &[&str]) -> (i32, Value) {
     let mut all = vec!["--format", "json"];
     all.extend_from_slice(args);
     let (code, out) = check(path, &all);
@@ -81,7 +81,7 @@ fn planted(
     reason_mentions: &str,
 ) {
     let path = write_transcript(name, lines);
-    let (code, report) = report(&path, &[]);
+    let (code, report) = json_report(&path, &[]);
     assert_eq!(code, 1, "{report:#}");
     assert_eq!(report["ok"], json!(false), "{report:#}");
     let violations = report["violations"].as_array().expect("violations");
@@ -121,7 +121,10 @@ fn a_clean_transcript_passes_in_both_formats() {
                 S2C,
                 json!({ "method": "configWarning", "params": { "summary": "s" } }),
             ),
-            (C2S, json!({ "id": 3, "method": "thread/loaded/list" })),
+            (
+                C2S,
+                json!({ "id": 3, "method": "thread/loaded/list", "params": {} }),
+            ),
             (
                 S2C,
                 json!({ "id": 3, "error": { "code": -32602, "message": "bad" } }),
@@ -133,7 +136,7 @@ fn a_clean_transcript_passes_in_both_formats() {
         ],
     );
     let path = write_transcript("clean", &lines);
-    let (code, report) = report(&path, &[]);
+    let (code, report) = json_report(&path, &[]);
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["ok"], json!(true));
     assert_eq!(report["violations"], json!([]));
@@ -297,16 +300,18 @@ fn experimental_methods_and_fields_need_the_capability() {
         "experimental field /params/collaborationMode",
     );
     // With the capability and --experimental, both are in the contract.
+    let mut turn = turn;
+    turn["id"] = json!(3);
     let lines = handshake_then(
         json!({ "experimentalApi": true }),
         &[(C2S, list), (C2S, turn)],
     );
     let path = write_transcript("experimental-ok", &lines);
-    let (code, report) = report(&path, &["--experimental"]);
+    let (code, report) = json_report(&path, &["--experimental"]);
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["surface"], json!("experimental"));
     // With the capability but against the stable surface, the hint names the flag.
-    let (code, report) = report(&path, &[]);
+    let (code, report) = json_report(&path, &[]);
     assert_eq!(code, 1, "{report:#}");
     assert!(
         report["violations"][0]["reason"]
@@ -354,7 +359,7 @@ fn a_client_answer_is_checked_against_the_server_request() {
             (
                 S2C,
                 json!({ "id": 0, "method": "item/commandExecution/requestApproval",
-                          "params": { "threadId": "t", "turnId": "u", "itemId": "i" } }),
+                          "params": { "threadId": "t", "turnId": "u", "itemId": "i", "startedAtMs": 1 } }),
             ),
             (C2S, json!({ "id": 0, "result": { "decision": "sure" } })),
         ],
@@ -376,7 +381,7 @@ fn a_client_answer_is_checked_against_the_server_request() {
 #[test]
 fn unreadable_input_and_versions() {
     let path = write_transcript("unreadable", &["not json".to_owned()]);
-    let (code, report) = report(&path, &[]);
+    let (code, report) = json_report(&path, &[]);
     assert_eq!(code, 1);
     assert_eq!(report["violations"][0]["rule"], json!("transcript"));
     assert_eq!(report["violations"][0]["line"], json!(1));
@@ -392,7 +397,7 @@ fn unreadable_input_and_versions() {
     // A pinned release is checked against its own bundle.
     let lines = handshake_then(json!({}), &[]);
     let path = write_transcript("pinned", &lines);
-    let (code, report) = report(&path, &["--protocol-version", "0.1.0"]);
+    let (code, report) = json_report(&path, &["--protocol-version", "0.1.0"]);
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["protocolVersion"], json!("0.1.0"));
 }
@@ -430,7 +435,7 @@ fn a_recorded_live_session_passes() {
                 .is_some_and(|l| l.contains("thread/started"))
     }));
     // Only the two bad requests the client sent on purpose are reported.
-    let (code, report) = report(&transcript, &[]);
+    let (code, report) = json_report(&transcript, &[]);
     assert_eq!(code, 1, "{report:#}");
     let violations = report["violations"].as_array().expect("violations");
     assert!(
@@ -468,7 +473,7 @@ fn the_reference_transcripts() {
             ][..],
         ),
     ] {
-        let (_, report) = report(&dir.join(name), &[]);
+        let (_, report) = json_report(&dir.join(name), &[]);
         let violations = report["violations"].as_array().expect("violations");
         for v in violations {
             let rule = v["rule"].as_str().expect("rule");
@@ -490,4 +495,35 @@ fn reference_transcripts() -> Option<PathBuf> {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference"))
         .join("transcripts");
     dir.is_dir().then_some(dir)
+}
+
+/// The test client's guard sees every message of the exchange and fails on a server violation.
+#[test]
+fn the_test_client_checks_every_server_message() {
+    let home = scratch("contract-guard");
+    let mut client = Client::start(&home);
+    client.call("thread/loaded/list", json!({}));
+    // initialize, its answer, initialized, the request and its answer.
+    assert!(
+        client.contract().messages() >= 5,
+        "{}",
+        client.contract().messages()
+    );
+    client.stop();
+
+    let guard = crate::wire_contract::Guard::initialized(false);
+    guard.client_sent(r#"{"id":1,"method":"thread/loaded/list","params":{}}"#);
+    guard.server_sent(r#"{"id":1,"result":{"data":"not a list"}}"#);
+    // The client's own bad input is not the server's fault.
+    guard.client_sent(r#"{"id":2,"method":"no/such"}"#);
+    let failure = std::panic::catch_unwind(|| guard.assert_clean())
+        .expect_err("a server violation fails the test");
+    let text = failure
+        .downcast_ref::<String>()
+        .expect("the report is a String");
+    assert!(
+        text.contains("server->client thread/loaded/list /result/data: schema"),
+        "{text}"
+    );
+    assert!(!text.contains("no/such"), "{text}");
 }

@@ -94,6 +94,11 @@ impl Guard {
         }
     }
 
+    /// Messages checked so far (both directions).
+    pub fn messages(&self) -> usize {
+        self.lock().messages
+    }
+
     /// Panics with the report if the server broke its contract (once).
     pub fn assert_clean(&self) {
         let mut state = self.lock();
