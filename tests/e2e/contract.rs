@@ -527,3 +527,42 @@ fn the_test_client_checks_every_server_message() {
     );
     assert!(!text.contains("no/such"), "{text}");
 }
+
+/// `--record` on the websocket transport: two connections, two sessions, both clean.
+#[tokio::test]
+async fn a_recorded_websocket_session_passes() {
+    use crate::app_server_ws::{App, initialize, open, request};
+
+    let home = scratch("contract-record-ws");
+    let transcript = home.join("ws.jsonl");
+    let app = App::spawn(
+        &home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--record",
+            transcript.to_str().expect("utf-8"),
+        ],
+    );
+    let addr = app.listening_addr();
+    for _ in 0..2 {
+        let mut ws = open(addr, None).await.expect("upgrade");
+        initialize(&mut ws).await;
+        let answer = request(&mut ws, json!(1), "thread/loaded/list", json!({})).await;
+        assert!(answer.get("result").is_some(), "{answer}");
+    }
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status:?}");
+    let text = std::fs::read_to_string(&transcript).expect("the transcript");
+    let sessions: std::collections::HashSet<String> = text
+        .lines()
+        .map(|l| {
+            let r: Value = serde_json::from_str(l).expect("a JSON record");
+            r["session"].as_str().expect("session").to_owned()
+        })
+        .collect();
+    assert_eq!(sessions.len(), 2, "{text}");
+    let (code, report) = json_report(&transcript, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["messages"], json!(10), "{report:#}");
+}
