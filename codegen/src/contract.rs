@@ -130,23 +130,13 @@ pub struct Contract {
 impl Contract {
     /// Reads the two bundles of a version (`json/` and `experimental/json/`
     /// `agentwire_app_server_protocol.schemas.json`). Properties that only the experimental
-    /// bundle declares are `null`-only in the stable set, so using one is detected.
+    /// bundle declares (at any depth) are `null`-only in the stable set, so using one is
+    /// detected.
     pub fn from_bundles(stable: &str, experimental: &str) -> Result<Self, String> {
-        let stable_props = SchemaSet::properties_of(stable);
-        let experimental_props = SchemaSet::properties_of(experimental);
-        let mut nulled: HashMap<String, Vec<String>> = HashMap::new();
-        for (name, props) in &experimental_props {
-            if let Some(known) = stable_props.get(name) {
-                let mut extra: Vec<String> = props.difference(known).cloned().collect();
-                extra.sort();
-                if !extra.is_empty() {
-                    nulled.insert(name.clone(), extra);
-                }
-            }
-        }
-        let stable = SchemaSet::new(stable, &nulled).map_err(|e| format!("stable bundle: {e}"))?;
-        let experimental = SchemaSet::new(experimental, &HashMap::new())
-            .map_err(|e| format!("experimental bundle: {e}"))?;
+        let stable = SchemaSet::new(stable, Some(experimental))
+            .map_err(|e| format!("stable bundle: {e}"))?;
+        let experimental =
+            SchemaSet::new(experimental, None).map_err(|e| format!("experimental bundle: {e}"))?;
         let version = stable.version().unwrap_or("unknown").to_owned();
         Ok(Self {
             version,

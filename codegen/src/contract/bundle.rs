@@ -72,31 +72,33 @@ pub struct SchemaSet {
 }
 
 impl SchemaSet {
-    /// Reads a bundle (`agentwire_app_server_protocol.schemas.json`). `nulled` adds, to each named
-    /// definition, the listed properties as `null`-only: the stable surface uses it so that an
-    /// experimental field it does not declare is caught instead of passing as an extra member.
-    pub fn new(text: &str, nulled: &HashMap<String, Vec<String>>) -> Result<Self, String> {
+    /// Reads a bundle (`agentwire_app_server_protocol.schemas.json`). With `experimental` (the
+    /// experimental bundle of the same version), every property that only the experimental
+    /// bundle declares, at any depth of a definition present in both, becomes `null`-only here:
+    /// the stable surface uses it so that an experimental field is caught instead of passing as
+    /// an undeclared extra member.
+    pub fn new(text: &str, experimental: Option<&str>) -> Result<Self, String> {
         let mut bundle: Value =
             serde_json::from_str(text).map_err(|e| format!("the bundle is not JSON: {e}"))?;
         let version = bundle
             .get("x-protocol-version")
             .and_then(Value::as_str)
             .map(str::to_owned);
+        let wider: Option<Value> = match experimental {
+            Some(text) => Some(
+                serde_json::from_str(text)
+                    .map_err(|e| format!("the experimental bundle is not JSON: {e}"))?,
+            ),
+            None => None,
+        };
         let Some(definitions) = bundle.get_mut("definitions").and_then(Value::as_object_mut) else {
             return Err("the bundle has no `definitions` object".into());
         };
-        for (name, properties) in nulled {
-            let Some(props) = definitions
-                .get_mut(name)
-                .and_then(|d| d.get_mut("properties"))
-                .and_then(Value::as_object_mut)
-            else {
-                continue;
-            };
-            for property in properties {
-                props.entry(property.clone()).or_insert_with(|| {
-                    json!({ "type": "null", "description": "experimental: needs `experimentalApi`" })
-                });
+        if let Some(wider) = wider.as_ref().and_then(|w| w.get("definitions")) {
+            for (name, schema) in definitions.iter_mut() {
+                if let Some(other) = wider.get(name) {
+                    null_missing(schema, other);
+                }
             }
         }
         let mut methods: HashMap<(Kind, String), MethodSchemas> = HashMap::new();
@@ -138,23 +140,6 @@ impl SchemaSet {
     /// `x-protocol-version`.
     pub fn version(&self) -> Option<&str> {
         self.version.as_deref()
-    }
-
-    /// The property names of each definition, for comparing two surfaces.
-    pub fn properties_of(text: &str) -> HashMap<String, HashSet<String>> {
-        let Ok(bundle) = serde_json::from_str::<Value>(text) else {
-            return HashMap::new();
-        };
-        let Some(definitions) = bundle.get("definitions").and_then(Value::as_object) else {
-            return HashMap::new();
-        };
-        definitions
-            .iter()
-            .filter_map(|(name, schema)| {
-                let props = schema.get("properties")?.as_object()?;
-                Some((name.clone(), props.keys().cloned().collect()))
-            })
-            .collect()
     }
 
     /// What the bundle declares for `method` as a message of `kind`.
@@ -215,6 +200,46 @@ impl SchemaSet {
             .should_validate_formats(false)
             .build(&reference)
             .map_err(|e| e.to_string())
+    }
+}
+
+/// Makes every property that `wider` declares and `schema` does not `null`-only in `schema`,
+/// walking properties, items and same-length `oneOf`/`anyOf`/`allOf` lists in step.
+fn null_missing(schema: &mut Value, wider: &Value) {
+    let (Some(schema), Some(wider)) = (schema.as_object_mut(), wider.as_object()) else {
+        return;
+    };
+    if let (Some(props), Some(wider_props)) = (
+        schema.get_mut("properties").and_then(Value::as_object_mut),
+        wider.get("properties").and_then(Value::as_object),
+    ) {
+        for (name, wider_prop) in wider_props {
+            match props.get_mut(name) {
+                Some(prop) => null_missing(prop, wider_prop),
+                None => {
+                    props.insert(
+                        name.clone(),
+                        json!({ "type": "null", "description": "experimental: needs `experimentalApi`" }),
+                    );
+                }
+            }
+        }
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        if let (Some(list), Some(wider_list)) = (
+            schema.get_mut(key).and_then(Value::as_array_mut),
+            wider.get(key).and_then(Value::as_array),
+        ) && list.len() == wider_list.len()
+        {
+            for (item, wider_item) in list.iter_mut().zip(wider_list) {
+                null_missing(item, wider_item);
+            }
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let (Some(inner), Some(wider_inner)) = (schema.get_mut(key), wider.get(key)) {
+            null_missing(inner, wider_inner);
+        }
     }
 }
 
