@@ -6,6 +6,9 @@
 #   - tools/check-bundle.mjs (ajv) and tools/check_bundle.py (Python jsonschema) compile every
 #     definition of the stable and the experimental bundle and replay the codex reference
 #     transcripts against them;
+#   - `agentwire contract check` replays the same transcripts against the pinned contract; only
+#     the differences the reference is known to have pass (methods agentwire does not declare,
+#     the malformed client input the stdio transcript sends on purpose; see docs/contract.md);
 #   - tools/sdk-smoke/smoke.py: third-party Python SDKs for the Codex app-server, unchanged,
 #     drive the built binary: handshake, config read and written (comments kept), models, a turn.
 #   - tools/mcp-smoke/smoke.py: the official MCP Python SDK drives `agentwire mcp-server` over stdio
@@ -72,6 +75,31 @@ for bundle in "${BUNDLES[@]}"; do
     step "python   $label" "$PYTHON" tools/check_bundle.py --bundle "$bundle" --transcript "$transcript"
   done
 done
+# `agentwire contract check` on a reference transcript: every violation must be one of the
+# ALLOWED rules, and none may be a schema violation by the server.
+contract_check() {
+  local transcript="$1" allowed="$2" out code=0
+  cargo build -q -p agentwire || return 1
+  out="$(target/debug/agentwire contract check --format json "$transcript")" || code=$?
+  [ "$code" -le 1 ] || return 1
+  CONTRACT_REPORT="$out" "$PYTHON" -c '
+import json, os, sys
+report = json.loads(os.environ["CONTRACT_REPORT"])
+allowed = set(sys.argv[1].split(","))
+bad = [v for v in report["violations"]
+       if v["rule"] not in allowed or (v["rule"] == "schema" and v["direction"] == "server->client")]
+for v in report["violations"]:
+    print(("UNEXPECTED " if v in bad else "known ") + json.dumps(v))
+known = len(report["violations"]) - len(bad)
+print("%d messages, %d known differences, %d unexpected" % (report["messages"], known, len(bad)))
+sys.exit(1 if bad else 0)
+' "$allowed"
+}
+step "agentwire contract check x codex-0.171.0-turn.jsonl" \
+  contract_check "$REFERENCE/transcripts/codex-0.171.0-turn.jsonl" unknown-method
+step "agentwire contract check x codex-0.171.0-stdio.jsonl" \
+  contract_check "$REFERENCE/transcripts/codex-0.171.0-stdio.jsonl" \
+  unknown-method,not-json,not-jsonrpc,schema,before-initialize,before-initialized,reinitialize
 step "python SDKs (tools/sdk-smoke/smoke.py)" \
   bash -c 'cargo build -q -p agentwire && "$0" tools/sdk-smoke/smoke.py target/debug/agentwire' "$SDK_PYTHON"
 step "MCP python SDK (tools/mcp-smoke/smoke.py)" \

@@ -7,12 +7,14 @@
 //! agentwire schema diff OLD NEW [--format text|json]
 //! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
 //! agentwire mcp list|get NAME|add NAME [--env K=V]… -- CMD ARGS…|add NAME --url URL|remove NAME [--json]
+//! agentwire contract check [--protocol-version X.Y.Z] [--experimental] [--format text|json] TRANSCRIPT.jsonl
 //! ```
 //!
 //! Every subcommand also takes `-c key=value` (repeatable) and `--profile NAME`: configuration
 //! overrides above every `config.toml`.
 
 mod apply_patch;
+mod contract;
 mod generate;
 mod logging;
 mod mcp;
@@ -111,6 +113,11 @@ enum Command {
     },
     /// Serve the engine to MCP hosts as the `codex` and `codex-reply` tools (default: over stdio).
     McpServer(mcp_server::McpServerArgs),
+    /// Check recorded exchanges against a pinned protocol contract.
+    Contract {
+        #[command(subcommand)]
+        command: ContractCommand,
+    },
     /// Work with schema bundles.
     Schema {
         #[command(subcommand)]
@@ -154,6 +161,26 @@ struct GenerateArgs {
 }
 
 #[derive(Debug, Subcommand)]
+enum ContractCommand {
+    /// Validate every message of a transcript (JSON Lines of `{"session"?, "dir", "line", "ts"?}`)
+    /// against a pinned schema bundle and the protocol's rules; exits 1 on any violation, 2 when
+    /// the transcript cannot be read.
+    Check {
+        /// The transcript (as written by `app-server --record`).
+        transcript: PathBuf,
+        /// Check against a pinned protocol release instead of the current one.
+        #[arg(long, value_name = "X.Y.Z")]
+        protocol_version: Option<String>,
+        /// Check sessions that negotiated `experimentalApi` against the experimental surface.
+        #[arg(long)]
+        experimental: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 enum SchemaCommand {
     /// Classify every change between two bundles as breaking or compatible; exits 1 when any
     /// change is breaking.
@@ -168,7 +195,7 @@ enum SchemaCommand {
     },
 }
 
-/// How `schema diff` prints its report.
+/// How `schema diff` and `contract check` print their report.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
     /// One line per change and a summary.
@@ -203,6 +230,20 @@ fn main() -> ExitCode {
             args.protocol_version.as_deref(),
         ),
         Command::McpServer(args) => mcp_server::run(args, cli.overrides),
+        Command::Contract {
+            command:
+                ContractCommand::Check {
+                    transcript,
+                    protocol_version,
+                    experimental,
+                    format,
+                },
+        } => Ok(contract::run(
+            &transcript,
+            protocol_version.as_deref(),
+            experimental,
+            matches!(format, Format::Json),
+        )),
         Command::Schema {
             command: SchemaCommand::Diff { old, new, format },
         } => schema_diff::run(&old, &new, matches!(format, Format::Json)),

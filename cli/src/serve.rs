@@ -55,6 +55,11 @@ pub struct ServeArgs {
     /// HEX (64 hexadecimal digits).
     #[arg(long, value_name = "HEX")]
     ws_auth_token_sha256: Option<String>,
+    /// Write a transcript of every connection to FILE: one JSON object per message,
+    /// `{"session", "dir", "line", "ts"}` (see docs/contract.md; `agentwire contract check`
+    /// reads it). The file is created or truncated.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
 }
 
 /// Runs the server until its transport ends.
@@ -62,7 +67,13 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
     crate::logging::init();
     // What a confined command must not see besides the home (which the engine always hides):
     // the token file, and a Unix socket placed outside the home.
-    let mut private_paths: Vec<PathBuf> = args.ws_auth_token_file.iter().cloned().collect();
+    // The transcript (`--record`) holds everything the clients said: hidden too.
+    let mut private_paths: Vec<PathBuf> = args
+        .ws_auth_token_file
+        .iter()
+        .chain(args.record.iter())
+        .cloned()
+        .collect();
     if let Listen::Unix(Some(path)) = &args.listen {
         private_paths.push(path.clone());
     }
@@ -78,6 +89,11 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
     };
     let mut config = RuntimeConfig::new(engine_config.home.clone());
     config.max_message_bytes = args.max_message_bytes;
+    if let Some(path) = &args.record {
+        let recorder = agentwire_runtime::record::Recorder::create(path)
+            .map_err(|e| format!("--record {}: {e}", path.display()))?;
+        config.recorder = Some(std::sync::Arc::new(recorder));
+    }
     config.max_in_flight_requests = args.max_in_flight.max(1);
     config.outbound_queue_messages = args.outbound_queue.max(1);
     config.stdin_busy_poll = Duration::from_micros(args.stdin_busy_poll_us);

@@ -11,6 +11,7 @@
 //!
 //! All output is deterministic: the same protocol crate gives the same bytes.
 
+pub mod contract;
 pub mod diff;
 pub mod dispatch;
 pub mod drift;

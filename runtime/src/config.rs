@@ -1,6 +1,7 @@
 //! Limits and settings of the runtime.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Limits and settings shared by every connection.
@@ -45,6 +46,8 @@ pub struct RuntimeConfig {
     pub stdin_busy_poll: Duration,
     /// The server's home directory, reported as `codexHome` by `initialize`.
     pub home: PathBuf,
+    /// `--record`: where every message in and out of every connection is written.
+    pub recorder: Option<Arc<crate::record::Recorder>>,
 }
 
 impl RuntimeConfig {
@@ -63,6 +66,7 @@ impl RuntimeConfig {
             ws_memory_budget_bytes: 256 * 1024 * 1024,
             stdin_busy_poll: Duration::from_micros(100),
             home,
+            recorder: None,
         }
     }
 }

@@ -11,6 +11,7 @@ use tokio::sync::oneshot;
 
 use crate::handler::ConnectionId;
 use crate::outbound::{Closed, Outbound};
+use crate::record::{Direction, Recorder};
 
 /// What the client negotiated in `initialize`.
 #[derive(Debug, Clone, Default)]
@@ -46,6 +47,7 @@ pub struct Connection {
     handshake: Mutex<Handshake>,
     next_request_id: AtomicI64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientAnswer>>>,
+    recorder: Option<Arc<Recorder>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -62,6 +64,20 @@ impl Connection {
             handshake: Mutex::new(Handshake::New),
             next_request_id: AtomicI64::new(0),
             pending: Mutex::new(HashMap::new()),
+            recorder: None,
+        }
+    }
+
+    /// Records this connection's messages with `recorder` (`--record`).
+    pub fn recorded(mut self, recorder: Option<Arc<Recorder>>) -> Self {
+        self.recorder = recorder;
+        self
+    }
+
+    /// Records a message read from the client, before it is handled.
+    pub fn record_inbound(&self, message: &[u8]) {
+        if let Some(recorder) = &self.recorder {
+            recorder.record(self.id, Direction::Inbound, message);
         }
     }
 
@@ -72,6 +88,9 @@ impl Connection {
 
     /// Sends one message.
     pub fn send(&self, message: Vec<u8>) -> Result<(), Closed> {
+        if let Some(recorder) = &self.recorder {
+            recorder.record(self.id, Direction::Outbound, &message);
+        }
         self.outbound.send(message)
     }
 

@@ -16,6 +16,7 @@ pub mod initialize;
 pub mod listen;
 pub mod outbound;
 pub mod peer;
+pub mod record;
 pub mod server;
 pub mod stdio;
 pub mod validate;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use agentwire_protocol::method::{Method, Notification, Request};
@@ -22,6 +22,7 @@ use tokio_util::task::TaskTracker;
 use crate::connection::{ClientAnswer, Connection};
 use crate::handler::ConnectionId;
 use crate::outbound::{Outbound, notification_message, request_message};
+use crate::record::Recorder;
 
 /// Every open connection; shared by the transports, the server and every [`Peer`].
 ///
@@ -34,6 +35,7 @@ pub struct Hub {
     request_timeout: Duration,
     background: TaskTracker,
     stop: CancellationToken,
+    recorder: OnceLock<Arc<Recorder>>,
 }
 
 impl Hub {
@@ -45,7 +47,13 @@ impl Hub {
             request_timeout,
             background: TaskTracker::new(),
             stop: CancellationToken::new(),
+            recorder: OnceLock::new(),
         }
+    }
+
+    /// Records every connection opened from now on with `recorder` (`--record`).
+    pub fn record_with(&self, recorder: Arc<Recorder>) {
+        let _ = self.recorder.set(recorder);
     }
 
     /// Runs `work` on the current Tokio runtime as background work of the server: shutdown
@@ -116,7 +124,8 @@ impl Hub {
     /// Opens a connection over `outbound`.
     pub fn open(&self, outbound: Box<dyn Outbound>) -> Arc<Connection> {
         let id = ConnectionId(self.next_connection.fetch_add(1, Ordering::Relaxed));
-        let connection = Arc::new(Connection::new(id, outbound));
+        let connection =
+            Arc::new(Connection::new(id, outbound).recorded(self.recorder.get().cloned()));
         self.connections().insert(id, connection.clone());
         connection
     }

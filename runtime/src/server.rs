@@ -123,6 +123,9 @@ impl<H: Handler> Server<H> {
     /// A server that dispatches to `handler` and spawns request work on `runtime`.
     pub fn new(handler: H, config: RuntimeConfig, runtime: tokio::runtime::Handle) -> Self {
         let hub = Arc::new(Hub::new(config.server_request_timeout));
+        if let Some(recorder) = &config.recorder {
+            hub.record_with(recorder.clone());
+        }
         let in_flight = Arc::new(Semaphore::new(config.max_in_flight_requests));
         Self {
             shared: Arc::new(Shared {
@@ -176,6 +179,7 @@ impl<H: Handler> Server<H> {
     /// Handles one complete incoming message of `connection`; request and notification work is
     /// spawned onto the runtime.
     pub fn handle_message(&self, connection: &Arc<Connection>, bytes: &[u8]) {
+        connection.record_inbound(bytes);
         if let Err(refusal) = self.try_handle(connection, bytes, Start::Spawn) {
             self.send_error(connection, refusal);
         }
@@ -187,6 +191,7 @@ impl<H: Handler> Server<H> {
     /// finishes at once has answered by the time this returns. Anywhere else (a multi-thread
     /// runtime, no runtime at all) it behaves exactly like [`Server::handle_message`].
     pub fn handle_message_inline(&self, connection: &Arc<Connection>, bytes: &[u8]) {
+        connection.record_inbound(bytes);
         use tokio::runtime::{Handle, RuntimeFlavor};
         // Inside a task of a current-thread runtime: the thread polling us is the only one
         // that runs that runtime's tasks.

@@ -1,5 +1,6 @@
 //! `agentwire app-server --listen ws://…|unix://…`: the real binary behind real sockets.
 
+use crate::wire_contract::Guard;
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::os::unix::fs::PermissionsExt;
@@ -212,7 +213,16 @@ pub(crate) async fn next_json<S: AsyncRead + AsyncWrite + Unpin>(
             .await
             .expect("a frame in time");
         match frame {
-            Some(Ok(Message::Text(text))) => return serde_json::from_str(&text).expect("JSON"),
+            Some(Ok(Message::Text(text))) => {
+                let message: Value = serde_json::from_str(&text).expect("JSON");
+                // Notifications and server requests under contract here; answers in `request`.
+                if message.get("method").is_some() {
+                    let guard = Guard::initialized(true);
+                    guard.server_sent(&text);
+                    guard.assert_clean();
+                }
+                return message;
+            }
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
             other => panic!("expected a JSON message, got {other:?}"),
         }
@@ -226,11 +236,15 @@ pub(crate) async fn request<S: AsyncRead + AsyncWrite + Unpin>(
     params: Value,
 ) -> Value {
     let message = json!({ "id": id, "method": method, "params": params });
+    let guard = Guard::initialized(true);
+    guard.client_sent(&message.to_string());
     ws.send(Message::text(message.to_string()))
         .await
         .expect("send");
     let answer = next_json(ws).await;
     assert_eq!(answer["id"], id, "not the answer to {id}: {answer}");
+    guard.server_sent(&answer.to_string());
+    guard.assert_clean();
     answer
 }
 

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::wire_contract::Guard;
+
 /// How long any single answer or notification may take.
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -20,6 +22,8 @@ pub struct Client {
     messages: Receiver<Value>,
     stderr: Arc<Mutex<String>>,
     next_id: i64,
+    /// Checks every message the server writes against the generated bundle.
+    contract: Guard,
     /// Notifications received but not yet looked at, oldest first.
     pub notifications: VecDeque<Value>,
 }
@@ -80,9 +84,12 @@ impl Client {
             .expect("spawn agentwire app-server");
         let stdout = child.stdout.take().expect("stdout is piped");
         let (sender, messages) = channel();
+        let contract = Guard::new();
+        let checked = contract.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
+                checked.server_sent(&line);
                 let value = serde_json::from_str(&line)
                     .unwrap_or_else(|e| panic!("server wrote a non-JSON line ({e}): {line}"));
                 if sender.send(value).is_err() {
@@ -110,6 +117,7 @@ impl Client {
             messages,
             stderr,
             next_id: 0,
+            contract,
             notifications: VecDeque::new(),
         }
     }
@@ -118,6 +126,8 @@ impl Client {
     pub fn send(&mut self, message: &Value) {
         let stdin = self.stdin.as_mut().expect("stdin is open");
         let mut line = serde_json::to_vec(message).expect("message serializes");
+        self.contract
+            .client_sent(std::str::from_utf8(&line).expect("JSON is UTF-8"));
         line.push(b'\n');
         stdin.write_all(&line).expect("write to the server");
         stdin.flush().expect("flush to the server");
@@ -226,7 +236,9 @@ impl Client {
 
     fn next_message(&mut self, deadline: Instant, waiting_for: &str) -> Value {
         let left = deadline.saturating_duration_since(Instant::now());
-        match self.messages.recv_timeout(left) {
+        let received = self.messages.recv_timeout(left);
+        self.contract.assert_clean();
+        match received {
             Ok(message) => message,
             Err(RecvTimeoutError::Timeout) => {
                 panic!(
@@ -281,6 +293,11 @@ impl Client {
         all
     }
 
+    /// The contract guard of this connection (every message checked so far).
+    pub fn contract(&self) -> &Guard {
+        &self.contract
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -313,7 +330,10 @@ impl Client {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.messages.recv_timeout(left) {
                 Ok(message) => all.push(message),
-                Err(RecvTimeoutError::Disconnected) => return all,
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.contract.assert_clean();
+                    return all;
+                }
                 Err(RecvTimeoutError::Timeout) => panic!("stdout stayed open after exit"),
             }
         }
@@ -359,6 +379,7 @@ impl Client {
 
 impl Drop for Client {
     fn drop(&mut self) {
+        self.contract.assert_clean_on_drop();
         if let Ok(None) = self.child.try_wait() {
             let _ = self.child.kill();
             let _ = self.child.wait();

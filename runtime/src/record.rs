@@ -1,0 +1,85 @@
+//! `--record FILE`: a transcript of every message in and out of every connection.
+//!
+//! One JSON object a line, written as the message passes (inbound before it is handled,
+//! outbound before it is queued for the transport, so a request always precedes its answer):
+//! `{"session": "c<connection>", "dir": "client->server" | "server->client", "line": "<message>",
+//! "ts": <milliseconds since the Unix epoch>}`. Each line goes to the file in one write, so a
+//! crash loses at most the line being written. Messages are already bounded by the transport's
+//! size limit; one that was refused for its size is not recorded.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use crate::handler::ConnectionId;
+
+/// Which way a recorded message went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Read from the client.
+    Inbound,
+    /// Sent to the client.
+    Outbound,
+}
+
+#[derive(Serialize)]
+struct Record<'a> {
+    session: &'a str,
+    dir: &'static str,
+    line: &'a str,
+    ts: u64,
+}
+
+/// Appends transcript lines to a file.
+pub struct Recorder {
+    file: Mutex<Option<File>>,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder").finish_non_exhaustive()
+    }
+}
+
+impl Recorder {
+    /// Creates (or truncates) `path`.
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        Ok(Self {
+            file: Mutex::new(Some(File::create(path)?)),
+        })
+    }
+
+    /// Records one message of `connection`. A write error stops the recording (logged once);
+    /// the session goes on.
+    pub fn record(&self, connection: ConnectionId, direction: Direction, message: &[u8]) {
+        let line = String::from_utf8_lossy(message);
+        let session = format!("c{}", connection.0);
+        let ts = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let record = Record {
+            session: &session,
+            dir: match direction {
+                Direction::Inbound => "client->server",
+                Direction::Outbound => "server->client",
+            },
+            line: line.trim_end_matches(['\r', '\n']),
+            ts,
+        };
+        let Ok(mut bytes) = serde_json::to_vec(&record) else {
+            return;
+        };
+        bytes.push(b'\n');
+        let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(f) = file.as_mut()
+            && let Err(e) = f.write_all(&bytes)
+        {
+            tracing::error!("--record: cannot write the transcript ({e}); recording stopped");
+            *file = None;
+        }
+    }
+}
