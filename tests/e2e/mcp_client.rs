@@ -514,9 +514,10 @@ fn reload_applies_config_changes_to_running_servers() {
             .as_str()
             .is_some_and(|t| t.contains('y'))
     );
+    // The old process stops in the background: once it is gone, the one left is the new one.
+    assert!(reaped(first), "the reload did not stop the old server");
     let second = server_pid(client.pid()).expect("the renamed server runs");
     assert_ne!(first, second);
-    assert!(reaped(first), "the reload did not stop the old server");
     let listed = client.call("mcpServerStatus/list", json!({}));
     let names: Vec<&Value> = listed["data"]
         .as_array()
