@@ -15,7 +15,10 @@ import type { ReasoningSummaryTextDeltaNotification } from "./ReasoningSummaryTe
 import type { ReasoningTextDeltaNotification } from "./ReasoningTextDeltaNotification";
 import type { ServerRequestResolvedNotification } from "./ServerRequestResolvedNotification";
 import type { ThreadArchivedNotification } from "./ThreadArchivedNotification";
+import type { ThreadClosedNotification } from "./ThreadClosedNotification";
+import type { ThreadDeletedNotification } from "./ThreadDeletedNotification";
 import type { ThreadNameUpdatedNotification } from "./ThreadNameUpdatedNotification";
+import type { ThreadRevertedNotification } from "./ThreadRevertedNotification";
 import type { ThreadStartedNotification } from "./ThreadStartedNotification";
 import type { ThreadStatusChangedNotification } from "./ThreadStatusChangedNotification";
 import type { ThreadTokenUsageUpdatedNotification } from "./ThreadTokenUsageUpdatedNotification";
@@ -55,4 +58,7 @@ export type ServerNotification =
   | { "method": "account/login/completed", params: AccountLoginCompletedNotification, }
   | { "method": "mcpServer/startupStatus/updated", params: McpServerStatusUpdatedNotification, }
   | { "method": "fuzzyFileSearch/sessionUpdated", params: FuzzyFileSearchSessionUpdatedNotification, }
-  | { "method": "fuzzyFileSearch/sessionCompleted", params: FuzzyFileSearchSessionCompletedNotification, };
+  | { "method": "fuzzyFileSearch/sessionCompleted", params: FuzzyFileSearchSessionCompletedNotification, }
+  | { "method": "thread/deleted", params: ThreadDeletedNotification, }
+  | { "method": "thread/closed", params: ThreadClosedNotification, }
+  | { "method": "thread/reverted", params: ThreadRevertedNotification, };
