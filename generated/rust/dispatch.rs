@@ -436,30 +436,6 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("gitDiffToRemote")))
     }
 
-    /// Deletes a thread for good: stops its running turn, removes its rollout and index entry.
-    ///
-    /// Wire method `thread/delete`.
-    fn thread_delete(
-        &self,
-        context: RequestContext,
-        params: ThreadDeleteParams,
-    ) -> impl Future<Output = Result<ThreadDeleteResponse, HandlerError>> + Send {
-        let _ = (context, params);
-        std::future::ready(Err(HandlerError::method_not_found("thread/delete")))
-    }
-
-    /// Stops this connection following a thread; the last follower leaving unloads it.
-    ///
-    /// Wire method `thread/unsubscribe`.
-    fn thread_unsubscribe(
-        &self,
-        context: RequestContext,
-        params: ThreadUnsubscribeParams,
-    ) -> impl Future<Output = Result<ThreadUnsubscribeResponse, HandlerError>> + Send {
-        let _ = (context, params);
-        std::future::ready(Err(HandlerError::method_not_found("thread/unsubscribe")))
-    }
-
     /// Patches a thread's stored metadata (its Git information).
     ///
     /// Wire method `thread/metadata/update`.
@@ -496,6 +472,18 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("thread/items/list")))
     }
 
+    /// Runs a user's shell command in a thread, recorded as a `commandExecution` item.
+    ///
+    /// Wire method `thread/shellCommand`.
+    fn thread_shell_command(
+        &self,
+        context: RequestContext,
+        params: ThreadShellCommandParams,
+    ) -> impl Future<Output = Result<ThreadShellCommandResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/shellCommand")))
+    }
+
     /// Drops a turn and every later one from a thread's history.
     ///
     /// Wire method `thread/revert`.
@@ -508,16 +496,28 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("thread/revert")))
     }
 
-    /// Runs a user's shell command in a thread, recorded as a `commandExecution` item.
+    /// Stops this connection following a thread; the last follower leaving unloads it.
     ///
-    /// Wire method `thread/shellCommand`.
-    fn thread_shell_command(
+    /// Wire method `thread/unsubscribe`.
+    fn thread_unsubscribe(
         &self,
         context: RequestContext,
-        params: ThreadShellCommandParams,
-    ) -> impl Future<Output = Result<ThreadShellCommandResponse, HandlerError>> + Send {
+        params: ThreadUnsubscribeParams,
+    ) -> impl Future<Output = Result<ThreadUnsubscribeResponse, HandlerError>> + Send {
         let _ = (context, params);
-        std::future::ready(Err(HandlerError::method_not_found("thread/shellCommand")))
+        std::future::ready(Err(HandlerError::method_not_found("thread/unsubscribe")))
+    }
+
+    /// Deletes a thread for good: stops its running turn, removes its rollout and index entry.
+    ///
+    /// Wire method `thread/delete`.
+    fn thread_delete(
+        &self,
+        context: RequestContext,
+        params: ThreadDeleteParams,
+    ) -> impl Future<Output = Result<ThreadDeleteResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/delete")))
     }
 
     /// The client has processed the `initialize` response.
@@ -685,14 +685,6 @@ pub async fn dispatch_request<H: Handler>(
             let params = decode_params::<GitDiffToRemoteParams>(method, params)?;
             encode_result(method, handler.git_diff_to_remote(context, params).await?)
         }
-        "thread/delete" => {
-            let params = decode_params::<ThreadDeleteParams>(method, params)?;
-            encode_result(method, handler.thread_delete(context, params).await?)
-        }
-        "thread/unsubscribe" => {
-            let params = decode_params::<ThreadUnsubscribeParams>(method, params)?;
-            encode_result(method, handler.thread_unsubscribe(context, params).await?)
-        }
         "thread/metadata/update" => {
             let params = decode_params::<ThreadMetadataUpdateParams>(method, params)?;
             encode_result(method, handler.thread_metadata_update(context, params).await?)
@@ -705,13 +697,21 @@ pub async fn dispatch_request<H: Handler>(
             let params = decode_params::<ThreadItemsListParams>(method, params)?;
             encode_result(method, handler.thread_items_list(context, params).await?)
         }
+        "thread/shellCommand" => {
+            let params = decode_params::<ThreadShellCommandParams>(method, params)?;
+            encode_result(method, handler.thread_shell_command(context, params).await?)
+        }
         "thread/revert" => {
             let params = decode_params::<ThreadRevertParams>(method, params)?;
             encode_result(method, handler.thread_revert(context, params).await?)
         }
-        "thread/shellCommand" => {
-            let params = decode_params::<ThreadShellCommandParams>(method, params)?;
-            encode_result(method, handler.thread_shell_command(context, params).await?)
+        "thread/unsubscribe" => {
+            let params = decode_params::<ThreadUnsubscribeParams>(method, params)?;
+            encode_result(method, handler.thread_unsubscribe(context, params).await?)
+        }
+        "thread/delete" => {
+            let params = decode_params::<ThreadDeleteParams>(method, params)?;
+            encode_result(method, handler.thread_delete(context, params).await?)
         }
         _ => Err(HandlerError::method_not_found(method)),
     }

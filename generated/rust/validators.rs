@@ -42,13 +42,13 @@ pub const PARAMS_SCHEMAS: &[(&str, &str, bool)] = &[
     ("getConversationSummary", include_str!("../schema/experimental/json/GetConversationSummaryParams.json"), false),
     ("getAuthStatus", include_str!("../schema/experimental/json/GetAuthStatusParams.json"), false),
     ("gitDiffToRemote", include_str!("../schema/experimental/json/GitDiffToRemoteParams.json"), false),
-    ("thread/delete", include_str!("../schema/experimental/json/ThreadDeleteParams.json"), false),
-    ("thread/unsubscribe", include_str!("../schema/experimental/json/ThreadUnsubscribeParams.json"), false),
     ("thread/metadata/update", include_str!("../schema/experimental/json/ThreadMetadataUpdateParams.json"), false),
     ("thread/turns/list", include_str!("../schema/experimental/json/ThreadTurnsListParams.json"), false),
     ("thread/items/list", include_str!("../schema/experimental/json/ThreadItemsListParams.json"), false),
-    ("thread/revert", include_str!("../schema/experimental/json/ThreadRevertParams.json"), false),
     ("thread/shellCommand", include_str!("../schema/experimental/json/ThreadShellCommandParams.json"), false),
+    ("thread/revert", include_str!("../schema/experimental/json/ThreadRevertParams.json"), false),
+    ("thread/unsubscribe", include_str!("../schema/experimental/json/ThreadUnsubscribeParams.json"), false),
+    ("thread/delete", include_str!("../schema/experimental/json/ThreadDeleteParams.json"), false),
 ];
 
 /// Params members marked experimental, per method: the wire name and the JSON pointer of the

@@ -236,15 +236,7 @@ methods! {
     client_request GitDiffToRemote = "gitDiffToRemote" {
         params: GitDiffToRemoteParams, response: GitDiffToRemoteResponse, experimental: false, since: "0.1.0",
     }
-    // Thread surface added in 0.3.0: delete, unsubscribe, metadata, history pages, revert, shell.
-    /// Deletes a thread for good: stops its running turn, removes its rollout and index entry.
-    client_request ThreadDelete = "thread/delete" {
-        params: ThreadDeleteParams, response: ThreadDeleteResponse, experimental: false, since: "0.3.0",
-    }
-    /// Stops this connection following a thread; the last follower leaving unloads it.
-    client_request ThreadUnsubscribe = "thread/unsubscribe" {
-        params: ThreadUnsubscribeParams, response: ThreadUnsubscribeResponse, experimental: false, since: "0.3.0",
-    }
+    // Thread surface added in 0.3.0: metadata, history pages, shell, revert, unsubscribe, delete.
     /// Patches a thread's stored metadata (its Git information).
     client_request ThreadMetadataUpdate = "thread/metadata/update" {
         params: ThreadMetadataUpdateParams, response: ThreadMetadataUpdateResponse, experimental: false, since: "0.3.0",
@@ -257,13 +249,21 @@ methods! {
     client_request ThreadItemsList = "thread/items/list" {
         params: ThreadItemsListParams, response: ThreadItemsListResponse, experimental: false, since: "0.3.0",
     }
+    /// Runs a user's shell command in a thread, recorded as a `commandExecution` item.
+    client_request ThreadShellCommand = "thread/shellCommand" {
+        params: ThreadShellCommandParams, response: ThreadShellCommandResponse, experimental: false, since: "0.3.0",
+    }
     /// Drops a turn and every later one from a thread's history.
     client_request ThreadRevert = "thread/revert" {
         params: ThreadRevertParams, response: ThreadRevertResponse, experimental: false, since: "0.3.0",
     }
-    /// Runs a user's shell command in a thread, recorded as a `commandExecution` item.
-    client_request ThreadShellCommand = "thread/shellCommand" {
-        params: ThreadShellCommandParams, response: ThreadShellCommandResponse, experimental: false, since: "0.3.0",
+    /// Stops this connection following a thread; the last follower leaving unloads it.
+    client_request ThreadUnsubscribe = "thread/unsubscribe" {
+        params: ThreadUnsubscribeParams, response: ThreadUnsubscribeResponse, experimental: false, since: "0.3.0",
+    }
+    /// Deletes a thread for good: stops its running turn, removes its rollout and index entry.
+    client_request ThreadDelete = "thread/delete" {
+        params: ThreadDeleteParams, response: ThreadDeleteResponse, experimental: false, since: "0.3.0",
     }
 
     // ---- server → client requests -------------------------------------------------------------

@@ -113,13 +113,13 @@ export type ClientRequest =
   | { "method": "getConversationSummary", id: RequestId, params: GetConversationSummaryParams, }
   | { "method": "getAuthStatus", id: RequestId, params: GetAuthStatusParams, }
   | { "method": "gitDiffToRemote", id: RequestId, params: GitDiffToRemoteParams, }
-  | { "method": "thread/delete", id: RequestId, params: ThreadDeleteParams, }
-  | { "method": "thread/unsubscribe", id: RequestId, params: ThreadUnsubscribeParams, }
   | { "method": "thread/metadata/update", id: RequestId, params: ThreadMetadataUpdateParams, }
   | { "method": "thread/turns/list", id: RequestId, params: ThreadTurnsListParams, }
   | { "method": "thread/items/list", id: RequestId, params: ThreadItemsListParams, }
+  | { "method": "thread/shellCommand", id: RequestId, params: ThreadShellCommandParams, }
   | { "method": "thread/revert", id: RequestId, params: ThreadRevertParams, }
-  | { "method": "thread/shellCommand", id: RequestId, params: ThreadShellCommandParams, };
+  | { "method": "thread/unsubscribe", id: RequestId, params: ThreadUnsubscribeParams, }
+  | { "method": "thread/delete", id: RequestId, params: ThreadDeleteParams, };
 
 /**
  * The `result` type of each ClientRequest, by method.
@@ -157,11 +157,11 @@ export type ClientRequestResponses = {
   "getConversationSummary": GetConversationSummaryResponse,
   "getAuthStatus": GetAuthStatusResponse,
   "gitDiffToRemote": GitDiffToRemoteResponse,
-  "thread/delete": ThreadDeleteResponse,
-  "thread/unsubscribe": ThreadUnsubscribeResponse,
   "thread/metadata/update": ThreadMetadataUpdateResponse,
   "thread/turns/list": ThreadTurnsListResponse,
   "thread/items/list": ThreadItemsListResponse,
-  "thread/revert": ThreadRevertResponse,
   "thread/shellCommand": ThreadShellCommandResponse,
+  "thread/revert": ThreadRevertResponse,
+  "thread/unsubscribe": ThreadUnsubscribeResponse,
+  "thread/delete": ThreadDeleteResponse,
 };
