@@ -23,6 +23,7 @@ mod legacy;
 mod mcp_status;
 mod provider;
 mod search;
+mod thread_surface;
 mod threads;
 mod tools;
 mod turns;

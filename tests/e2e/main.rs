@@ -21,3 +21,4 @@ mod schema_diff;
 mod search;
 mod served;
 mod shutdown;
+mod thread_surface;

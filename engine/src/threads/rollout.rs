@@ -84,6 +84,17 @@ pub(crate) enum RolloutRecord {
         #[serde(default)]
         duration_ms: Option<i64>,
     },
+    /// The thread's Git metadata was replaced (`thread/metadata/update`; `null`: cleared).
+    /// Added in 0.3.0; older builds skip it.
+    #[serde(rename_all = "camelCase")]
+    GitInfo {
+        at: i64,
+        git_info: Option<agentwire_protocol::GitInfo>,
+    },
+    /// The turn `beforeTurnId` and every later one were dropped (`thread/revert`). Added in
+    /// 0.3.0; older builds skip it.
+    #[serde(rename_all = "camelCase")]
+    Revert { at: i64, before_turn_id: String },
     /// A record type this version does not know; skipped.
     #[serde(other)]
     Unknown,
@@ -302,6 +313,18 @@ impl Builder {
                     tracing::warn!(path = %path.display(), turn_id, "end of an unknown turn skipped");
                 }
             },
+            RolloutRecord::GitInfo { git_info, .. } => self.summary.meta.git_info = git_info,
+            RolloutRecord::Revert { before_turn_id, .. } => {
+                match self.turns.iter().rposition(|t| t.id == before_turn_id) {
+                    Some(at) => {
+                        self.turns.truncate(at);
+                        self.positions.truncate(at);
+                    }
+                    None => {
+                        tracing::warn!(path = %path.display(), before_turn_id, "revert to an unknown turn skipped");
+                    }
+                }
+            }
             RolloutRecord::Unknown => {}
         }
     }
@@ -319,7 +342,9 @@ impl RolloutRecord {
             | RolloutRecord::Name { at, .. }
             | RolloutRecord::TurnStarted { at, .. }
             | RolloutRecord::ItemCompleted { at, .. }
-            | RolloutRecord::TurnCompleted { at, .. } => Some(*at),
+            | RolloutRecord::TurnCompleted { at, .. }
+            | RolloutRecord::GitInfo { at, .. }
+            | RolloutRecord::Revert { at, .. } => Some(*at),
         }
     }
 }
@@ -395,6 +420,8 @@ pub(crate) fn settle_dangling(turns: &mut [Turn]) -> Vec<&Turn> {
 pub(crate) struct RolloutWriter {
     file: File,
     path: PathBuf,
+    /// The file's length: where the next record starts.
+    len: u64,
 }
 
 impl RolloutWriter {
@@ -410,6 +437,7 @@ impl RolloutWriter {
         let mut writer = Self {
             file,
             path: path.to_owned(),
+            len: 0,
         };
         writer.write_line(&RolloutRecord::Thread {
             version: ROLLOUT_VERSION,
@@ -434,9 +462,11 @@ impl RolloutWriter {
         let mut writer = Self {
             file,
             path: path.to_owned(),
+            len: if torn { sound_len.min(len) } else { len },
         };
         if !torn && len > 0 && !ends_with_newline(path, len)? {
             writer.file.write_all(b"\n")?;
+            writer.len += 1;
         }
         Ok(writer)
     }
@@ -450,6 +480,7 @@ impl RolloutWriter {
             bytes.push(b'\n');
         }
         self.file.write_all(&bytes)?;
+        self.len += bytes.len() as u64;
         self.file.sync_data()?;
         FileStamp::of(&self.file.metadata()?)
     }
@@ -457,7 +488,9 @@ impl RolloutWriter {
     fn write_line(&mut self, record: &RolloutRecord) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(record)?;
         bytes.push(b'\n');
-        self.file.write_all(&bytes)
+        self.file.write_all(&bytes)?;
+        self.len += bytes.len() as u64;
+        Ok(())
     }
 
     /// Where the file is.
