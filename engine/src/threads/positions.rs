@@ -157,7 +157,10 @@ pub(crate) fn catch_up(
     }
     let mut reader = BufReader::new(file);
     reader.seek(SeekFrom::Start(start)).map_err(storage)?;
-    let mut turns: HashMap<String, i64> = HashMap::new();
+    let mut known = Known {
+        complete: fresh,
+        ..Known::default()
+    };
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -174,7 +177,7 @@ pub(crate) fn catch_up(
         let Ok(light) = serde_json::from_slice::<Light>(&line) else {
             continue;
         };
-        place(&transaction, id, &light, span, &mut turns, &mut next_seq)?;
+        place(&transaction, id, &light, span, &mut known, &mut next_seq)?;
     }
     transaction
         .prepare_cached(
@@ -186,15 +189,28 @@ pub(crate) fn catch_up(
     Ok(())
 }
 
+/// What one catch-up has placed so far. When it reads the file from the start, this is
+/// everything there is (the tables need not be asked).
+#[derive(Default)]
+struct Known {
+    complete: bool,
+    turns: HashMap<String, i64>,
+    /// (turn sequence, item id) → item sequence.
+    items: HashMap<(i64, String), i64>,
+}
+
 /// The sequence number of the newest turn `turn_id` of thread `id`.
 fn turn_seq(
     conn: &Connection,
     id: &str,
     turn_id: &str,
-    known: &mut HashMap<String, i64>,
+    known: &mut Known,
 ) -> rusqlite::Result<Option<i64>> {
-    if let Some(seq) = known.get(turn_id) {
+    if let Some(seq) = known.turns.get(turn_id) {
         return Ok(Some(*seq));
+    }
+    if known.complete {
+        return Ok(None);
     }
     let seq = conn
         .prepare_cached(
@@ -203,7 +219,7 @@ fn turn_seq(
         .query_row([id, turn_id], |r| r.get(0))
         .optional()?;
     if let Some(seq) = seq {
-        known.insert(turn_id.to_owned(), seq);
+        known.turns.insert(turn_id.to_owned(), seq);
     }
     Ok(seq)
 }
@@ -214,7 +230,7 @@ fn place(
     id: &str,
     light: &Light,
     span: Span,
-    turns: &mut HashMap<String, i64>,
+    known: &mut Known,
     next_seq: &mut i64,
 ) -> rusqlite::Result<()> {
     let (off, len) = (to_i64(span.off), to_i64(span.len));
@@ -227,19 +243,19 @@ fn place(
                  VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
             .execute(params![id, seq, turn_id, off, len])?;
-            turns.insert(turn_id.to_owned(), seq);
+            known.turns.insert(turn_id.to_owned(), seq);
         }
         ("itemCompleted", Some(turn_id)) => {
-            let (Some(item), Some(turn)) = (&light.item, turn_seq(conn, id, turn_id, turns)?)
+            let (Some(item), Some(turn)) = (&light.item, turn_seq(conn, id, turn_id, known)?)
             else {
                 return Ok(());
             };
-            let existing: Option<i64> = conn
-                .prepare_cached(
-                    "SELECT seq FROM item_pos WHERE thread_id = ?1 AND turn_seq = ?2 AND item_id = ?3",
-                )?
-                .query_row(params![id, turn, item.id], |r| r.get(0))
-                .optional()?;
+            let key = (turn, item.id.clone());
+            let existing = match known.items.get(&key) {
+                Some(seq) => Some(*seq),
+                None if known.complete => None,
+                None => item_seq(conn, id, turn, &item.id)?,
+            };
             match existing {
                 Some(seq) => {
                     conn.prepare_cached(
@@ -255,11 +271,12 @@ fn place(
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                     )?
                     .execute(params![id, seq, turn, item.id, item.kind, off, len])?;
+                    known.items.insert(key, seq);
                 }
             }
         }
         ("turnCompleted", Some(turn_id)) => {
-            if let Some(turn) = turn_seq(conn, id, turn_id, turns)? {
+            if let Some(turn) = turn_seq(conn, id, turn_id, known)? {
                 conn.prepare_cached(
                     "UPDATE turn_pos SET end_off = ?3, end_len = ?4 WHERE thread_id = ?1 AND seq = ?2",
                 )?
@@ -270,14 +287,15 @@ fn place(
             let Some(before) = light.before_turn_id.as_deref() else {
                 return Ok(());
             };
-            if let Some(turn) = turn_seq(conn, id, before, turns)? {
+            if let Some(turn) = turn_seq(conn, id, before, known)? {
                 conn.prepare_cached("DELETE FROM turn_pos WHERE thread_id = ?1 AND seq >= ?2")?
                     .execute(params![id, turn])?;
                 conn.prepare_cached(
                     "DELETE FROM item_pos WHERE thread_id = ?1 AND turn_seq >= ?2",
                 )?
                 .execute(params![id, turn])?;
-                turns.retain(|_, seq| *seq < turn);
+                known.turns.retain(|_, seq| *seq < turn);
+                known.items.retain(|(seq, _), _| *seq < turn);
             }
         }
         _ => {}
@@ -388,15 +406,20 @@ pub(crate) fn items(
     limit: usize,
 ) -> rusqlite::Result<Vec<ItemPos>> {
     let (bound, order) = page_clause(from, descending);
-    let turn = match turn_seq {
-        Some(seq) => format!(" AND i.turn_seq = {seq}"),
-        None => String::new(),
+    // Within one turn, order by (turn, item) so that the turn index serves the page (ordering
+    // by the item alone would walk the whole thread in item order).
+    let (turn, by) = match turn_seq {
+        Some(seq) => (
+            format!(" AND i.turn_seq = {seq}"),
+            format!("i.turn_seq {order}, i.seq {order}"),
+        ),
+        None => (String::new(), format!("i.seq {order}")),
     };
     let bound = bound.replace("seq", "i.seq");
     let sql = format!(
         "SELECT i.seq, t.turn_id, i.off, i.len FROM item_pos i \
          JOIN turn_pos t ON t.thread_id = i.thread_id AND t.seq = i.turn_seq \
-         WHERE i.thread_id = ?1{turn}{bound} ORDER BY i.seq {order} LIMIT ?2"
+         WHERE i.thread_id = ?1{turn}{bound} ORDER BY {by} LIMIT ?2"
     );
     conn.prepare_cached(&sql)?
         .query_map(params![id, to_i64(limit as u64)], |row| {
@@ -437,7 +460,7 @@ pub(crate) fn item_of_kind(
     let order = if last { "DESC" } else { "ASC" };
     conn.prepare_cached(&format!(
         "SELECT off, len FROM item_pos WHERE thread_id = ?1 AND turn_seq = ?2 AND kind = ?3 \
-         ORDER BY seq {order} LIMIT 1"
+         ORDER BY turn_seq {order}, seq {order} LIMIT 1"
     ))?
     .query_row(params![id, turn_seq, kind], |r| {
         Ok(Span {
@@ -465,4 +488,144 @@ pub(crate) fn read_record(file: &File, span: Span) -> std::io::Result<RolloutRec
             format!("the rollout line at byte {} does not parse: {e}", span.off),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn line(value: serde_json::Value) -> String {
+        format!("{value}\n")
+    }
+
+    fn turn(id: &str) -> String {
+        line(json!({"type": "turnStarted", "at": 1, "turnId": id}))
+    }
+
+    fn item(turn: &str, id: &str, kind: &str) -> String {
+        let item = match kind {
+            "userMessage" => json!({"type": kind, "id": id, "content": []}),
+            _ => json!({"type": kind, "id": id, "text": id}),
+        };
+        line(json!({"type": "itemCompleted", "at": 1, "turnId": turn, "item": item}))
+    }
+
+    fn ended(turn: &str) -> String {
+        line(json!({"type": "turnCompleted", "at": 1, "turnId": turn, "status": "completed"}))
+    }
+
+    fn conn() -> Connection {
+        let conn = Connection::open_in_memory().expect("database");
+        conn.execute_batch(SCHEMA).expect("schema");
+        conn
+    }
+
+    fn item_ids(
+        conn: &Connection,
+        file: &File,
+        turn: Option<i64>,
+        descending: bool,
+    ) -> Vec<String> {
+        items(conn, "t", turn, None, descending, 100)
+            .expect("items")
+            .into_iter()
+            .map(|i| match read_record(file, i.line).expect("record") {
+                RolloutRecord::ItemCompleted { item, .. } => {
+                    crate::threads::rollout::item_id(&item.kind).to_owned()
+                }
+                other => panic!("not an item: {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn positions_follow_appends_replacements_reverts_and_replaced_files() {
+        let dir = std::env::temp_dir().join(format!("agentwire-positions-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("rollout.jsonl");
+        let header = line(json!({"type": "thread", "version": 1}));
+        std::fs::write(
+            &path,
+            [
+                header.clone(),
+                turn("a"),
+                item("a", "u1", "userMessage"),
+                item("a", "m1", "agentMessage"),
+                ended("a"),
+            ]
+            .concat(),
+        )
+        .expect("write");
+        let mut conn = conn();
+        let open = || File::open(&path).expect("open");
+        catch_up(&mut conn, "t", &open(), &path).expect("catch up");
+        assert_eq!(item_ids(&conn, &open(), None, false), ["u1", "m1"]);
+        let first = turns(&conn, "t", None, false, 10).expect("turns");
+        assert_eq!(first.len(), 1);
+        assert!(first[0].end.is_some());
+
+        // Appended lines are read from where the last catch-up stopped; a line still being
+        // written waits; an item recorded again keeps its place.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("append");
+        let more = [
+            turn("b"),
+            item("b", "u2", "userMessage"),
+            item("a", "m1", "agentMessage"),
+        ]
+        .concat();
+        file.write_all(more.as_bytes()).expect("append");
+        file.write_all(b"{\"type\":\"itemComp").expect("torn");
+        catch_up(&mut conn, "t", &open(), &path).expect("catch up");
+        assert_eq!(item_ids(&conn, &open(), None, false), ["u1", "m1", "u2"]);
+        assert_eq!(item_ids(&conn, &open(), None, true), ["u2", "m1", "u1"]);
+        let b = turn_seq(&conn, "t", "b", &mut Known::default())
+            .expect("seq")
+            .expect("turn b");
+        assert_eq!(item_ids(&conn, &open(), Some(b), false), ["u2"]);
+        assert!(
+            last_turn(&conn, "t")
+                .expect("last")
+                .expect("b")
+                .end
+                .is_none()
+        );
+        file.write_all(b"leted\",\"at\":1,\"turnId\":\"b\",\"item\":{\"type\":\"agentMessage\",\"id\":\"m2\",\"text\":\"m2\"}}\n")
+            .expect("rest of the line");
+        let revert = line(json!({"type": "revert", "at": 2, "beforeTurnId": "b"}));
+        catch_up(&mut conn, "t", &open(), &path).expect("catch up");
+        assert_eq!(
+            item_ids(&conn, &open(), None, false),
+            ["u1", "m1", "u2", "m2"]
+        );
+        file.write_all(revert.as_bytes()).expect("revert");
+        catch_up(&mut conn, "t", &open(), &path).expect("catch up");
+        assert_eq!(item_ids(&conn, &open(), None, false), ["u1", "m1"]);
+        assert_eq!(turns(&conn, "t", None, false, 10).expect("turns").len(), 1);
+
+        // A file put in place of the old one (another inode) is read again from the start.
+        let replacement = dir.join("new.jsonl");
+        std::fs::write(
+            &replacement,
+            [header, turn("c"), item("c", "x", "agentMessage")].concat(),
+        )
+        .expect("write");
+        std::fs::rename(&replacement, &path).expect("rename");
+        catch_up(&mut conn, "t", &open(), &path).expect("catch up");
+        assert_eq!(item_ids(&conn, &open(), None, false), ["x"]);
+        forget(&conn, "t").expect("forget");
+        assert!(
+            items(&conn, "t", None, None, false, 10)
+                .expect("items")
+                .is_empty()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

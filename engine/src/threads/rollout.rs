@@ -669,6 +669,26 @@ mod tests {
     }
 
     #[test]
+    fn revert_and_git_info_records_replay() {
+        let text = lines(&[
+            header(),
+            json!({"type": "turnStarted", "at": 1, "turnId": "a"}),
+            json!({"type": "turnStarted", "at": 2, "turnId": "b"}),
+            json!({"type": "itemCompleted", "at": 3, "turnId": "b", "item": user_item("u", "q")}),
+            json!({"type": "turnStarted", "at": 4, "turnId": "c"}),
+            json!({"type": "revert", "at": 5, "beforeTurnId": "b"}),
+            json!({"type": "revert", "at": 6, "beforeTurnId": "nowhere"}),
+            json!({"type": "turnStarted", "at": 7, "turnId": "d"}),
+            json!({"type": "gitInfo", "at": 8, "gitInfo": {"sha": "abc", "branch": null, "originUrl": null}}),
+        ]);
+        let replayed = read(&text);
+        let ids: Vec<&str> = replayed.turns.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["a", "d"]);
+        let git = replayed.summary.meta.git_info.expect("git info");
+        assert_eq!(git.sha.as_deref(), Some("abc"));
+    }
+
+    #[test]
     fn records_round_trip_through_turns() {
         let text = lines(&[
             header(),
