@@ -8,7 +8,9 @@
 //!
 //! Module map: [`meta`] (metadata, settings, summary), [`rollout`] (records, replay, writer),
 //! [`paths`] (layout and read checks), [`index`] (SQLite), [`page_cache`] (pages served
-//! lately), [`cursor`] (list cursors),
+//! lately), [`cursor`] (list and history cursors), [`positions`] (where each turn and item
+//! lies in its rollout, for paging), [`history`] (turns/items pages, revert), [`admin`]
+//! (delete, unsubscribe, metadata),
 //! [`lifecycle`] (start, resume, fork, archive, unarchive, name), [`list`] (read, list,
 //! loaded list), [`error`].
 

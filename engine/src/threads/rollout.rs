@@ -12,7 +12,14 @@
 //! {"type":"turnStarted","at":…,"turnId":…,"rootTurnId":…,"startedAt":…}
 //! {"type":"itemCompleted","at":…,"turnId":…,"item":{"type":"userMessage","id":…,…}}
 //! {"type":"turnCompleted","at":…,"turnId":…,"status":"completed","error":null,…}
+//! {"type":"gitInfo","at":…,"gitInfo":{"sha":…,"branch":…,"originUrl":…}}      since 0.3.0
+//! {"type":"revert","at":…,"beforeTurnId":…}                                     since 0.3.0
 //! ```
+//!
+//! `gitInfo` replaces the thread's Git metadata (`thread/metadata/update`); `revert` drops the
+//! turn it names and every later one (`thread/revert`). Both were added in 0.3.0 without a
+//! version bump: files written before read as they always did, and an older build skips the
+//! two records (so it shows the metadata and turns as they were before them).
 //!
 //! `at` is Unix seconds; items are the wire [`ThreadItem`]s in their final state. Records of
 //! types this version does not know are skipped, so later versions can add some; a file whose
