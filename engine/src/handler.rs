@@ -394,6 +394,15 @@ impl Handler for Engine {
         crate::thread_surface::shell_command(self, context, params)
     }
 
+    fn thread_compact_start(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadCompactStartParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadCompactStartResponse, HandlerError>> + Send
+    {
+        crate::thread_surface::compact_start(self, context, params)
+    }
+
     fn command_exec_resize(
         &self,
         context: RequestContext,

@@ -8,15 +8,15 @@ use std::future::{Future, ready};
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
-    ThreadDelete, ThreadItemsList, ThreadMetadataUpdate, ThreadRevert, ThreadShellCommand,
-    ThreadTurnsList, ThreadUnsubscribe,
+    ThreadCompactStart, ThreadDelete, ThreadItemsList, ThreadMetadataUpdate, ThreadRevert,
+    ThreadShellCommand, ThreadTurnsList, ThreadUnsubscribe,
 };
 use agentwire_protocol::{
-    ThreadDeleteParams, ThreadDeleteResponse, ThreadItemsListParams, ThreadItemsListResponse,
-    ThreadMetadataUpdateParams, ThreadMetadataUpdateResponse, ThreadRevertParams,
-    ThreadRevertResponse, ThreadShellCommandParams, ThreadShellCommandResponse,
-    ThreadTurnsListParams, ThreadTurnsListResponse, ThreadUnsubscribeParams,
-    ThreadUnsubscribeResponse,
+    ThreadCompactStartParams, ThreadCompactStartResponse, ThreadDeleteParams, ThreadDeleteResponse,
+    ThreadItemsListParams, ThreadItemsListResponse, ThreadMetadataUpdateParams,
+    ThreadMetadataUpdateResponse, ThreadRevertParams, ThreadRevertResponse,
+    ThreadShellCommandParams, ThreadShellCommandResponse, ThreadTurnsListParams,
+    ThreadTurnsListResponse, ThreadUnsubscribeParams, ThreadUnsubscribeResponse,
 };
 use agentwire_runtime::{HandlerError, RequestContext};
 
@@ -105,4 +105,13 @@ pub(crate) fn shell_command(
     params: ThreadShellCommandParams,
 ) -> impl Future<Output = Result<ThreadShellCommandResponse, HandlerError>> + Send + use<> {
     answer::<ThreadShellCommand, _>(engine.turns.shell_command(&context, params))
+}
+
+/// `thread/compact/start`.
+pub(crate) fn compact_start(
+    engine: &Engine,
+    context: RequestContext,
+    params: ThreadCompactStartParams,
+) -> impl Future<Output = Result<ThreadCompactStartResponse, HandlerError>> + Send + use<> {
+    answer::<ThreadCompactStart, _>(engine.turns.compact_start(&context, params))
 }

@@ -496,6 +496,18 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("thread/revert")))
     }
 
+    /// Summarises a thread's history so later model calls see the summary instead.
+    ///
+    /// Wire method `thread/compact/start`.
+    fn thread_compact_start(
+        &self,
+        context: RequestContext,
+        params: ThreadCompactStartParams,
+    ) -> impl Future<Output = Result<ThreadCompactStartResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/compact/start")))
+    }
+
     /// Stops this connection following a thread; the last follower leaving unloads it.
     ///
     /// Wire method `thread/unsubscribe`.
@@ -704,6 +716,10 @@ pub async fn dispatch_request<H: Handler>(
         "thread/revert" => {
             let params = decode_params::<ThreadRevertParams>(method, params)?;
             encode_result(method, handler.thread_revert(context, params).await?)
+        }
+        "thread/compact/start" => {
+            let params = decode_params::<ThreadCompactStartParams>(method, params)?;
+            encode_result(method, handler.thread_compact_start(context, params).await?)
         }
         "thread/unsubscribe" => {
             let params = decode_params::<ThreadUnsubscribeParams>(method, params)?;

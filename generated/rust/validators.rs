@@ -47,6 +47,7 @@ pub const PARAMS_SCHEMAS: &[(&str, &str, bool)] = &[
     ("thread/items/list", include_str!("../schema/experimental/json/ThreadItemsListParams.json"), false),
     ("thread/shellCommand", include_str!("../schema/experimental/json/ThreadShellCommandParams.json"), false),
     ("thread/revert", include_str!("../schema/experimental/json/ThreadRevertParams.json"), false),
+    ("thread/compact/start", include_str!("../schema/experimental/json/ThreadCompactStartParams.json"), false),
     ("thread/unsubscribe", include_str!("../schema/experimental/json/ThreadUnsubscribeParams.json"), false),
     ("thread/delete", include_str!("../schema/experimental/json/ThreadDeleteParams.json"), false),
 ];

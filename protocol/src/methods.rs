@@ -257,6 +257,10 @@ methods! {
     client_request ThreadRevert = "thread/revert" {
         params: ThreadRevertParams, response: ThreadRevertResponse, experimental: false, since: "0.3.0",
     }
+    /// Summarises a thread's history so later model calls see the summary instead.
+    client_request ThreadCompactStart = "thread/compact/start" {
+        params: ThreadCompactStartParams, response: ThreadCompactStartResponse, experimental: false, since: "0.3.0",
+    }
     /// Stops this connection following a thread; the last follower leaving unloads it.
     client_request ThreadUnsubscribe = "thread/unsubscribe" {
         params: ThreadUnsubscribeParams, response: ThreadUnsubscribeResponse, experimental: false, since: "0.3.0",
@@ -403,6 +407,10 @@ methods! {
     /// A thread's history was shortened by `thread/revert`.
     server_notification ThreadReverted = "thread/reverted" {
         params: ThreadRevertedNotification, experimental: false, since: "0.3.0",
+    }
+    /// A thread's history was compacted (summarised) by `thread/compact/start`.
+    server_notification ThreadCompacted = "thread/compacted" {
+        params: ContextCompactedNotification, experimental: false, since: "0.3.0",
     }
 
     // ---- client → server notifications --------------------------------------------------------

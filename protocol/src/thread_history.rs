@@ -170,3 +170,29 @@ pub struct ThreadRevertedNotification {
     /// The thread whose history changed.
     pub thread_id: String,
 }
+
+/// Params of `thread/compact/start`: summarise the thread's history so that later model calls
+/// see the summary instead of everything before it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadCompactStartParams {
+    /// The thread to compact; it must be loaded and idle.
+    pub thread_id: String,
+}
+
+/// Result of `thread/compact/start`: an empty object, sent once the compaction has started;
+/// it runs as a turn, and `thread/compacted` says when it is done.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadCompactStartResponse {}
+
+/// Params of `thread/compacted`: a thread's history was compacted by the turn `turnId`
+/// (whose `contextCompaction` item marks the point; the turn's agent message is the summary).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextCompactedNotification {
+    /// The compacted thread.
+    pub thread_id: String,
+    /// The turn that compacted it.
+    pub turn_id: String,
+}

@@ -879,3 +879,85 @@ fn shell_command_runs_under_the_thread_sandbox() {
     );
     client.stop();
 }
+
+#[test]
+fn compaction_summarises_the_history_for_the_next_model_call() {
+    use crate::mock_model::{MockModel, Sse};
+
+    let mock = MockModel::start(vec![
+        Sse::answer("The capital is Paris."),
+        Sse::answer("SUMMARY: the user asked about the capital of France; it is Paris."),
+        Sse::answer("Lyon is second."),
+    ]);
+    let root = scratch("surface-compact");
+    let (home, _) = home_and_workspace(&root);
+    let config = format!(
+        "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\n\
+         name = \"mock\"\nbase_url = \"{}\"\nrequest_max_retries = 0\n",
+        mock.base_url()
+    );
+    std::fs::write(home.join("config.toml"), config).expect("config");
+    let (app, mut client, mut follower) = server(&home);
+    let id = thread_id(&client.call("thread/start", json!({"cwd": "/tmp"})));
+    follower.call("thread/resume", json!({"threadId": id}));
+    names_field(
+        &client.call_err("thread/compact/start", json!({})),
+        "threadId",
+    );
+    let empty = client.call_err("thread/compact/start", json!({"threadId": id}));
+    assert_eq!(
+        empty["code"],
+        json!(-32600),
+        "nothing to compact yet: {empty}"
+    );
+    client.start_turn(&id, "What is the capital of France?");
+    client.until_turn_completed();
+    follower.until_turn_completed();
+
+    assert_eq!(
+        client.call("thread/compact/start", json!({"threadId": id})),
+        json!({})
+    );
+    let seen = client.until_turn_completed();
+    let compacted = params(&seen, "thread/compacted");
+    assert_eq!(compacted.len(), 1, "{seen:?}");
+    assert_eq!(compacted[0]["threadId"], json!(id));
+    let kinds: Vec<Value> = params(&seen, "item/completed")
+        .iter()
+        .map(|p| p["item"]["type"].clone())
+        .collect();
+    assert_eq!(kinds, [json!("agentMessage"), json!("contextCompaction")]);
+    assert_eq!(follower.notification("thread/compacted"), *compacted[0]);
+    let summary_request = &mock.requests()[1].body["messages"];
+    let asked = summary_request.to_string();
+    assert!(
+        asked.contains("capital of France") && asked.contains("Summarise"),
+        "{asked}"
+    );
+
+    // The next model call sees the summary, not the turns before it.
+    client.start_turn(&id, "And the second city?");
+    client.until_turn_completed();
+    let next = mock.requests()[2].body["messages"].to_string();
+    assert!(next.contains("SUMMARY: the user asked"), "{next}");
+    assert!(!next.contains("What is the capital of France?"), "{next}");
+    assert!(next.contains("And the second city?"), "{next}");
+    unknown_thread(
+        &client.call_err("thread/compact/start", json!({"threadId": "nope"})),
+        "nope",
+    );
+    drop((client, follower));
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status}");
+
+    // After a restart the thread still starts from the summary.
+    mock.push(Sse::answer("Still Lyon."));
+    let mut again = Client::start(&home);
+    again.call("thread/resume", json!({"threadId": id}));
+    again.start_turn(&id, "Sure?");
+    again.until_turn_completed();
+    let after = mock.requests()[3].body["messages"].to_string();
+    assert!(after.contains("SUMMARY: the user asked"), "{after}");
+    assert!(!after.contains("What is the capital of France?"), "{after}");
+    again.stop();
+}

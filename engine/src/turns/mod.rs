@@ -7,6 +7,7 @@
 //! signals it to stop.
 
 mod approval;
+mod compact;
 mod history;
 mod run;
 mod shell;

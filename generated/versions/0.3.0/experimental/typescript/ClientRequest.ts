@@ -48,6 +48,8 @@ import type { ModelListResponse } from "./ModelListResponse";
 import type { RequestId } from "./RequestId";
 import type { ThreadArchiveParams } from "./ThreadArchiveParams";
 import type { ThreadArchiveResponse } from "./ThreadArchiveResponse";
+import type { ThreadCompactStartParams } from "./ThreadCompactStartParams";
+import type { ThreadCompactStartResponse } from "./ThreadCompactStartResponse";
 import type { ThreadDeleteParams } from "./ThreadDeleteParams";
 import type { ThreadDeleteResponse } from "./ThreadDeleteResponse";
 import type { ThreadForkParams } from "./ThreadForkParams";
@@ -130,6 +132,7 @@ export type ClientRequest =
   | { "method": "thread/items/list", id: RequestId, params: ThreadItemsListParams, }
   | { "method": "thread/shellCommand", id: RequestId, params: ThreadShellCommandParams, }
   | { "method": "thread/revert", id: RequestId, params: ThreadRevertParams, }
+  | { "method": "thread/compact/start", id: RequestId, params: ThreadCompactStartParams, }
   | { "method": "thread/unsubscribe", id: RequestId, params: ThreadUnsubscribeParams, }
   | { "method": "thread/delete", id: RequestId, params: ThreadDeleteParams, };
 
@@ -178,6 +181,7 @@ export type ClientRequestResponses = {
   "thread/items/list": ThreadItemsListResponse,
   "thread/shellCommand": ThreadShellCommandResponse,
   "thread/revert": ThreadRevertResponse,
+  "thread/compact/start": ThreadCompactStartResponse,
   "thread/unsubscribe": ThreadUnsubscribeResponse,
   "thread/delete": ThreadDeleteResponse,
 };

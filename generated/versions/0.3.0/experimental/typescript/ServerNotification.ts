@@ -5,6 +5,7 @@ import type { AgentMessageDeltaNotification } from "./AgentMessageDeltaNotificat
 import type { CommandExecOutputDeltaNotification } from "./CommandExecOutputDeltaNotification";
 import type { CommandExecutionOutputDeltaNotification } from "./CommandExecutionOutputDeltaNotification";
 import type { ConfigWarningNotification } from "./ConfigWarningNotification";
+import type { ContextCompactedNotification } from "./ContextCompactedNotification";
 import type { ErrorNotification } from "./ErrorNotification";
 import type { FuzzyFileSearchSessionCompletedNotification } from "./FuzzyFileSearchSessionCompletedNotification";
 import type { FuzzyFileSearchSessionUpdatedNotification } from "./FuzzyFileSearchSessionUpdatedNotification";
@@ -61,4 +62,5 @@ export type ServerNotification =
   | { "method": "fuzzyFileSearch/sessionCompleted", params: FuzzyFileSearchSessionCompletedNotification, }
   | { "method": "thread/deleted", params: ThreadDeletedNotification, }
   | { "method": "thread/closed", params: ThreadClosedNotification, }
-  | { "method": "thread/reverted", params: ThreadRevertedNotification, };
+  | { "method": "thread/reverted", params: ThreadRevertedNotification, }
+  | { "method": "thread/compacted", params: ContextCompactedNotification, };
