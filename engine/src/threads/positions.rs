@@ -408,16 +408,19 @@ pub(crate) fn items(
     let (bound, order) = page_clause(from, descending);
     // Within one turn, order by (turn, item) so that the turn index serves the page (ordering
     // by the item alone would walk the whole thread in item order).
-    let (turn, by) = match turn_seq {
+    // (Without table statistics SQLite would rather walk the primary key, i.e. the whole
+    // thread, so the turn index is named.)
+    let (index, turn, by) = match turn_seq {
         Some(seq) => (
+            " INDEXED BY item_pos_by_turn",
             format!(" AND i.turn_seq = {seq}"),
             format!("i.turn_seq {order}, i.seq {order}"),
         ),
-        None => (String::new(), format!("i.seq {order}")),
+        None => ("", String::new(), format!("i.seq {order}")),
     };
     let bound = bound.replace("seq", "i.seq");
     let sql = format!(
-        "SELECT i.seq, t.turn_id, i.off, i.len FROM item_pos i \
+        "SELECT i.seq, t.turn_id, i.off, i.len FROM item_pos i{index} \
          JOIN turn_pos t ON t.thread_id = i.thread_id AND t.seq = i.turn_seq \
          WHERE i.thread_id = ?1{turn}{bound} ORDER BY {by} LIMIT ?2"
     );
@@ -459,7 +462,8 @@ pub(crate) fn item_of_kind(
 ) -> rusqlite::Result<Option<Span>> {
     let order = if last { "DESC" } else { "ASC" };
     conn.prepare_cached(&format!(
-        "SELECT off, len FROM item_pos WHERE thread_id = ?1 AND turn_seq = ?2 AND kind = ?3 \
+        "SELECT off, len FROM item_pos INDEXED BY item_pos_by_turn \
+         WHERE thread_id = ?1 AND turn_seq = ?2 AND kind = ?3 \
          ORDER BY turn_seq {order}, seq {order} LIMIT 1"
     ))?
     .query_row(params![id, turn_seq, kind], |r| {
