@@ -358,6 +358,78 @@ impl Handler for Engine {
         crate::command_exec::terminate(self, context, params)
     }
 
+    fn thread_delete(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadDeleteParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadDeleteResponse, HandlerError>> + Send
+    {
+        crate::thread_surface::delete(self, context, params)
+    }
+
+    fn thread_unsubscribe(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadUnsubscribeParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadUnsubscribeResponse, HandlerError>> + Send
+    {
+        crate::thread_surface::unsubscribe(self, context, params)
+    }
+
+    fn thread_metadata_update(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadMetadataUpdateParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadMetadataUpdateResponse, HandlerError>>
+    + Send {
+        crate::thread_surface::metadata_update(self, context, params)
+    }
+
+    fn thread_turns_list(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadTurnsListParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadTurnsListResponse, HandlerError>> + Send
+    {
+        crate::thread_surface::turns_list(self, context, params)
+    }
+
+    fn thread_items_list(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadItemsListParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadItemsListResponse, HandlerError>> + Send
+    {
+        crate::thread_surface::items_list(self, context, params)
+    }
+
+    fn thread_revert(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadRevertParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadRevertResponse, HandlerError>> + Send
+    {
+        crate::thread_surface::revert(self, context, params)
+    }
+
+    fn thread_shell_command(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadShellCommandParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadShellCommandResponse, HandlerError>> + Send
+    {
+        crate::thread_surface::shell_command(self, context, params)
+    }
+
+    fn thread_compact_start(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadCompactStartParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadCompactStartResponse, HandlerError>> + Send
+    {
+        crate::thread_surface::compact_start(self, context, params)
+    }
+
     fn command_exec_resize(
         &self,
         context: RequestContext,

@@ -24,6 +24,7 @@ pub mod mcp;
 mod mcp_status;
 mod provider;
 mod search;
+mod thread_surface;
 mod threads;
 mod tools;
 mod turns;

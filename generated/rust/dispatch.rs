@@ -436,6 +436,102 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("gitDiffToRemote")))
     }
 
+    /// Patches a thread's stored metadata (its Git information).
+    ///
+    /// Wire method `thread/metadata/update`.
+    fn thread_metadata_update(
+        &self,
+        context: RequestContext,
+        params: ThreadMetadataUpdateParams,
+    ) -> impl Future<Output = Result<ThreadMetadataUpdateResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/metadata/update")))
+    }
+
+    /// Lists a thread's turns, one page at a time.
+    ///
+    /// Wire method `thread/turns/list`.
+    fn thread_turns_list(
+        &self,
+        context: RequestContext,
+        params: ThreadTurnsListParams,
+    ) -> impl Future<Output = Result<ThreadTurnsListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/turns/list")))
+    }
+
+    /// Lists a thread's items (of one turn or of all), one page at a time.
+    ///
+    /// Wire method `thread/items/list`.
+    fn thread_items_list(
+        &self,
+        context: RequestContext,
+        params: ThreadItemsListParams,
+    ) -> impl Future<Output = Result<ThreadItemsListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/items/list")))
+    }
+
+    /// Runs a user's shell command in a thread, recorded as a `commandExecution` item.
+    ///
+    /// Wire method `thread/shellCommand`.
+    fn thread_shell_command(
+        &self,
+        context: RequestContext,
+        params: ThreadShellCommandParams,
+    ) -> impl Future<Output = Result<ThreadShellCommandResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/shellCommand")))
+    }
+
+    /// Drops a turn and every later one from a thread's history.
+    ///
+    /// Wire method `thread/revert`.
+    fn thread_revert(
+        &self,
+        context: RequestContext,
+        params: ThreadRevertParams,
+    ) -> impl Future<Output = Result<ThreadRevertResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/revert")))
+    }
+
+    /// Summarises a thread's history so later model calls see the summary instead.
+    ///
+    /// Wire method `thread/compact/start`.
+    fn thread_compact_start(
+        &self,
+        context: RequestContext,
+        params: ThreadCompactStartParams,
+    ) -> impl Future<Output = Result<ThreadCompactStartResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/compact/start")))
+    }
+
+    /// Stops this connection following a thread; the last follower leaving unloads it.
+    ///
+    /// Wire method `thread/unsubscribe`.
+    fn thread_unsubscribe(
+        &self,
+        context: RequestContext,
+        params: ThreadUnsubscribeParams,
+    ) -> impl Future<Output = Result<ThreadUnsubscribeResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/unsubscribe")))
+    }
+
+    /// Deletes a thread for good: stops its running turn, removes its rollout and index entry.
+    ///
+    /// Wire method `thread/delete`.
+    fn thread_delete(
+        &self,
+        context: RequestContext,
+        params: ThreadDeleteParams,
+    ) -> impl Future<Output = Result<ThreadDeleteResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/delete")))
+    }
+
     /// Calls one tool of a configured MCP server, outside any turn.
     ///
     /// Wire method `mcpServer/tool/call`.
@@ -636,6 +732,38 @@ pub async fn dispatch_request<H: Handler>(
         "gitDiffToRemote" => {
             let params = decode_params::<GitDiffToRemoteParams>(method, params)?;
             encode_result(method, handler.git_diff_to_remote(context, params).await?)
+        }
+        "thread/metadata/update" => {
+            let params = decode_params::<ThreadMetadataUpdateParams>(method, params)?;
+            encode_result(method, handler.thread_metadata_update(context, params).await?)
+        }
+        "thread/turns/list" => {
+            let params = decode_params::<ThreadTurnsListParams>(method, params)?;
+            encode_result(method, handler.thread_turns_list(context, params).await?)
+        }
+        "thread/items/list" => {
+            let params = decode_params::<ThreadItemsListParams>(method, params)?;
+            encode_result(method, handler.thread_items_list(context, params).await?)
+        }
+        "thread/shellCommand" => {
+            let params = decode_params::<ThreadShellCommandParams>(method, params)?;
+            encode_result(method, handler.thread_shell_command(context, params).await?)
+        }
+        "thread/revert" => {
+            let params = decode_params::<ThreadRevertParams>(method, params)?;
+            encode_result(method, handler.thread_revert(context, params).await?)
+        }
+        "thread/compact/start" => {
+            let params = decode_params::<ThreadCompactStartParams>(method, params)?;
+            encode_result(method, handler.thread_compact_start(context, params).await?)
+        }
+        "thread/unsubscribe" => {
+            let params = decode_params::<ThreadUnsubscribeParams>(method, params)?;
+            encode_result(method, handler.thread_unsubscribe(context, params).await?)
+        }
+        "thread/delete" => {
+            let params = decode_params::<ThreadDeleteParams>(method, params)?;
+            encode_result(method, handler.thread_delete(context, params).await?)
         }
         "mcpServer/tool/call" => {
             let params = decode_params::<McpServerToolCallParams>(method, params)?;

@@ -41,6 +41,8 @@ pub mod model;
 pub mod notification;
 pub mod sandbox;
 pub mod thread;
+pub mod thread_admin;
+pub mod thread_history;
 pub mod turn;
 pub mod user_input;
 
@@ -64,6 +66,8 @@ pub use model::*;
 pub use notification::*;
 pub use sandbox::*;
 pub use thread::*;
+pub use thread_admin::*;
+pub use thread_history::*;
 pub use turn::*;
 pub use user_input::*;
 

@@ -236,6 +236,39 @@ methods! {
     client_request GitDiffToRemote = "gitDiffToRemote" {
         params: GitDiffToRemoteParams, response: GitDiffToRemoteResponse, experimental: false, since: "0.1.0",
     }
+    // Thread surface added in 0.3.0: metadata, history pages, shell, revert, unsubscribe, delete.
+    /// Patches a thread's stored metadata (its Git information).
+    client_request ThreadMetadataUpdate = "thread/metadata/update" {
+        params: ThreadMetadataUpdateParams, response: ThreadMetadataUpdateResponse, experimental: false, since: "0.3.0",
+    }
+    /// Lists a thread's turns, one page at a time.
+    client_request ThreadTurnsList = "thread/turns/list" {
+        params: ThreadTurnsListParams, response: ThreadTurnsListResponse, experimental: false, since: "0.3.0",
+    }
+    /// Lists a thread's items (of one turn or of all), one page at a time.
+    client_request ThreadItemsList = "thread/items/list" {
+        params: ThreadItemsListParams, response: ThreadItemsListResponse, experimental: false, since: "0.3.0",
+    }
+    /// Runs a user's shell command in a thread, recorded as a `commandExecution` item.
+    client_request ThreadShellCommand = "thread/shellCommand" {
+        params: ThreadShellCommandParams, response: ThreadShellCommandResponse, experimental: false, since: "0.3.0",
+    }
+    /// Drops a turn and every later one from a thread's history.
+    client_request ThreadRevert = "thread/revert" {
+        params: ThreadRevertParams, response: ThreadRevertResponse, experimental: false, since: "0.3.0",
+    }
+    /// Summarises a thread's history so later model calls see the summary instead.
+    client_request ThreadCompactStart = "thread/compact/start" {
+        params: ThreadCompactStartParams, response: ThreadCompactStartResponse, experimental: false, since: "0.3.0",
+    }
+    /// Stops this connection following a thread; the last follower leaving unloads it.
+    client_request ThreadUnsubscribe = "thread/unsubscribe" {
+        params: ThreadUnsubscribeParams, response: ThreadUnsubscribeResponse, experimental: false, since: "0.3.0",
+    }
+    /// Deletes a thread for good: stops its running turn, removes its rollout and index entry.
+    client_request ThreadDelete = "thread/delete" {
+        params: ThreadDeleteParams, response: ThreadDeleteResponse, experimental: false, since: "0.3.0",
+    }
 
     // ---- server → client requests -------------------------------------------------------------
 
@@ -361,6 +394,23 @@ methods! {
     /// A fuzzy file search session finished searching.
     server_notification FuzzyFileSearchSessionCompleted = "fuzzyFileSearch/sessionCompleted" {
         params: FuzzyFileSearchSessionCompletedNotification, experimental: false, since: "0.1.0",
+    }
+    // Thread surface added in 0.3.0.
+    /// A thread was deleted.
+    server_notification ThreadDeleted = "thread/deleted" {
+        params: ThreadDeletedNotification, experimental: false, since: "0.3.0",
+    }
+    /// A thread was unloaded: its last follower left.
+    server_notification ThreadClosed = "thread/closed" {
+        params: ThreadClosedNotification, experimental: false, since: "0.3.0",
+    }
+    /// A thread's history was shortened by `thread/revert`.
+    server_notification ThreadReverted = "thread/reverted" {
+        params: ThreadRevertedNotification, experimental: false, since: "0.3.0",
+    }
+    /// A thread's history was compacted (summarised) by `thread/compact/start`.
+    server_notification ThreadCompacted = "thread/compacted" {
+        params: ContextCompactedNotification, experimental: false, since: "0.3.0",
     }
 
     // ---- client → server notifications --------------------------------------------------------

@@ -26,6 +26,7 @@ mod schema_diff;
 mod search;
 mod served;
 mod shutdown;
+mod thread_surface;
 mod turn_fidelity;
 mod wire_contract;
 mod ws_budget;

@@ -121,6 +121,25 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
         "getConversationSummary" => (json!({"conversationId": thread}), Result),
         "getAuthStatus" => (json!({"includeToken": false}), Result),
         "gitDiffToRemote" => (json!({"cwd": repo}), Result),
+        "thread/metadata/update" => (
+            json!({"threadId": thread, "gitInfo": {"branch": "main", "sha": null}}),
+            Result,
+        ),
+        "thread/turns/list" => (json!({"threadId": thread, "limit": 5}), Result),
+        "thread/items/list" => (json!({"threadId": thread, "limit": 5}), Result),
+        // Refused while the sample turn still runs: an answer all the same.
+        "thread/shellCommand" => (json!({"threadId": thread, "command": "true"}), AnyAnswer),
+        "thread/revert" => (
+            json!({"threadId": thread, "beforeTurnId": world.turn.as_deref().unwrap_or("t")}),
+            AnyAnswer,
+        ),
+        // Refused while the sample turn or command still runs: an answer all the same.
+        "thread/compact/start" => (json!({"threadId": thread}), AnyAnswer),
+        "thread/unsubscribe" => (json!({"threadId": thread}), Result),
+        "thread/delete" => (
+            json!({"threadId": world.fork.as_deref().unwrap_or(thread)}),
+            Result,
+        ),
         _ => return None,
     })
 }

@@ -113,6 +113,18 @@ pub(crate) enum HistoryEntry {
     },
 }
 
+impl HistoryEntry {
+    /// A user message of one text part (instructions and summaries the engine adds).
+    pub(crate) fn user_text(text: String) -> Self {
+        Self::User {
+            content: vec![UserInput::Text {
+                text,
+                text_elements: Vec::new(),
+            }],
+        }
+    }
+}
+
 /// `input` as text for a model: text parts joined by newlines; other parts named in brackets.
 pub(crate) fn user_text(input: &[UserInput]) -> String {
     input

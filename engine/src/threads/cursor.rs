@@ -45,6 +45,8 @@ pub(crate) enum CursorError {
     Malformed,
     #[error("the cursor belongs to a listing sorted by another key")]
     OtherKey,
+    #[error("the cursor belongs to another listing (turns and items have their own)")]
+    OtherListing,
 }
 
 impl Cursor {
@@ -80,6 +82,62 @@ impl Cursor {
             column,
             value,
             id: id.to_owned(),
+        })
+    }
+}
+
+/// A position in a thread's history (`thread/turns/list`, `thread/items/list`): the
+/// sequence number of a turn or an item, and whether a page starts at it or just past it.
+/// On the wire it is `v1:<t|i>:<seq>:<x|i>` in unpadded base64url.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HistoryCursor {
+    /// `true` for an item position, `false` for a turn position.
+    pub items: bool,
+    pub seq: i64,
+    pub inclusive: bool,
+}
+
+impl HistoryCursor {
+    /// The wire form.
+    pub(crate) fn encode(&self) -> String {
+        let plain = format!(
+            "v1:{}:{}:{}",
+            if self.items { "i" } else { "t" },
+            self.seq,
+            if self.inclusive { "i" } else { "x" }
+        );
+        base64url_encode(plain.as_bytes())
+    }
+
+    /// Reads a cursor sent back by a client of a turn (`items == false`) or item listing.
+    pub(crate) fn decode(text: &str, items: bool) -> Result<Self, CursorError> {
+        let bytes = base64url_decode(text).ok_or(CursorError::Malformed)?;
+        let plain = String::from_utf8(bytes).map_err(|_| CursorError::Malformed)?;
+        let parts: Vec<&str> = plain.split(':').collect();
+        let [version, kind, seq, edge] = parts[..] else {
+            return Err(CursorError::Malformed);
+        };
+        let found = match kind {
+            "t" => false,
+            "i" => true,
+            _ => return Err(CursorError::Malformed),
+        };
+        let inclusive = match edge {
+            "i" => true,
+            "x" => false,
+            _ => return Err(CursorError::Malformed),
+        };
+        let seq: i64 = seq.parse().map_err(|_| CursorError::Malformed)?;
+        if version != "v1" || seq < 0 {
+            return Err(CursorError::Malformed);
+        }
+        if found != items {
+            return Err(CursorError::OtherListing);
+        }
+        Ok(Self {
+            items,
+            seq,
+            inclusive,
         })
     }
 }
@@ -149,6 +207,36 @@ mod tests {
                 "{text} is not url-safe"
             );
             assert_eq!(Cursor::decode(&text, column), Ok(cursor));
+        }
+    }
+
+    #[test]
+    fn history_cursors_round_trip_and_stay_in_their_listing() {
+        for (items, seq, inclusive) in [(true, 0, false), (false, 99_999, true)] {
+            let cursor = HistoryCursor {
+                items,
+                seq,
+                inclusive,
+            };
+            assert_eq!(HistoryCursor::decode(&cursor.encode(), items), Ok(cursor));
+            assert_eq!(
+                HistoryCursor::decode(&cursor.encode(), !items),
+                Err(CursorError::OtherListing)
+            );
+        }
+        for plain in [
+            "v1:i:-1:x",
+            "v2:i:1:x",
+            "v1:i:1:y",
+            "v1:q:1:x",
+            "v1:i:1",
+            "v1:i:1:x:z",
+        ] {
+            assert_eq!(
+                HistoryCursor::decode(&base64url_encode(plain.as_bytes()), true),
+                Err(CursorError::Malformed),
+                "{plain}"
+            );
         }
     }
 

@@ -23,10 +23,11 @@ use super::cursor::SortColumn;
 use super::meta::{ThreadMeta, ThreadSummary};
 use super::page_cache::PageCache;
 use super::paths::{Layout, is_plain_relative};
+use super::positions;
 use super::rollout::{FileStamp, replay};
 
 /// Bumped whenever the table layout changes; an index of another version is rebuilt.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE threads (
@@ -119,6 +120,7 @@ impl Index {
     pub(crate) fn in_memory() -> rusqlite::Result<Self> {
         let conn = Connection::open_in_memory()?;
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch(positions::SCHEMA)?;
         Ok(Self {
             conn,
             pages: RefCell::new(PageCache::new(None)),
@@ -147,7 +149,9 @@ impl Index {
                 );
             }
             conn.execute_batch(&format!(
-                "BEGIN; DROP TABLE IF EXISTS threads; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+                "BEGIN; DROP TABLE IF EXISTS threads; {} {SCHEMA} {} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;",
+                positions::DROP,
+                positions::SCHEMA,
             ))?;
         }
         conn.set_prepared_statement_cache_capacity(64);
@@ -241,6 +245,7 @@ impl Index {
                 params![key.0, key.1],
             )?;
         }
+        positions::forget_unlisted(&transaction)?;
         transaction.commit()?;
         if read > 0 {
             tracing::info!(files = read, "thread index updated from rollouts");
@@ -252,8 +257,24 @@ impl Index {
     pub(crate) fn remove(&self, id: &str) -> rusqlite::Result<()> {
         self.conn
             .execute("DELETE FROM threads WHERE id = ?1", [id])?;
+        positions::forget(&self.conn, id)?;
         self.pages.borrow_mut().clear();
         Ok(())
+    }
+
+    /// The database, for the position tables (see [`positions`]).
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Brings the positions of thread `id` up to date with its rollout `file` at `path`.
+    pub(crate) fn catch_up(
+        &mut self,
+        id: &str,
+        file: &std::fs::File,
+        path: &Path,
+    ) -> rusqlite::Result<()> {
+        positions::catch_up(&mut self.conn, id, file, path)
     }
 
     /// Inserts or replaces the row of `row.summary.meta.id`.

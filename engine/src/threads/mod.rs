@@ -8,18 +8,23 @@
 //!
 //! Module map: [`meta`] (metadata, settings, summary), [`rollout`] (records, replay, writer),
 //! [`paths`] (layout and read checks), [`index`] (SQLite), [`page_cache`] (pages served
-//! lately), [`cursor`] (list cursors),
+//! lately), [`cursor`] (list and history cursors), [`positions`] (where each turn and item
+//! lies in its rollout, for paging), [`history`] (turns/items pages, revert), [`admin`]
+//! (delete, unsubscribe, metadata),
 //! [`lifecycle`] (start, resume, fork, archive, unarchive, name), [`list`] (read, list,
 //! loaded list), [`error`].
 
+pub(crate) mod admin;
 pub(crate) mod cursor;
 pub(crate) mod error;
+pub(crate) mod history;
 pub(crate) mod index;
 pub(crate) mod lifecycle;
 pub(crate) mod list;
 pub(crate) mod meta;
 pub(crate) mod page_cache;
 pub(crate) mod paths;
+pub(crate) mod positions;
 pub(crate) mod recording;
 pub(crate) mod rollout;
 pub(crate) mod subscribers;
@@ -188,6 +193,18 @@ impl Threads {
         };
         if let Err(error) = self.index().and_then(|i| Ok(i.upsert(&row)?)) {
             tracing::warn!(id = thread.summary.meta.id, %error, "thread index not updated");
+        }
+        self.refresh_positions(&thread.summary.meta.id, place.writer.path());
+    }
+
+    /// Brings the turn and item positions of thread `id` (rollout at `path`) up to date. A
+    /// failure is logged: the next page request tries again.
+    fn refresh_positions(&self, id: &str, path: &Path) {
+        let refreshed = std::fs::File::open(path)
+            .map_err(ThreadError::from)
+            .and_then(|file| Ok(self.index()?.catch_up(id, &file, path)?));
+        if let Err(error) = refreshed {
+            tracing::warn!(id, %error, "thread positions not updated");
         }
     }
 }

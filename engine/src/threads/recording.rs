@@ -18,9 +18,13 @@ impl Threads {
         id: &str,
         change: impl FnOnce(&mut LoadedThread) -> Result<T, ThreadError>,
     ) -> Result<T, ThreadError> {
-        let thread = self.loaded(id).ok_or_else(|| {
-            ThreadError::Conflict(format!("thread {id} is not loaded; resume it first"))
-        })?;
+        let Some(thread) = self.loaded(id) else {
+            // An id that names no thread at all says so.
+            self.lookup(id)?;
+            return Err(ThreadError::Conflict(format!(
+                "thread {id} is not loaded; resume it first"
+            )));
+        };
         let mut thread = lock(&thread);
         change(&mut thread)
     }

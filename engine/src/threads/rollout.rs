@@ -13,10 +13,17 @@
 //! {"type":"itemCompleted","at":…,"turnId":…,"item":{"type":"userMessage","id":…,…}}
 //! {"type":"turnCompleted","at":…,"turnId":…,"status":"completed","error":null,…}
 //! {"type":"tokenUsage","at":…,"turnId":…,"usage":{"total":{…},"last":{…},…}}
+//! {"type":"gitInfo","at":…,"gitInfo":{"sha":…,"branch":…,"originUrl":…}}      since 0.3.0
+//! {"type":"revert","at":…,"beforeTurnId":…}                                     since 0.3.0
 //! ```
 //!
 //! A `tokenUsage` record holds the thread's running token total after a model call (the wire
 //! `ThreadTokenUsage`); the last one read is the thread's total.
+//!
+//! `gitInfo` replaces the thread's Git metadata (`thread/metadata/update`); `revert` drops the
+//! turn it names and every later one (`thread/revert`). These three were added in 0.3.0
+//! without a version bump: files written before read as they always did, and an older build
+//! skips them (so it shows the metadata and turns as they were before them).
 //!
 //! `at` is Unix seconds; items are the wire [`ThreadItem`]s in their final state. Records of
 //! types this version does not know are skipped, so later versions can add some; a file whose
@@ -97,6 +104,17 @@ pub(crate) enum RolloutRecord {
         turn_id: String,
         usage: ThreadTokenUsage,
     },
+    /// The thread's Git metadata was replaced (`thread/metadata/update`; `null`: cleared).
+    /// Added in 0.3.0; older builds skip it.
+    #[serde(rename_all = "camelCase")]
+    GitInfo {
+        at: i64,
+        git_info: Option<agentwire_protocol::GitInfo>,
+    },
+    /// The turn `beforeTurnId` and every later one were dropped (`thread/revert`). Added in
+    /// 0.3.0; older builds skip it.
+    #[serde(rename_all = "camelCase")]
+    Revert { at: i64, before_turn_id: String },
     /// A record type this version does not know; skipped.
     #[serde(other)]
     Unknown,
@@ -318,6 +336,18 @@ impl Builder {
             RolloutRecord::TokenUsage { turn_id, usage, .. } => {
                 self.summary.token_usage = Some(TokenTotals { turn_id, usage });
             }
+            RolloutRecord::GitInfo { git_info, .. } => self.summary.meta.git_info = git_info,
+            RolloutRecord::Revert { before_turn_id, .. } => {
+                match self.turns.iter().rposition(|t| t.id == before_turn_id) {
+                    Some(at) => {
+                        self.turns.truncate(at);
+                        self.positions.truncate(at);
+                    }
+                    None => {
+                        tracing::warn!(path = %path.display(), before_turn_id, "revert to an unknown turn skipped");
+                    }
+                }
+            }
             RolloutRecord::Unknown => {}
         }
     }
@@ -336,7 +366,9 @@ impl RolloutRecord {
             | RolloutRecord::TurnStarted { at, .. }
             | RolloutRecord::ItemCompleted { at, .. }
             | RolloutRecord::TurnCompleted { at, .. }
-            | RolloutRecord::TokenUsage { at, .. } => Some(*at),
+            | RolloutRecord::TokenUsage { at, .. }
+            | RolloutRecord::GitInfo { at, .. }
+            | RolloutRecord::Revert { at, .. } => Some(*at),
         }
     }
 }
@@ -412,6 +444,8 @@ pub(crate) fn settle_dangling(turns: &mut [Turn]) -> Vec<&Turn> {
 pub(crate) struct RolloutWriter {
     file: File,
     path: PathBuf,
+    /// The file's length: where the next record starts.
+    len: u64,
 }
 
 impl RolloutWriter {
@@ -427,6 +461,7 @@ impl RolloutWriter {
         let mut writer = Self {
             file,
             path: path.to_owned(),
+            len: 0,
         };
         writer.write_line(&RolloutRecord::Thread {
             version: ROLLOUT_VERSION,
@@ -451,9 +486,11 @@ impl RolloutWriter {
         let mut writer = Self {
             file,
             path: path.to_owned(),
+            len: if torn { sound_len.min(len) } else { len },
         };
         if !torn && len > 0 && !ends_with_newline(path, len)? {
             writer.file.write_all(b"\n")?;
+            writer.len += 1;
         }
         Ok(writer)
     }
@@ -467,6 +504,7 @@ impl RolloutWriter {
             bytes.push(b'\n');
         }
         self.file.write_all(&bytes)?;
+        self.len += bytes.len() as u64;
         self.file.sync_data()?;
         FileStamp::of(&self.file.metadata()?)
     }
@@ -474,7 +512,9 @@ impl RolloutWriter {
     fn write_line(&mut self, record: &RolloutRecord) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(record)?;
         bytes.push(b'\n');
-        self.file.write_all(&bytes)
+        self.file.write_all(&bytes)?;
+        self.len += bytes.len() as u64;
+        Ok(())
     }
 
     /// Where the file is.
@@ -650,6 +690,26 @@ mod tests {
         assert_eq!(turns[0].items.len(), 1);
         let value = serde_json::to_value(&turns[0].items[0]).expect("item serializes");
         assert_eq!(value["text"], "final");
+    }
+
+    #[test]
+    fn revert_and_git_info_records_replay() {
+        let text = lines(&[
+            header(),
+            json!({"type": "turnStarted", "at": 1, "turnId": "a"}),
+            json!({"type": "turnStarted", "at": 2, "turnId": "b"}),
+            json!({"type": "itemCompleted", "at": 3, "turnId": "b", "item": user_item("u", "q")}),
+            json!({"type": "turnStarted", "at": 4, "turnId": "c"}),
+            json!({"type": "revert", "at": 5, "beforeTurnId": "b"}),
+            json!({"type": "revert", "at": 6, "beforeTurnId": "nowhere"}),
+            json!({"type": "turnStarted", "at": 7, "turnId": "d"}),
+            json!({"type": "gitInfo", "at": 8, "gitInfo": {"sha": "abc", "branch": null, "originUrl": null}}),
+        ]);
+        let replayed = read(&text);
+        let ids: Vec<&str> = replayed.turns.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["a", "d"]);
+        let git = replayed.summary.meta.git_info.expect("git info");
+        assert_eq!(git.sha.as_deref(), Some("abc"));
     }
 
     #[test]

@@ -72,6 +72,34 @@ impl Subscribers {
         self.joined.clone()
     }
 
+    /// Stops `peer`'s connection following `thread_id`: how many open connections still
+    /// follow it, or `None` when `peer`'s did not.
+    pub(crate) fn unsubscribe(&self, thread_id: &str, peer: &Peer) -> Option<usize> {
+        let mut by_thread = self
+            .by_thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let peers = by_thread.get_mut(thread_id)?;
+        peers.retain(Peer::is_open);
+        let before = peers.len();
+        peers.retain(|p| p.connection_id() != peer.connection_id());
+        let (was, left) = (peers.len() < before, peers.len());
+        if left == 0 {
+            by_thread.remove(thread_id);
+        }
+        self.version.fetch_add(1, Ordering::Release);
+        was.then_some(left)
+    }
+
+    /// Drops every follower of `thread_id` (the thread is gone).
+    pub(crate) fn forget(&self, thread_id: &str) {
+        self.by_thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(thread_id);
+        self.version.fetch_add(1, Ordering::Release);
+    }
+
     /// The current version: it changes whenever a connection subscribes.
     pub(crate) fn version(&self) -> u64 {
         self.version.load(Ordering::Acquire)

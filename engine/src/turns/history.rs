@@ -117,12 +117,40 @@ fn wire_name(value: &impl serde::Serialize) -> String {
 pub(super) fn from_turns(turns: &[Turn]) -> Vec<HistoryEntry> {
     let mut builder = Builder::default();
     for turn in turns {
+        // A compaction turn (`thread/compact/start`) replaces everything before it with its
+        // summary.
+        if let Some(summary) = compaction_summary(turn) {
+            builder = Builder::default();
+            builder.entries.push(HistoryEntry::user_text(format!(
+                "{SUMMARY_PREFIX}{summary}"
+            )));
+            continue;
+        }
         for item in &turn.items {
             builder.item(&item.kind);
         }
     }
     builder.flush();
     builder.entries
+}
+
+/// What goes before a compaction summary in the conversation the model sees.
+pub(super) const SUMMARY_PREFIX: &str =
+    "The conversation before this point was compacted. Summary of it:\n\n";
+
+/// The summary of a compaction turn: its agent message, when the turn holds a
+/// `contextCompaction` item.
+fn compaction_summary(turn: &Turn) -> Option<&str> {
+    turn.items
+        .iter()
+        .any(|i| matches!(i.kind, ThreadItemKind::ContextCompaction { .. }))
+        .then(|| {
+            turn.items.iter().rev().find_map(|i| match &i.kind {
+                ThreadItemKind::AgentMessage { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+        })
+        .flatten()
 }
 
 #[cfg(test)]

@@ -122,12 +122,7 @@ pub(crate) fn context_entries(
         });
     }
     if let Some(docs) = project_docs(Path::new(cwd), max_bytes) {
-        entries.push(HistoryEntry::User {
-            content: vec![agentwire_protocol::UserInput::Text {
-                text: project_doc_message(cwd, &docs),
-                text_elements: Vec::new(),
-            }],
-        });
+        entries.push(HistoryEntry::user_text(project_doc_message(cwd, &docs)));
     }
     entries
 }

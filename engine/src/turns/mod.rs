@@ -12,10 +12,12 @@
 //! `docs/turn-fidelity.md`.
 
 mod approval;
+mod compact;
 mod diff;
 mod history;
 pub(crate) mod instructions;
 mod run;
+mod shell;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -63,6 +65,8 @@ struct Running {
     steer: mpsc::Sender<Steer>,
     /// Whether steered input is still taken (not once the turn is finishing).
     accepts_steer: bool,
+    /// Dropped when the turn is forgotten: its receivers learn that it ended.
+    ended: tokio::sync::watch::Sender<()>,
 }
 
 /// Input steered into a running turn.
@@ -181,6 +185,7 @@ impl Turns {
                     interrupt: Some(interrupt_sender),
                     steer: steer_sender,
                     accepts_steer: true,
+                    ended: tokio::sync::watch::channel(()).0,
                 },
             );
         }
@@ -281,6 +286,29 @@ impl Turns {
         Ok(TurnInterruptResponse {})
     }
 
+    /// Whether a turn (or a shell command) runs on `thread_id`.
+    pub(crate) fn is_running(&self, thread_id: &str) -> bool {
+        lock(&self.running).contains_key(thread_id)
+    }
+
+    /// Interrupts whatever runs on `thread_id` and waits until it has ended (recorded its end
+    /// and idled the thread). Returns at once when nothing runs.
+    pub(crate) async fn stop(&self, thread_id: &str) {
+        let ended = {
+            let mut running = lock(&self.running);
+            let Some(turn) = running.get_mut(thread_id) else {
+                return;
+            };
+            if let Some(interrupt) = turn.interrupt.take() {
+                let _ = interrupt.send(());
+            }
+            turn.ended.subscribe()
+        };
+        let mut ended = ended;
+        // Resolves with an error once the sender is dropped, i.e. the turn was forgotten.
+        while ended.changed().await.is_ok() {}
+    }
+
     /// Interrupts whatever turn runs on `thread_id`.
     fn interrupt_running(&self, thread_id: &str) {
         if let Some(interrupt) = lock(&self.running)
@@ -322,8 +350,9 @@ impl Turns {
         None
     }
 
-    /// Forgets the running turn of `thread_id`.
-    fn finish(&self, thread_id: &str) {
-        lock(&self.running).remove(thread_id);
+    /// Forgets the running turn of `thread_id`. Returns what tells [`Turns::stop`] that it
+    /// ended: the turn drops it once its last notification is out.
+    fn finish(&self, thread_id: &str) -> Option<tokio::sync::watch::Sender<()>> {
+        lock(&self.running).remove(thread_id).map(|turn| turn.ended)
     }
 }

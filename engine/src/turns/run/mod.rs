@@ -591,7 +591,7 @@ impl TurnRun {
                 .record_turn_completed(&self.thread_id, &self.turn),
         );
         self.set_status(ThreadStatus::Idle);
-        self.turns.finish(&self.thread_id);
+        let ended = self.turns.finish(&self.thread_id);
         // Like the reference server, `turn/completed` carries the summary view: the final agent
         // message. `thread/read` has every item.
         let last_message = self
@@ -610,6 +610,7 @@ impl TurnRun {
             thread_id: self.thread_id.clone(),
             turn: completed,
         });
+        drop(ended);
     }
 }
 

@@ -53,22 +53,38 @@ import type { ModelListResponse } from "./ModelListResponse";
 import type { RequestId } from "./RequestId";
 import type { ThreadArchiveParams } from "./ThreadArchiveParams";
 import type { ThreadArchiveResponse } from "./ThreadArchiveResponse";
+import type { ThreadCompactStartParams } from "./ThreadCompactStartParams";
+import type { ThreadCompactStartResponse } from "./ThreadCompactStartResponse";
+import type { ThreadDeleteParams } from "./ThreadDeleteParams";
+import type { ThreadDeleteResponse } from "./ThreadDeleteResponse";
 import type { ThreadForkParams } from "./ThreadForkParams";
 import type { ThreadForkResponse } from "./ThreadForkResponse";
+import type { ThreadItemsListParams } from "./ThreadItemsListParams";
+import type { ThreadItemsListResponse } from "./ThreadItemsListResponse";
 import type { ThreadListParams } from "./ThreadListParams";
 import type { ThreadListResponse } from "./ThreadListResponse";
 import type { ThreadLoadedListParams } from "./ThreadLoadedListParams";
 import type { ThreadLoadedListResponse } from "./ThreadLoadedListResponse";
+import type { ThreadMetadataUpdateParams } from "./ThreadMetadataUpdateParams";
+import type { ThreadMetadataUpdateResponse } from "./ThreadMetadataUpdateResponse";
 import type { ThreadReadParams } from "./ThreadReadParams";
 import type { ThreadReadResponse } from "./ThreadReadResponse";
 import type { ThreadResumeParams } from "./ThreadResumeParams";
 import type { ThreadResumeResponse } from "./ThreadResumeResponse";
+import type { ThreadRevertParams } from "./ThreadRevertParams";
+import type { ThreadRevertResponse } from "./ThreadRevertResponse";
 import type { ThreadSetNameParams } from "./ThreadSetNameParams";
 import type { ThreadSetNameResponse } from "./ThreadSetNameResponse";
+import type { ThreadShellCommandParams } from "./ThreadShellCommandParams";
+import type { ThreadShellCommandResponse } from "./ThreadShellCommandResponse";
 import type { ThreadStartParams } from "./ThreadStartParams";
 import type { ThreadStartResponse } from "./ThreadStartResponse";
+import type { ThreadTurnsListParams } from "./ThreadTurnsListParams";
+import type { ThreadTurnsListResponse } from "./ThreadTurnsListResponse";
 import type { ThreadUnarchiveParams } from "./ThreadUnarchiveParams";
 import type { ThreadUnarchiveResponse } from "./ThreadUnarchiveResponse";
+import type { ThreadUnsubscribeParams } from "./ThreadUnsubscribeParams";
+import type { ThreadUnsubscribeResponse } from "./ThreadUnsubscribeResponse";
 import type { TurnInterruptParams } from "./TurnInterruptParams";
 import type { TurnInterruptResponse } from "./TurnInterruptResponse";
 import type { TurnStartParams } from "./TurnStartParams";
@@ -116,6 +132,14 @@ export type ClientRequest =
   | { "method": "getConversationSummary", id: RequestId, params: GetConversationSummaryParams, }
   | { "method": "getAuthStatus", id: RequestId, params: GetAuthStatusParams, }
   | { "method": "gitDiffToRemote", id: RequestId, params: GitDiffToRemoteParams, }
+  | { "method": "thread/metadata/update", id: RequestId, params: ThreadMetadataUpdateParams, }
+  | { "method": "thread/turns/list", id: RequestId, params: ThreadTurnsListParams, }
+  | { "method": "thread/items/list", id: RequestId, params: ThreadItemsListParams, }
+  | { "method": "thread/shellCommand", id: RequestId, params: ThreadShellCommandParams, }
+  | { "method": "thread/revert", id: RequestId, params: ThreadRevertParams, }
+  | { "method": "thread/compact/start", id: RequestId, params: ThreadCompactStartParams, }
+  | { "method": "thread/unsubscribe", id: RequestId, params: ThreadUnsubscribeParams, }
+  | { "method": "thread/delete", id: RequestId, params: ThreadDeleteParams, }
   | { "method": "mcpServer/tool/call", id: RequestId, params: McpServerToolCallParams, }
   | { "method": "mcpServer/resource/read", id: RequestId, params: McpResourceReadParams, }
   | { "method": "config/mcpServer/reload", id: RequestId, };
@@ -160,6 +184,14 @@ export type ClientRequestResponses = {
   "getConversationSummary": GetConversationSummaryResponse,
   "getAuthStatus": GetAuthStatusResponse,
   "gitDiffToRemote": GitDiffToRemoteResponse,
+  "thread/metadata/update": ThreadMetadataUpdateResponse,
+  "thread/turns/list": ThreadTurnsListResponse,
+  "thread/items/list": ThreadItemsListResponse,
+  "thread/shellCommand": ThreadShellCommandResponse,
+  "thread/revert": ThreadRevertResponse,
+  "thread/compact/start": ThreadCompactStartResponse,
+  "thread/unsubscribe": ThreadUnsubscribeResponse,
+  "thread/delete": ThreadDeleteResponse,
   "mcpServer/tool/call": McpServerToolCallResponse,
   "mcpServer/resource/read": McpResourceReadResponse,
   "config/mcpServer/reload": McpServerRefreshResponse,

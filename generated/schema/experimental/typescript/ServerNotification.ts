@@ -5,6 +5,7 @@ import type { AgentMessageDeltaNotification } from "./AgentMessageDeltaNotificat
 import type { CommandExecOutputDeltaNotification } from "./CommandExecOutputDeltaNotification";
 import type { CommandExecutionOutputDeltaNotification } from "./CommandExecutionOutputDeltaNotification";
 import type { ConfigWarningNotification } from "./ConfigWarningNotification";
+import type { ContextCompactedNotification } from "./ContextCompactedNotification";
 import type { ErrorNotification } from "./ErrorNotification";
 import type { FuzzyFileSearchSessionCompletedNotification } from "./FuzzyFileSearchSessionCompletedNotification";
 import type { FuzzyFileSearchSessionUpdatedNotification } from "./FuzzyFileSearchSessionUpdatedNotification";
@@ -16,7 +17,10 @@ import type { ReasoningSummaryTextDeltaNotification } from "./ReasoningSummaryTe
 import type { ReasoningTextDeltaNotification } from "./ReasoningTextDeltaNotification";
 import type { ServerRequestResolvedNotification } from "./ServerRequestResolvedNotification";
 import type { ThreadArchivedNotification } from "./ThreadArchivedNotification";
+import type { ThreadClosedNotification } from "./ThreadClosedNotification";
+import type { ThreadDeletedNotification } from "./ThreadDeletedNotification";
 import type { ThreadNameUpdatedNotification } from "./ThreadNameUpdatedNotification";
+import type { ThreadRevertedNotification } from "./ThreadRevertedNotification";
 import type { ThreadStartedNotification } from "./ThreadStartedNotification";
 import type { ThreadStatusChangedNotification } from "./ThreadStatusChangedNotification";
 import type { ThreadTokenUsageUpdatedNotification } from "./ThreadTokenUsageUpdatedNotification";
@@ -57,4 +61,8 @@ export type ServerNotification =
   | { "method": "mcpServer/startupStatus/updated", params: McpServerStatusUpdatedNotification, }
   | { "method": "fuzzyFileSearch/sessionUpdated", params: FuzzyFileSearchSessionUpdatedNotification, }
   | { "method": "fuzzyFileSearch/sessionCompleted", params: FuzzyFileSearchSessionCompletedNotification, }
+  | { "method": "thread/deleted", params: ThreadDeletedNotification, }
+  | { "method": "thread/closed", params: ThreadClosedNotification, }
+  | { "method": "thread/reverted", params: ThreadRevertedNotification, }
+  | { "method": "thread/compacted", params: ContextCompactedNotification, }
   | { "method": "item/mcpToolCall/progress", params: McpToolCallProgressNotification, };

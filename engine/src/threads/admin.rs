@@ -1,0 +1,193 @@
+//! Deleting a thread (`thread/delete`), no longer following one (`thread/unsubscribe`) and
+//! patching its stored metadata (`thread/metadata/update`).
+
+use agentwire_protocol::methods::{ThreadClosed, ThreadDeleted, ThreadStatusChanged};
+use agentwire_protocol::{
+    GitInfo, ThreadClosedNotification, ThreadDeleteParams, ThreadDeleteResponse,
+    ThreadDeletedNotification, ThreadMetadataGitInfoUpdateParams, ThreadMetadataUpdateParams,
+    ThreadMetadataUpdateResponse, ThreadStatus, ThreadStatusChangedNotification,
+    ThreadUnsubscribeParams, ThreadUnsubscribeResponse, ThreadUnsubscribeStatus,
+};
+use agentwire_runtime::RequestContext;
+
+use super::error::ThreadError;
+use super::meta::now;
+use super::paths::sync_dir;
+use super::rollout::{RolloutRecord, RolloutWriter};
+use super::{Threads, lock};
+
+/// Longest Git field accepted (a URL, a branch name, a commit hash).
+const MAX_GIT_FIELD: usize = 4096;
+
+impl Threads {
+    /// `thread/delete`: unloads the thread, removes its rollout (live or archived) and index
+    /// row; broadcasts `thread/deleted`. The caller has stopped its running turn.
+    pub(crate) fn delete(
+        &self,
+        context: &RequestContext,
+        params: ThreadDeleteParams,
+    ) -> Result<ThreadDeleteResponse, ThreadError> {
+        let id = params.thread_id;
+        let unloaded = lock(&self.loaded).remove(&id);
+        let ephemeral = unloaded
+            .as_ref()
+            .is_some_and(|thread| lock(thread).place.is_none());
+        // The writer (if any) is closed here; the file is removed below.
+        drop(unloaded);
+        self.subscribers.forget(&id);
+        if !ephemeral {
+            let row = self.lookup(&id)?;
+            let path = self.layout.rollout(row.archived, &row.relative);
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                // Removed behind our back: the index entry still goes.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(ThreadError::Storage(format!(
+                        "cannot remove {}: {e}",
+                        path.display()
+                    )));
+                }
+            }
+            if let Some(parent) = path.parent() {
+                sync_dir(parent)?;
+            }
+            self.index()?.remove(&id)?;
+        }
+        let hub = context.peer.hub().clone();
+        context.after_response(move || {
+            hub.broadcast::<ThreadDeleted>(&ThreadDeletedNotification { thread_id: id });
+        });
+        Ok(ThreadDeleteResponse {})
+    }
+
+    /// `thread/unsubscribe`: this connection stops following the thread. When it was the last
+    /// follower and no turn runs (`busy` is false), the thread is unloaded: the caller gets
+    /// `thread/closed` and every connection `thread/status/changed` (`notLoaded`).
+    pub(crate) fn unsubscribe(
+        &self,
+        context: &RequestContext,
+        params: ThreadUnsubscribeParams,
+        busy: bool,
+    ) -> Result<ThreadUnsubscribeResponse, ThreadError> {
+        let id = params.thread_id;
+        let Some(thread) = self.loaded(&id) else {
+            // An id that names no thread at all is an error; a persisted one that is not
+            // loaded is answered `notLoaded`.
+            self.lookup(&id)?;
+            return Ok(ThreadUnsubscribeResponse {
+                status: ThreadUnsubscribeStatus::NotLoaded,
+            });
+        };
+        let Some(left) = self.subscribers.unsubscribe(&id, &context.peer) else {
+            return Ok(ThreadUnsubscribeResponse {
+                status: ThreadUnsubscribeStatus::NotSubscribed,
+            });
+        };
+        let idle = !busy && !matches!(lock(&thread).status, ThreadStatus::Active { .. });
+        if left == 0 && idle {
+            lock(&self.loaded).remove(&id);
+            drop(thread);
+            let peer = context.peer.clone();
+            context.after_response(move || {
+                peer.notify::<ThreadClosed>(&ThreadClosedNotification {
+                    thread_id: id.clone(),
+                });
+                peer.hub()
+                    .broadcast::<ThreadStatusChanged>(&ThreadStatusChangedNotification {
+                        thread_id: id,
+                        status: ThreadStatus::NotLoaded,
+                    });
+            });
+        }
+        Ok(ThreadUnsubscribeResponse {
+            status: ThreadUnsubscribeStatus::Unsubscribed,
+        })
+    }
+
+    /// `thread/metadata/update`: applies the Git metadata patch, durably (a `gitInfo`
+    /// record); the thread need not be loaded.
+    pub(crate) fn metadata_update(
+        &self,
+        params: ThreadMetadataUpdateParams,
+    ) -> Result<ThreadMetadataUpdateResponse, ThreadError> {
+        let id = params.thread_id;
+        let patch = params.git_info.unwrap_or_default();
+        for (name, value) in [
+            ("sha", &patch.sha),
+            ("branch", &patch.branch),
+            ("originUrl", &patch.origin_url),
+        ] {
+            if let Some(Some(text)) = value {
+                if text.trim().is_empty() {
+                    return Err(ThreadError::InvalidParams(format!(
+                        "gitInfo.{name}: must not be empty (send null to clear it)"
+                    )));
+                }
+                if text.len() > MAX_GIT_FIELD {
+                    return Err(ThreadError::InvalidParams(format!(
+                        "gitInfo.{name}: longer than {MAX_GIT_FIELD} bytes"
+                    )));
+                }
+            }
+        }
+        let changes = patch.sha.is_some() || patch.branch.is_some() || patch.origin_url.is_some();
+        let at = now();
+        if let Some(thread) = self.loaded(&id) {
+            let mut thread = lock(&thread);
+            if changes {
+                let git_info = patched(thread.summary.meta.git_info.clone(), &patch);
+                let record = RolloutRecord::GitInfo {
+                    at,
+                    git_info: git_info.clone(),
+                };
+                thread.summary.meta.git_info = git_info;
+                thread.append(self, &[record], at)?;
+            }
+            return Ok(ThreadMetadataUpdateResponse {
+                thread: thread.to_thread(false),
+            });
+        }
+        let mut row = self.lookup(&id)?;
+        if changes {
+            let replayed = self.read_rollout(&row)?;
+            let git_info = patched(replayed.summary.meta.git_info.clone(), &patch);
+            let path = self.layout.rollout(row.archived, &row.relative);
+            let mut writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
+            row.stamp = writer.append(&[RolloutRecord::GitInfo {
+                at,
+                git_info: git_info.clone(),
+            }])?;
+            row.summary = replayed.summary;
+            row.summary.meta.git_info = git_info;
+            row.summary.updated_at = row.summary.updated_at.max(at);
+            self.index()?.upsert(&row)?;
+            self.refresh_positions(&id, &path);
+        }
+        let thread = row.summary.to_thread(
+            ThreadStatus::NotLoaded,
+            Some(self.path_of(&row)),
+            Vec::new(),
+        );
+        Ok(ThreadMetadataUpdateResponse { thread })
+    }
+}
+
+/// `current` with `patch` applied; `None` once every field is empty.
+fn patched(current: Option<GitInfo>, patch: &ThreadMetadataGitInfoUpdateParams) -> Option<GitInfo> {
+    let mut info = current.unwrap_or(GitInfo {
+        sha: None,
+        branch: None,
+        origin_url: None,
+    });
+    if let Some(sha) = &patch.sha {
+        info.sha = sha.clone();
+    }
+    if let Some(branch) = &patch.branch {
+        info.branch = branch.clone();
+    }
+    if let Some(url) = &patch.origin_url {
+        info.origin_url = url.clone();
+    }
+    (info.sha.is_some() || info.branch.is_some() || info.origin_url.is_some()).then_some(info)
+}

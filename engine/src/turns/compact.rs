@@ -1,0 +1,366 @@
+//! `thread/compact/start`: the thread's history summarised by the model, so later model calls
+//! see the summary instead of everything before it.
+//!
+//! It runs as a turn of its own: `thread/status/changed` (active), `turn/started`,
+//! `item/started` + `item/completed` of a `contextCompaction` item, `item/started`, the deltas
+//! and `item/completed` of an `agentMessage` holding the summary, `thread/compacted`, then
+//! `thread/status/changed` (idle) and `turn/completed`, to every follower; all recorded. The
+//! model is asked, with the whole conversation so far, to write the summary
+//! ([`COMPACTION_PROMPT`]); from then on `history::from_turns` starts the conversation at the
+//! last compaction turn, with its summary as the first user message. A failed or interrupted
+//! compaction leaves the history as it was (its turn has no summary).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use agentwire_protocol::method::Notification;
+use agentwire_protocol::methods::{
+    AgentMessageDelta, ErrorEvent, ItemCompleted, ItemStarted, ThreadCompacted, TurnCompleted,
+    TurnStarted,
+};
+use agentwire_protocol::{
+    AgentMessageDeltaNotification, ContextCompactedNotification, ErrorNotification,
+    ItemCompletedNotification, ItemStartedNotification, ThreadCompactStartParams,
+    ThreadCompactStartResponse, ThreadItem, ThreadItemKind, ThreadStatus, Turn,
+    TurnCompletedNotification, TurnError, TurnItemsView, TurnStartedNotification, TurnStatus,
+};
+use agentwire_runtime::{Peer, RequestContext};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Running, Turns, history, lock};
+use crate::provider::{HistoryEntry, ModelRequest, ProviderEvent};
+use crate::threads::error::ThreadError;
+use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id, now};
+
+/// What the model is asked to do with the conversation.
+pub(crate) const COMPACTION_PROMPT: &str = "Summarise the conversation so far for your own later use: \
+the user's goals and requests, what was done (commands run, files changed, results), decisions \
+taken, and what remains to do. Be complete and specific (names, paths, values); write only the \
+summary.";
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A compaction on its way.
+struct CompactRun {
+    turns: Arc<Turns>,
+    thread_id: String,
+    turn: Turn,
+    settings: ThreadSettings,
+    history: Vec<HistoryEntry>,
+    interrupt: oneshot::Receiver<()>,
+    peer: Peer,
+}
+
+impl Turns {
+    /// `thread/compact/start`: starts compacting a loaded thread with nothing running.
+    pub(crate) fn compact_start(
+        self: &Arc<Self>,
+        context: &RequestContext,
+        params: ThreadCompactStartParams,
+    ) -> Result<ThreadCompactStartResponse, ThreadError> {
+        let thread_id = params.thread_id;
+        let settings = self
+            .threads
+            .update_settings(&thread_id, SettingsOverrides::default())?;
+        let mut history = history::from_turns(&self.threads.turns(&thread_id)?);
+        if history.is_empty() {
+            return Err(ThreadError::Conflict(format!(
+                "thread {thread_id} has no history to compact"
+            )));
+        }
+        history.push(HistoryEntry::user_text(COMPACTION_PROMPT.to_owned()));
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(ThreadError::Storage(
+                "no async runtime to run the compaction on".to_owned(),
+            ));
+        }
+        let turn_id = new_id();
+        let (interrupt_sender, interrupt) = oneshot::channel();
+        {
+            let mut running = lock(&self.running);
+            if let Some(other) = running.get(&thread_id) {
+                return Err(ThreadError::Conflict(format!(
+                    "thread {thread_id} is running turn {}; wait for it or interrupt it first",
+                    other.turn_id
+                )));
+            }
+            let (steer, _) = mpsc::channel(1);
+            running.insert(
+                thread_id.clone(),
+                Running {
+                    turn_id: turn_id.clone(),
+                    interrupt: Some(interrupt_sender),
+                    steer,
+                    accepts_steer: false,
+                    ended: tokio::sync::watch::channel(()).0,
+                },
+            );
+        }
+        self.threads
+            .subscribers
+            .subscribe(&thread_id, &context.peer);
+        let run = CompactRun {
+            turns: self.clone(),
+            thread_id: thread_id.clone(),
+            turn: Turn {
+                root_turn_id: Some(turn_id.clone()),
+                id: turn_id,
+                status: TurnStatus::InProgress,
+                items: Vec::new(),
+                items_view: TurnItemsView::Full,
+                error: None,
+                started_at: None,
+                completed_at: None,
+                duration_ms: None,
+            },
+            settings,
+            history,
+            interrupt,
+            peer: context.peer.clone(),
+        };
+        let answered = context.answered.clone();
+        let hub = context.peer.hub().clone();
+        let stopping = hub.stopping();
+        let turns = self.clone();
+        hub.spawn_background(async move {
+            answered.wait().await;
+            let mut run = std::pin::pin!(run.run());
+            tokio::select! {
+                () = &mut run => return,
+                () = stopping => {}
+            }
+            turns.interrupt_running(&thread_id);
+            run.await;
+        });
+        Ok(ThreadCompactStartResponse {})
+    }
+}
+
+/// How the summary call ended.
+enum Outcome {
+    Summary,
+    Failed(TurnError),
+    Interrupted,
+}
+
+impl CompactRun {
+    fn notify<M: Notification>(&self, params: &M::Params) {
+        for peer in self.turns.threads.subscribers.of(&self.thread_id) {
+            peer.notify::<M>(params);
+        }
+    }
+
+    fn logged(what: &str, result: Result<(), ThreadError>) {
+        if let Err(error) = result {
+            tracing::warn!(what, %error, "compaction progress not recorded");
+        }
+    }
+
+    /// `item/started` (unless `started` is false) and `item/completed` of `kind`, recorded.
+    fn item(&self, kind: ThreadItemKind, started_ms: i64, started: bool) {
+        if started {
+            self.notify::<ItemStarted>(&ItemStartedNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn.id.clone(),
+                item: ThreadItem {
+                    kind: kind.clone(),
+                    started_at_ms: Some(started_ms),
+                    completed_at_ms: None,
+                },
+                started_at_ms: started_ms,
+            });
+        }
+        let completed_ms = now_ms().max(started_ms);
+        let item = ThreadItem {
+            kind,
+            started_at_ms: Some(started_ms),
+            completed_at_ms: Some(completed_ms),
+        };
+        Self::logged(
+            "item",
+            self.turns
+                .threads
+                .record_item_completed(&self.thread_id, &self.turn.id, &item),
+        );
+        self.notify::<ItemCompleted>(&ItemCompletedNotification {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn.id.clone(),
+            item,
+            completed_at_ms: completed_ms,
+            content_token_count: None,
+        });
+    }
+
+    /// Streams the summary from the model into an agent message item.
+    async fn summarise(&mut self) -> Outcome {
+        let request = ModelRequest {
+            provider: self.settings.model_provider.clone(),
+            model: self.settings.model.clone(),
+            effort: self.settings.reasoning_effort.clone(),
+            instructions: None,
+            history: std::mem::take(&mut self.history),
+            steered: false,
+            output: crate::provider::OutputOptions::default(),
+            mcp_tools: Vec::new(),
+        };
+        let mut events = self.turns.provider.stream(request);
+        let message_id = new_id();
+        let mut started_ms = None;
+        let mut text = String::new();
+        loop {
+            let event = tokio::select! {
+                biased;
+                _ = &mut self.interrupt => return Outcome::Interrupted,
+                event = events.recv() => event,
+            };
+            match event {
+                Some(ProviderEvent::TextDelta(delta)) => {
+                    if started_ms.is_none() {
+                        let at = now_ms();
+                        started_ms = Some(at);
+                        self.notify::<ItemStarted>(&ItemStartedNotification {
+                            thread_id: self.thread_id.clone(),
+                            turn_id: self.turn.id.clone(),
+                            item: ThreadItem {
+                                kind: agent_message(&message_id, ""),
+                                started_at_ms: Some(at),
+                                completed_at_ms: None,
+                            },
+                            started_at_ms: at,
+                        });
+                    }
+                    self.notify::<AgentMessageDelta>(&AgentMessageDeltaNotification {
+                        thread_id: self.thread_id.clone(),
+                        turn_id: self.turn.id.clone(),
+                        item_id: message_id.clone(),
+                        delta: delta.clone(),
+                    });
+                    text.push_str(&delta);
+                }
+                Some(ProviderEvent::Done { .. }) => break,
+                Some(ProviderEvent::Error {
+                    message, details, ..
+                }) => {
+                    return Outcome::Failed(TurnError {
+                        message,
+                        codex_error_info: None,
+                        additional_details: details,
+                        misalignment: None,
+                    });
+                }
+                // Reasoning and tool calls are not part of a summary.
+                Some(_) => {}
+                None => {
+                    return Outcome::Failed(TurnError {
+                        message: "The model stream ended before the summary was complete."
+                            .to_owned(),
+                        codex_error_info: None,
+                        additional_details: None,
+                        misalignment: None,
+                    });
+                }
+            }
+        }
+        if text.trim().is_empty() {
+            return Outcome::Failed(TurnError {
+                message: "The model wrote no summary; the history was left as it was.".to_owned(),
+                codex_error_info: None,
+                additional_details: None,
+                misalignment: None,
+            });
+        }
+        if let Some(at) = started_ms {
+            self.item(agent_message(&message_id, &text), at, false);
+        }
+        Outcome::Summary
+    }
+
+    async fn run(mut self) {
+        let clock = Instant::now();
+        let threads = self.turns.threads.clone();
+        let active = ThreadStatus::Active {
+            active_flags: Vec::new(),
+        };
+        Self::logged(
+            "status",
+            threads.set_status(self.peer.hub(), &self.thread_id, active),
+        );
+        self.turn.started_at = Some(now());
+        Self::logged(
+            "turn started",
+            threads.record_turn_started(&self.thread_id, &self.turn),
+        );
+        let mut announced = self.turn.clone();
+        announced.items_view = TurnItemsView::NotLoaded;
+        self.notify::<TurnStarted>(&TurnStartedNotification {
+            thread_id: self.thread_id.clone(),
+            turn: announced,
+        });
+        let outcome = self.summarise().await;
+        let (status, error) = match outcome {
+            Outcome::Summary => {
+                // The marker goes after the summary: a turn with both is a compaction.
+                self.item(
+                    ThreadItemKind::ContextCompaction { id: new_id() },
+                    now_ms(),
+                    true,
+                );
+                self.notify::<ThreadCompacted>(&ContextCompactedNotification {
+                    thread_id: self.thread_id.clone(),
+                    turn_id: self.turn.id.clone(),
+                });
+                (TurnStatus::Completed, None)
+            }
+            Outcome::Failed(error) => (TurnStatus::Failed, Some(error)),
+            Outcome::Interrupted => (TurnStatus::Interrupted, None),
+        };
+        if let Some(error) = &error {
+            self.notify::<ErrorEvent>(&ErrorNotification {
+                thread_id: self.thread_id.clone(),
+                turn_id: self.turn.id.clone(),
+                error: error.clone(),
+                will_retry: false,
+            });
+        }
+        self.turn.status = status;
+        self.turn.error = error;
+        self.turn.completed_at = Some(now());
+        self.turn.duration_ms =
+            Some(i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX));
+        Self::logged(
+            "turn completed",
+            threads.record_turn_completed(&self.thread_id, &self.turn),
+        );
+        Self::logged(
+            "status",
+            threads.set_status(self.peer.hub(), &self.thread_id, ThreadStatus::Idle),
+        );
+        let ended = self.turns.finish(&self.thread_id);
+        let completed = Turn {
+            items: Vec::new(),
+            items_view: TurnItemsView::Summary,
+            ..self.turn.clone()
+        };
+        self.notify::<TurnCompleted>(&TurnCompletedNotification {
+            thread_id: self.thread_id.clone(),
+            turn: completed,
+        });
+        drop(ended);
+    }
+}
+
+fn agent_message(id: &str, text: &str) -> ThreadItemKind {
+    ThreadItemKind::AgentMessage {
+        id: id.to_owned(),
+        text: text.to_owned(),
+        phase: None,
+        moderation: None,
+        memory_citation: None,
+        delivery: None,
+        questions: None,
+    }
+}

@@ -1,0 +1,332 @@
+//! `thread/shellCommand`: a command line the user runs in a thread, outside any model call.
+//!
+//! It runs as a turn of its own (so nothing else runs on the thread meanwhile, `turn/interrupt`
+//! stops it and `thread/delete` waits for it): `thread/status/changed` (active),
+//! `turn/started`, `item/started` of a `commandExecution` item with `source: "userShell"`,
+//! its `item/commandExecution/outputDelta`s, `item/completed`, then `thread/status/changed`
+//! (idle) and `turn/completed`, to every connection following the thread; the turn and the
+//! item are recorded in the rollout like any other.
+//!
+//! The command line goes to `/bin/sh -c` in the thread's working directory with the
+//! configured command environment, confined by the thread's sandbox policy exactly as the
+//! agent's commands are (see `tools::exec`): only `danger-full-access` (or an external sandbox)
+//! runs it unconfined. (The reference server runs it unconfined whatever the policy; this
+//! server does not widen what the thread's policy allows.)
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agentwire_protocol::method::Notification;
+use agentwire_protocol::methods::{
+    CommandExecutionOutputDelta, ItemCompleted, ItemStarted, TurnCompleted, TurnStarted,
+};
+use agentwire_protocol::{
+    CommandExecutionOutputDeltaNotification, CommandExecutionSource, CommandExecutionStatus,
+    ItemCompletedNotification, ItemStartedNotification, LegacyAppPathString, ThreadItem,
+    ThreadItemKind, ThreadShellCommandParams, ThreadShellCommandResponse, ThreadStatus, Turn,
+    TurnCompletedNotification, TurnItemsView, TurnStartedNotification, TurnStatus,
+};
+use agentwire_runtime::{Peer, RequestContext};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Running, Turns, lock};
+use crate::threads::error::ThreadError;
+use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id, now};
+use crate::tools::actions;
+use crate::tools::exec::{self, ExecRequest};
+
+/// Time limit when the client gives none.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+/// Longest command line accepted.
+const MAX_COMMAND_BYTES: usize = 64 * 1024;
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A shell command on its way.
+struct ShellRun {
+    turns: Arc<Turns>,
+    thread_id: String,
+    turn: Turn,
+    command: String,
+    settings: ThreadSettings,
+    timeout: Duration,
+    interrupt: oneshot::Receiver<()>,
+    peer: Peer,
+}
+
+impl Turns {
+    /// `thread/shellCommand`: starts `command` on a loaded thread with nothing running;
+    /// answers at once, the command's progress follows as notifications.
+    pub(crate) fn shell_command(
+        self: &Arc<Self>,
+        context: &RequestContext,
+        params: ThreadShellCommandParams,
+    ) -> Result<ThreadShellCommandResponse, ThreadError> {
+        if params.command.trim().is_empty() {
+            return Err(ThreadError::InvalidParams(
+                "command: must not be empty".to_owned(),
+            ));
+        }
+        if params.command.len() > MAX_COMMAND_BYTES || params.command.contains('\0') {
+            return Err(ThreadError::InvalidParams(format!(
+                "command: must be at most {MAX_COMMAND_BYTES} bytes without NUL characters"
+            )));
+        }
+        let timeout = match params.timeout_ms {
+            None => DEFAULT_TIMEOUT,
+            Some(ms) => Duration::from_millis(u64::try_from(ms).map_err(|_| {
+                ThreadError::InvalidParams("timeoutMs: must not be negative".to_owned())
+            })?),
+        };
+        let thread_id = params.thread_id;
+        // Fails unless the thread is loaded.
+        let settings = self
+            .threads
+            .update_settings(&thread_id, SettingsOverrides::default())?;
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(ThreadError::Storage(
+                "no async runtime to run the command on".to_owned(),
+            ));
+        }
+        let turn_id = new_id();
+        let (interrupt_sender, interrupt) = oneshot::channel();
+        {
+            let mut running = lock(&self.running);
+            if let Some(other) = running.get(&thread_id) {
+                return Err(ThreadError::Conflict(format!(
+                    "thread {thread_id} is running turn {}; wait for it or interrupt it first",
+                    other.turn_id
+                )));
+            }
+            // A shell command takes no steered input.
+            let (steer, _) = mpsc::channel(1);
+            running.insert(
+                thread_id.clone(),
+                Running {
+                    turn_id: turn_id.clone(),
+                    interrupt: Some(interrupt_sender),
+                    steer,
+                    accepts_steer: false,
+                    ended: tokio::sync::watch::channel(()).0,
+                },
+            );
+        }
+        self.threads
+            .subscribers
+            .subscribe(&thread_id, &context.peer);
+        let run = ShellRun {
+            turns: self.clone(),
+            thread_id,
+            turn: Turn {
+                root_turn_id: Some(turn_id.clone()),
+                id: turn_id,
+                status: TurnStatus::InProgress,
+                items: Vec::new(),
+                items_view: TurnItemsView::Full,
+                error: None,
+                started_at: None,
+                completed_at: None,
+                duration_ms: None,
+            },
+            command: params.command,
+            settings,
+            timeout,
+            interrupt,
+            peer: context.peer.clone(),
+        };
+        let answered = context.answered.clone();
+        let hub = context.peer.hub().clone();
+        let stopping = hub.stopping();
+        let turns = self.clone();
+        let thread = run.thread_id.clone();
+        hub.spawn_background(async move {
+            answered.wait().await;
+            let mut run = std::pin::pin!(run.run());
+            tokio::select! {
+                () = &mut run => return,
+                () = stopping => {}
+            }
+            turns.interrupt_running(&thread);
+            run.await;
+        });
+        Ok(ThreadShellCommandResponse {})
+    }
+}
+
+impl ShellRun {
+    /// Sends `M` to every connection following the thread.
+    fn notify<M: Notification>(&self, params: &M::Params) {
+        for peer in self.turns.threads.subscribers.of(&self.thread_id) {
+            peer.notify::<M>(params);
+        }
+    }
+
+    fn logged(what: &str, result: Result<(), ThreadError>) {
+        if let Err(error) = result {
+            tracing::warn!(what, %error, "shell command progress not recorded");
+        }
+    }
+
+    fn item(&self, id: &str, status: CommandExecutionStatus) -> ThreadItemKind {
+        let argv = self.argv();
+        let cwd = self.settings.cwd.clone();
+        ThreadItemKind::CommandExecution {
+            id: id.to_owned(),
+            command: self.command.clone(),
+            cwd: LegacyAppPathString(cwd.clone()),
+            status,
+            source: CommandExecutionSource::UserShell,
+            command_actions: actions::describe(&argv, &self.command, &cwd),
+            aggregated_output: None,
+            exit_code: None,
+            duration_ms: None,
+            process_id: None,
+            plugin_id: None,
+            script_path: None,
+        }
+    }
+
+    fn argv(&self) -> Vec<String> {
+        vec!["/bin/sh".to_owned(), "-c".to_owned(), self.command.clone()]
+    }
+
+    async fn run(mut self) {
+        let clock = Instant::now();
+        let threads = self.turns.threads.clone();
+        Self::logged(
+            "status",
+            threads.set_status(
+                self.peer.hub(),
+                &self.thread_id,
+                ThreadStatus::Active {
+                    active_flags: Vec::new(),
+                },
+            ),
+        );
+        self.turn.started_at = Some(now());
+        Self::logged(
+            "turn started",
+            threads.record_turn_started(&self.thread_id, &self.turn),
+        );
+        let mut announced = self.turn.clone();
+        announced.items_view = TurnItemsView::NotLoaded;
+        self.notify::<TurnStarted>(&TurnStartedNotification {
+            thread_id: self.thread_id.clone(),
+            turn: announced,
+        });
+        let item_id = new_id();
+        let started_ms = now_ms();
+        self.notify::<ItemStarted>(&ItemStartedNotification {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn.id.clone(),
+            item: ThreadItem {
+                kind: self.item(&item_id, CommandExecutionStatus::InProgress),
+                started_at_ms: Some(started_ms),
+                completed_at_ms: None,
+            },
+            started_at_ms: started_ms,
+        });
+        let request = ExecRequest {
+            argv: self.argv(),
+            cwd: PathBuf::from(&self.settings.cwd),
+            timeout: self.timeout,
+            sandbox: Some(self.settings.sandbox.clone()),
+            sandbox_exe: self.turns.sandbox_exe.clone(),
+            env: Some(self.turns.command_environment(&self.settings.cwd)),
+        };
+        let audience = self.turns.threads.subscribers.of(&self.thread_id);
+        let ids = (
+            self.thread_id.clone(),
+            self.turn.id.clone(),
+            item_id.clone(),
+        );
+        let mut on_output = move |delta: &str| {
+            let params = CommandExecutionOutputDeltaNotification {
+                thread_id: ids.0.clone(),
+                turn_id: ids.1.clone(),
+                item_id: ids.2.clone(),
+                delta: delta.to_owned(),
+            };
+            for peer in &audience {
+                peer.notify::<CommandExecutionOutputDelta>(&params);
+            }
+        };
+        let ran = tokio::select! {
+            biased;
+            _ = &mut self.interrupt => None,
+            ran = exec::run(request, &mut on_output) => Some(ran),
+        };
+        let mut kind = self.item(&item_id, CommandExecutionStatus::Failed);
+        let turn_status = match &ran {
+            None => TurnStatus::Interrupted,
+            Some(_) => TurnStatus::Completed,
+        };
+        if let ThreadItemKind::CommandExecution {
+            status,
+            aggregated_output,
+            exit_code,
+            duration_ms,
+            ..
+        } = &mut kind
+        {
+            match ran {
+                None => *aggregated_output = Some("The command was interrupted.".to_owned()),
+                Some(Err(error)) => *aggregated_output = Some(error.to_string()),
+                Some(Ok(output)) => {
+                    if output.exit_code == Some(0) && !output.timed_out {
+                        *status = CommandExecutionStatus::Completed;
+                    }
+                    *exit_code = output.exit_code;
+                    *duration_ms =
+                        Some(i64::try_from(output.duration.as_millis()).unwrap_or(i64::MAX));
+                    *aggregated_output = Some(output.aggregated_output);
+                }
+            }
+        }
+        let completed_ms = now_ms().max(started_ms);
+        let item = ThreadItem {
+            kind,
+            started_at_ms: Some(started_ms),
+            completed_at_ms: Some(completed_ms),
+        };
+        Self::logged(
+            "item completed",
+            threads.record_item_completed(&self.thread_id, &self.turn.id, &item),
+        );
+        self.notify::<ItemCompleted>(&ItemCompletedNotification {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn.id.clone(),
+            item: item.clone(),
+            completed_at_ms: completed_ms,
+            content_token_count: None,
+        });
+        self.turn.status = turn_status;
+        self.turn.completed_at = Some(now());
+        self.turn.duration_ms =
+            Some(i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX));
+        Self::logged(
+            "turn completed",
+            threads.record_turn_completed(&self.thread_id, &self.turn),
+        );
+        Self::logged(
+            "status",
+            threads.set_status(self.peer.hub(), &self.thread_id, ThreadStatus::Idle),
+        );
+        let ended = self.turns.finish(&self.thread_id);
+        let completed = Turn {
+            items: vec![item],
+            items_view: TurnItemsView::Summary,
+            ..self.turn.clone()
+        };
+        self.notify::<TurnCompleted>(&TurnCompletedNotification {
+            thread_id: self.thread_id.clone(),
+            turn: completed,
+        });
+        drop(ended);
+    }
+}
