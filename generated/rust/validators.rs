@@ -42,6 +42,15 @@ pub const PARAMS_SCHEMAS: &[(&str, &str, bool)] = &[
     ("getConversationSummary", include_str!("../schema/experimental/json/GetConversationSummaryParams.json"), false),
     ("getAuthStatus", include_str!("../schema/experimental/json/GetAuthStatusParams.json"), false),
     ("gitDiffToRemote", include_str!("../schema/experimental/json/GitDiffToRemoteParams.json"), false),
+    ("fs/readFile", include_str!("../schema/experimental/json/FsReadFileParams.json"), false),
+    ("fs/writeFile", include_str!("../schema/experimental/json/FsWriteFileParams.json"), false),
+    ("fs/createDirectory", include_str!("../schema/experimental/json/FsCreateDirectoryParams.json"), false),
+    ("fs/getMetadata", include_str!("../schema/experimental/json/FsGetMetadataParams.json"), false),
+    ("fs/readDirectory", include_str!("../schema/experimental/json/FsReadDirectoryParams.json"), false),
+    ("fs/remove", include_str!("../schema/experimental/json/FsRemoveParams.json"), false),
+    ("fs/copy", include_str!("../schema/experimental/json/FsCopyParams.json"), false),
+    ("fs/watch", include_str!("../schema/experimental/json/FsWatchParams.json"), false),
+    ("fs/unwatch", include_str!("../schema/experimental/json/FsUnwatchParams.json"), false),
 ];
 
 /// Params members marked experimental, per method: the wire name and the JSON pointer of the

@@ -6,6 +6,7 @@ import type { CommandExecOutputDeltaNotification } from "./CommandExecOutputDelt
 import type { CommandExecutionOutputDeltaNotification } from "./CommandExecutionOutputDeltaNotification";
 import type { ConfigWarningNotification } from "./ConfigWarningNotification";
 import type { ErrorNotification } from "./ErrorNotification";
+import type { FsChangedNotification } from "./FsChangedNotification";
 import type { FuzzyFileSearchSessionCompletedNotification } from "./FuzzyFileSearchSessionCompletedNotification";
 import type { FuzzyFileSearchSessionUpdatedNotification } from "./FuzzyFileSearchSessionUpdatedNotification";
 import type { ItemCompletedNotification } from "./ItemCompletedNotification";
@@ -55,4 +56,5 @@ export type ServerNotification =
   | { "method": "account/login/completed", params: AccountLoginCompletedNotification, }
   | { "method": "mcpServer/startupStatus/updated", params: McpServerStatusUpdatedNotification, }
   | { "method": "fuzzyFileSearch/sessionUpdated", params: FuzzyFileSearchSessionUpdatedNotification, }
-  | { "method": "fuzzyFileSearch/sessionCompleted", params: FuzzyFileSearchSessionCompletedNotification, };
+  | { "method": "fuzzyFileSearch/sessionCompleted", params: FuzzyFileSearchSessionCompletedNotification, }
+  | { "method": "fs/changed", params: FsChangedNotification, };
