@@ -18,6 +18,7 @@ mod atomic_file;
 mod catalog;
 mod command_exec;
 mod config;
+mod fs;
 mod handler;
 mod legacy;
 mod mcp_status;
@@ -84,6 +85,7 @@ pub struct Engine {
     accounts: Arc<accounts::Accounts>,
     catalog: catalog::Catalog,
     search: search::Search,
+    fs: fs::Fs,
 }
 
 impl Engine {
@@ -124,6 +126,7 @@ impl Engine {
             }
         });
         let command_exec = command_exec::CommandExecs::new(sandbox.clone());
+        let fs = fs::Fs::new(&config.home, &config.private_paths);
         let threads = Arc::new(threads::Threads::open(&config.home, config_store.clone()));
         let accounts = Arc::new(accounts::Accounts::new(&config.home));
         let provider = Arc::new(config::providers::LiveProviders::new(
@@ -146,6 +149,7 @@ impl Engine {
             accounts,
             catalog: catalog::Catalog::default(),
             search: search::Search::new(),
+            fs,
         }
     }
 
