@@ -13,6 +13,7 @@ mod engine_openai;
 mod engine_threads;
 mod engine_tools;
 mod engine_turns;
+mod fs;
 mod generate;
 mod mock_model;
 mod sandbox_escape;
