@@ -166,6 +166,17 @@ fn every_method_works_inside_the_workspace() {
         ]
     );
 
+    // A dangling symlink is described as itself.
+    symlink("nowhere", ws.join("dangling")).expect("symlink");
+    let meta = client.call("fs/getMetadata", json!({"path": p(&ws.join("dangling"))}));
+    assert_eq!(
+        (&meta["isSymlink"], &meta["isFile"], &meta["isDirectory"]),
+        (&json!(true), &json!(false), &json!(false)),
+        "{meta}"
+    );
+    client.call("fs/remove", json!({"path": p(&ws.join("dangling"))}));
+    assert!(std::fs::symlink_metadata(ws.join("dangling")).is_err());
+
     // copy: a file (replacing one), a tree (symlinks copied as symlinks).
     client.call(
         "fs/copy",

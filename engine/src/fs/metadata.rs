@@ -17,30 +17,35 @@ fn millis(at: StatxTimestamp) -> i64 {
 }
 
 /// Serves `fs/getMetadata` under `scope`. A path that resolves outside the roots (a symlink
-/// leaving them) is refused like any other use of it.
+/// leaving them) is refused like any other use of it; a dangling symlink inside them is
+/// described as itself: `isSymlink`, neither file nor directory, the link's own times.
 pub(crate) fn get_metadata(
     scope: &Scope,
     params: &FsGetMetadataParams,
 ) -> FsResult<FsGetMetadataResponse> {
     let at = scope.locate("path", &params.path.0)?;
-    let is_symlink = if at.is_root() {
-        false
-    } else {
+    let mask = StatxFlags::TYPE | StatxFlags::MTIME | StatxFlags::BTIME;
+    let mut link = None;
+    if !at.is_root() {
         let entry = at.entry().map_err(|e| match e.reason {
             Reason::ParentNotFound => at.fail(Reason::NotFound),
             _ => e,
         })?;
         let stat = statat(&entry.dir, &entry.name, AtFlags::SYMLINK_NOFOLLOW)
             .map_err(|errno| at.fail_errno(errno))?;
-        kind(&stat) == FileType::Symlink
-    };
-    let fd = at.open(rustix::fs::OFlags::PATH)?;
-    let stat = statx(
-        &fd,
-        "",
-        AtFlags::EMPTY_PATH,
-        StatxFlags::TYPE | StatxFlags::MTIME | StatxFlags::BTIME,
-    )
+        if kind(&stat) == FileType::Symlink {
+            link = Some(entry);
+        }
+    }
+    let is_symlink = link.is_some();
+    let stat = match (at.open(rustix::fs::OFlags::PATH), &link) {
+        (Ok(fd), _) => statx(&fd, "", AtFlags::EMPTY_PATH, mask),
+        // A dangling symlink: described as itself (neither file nor directory).
+        (Err(e), Some(entry)) if e.reason == Reason::NotFound => {
+            statx(&entry.dir, &entry.name, AtFlags::SYMLINK_NOFOLLOW, mask)
+        }
+        (Err(e), _) => return Err(e),
+    }
     .map_err(|errno: Errno| at.fail_errno(errno))?;
     let file_type = FileType::from_raw_mode(u32::from(stat.stx_mode));
     let has = |flag: StatxFlags| StatxFlags::from_bits_retain(stat.stx_mask).contains(flag);

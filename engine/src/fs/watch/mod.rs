@@ -408,3 +408,74 @@ async fn flush(shared: Arc<Shared>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use agentwire_runtime::Hub;
+    use agentwire_runtime::outbound::{Closed, Outbound};
+
+    use super::*;
+    use crate::fs::roots::{Private, Root};
+
+    /// An outbound that keeps nothing.
+    struct Discard;
+
+    impl Outbound for Discard {
+        fn send(&self, _message: Vec<u8>) -> Result<(), Closed> {
+            Ok(())
+        }
+        fn close(&self) {}
+    }
+
+    impl Watches {
+        /// (kernel-watched directories, watches).
+        fn counts(&self) -> (usize, usize) {
+            let state = lock(&self.shared.state);
+            (state.dirs.len(), state.subs.len())
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_watches_of_a_closed_connection_are_dropped_with_their_kernel_watch() {
+        let dir = std::env::temp_dir().join(format!("agentwire-fs-watch-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).expect("dir");
+        std::fs::write(dir.join("file.txt"), "x").expect("file");
+        let scope = Scope::new(
+            vec![Root::new(&dir, Path::new("/")).expect("root")],
+            Private::default(),
+        );
+        let hub = Arc::new(Hub::new(Duration::from_secs(1)));
+        let connection = hub.open(Box::new(Discard));
+        let peer = Peer::new(hub.clone(), connection.clone());
+        let watches = Watches::default();
+        let raw = |p: &Path| p.to_str().expect("utf-8").to_owned();
+        // A directory and a file in it share one kernel watch; another directory has its own.
+        for (id, path) in [
+            ("d", dir.clone()),
+            ("f", dir.join("file.txt")),
+            ("s", dir.join("sub")),
+        ] {
+            let target = target(&scope, &raw(&path)).expect("target");
+            if watches
+                .add(peer.clone(), id.to_owned(), target)
+                .expect("added")
+            {
+                watches.start_flusher();
+            }
+        }
+        assert_eq!(watches.counts(), (2, 3));
+        assert!(watches.remove(connection.id(), "s"));
+        assert!(!watches.remove(connection.id(), "s"));
+        assert_eq!(watches.counts(), (1, 2));
+        hub.close(connection.id());
+        // The flusher notices within a second or so; wait for it (generously) rather than time it.
+        for _ in 0..600 {
+            if watches.counts() == (0, 0) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(watches.counts(), (0, 0));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
