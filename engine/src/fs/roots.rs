@@ -6,9 +6,9 @@
 //!   directory. A root is matched under its own spelling (made absolute, `.` and `..` taken out
 //!   lexically) or its canonical one (symlinks resolved), whichever is longer.
 //! - Private paths: the agentwire home (`auth.json`, tokens, sessions, config) and the other
-//!   private paths of the server (a websocket token file, say), however they are reached (a
-//!   symlink, a bind mount, a hard link to one of them): every file descriptor `fs/*` opens is
-//!   checked against their canonical paths and inodes before it is used.
+//!   private paths of the server (a websocket token file, say), by path or through symlinks:
+//!   every file descriptor `fs/*` opens is checked against their canonical paths (where it
+//!   really is) and their inodes (the objects themselves, under any name) before it is used.
 
 use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::fs::MetadataExt;
