@@ -59,3 +59,63 @@ pub(crate) fn replace(path: &Path, content: &[u8], mode: Option<u32>) -> io::Res
     }
     written
 }
+
+/// Prefix of the temporary files [`replace_at`] makes (`fs/watch` leaves them out of what it
+/// reports).
+pub(crate) const TEMP_PREFIX: &str = ".agentwire-write.";
+
+/// [`replace`] relative to an open directory: `name` in `dir` is replaced (or created) with
+/// what `fill` writes, through a temporary file created in `dir` with `O_EXCL | O_NOFOLLOW`
+/// and renamed over `name` with `renameat` — nothing is resolved by path, so nothing can be
+/// redirected through a symlink; a symlink at `name` is itself replaced, never written
+/// through. With `mode`, the file gets exactly that mode; otherwise `0o666` less the umask.
+/// The rename is made durable (the directory is synced) as far as the directory allows.
+pub(crate) fn replace_at(
+    dir: std::os::fd::BorrowedFd<'_>,
+    name: &std::ffi::OsStr,
+    mode: Option<u32>,
+    fill: impl FnOnce(&mut fs::File) -> io::Result<()>,
+) -> io::Result<()> {
+    use rustix::fs::{AtFlags, Mode, OFlags, fchmod, openat, renameat, unlinkat};
+
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let create_mode = Mode::from_raw_mode(if mode.is_some() { 0o600 } else { 0o666 });
+    let mut attempts = 0;
+    let (temp, fd) = loop {
+        attempts += 1;
+        let temp = format!(
+            "{TEMP_PREFIX}{}.{}.tmp",
+            std::process::id(),
+            NEXT_TEMP.fetch_add(1, Ordering::Relaxed)
+        );
+        match openat(dir, temp.as_str(), flags, create_mode) {
+            Ok(fd) => break (temp, fd),
+            Err(rustix::io::Errno::EXIST) if attempts < 100 => continue,
+            Err(e) => return Err(e.into()),
+        }
+    };
+    let mut file = fs::File::from(fd);
+    let written = (|| {
+        fill(&mut file)?;
+        if let Some(mode) = mode {
+            fchmod(&file, Mode::from_raw_mode(mode))?;
+        }
+        file.sync_all()?;
+        drop(file);
+        renameat(dir, temp.as_str(), dir, name)?;
+        Ok(())
+    })();
+    if written.is_err() {
+        let _ = unlinkat(dir, temp.as_str(), AtFlags::empty());
+        return written;
+    }
+    if let Ok(this) = openat(
+        dir,
+        ".",
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        let _ = rustix::fs::fsync(this);
+    }
+    Ok(())
+}

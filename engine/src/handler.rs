@@ -32,6 +32,12 @@ use agentwire_protocol::{
     ThreadStartResponse, ThreadUnarchiveParams, ThreadUnarchiveResponse, TurnInterruptParams,
     TurnInterruptResponse, TurnStartParams, TurnStartResponse, TurnSteerParams, TurnSteerResponse,
 };
+use agentwire_protocol::{
+    FsCopyParams, FsCopyResponse, FsCreateDirectoryParams, FsCreateDirectoryResponse,
+    FsGetMetadataParams, FsGetMetadataResponse, FsReadDirectoryParams, FsReadDirectoryResponse,
+    FsReadFileParams, FsReadFileResponse, FsRemoveParams, FsRemoveResponse, FsUnwatchParams,
+    FsUnwatchResponse, FsWatchParams, FsWatchResponse, FsWriteFileParams, FsWriteFileResponse,
+};
 use agentwire_runtime::{Handler, HandlerError, NotificationContext, RequestContext};
 
 use crate::Engine;
@@ -436,5 +442,77 @@ impl Handler for Engine {
         params: CommandExecResizeParams,
     ) -> impl Future<Output = Result<CommandExecResizeResponse, HandlerError>> + Send {
         crate::command_exec::resize(self, context, params)
+    }
+
+    fn fs_read_file(
+        &self,
+        context: RequestContext,
+        params: FsReadFileParams,
+    ) -> impl Future<Output = Result<FsReadFileResponse, HandlerError>> + Send {
+        crate::fs::read_file(self, context, params)
+    }
+
+    fn fs_write_file(
+        &self,
+        context: RequestContext,
+        params: FsWriteFileParams,
+    ) -> impl Future<Output = Result<FsWriteFileResponse, HandlerError>> + Send {
+        crate::fs::write_file(self, context, params)
+    }
+
+    fn fs_create_directory(
+        &self,
+        context: RequestContext,
+        params: FsCreateDirectoryParams,
+    ) -> impl Future<Output = Result<FsCreateDirectoryResponse, HandlerError>> + Send {
+        crate::fs::create_directory(self, context, params)
+    }
+
+    fn fs_get_metadata(
+        &self,
+        context: RequestContext,
+        params: FsGetMetadataParams,
+    ) -> impl Future<Output = Result<FsGetMetadataResponse, HandlerError>> + Send {
+        crate::fs::get_metadata(self, context, params)
+    }
+
+    fn fs_read_directory(
+        &self,
+        context: RequestContext,
+        params: FsReadDirectoryParams,
+    ) -> impl Future<Output = Result<FsReadDirectoryResponse, HandlerError>> + Send {
+        crate::fs::read_directory(self, context, params)
+    }
+
+    fn fs_remove(
+        &self,
+        context: RequestContext,
+        params: FsRemoveParams,
+    ) -> impl Future<Output = Result<FsRemoveResponse, HandlerError>> + Send {
+        crate::fs::remove(self, context, params)
+    }
+
+    fn fs_copy(
+        &self,
+        context: RequestContext,
+        params: FsCopyParams,
+    ) -> impl Future<Output = Result<FsCopyResponse, HandlerError>> + Send {
+        crate::fs::copy(self, context, params)
+    }
+
+    fn fs_watch(
+        &self,
+        context: RequestContext,
+        params: FsWatchParams,
+    ) -> impl Future<Output = Result<FsWatchResponse, HandlerError>> + Send {
+        crate::fs::watch(self, context, params)
+    }
+
+    fn fs_unwatch(
+        &self,
+        context: RequestContext,
+        params: FsUnwatchParams,
+    ) -> impl Future<Output = Result<FsUnwatchResponse, HandlerError>> + Send {
+        crate::fs::unwatch(self, context, params)
     }
 }

@@ -18,6 +18,7 @@ mod atomic_file;
 mod catalog;
 mod command_exec;
 mod config;
+mod fs;
 mod handler;
 mod legacy;
 pub mod mcp;
@@ -87,6 +88,7 @@ pub struct Engine {
     catalog: catalog::Catalog,
     search: search::Search,
     mcp: Arc<mcp::McpManager>,
+    fs: fs::Fs,
 }
 
 impl Engine {
@@ -127,6 +129,7 @@ impl Engine {
             }
         });
         let command_exec = command_exec::CommandExecs::new(sandbox.clone());
+        let fs = fs::Fs::new(&config.home, &config.private_paths);
         let threads = Arc::new(threads::Threads::open(&config.home, config_store.clone()));
         let accounts = Arc::new(accounts::Accounts::new(&config.home));
         let provider = Arc::new(config::providers::LiveProviders::new(
@@ -152,6 +155,7 @@ impl Engine {
             catalog: catalog::Catalog::default(),
             search: search::Search::new(),
             mcp,
+            fs,
         }
     }
 

@@ -532,6 +532,114 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("thread/delete")))
     }
 
+    /// Reads a file inside the roots `fs/*` may use, base64-encoded.
+    ///
+    /// Wire method `fs/readFile`.
+    fn fs_read_file(
+        &self,
+        context: RequestContext,
+        params: FsReadFileParams,
+    ) -> impl Future<Output = Result<FsReadFileResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("fs/readFile")))
+    }
+
+    /// Replaces or creates a file inside the roots, atomically.
+    ///
+    /// Wire method `fs/writeFile`.
+    fn fs_write_file(
+        &self,
+        context: RequestContext,
+        params: FsWriteFileParams,
+    ) -> impl Future<Output = Result<FsWriteFileResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("fs/writeFile")))
+    }
+
+    /// Creates a directory inside the roots (and its parents, unless told not to).
+    ///
+    /// Wire method `fs/createDirectory`.
+    fn fs_create_directory(
+        &self,
+        context: RequestContext,
+        params: FsCreateDirectoryParams,
+    ) -> impl Future<Output = Result<FsCreateDirectoryResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("fs/createDirectory")))
+    }
+
+    /// Describes a path inside the roots: file or directory, symlink, times.
+    ///
+    /// Wire method `fs/getMetadata`.
+    fn fs_get_metadata(
+        &self,
+        context: RequestContext,
+        params: FsGetMetadataParams,
+    ) -> impl Future<Output = Result<FsGetMetadataResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("fs/getMetadata")))
+    }
+
+    /// Lists a directory inside the roots.
+    ///
+    /// Wire method `fs/readDirectory`.
+    fn fs_read_directory(
+        &self,
+        context: RequestContext,
+        params: FsReadDirectoryParams,
+    ) -> impl Future<Output = Result<FsReadDirectoryResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("fs/readDirectory")))
+    }
+
+    /// Removes a file, symlink or directory tree inside the roots.
+    ///
+    /// Wire method `fs/remove`.
+    fn fs_remove(
+        &self,
+        context: RequestContext,
+        params: FsRemoveParams,
+    ) -> impl Future<Output = Result<FsRemoveResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("fs/remove")))
+    }
+
+    /// Copies a file or directory tree within the roots.
+    ///
+    /// Wire method `fs/copy`.
+    fn fs_copy(
+        &self,
+        context: RequestContext,
+        params: FsCopyParams,
+    ) -> impl Future<Output = Result<FsCopyResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("fs/copy")))
+    }
+
+    /// Subscribes this connection to changes of a file or directory inside the roots.
+    ///
+    /// Wire method `fs/watch`.
+    fn fs_watch(
+        &self,
+        context: RequestContext,
+        params: FsWatchParams,
+    ) -> impl Future<Output = Result<FsWatchResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("fs/watch")))
+    }
+
+    /// Ends a watch of this connection.
+    ///
+    /// Wire method `fs/unwatch`.
+    fn fs_unwatch(
+        &self,
+        context: RequestContext,
+        params: FsUnwatchParams,
+    ) -> impl Future<Output = Result<FsUnwatchResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("fs/unwatch")))
+    }
+
     /// Calls one tool of a configured MCP server, outside any turn.
     ///
     /// Wire method `mcpServer/tool/call`.
@@ -764,6 +872,42 @@ pub async fn dispatch_request<H: Handler>(
         "thread/delete" => {
             let params = decode_params::<ThreadDeleteParams>(method, params)?;
             encode_result(method, handler.thread_delete(context, params).await?)
+        }
+        "fs/readFile" => {
+            let params = decode_params::<FsReadFileParams>(method, params)?;
+            encode_result(method, handler.fs_read_file(context, params).await?)
+        }
+        "fs/writeFile" => {
+            let params = decode_params::<FsWriteFileParams>(method, params)?;
+            encode_result(method, handler.fs_write_file(context, params).await?)
+        }
+        "fs/createDirectory" => {
+            let params = decode_params::<FsCreateDirectoryParams>(method, params)?;
+            encode_result(method, handler.fs_create_directory(context, params).await?)
+        }
+        "fs/getMetadata" => {
+            let params = decode_params::<FsGetMetadataParams>(method, params)?;
+            encode_result(method, handler.fs_get_metadata(context, params).await?)
+        }
+        "fs/readDirectory" => {
+            let params = decode_params::<FsReadDirectoryParams>(method, params)?;
+            encode_result(method, handler.fs_read_directory(context, params).await?)
+        }
+        "fs/remove" => {
+            let params = decode_params::<FsRemoveParams>(method, params)?;
+            encode_result(method, handler.fs_remove(context, params).await?)
+        }
+        "fs/copy" => {
+            let params = decode_params::<FsCopyParams>(method, params)?;
+            encode_result(method, handler.fs_copy(context, params).await?)
+        }
+        "fs/watch" => {
+            let params = decode_params::<FsWatchParams>(method, params)?;
+            encode_result(method, handler.fs_watch(context, params).await?)
+        }
+        "fs/unwatch" => {
+            let params = decode_params::<FsUnwatchParams>(method, params)?;
+            encode_result(method, handler.fs_unwatch(context, params).await?)
         }
         "mcpServer/tool/call" => {
             let params = decode_params::<McpServerToolCallParams>(method, params)?;

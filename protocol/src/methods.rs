@@ -269,6 +269,42 @@ methods! {
     client_request ThreadDelete = "thread/delete" {
         params: ThreadDeleteParams, response: ThreadDeleteResponse, experimental: false, since: "0.3.0",
     }
+    /// Reads a file inside the roots `fs/*` may use, base64-encoded.
+    client_request FsReadFile = "fs/readFile" {
+        params: FsReadFileParams, response: FsReadFileResponse, experimental: false, since: "0.3.0",
+    }
+    /// Replaces or creates a file inside the roots, atomically.
+    client_request FsWriteFile = "fs/writeFile" {
+        params: FsWriteFileParams, response: FsWriteFileResponse, experimental: false, since: "0.3.0",
+    }
+    /// Creates a directory inside the roots (and its parents, unless told not to).
+    client_request FsCreateDirectory = "fs/createDirectory" {
+        params: FsCreateDirectoryParams, response: FsCreateDirectoryResponse, experimental: false, since: "0.3.0",
+    }
+    /// Describes a path inside the roots: file or directory, symlink, times.
+    client_request FsGetMetadata = "fs/getMetadata" {
+        params: FsGetMetadataParams, response: FsGetMetadataResponse, experimental: false, since: "0.3.0",
+    }
+    /// Lists a directory inside the roots.
+    client_request FsReadDirectory = "fs/readDirectory" {
+        params: FsReadDirectoryParams, response: FsReadDirectoryResponse, experimental: false, since: "0.3.0",
+    }
+    /// Removes a file, symlink or directory tree inside the roots.
+    client_request FsRemove = "fs/remove" {
+        params: FsRemoveParams, response: FsRemoveResponse, experimental: false, since: "0.3.0",
+    }
+    /// Copies a file or directory tree within the roots.
+    client_request FsCopy = "fs/copy" {
+        params: FsCopyParams, response: FsCopyResponse, experimental: false, since: "0.3.0",
+    }
+    /// Subscribes this connection to changes of a file or directory inside the roots.
+    client_request FsWatch = "fs/watch" {
+        params: FsWatchParams, response: FsWatchResponse, experimental: false, since: "0.3.0",
+    }
+    /// Ends a watch of this connection.
+    client_request FsUnwatch = "fs/unwatch" {
+        params: FsUnwatchParams, response: FsUnwatchResponse, experimental: false, since: "0.3.0",
+    }
 
     // ---- server → client requests -------------------------------------------------------------
 
@@ -411,6 +447,10 @@ methods! {
     /// A thread's history was compacted (summarised) by `thread/compact/start`.
     server_notification ThreadCompacted = "thread/compacted" {
         params: ContextCompactedNotification, experimental: false, since: "0.3.0",
+    }
+    /// Something changed under a watch this connection made with `fs/watch`.
+    server_notification FsChanged = "fs/changed" {
+        params: FsChangedNotification, experimental: false, since: "0.3.0",
     }
 
     // ---- client → server notifications --------------------------------------------------------

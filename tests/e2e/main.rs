@@ -14,6 +14,7 @@ mod engine_openai;
 mod engine_threads;
 mod engine_tools;
 mod engine_turns;
+mod fs;
 mod generate;
 mod mcp_client;
 mod mcp_server;

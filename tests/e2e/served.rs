@@ -121,6 +121,21 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
         "getConversationSummary" => (json!({"conversationId": thread}), Result),
         "getAuthStatus" => (json!({"includeToken": false}), Result),
         "gitDiffToRemote" => (json!({"cwd": repo}), Result),
+        "fs/readFile" => (json!({"path": format!("{repo}/README.md")}), Result),
+        "fs/writeFile" => (
+            json!({"path": format!("{repo}/served.txt"), "dataBase64": "aGkK"}),
+            Result,
+        ),
+        "fs/createDirectory" => (json!({"path": format!("{repo}/served-dir")}), Result),
+        "fs/getMetadata" => (json!({"path": format!("{repo}/README.md")}), Result),
+        "fs/readDirectory" => (json!({"path": repo}), Result),
+        "fs/remove" => (json!({"path": format!("{repo}/served.txt")}), Result),
+        "fs/copy" => (
+            json!({"sourcePath": format!("{repo}/README.md"), "destinationPath": format!("{repo}/README.copy.md")}),
+            Result,
+        ),
+        "fs/watch" => (json!({"watchId": "served", "path": repo}), Result),
+        "fs/unwatch" => (json!({"watchId": "served"}), Result),
         "thread/metadata/update" => (
             json!({"threadId": thread, "gitInfo": {"branch": "main", "sha": null}}),
             Result,

@@ -180,6 +180,24 @@ impl Threads {
             next_cursor,
         }
     }
+
+    /// The directories `fs/*` may use because of the loaded threads: each one's working
+    /// directory, and its `writableRoots` when its sandbox is `workspaceWrite`.
+    pub(crate) fn loaded_roots(&self) -> Vec<String> {
+        let loaded: Vec<_> = lock(&self.loaded).values().cloned().collect();
+        let mut roots = Vec::new();
+        for thread in loaded {
+            let thread = lock(&thread);
+            let settings = &thread.summary.meta.settings;
+            roots.push(settings.cwd.clone());
+            if let agentwire_protocol::SandboxPolicy::WorkspaceWrite { writable_roots, .. } =
+                &settings.sandbox
+            {
+                roots.extend(writable_roots.iter().map(|root| root.0.clone()));
+            }
+        }
+        roots
+    }
 }
 
 /// The index source kinds a `sourceKinds` filter selects; absent or empty selects the

@@ -16,6 +16,24 @@ import type { ConfigReadParams } from "./ConfigReadParams";
 import type { ConfigReadResponse } from "./ConfigReadResponse";
 import type { ConfigValueWriteParams } from "./ConfigValueWriteParams";
 import type { ConfigWriteResponse } from "./ConfigWriteResponse";
+import type { FsCopyParams } from "./FsCopyParams";
+import type { FsCopyResponse } from "./FsCopyResponse";
+import type { FsCreateDirectoryParams } from "./FsCreateDirectoryParams";
+import type { FsCreateDirectoryResponse } from "./FsCreateDirectoryResponse";
+import type { FsGetMetadataParams } from "./FsGetMetadataParams";
+import type { FsGetMetadataResponse } from "./FsGetMetadataResponse";
+import type { FsReadDirectoryParams } from "./FsReadDirectoryParams";
+import type { FsReadDirectoryResponse } from "./FsReadDirectoryResponse";
+import type { FsReadFileParams } from "./FsReadFileParams";
+import type { FsReadFileResponse } from "./FsReadFileResponse";
+import type { FsRemoveParams } from "./FsRemoveParams";
+import type { FsRemoveResponse } from "./FsRemoveResponse";
+import type { FsUnwatchParams } from "./FsUnwatchParams";
+import type { FsUnwatchResponse } from "./FsUnwatchResponse";
+import type { FsWatchParams } from "./FsWatchParams";
+import type { FsWatchResponse } from "./FsWatchResponse";
+import type { FsWriteFileParams } from "./FsWriteFileParams";
+import type { FsWriteFileResponse } from "./FsWriteFileResponse";
 import type { FuzzyFileSearchParams } from "./FuzzyFileSearchParams";
 import type { FuzzyFileSearchResponse } from "./FuzzyFileSearchResponse";
 import type { GetAccountParams } from "./GetAccountParams";
@@ -128,6 +146,15 @@ export type ClientRequest =
   | { "method": "thread/compact/start", id: RequestId, params: ThreadCompactStartParams, }
   | { "method": "thread/unsubscribe", id: RequestId, params: ThreadUnsubscribeParams, }
   | { "method": "thread/delete", id: RequestId, params: ThreadDeleteParams, }
+  | { "method": "fs/readFile", id: RequestId, params: FsReadFileParams, }
+  | { "method": "fs/writeFile", id: RequestId, params: FsWriteFileParams, }
+  | { "method": "fs/createDirectory", id: RequestId, params: FsCreateDirectoryParams, }
+  | { "method": "fs/getMetadata", id: RequestId, params: FsGetMetadataParams, }
+  | { "method": "fs/readDirectory", id: RequestId, params: FsReadDirectoryParams, }
+  | { "method": "fs/remove", id: RequestId, params: FsRemoveParams, }
+  | { "method": "fs/copy", id: RequestId, params: FsCopyParams, }
+  | { "method": "fs/watch", id: RequestId, params: FsWatchParams, }
+  | { "method": "fs/unwatch", id: RequestId, params: FsUnwatchParams, }
   | { "method": "mcpServer/tool/call", id: RequestId, params: McpServerToolCallParams, }
   | { "method": "mcpServer/resource/read", id: RequestId, params: McpResourceReadParams, }
   | { "method": "config/mcpServer/reload", id: RequestId, };
@@ -176,6 +203,15 @@ export type ClientRequestResponses = {
   "thread/compact/start": ThreadCompactStartResponse,
   "thread/unsubscribe": ThreadUnsubscribeResponse,
   "thread/delete": ThreadDeleteResponse,
+  "fs/readFile": FsReadFileResponse,
+  "fs/writeFile": FsWriteFileResponse,
+  "fs/createDirectory": FsCreateDirectoryResponse,
+  "fs/getMetadata": FsGetMetadataResponse,
+  "fs/readDirectory": FsReadDirectoryResponse,
+  "fs/remove": FsRemoveResponse,
+  "fs/copy": FsCopyResponse,
+  "fs/watch": FsWatchResponse,
+  "fs/unwatch": FsUnwatchResponse,
   "mcpServer/tool/call": McpServerToolCallResponse,
   "mcpServer/resource/read": McpResourceReadResponse,
   "config/mcpServer/reload": McpServerRefreshResponse,

@@ -7,6 +7,7 @@ import type { CommandExecutionOutputDeltaNotification } from "./CommandExecution
 import type { ConfigWarningNotification } from "./ConfigWarningNotification";
 import type { ContextCompactedNotification } from "./ContextCompactedNotification";
 import type { ErrorNotification } from "./ErrorNotification";
+import type { FsChangedNotification } from "./FsChangedNotification";
 import type { FuzzyFileSearchSessionCompletedNotification } from "./FuzzyFileSearchSessionCompletedNotification";
 import type { FuzzyFileSearchSessionUpdatedNotification } from "./FuzzyFileSearchSessionUpdatedNotification";
 import type { ItemCompletedNotification } from "./ItemCompletedNotification";
@@ -65,4 +66,5 @@ export type ServerNotification =
   | { "method": "thread/closed", params: ThreadClosedNotification, }
   | { "method": "thread/reverted", params: ThreadRevertedNotification, }
   | { "method": "thread/compacted", params: ContextCompactedNotification, }
+  | { "method": "fs/changed", params: FsChangedNotification, }
   | { "method": "item/mcpToolCall/progress", params: McpToolCallProgressNotification, };

@@ -1,0 +1,250 @@
+//! `fs/copy`: a file (put in place atomically, with the source's mode), or, with
+//! `recursive: true`, a directory tree into a destination that does not exist yet. Inside a
+//! tree, directories and files are copied and symlinks are copied as symlinks (never
+//! followed); FIFOs, sockets and devices are refused. A tree holding a private path, and a
+//! destination inside the source, are refused before anything is copied.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use agentwire_protocol::{FsCopyParams, FsCopyResponse};
+use rustix::fs::{
+    AtFlags, Dir, FileType, Mode, OFlags, fstat, mkdirat, openat, readlinkat, statat, symlinkat,
+};
+use rustix::io::Errno;
+
+use super::error::{FsError, FsResult, Reason};
+use super::resolve::{RESOLVE_NAME, kind, open_beneath};
+use super::roots::{Private, Scope, real_path};
+use super::{MAX_DEPTH, MAX_TREE_ENTRIES};
+use crate::atomic_file::replace_at;
+
+/// Serves `fs/copy` under `scope`.
+pub(crate) fn copy(scope: &Scope, params: &FsCopyParams) -> FsResult<FsCopyResponse> {
+    let source = scope.locate("sourcePath", &params.source_path.0)?;
+    let destination = scope.locate("destinationPath", &params.destination_path.0)?;
+    let (_, stat) = source.probe()?;
+    match kind(&stat) {
+        FileType::RegularFile => {
+            let (mut file, stat) = source.open_regular()?;
+            let entry = destination.entry().map_err(|e| match e.reason {
+                Reason::IsARoot => destination.fail(Reason::IsADirectory),
+                _ => e,
+            })?;
+            if let Ok(existing) = statat(&entry.dir, &entry.name, AtFlags::SYMLINK_NOFOLLOW)
+                && kind(&existing) == FileType::Directory
+            {
+                return Err(destination.fail(Reason::IsADirectory));
+            }
+            replace_at(
+                entry.dir.as_fd(),
+                &entry.name,
+                Some(stat.st_mode & 0o777),
+                |out| std::io::copy(&mut file, out).map(drop),
+            )
+            .map_err(|e| destination.fail(Reason::from_io(&e)))?;
+        }
+        FileType::Directory => {
+            if params.recursive != Some(true) {
+                return Err(source.fail(Reason::Refused(
+                    "is a directory: set `recursive` to true to copy it".to_owned(),
+                )));
+            }
+            let from = source.open(OFlags::RDONLY | OFlags::DIRECTORY)?;
+            let real_source = real_path(&from).map_err(|reason| source.fail(reason))?;
+            if source.private().inside(&real_source) {
+                return Err(source.fail(Reason::Private));
+            }
+            let entry = destination.entry().map_err(|e| match e.reason {
+                Reason::IsARoot => destination.fail(Reason::AlreadyExists),
+                _ => e,
+            })?;
+            let real_destination = real_path(&entry.dir)
+                .map_err(|reason| destination.fail(reason))?
+                .join(&entry.name);
+            if real_destination.starts_with(&real_source) {
+                return Err(destination.fail(Reason::IntoItself));
+            }
+            let mut tree = Tree {
+                private: source.private(),
+                entries: 0,
+            };
+            tree.copy_dir(
+                from,
+                entry.dir.as_fd(),
+                &entry.name,
+                Path::new(source.shown()),
+                0,
+            )
+            .map_err(|(at_source, e)| {
+                if at_source {
+                    e
+                } else {
+                    FsError {
+                        field: "destinationPath",
+                        path: destination.shown().to_owned(),
+                        ..e
+                    }
+                }
+            })?;
+        }
+        _ => return Err(source.fail(Reason::NotARegularFile)),
+    }
+    Ok(FsCopyResponse {})
+}
+
+/// A failure in a tree copy: whether it is about the source (else the destination), and what.
+type TreeResult<T> = Result<T, (bool, FsError)>;
+
+/// One recursive copy.
+struct Tree<'p> {
+    private: &'p Private,
+    entries: usize,
+}
+
+impl Tree<'_> {
+    fn source_fail(shown: &Path, reason: Reason) -> (bool, FsError) {
+        (
+            true,
+            FsError::new("sourcePath", shown.display().to_string(), reason),
+        )
+    }
+
+    fn destination_fail(shown: &Path, errno: Errno) -> (bool, FsError) {
+        (
+            false,
+            FsError::new(
+                "destinationPath",
+                shown.display().to_string(),
+                Reason::from_errno(errno),
+            ),
+        )
+    }
+
+    /// Copies the open directory `from` (shown as `shown`) to a new directory `name` of `into`.
+    fn copy_dir(
+        &mut self,
+        from: OwnedFd,
+        into: BorrowedFd<'_>,
+        name: &OsStr,
+        shown: &Path,
+        depth: usize,
+    ) -> TreeResult<()> {
+        if depth > MAX_DEPTH {
+            return Err(Self::source_fail(
+                shown,
+                Reason::TooDeep { limit: MAX_DEPTH },
+            ));
+        }
+        let stat =
+            fstat(&from).map_err(|errno| Self::source_fail(shown, Reason::from_errno(errno)))?;
+        if self.private.is_private_inode(stat.st_dev, stat.st_ino) {
+            return Err(Self::source_fail(shown, Reason::Private));
+        }
+        mkdirat(into, name, Mode::from_raw_mode(stat.st_mode & 0o777))
+            .map_err(|errno| Self::destination_fail(shown, errno))?;
+        let to = open_beneath(
+            into,
+            Path::new(name),
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW,
+            RESOLVE_NAME,
+        )
+        .map_err(|errno| Self::destination_fail(shown, errno))?;
+        let reader = from
+            .try_clone()
+            .map_err(|e| Self::source_fail(shown, Reason::from_io(&e)))?;
+        let mut children = Vec::new();
+        for entry in
+            Dir::new(reader).map_err(|errno| Self::source_fail(shown, Reason::from_errno(errno)))?
+        {
+            let entry =
+                entry.map_err(|errno| Self::source_fail(shown, Reason::from_errno(errno)))?;
+            let child = entry.file_name().to_bytes();
+            if child == b"." || child == b".." {
+                continue;
+            }
+            self.entries += 1;
+            if self.entries > MAX_TREE_ENTRIES {
+                return Err(Self::source_fail(
+                    shown,
+                    Reason::TooManyEntries {
+                        limit: MAX_TREE_ENTRIES,
+                    },
+                ));
+            }
+            children.push(child.to_vec());
+        }
+        for child in children {
+            let child = OsStr::from_bytes(&child);
+            self.copy_entry(&from, to.as_fd(), child, &shown.join(child), depth)?;
+        }
+        Ok(())
+    }
+
+    /// Copies entry `name` of `from` to the same name in `to`.
+    fn copy_entry(
+        &mut self,
+        from: &OwnedFd,
+        to: BorrowedFd<'_>,
+        name: &OsStr,
+        shown: &Path,
+        depth: usize,
+    ) -> TreeResult<()> {
+        let source_error = |errno| Self::source_fail(shown, Reason::from_errno(errno));
+        let stat = statat(from, name, AtFlags::SYMLINK_NOFOLLOW).map_err(source_error)?;
+        if self.private.is_private_inode(stat.st_dev, stat.st_ino) {
+            return Err(Self::source_fail(shown, Reason::Private));
+        }
+        match kind(&stat) {
+            FileType::Directory => {
+                let sub = open_beneath(
+                    from.as_fd(),
+                    Path::new(name),
+                    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW,
+                    RESOLVE_NAME,
+                )
+                .map_err(source_error)?;
+                self.copy_dir(sub, to, name, shown, depth + 1)
+            }
+            FileType::RegularFile => {
+                let input = open_beneath(
+                    from.as_fd(),
+                    Path::new(name),
+                    OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY,
+                    RESOLVE_NAME,
+                )
+                .map_err(source_error)?;
+                let opened = fstat(&input).map_err(source_error)?;
+                if (opened.st_dev, opened.st_ino) != (stat.st_dev, stat.st_ino) {
+                    return Err(Self::source_fail(
+                        shown,
+                        Reason::Refused("changed while it was being copied".to_owned()),
+                    ));
+                }
+                let output = openat(
+                    to,
+                    name,
+                    OFlags::WRONLY
+                        | OFlags::CREATE
+                        | OFlags::EXCL
+                        | OFlags::NOFOLLOW
+                        | OFlags::CLOEXEC,
+                    Mode::from_raw_mode(stat.st_mode & 0o777),
+                )
+                .map_err(|errno| Self::destination_fail(shown, errno))?;
+                std::io::copy(&mut File::from(input), &mut File::from(output))
+                    .map(drop)
+                    .map_err(|e| Self::source_fail(shown, Reason::from_io(&e)))
+            }
+            FileType::Symlink => {
+                let target = readlinkat(from, name, Vec::new()).map_err(source_error)?;
+                symlinkat(target.as_c_str(), to, name)
+                    .map_err(|errno| Self::destination_fail(shown, errno))
+            }
+            _ => Err(Self::source_fail(shown, Reason::NotARegularFile)),
+        }
+    }
+}

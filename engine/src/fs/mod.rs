@@ -1,0 +1,252 @@
+//! `fs/*`: remote clients browse and edit the workspace, confined to the roots.
+//!
+//! Module map: [`roots`] (which directories `fs/*` may use and which paths it never touches),
+//! [`resolve`] (opening a path beneath its root with `openat2`), [`error`] (failures and their
+//! JSON-RPC errors), one module per operation — [`read`], [`write`] (writeFile and
+//! createDirectory), [`metadata`], [`listing`], [`remove`], [`copy`] — and [`watch`]
+//! (`fs/watch`, `fs/unwatch`, `fs/changed`). `docs/fs.md` states the promises and the tests that
+//! hold them.
+//!
+//! On the wire:
+//! - Every path is absolute. It is made absolute lexically (`.` and `..` taken out, as the
+//!   reference's `AbsolutePathBuf` is) and must then lie in a root: the working directory or a
+//!   writable root of a loaded thread, or the server's working directory while no thread is
+//!   loaded. Resolving it must not leave that root (symlinks are followed only while they stay
+//!   inside it) and must not reach the agentwire home or another private path.
+//! - Refusals are -32602 naming the method, the field (`path`, `sourcePath`,
+//!   `destinationPath`, `dataBase64`, `watchId`), the path and the reason, with
+//!   `data: {field, path, reason}`; a failure of the server itself (an I/O error that is not
+//!   about the request) is -32603. A `watchId` already in use, an unknown one, and too many
+//!   watches are -32600.
+//! - `fs/readFile` and `fs/writeFile` carry at most [`MAX_FILE_BYTES`] bytes; writes are atomic.
+//!
+//! The work runs on Tokio's blocking threads; a `Scope` (roots and private paths) is built for
+//! each request from the engine's state at that moment.
+
+mod copy;
+mod error;
+mod listing;
+mod metadata;
+mod read;
+mod remove;
+mod resolve;
+mod roots;
+mod watch;
+mod write;
+
+use std::path::{Path, PathBuf};
+
+use agentwire_protocol::method::Method;
+use agentwire_protocol::methods::{
+    FsCopy, FsCreateDirectory, FsGetMetadata, FsReadDirectory, FsReadFile, FsRemove, FsUnwatch,
+    FsWatch, FsWriteFile,
+};
+use agentwire_protocol::{
+    AbsolutePathBuf, FsCopyParams, FsCopyResponse, FsCreateDirectoryParams,
+    FsCreateDirectoryResponse, FsGetMetadataParams, FsGetMetadataResponse, FsReadDirectoryParams,
+    FsReadDirectoryResponse, FsReadFileParams, FsReadFileResponse, FsRemoveParams,
+    FsRemoveResponse, FsUnwatchParams, FsUnwatchResponse, FsWatchParams, FsWatchResponse,
+    FsWriteFileParams, FsWriteFileResponse,
+};
+use agentwire_runtime::{HandlerError, RequestContext};
+
+use crate::Engine;
+use error::FsResult;
+use roots::{Private, Root, Scope};
+
+/// Most bytes `fs/readFile` returns and `fs/writeFile` accepts (16 MiB).
+pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// Deepest nesting `fs/remove` and `fs/copy` walk into.
+pub(crate) const MAX_DEPTH: usize = 256;
+/// Most entries one `fs/copy` of a tree copies.
+pub(crate) const MAX_TREE_ENTRIES: usize = 100_000;
+
+/// The `fs/*` state of the engine: the private paths and the watches.
+#[derive(Debug)]
+pub(crate) struct Fs {
+    /// The agentwire home and the server's other private paths, absolute.
+    private: Vec<PathBuf>,
+    watches: watch::Watches,
+}
+
+impl Fs {
+    /// The state for a server whose home is `home`, with `private` paths besides it.
+    pub(crate) fn new(home: &Path, private: &[PathBuf]) -> Self {
+        let private = std::iter::once(home)
+            .chain(private.iter().map(PathBuf::as_path))
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+            .collect();
+        Self {
+            private,
+            watches: watch::Watches::default(),
+        }
+    }
+}
+
+/// What a request's scope is built from: the roots as the engine names them now, and the
+/// private paths. Building the scope itself touches the disk, so it happens on the worker.
+struct ScopeSource {
+    roots: Vec<String>,
+    cwd: PathBuf,
+    private: Vec<PathBuf>,
+}
+
+impl ScopeSource {
+    fn new(engine: &Engine) -> Self {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let mut roots = engine.threads.loaded_roots();
+        if roots.is_empty() {
+            roots.push(cwd.display().to_string());
+        }
+        Self {
+            roots,
+            cwd,
+            private: engine.fs.private.clone(),
+        }
+    }
+
+    fn build(self) -> Scope {
+        let roots = self
+            .roots
+            .iter()
+            .filter_map(|root| Root::new(Path::new(root), &self.cwd))
+            .collect();
+        Scope::new(roots, Private::new(&self.private))
+    }
+}
+
+/// Runs `work` under the request's scope on a blocking thread; its failure becomes the error
+/// of `M`.
+async fn serve<M: Method, T: Send + 'static>(
+    engine: &Engine,
+    work: impl FnOnce(&Scope) -> FsResult<T> + Send + 'static,
+) -> Result<T, HandlerError> {
+    let source = ScopeSource::new(engine);
+    let done = tokio::task::spawn_blocking(move || work(&source.build())).await;
+    match done {
+        Ok(result) => result.map_err(|e| e.into_handler(M::NAME)),
+        Err(e) => Err(HandlerError::internal(format!(
+            "{}: the worker failed: {e}",
+            M::NAME
+        ))),
+    }
+}
+
+/// Serves `fs/readFile`.
+pub(crate) async fn read_file(
+    engine: &Engine,
+    _context: RequestContext,
+    params: FsReadFileParams,
+) -> Result<FsReadFileResponse, HandlerError> {
+    serve::<FsReadFile, _>(engine, move |scope| read::read_file(scope, &params)).await
+}
+
+/// Serves `fs/writeFile`.
+pub(crate) async fn write_file(
+    engine: &Engine,
+    _context: RequestContext,
+    params: FsWriteFileParams,
+) -> Result<FsWriteFileResponse, HandlerError> {
+    serve::<FsWriteFile, _>(engine, move |scope| write::write_file(scope, &params)).await
+}
+
+/// Serves `fs/createDirectory`.
+pub(crate) async fn create_directory(
+    engine: &Engine,
+    _context: RequestContext,
+    params: FsCreateDirectoryParams,
+) -> Result<FsCreateDirectoryResponse, HandlerError> {
+    serve::<FsCreateDirectory, _>(engine, move |scope| write::create_directory(scope, &params))
+        .await
+}
+
+/// Serves `fs/getMetadata`.
+pub(crate) async fn get_metadata(
+    engine: &Engine,
+    _context: RequestContext,
+    params: FsGetMetadataParams,
+) -> Result<FsGetMetadataResponse, HandlerError> {
+    serve::<FsGetMetadata, _>(engine, move |scope| metadata::get_metadata(scope, &params)).await
+}
+
+/// Serves `fs/readDirectory`.
+pub(crate) async fn read_directory(
+    engine: &Engine,
+    _context: RequestContext,
+    params: FsReadDirectoryParams,
+) -> Result<FsReadDirectoryResponse, HandlerError> {
+    serve::<FsReadDirectory, _>(engine, move |scope| listing::read_directory(scope, &params)).await
+}
+
+/// Serves `fs/remove`.
+pub(crate) async fn remove(
+    engine: &Engine,
+    _context: RequestContext,
+    params: FsRemoveParams,
+) -> Result<FsRemoveResponse, HandlerError> {
+    serve::<FsRemove, _>(engine, move |scope| remove::remove(scope, &params)).await
+}
+
+/// Serves `fs/copy`.
+pub(crate) async fn copy(
+    engine: &Engine,
+    _context: RequestContext,
+    params: FsCopyParams,
+) -> Result<FsCopyResponse, HandlerError> {
+    serve::<FsCopy, _>(engine, move |scope| copy::copy(scope, &params)).await
+}
+
+/// Serves `fs/watch`.
+pub(crate) async fn watch(
+    engine: &Engine,
+    context: RequestContext,
+    params: FsWatchParams,
+) -> Result<FsWatchResponse, HandlerError> {
+    let id = params.watch_id;
+    if id.is_empty() || id.len() > watch::MAX_WATCH_ID {
+        return Err(HandlerError::invalid_params(
+            FsWatch::NAME,
+            format_args!(
+                "`watchId` must be 1 to {} bytes long, not {}",
+                watch::MAX_WATCH_ID,
+                id.len()
+            ),
+        ));
+    }
+    let raw = params.path.0;
+    let target = serve::<FsWatch, _>(engine, move |scope| watch::target(scope, &raw)).await?;
+    let watched = AbsolutePathBuf(target.watched().to_string_lossy().into_owned());
+    let watches = engine.fs.watches.clone();
+    let peer = context.peer.clone();
+    let added = tokio::task::spawn_blocking(move || watches.add(peer, id, target))
+        .await
+        .map_err(|e| HandlerError::internal(format!("fs/watch: the worker failed: {e}")))??;
+    if added {
+        engine.fs.watches.start_flusher();
+    }
+    Ok(FsWatchResponse { path: watched })
+}
+
+/// Serves `fs/unwatch`.
+pub(crate) async fn unwatch(
+    engine: &Engine,
+    context: RequestContext,
+    params: FsUnwatchParams,
+) -> Result<FsUnwatchResponse, HandlerError> {
+    let watches = engine.fs.watches.clone();
+    let connection = context.peer.connection_id();
+    let id = params.watch_id;
+    let removed = {
+        let id = id.clone();
+        tokio::task::spawn_blocking(move || watches.remove(connection, &id))
+            .await
+            .map_err(|e| HandlerError::internal(format!("fs/unwatch: the worker failed: {e}")))?
+    };
+    if !removed {
+        return Err(HandlerError::invalid_request(format!(
+            "Invalid request for {}: `watchId` {id:?} names no watch of this connection",
+            FsUnwatch::NAME
+        )));
+    }
+    Ok(FsUnwatchResponse {})
+}

@@ -1,0 +1,936 @@
+//! `fs/*` through the binary: every method inside the workspace, the escapes that must fail
+//! (`..`, absolute paths outside, symlinks leading out, `/proc/self/root`, a symlinked parent,
+//! the agentwire home), a directory swapped for a symlink while writes run, `fs/watch` and
+//! `fs/unwatch`, and bad params naming their field. `docs/fs.md` lists the promises.
+
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Value, json};
+
+use crate::client::Client;
+use crate::common::{home_and_workspace, scratch, tree};
+
+/// `path` as a JSON string.
+fn p(path: &Path) -> Value {
+    json!(path.to_str().expect("utf-8 path"))
+}
+
+fn b64(bytes: &[u8]) -> String {
+    STANDARD.encode(bytes)
+}
+
+/// A server whose home is `home`, with a thread loaded in `workspace` (its root for `fs/*`).
+fn server(home: &Path, workspace: &Path) -> Client {
+    let mut client = Client::start(home);
+    client.start_thread(json!({"cwd": workspace}));
+    client
+}
+
+/// Asserts that `method` with `params` fails with `code`, names `field` and `path` in the
+/// message, and gives `reason` in `data`; returns the error.
+fn refused(client: &mut Client, method: &str, params: Value, field: &str, reason: &str) -> Value {
+    let error = client.call_err(method, params.clone());
+    assert_eq!(error["code"], json!(-32602), "{method} {params}: {error}");
+    let message = error["message"].as_str().expect("message");
+    assert!(
+        message.contains(&format!("`{field}`")) && message.contains(method),
+        "{method}: the message should name `{field}`: {message}"
+    );
+    assert_eq!(error["data"]["field"], json!(field), "{error}");
+    assert_eq!(
+        error["data"]["reason"],
+        json!(reason),
+        "{method} {params}: {error}"
+    );
+    error
+}
+
+/// The names `fs/readDirectory` lists for `dir`, with (isDirectory, isFile).
+fn listing(client: &mut Client, dir: &Path) -> Vec<(String, bool, bool)> {
+    let answer = client.call("fs/readDirectory", json!({"path": p(dir)}));
+    answer["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["fileName"].as_str().expect("fileName").to_owned(),
+                e["isDirectory"].as_bool().expect("isDirectory"),
+                e["isFile"].as_bool().expect("isFile"),
+            )
+        })
+        .collect()
+}
+
+fn read(client: &mut Client, path: &Path) -> Vec<u8> {
+    let answer = client.call("fs/readFile", json!({"path": p(path)}));
+    STANDARD
+        .decode(answer["dataBase64"].as_str().expect("dataBase64"))
+        .expect("base64")
+}
+
+/// `root/outside` with a secret in it, and its listing to compare with later.
+fn outside(root: &Path) -> (PathBuf, Vec<(PathBuf, Vec<u8>)>) {
+    let outside = root.join("outside");
+    std::fs::create_dir_all(outside.join("sub")).expect("outside dir");
+    std::fs::write(outside.join("secret.txt"), "outside secret").expect("secret");
+    let before = tree(&outside);
+    (outside, before)
+}
+
+#[test]
+fn every_method_works_inside_the_workspace() {
+    let root = scratch("fs-happy");
+    let (home, ws) = home_and_workspace(&root);
+    let mut client = server(&home, &ws);
+
+    // createDirectory: parents by default; exactly one without `recursive`.
+    client.call("fs/createDirectory", json!({"path": p(&ws.join("a/b/c"))}));
+    assert!(ws.join("a/b/c").is_dir());
+    client.call("fs/createDirectory", json!({"path": p(&ws.join("a/b/c"))}));
+    client.call(
+        "fs/createDirectory",
+        json!({"path": p(&ws.join("a/one")), "recursive": false}),
+    );
+    assert!(ws.join("a/one").is_dir());
+
+    // writeFile + readFile: any bytes, atomically replaced, the mode kept.
+    let bytes: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    let file = ws.join("a/b/data.bin");
+    client.call(
+        "fs/writeFile",
+        json!({"path": p(&file), "dataBase64": b64(&bytes)}),
+    );
+    assert_eq!(std::fs::read(&file).expect("written"), bytes);
+    assert_eq!(read(&mut client, &file), bytes);
+    let script = ws.join("run.sh");
+    std::fs::write(&script, "old").expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o750)).expect("chmod");
+    client.call(
+        "fs/writeFile",
+        json!({"path": p(&script), "dataBase64": b64(b"#!/bin/sh\n")}),
+    );
+    assert_eq!(std::fs::read(&script).expect("script"), b"#!/bin/sh\n");
+    let mode = std::fs::metadata(&script)
+        .expect("meta")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o750, "the mode is kept");
+    // A `..` that stays inside is fine (the path is made absolute lexically first).
+    let dotted = ws.join("a/b/c/../data.bin");
+    assert_eq!(read(&mut client, &dotted), bytes);
+    // A symlink that stays inside is followed.
+    symlink("a/b/data.bin", ws.join("inside-link")).expect("symlink");
+    assert_eq!(read(&mut client, &ws.join("inside-link")), bytes);
+
+    // getMetadata.
+    let meta = client.call("fs/getMetadata", json!({"path": p(&file)}));
+    assert_eq!(meta["isFile"], json!(true), "{meta}");
+    assert_eq!(meta["isDirectory"], json!(false), "{meta}");
+    assert_eq!(meta["isSymlink"], json!(false), "{meta}");
+    let modified = std::fs::metadata(&file)
+        .expect("meta")
+        .modified()
+        .expect("mtime")
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis() as i64;
+    assert_eq!(meta["modifiedAtMs"], json!(modified), "{meta}");
+    assert!(meta["createdAtMs"].as_i64().expect("createdAtMs") >= 0);
+    let meta = client.call(
+        "fs/getMetadata",
+        json!({"path": p(&ws.join("inside-link"))}),
+    );
+    assert_eq!(
+        (&meta["isSymlink"], &meta["isFile"]),
+        (&json!(true), &json!(true)),
+        "{meta}"
+    );
+    let meta = client.call("fs/getMetadata", json!({"path": p(&ws)}));
+    assert_eq!(meta["isDirectory"], json!(true), "{meta}");
+
+    // readDirectory: sorted, symlinks described by what they point to inside.
+    symlink("a", ws.join("dir-link")).expect("symlink");
+    assert_eq!(
+        listing(&mut client, &ws),
+        vec![
+            ("a".to_owned(), true, false),
+            ("dir-link".to_owned(), true, false),
+            ("inside-link".to_owned(), false, true),
+            ("run.sh".to_owned(), false, true),
+        ]
+    );
+
+    // A dangling symlink is described as itself.
+    symlink("nowhere", ws.join("dangling")).expect("symlink");
+    let meta = client.call("fs/getMetadata", json!({"path": p(&ws.join("dangling"))}));
+    assert_eq!(
+        (&meta["isSymlink"], &meta["isFile"], &meta["isDirectory"]),
+        (&json!(true), &json!(false), &json!(false)),
+        "{meta}"
+    );
+    client.call("fs/remove", json!({"path": p(&ws.join("dangling"))}));
+    assert!(std::fs::symlink_metadata(ws.join("dangling")).is_err());
+
+    // copy: a file (replacing one), a tree (symlinks copied as symlinks).
+    client.call(
+        "fs/copy",
+        json!({"sourcePath": p(&file), "destinationPath": p(&ws.join("copy.bin"))}),
+    );
+    assert_eq!(std::fs::read(ws.join("copy.bin")).expect("copy"), bytes);
+    symlink("../data.bin", ws.join("a/b/c/up")).expect("symlink");
+    client.call(
+        "fs/copy",
+        json!({"sourcePath": p(&ws.join("a")), "destinationPath": p(&ws.join("a2")), "recursive": true}),
+    );
+    assert_eq!(tree(&ws.join("a")), tree(&ws.join("a2")));
+    assert_eq!(
+        std::fs::read_link(ws.join("a2/b/c/up")).expect("link copied"),
+        PathBuf::from("../data.bin")
+    );
+
+    // remove: a file, a symlink (not its target), a tree; a missing path is fine by default.
+    client.call("fs/remove", json!({"path": p(&ws.join("copy.bin"))}));
+    assert!(!ws.join("copy.bin").exists());
+    client.call("fs/remove", json!({"path": p(&ws.join("inside-link"))}));
+    assert!(file.exists(), "the link's target stays");
+    client.call("fs/remove", json!({"path": p(&ws.join("a2"))}));
+    assert!(!ws.join("a2").exists());
+    client.call("fs/remove", json!({"path": p(&ws.join("never-was"))}));
+    refused(
+        &mut client,
+        "fs/remove",
+        json!({"path": p(&ws.join("never-was")), "force": false}),
+        "path",
+        "notFound",
+    );
+    refused(
+        &mut client,
+        "fs/remove",
+        json!({"path": p(&ws.join("a")), "recursive": false}),
+        "path",
+        "notEmpty",
+    );
+    assert!(ws.join("a/b/c").is_dir());
+}
+
+#[test]
+fn escapes_are_refused_and_nothing_outside_changes() {
+    let root = scratch("fs-escape");
+    let (home, ws) = home_and_workspace(&root);
+    let (outside, before) = outside(&root);
+    std::fs::write(ws.join("ok.txt"), "inside").expect("inside file");
+    symlink(&outside, ws.join("abs-link")).expect("symlink");
+    symlink("../outside", ws.join("rel-link")).expect("symlink");
+    symlink(outside.join("secret.txt"), ws.join("secret-link")).expect("symlink");
+    symlink("/proc/self/root", ws.join("proc-root")).expect("symlink");
+
+    // Before a thread is loaded, the workspace is no root (the server's cwd is).
+    let mut client = Client::start(&home);
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": p(&ws.join("ok.txt"))}),
+        "path",
+        "outsideRoots",
+    );
+    client.start_thread(json!({"cwd": ws}));
+    assert_eq!(read(&mut client, &ws.join("ok.txt")), b"inside");
+
+    let secret = outside.join("secret.txt");
+    // `..` out of the workspace, and absolute paths outside.
+    let dotdot = ws.join("../outside/secret.txt");
+    for path in [&dotdot, &secret, &PathBuf::from("/etc/passwd")] {
+        refused(
+            &mut client,
+            "fs/readFile",
+            json!({"path": p(path)}),
+            "path",
+            "outsideRoots",
+        );
+    }
+    refused(
+        &mut client,
+        "fs/writeFile",
+        json!({"path": p(&ws.join("../outside/new.txt")), "dataBase64": b64(b"x")}),
+        "path",
+        "outsideRoots",
+    );
+    // /proc/self/root, directly and through a symlink inside.
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": format!("/proc/self/root{}", secret.display())}),
+        "path",
+        "outsideRoots",
+    );
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": p(&ws.join("proc-root").join(secret.strip_prefix("/").expect("abs")))}),
+        "path",
+        "escapesRoots",
+    );
+    // Symlinks inside pointing outside: read, write, mkdir, copy and remove through them.
+    for link in ["abs-link", "rel-link"] {
+        let through = ws.join(link);
+        let reason = "escapesRoots";
+        refused(
+            &mut client,
+            "fs/readFile",
+            json!({"path": p(&through.join("secret.txt"))}),
+            "path",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/writeFile",
+            json!({"path": p(&through.join("new.txt")), "dataBase64": b64(b"x")}),
+            "path",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/writeFile",
+            json!({"path": p(&through.join("secret.txt")), "dataBase64": b64(b"x")}),
+            "path",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/createDirectory",
+            json!({"path": p(&through.join("made/deeper"))}),
+            "path",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/createDirectory",
+            json!({"path": p(&through.join("made")), "recursive": false}),
+            "path",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/remove",
+            json!({"path": p(&through.join("secret.txt"))}),
+            "path",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/remove",
+            json!({"path": p(&through.join("sub"))}),
+            "path",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/readDirectory",
+            json!({"path": p(&through)}),
+            "path",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/getMetadata",
+            json!({"path": p(&through.join("secret.txt"))}),
+            "path",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/copy",
+            json!({"sourcePath": p(&through.join("secret.txt")), "destinationPath": p(&ws.join("stolen.txt"))}),
+            "sourcePath",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/copy",
+            json!({"sourcePath": p(&through), "destinationPath": p(&ws.join("stolen")), "recursive": true}),
+            "sourcePath",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/copy",
+            json!({"sourcePath": p(&ws.join("ok.txt")), "destinationPath": p(&through.join("planted.txt"))}),
+            "destinationPath",
+            reason,
+        );
+        refused(
+            &mut client,
+            "fs/watch",
+            json!({"watchId": link, "path": p(&through)}),
+            "path",
+            reason,
+        );
+    }
+    // A symlink to a file outside: reading it is refused; listing shows neither file nor dir.
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": p(&ws.join("secret-link"))}),
+        "path",
+        "escapesRoots",
+    );
+    let entries = listing(&mut client, &ws);
+    assert!(
+        entries.contains(&("secret-link".to_owned(), false, false)),
+        "{entries:?}"
+    );
+    assert!(
+        entries.contains(&("abs-link".to_owned(), false, false)),
+        "{entries:?}"
+    );
+    // Removing a link removes the link, never what it points to.
+    client.call("fs/remove", json!({"path": p(&ws.join("abs-link"))}));
+    assert!(!ws.join("abs-link").exists() && outside.join("sub").is_dir());
+    // Writing over a link replaces the link; the file outside stays as it was.
+    client.call(
+        "fs/writeFile",
+        json!({"path": p(&ws.join("secret-link")), "dataBase64": b64(b"replaced")}),
+    );
+    assert_eq!(
+        std::fs::read(ws.join("secret-link")).expect("file"),
+        b"replaced"
+    );
+    assert!(
+        !std::fs::symlink_metadata(ws.join("secret-link"))
+            .expect("meta")
+            .is_symlink()
+    );
+
+    assert!(!ws.join("stolen.txt").exists() && !ws.join("stolen").exists());
+    assert_eq!(
+        tree(&outside),
+        before,
+        "nothing outside the workspace changed"
+    );
+    assert!(!root.join("made").exists());
+}
+
+#[test]
+fn the_agentwire_home_is_never_touched_even_inside_the_workspace() {
+    let root = scratch("fs-home");
+    let ws = root.join("workspace");
+    let state = ws.join("state");
+    let home = state.join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::write(home.join("auth.json"), r#"{"token":"sekrit"}"#).expect("auth");
+    std::fs::write(state.join("notes.txt"), "notes").expect("notes");
+    symlink("state/home/auth.json", ws.join("auth-link")).expect("symlink");
+    symlink("state/home", ws.join("home-link")).expect("symlink");
+    let mut client = server(&home, &ws);
+
+    let auth = home.join("auth.json");
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": p(&auth)}),
+        "path",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": p(&ws.join("auth-link"))}),
+        "path",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": p(&ws.join("home-link/auth.json"))}),
+        "path",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/readDirectory",
+        json!({"path": p(&home)}),
+        "path",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/getMetadata",
+        json!({"path": p(&auth)}),
+        "path",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/writeFile",
+        json!({"path": p(&auth), "dataBase64": b64(b"{}")}),
+        "path",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/remove",
+        json!({"path": p(&auth)}),
+        "path",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/remove",
+        json!({"path": p(&home)}),
+        "path",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/remove",
+        json!({"path": p(&state)}),
+        "path",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/createDirectory",
+        json!({"path": p(&home.join("planted"))}),
+        "path",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/copy",
+        json!({"sourcePath": p(&auth), "destinationPath": p(&ws.join("stolen.json"))}),
+        "sourcePath",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/copy",
+        json!({"sourcePath": p(&state), "destinationPath": p(&ws.join("stolen")), "recursive": true}),
+        "sourcePath",
+        "private",
+    );
+    refused(
+        &mut client,
+        "fs/watch",
+        json!({"watchId": "home", "path": p(&home)}),
+        "path",
+        "private",
+    );
+    // The rest of the workspace stays usable, the home's name included in listings.
+    assert_eq!(read(&mut client, &state.join("notes.txt")), b"notes");
+    assert!(listing(&mut client, &state).contains(&("home".to_owned(), true, false)));
+    assert_eq!(
+        std::fs::read(&auth).expect("auth.json still there"),
+        br#"{"token":"sekrit"}"#
+    );
+    assert!(!ws.join("stolen.json").exists() && !ws.join("stolen").exists());
+    assert!(!home.join("planted").exists());
+}
+
+#[test]
+fn a_directory_swapped_for_a_symlink_never_lets_a_write_out() {
+    let root = scratch("fs-race");
+    let (home, ws) = home_and_workspace(&root);
+    let (outside, before) = outside(&root);
+    let dir = ws.join("dir");
+    let parked = ws.join("dir.real");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("secret.txt"), "inside").expect("inside copy");
+    let mut client = server(&home, &ws);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = {
+        let (stop, dir, parked, outside) =
+            (stop.clone(), dir.clone(), parked.clone(), outside.clone());
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                std::fs::rename(&dir, &parked).expect("park the directory");
+                symlink(&outside, &dir).expect("put the symlink in its place");
+                std::fs::remove_file(&dir).expect("take the symlink away");
+                std::fs::rename(&parked, &dir).expect("put the directory back");
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let mut written = 0;
+    for n in 0..400 {
+        let answer = client.request(
+            "fs/writeFile",
+            json!({"path": p(&dir.join(format!("f{n}.txt"))), "dataBase64": b64(b"payload")}),
+        );
+        if answer.is_ok() {
+            written += 1;
+        }
+        if let Ok(answer) =
+            client.request("fs/readFile", json!({"path": p(&dir.join("secret.txt"))}))
+        {
+            assert_eq!(
+                answer["dataBase64"],
+                json!(b64(b"inside")),
+                "read the outside secret"
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swaps.join().expect("swapper");
+    assert!(swaps > 0);
+    assert_eq!(
+        tree(&outside),
+        before,
+        "a write landed outside the workspace"
+    );
+    let landed = std::fs::read_dir(&dir)
+        .expect("dir")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().starts_with('f'))
+        })
+        .count();
+    assert_eq!(landed, written, "every accepted write is in the workspace");
+}
+
+/// Waits for the next `fs/changed` of `watch_id`, keeping the others in the backlog.
+fn changed(client: &mut Client, watch_id: &str) -> Vec<String> {
+    let mut others = Vec::new();
+    let found = loop {
+        let params = client.notification("fs/changed");
+        if params["watchId"] == json!(watch_id) {
+            break params;
+        }
+        others.push(json!({"method": "fs/changed", "params": params}));
+    };
+    for other in others.into_iter().rev() {
+        client.notifications.push_front(other);
+    }
+    found["changedPaths"]
+        .as_array()
+        .expect("changedPaths")
+        .iter()
+        .map(|v| v.as_str().expect("path").to_owned())
+        .collect()
+}
+
+#[test]
+fn watch_reports_changes_coalesced_until_unwatched() {
+    let root = scratch("fs-watch");
+    let (home, ws) = home_and_workspace(&root);
+    std::fs::create_dir_all(ws.join("marker")).expect("marker dir");
+    let real = std::fs::canonicalize(&ws).expect("canonical");
+    let mut client = server(&home, &ws);
+
+    let answer = client.call("fs/watch", json!({"watchId": "dir", "path": p(&ws)}));
+    assert_eq!(answer["path"], p(&real));
+    // A change made by someone else is reported with the changed path.
+    std::fs::write(ws.join("external.txt"), "x").expect("write");
+    let paths = changed(&mut client, "dir");
+    assert!(
+        paths.contains(&real.join("external.txt").display().to_string()),
+        "{paths:?}"
+    );
+
+    // A file watch sees an atomic save through fs/writeFile (and not the temporary file).
+    let notes = ws.join("notes.txt");
+    std::fs::write(&notes, "v1").expect("notes");
+    client.call("fs/watch", json!({"watchId": "file", "path": p(&notes)}));
+    client.notifications.clear();
+    client.call(
+        "fs/writeFile",
+        json!({"path": p(&notes), "dataBase64": b64(b"v2")}),
+    );
+    assert_eq!(
+        changed(&mut client, "file"),
+        vec![real.join("notes.txt").display().to_string()]
+    );
+    let of = |client: &Client, id: &str| -> Vec<Value> {
+        client
+            .notifications
+            .iter()
+            .filter(|n| n["method"] == json!("fs/changed") && n["params"]["watchId"] == json!(id))
+            .map(|n| n["params"].clone())
+            .collect()
+    };
+    // Reading is no change.
+    read(&mut client, &notes);
+    client.call("fs/getMetadata", json!({"path": p(&notes)}));
+    settle(&mut client, &ws, "m0");
+    assert_eq!(
+        of(&client, "file"),
+        Vec::<Value>::new(),
+        "a read reported as a change"
+    );
+
+    // A burst of writes is gathered into a few notifications.
+    client.notifications.clear();
+    for n in 0..1000 {
+        std::fs::write(&notes, format!("burst {n}")).expect("burst");
+    }
+    settle(&mut client, &ws, "m1");
+    let burst = of(&client, "file").len();
+    assert!(
+        (1..100).contains(&burst),
+        "1000 writes gave {burst} notifications"
+    );
+    let dir_paths = of(&client, "dir");
+    assert!(
+        dir_paths
+            .iter()
+            .all(|n| !n.to_string().contains(".agentwire-write.")),
+        "the temporary file of an atomic write is not reported: {dir_paths:?}"
+    );
+
+    // After fs/unwatch answers, nothing more comes for that watch.
+    client.call("fs/unwatch", json!({"watchId": "dir"}));
+    client.call("fs/unwatch", json!({"watchId": "file"}));
+    client.notifications.clear();
+    std::fs::write(ws.join("after.txt"), "x").expect("write");
+    std::fs::write(&notes, "after").expect("write");
+    settle(&mut client, &ws, "m2");
+    let late: Vec<Value> = [of(&client, "dir"), of(&client, "file")].concat();
+    assert!(late.is_empty(), "notifications after fs/unwatch: {late:?}");
+
+    // The id is free again; an unknown id and a taken one are refused naming `watchId`.
+    let error = client.call_err("fs/unwatch", json!({"watchId": "dir"}));
+    assert_eq!(error["code"], json!(-32600), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .expect("message")
+            .contains("`watchId` \"dir\""),
+        "{error}"
+    );
+    client.call("fs/watch", json!({"watchId": "dir", "path": p(&ws)}));
+    let error = client.call_err("fs/watch", json!({"watchId": "dir", "path": p(&ws)}));
+    assert_eq!(error["code"], json!(-32600), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .expect("message")
+            .contains("`watchId`"),
+        "{error}"
+    );
+
+    // At most 64 watches per connection.
+    for n in 1..64 {
+        client.call(
+            "fs/watch",
+            json!({"watchId": format!("w{n}"), "path": p(&ws)}),
+        );
+    }
+    let error = client.call_err(
+        "fs/watch",
+        json!({"watchId": "one-too-many", "path": p(&ws)}),
+    );
+    assert_eq!(error["code"], json!(-32600), "{error}");
+    assert!(
+        error["message"].as_str().expect("message").contains("64"),
+        "{error}"
+    );
+}
+
+/// Makes sure every `fs/changed` for changes made so far is in the backlog: watches
+/// `ws/marker`, changes it, waits for its notification, and ends the watch — `fs/unwatch`
+/// answers only once notifications being sent are out, so it is a barrier.
+fn settle(client: &mut Client, ws: &Path, name: &str) {
+    client.call(
+        "fs/watch",
+        json!({"watchId": "marker", "path": p(&ws.join("marker"))}),
+    );
+    std::fs::write(ws.join("marker").join(name), "m").expect("marker");
+    changed(client, "marker");
+    client.call("fs/unwatch", json!({"watchId": "marker"}));
+}
+
+#[test]
+fn bad_params_and_wrong_kinds_name_the_field_and_the_reason() {
+    let root = scratch("fs-bad");
+    let (home, ws) = home_and_workspace(&root);
+    std::fs::create_dir_all(ws.join("dir")).expect("dir");
+    std::fs::write(ws.join("file.txt"), "x").expect("file");
+    let mut client = server(&home, &ws);
+
+    // Missing or mistyped members: the schema names them by JSON pointer.
+    let error = client.call_err("fs/readFile", json!({}));
+    assert_eq!(error["code"], json!(-32602), "{error}");
+    assert!(error.to_string().contains("path"), "{error}");
+    let error = client.call_err("fs/writeFile", json!({"path": p(&ws.join("f"))}));
+    assert_eq!(error["code"], json!(-32602), "{error}");
+    assert!(error.to_string().contains("dataBase64"), "{error}");
+    let error = client.call_err(
+        "fs/copy",
+        json!({"sourcePath": p(&ws), "destinationPath": 3}),
+    );
+    assert_eq!(error["code"], json!(-32602), "{error}");
+    assert!(error.to_string().contains("destinationPath"), "{error}");
+
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": "relative/file.txt"}),
+        "path",
+        "notAbsolute",
+    );
+    refused(
+        &mut client,
+        "fs/copy",
+        json!({"sourcePath": p(&ws.join("file.txt")), "destinationPath": "rel"}),
+        "destinationPath",
+        "notAbsolute",
+    );
+    refused(
+        &mut client,
+        "fs/writeFile",
+        json!({"path": p(&ws.join("f")), "dataBase64": "not base64!"}),
+        "dataBase64",
+        "refused",
+    );
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": p(&ws.join("missing"))}),
+        "path",
+        "notFound",
+    );
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": p(&ws.join("dir"))}),
+        "path",
+        "isADirectory",
+    );
+    refused(
+        &mut client,
+        "fs/readDirectory",
+        json!({"path": p(&ws.join("file.txt"))}),
+        "path",
+        "notADirectory",
+    );
+    refused(
+        &mut client,
+        "fs/writeFile",
+        json!({"path": p(&ws.join("no/such/dir/f")), "dataBase64": b64(b"x")}),
+        "path",
+        "parentNotFound",
+    );
+    refused(
+        &mut client,
+        "fs/writeFile",
+        json!({"path": p(&ws.join("dir")), "dataBase64": b64(b"x")}),
+        "path",
+        "isADirectory",
+    );
+    refused(
+        &mut client,
+        "fs/createDirectory",
+        json!({"path": p(&ws.join("dir")), "recursive": false}),
+        "path",
+        "alreadyExists",
+    );
+    refused(
+        &mut client,
+        "fs/createDirectory",
+        json!({"path": p(&ws.join("file.txt/sub"))}),
+        "path",
+        "notADirectory",
+    );
+    refused(
+        &mut client,
+        "fs/remove",
+        json!({"path": p(&ws)}),
+        "path",
+        "isARoot",
+    );
+    refused(
+        &mut client,
+        "fs/copy",
+        json!({"sourcePath": p(&ws.join("dir")), "destinationPath": p(&ws.join("dir2"))}),
+        "sourcePath",
+        "refused",
+    );
+    refused(
+        &mut client,
+        "fs/copy",
+        json!({"sourcePath": p(&ws.join("dir")), "destinationPath": p(&ws.join("dir/inner")), "recursive": true}),
+        "destinationPath",
+        "intoItself",
+    );
+    refused(
+        &mut client,
+        "fs/copy",
+        json!({"sourcePath": p(&ws.join("dir")), "destinationPath": p(&ws.join("file.txt")), "recursive": true}),
+        "destinationPath",
+        "alreadyExists",
+    );
+    let error = client.call_err("fs/watch", json!({"watchId": "", "path": p(&ws)}));
+    assert_eq!(error["code"], json!(-32602), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .expect("message")
+            .contains("`watchId`"),
+        "{error}"
+    );
+
+    // A FIFO is refused at once rather than waited on.
+    let fifo = ws.join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": p(&fifo)}),
+        "path",
+        "notARegularFile",
+    );
+
+    // Size limits, named in the message: 16 MiB each way.
+    let limit = 16 * 1024 * 1024u64;
+    let big = ws.join("big.bin");
+    std::fs::File::create(&big)
+        .and_then(|f| f.set_len(limit + 1))
+        .expect("sparse file");
+    let error = refused(
+        &mut client,
+        "fs/readFile",
+        json!({"path": p(&big)}),
+        "path",
+        "tooLarge",
+    );
+    assert!(
+        error["message"]
+            .as_str()
+            .expect("message")
+            .contains(&limit.to_string()),
+        "{error}"
+    );
+    let too_much = b64(&vec![0u8; (limit + 1) as usize]);
+    let error = refused(
+        &mut client,
+        "fs/writeFile",
+        json!({"path": p(&ws.join("huge.bin")), "dataBase64": too_much}),
+        "dataBase64",
+        "tooLarge",
+    );
+    assert!(
+        error["message"]
+            .as_str()
+            .expect("message")
+            .contains(&limit.to_string()),
+        "{error}"
+    );
+    assert!(!ws.join("huge.bin").exists());
+    // Exactly the limit is fine.
+    std::fs::File::create(&big)
+        .and_then(|f| f.set_len(limit))
+        .expect("resize");
+    assert_eq!(read(&mut client, &big).len() as u64, limit);
+}
