@@ -38,6 +38,7 @@
 
 mod budget;
 mod connection;
+mod forward_write;
 mod header_deadline;
 mod unix_socket;
 

@@ -113,6 +113,26 @@ pub(crate) enum HistoryEntry {
     },
 }
 
+impl ModelRequest {
+    /// Every tool this call offers, as `function(name, description, parameters)` renders it
+    /// for a wire: the built-in `tools`, then the MCP servers' (`server__tool`).
+    pub(crate) fn offered_tools<T>(
+        &self,
+        tools: &[crate::tools::ToolSpec],
+        function: impl Fn(&str, &str, &serde_json::Value) -> T,
+    ) -> Vec<T> {
+        tools
+            .iter()
+            .map(|tool| function(tool.name, tool.description, &tool.parameters))
+            .chain(
+                self.mcp_tools
+                    .iter()
+                    .map(|tool| function(&tool.name, &tool.description, &tool.parameters)),
+            )
+            .collect()
+    }
+}
+
 impl HistoryEntry {
     /// A user message of one text part (instructions and summaries the engine adds).
     pub(crate) fn user_text(text: String) -> Self {

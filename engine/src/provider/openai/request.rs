@@ -33,16 +33,7 @@ pub(crate) fn body(request: &ModelRequest, model: &str, tools: &[ToolSpec]) -> V
             "function": {"name": name, "description": description, "parameters": parameters}
         })
     };
-    let offered: Vec<Value> = tools
-        .iter()
-        .map(|tool| function(tool.name, tool.description, &tool.parameters))
-        .chain(
-            request
-                .mcp_tools
-                .iter()
-                .map(|tool| function(&tool.name, &tool.description, &tool.parameters)),
-        )
-        .collect();
+    let offered = request.offered_tools(tools, function);
     if !offered.is_empty() {
         body["tools"] = Value::Array(offered);
     }

@@ -40,17 +40,7 @@ pub(crate) fn body(
             "parameters": parameters,
         })
     };
-    // The built-in tools, then the MCP servers' (`server__tool`).
-    let offered: Vec<Value> = tools
-        .iter()
-        .map(|tool| function(tool.name, tool.description, &tool.parameters))
-        .chain(
-            request
-                .mcp_tools
-                .iter()
-                .map(|tool| function(&tool.name, &tool.description, &tool.parameters)),
-        )
-        .collect();
+    let offered = request.offered_tools(tools, function);
     let mut body = json!({
         "model": model,
         "input": input,
@@ -228,6 +218,36 @@ mod tests {
         assert_eq!(tools[0]["type"], json!("function"));
         assert_eq!(tools[0]["name"], json!("shell"));
         assert_eq!(tools[0]["parameters"]["type"], json!("object"));
+    }
+
+    #[test]
+    fn developer_instructions_and_mcp_tools() {
+        let mut request = request(vec![
+            HistoryEntry::Developer {
+                text: "dev rules".to_owned(),
+            },
+            HistoryEntry::User {
+                content: vec![text("hi")],
+            },
+        ]);
+        request.mcp_tools = vec![crate::mcp::ModelTool {
+            name: "everything__echo".to_owned(),
+            description: "Echoes".to_owned(),
+            parameters: json!({"type": "object"}),
+        }];
+        let body = body(&request, "m", &crate::tools::specs(), None);
+        assert_eq!(
+            body["input"][0],
+            json!({"type": "message", "role": "developer",
+                   "content": [{"type": "input_text", "text": "dev rules"}]})
+        );
+        let tools = body["tools"].as_array().expect("tools");
+        assert_eq!(tools.len(), crate::tools::specs().len() + 1);
+        assert_eq!(
+            tools.last().expect("the MCP tool"),
+            &json!({"type": "function", "name": "everything__echo", "description": "Echoes",
+                    "strict": false, "parameters": {"type": "object"}})
+        );
     }
 
     #[test]
