@@ -25,9 +25,9 @@ use agentwire_protocol::{
     TurnCompletedNotification, TurnError, TurnItemsView, TurnStartedNotification, TurnStatus,
 };
 use agentwire_runtime::{Peer, RequestContext};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use super::{Running, Turns, history, lock};
+use super::{Turns, history};
 use crate::provider::{HistoryEntry, ModelRequest, ProviderEvent};
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id, now};
@@ -78,28 +78,7 @@ impl Turns {
                 "no async runtime to run the compaction on".to_owned(),
             ));
         }
-        let turn_id = new_id();
-        let (interrupt_sender, interrupt) = oneshot::channel();
-        {
-            let mut running = lock(&self.running);
-            if let Some(other) = running.get(&thread_id) {
-                return Err(ThreadError::Conflict(format!(
-                    "thread {thread_id} is running turn {}; wait for it or interrupt it first",
-                    other.turn_id
-                )));
-            }
-            let (steer, _) = mpsc::channel(1);
-            running.insert(
-                thread_id.clone(),
-                Running {
-                    turn_id: turn_id.clone(),
-                    interrupt: Some(interrupt_sender),
-                    steer,
-                    accepts_steer: false,
-                    ended: tokio::sync::watch::channel(()).0,
-                },
-            );
-        }
+        let (turn_id, interrupt) = self.claim_without_steering(&thread_id)?;
         self.threads
             .subscribers
             .subscribe(&thread_id, &context.peer);

@@ -69,6 +69,37 @@ struct Running {
     ended: tokio::sync::watch::Sender<()>,
 }
 
+impl Turns {
+    /// Marks `thread_id` as running a new turn that takes no steered input (a shell command,
+    /// a compaction): its id and the receiver of its interrupt. Refused while another runs.
+    fn claim_without_steering(
+        &self,
+        thread_id: &str,
+    ) -> Result<(String, oneshot::Receiver<()>), ThreadError> {
+        let turn_id = new_id();
+        let (interrupt_sender, interrupt) = oneshot::channel();
+        let mut running = lock(&self.running);
+        if let Some(other) = running.get(thread_id) {
+            return Err(ThreadError::Conflict(format!(
+                "thread {thread_id} is running turn {}; wait for it or interrupt it first",
+                other.turn_id
+            )));
+        }
+        let (steer, _) = mpsc::channel(1);
+        running.insert(
+            thread_id.to_owned(),
+            Running {
+                turn_id: turn_id.clone(),
+                interrupt: Some(interrupt_sender),
+                steer,
+                accepts_steer: false,
+                ended: tokio::sync::watch::channel(()).0,
+            },
+        );
+        Ok((turn_id, interrupt))
+    }
+}
+
 /// Input steered into a running turn.
 #[derive(Debug)]
 pub(crate) struct Steer {
