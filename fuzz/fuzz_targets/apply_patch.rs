@@ -23,7 +23,8 @@ struct Scratch {
 fn scratch() -> &'static Scratch {
     static SCRATCH: OnceLock<Scratch> = OnceLock::new();
     SCRATCH.get_or_init(|| {
-        let root = std::env::temp_dir().join(format!("agentwire-fuzz-patch-{}", std::process::id()));
+        let root =
+            std::env::temp_dir().join(format!("agentwire-fuzz-patch-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let outside = root.join("outside");
         std::fs::create_dir_all(outside.join("nested")).expect("outside dir");
@@ -99,7 +100,11 @@ fuzz_target!(|data: &[u8]| {
         .flatten()
         .map(|e| e.file_name())
         .collect();
-    assert_eq!(beside.len(), 2, "the patch wrote beside the workspace: {beside:?}");
+    assert_eq!(
+        beside.len(),
+        2,
+        "the patch wrote beside the workspace: {beside:?}"
+    );
     if let Ok(json) = applied {
         let changes: Vec<serde_json::Value> =
             serde_json::from_str(&json).expect("the changes are a JSON array");

@@ -99,12 +99,15 @@ fn check_server_frames(mut bytes: &[u8]) {
     while bytes.len() >= 2 {
         let (opcode, masked) = (bytes[0] & 0x0f, bytes[1] & 0x80 != 0);
         assert!(!masked, "the server masked a frame");
-        let (len, start) = match bytes[1] & 0x7f {
+        let (len, start): (usize, usize) = match bytes[1] & 0x7f {
             126 if bytes.len() >= 4 => (usize::from(u16::from_be_bytes([bytes[2], bytes[3]])), 4),
             127 if bytes.len() >= 10 => {
                 let mut len = [0u8; 8];
                 len.copy_from_slice(&bytes[2..10]);
-                (usize::try_from(u64::from_be_bytes(len)).unwrap_or(usize::MAX), 10)
+                (
+                    usize::try_from(u64::from_be_bytes(len)).unwrap_or(usize::MAX),
+                    10,
+                )
             }
             n if n < 126 => (usize::from(n), 2),
             _ => return,
