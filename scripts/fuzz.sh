@@ -26,6 +26,11 @@ export PATH="$TOOLS/bin:$PATH"
 export RUSTC_BOOTSTRAP=1
 
 cd "$REPO/fuzz"
+# fuzz/ is a workspace of its own: its lock file must pin what the main one pins.
+if ! cargo metadata --locked --format-version 1 >/dev/null 2>&1; then
+  echo "fuzz/Cargo.lock is stale: cp Cargo.lock fuzz/ && (cd fuzz && cargo metadata --format-version 1 >/dev/null)" >&2
+  exit 1
+fi
 FUZZ_TARGET_DIR="$REPO/target/fuzz"
 step "cargo fuzz build (coverage instrumentation, no sanitizer)"
 cargo fuzz build --sanitizer none --target-dir "$FUZZ_TARGET_DIR"
