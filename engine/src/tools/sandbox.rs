@@ -141,29 +141,32 @@ pub fn isolate(
 /// confines itself: replaces `/proc` with one that shows only the sandbox's own processes, so
 /// no command can read the server's (its environment, its command line, its open files).
 ///
-/// Fails as root, where the kernel's permission checks would otherwise let a command read the
-/// server's `/proc/<pid>/environ`. Without root the mount may be refused (a container that
-/// masks parts of `/proc` forbids a new one in a user namespace); then `Ok(Some(warning))`:
-/// the host's `/proc` stays, where another user's process cannot read the server's
-/// environment (a different user namespace, no `CAP_SYS_PTRACE` over it).
+/// Fails for the machine's real root (in the initial user namespace), where the mount cannot
+/// be refused and the kernel's permission checks would otherwise let a command read the
+/// server's `/proc/<pid>/environ`. Elsewhere the mount may be refused (a container that masks
+/// parts of `/proc` forbids a new one inside a user namespace); then `Ok(Some(warning))`: the
+/// host's `/proc` stays.
 pub fn own_proc() -> Result<Option<String>, SandboxError> {
+    // Read before the mount, while `/proc/self` is still the host's view.
+    let real_root = is_real_root();
     match imp::own_proc() {
         Ok(()) => Ok(None),
-        Err(error) if !is_root() => Ok(Some(format!(
+        Err(error) if !real_root => Ok(Some(format!(
             "{error}; the command sees the host's processes in /proc"
         ))),
         Err(error) => Err(error),
     }
 }
 
-#[cfg(unix)]
-fn is_root() -> bool {
-    rustix::process::geteuid().is_root()
-}
-
-#[cfg(not(unix))]
-fn is_root() -> bool {
-    false
+/// Whether this process is root in the initial user namespace (its uid map is the identity
+/// over every uid).
+fn is_real_root() -> bool {
+    #[cfg(unix)]
+    let root = rustix::process::geteuid().is_root();
+    #[cfg(not(unix))]
+    let root = false;
+    root && std::fs::read_to_string("/proc/self/uid_map")
+        .is_ok_and(|map| map.split_whitespace().collect::<Vec<_>>() == ["0", "0", "4294967295"])
 }
 
 #[cfg(target_os = "linux")]
