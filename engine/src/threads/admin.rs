@@ -13,7 +13,7 @@ use agentwire_runtime::RequestContext;
 use super::error::ThreadError;
 use super::meta::now;
 use super::paths::sync_dir;
-use super::rollout::{RolloutRecord, RolloutWriter};
+use super::rollout::RolloutRecord;
 use super::{Threads, lock};
 
 /// Longest Git field accepted (a URL, a branch name, a commit hash).
@@ -152,17 +152,13 @@ impl Threads {
         if changes {
             let replayed = self.read_rollout(&row)?;
             let git_info = patched(replayed.summary.meta.git_info.clone(), &patch);
-            let path = self.layout.rollout(row.archived, &row.relative);
-            let mut writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
-            row.stamp = writer.append(&[RolloutRecord::GitInfo {
+            let record = RolloutRecord::GitInfo {
                 at,
                 git_info: git_info.clone(),
-            }])?;
-            row.summary = replayed.summary;
-            row.summary.meta.git_info = git_info;
-            row.summary.updated_at = row.summary.updated_at.max(at);
-            self.index()?.upsert(&row)?;
-            self.refresh_positions(&id, &path);
+            };
+            self.append_stored(&mut row, replayed, record, at, |summary| {
+                summary.meta.git_info = git_info;
+            })?;
         }
         let thread = row.summary.to_thread(
             ThreadStatus::NotLoaded,

@@ -24,7 +24,7 @@ use super::cursor::HistoryCursor;
 use super::error::ThreadError;
 use super::meta::now;
 use super::positions::{self, PageStart, Span, TurnPos};
-use super::rollout::{RolloutRecord, RolloutWriter, started_turn};
+use super::rollout::{RolloutRecord, started_turn};
 use super::{Threads, lock};
 
 /// Turns per page when the client sends no `limit`.
@@ -479,13 +479,7 @@ impl Threads {
                 if !replayed.turns.iter().any(|t| t.id == before) {
                     return Err(unknown());
                 }
-                let path = self.layout.rollout(row.archived, &row.relative);
-                let mut writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
-                row.stamp = writer.append(&[record])?;
-                row.summary = replayed.summary;
-                row.summary.updated_at = row.summary.updated_at.max(at);
-                self.index()?.upsert(&row)?;
-                self.refresh_positions(&id, &path);
+                self.append_stored(&mut row, replayed, record, at, |_| {})?;
                 let thread = row.summary.to_thread(
                     ThreadStatus::NotLoaded,
                     Some(self.path_of(&row)),

@@ -375,13 +375,9 @@ impl Threads {
         } else {
             let mut row = self.lookup(&id)?;
             let replayed = self.read_rollout(&row)?;
-            let path = self.layout.rollout(row.archived, &row.relative);
-            let mut writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
-            row.stamp = writer.append(&[record])?;
-            row.summary = replayed.summary;
-            row.summary.name = name.clone();
-            row.summary.updated_at = row.summary.updated_at.max(at);
-            self.index()?.upsert(&row)?;
+            self.append_stored(&mut row, replayed, record, at, |summary| {
+                summary.name = name.clone();
+            })?;
         }
         let hub = context.peer.hub().clone();
         context.after_response(move || {

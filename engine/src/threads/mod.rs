@@ -197,6 +197,29 @@ impl Threads {
         self.refresh_positions(&thread.summary.meta.id, place.writer.path());
     }
 
+    /// Appends `record` (stamped `at`) to the rollout of a thread that is not loaded: `row` is
+    /// its index row and `replayed` its rollout as read. `change` makes the replayed summary
+    /// say what the record says; the index row (stamp, summary, update time) and the thread's
+    /// positions follow.
+    fn append_stored(
+        &self,
+        row: &mut IndexRow,
+        replayed: Replayed,
+        record: RolloutRecord,
+        at: i64,
+        change: impl FnOnce(&mut ThreadSummary),
+    ) -> Result<(), ThreadError> {
+        let path = self.layout.rollout(row.archived, &row.relative);
+        let mut writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
+        row.stamp = writer.append(&[record])?;
+        row.summary = replayed.summary;
+        change(&mut row.summary);
+        row.summary.updated_at = row.summary.updated_at.max(at);
+        self.index()?.upsert(row)?;
+        self.refresh_positions(&row.summary.meta.id, &path);
+        Ok(())
+    }
+
     /// Brings the turn and item positions of thread `id` (rollout at `path`) up to date. A
     /// failure is logged: the next page request tries again.
     fn refresh_positions(&self, id: &str, path: &Path) {
