@@ -21,8 +21,8 @@ use agentwire_protocol::methods::{
 use agentwire_protocol::{
     AgentMessageDeltaNotification, ContextCompactedNotification, ErrorNotification,
     ItemCompletedNotification, ItemStartedNotification, ThreadCompactStartParams,
-    ThreadCompactStartResponse, ThreadItem, ThreadItemKind, ThreadStatus, Turn,
-    TurnCompletedNotification, TurnError, TurnItemsView, TurnStartedNotification, TurnStatus,
+    ThreadCompactStartResponse, ThreadItem, ThreadItemKind, ThreadStatus, Turn, TurnError,
+    TurnItemsView, TurnStartedNotification, TurnStatus,
 };
 use agentwire_runtime::{Peer, RequestContext};
 use tokio::sync::oneshot;
@@ -305,29 +305,15 @@ impl CompactRun {
                 will_retry: false,
             });
         }
-        self.turn.status = status;
-        self.turn.error = error;
-        self.turn.completed_at = Some(now());
-        self.turn.duration_ms =
-            Some(i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX));
-        Self::logged(
-            "turn completed",
-            threads.record_turn_completed(&self.thread_id, &self.turn),
+        let (completed, ended) = self.turns.conclude(
+            self.peer.hub(),
+            &self.thread_id,
+            &mut self.turn,
+            (status, error),
+            clock,
+            Vec::new(),
         );
-        Self::logged(
-            "status",
-            threads.set_status(self.peer.hub(), &self.thread_id, ThreadStatus::Idle),
-        );
-        let ended = self.turns.finish(&self.thread_id);
-        let completed = Turn {
-            items: Vec::new(),
-            items_view: TurnItemsView::Summary,
-            ..self.turn.clone()
-        };
-        self.notify::<TurnCompleted>(&TurnCompletedNotification {
-            thread_id: self.thread_id.clone(),
-            turn: completed,
-        });
+        self.notify::<TurnCompleted>(&completed);
         drop(ended);
     }
 }

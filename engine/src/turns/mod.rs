@@ -23,16 +23,17 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agentwire_protocol::{
-    Turn, TurnInterruptParams, TurnInterruptResponse, TurnItemsView, TurnStartParams,
-    TurnStartResponse, TurnStatus, TurnSteerParams, TurnSteerResponse, UserInput,
+    ThreadItem, ThreadStatus, Turn, TurnCompletedNotification, TurnError, TurnInterruptParams,
+    TurnInterruptResponse, TurnItemsView, TurnStartParams, TurnStartResponse, TurnStatus,
+    TurnSteerParams, TurnSteerResponse, UserInput,
 };
-use agentwire_runtime::RequestContext;
+use agentwire_runtime::{Hub, RequestContext};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::provider::ModelProvider;
 use crate::threads::Threads;
 use crate::threads::error::ThreadError;
-use crate::threads::meta::{SettingsOverrides, new_id};
+use crate::threads::meta::{SettingsOverrides, new_id, now};
 use crate::tools::sandbox::SandboxHelper;
 use approval::SessionApprovals;
 use run::{Controls, TurnRun, TurnStart};
@@ -385,5 +386,44 @@ impl Turns {
     /// ended: the turn drops it once its last notification is out.
     fn finish(&self, thread_id: &str) -> Option<tokio::sync::watch::Sender<()>> {
         lock(&self.running).remove(thread_id).map(|turn| turn.ended)
+    }
+
+    /// Ends `turn` of `thread_id` as `status` (with `error`), `clock` having run since it
+    /// began: records it, idles the thread and forgets it as running. Returns the
+    /// `turn/completed` to send, with `shown` as the turn's items (its summary view), and the
+    /// guard to drop once it is sent: whoever waits for the turn to end (`thread/delete`)
+    /// learns it only then.
+    fn conclude(
+        &self,
+        hub: &Hub,
+        thread_id: &str,
+        turn: &mut Turn,
+        (status, error): (TurnStatus, Option<TurnError>),
+        clock: std::time::Instant,
+        shown: Vec<ThreadItem>,
+    ) -> (
+        TurnCompletedNotification,
+        Option<tokio::sync::watch::Sender<()>>,
+    ) {
+        turn.status = status;
+        turn.error = error;
+        turn.completed_at = Some(now());
+        turn.duration_ms = Some(i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX));
+        if let Err(error) = self.threads.record_turn_completed(thread_id, turn) {
+            tracing::warn!(thread_id, %error, "turn completion not recorded");
+        }
+        if let Err(error) = self.threads.set_status(hub, thread_id, ThreadStatus::Idle) {
+            tracing::warn!(thread_id, %error, "thread status not recorded");
+        }
+        let ended = self.finish(thread_id);
+        let completed = TurnCompletedNotification {
+            thread_id: thread_id.to_owned(),
+            turn: Turn {
+                items: shown,
+                items_view: TurnItemsView::Summary,
+                ..turn.clone()
+            },
+        };
+        (completed, ended)
     }
 }

@@ -25,7 +25,7 @@ use agentwire_protocol::{
     CommandExecutionOutputDeltaNotification, CommandExecutionSource, CommandExecutionStatus,
     ItemCompletedNotification, ItemStartedNotification, LegacyAppPathString, ThreadItem,
     ThreadItemKind, ThreadShellCommandParams, ThreadShellCommandResponse, ThreadStatus, Turn,
-    TurnCompletedNotification, TurnItemsView, TurnStartedNotification, TurnStatus,
+    TurnItemsView, TurnStartedNotification, TurnStatus,
 };
 use agentwire_runtime::{Peer, RequestContext};
 use tokio::sync::oneshot;
@@ -283,28 +283,15 @@ impl ShellRun {
             completed_at_ms: completed_ms,
             content_token_count: None,
         });
-        self.turn.status = turn_status;
-        self.turn.completed_at = Some(now());
-        self.turn.duration_ms =
-            Some(i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX));
-        Self::logged(
-            "turn completed",
-            threads.record_turn_completed(&self.thread_id, &self.turn),
+        let (completed, ended) = self.turns.conclude(
+            self.peer.hub(),
+            &self.thread_id,
+            &mut self.turn,
+            (turn_status, None),
+            clock,
+            vec![item],
         );
-        Self::logged(
-            "status",
-            threads.set_status(self.peer.hub(), &self.thread_id, ThreadStatus::Idle),
-        );
-        let ended = self.turns.finish(&self.thread_id);
-        let completed = Turn {
-            items: vec![item],
-            items_view: TurnItemsView::Summary,
-            ..self.turn.clone()
-        };
-        self.notify::<TurnCompleted>(&TurnCompletedNotification {
-            thread_id: self.thread_id.clone(),
-            turn: completed,
-        });
+        self.notify::<TurnCompleted>(&completed);
         drop(ended);
     }
 }

@@ -32,8 +32,8 @@ use agentwire_protocol::{
     AgentMessageDeltaNotification, CodexErrorInfo, ErrorNotification, ItemCompletedNotification,
     ItemStartedNotification, ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification,
     ThreadItem, ThreadItemKind, ThreadStatus, ThreadTokenUsage,
-    ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown, Turn, TurnCompletedNotification,
-    TurnError, TurnItemsView, TurnStartedNotification, TurnStatus,
+    ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown, Turn, TurnError, TurnItemsView,
+    TurnStartedNotification, TurnStatus,
 };
 use agentwire_runtime::{Answered, Peer};
 use tokio::sync::{mpsc, oneshot};
@@ -579,19 +579,6 @@ impl TurnRun {
                 will_retry: false,
             });
         }
-        self.turn.status = status;
-        self.turn.error = error;
-        self.turn.completed_at = Some(now());
-        self.turn.duration_ms =
-            Some(i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX));
-        logged(
-            "turn completed",
-            self.turns
-                .threads
-                .record_turn_completed(&self.thread_id, &self.turn),
-        );
-        self.set_status(ThreadStatus::Idle);
-        let ended = self.turns.finish(&self.thread_id);
         // Like the reference server, `turn/completed` carries the summary view: the final agent
         // message. `thread/read` has every item.
         let last_message = self
@@ -601,15 +588,15 @@ impl TurnRun {
             .rev()
             .find(|i| matches!(i.kind, ThreadItemKind::AgentMessage { .. }))
             .cloned();
-        let completed = Turn {
-            items: last_message.into_iter().collect(),
-            items_view: TurnItemsView::Summary,
-            ..self.turn.clone()
-        };
-        self.notify::<TurnCompleted>(&TurnCompletedNotification {
-            thread_id: self.thread_id.clone(),
-            turn: completed,
-        });
+        let (completed, ended) = self.turns.conclude(
+            self.peer.hub(),
+            &self.thread_id,
+            &mut self.turn,
+            (status, error),
+            clock,
+            last_message.into_iter().collect(),
+        );
+        self.notify::<TurnCompleted>(&completed);
         drop(ended);
     }
 }
