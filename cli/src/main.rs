@@ -1,6 +1,8 @@
 //! The `agentwire` command.
 //!
 //! ```text
+//! agentwire [--remote ws://HOST:PORT|wss://…|unix://PATH [--remote-auth-token-env VAR]] [-m MODEL] [-C DIR]
+//! agentwire tui [same flags] [PROMPT]
 //! agentwire app-server [--listen stdio://|ws://IP:PORT|unix://[PATH]|off] [--ws-auth-token-file PATH | --ws-auth-token-sha256 HEX]
 //! agentwire app-server generate-json-schema --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
@@ -23,6 +25,7 @@ mod pinned;
 mod sandbox_exec;
 mod schema_diff;
 mod serve;
+mod tui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,10 +34,18 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Schema-first tooling and server for the coding-agent app-server protocol.
 #[derive(Debug, Parser)]
-#[command(name = "agentwire", version, about)]
+#[command(
+    name = "agentwire",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
+    /// Without a subcommand: the terminal client.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    tui: tui::TuiArgs,
     #[command(flatten)]
     overrides: ConfigOverrides,
 }
@@ -103,6 +114,13 @@ fn parse_override(flag: &str) -> Result<String, String> {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The terminal client (also what `agentwire` with no subcommand runs).
+    Tui {
+        #[command(flatten)]
+        args: tui::TuiArgs,
+        /// A first message, placed in the input line (sent at once in plain mode).
+        prompt: Option<String>,
+    },
     /// Serve the app-server protocol (default: over stdio), or generate bindings for it.
     #[command(args_conflicts_with_subcommands = true)]
     AppServer {
@@ -206,7 +224,11 @@ enum Format {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let Some(command) = cli.command else {
+        return finish(tui::run(cli.tui, None, &cli.overrides));
+    };
+    let result = match command {
+        Command::Tui { args, prompt } => tui::run(args, prompt, &cli.overrides),
         Command::AppServer {
             command: None,
             serve,
@@ -252,6 +274,11 @@ fn main() -> ExitCode {
         Command::SandboxInit(args) => Ok(sandbox_exec::run_init(args)),
         Command::Mcp { command } => mcp::run(command),
     };
+    finish(result)
+}
+
+/// The exit code of a subcommand's result, printing its error.
+fn finish(result: Result<ExitCode, String>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(message) => {

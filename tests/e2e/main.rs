@@ -28,6 +28,7 @@ mod search;
 mod served;
 mod shutdown;
 mod thread_surface;
+mod tui;
 mod turn_fidelity;
 mod wire_contract;
 mod ws_budget;

@@ -1,0 +1,446 @@
+//! The terminal client, driven in a real pseudo-terminal: each test runs `agentwire` inside a
+//! tmux server of its own (a fixed 100×30 window), types into it with `send-keys` and reads the
+//! screen with `capture-pane`. The app-server behind it is a local child on the fixture model,
+//! or a remote one over a websocket or the Unix control socket. tmux is installed by
+//! `scripts/install-ci-tools.sh`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::app_server_ws::App;
+use crate::common::{fixture_steps, home_and_workspace, scratch};
+
+/// How long a screen may take to show what a test waits for before the test fails.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A tmux server of one test, with one window running the client.
+struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    /// Starts `agentwire ARGS` in a 100×30 window, with `home` as `AGENTWIRE_HOME` and `cwd`
+    /// as its working directory.
+    fn start(root: &Path, home: &Path, cwd: &Path, args: &[&str]) -> Self {
+        let socket = root.join("tmux.sock");
+        let mut command = vec![
+            format!("AGENTWIRE_HOME={}", home.display()),
+            env!("CARGO_BIN_EXE_agentwire").to_owned(),
+        ];
+        command.extend(args.iter().map(|a| format!("'{a}'")));
+        let status = Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args([
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "100",
+                "-y",
+                "30",
+            ])
+            .arg("-c")
+            .arg(cwd)
+            .arg(command.join(" "))
+            .status()
+            .expect("tmux is installed (scripts/install-ci-tools.sh installs it)");
+        assert!(status.success(), "tmux new-session failed");
+        let tmux = Self { socket };
+        tmux.tmux(&["set-option", "-g", "remain-on-exit", "on"]);
+        tmux
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let output = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .stderr(Stdio::null())
+            .output()
+            .expect("run tmux");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// The screen as text.
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p"])
+    }
+
+    /// Types `text` (then Enter when `enter`).
+    fn type_text(&self, text: &str, enter: bool) {
+        self.tmux(&["send-keys", "-l", text]);
+        if enter {
+            self.tmux(&["send-keys", "Enter"]);
+        }
+    }
+
+    /// Presses a key by tmux name (`C-c`, `y`, …).
+    fn key(&self, key: &str) {
+        self.tmux(&["send-keys", key]);
+    }
+
+    /// Waits until the screen satisfies `ready`; returns the screen.
+    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the screen never showed {what}; it shows:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits until the screen contains `needle`.
+    fn wait_text(&self, needle: &str) -> String {
+        self.wait_for(&format!("{needle:?}"), |screen| screen.contains(needle))
+    }
+
+    /// Whether the client has exited (the pane stays, dead, with remain-on-exit).
+    fn exited(&self) -> bool {
+        self.tmux(&["display-message", "-p", "#{pane_dead}"]).trim() == "1"
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.tmux(&["kill-server"]);
+    }
+}
+
+/// The line of the screen that starts with `prefix` (after leading spaces).
+fn line_with<'a>(screen: &'a str, prefix: &str) -> Option<&'a str> {
+    screen.lines().find(|l| l.trim_start().starts_with(prefix))
+}
+
+#[test]
+fn a_turn_streams_and_an_approval_is_answered_on_the_screen() {
+    let root = scratch("tui-approval");
+    let (home, workspace) = home_and_workspace(&root);
+    fixture_steps(
+        &home,
+        json!([
+            {"type": "reasoning", "summary": ["Looking at ", "the workspace."], "content": []},
+            {"type": "command", "command": "echo made > note.txt"},
+            {"type": "message", "deltas": ["Wrote ", "the note."]},
+        ]),
+        "approval_policy = \"untrusted\"\nsandbox_mode = \"workspace-write\"\n",
+    );
+    let tmux = Tmux::start(&root, &home, &workspace, &[]);
+    tmux.wait_text("new thread");
+    let status = tmux.wait_text("· ready");
+    assert!(status.contains("default model"), "{status}");
+
+    tmux.type_text("please write a note", true);
+    let screen = tmux.wait_text("[y] yes");
+    assert!(screen.contains("› please write a note"), "{screen}");
+    assert!(
+        screen.contains("thinking: Looking at the workspace."),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Run `echo made > note.txt` in"),
+        "the approval names the command:\n{screen}"
+    );
+    assert!(screen.contains("waiting for your approval"), "{screen}");
+    assert!(
+        !workspace.join("note.txt").exists(),
+        "nothing runs before the answer"
+    );
+
+    tmux.key("y");
+    let screen = tmux.wait_text("Wrote the note.");
+    assert!(screen.contains("$ echo made > note.txt"), "{screen}");
+    assert!(screen.contains("└ exit 0"), "{screen}");
+    assert!(!screen.contains("[y] yes"), "the prompt is gone:\n{screen}");
+    tmux.wait_text("· ready");
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("note.txt")).expect("the command ran"),
+        "made\n"
+    );
+}
+
+#[test]
+fn a_declined_command_does_not_run_and_the_turn_goes_on() {
+    let root = scratch("tui-decline");
+    let (home, workspace) = home_and_workspace(&root);
+    fixture_steps(
+        &home,
+        json!([
+            {"type": "command", "command": "touch nope.txt"},
+            {"type": "message", "deltas": ["Understood."]},
+        ]),
+        "approval_policy = \"untrusted\"\nsandbox_mode = \"workspace-write\"\n",
+    );
+    let tmux = Tmux::start(&root, &home, &workspace, &[]);
+    tmux.wait_text("· ready");
+    tmux.type_text("touch it", true);
+    tmux.wait_text("[y] yes");
+    tmux.key("n");
+    let screen = tmux.wait_text("Understood.");
+    assert!(screen.contains("$ touch nope.txt"), "{screen}");
+    assert!(screen.contains("└ declined"), "{screen}");
+    assert!(!workspace.join("nope.txt").exists());
+}
+
+#[test]
+fn ctrl_c_interrupts_the_turn_and_a_second_one_exits() {
+    let root = scratch("tui-interrupt");
+    let (home, workspace) = home_and_workspace(&root);
+    let deltas: Vec<String> = (0..200).map(|i| format!("word{i} ")).collect();
+    let script = json!({"version": 1, "deltaDelayMs": 100,
+        "responses": [{"steps": [{"type": "message", "deltas": deltas}]}]});
+    std::fs::write(home.join("script.json"), script.to_string()).expect("write script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"script.json\"\n",
+    )
+    .expect("write config");
+    let tmux = Tmux::start(&root, &home, &workspace, &[]);
+    tmux.wait_text("· ready");
+    tmux.type_text("talk for a while", true);
+    let screen = tmux.wait_text("word3");
+    assert!(screen.contains("· working"), "{screen}");
+    assert!(screen.contains("Ctrl-C interrupts"), "{screen}");
+
+    tmux.key("C-c");
+    let screen = tmux.wait_text("turn interrupted");
+    assert!(
+        !screen.contains("word199"),
+        "the turn stopped early:\n{screen}"
+    );
+    tmux.wait_text("· ready");
+    assert!(!tmux.exited(), "one Ctrl-C does not exit");
+
+    tmux.key("C-c");
+    tmux.wait_for("the client exit", |_| tmux.exited());
+}
+
+#[test]
+fn slash_commands_start_list_resume_threads_and_pick_a_model() {
+    let root = scratch("tui-commands");
+    let (home, workspace) = home_and_workspace(&root);
+    fixture_steps(
+        &home,
+        json!([{"type": "message", "deltas": ["Answer."]}]),
+        "",
+    );
+    let tmux = Tmux::start(&root, &home, &workspace, &[]);
+    tmux.wait_text("· ready");
+    tmux.type_text("first thread question", true);
+    tmux.wait_text("Answer.");
+    tmux.wait_text("· ready");
+    let first = tmux
+        .wait_text("thread ")
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("thread ").map(str::to_owned))
+        .and_then(|rest| rest.split(' ').next().map(str::to_owned))
+        .expect("the status line names the thread");
+
+    tmux.type_text("/new", true);
+    let screen = tmux.wait_text("new thread 0");
+    assert!(
+        !screen.contains("first thread question"),
+        "a new thread starts with an empty transcript:\n{screen}"
+    );
+
+    tmux.type_text("/threads", true);
+    let screen = tmux.wait_text("first thread question");
+    assert!(
+        line_with(&screen, &format!("· {first}")).is_some(),
+        "/threads lists the first thread by id:\n{screen}"
+    );
+
+    tmux.type_text(&format!("/resume {first}"), true);
+    let screen = tmux.wait_text(&format!("resumed thread {first}"));
+    assert!(screen.contains("› first thread question"), "{screen}");
+    assert!(
+        screen.contains("Answer."),
+        "the history is shown:\n{screen}"
+    );
+
+    tmux.type_text("/model", true);
+    let screen = tmux.wait_text("(default)");
+    assert!(line_with(&screen, "· fixture").is_some(), "{screen}");
+    tmux.type_text("/model fixture-alt", true);
+    tmux.wait_text("the next turns use fixture-alt");
+    tmux.wait_text("· fixture-alt ·");
+
+    tmux.type_text("/frobnicate", true);
+    tmux.wait_text("/frobnicate is not a command");
+    tmux.type_text("/quit", true);
+    tmux.wait_for("the client exit", |_| tmux.exited());
+}
+
+#[test]
+fn plain_lines_when_stdout_is_not_a_terminal() {
+    let root = scratch("tui-plain");
+    let (home, workspace) = home_and_workspace(&root);
+    fixture_steps(
+        &home,
+        json!([
+            {"type": "reasoning", "summary": ["Hmm."], "content": []},
+            {"type": "message", "deltas": ["Plain ", "answer."]},
+        ]),
+        "",
+    );
+    let output = plain(&home, &workspace, &[], "what is it?\n/threads\n");
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(
+        lines[..3],
+        ["› what is it?", "thinking: Hmm.", "Plain answer."],
+        "{stdout}"
+    );
+    assert!(
+        lines[3].starts_with("· ") && lines[3].ends_with("what is it?"),
+        "/threads lists the thread: {stdout}"
+    );
+    assert!(
+        !stdout.contains('\u{1b}'),
+        "no escape sequences: {stdout:?}"
+    );
+}
+
+#[test]
+fn remote_servers_over_websocket_and_the_unix_socket() {
+    let root = scratch("tui-remote");
+    let (home, workspace) = home_and_workspace(&root);
+    fixture_steps(
+        &home,
+        json!([{"type": "message", "deltas": ["From afar."]}]),
+        "",
+    );
+    let token_file = root.join("token");
+    std::fs::write(&token_file, "s3cret\n").expect("write token");
+    let server = App::spawn(
+        &home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--ws-auth-token-file",
+            token_file.to_str().expect("utf-8"),
+        ],
+    );
+    let url = format!("ws://{}", server.listening_addr());
+    let client_home = root.join("client-home");
+    std::fs::create_dir_all(&client_home).expect("client home");
+
+    let output = plain_env(
+        &client_home,
+        &workspace,
+        &["--remote", &url, "--remote-auth-token-env", "AW_TOKEN"],
+        "hello over ws\n",
+        &[("AW_TOKEN", "s3cret")],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    assert!(stdout.contains("From afar."), "{stdout}");
+
+    let refused = plain_env(
+        &client_home,
+        &workspace,
+        &["--remote", &url, "--remote-auth-token-env", "AW_TOKEN"],
+        "hello\n",
+        &[("AW_TOKEN", "wrong")],
+    );
+    assert!(!refused.status.success(), "a wrong token is refused");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("cannot connect to"), "{stderr}");
+
+    let socket = root.join("control.sock");
+    let unix_server = App::spawn(
+        &home,
+        &["--listen", &format!("unix://{}", socket.display())],
+    );
+    unix_server.wait_for_line("listening");
+    let output = plain(
+        &client_home,
+        &workspace,
+        &["--remote", &format!("unix://{}", socket.display())],
+        "hello over unix\n",
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    assert!(stdout.contains("› hello over unix"), "{stdout}");
+    assert!(stdout.contains("From afar."), "{stdout}");
+}
+
+#[test]
+fn a_remote_token_is_refused_without_remote_or_over_a_clear_text_link() {
+    let root = scratch("tui-token-rules");
+    let (home, workspace) = home_and_workspace(&root);
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--remote-auth-token-env", "AW_TOKEN"],
+            "--remote-auth-token-env requires --remote",
+        ),
+        (
+            &[
+                "--remote",
+                "ws://203.0.113.9:4500",
+                "--remote-auth-token-env",
+                "AW_TOKEN",
+            ],
+            "--remote-auth-token-env requires a wss:// URL or a loopback ws:// URL",
+        ),
+        (
+            &[
+                "tui",
+                "--remote",
+                "ws://example.com:4500",
+                "--remote-auth-token-env",
+                "AW_TOKEN",
+            ],
+            "--remote-auth-token-env requires a wss:// URL or a loopback ws:// URL",
+        ),
+    ];
+    for (args, reason) in cases {
+        let output = plain_env(&home, &workspace, args, "", &[("AW_TOKEN", "s3cret")]);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.trim(), format!("agentwire: {reason}"), "{args:?}");
+    }
+}
+
+fn plain(home: &Path, cwd: &Path, args: &[&str], stdin: &str) -> std::process::Output {
+    plain_env(home, cwd, args, stdin, &[])
+}
+
+/// Runs the client with pipes (so in plain mode), `stdin` as its input.
+fn plain_env(
+    home: &Path,
+    cwd: &Path,
+    args: &[&str],
+    stdin: &str,
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
+        .args(args)
+        .current_dir(cwd)
+        .env("AGENTWIRE_HOME", home)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agentwire");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("agentwire exits")
+}
