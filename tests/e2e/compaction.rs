@@ -196,3 +196,65 @@ fn a_limit_of_zero_turns_automatic_compaction_off() {
     );
     client.stop();
 }
+
+#[test]
+fn a_turn_whose_tool_round_fills_the_context_compacts_before_its_next_call() {
+    let plan = r#"{"plan": [{"step": "Look around", "status": "in_progress"}]}"#;
+    let mock = MockModel::start(vec![
+        Reply::Stream(
+            Sse::new()
+                .tool_call(0, "call_plan", "update_plan", plan)
+                .finish("tool_calls")
+                .usage(5000, 100, 0, 0),
+        ),
+        Sse::answer("Summary: planning the first question."),
+        Sse::answer("Done after compaction."),
+    ]);
+    let root = scratch("compact-mid-turn");
+    let (home, workspace) = home_and_workspace(&root);
+    configure_mock(&home, &mock, "model_auto_compact_token_limit = 1000");
+    let mut client = Client::start(&home);
+    let thread = thread_id(&client.start_thread(json!({"cwd": workspace})));
+    let turn = client.start_turn(&thread, "First question.");
+    let seen = client.until_turn_completed();
+    let finished = completed_turn(&seen);
+    assert_eq!(finished["status"], json!("completed"), "{seen:#?}");
+    assert_eq!(
+        finished["items"][0]["text"],
+        json!("Done after compaction."),
+        "{finished}"
+    );
+    assert_eq!(params(&seen, "turn/plan/updated").len(), 1, "{seen:#?}");
+    let compacted = params(&seen, "thread/compacted");
+    assert_eq!(
+        compacted,
+        vec![&json!({"threadId": thread, "turnId": turn})]
+    );
+    let kinds: Vec<Value> = params(&seen, "item/completed")
+        .into_iter()
+        .map(|p| p["item"]["type"].clone())
+        .filter(|kind| kind == "agentMessage" || kind == "contextCompaction")
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            json!("agentMessage"),
+            json!("contextCompaction"),
+            json!("agentMessage")
+        ]
+    );
+    let requests = mock.wait_requests(3);
+    let summary_call = conversation(&requests[1]);
+    assert!(
+        summary_call.contains("call_plan"),
+        "the tool round: {summary_call}"
+    );
+    let last = conversation(&requests[2]);
+    assert!(
+        last.contains("Summary: planning the first question."),
+        "{last}"
+    );
+    assert!(!last.contains("First question."), "{last}");
+    assert!(!last.contains("call_plan"), "{last}");
+    client.stop();
+}

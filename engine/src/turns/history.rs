@@ -204,6 +204,65 @@ mod tests {
         })
     }
 
+    fn turn(items: Vec<ThreadItem>) -> Turn {
+        Turn {
+            id: "t".to_owned(),
+            root_turn_id: None,
+            items,
+            items_view: TurnItemsView::Full,
+            status: TurnStatus::Completed,
+            error: None,
+            started_at: None,
+            completed_at: None,
+            duration_ms: None,
+        }
+    }
+
+    fn user(text: &str) -> ThreadItem {
+        item(ThreadItemKind::UserMessage {
+            id: "u".to_owned(),
+            content: vec![UserInput::Text {
+                text: text.to_owned(),
+                text_elements: Vec::new(),
+            }],
+            client_id: None,
+        })
+    }
+
+    #[test]
+    fn a_compaction_inside_a_turn_keeps_what_follows_it() {
+        let marker = item(ThreadItemKind::ContextCompaction { id: "c".to_owned() });
+        let turns = [
+            turn(vec![user("first"), message("one")]),
+            turn(vec![
+                user("second"),
+                command("c1"),
+                message("the summary"),
+                marker,
+                message("after"),
+            ]),
+            turn(vec![user("third")]),
+        ];
+        let history = from_turns(&turns);
+        assert_eq!(history.len(), 3, "{history:#?}");
+        assert_eq!(
+            history[0],
+            HistoryEntry::user_text(format!("{SUMMARY_PREFIX}the summary"))
+        );
+        assert!(
+            matches!(&history[1], HistoryEntry::Assistant { text, tool_calls } if text == "after" && tool_calls.is_empty())
+        );
+        assert_eq!(
+            history[2],
+            HistoryEntry::User {
+                content: vec![UserInput::Text {
+                    text: "third".to_owned(),
+                    text_elements: Vec::new()
+                }]
+            }
+        );
+    }
+
     #[test]
     fn tool_items_join_the_assistant_entry_before_them() {
         let user = item(ThreadItemKind::UserMessage {
