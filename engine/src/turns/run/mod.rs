@@ -14,6 +14,12 @@
 //! `serverRequest/resolved` and then `thread/status/changed` back to `activeFlags: []`; an
 //! applied patch's `item/completed` is followed by `turn/diff/updated` with the turn's whole
 //! diff so far; an `update_plan` call sends `turn/plan/updated`.
+//!
+//! A review turn (`review/start`) opens with `enteredReviewMode` instead of the user message
+//! and closes with `exitedReviewMode` ([`review_mode`]); a thread whose context reached its
+//! limit is compacted before the turn's input and after a round of tool calls
+//! ([`auto_compact`]); a Responses summary section opens with
+//! `item/reasoning/summaryPartAdded`.
 
 mod auto_compact;
 mod mcp_call;
