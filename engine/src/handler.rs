@@ -508,6 +508,15 @@ impl Handler for Engine {
         crate::fs::watch(self, context, params)
     }
 
+    fn review_start(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ReviewStartParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ReviewStartResponse, HandlerError>> + Send
+    {
+        crate::turns::review::start(self, context, params)
+    }
+
     fn fs_unwatch(
         &self,
         context: RequestContext,

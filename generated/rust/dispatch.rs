@@ -676,6 +676,18 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("config/mcpServer/reload")))
     }
 
+    /// Runs a code review (of a diff or of free-form instructions) as a turn on a thread.
+    ///
+    /// Wire method `review/start`.
+    fn review_start(
+        &self,
+        context: RequestContext,
+        params: ReviewStartParams,
+    ) -> impl Future<Output = Result<ReviewStartResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("review/start")))
+    }
+
     /// The client has processed the `initialize` response.
     ///
     /// Wire notification `initialized`.
@@ -920,6 +932,10 @@ pub async fn dispatch_request<H: Handler>(
         "config/mcpServer/reload" => {
             let params = decode_params::<NoParams>(method, params)?;
             encode_result(method, handler.mcp_server_reload(context, params).await?)
+        }
+        "review/start" => {
+            let params = decode_params::<ReviewStartParams>(method, params)?;
+            encode_result(method, handler.review_start(context, params).await?)
         }
         _ => Err(HandlerError::method_not_found(method)),
     }

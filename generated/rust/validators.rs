@@ -61,6 +61,7 @@ pub const PARAMS_SCHEMAS: &[(&str, &str, bool)] = &[
     ("fs/unwatch", include_str!("../schema/experimental/json/FsUnwatchParams.json"), false),
     ("mcpServer/tool/call", include_str!("../schema/experimental/json/McpServerToolCallParams.json"), false),
     ("mcpServer/resource/read", include_str!("../schema/experimental/json/McpResourceReadParams.json"), false),
+    ("review/start", include_str!("../schema/experimental/json/ReviewStartParams.json"), false),
 ];
 
 /// Params members marked experimental, per method: the wire name and the JSON pointer of the

@@ -595,6 +595,21 @@ pub struct ReasoningSummaryTextDeltaNotification {
     pub delta: String,
 }
 
+/// Params of `item/reasoning/summaryPartAdded`: a new section of a reasoning summary begins;
+/// its text follows as `item/reasoning/summaryTextDelta`s with the same `summaryIndex`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ReasoningSummaryPartAddedNotification {
+    /// Thread the reasoning belongs to.
+    pub thread_id: String,
+    /// Turn the reasoning belongs to.
+    pub turn_id: String,
+    /// Id of the `reasoning` item the section belongs to.
+    pub item_id: String,
+    /// Index into the item's `summary` array of the new section (0-based).
+    pub summary_index: i64,
+}
+
 /// Params of `item/reasoning/textDelta`: more raw reasoning text from the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]

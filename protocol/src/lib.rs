@@ -40,6 +40,7 @@ pub mod mcp_client;
 pub mod mcp_status;
 pub mod model;
 pub mod notification;
+pub mod review;
 pub mod sandbox;
 pub mod thread;
 pub mod thread_admin;
@@ -66,6 +67,7 @@ pub use method::{
 };
 pub use model::*;
 pub use notification::*;
+pub use review::*;
 pub use sandbox::*;
 pub use thread::*;
 pub use thread_admin::*;

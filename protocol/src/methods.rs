@@ -482,6 +482,17 @@ methods! {
     server_notification McpToolCallProgress = "item/mcpToolCall/progress" {
         params: McpToolCallProgressNotification, experimental: false, since: "0.3.0",
     }
+
+    // ---- Reviews and reasoning summary parts (0.4.0) ------------------------------------------
+
+    /// Runs a code review (of a diff or of free-form instructions) as a turn on a thread.
+    client_request ReviewStart = "review/start" {
+        params: ReviewStartParams, response: ReviewStartResponse, experimental: false, since: "0.4.0",
+    }
+    /// A new section of a reasoning summary began.
+    server_notification ReasoningSummaryPartAdded = "item/reasoning/summaryPartAdded" {
+        params: ReasoningSummaryPartAddedNotification, experimental: false, since: "0.4.0",
+    }
 }
 
 /// Looks a method up by its wire name.

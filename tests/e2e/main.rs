@@ -21,6 +21,7 @@ mod mcp_server;
 mod mock_model;
 mod mock_responses;
 mod provider_responses;
+mod review;
 mod sandbox_escape;
 mod sandbox_exec;
 mod schema_diff;

@@ -150,6 +150,11 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
         ),
         // Refused while the sample turn or command still runs: an answer all the same.
         "thread/compact/start" => (json!({"threadId": thread}), AnyAnswer),
+        // Refused while the sample turn still runs: an answer all the same.
+        "review/start" => (
+            json!({"threadId": thread, "target": {"type": "custom", "instructions": "Find bugs."}}),
+            AnyAnswer,
+        ),
         "thread/unsubscribe" => (json!({"threadId": thread}), Result),
         "thread/delete" => (
             json!({"threadId": world.fork.as_deref().unwrap_or(thread)}),

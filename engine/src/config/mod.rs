@@ -31,8 +31,8 @@
 //! `model_reasoning_summary`, `approval_policy`, `sandbox_mode`, `[sandbox_workspace_write]`
 //! (`writable_roots`, `network_access`, `exclude_tmpdir_env_var`, `exclude_slash_tmp`),
 //! `instructions` (replaces the base instructions), `developer_instructions`,
-//! `project_doc_max_bytes`, `[shell_environment_policy]` (see [`shell_env`]), `profile`,
-//! `[profiles.<name>]`, `[projects.<path>]` (`trust_level`), `[model_providers.<id>]`,
+//! `project_doc_max_bytes`, `model_auto_compact_token_limit` (see `turns::run::auto_compact`),
+//! `[shell_environment_policy]` (see [`shell_env`]), `profile`, `[profiles.<name>]`, `[projects.<path>]` (`trust_level`), `[model_providers.<id>]`,
 //! `[mcp_servers.<name>]` and `fixture_script`:
 //!
 //! ```toml
@@ -128,6 +128,10 @@ pub(crate) struct ConfigFile {
     /// Most bytes of `AGENTS.md` project docs read into a thread.
     #[serde(default)]
     pub project_doc_max_bytes: Option<u64>,
+    /// The context size (tokens of the last model call) at which a thread is compacted
+    /// automatically before its next model call; `0` or less turns that off.
+    #[serde(default)]
+    pub model_auto_compact_token_limit: Option<i64>,
     /// The environment of the commands the model runs.
     #[serde(default)]
     pub shell_environment_policy: ShellEnvironmentPolicy,

@@ -325,6 +325,9 @@ impl Store {
         if let Some(max) = config.project_doc_max_bytes {
             defaults.project_doc_max_bytes = max;
         }
+        if config.model_auto_compact_token_limit.is_some() {
+            defaults.auto_compact_token_limit = config.model_auto_compact_token_limit;
+        }
         defaults
     }
 }

@@ -50,7 +50,7 @@ pub(super) async fn diff_to_remote(
         }
         Err(e) => return Err(bad_cwd(format!("cannot open {given}: {e}"))),
     }
-    let git = Git { dir: cwd.clone() };
+    let git = Git::new(cwd.clone(), GitDiffToRemote::NAME);
     let top = git
         .run(&["rev-parse", "--show-toplevel"])
         .await?
@@ -59,9 +59,10 @@ pub(super) async fn diff_to_remote(
                 "cwd: {given} is not inside a git work tree ({stderr})"
             ))
         })?;
-    let git = Git {
-        dir: PathBuf::from(top.trim_end_matches('\n')),
-    };
+    let git = Git::new(
+        PathBuf::from(top.trim_end_matches('\n')),
+        GitDiffToRemote::NAME,
+    );
     let base = base_ref(&git, given).await?;
     let sha = git
         .run(&["merge-base", "HEAD", &base])
@@ -133,12 +134,18 @@ async fn base_ref(git: &Git, given: &str) -> Result<String, HandlerError> {
     )))
 }
 
-/// `git` run in one directory.
-struct Git {
+/// `git` run in one directory (for `review/start` too), its failures named after `method`.
+pub(crate) struct Git {
     dir: PathBuf,
+    method: &'static str,
 }
 
 impl Git {
+    /// `git` in `dir`, serving `method`.
+    pub(crate) fn new(dir: PathBuf, method: &'static str) -> Self {
+        Self { dir, method }
+    }
+
     fn command(&self, index: Option<&Path>) -> Command {
         let mut command = Command::new("git");
         command
@@ -170,7 +177,7 @@ impl Git {
 
     /// Runs `git args`: `Ok(Ok(stdout))` on success, `Ok(Err(stderr))` when git failed,
     /// `Err` when it could not be run.
-    async fn run(&self, args: &[&str]) -> Result<Result<String, String>, HandlerError> {
+    pub(crate) async fn run(&self, args: &[&str]) -> Result<Result<String, String>, HandlerError> {
         Ok(self
             .run_in(args, None, None)
             .await?
@@ -188,17 +195,19 @@ impl Git {
         if input.is_some() {
             command.stdin(Stdio::piped());
         }
+        let method = self.method;
         let mut child = command
             .spawn()
-            .map_err(|e| HandlerError::internal(format!("gitDiffToRemote: cannot run git: {e}")))?;
+            .map_err(|e| HandlerError::internal(format!("{method}: cannot run git: {e}")))?;
         if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
             // A failed write shows up as git's own error below.
             let _ = stdin.write_all(&input).await;
             drop(stdin);
         }
-        let output = child.wait_with_output().await.map_err(|e| {
-            HandlerError::internal(format!("gitDiffToRemote: git did not finish: {e}"))
-        })?;
+        let output = child
+            .wait_with_output()
+            .await
+            .map_err(|e| HandlerError::internal(format!("{method}: git did not finish: {e}")))?;
         if output.status.success() {
             Ok(Ok(output.stdout))
         } else {
@@ -208,7 +217,7 @@ impl Git {
     }
 
     /// Runs `git args` that must succeed.
-    async fn must(
+    pub(crate) async fn must(
         &self,
         args: &[&str],
         index: Option<&Path>,
@@ -216,12 +225,12 @@ impl Git {
     ) -> Result<Vec<u8>, HandlerError> {
         self.run_in(args, index, input).await?.map_err(|stderr| {
             let command = args.iter().find(|a| !a.starts_with('-')).unwrap_or(&"");
-            HandlerError::internal(format!("gitDiffToRemote: git {command} failed: {stderr}"))
+            HandlerError::internal(format!("{}: git {command} failed: {stderr}", self.method))
         })
     }
 
     /// The diff from `base` to the working tree, untracked files included.
-    async fn diff_with_untracked(&self, base: &str) -> Result<String, HandlerError> {
+    pub(crate) async fn diff_with_untracked(&self, base: &str) -> Result<String, HandlerError> {
         const DIFF: [&str; 5] = [
             "diff",
             "--no-color",
@@ -250,7 +259,8 @@ impl Git {
             && e.kind() != std::io::ErrorKind::NotFound
         {
             return Err(HandlerError::internal(format!(
-                "gitDiffToRemote: cannot copy the index {}: {e}",
+                "{}: cannot copy the index {}: {e}",
+                self.method,
                 index.display()
             )));
         }
@@ -271,7 +281,7 @@ impl Git {
 }
 
 /// Git's output as text (a diff of non-UTF-8 content keeps replacement characters).
-fn text(bytes: Vec<u8>) -> String {
+pub(crate) fn text(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 

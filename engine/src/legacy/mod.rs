@@ -1,7 +1,7 @@
 //! The legacy v1 requests clients still send: `getConversationSummary` ([`summary`]) and
-//! `gitDiffToRemote` ([`git_diff`]).
+//! `gitDiffToRemote` ([`git_diff`], whose `git` runner `review/start` uses too).
 
-mod git_diff;
+pub(crate) mod git_diff;
 mod summary;
 
 use agentwire_protocol::{

@@ -7,7 +7,8 @@
 //! ([`check_input`]); a file that became unusable after its turn started (it is read again for
 //! each model call, since the whole conversation is sent every time) reaches the model as a
 //! short text saying so, so the thread stays usable. Other inputs (audio, skills, mentions) are
-//! described in words.
+//! described in words. A relative `localImage` path is taken from the thread's `cwd`
+//! ([`resolve_local_images`]).
 
 use std::io::Read;
 
@@ -119,6 +120,20 @@ fn read_image(path: &str, whole: bool) -> Result<(ImageType, Vec<u8>), String> {
         )
     })?;
     Ok((kind, bytes))
+}
+
+/// Makes the path of each `localImage` in `input` absolute, a relative one taken from `cwd` (the
+/// thread's working directory, not the server's), so the turn, its recorded item and every later
+/// model call read the same file.
+pub(crate) fn resolve_local_images(input: &mut [UserInput], cwd: &std::path::Path) {
+    for part in input {
+        if let UserInput::LocalImage { path, .. } = part
+            && !path.is_empty()
+            && std::path::Path::new(path.as_str()).is_relative()
+        {
+            *path = cwd.join(path.as_str()).to_string_lossy().into_owned();
+        }
+    }
 }
 
 /// Checks the images of `input` (of `turn/start` or `turn/steer`): each `localImage` must be a

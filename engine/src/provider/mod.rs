@@ -189,6 +189,12 @@ pub(crate) enum ProviderEvent {
         /// The text to append.
         delta: String,
     },
+    /// A new reasoning summary section `index` begins (the Responses wire's
+    /// `response.reasoning_summary_part.added`); its text follows as `ReasoningDelta`s.
+    ReasoningSectionAdded {
+        /// Section index.
+        index: i64,
+    },
     /// The current output item is complete.
     ItemDone,
     /// The model calls a tool; the call's arguments are complete. Calls arrive after the text

@@ -5,15 +5,16 @@
 use std::sync::{Arc, Mutex};
 
 use agentwire_protocol::methods::{
-    ThreadArchived, ThreadNameUpdated, ThreadStarted, ThreadStatusChanged, ThreadUnarchived,
+    ThreadArchived, ThreadNameUpdated, ThreadStarted, ThreadStatusChanged, ThreadTokenUsageUpdated,
+    ThreadUnarchived,
 };
 use agentwire_protocol::{
     AbsolutePathBuf, SessionSource, ThreadArchiveParams, ThreadArchiveResponse,
     ThreadArchivedNotification, ThreadForkParams, ThreadForkResponse, ThreadHistoryMode,
     ThreadNameUpdatedNotification, ThreadResumeParams, ThreadResumeResponse, ThreadSetNameParams,
     ThreadSetNameResponse, ThreadStartParams, ThreadStartResponse, ThreadStartedNotification,
-    ThreadStatus, ThreadStatusChangedNotification, ThreadUnarchiveParams, ThreadUnarchiveResponse,
-    ThreadUnarchivedNotification, Turn, TurnStatus,
+    ThreadStatus, ThreadStatusChangedNotification, ThreadTokenUsageUpdatedNotification,
+    ThreadUnarchiveParams, ThreadUnarchiveResponse, ThreadUnarchivedNotification, Turn, TurnStatus,
 };
 use agentwire_runtime::RequestContext;
 
@@ -239,13 +240,28 @@ impl Threads {
         meta.history_mode = source.meta.history_mode;
         let mut summary = ThreadSummary::new(meta, params.ephemeral.unwrap_or(false));
         summary.note_turns(&turns);
+        // The copy keeps the tokens its history cost (recorded in its rollout by `create`).
+        summary.token_usage = source.token_usage.clone();
+        let totals = summary.token_usage.clone();
         let thread = self.create(summary, turns)?;
         let settings = thread.summary.meta.settings.clone();
         let wire = thread.to_thread(!params.exclude_turns.unwrap_or(false));
         let announced = thread.to_thread(false);
         self.insert(thread);
         self.subscribers.subscribe(&announced.id, &context.peer);
-        announce_start(context, announced);
+        let copied = totals.map(|totals| ThreadTokenUsageUpdatedNotification {
+            thread_id: announced.id.clone(),
+            turn_id: totals.turn_id,
+            token_usage: totals.usage,
+        });
+        // `thread/started`, then the totals the copy keeps.
+        let peer = context.peer.clone();
+        context.after_response(move || {
+            peer.notify::<ThreadStarted>(&ThreadStartedNotification { thread: announced });
+            if let Some(copied) = copied {
+                peer.notify::<ThreadTokenUsageUpdated>(&copied);
+            }
+        });
         let sources = self.instruction_sources(&settings.cwd);
         Ok(ThreadForkResponse {
             thread: wire,
@@ -428,10 +444,18 @@ impl Threads {
             let relative = rollout_name(meta.created_at, &meta.id);
             let path = self.layout.rollout(false, &relative);
             let mut writer = RolloutWriter::create(&path, meta)?;
-            let records: Vec<RolloutRecord> = turns
+            let mut records: Vec<RolloutRecord> = turns
                 .iter()
                 .flat_map(|turn| RolloutRecord::for_turn(turn, meta.created_at))
                 .collect();
+            // Totals carried over (a fork's) are read back after a restart.
+            if let Some(totals) = &summary.token_usage {
+                records.push(RolloutRecord::TokenUsage {
+                    at: meta.created_at,
+                    turn_id: totals.turn_id.clone(),
+                    usage: totals.usage.clone(),
+                });
+            }
             if !records.is_empty() {
                 writer.append(&records)?;
             }

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 
 use agentwire_protocol::{
-    AbsolutePathBuf, ApprovalsReviewer, AskForApproval, GitInfo, ReasoningEffort, SandboxMode,
-    SandboxPolicy, SandboxWorkspaceWrite, SessionSource, Thread, ThreadHistoryMode, ThreadItemKind,
-    ThreadSource, ThreadStatus, Turn, UserInput,
+    AbsolutePathBuf, ApprovalsReviewer, AskForApproval, GitInfo, ReasoningEffort, ReasoningSummary,
+    SandboxMode, SandboxPolicy, SandboxWorkspaceWrite, SessionSource, Thread, ThreadHistoryMode,
+    ThreadItemKind, ThreadSource, ThreadStatus, Turn, UserInput,
 };
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +38,10 @@ pub struct ThreadDefaults {
     pub developer_instructions: Option<String>,
     /// Most bytes of `AGENTS.md` project docs read (`project_doc_max_bytes`).
     pub project_doc_max_bytes: u64,
+    /// Context size in tokens at which the thread is compacted automatically
+    /// (`model_auto_compact_token_limit`); `None`: 90% of the model's context window, when
+    /// known.
+    pub auto_compact_token_limit: Option<i64>,
 }
 
 /// Where a new thread's defaults come from: fixed values, or the configuration as seen from
@@ -80,6 +84,7 @@ impl Default for ThreadDefaults {
             base_instructions: None,
             developer_instructions: None,
             project_doc_max_bytes: crate::turns::instructions::DEFAULT_PROJECT_DOC_MAX_BYTES,
+            auto_compact_token_limit: None,
         }
     }
 }
@@ -132,6 +137,10 @@ pub(crate) struct ThreadSettings {
     pub base_instructions: Option<String>,
     #[serde(default)]
     pub developer_instructions: Option<String>,
+    /// How detailed reasoning summaries are (`turn/start`'s `summary`, kept for later turns);
+    /// `None`: the configured `model_reasoning_summary`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_summary: Option<ReasoningSummary>,
     /// Configuration overrides (dotted key paths → values) the client sent.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub config: BTreeMap<String, serde_json::Value>,
@@ -151,6 +160,7 @@ pub(crate) struct SettingsOverrides {
     /// A full sandbox policy (`turn/start`); applied after `sandbox`.
     pub sandbox_policy: Option<SandboxPolicy>,
     pub reasoning_effort: Option<ReasoningEffort>,
+    pub reasoning_summary: Option<ReasoningSummary>,
     pub config: Option<BTreeMap<String, serde_json::Value>>,
     pub base_instructions: Option<String>,
     pub developer_instructions: Option<String>,
@@ -178,6 +188,7 @@ impl ThreadSettings {
             sandbox: sandbox_policy_with(mode, &defaults.sandbox_workspace_write),
             base_instructions: defaults.base_instructions.clone(),
             developer_instructions: defaults.developer_instructions.clone(),
+            reasoning_summary: None,
             config: BTreeMap::new(),
         };
         settings.apply(overrides);
@@ -216,6 +227,9 @@ impl ThreadSettings {
         }
         if let Some(effort) = overrides.reasoning_effort {
             self.reasoning_effort = Some(effort);
+        }
+        if let Some(summary) = overrides.reasoning_summary {
+            self.reasoning_summary = Some(summary);
         }
         if let Some(config) = overrides.config {
             self.config = config;

@@ -83,6 +83,58 @@ impl Threads {
         Ok(usage)
     }
 
+    /// After a compaction of loaded thread `thread_id` (in turn `turn_id`): the context the next
+    /// model call starts from is about `estimate` tokens, so `last` becomes that estimate (as
+    /// input tokens) while the totals stay; recorded like a model call's usage. Returns the
+    /// usage to send (`None` when the thread counted no tokens yet: nothing to correct).
+    /// Without it the size of the call that compacted would trigger automatic compaction again.
+    pub(crate) fn record_compacted_context(
+        &self,
+        thread_id: &str,
+        turn_id: &str,
+        estimate: i64,
+    ) -> Result<Option<ThreadTokenUsage>, ThreadError> {
+        let thread = self.loaded(thread_id).ok_or_else(|| {
+            ThreadError::Conflict(format!("thread {thread_id} is not loaded; resume it first"))
+        })?;
+        let mut thread = lock(&thread);
+        let Some(previous) = thread.summary.token_usage.as_ref().map(|t| &t.usage) else {
+            return Ok(None);
+        };
+        let last = TokenUsageBreakdown {
+            input_tokens: estimate,
+            total_tokens: estimate,
+            ..zero()
+        };
+        let usage = ThreadTokenUsage {
+            total: previous.total.clone(),
+            model_context_window: previous.model_context_window,
+            last,
+        };
+        let at = now();
+        let record = RolloutRecord::TokenUsage {
+            at,
+            turn_id: turn_id.to_owned(),
+            usage: usage.clone(),
+        };
+        thread.summary.token_usage = Some(TokenTotals {
+            turn_id: turn_id.to_owned(),
+            usage: usage.clone(),
+        });
+        thread.append(self, &[record], at)?;
+        Ok(Some(usage))
+    }
+
+    /// The defaults in force for a thread with `settings` (the configuration as seen from its
+    /// `cwd`, with its own `config` overrides).
+    pub(crate) fn defaults_for(
+        &self,
+        settings: &super::meta::ThreadSettings,
+    ) -> super::meta::ThreadDefaults {
+        self.defaults
+            .defaults(Some(&settings.cwd), Some(&settings.config))
+    }
+
     /// The token totals of loaded thread `thread_id`, if any model call counted yet.
     pub(crate) fn token_usage(&self, thread_id: &str) -> Option<TokenTotals> {
         let thread = self.loaded(thread_id)?;

@@ -15,14 +15,15 @@ use std::time::Instant;
 
 use agentwire_protocol::method::Notification;
 use agentwire_protocol::methods::{
-    AgentMessageDelta, ErrorEvent, ItemCompleted, ItemStarted, ThreadCompacted, TurnCompleted,
-    TurnStarted,
+    AgentMessageDelta, ErrorEvent, ItemCompleted, ItemStarted, ThreadCompacted,
+    ThreadTokenUsageUpdated, TurnCompleted, TurnStarted,
 };
 use agentwire_protocol::{
     AgentMessageDeltaNotification, ContextCompactedNotification, ErrorNotification,
     ItemCompletedNotification, ItemStartedNotification, ThreadCompactStartParams,
-    ThreadCompactStartResponse, ThreadItem, ThreadItemKind, ThreadStatus, Turn, TurnError,
-    TurnItemsView, TurnStartedNotification, TurnStatus,
+    ThreadCompactStartResponse, ThreadItem, ThreadItemKind, ThreadStatus,
+    ThreadTokenUsageUpdatedNotification, Turn, TurnError, TurnItemsView, TurnStartedNotification,
+    TurnStatus,
 };
 use agentwire_runtime::{Peer, RequestContext};
 use tokio::sync::oneshot;
@@ -121,7 +122,8 @@ impl Turns {
 
 /// How the summary call ended.
 enum Outcome {
-    Summary,
+    /// The summary, this many bytes long.
+    Summary(usize),
     Failed(TurnError),
     Interrupted,
 }
@@ -255,7 +257,7 @@ impl CompactRun {
         if let Some(at) = started_ms {
             self.item(agent_message(&message_id, &text), at, false);
         }
-        Outcome::Summary
+        Outcome::Summary(text.len())
     }
 
     async fn run(mut self) {
@@ -281,7 +283,7 @@ impl CompactRun {
         });
         let outcome = self.summarise().await;
         let (status, error) = match outcome {
-            Outcome::Summary => {
+            Outcome::Summary(bytes) => {
                 // The marker goes after the summary: a turn with both is a compaction.
                 self.item(
                     ThreadItemKind::ContextCompaction { id: new_id() },
@@ -292,6 +294,21 @@ impl CompactRun {
                     thread_id: self.thread_id.clone(),
                     turn_id: self.turn.id.clone(),
                 });
+                // The next model call starts from the summary: that is the context size now
+                // (so automatic compaction does not fire on the size before).
+                let bytes = history::SUMMARY_PREFIX.len() + bytes;
+                let estimate = i64::try_from(bytes / 4).unwrap_or(i64::MAX);
+                match threads.record_compacted_context(&self.thread_id, &self.turn.id, estimate) {
+                    Ok(Some(token_usage)) => self.notify::<ThreadTokenUsageUpdated>(
+                        &ThreadTokenUsageUpdatedNotification {
+                            thread_id: self.thread_id.clone(),
+                            turn_id: self.turn.id.clone(),
+                            token_usage,
+                        },
+                    ),
+                    Ok(None) => {}
+                    Err(error) => tracing::warn!(%error, "compacted context size not recorded"),
+                }
                 (TurnStatus::Completed, None)
             }
             Outcome::Failed(error) => (TurnStatus::Failed, Some(error)),

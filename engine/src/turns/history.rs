@@ -63,6 +63,14 @@ impl Builder {
                 });
             }
             ThreadItemKind::AgentMessage { text, .. } => self.text(text),
+            // A review's input (instructions and diff) went to the model only; later calls see
+            // that a review was asked for, and the review itself (the agent's messages).
+            ThreadItemKind::EnteredReviewMode { review, .. } => {
+                self.flush();
+                self.entries.push(HistoryEntry::user_text(format!(
+                    "Review requested: {review}"
+                )));
+            }
             ThreadItemKind::CommandExecution {
                 id,
                 command,
@@ -117,16 +125,19 @@ fn wire_name(value: &impl serde::Serialize) -> String {
 pub(super) fn from_turns(turns: &[Turn]) -> Vec<HistoryEntry> {
     let mut builder = Builder::default();
     for turn in turns {
-        // A compaction turn (`thread/compact/start`) replaces everything before it with its
-        // summary.
-        if let Some(summary) = compaction_summary(turn) {
-            builder = Builder::default();
-            builder.entries.push(HistoryEntry::user_text(format!(
-                "{SUMMARY_PREFIX}{summary}"
-            )));
-            continue;
-        }
-        for item in &turn.items {
+        for (at, item) in turn.items.iter().enumerate() {
+            // A compaction (`thread/compact/start`, or automatic within a turn) replaces
+            // everything before it with its summary: the agent message just before the
+            // `contextCompaction` item. What follows in the turn stays.
+            if matches!(item.kind, ThreadItemKind::ContextCompaction { .. }) {
+                if let Some(summary) = compaction_summary(&turn.items[..at]) {
+                    builder = Builder::default();
+                    builder.entries.push(HistoryEntry::user_text(format!(
+                        "{SUMMARY_PREFIX}{summary}"
+                    )));
+                }
+                continue;
+            }
             builder.item(&item.kind);
         }
     }
@@ -138,19 +149,13 @@ pub(super) fn from_turns(turns: &[Turn]) -> Vec<HistoryEntry> {
 pub(super) const SUMMARY_PREFIX: &str =
     "The conversation before this point was compacted. Summary of it:\n\n";
 
-/// The summary of a compaction turn: its agent message, when the turn holds a
-/// `contextCompaction` item.
-fn compaction_summary(turn: &Turn) -> Option<&str> {
-    turn.items
-        .iter()
-        .any(|i| matches!(i.kind, ThreadItemKind::ContextCompaction { .. }))
-        .then(|| {
-            turn.items.iter().rev().find_map(|i| match &i.kind {
-                ThreadItemKind::AgentMessage { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-        })
-        .flatten()
+/// The summary of a compaction whose `contextCompaction` item follows `before`: the last
+/// agent message of `before`.
+fn compaction_summary(before: &[agentwire_protocol::ThreadItem]) -> Option<&str> {
+    before.iter().rev().find_map(|i| match &i.kind {
+        ThreadItemKind::AgentMessage { text, .. } => Some(text.as_str()),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -197,6 +202,65 @@ mod tests {
             plugin_id: None,
             script_path: None,
         })
+    }
+
+    fn turn(items: Vec<ThreadItem>) -> Turn {
+        Turn {
+            id: "t".to_owned(),
+            root_turn_id: None,
+            items,
+            items_view: TurnItemsView::Full,
+            status: TurnStatus::Completed,
+            error: None,
+            started_at: None,
+            completed_at: None,
+            duration_ms: None,
+        }
+    }
+
+    fn user(text: &str) -> ThreadItem {
+        item(ThreadItemKind::UserMessage {
+            id: "u".to_owned(),
+            content: vec![UserInput::Text {
+                text: text.to_owned(),
+                text_elements: Vec::new(),
+            }],
+            client_id: None,
+        })
+    }
+
+    #[test]
+    fn a_compaction_inside_a_turn_keeps_what_follows_it() {
+        let marker = item(ThreadItemKind::ContextCompaction { id: "c".to_owned() });
+        let turns = [
+            turn(vec![user("first"), message("one")]),
+            turn(vec![
+                user("second"),
+                command("c1"),
+                message("the summary"),
+                marker,
+                message("after"),
+            ]),
+            turn(vec![user("third")]),
+        ];
+        let history = from_turns(&turns);
+        assert_eq!(history.len(), 3, "{history:#?}");
+        assert_eq!(
+            history[0],
+            HistoryEntry::user_text(format!("{SUMMARY_PREFIX}the summary"))
+        );
+        assert!(
+            matches!(&history[1], HistoryEntry::Assistant { text, tool_calls } if text == "after" && tool_calls.is_empty())
+        );
+        assert_eq!(
+            history[2],
+            HistoryEntry::User {
+                content: vec![UserInput::Text {
+                    text: "third".to_owned(),
+                    text_elements: Vec::new()
+                }]
+            }
+        );
     }
 
     #[test]

@@ -9,13 +9,16 @@
 //! Every model call opens with the context of [`instructions`] (developer instructions,
 //! `AGENTS.md` project docs); the files a turn's patches change are tracked by [`diff`] for
 //! `turn/diff/updated`; token totals live with the thread (`threads::usage`). See
-//! `docs/turn-fidelity.md`.
+//! `docs/turn-fidelity.md`. A code review (`review/start`, [`review`]) is a turn too; so is a
+//! compaction (`thread/compact/start`), which also happens within a turn once the context
+//! reaches its limit (`run::auto_compact`).
 
 mod approval;
 mod compact;
 mod diff;
 mod history;
 pub(crate) mod instructions;
+pub(crate) mod review;
 mod run;
 mod shell;
 
@@ -160,19 +163,37 @@ impl Turns {
         context: &RequestContext,
         params: TurnStartParams,
     ) -> Result<TurnStartResponse, ThreadError> {
+        self.start_turn(context, params, None)
+    }
+
+    /// Starts a turn as `turn/start` does; with `review`, as a review turn (`review/start`).
+    fn start_turn(
+        self: &Arc<Self>,
+        context: &RequestContext,
+        mut params: TurnStartParams,
+        review: Option<run::ReviewMode>,
+    ) -> Result<TurnStartResponse, ThreadError> {
         if params.input.is_empty() {
             return Err(ThreadError::InvalidParams(
                 "input: must not be empty".to_owned(),
             ));
         }
+        // Relative image paths are the thread's (as this turn's `cwd` override leaves it).
+        let mut preview = self
+            .threads
+            .update_settings(&params.thread_id, SettingsOverrides::default())?;
+        preview.apply(SettingsOverrides {
+            cwd: params.cwd.clone(),
+            ..SettingsOverrides::default()
+        });
+        crate::provider::content::resolve_local_images(
+            &mut params.input,
+            std::path::Path::new(&preview.cwd),
+        );
         crate::provider::content::check_input(&params.input).map_err(ThreadError::InvalidParams)?;
         if let Some(schema) = &params.output_schema {
             crate::provider::schema::check(schema).map_err(ThreadError::InvalidParams)?;
         }
-        let output = crate::provider::OutputOptions {
-            summary: params.summary.clone(),
-            schema: params.output_schema.clone(),
-        };
         let thread_id = params.thread_id;
         // Fails unless the thread is loaded. The turn's overrides stay for later turns.
         let mut overrides = SettingsOverrides {
@@ -183,12 +204,18 @@ impl Turns {
             approvals_reviewer: params.approvals_reviewer,
             sandbox_policy: params.sandbox_policy,
             service_tier: params.service_tier,
+            reasoning_summary: params.summary,
             ..SettingsOverrides::default()
         };
         if let Some(mode) = params.collaboration_mode {
             crate::catalog::modes::apply(mode, &mut overrides);
         }
         let settings = self.threads.update_settings(&thread_id, overrides)?;
+        // The summary setting stays with the thread; the output schema is this turn's alone.
+        let output = crate::provider::OutputOptions {
+            summary: settings.reasoning_summary.clone(),
+            schema: params.output_schema,
+        };
         let history = history::from_turns(&self.threads.turns(&thread_id)?);
         self.threads
             .subscribers
@@ -243,6 +270,7 @@ impl Turns {
                 history,
                 answered: context.answered.clone(),
                 output,
+                review,
             },
             Controls { interrupt, steer },
         );
@@ -272,11 +300,23 @@ impl Turns {
     }
 
     /// `turn/steer`: hands input to the running turn `expectedTurnId`.
-    pub(crate) fn steer(&self, params: TurnSteerParams) -> Result<TurnSteerResponse, ThreadError> {
+    pub(crate) fn steer(
+        &self,
+        mut params: TurnSteerParams,
+    ) -> Result<TurnSteerResponse, ThreadError> {
         if params.input.is_empty() {
             return Err(ThreadError::InvalidParams(
                 "input: must not be empty".to_owned(),
             ));
+        }
+        if let Ok(settings) = self
+            .threads
+            .update_settings(&params.thread_id, SettingsOverrides::default())
+        {
+            crate::provider::content::resolve_local_images(
+                &mut params.input,
+                std::path::Path::new(&settings.cwd),
+            );
         }
         crate::provider::content::check_input(&params.input).map_err(ThreadError::InvalidParams)?;
         let running = lock(&self.running);

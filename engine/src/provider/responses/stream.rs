@@ -3,8 +3,9 @@
 //! Each SSE `data` is one JSON event named by its `type`:
 //!
 //! - `response.output_text.delta` → text; `response.reasoning_summary_text.delta` → summary
-//!   text of section `summary_index` (a `response.reasoning_summary_part.added` opens the
-//!   section); `response.reasoning_text.delta` → raw reasoning text;
+//!   text of section `summary_index`; `response.reasoning_summary_part.added` → a new
+//!   section `summary_index` (before its text); `response.reasoning_text.delta` → raw
+//!   reasoning text;
 //! - `response.output_item.added` / `.done`: a `function_call` item gets its `call_id` and
 //!   `name` when added, its arguments from `response.function_call_arguments.delta` (or whole
 //!   from the finished item), and is emitted as a tool call when done; a finished message or
@@ -121,6 +122,12 @@ impl Decoder {
                         delta: delta.to_owned(),
                     });
                 }
+            }
+            "response.reasoning_summary_part.added" => {
+                self.content_open = true;
+                out.push(ProviderEvent::ReasoningSectionAdded {
+                    index: int(&event, "summary_index"),
+                });
             }
             "response.output_item.added" => {
                 if let Some(item) = event.get("item")
@@ -394,6 +401,7 @@ mod tests {
 
     fn expected() -> Vec<ProviderEvent> {
         vec![
+            ProviderEvent::ReasoningSectionAdded { index: 0 },
             ProviderEvent::ReasoningDelta {
                 raw: false,
                 index: 0,

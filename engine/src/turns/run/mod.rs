@@ -14,9 +14,19 @@
 //! `serverRequest/resolved` and then `thread/status/changed` back to `activeFlags: []`; an
 //! applied patch's `item/completed` is followed by `turn/diff/updated` with the turn's whole
 //! diff so far; an `update_plan` call sends `turn/plan/updated`.
+//!
+//! A review turn (`review/start`) opens with `enteredReviewMode` instead of the user message
+//! and closes with `exitedReviewMode` ([`review_mode`]); a thread whose context reached its
+//! limit is compacted before the turn's input and after a round of tool calls
+//! ([`auto_compact`]); a Responses summary section opens with
+//! `item/reasoning/summaryPartAdded`.
 
+mod auto_compact;
 mod mcp_call;
+mod review_mode;
 mod tools;
+
+pub(crate) use review_mode::ReviewMode;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -25,15 +35,16 @@ use std::time::Instant;
 use agentwire_protocol::ThreadActiveFlag;
 use agentwire_protocol::method::Notification;
 use agentwire_protocol::methods::{
-    AgentMessageDelta, ErrorEvent, ItemCompleted, ItemStarted, ReasoningSummaryTextDelta,
-    ReasoningTextDelta, ThreadTokenUsageUpdated, TurnCompleted, TurnStarted,
+    AgentMessageDelta, ErrorEvent, ItemCompleted, ItemStarted, ReasoningSummaryPartAdded,
+    ReasoningSummaryTextDelta, ReasoningTextDelta, ThreadTokenUsageUpdated, TurnCompleted,
+    TurnStarted,
 };
 use agentwire_protocol::{
     AgentMessageDeltaNotification, CodexErrorInfo, ErrorNotification, ItemCompletedNotification,
-    ItemStartedNotification, ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification,
-    ThreadItem, ThreadItemKind, ThreadStatus, ThreadTokenUsage,
-    ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown, Turn, TurnError, TurnItemsView,
-    TurnStartedNotification, TurnStatus,
+    ItemStartedNotification, ReasoningSummaryPartAddedNotification,
+    ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification, ThreadItem,
+    ThreadItemKind, ThreadStatus, ThreadTokenUsage, ThreadTokenUsageUpdatedNotification,
+    TokenUsageBreakdown, Turn, TurnError, TurnItemsView, TurnStartedNotification, TurnStatus,
 };
 use agentwire_runtime::{Answered, Peer};
 use tokio::sync::{mpsc, oneshot};
@@ -107,6 +118,8 @@ pub(super) struct TurnRun {
     /// The connections that get the turn's notifications, as of a version of the thread's
     /// subscribers (refreshed when it changes).
     audience: Mutex<(u64, Vec<Peer>)>,
+    /// Set for a review turn: see [`review_mode`].
+    review: Option<ReviewMode>,
 }
 
 /// Now, in Unix milliseconds.
@@ -135,6 +148,8 @@ pub(super) struct TurnStart {
     pub answered: Answered,
     /// The turn's reasoning summary setting and output schema (`summary`, `outputSchema`).
     pub output: OutputOptions,
+    /// Set for a review turn (`review/start`).
+    pub review: Option<ReviewMode>,
 }
 
 /// How `turn/interrupt` and `turn/steer` reach a running turn.
@@ -160,6 +175,7 @@ impl TurnRun {
             answered: start.answered,
             output: start.output,
             audience: Mutex::new((u64::MAX, Vec::new())),
+            review: start.review,
         }
     }
 
@@ -187,7 +203,10 @@ impl TurnRun {
         let mut steered = false;
         let mut calls = 0;
         let end = 'turn: loop {
-            self.user_message(&input);
+            if let Some(end) = self.compact_if_due().await {
+                break 'turn end;
+            }
+            self.open_input(&input);
             self.history.push(HistoryEntry::User {
                 content: input.input.clone(),
             });
@@ -224,6 +243,9 @@ impl TurnRun {
                             break 'turn end;
                         }
                         steered = false;
+                        if let Some(end) = self.compact_if_due().await {
+                            break 'turn end;
+                        }
                     }
                     other => break 'turn other,
                 }
@@ -280,6 +302,9 @@ impl TurnRun {
                 ProviderEvent::ReasoningDelta { raw, index, delta } => {
                     self.reasoning_delta(&mut open, raw, index, delta);
                 }
+                ProviderEvent::ReasoningSectionAdded { index } => {
+                    self.summary_part_added(&mut open, index);
+                }
                 ProviderEvent::ItemDone => self.close(open.take()),
                 ProviderEvent::Done {
                     usage,
@@ -332,13 +357,8 @@ impl TurnRun {
         }
     }
 
-    fn reasoning_delta(
-        &mut self,
-        open: &mut Option<OpenItem>,
-        raw: bool,
-        index: i64,
-        delta: String,
-    ) {
+    /// Makes the open item a reasoning item (closing another kind, announcing a new one).
+    fn open_reasoning(&mut self, open: &mut Option<OpenItem>) {
         if !matches!(open, Some(OpenItem::Reasoning { .. })) {
             self.close(open.take());
             let item = OpenItem::Reasoning {
@@ -350,6 +370,35 @@ impl TurnRun {
             self.announce(&item);
             *open = Some(item);
         }
+    }
+
+    /// A new summary section: `item/reasoning/summaryPartAdded`, before the section's text.
+    fn summary_part_added(&mut self, open: &mut Option<OpenItem>, index: i64) {
+        self.open_reasoning(open);
+        let Some(OpenItem::Reasoning { id, summary, .. }) = open else {
+            return;
+        };
+        // A new section may only follow the last one.
+        let at = usize::try_from(index).unwrap_or(0).min(summary.len());
+        if at == summary.len() {
+            summary.push(String::new());
+        }
+        self.notify::<ReasoningSummaryPartAdded>(&ReasoningSummaryPartAddedNotification {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn.id.clone(),
+            item_id: id.clone(),
+            summary_index: i64::try_from(at).unwrap_or(0),
+        });
+    }
+
+    fn reasoning_delta(
+        &mut self,
+        open: &mut Option<OpenItem>,
+        raw: bool,
+        index: i64,
+        delta: String,
+    ) {
+        self.open_reasoning(open);
         let Some(OpenItem::Reasoning {
             id,
             summary,
@@ -562,6 +611,7 @@ impl TurnRun {
 
     /// Ends the turn: records it, idles the thread and sends `turn/completed`.
     fn finish(mut self, end: CallEnd, clock: Instant) {
+        self.exit_review();
         let (status, error) = match end {
             CallEnd::Done(_) => (TurnStatus::Completed, None),
             CallEnd::Interrupted => (TurnStatus::Interrupted, None),

@@ -69,6 +69,8 @@ import type { McpServerToolCallResponse } from "./McpServerToolCallResponse";
 import type { ModelListParams } from "./ModelListParams";
 import type { ModelListResponse } from "./ModelListResponse";
 import type { RequestId } from "./RequestId";
+import type { ReviewStartParams } from "./ReviewStartParams";
+import type { ReviewStartResponse } from "./ReviewStartResponse";
 import type { ThreadArchiveParams } from "./ThreadArchiveParams";
 import type { ThreadArchiveResponse } from "./ThreadArchiveResponse";
 import type { ThreadCompactStartParams } from "./ThreadCompactStartParams";
@@ -169,7 +171,8 @@ export type ClientRequest =
   | { "method": "fs/unwatch", id: RequestId, params: FsUnwatchParams, }
   | { "method": "mcpServer/tool/call", id: RequestId, params: McpServerToolCallParams, }
   | { "method": "mcpServer/resource/read", id: RequestId, params: McpResourceReadParams, }
-  | { "method": "config/mcpServer/reload", id: RequestId, };
+  | { "method": "config/mcpServer/reload", id: RequestId, }
+  | { "method": "review/start", id: RequestId, params: ReviewStartParams, };
 
 /**
  * The `result` type of each ClientRequest, by method.
@@ -231,4 +234,5 @@ export type ClientRequestResponses = {
   "mcpServer/tool/call": McpServerToolCallResponse,
   "mcpServer/resource/read": McpResourceReadResponse,
   "config/mcpServer/reload": McpServerRefreshResponse,
+  "review/start": ReviewStartResponse,
 };

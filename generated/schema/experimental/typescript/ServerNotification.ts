@@ -14,6 +14,7 @@ import type { ItemCompletedNotification } from "./ItemCompletedNotification";
 import type { ItemStartedNotification } from "./ItemStartedNotification";
 import type { McpServerStatusUpdatedNotification } from "./McpServerStatusUpdatedNotification";
 import type { McpToolCallProgressNotification } from "./McpToolCallProgressNotification";
+import type { ReasoningSummaryPartAddedNotification } from "./ReasoningSummaryPartAddedNotification";
 import type { ReasoningSummaryTextDeltaNotification } from "./ReasoningSummaryTextDeltaNotification";
 import type { ReasoningTextDeltaNotification } from "./ReasoningTextDeltaNotification";
 import type { ServerRequestResolvedNotification } from "./ServerRequestResolvedNotification";
@@ -67,4 +68,5 @@ export type ServerNotification =
   | { "method": "thread/reverted", params: ThreadRevertedNotification, }
   | { "method": "thread/compacted", params: ContextCompactedNotification, }
   | { "method": "fs/changed", params: FsChangedNotification, }
-  | { "method": "item/mcpToolCall/progress", params: McpToolCallProgressNotification, };
+  | { "method": "item/mcpToolCall/progress", params: McpToolCallProgressNotification, }
+  | { "method": "item/reasoning/summaryPartAdded", params: ReasoningSummaryPartAddedNotification, };
