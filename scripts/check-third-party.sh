@@ -18,13 +18,21 @@
 #     against the streamable HTTP endpoint.
 # Every step runs even when an earlier one fails; the exit status is non-zero if any failed.
 #
-# The reference material is looked up beside the repository ($REPO/../shared/reference), the
-# way CI lays it out; AGENTWIRE_REFERENCE_DIR overrides that.
+# The reference material: $AGENTWIRE_REFERENCE_DIR, else beside the repository
+# ($REPO/../shared/reference, the way CI lays it out), else .tools/reference, produced from the
+# npm registry by scripts/fetch-reference.sh when absent (the order the tests use too).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
-REFERENCE="${AGENTWIRE_REFERENCE_DIR:-$REPO/../shared/reference}"
+if [ -n "${AGENTWIRE_REFERENCE_DIR:-}" ]; then
+  REFERENCE="$AGENTWIRE_REFERENCE_DIR"
+elif [ -d "$REPO/../shared/reference/transcripts" ]; then
+  REFERENCE="$REPO/../shared/reference"
+else
+  bash scripts/fetch-reference.sh "$REPO/.tools/reference" || { printf 'check-third-party: error: scripts/fetch-reference.sh failed\n' >&2; exit 1; }
+  REFERENCE="$REPO/.tools/reference"
+fi
 PYTHON="$REPO/.tools/venv/bin/python"
 
 die() { printf 'check-third-party: error: %s\n' "$*" >&2; exit 1; }
