@@ -49,6 +49,7 @@ fi
 
 mkdir -p "$(dirname "$OUT")"
 WORK="$(mktemp -d "$OUT.tmp.XXXXXX")"
+chmod 755 "$WORK"
 trap 'rm -rf "$WORK"' EXIT
 HOME_DIR="$(mktemp -d)"
 trap 'rm -rf "$WORK" "$HOME_DIR"' EXIT
