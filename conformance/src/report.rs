@@ -156,3 +156,83 @@ impl Report {
 fn one_line(text: &str) -> String {
     text.replace('\n', " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use agentwire_codegen::contract::{Dir, Violation};
+
+    use super::*;
+    use crate::Target;
+
+    fn row(name: &str, outcome: Outcome, detail: &str) -> ScenarioResult {
+        ScenarioResult {
+            name: name.to_owned(),
+            summary: String::new(),
+            outcome,
+            detail: detail.to_owned(),
+            violations: Vec::new(),
+            notes: Vec::new(),
+            messages: 4,
+        }
+    }
+
+    fn report(results: Vec<ScenarioResult>) -> Report {
+        let options = Options {
+            target: Target::Command("srv".to_owned()),
+            mock_model: false,
+            bounded_queue: None,
+            only: Vec::new(),
+            transcripts: None,
+            timeout: Duration::from_secs(1),
+        };
+        Report::new(&options, "9.9.9", results)
+    }
+
+    #[test]
+    fn the_table_lists_each_row_its_violations_and_a_summary() {
+        let mut failed = row("errors/x", Outcome::Fail, "answered -32600,\nnot -32601");
+        failed.violations.push(Violation {
+            line: 3,
+            session: "errors/x#1".to_owned(),
+            direction: Some(Dir::ServerToClient),
+            method: Some("thread/list".to_owned()),
+            pointer: "/result/data".to_owned(),
+            rule: "schema",
+            reason: "missing".to_owned(),
+        });
+        let report = report(vec![
+            row("a/b", Outcome::Pass, "fine"),
+            failed,
+            row("c/d", Outcome::Skip, "needs the mock"),
+        ]);
+        let text = report.to_text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "RESULT  SCENARIO  DETAIL");
+        assert_eq!(lines[1], "pass    a/b       fine");
+        assert_eq!(lines[2], "FAIL    errors/x  answered -32600, not -32601");
+        assert_eq!(
+            lines[3],
+            "                    line 3 [errors/x#1] server->client thread/list /result/data: schema: missing"
+        );
+        assert_eq!(lines[4], "skip    c/d       needs the mock");
+        assert_eq!(
+            lines[5],
+            "conformance: 1 passed, 1 failed, 1 skipped of 3 scenarios against --server srv (protocol 9.9.9; 12 messages contract-checked, 1 violation(s) by the server)"
+        );
+        assert!(!report.ok());
+        let json = report.to_json();
+        assert_eq!(json["failed"], 1);
+        assert_eq!(json["scenarios"][1]["result"], "fail");
+        assert_eq!(
+            json["scenarios"][1]["violations"][0]["pointer"],
+            "/result/data"
+        );
+    }
+
+    #[test]
+    fn skips_alone_are_not_a_failure() {
+        assert!(report(vec![row("c/d", Outcome::Skip, "why")]).ok());
+    }
+}
