@@ -15,16 +15,28 @@
 #     (tools, a turn, codex-reply, approvals through elicitation, cancellation);
 #   - tools/mcp-smoke/inspector.sh: the MCP Inspector's CLI mode lists and calls the tools;
 #   - tools/mcp-smoke/conformance.sh: the official MCP conformance suite's server scenarios
-#     against the streamable HTTP endpoint.
+#     against the streamable HTTP endpoint;
+#   - `agentwire conformance` against the reference (`codex app-server` 0.171.0, installed by
+#     scripts/install-bench-tools.sh) and agentwire, both on the mock model: the same scripted
+#     turn must have the same shape on both (tools/conformance_diff.py), and agentwire must pass
+#     every scenario.
 # Every step runs even when an earlier one fails; the exit status is non-zero if any failed.
 #
-# The reference material is looked up beside the repository ($REPO/../shared/reference), the
-# way CI lays it out; AGENTWIRE_REFERENCE_DIR overrides that.
+# The reference material: $AGENTWIRE_REFERENCE_DIR, else beside the repository
+# ($REPO/../shared/reference, the way CI lays it out), else .tools/reference, produced from the
+# npm registry by scripts/fetch-reference.sh when absent (the order the tests use too).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
-REFERENCE="${AGENTWIRE_REFERENCE_DIR:-$REPO/../shared/reference}"
+if [ -n "${AGENTWIRE_REFERENCE_DIR:-}" ]; then
+  REFERENCE="$AGENTWIRE_REFERENCE_DIR"
+elif [ -d "$REPO/../shared/reference/transcripts" ]; then
+  REFERENCE="$REPO/../shared/reference"
+else
+  bash scripts/fetch-reference.sh "$REPO/.tools/reference" || { printf 'check-third-party: error: scripts/fetch-reference.sh failed\n' >&2; exit 1; }
+  REFERENCE="$REPO/.tools/reference"
+fi
 PYTHON="$REPO/.tools/venv/bin/python"
 
 die() { printf 'check-third-party: error: %s\n' "$*" >&2; exit 1; }
@@ -108,6 +120,24 @@ step "MCP Inspector CLI (tools/mcp-smoke/inspector.sh)" \
   bash -c 'cargo build -q -p agentwire && bash tools/mcp-smoke/inspector.sh target/debug/agentwire'
 step "MCP conformance suite (tools/mcp-smoke/conformance.sh)" \
   bash -c 'cargo build -q -p agentwire && bash tools/mcp-smoke/conformance.sh target/debug/agentwire'
+# The same scripted turn against agentwire and the reference: every scenario passes on
+# agentwire; the turn's item lifecycle and item members are the same on both.
+conformance_differential() {
+  local aw="$REPO/target/debug/agentwire" out provider
+  local codex="$REPO/bench/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
+  cargo build -q -p agentwire || return 1
+  bash scripts/install-bench-tools.sh >/dev/null || return 1
+  out="$(mktemp -d)"
+  provider="-c model_provider=mock -c model_providers.mock.name=mock -c 'model_providers.mock.base_url=\"{mock_url}\"' -c model_providers.mock.wire_api=responses -c model=mock-model"
+  "$aw" conformance --mock-model --bounded-queue 1 --transcripts "$out/agentwire" \
+    --server "$aw app-server --max-in-flight 1 $provider" || return 1
+  "$aw" conformance --mock-model --scenario turns/every-item-type --transcripts "$out/reference" \
+    --server "$codex app-server $provider" || return 1
+  "$PYTHON" tools/conformance_diff.py "$out/agentwire/turns-every-item-type.jsonl" \
+    "$out/reference/turns-every-item-type.jsonl" || return 1
+  rm -rf "$out"
+}
+step "agentwire conformance: agentwire and the reference (codex 0.171.0)" conformance_differential
 
 echo
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done

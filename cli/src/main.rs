@@ -10,12 +10,14 @@
 //! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
 //! agentwire mcp list|get NAME|add NAME [--env K=V]… -- CMD ARGS…|add NAME --url URL|remove NAME [--json]
 //! agentwire contract check [--protocol-version X.Y.Z] [--experimental] [--format text|json] TRANSCRIPT.jsonl
+//! agentwire conformance --server COMMAND|--url ws://HOST:PORT [--mock-model] [--bounded-queue N] [--format text|json]
 //! ```
 //!
 //! Every subcommand also takes `-c key=value` (repeatable) and `--profile NAME`: configuration
 //! overrides above every `config.toml`.
 
 mod apply_patch;
+mod conformance;
 mod contract;
 mod generate;
 mod logging;
@@ -136,6 +138,8 @@ enum Command {
         #[command(subcommand)]
         command: ContractCommand,
     },
+    /// Run protocol scenarios against any app-server and contract-check every message.
+    Conformance(conformance::ConformanceArgs),
     /// Work with schema bundles.
     Schema {
         #[command(subcommand)]
@@ -252,6 +256,7 @@ fn main() -> ExitCode {
             args.protocol_version.as_deref(),
         ),
         Command::McpServer(args) => mcp_server::run(args, cli.overrides),
+        Command::Conformance(args) => Ok(conformance::run(args)),
         Command::Contract {
             command:
                 ContractCommand::Check {

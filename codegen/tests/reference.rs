@@ -1,6 +1,7 @@
 //! Side-by-side comparison of our stable bundle with the reference wire format.
 //!
-//! The reference bundle (`../shared/reference/codex-app-server-schema/`) is laid out differently
+//! The reference bundle (`codex-app-server-schema/` of the reference material, found by
+//! `agentwire-reference-material`) is laid out differently
 //! (a nested `v2` namespace, no per-method envelopes), so it is first rewritten into our layout for
 //! every method we declare; then the schema diff compares the two. Every difference it reports —
 //! a property name, a required set, a type, an enum value, a union variant, a method — must be
@@ -15,7 +16,7 @@ use agentwire_codegen::schema::{self, X_DIRECTION, X_METHOD};
 use serde_json::{Map, Value, json};
 
 fn reference_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/codex-app-server-schema")
+    agentwire_reference_material::file("codex-app-server-schema")
 }
 
 fn read_json(path: &PathBuf) -> Value {

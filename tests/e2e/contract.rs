@@ -452,10 +452,7 @@ fn a_recorded_live_session_passes() {
 /// stdio transcript sends on purpose.
 #[test]
 fn the_reference_transcripts() {
-    let Some(dir) = reference_transcripts() else {
-        eprintln!("no reference transcripts beside the repository; skipped");
-        return;
-    };
+    let dir = agentwire_reference_material::file("transcripts");
     for (name, allowed) in [
         ("codex-0.171.0-turn.jsonl", &["unknown-method"][..]),
         (
@@ -487,14 +484,6 @@ fn the_reference_transcripts() {
             }
         }
     }
-}
-
-fn reference_transcripts() -> Option<PathBuf> {
-    let dir = std::env::var_os("AGENTWIRE_REFERENCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference"))
-        .join("transcripts");
-    dir.is_dir().then_some(dir)
 }
 
 /// The test client's guard sees every message of the exchange and fails on a server violation.

@@ -8,6 +8,7 @@ mod client;
 mod command_exec;
 mod common;
 mod config;
+mod conformance;
 mod contract;
 mod engine_crash;
 mod engine_openai;

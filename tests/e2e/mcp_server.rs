@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{home_and_workspace, repo, scratch};
+use crate::common::{home_and_workspace, scratch};
 
 /// How long any single message may take.
 const WAIT: Duration = Duration::from_secs(60);
@@ -280,7 +280,7 @@ fn shape(schema: &Value) -> Value {
 }
 
 fn reference_tools() -> Vec<Value> {
-    let path = repo().join("../shared/reference/codex-mcp-tools.json");
+    let path = agentwire_reference_material::file("codex-mcp-tools.json");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let answer: Value = serde_json::from_str(&text).expect("reference is JSON");

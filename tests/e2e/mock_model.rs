@@ -8,6 +8,9 @@
 //! when a client drops a connection it was holding open. `GET …/models` is answered with the
 //! list set by [`MockModel::serve_models`]. Any other request, or one arriving when the script
 //! is used up, is answered with HTTP 400 saying so.
+//!
+//! This file and `mock_responses.rs` are also compiled into `agentwire-conformance` (by path,
+//! for `agentwire conformance --mock-model`): they may use only std, tokio and serde_json.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

@@ -11,8 +11,7 @@ use serde_json::{Value, json};
 use super::*;
 
 fn reference_dir() -> PathBuf {
-    // <repo>/protocol -> <repo> -> <repo>/../shared/reference
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference")
+    agentwire_reference_material::dir()
 }
 
 fn read_reference(relative: &str) -> String {

@@ -22,8 +22,7 @@ const MIN_CHECKED: usize = 20;
 const MAX_SKIPPED: usize = 5;
 
 fn transcript_dir() -> PathBuf {
-    // <repo>/tests/typify-roundtrip → <repo>/../shared/reference/transcripts
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/transcripts")
+    agentwire_reference_material::file("transcripts")
 }
 
 /// One line of a transcript file.
