@@ -16,6 +16,10 @@
 #   - tools/mcp-smoke/inspector.sh: the MCP Inspector's CLI mode lists and calls the tools;
 #   - tools/mcp-smoke/conformance.sh: the official MCP conformance suite's server scenarios
 #     against the streamable HTTP endpoint.
+#   - tools/openrpc/: the OpenRPC documents (docs/openrpc.md): `generate-openrpc` writes the
+#     checked-in bytes; @open-rpc/meta-schema and @open-rpc/schema-utils-js accept them
+#     (check.mjs); @open-rpc/mock-server serves one to a JSON-RPC client (mock.mjs);
+#     @open-rpc/test-coverage replays its examples against agentwire over websocket (coverage.sh).
 # Every step runs even when an earlier one fails; the exit status is non-zero if any failed.
 #
 # The reference material is looked up beside the repository ($REPO/../shared/reference), the
@@ -108,6 +112,25 @@ step "MCP Inspector CLI (tools/mcp-smoke/inspector.sh)" \
   bash -c 'cargo build -q -p agentwire && bash tools/mcp-smoke/inspector.sh target/debug/agentwire'
 step "MCP conformance suite (tools/mcp-smoke/conformance.sh)" \
   bash -c 'cargo build -q -p agentwire && bash tools/mcp-smoke/conformance.sh target/debug/agentwire'
+# The OpenRPC documents of both surfaces.
+openrpc_cli() {
+  local surface_flag="$1" checked_in="$2" out
+  cargo build -q -p agentwire || return 1
+  out="$(mktemp -t openrpc-XXXXXX.json)"
+  target/debug/agentwire app-server generate-openrpc --out "$out" $surface_flag || return 1
+  cmp "$out" "$checked_in" && rm -f "$out"
+}
+for surface in stable experimental; do
+  case "$surface" in experimental) dir=generated/schema/experimental flag=--experimental ;; *) dir=generated/schema flag="" ;; esac
+  doc="$dir/openrpc/agentwire_app_server_protocol.openrpc.json"
+  step "openrpc  $surface: generate-openrpc writes the checked-in document" openrpc_cli "$flag" "$doc"
+  step "openrpc  $surface: @open-rpc/meta-schema + schema-utils-js (tools/openrpc/check.mjs)" \
+    node tools/openrpc/check.mjs --document "$doc" --meta "$dir/json/meta.json"
+  step "openrpc  $surface: @open-rpc/mock-server + a client (tools/openrpc/mock.mjs)" \
+    node tools/openrpc/mock.mjs --document "$doc"
+  step "openrpc  $surface: @open-rpc/test-coverage x agentwire over ws (tools/openrpc/coverage.sh)" \
+    bash -c 'cargo build -q -p agentwire && bash tools/openrpc/coverage.sh target/debug/agentwire "$0"' "$doc"
+done
 
 echo
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done

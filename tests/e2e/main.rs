@@ -20,6 +20,7 @@ mod mcp_client;
 mod mcp_server;
 mod mock_model;
 mod mock_responses;
+mod openrpc;
 mod provider_responses;
 mod sandbox_escape;
 mod sandbox_exec;
