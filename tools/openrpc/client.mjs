@@ -7,7 +7,10 @@
 // with a `/`. The member name is quoted (`public "thread/start": ...`, called as
 // `client["thread/start"](...)`); nothing else of the output is touched.
 //
-// usage: node client.mjs --document FILE --out DIR
+// NOT in CI: with generator 1.22.3 the output does not compile (its transpiler references type
+// names it never declares for this bundle's recursive types); see docs/openrpc.md.
+//
+// usage: node client.mjs --document FILE --out DIR  (DIR under tools/, so imports resolve)
 import { readFileSync, writeFileSync, rmSync, mkdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
