@@ -603,6 +603,9 @@ fn recorded_examples(transcript: &str) -> Result<BTreeMap<String, Vec<Example>>,
             .get("dir")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        if dir != "client->server" && dir != "server->client" {
+            return Err(bad(n, &format!("unknown `dir` {dir:?}")));
+        }
         let text = record
             .get("line")
             .and_then(Value::as_str)
@@ -641,8 +644,123 @@ fn recorded_examples(transcript: &str) -> Result<BTreeMap<String, Vec<Example>>,
                     }
                 }
             }
-            _ => return Err(bad(n, &format!("unknown `dir` {dir:?}"))),
+            _ => {}
         }
     }
     Ok(examples)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn union_params_list_every_branch_and_require_only_what_all_require() {
+        let schema = json!({
+            "properties": { "threadId": { "type": "string" } },
+            "required": ["threadId"],
+            "oneOf": [
+                { "properties": { "type": { "enum": ["a"] }, "x": { "$ref": "#/definitions/X" } },
+                  "required": ["type", "x"] },
+                { "properties": { "type": { "enum": ["b"] } }, "required": ["type"] },
+            ],
+        });
+        let params = content_params(&schema, false);
+        let find = |name: &str| {
+            params
+                .iter()
+                .find(|p| p["name"] == name)
+                .unwrap_or_else(|| panic!("no {name} in {params:?}"))
+                .clone()
+        };
+        assert_eq!(find("threadId")["required"], true);
+        assert_eq!(find("type")["required"], true);
+        assert_eq!(find("x")["required"], false);
+        assert_eq!(find("x")["schema"]["$ref"], "#/components/schemas/X");
+        assert_eq!(
+            find("type")["schema"]["anyOf"].as_array().map(Vec::len),
+            Some(2)
+        );
+        // Required first.
+        let required: Vec<bool> = params.iter().map(|p| p["required"] == true).collect();
+        assert_eq!(required, [true, true, false]);
+        // Optional params: nothing is required.
+        assert!(
+            content_params(&schema, true)
+                .iter()
+                .all(|p| p["required"] == false)
+        );
+    }
+
+    #[test]
+    fn schemas_are_rewritten_for_the_openrpc_tools_without_touching_data() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "n": { "type": "integer", "format": "uint32", "minimum": 0 },
+                "when": { "type": "string", "format": "date-time" },
+                "format": { "type": "string" },
+                "any": true,
+                "list": { "type": "array", "items": true },
+                "x-experimental": true,
+            },
+            "additionalProperties": false,
+            "x-experimental": true,
+        });
+        rewrite_refs(&mut schema);
+        no_boolean_schemas(&mut schema);
+        assert_eq!(schema["properties"]["n"]["x-format"], "uint32");
+        assert!(schema["properties"]["n"].get("format").is_none());
+        assert_eq!(schema["properties"]["when"]["format"], "date-time");
+        assert_eq!(schema["properties"]["format"], json!({ "type": "string" }));
+        assert_eq!(schema["properties"]["any"], json!({}));
+        assert_eq!(schema["properties"]["list"]["items"], json!({}));
+        assert_eq!(schema["properties"]["x-experimental"], json!({}));
+        assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(schema["x-experimental"], true);
+    }
+
+    #[test]
+    fn examples_pair_answers_with_requests_and_skip_errors_and_server_requests() {
+        let line = |dir: &str, message: Value| {
+            json!({ "session": "s", "dir": dir, "line": message.to_string() }).to_string()
+        };
+        let transcript = [
+            line(
+                "client->server",
+                json!({"id": 1, "method": "thread/list", "params": {"limit": 1}}),
+            ),
+            line(
+                "server->client",
+                json!({"id": 1, "method": "item/tool/requestApproval", "params": {}}),
+            ),
+            line("server->client", json!({"id": 1, "result": {"data": []}})),
+            line(
+                "client->server",
+                json!({"id": 2, "method": "thread/read", "params": {}}),
+            ),
+            line(
+                "server->client",
+                json!({"id": 2, "error": {"code": -32602, "message": "no"}}),
+            ),
+            "{\"dir\": \"client->server\", \"line\": \"not json\"}".to_owned(),
+        ]
+        .join("\n");
+        let examples = recorded_examples(&transcript).expect("parses");
+        let list = &examples["thread/list"];
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].result, json!({"data": []}));
+        assert_eq!(list[0].params, Some(json!({"limit": 1})));
+        assert!(!examples.contains_key("thread/read"));
+
+        let bad = format!("{transcript}\n{{\"dir\": \"sideways\", \"line\": \"{{}}\"}}");
+        let error = recorded_examples(&bad).expect_err("unknown dir");
+        assert!(error.to_string().contains(":7:"), "{error}");
+    }
+
+    #[test]
+    fn every_recorded_example_is_valid_json_for_its_method() {
+        let examples = recorded_examples(EXCHANGES).expect("the checked-in exchanges parse");
+        assert!(examples.len() >= 10, "{} methods", examples.len());
+    }
 }
