@@ -20,6 +20,9 @@
 #     checked-in bytes; @open-rpc/meta-schema and @open-rpc/schema-utils-js accept them
 #     (check.mjs); @open-rpc/mock-server serves one to a JSON-RPC client (mock.mjs);
 #     @open-rpc/test-coverage replays its examples against agentwire over websocket (coverage.sh).
+#   - tools/zod/: zod validators generated from each flat bundle by json-schema-to-zod parse every
+#     server message of the reference transcripts and of a recorded agentwire session, and reject
+#     planted bad messages.
 # Every step runs even when an earlier one fails; the exit status is non-zero if any failed.
 #
 # The reference material is looked up beside the repository ($REPO/../shared/reference), the
@@ -131,6 +134,17 @@ for surface in stable experimental; do
   step "openrpc  $surface: @open-rpc/test-coverage x agentwire over ws (tools/openrpc/coverage.sh)" \
     bash -c 'cargo build -q -p agentwire && bash tools/openrpc/coverage.sh target/debug/agentwire "$0"' "$doc"
 done
+# zod validators, produced here from the checked-in flat bundles (not checked in: docs/openrpc.md).
+zod_check() {
+  local dir="$1" out="$2"
+  node tools/zod/generate.mjs --bundle "$dir/json/agentwire_app_server_protocol.flat.schemas.json" --out "$out" \
+    && node tools/zod/check.mjs --validators "$out.mjs" --meta "$dir/json/meta.json" \
+      "${TRANSCRIPTS[@]}" codegen/openrpc/exchanges.jsonl
+}
+step "zod      stable validators x transcripts (tools/zod)" \
+  zod_check generated/schema tools/zod/.build/stable/validators
+step "zod      experimental validators x transcripts (tools/zod)" \
+  zod_check generated/schema/experimental tools/zod/.build/experimental/validators
 
 echo
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done
