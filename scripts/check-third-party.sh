@@ -20,6 +20,13 @@
 #     scripts/install-bench-tools.sh) and agentwire, both on the mock model: the same scripted
 #     turn must have the same shape on both (tools/conformance_diff.py), and agentwire must pass
 #     every scenario.
+#   - tools/openrpc/: the OpenRPC documents (docs/openrpc.md): `generate-openrpc` writes the
+#     checked-in bytes; @open-rpc/meta-schema and @open-rpc/schema-utils-js accept them
+#     (check.mjs); @open-rpc/mock-server serves one to a JSON-RPC client (mock.mjs);
+#     @open-rpc/test-coverage replays its examples against agentwire over websocket (coverage.sh).
+#   - tools/zod/: zod validators generated from each flat bundle by json-schema-to-zod parse every
+#     server message of the reference transcripts and of a recorded agentwire session, and reject
+#     planted bad messages.
 # Every step runs even when an earlier one fails; the exit status is non-zero if any failed.
 #
 # The reference material: $AGENTWIRE_REFERENCE_DIR, else beside the repository
@@ -138,6 +145,36 @@ conformance_differential() {
   rm -rf "$out"
 }
 step "agentwire conformance: agentwire and the reference (codex 0.171.0)" conformance_differential
+# The OpenRPC documents of both surfaces.
+openrpc_cli() {
+  local surface_flag="$1" checked_in="$2" out
+  cargo build -q -p agentwire || return 1
+  out="$(mktemp -t openrpc-XXXXXX.json)"
+  target/debug/agentwire app-server generate-openrpc --out "$out" $surface_flag || return 1
+  cmp "$out" "$checked_in" && rm -f "$out"
+}
+for surface in stable experimental; do
+  case "$surface" in experimental) dir=generated/schema/experimental flag=--experimental ;; *) dir=generated/schema flag="" ;; esac
+  doc="$dir/openrpc/agentwire_app_server_protocol.openrpc.json"
+  step "openrpc  $surface: generate-openrpc writes the checked-in document" openrpc_cli "$flag" "$doc"
+  step "openrpc  $surface: @open-rpc/meta-schema + schema-utils-js (tools/openrpc/check.mjs)" \
+    node tools/openrpc/check.mjs --document "$doc" --meta "$dir/json/meta.json"
+  step "openrpc  $surface: @open-rpc/mock-server + a client (tools/openrpc/mock.mjs)" \
+    node tools/openrpc/mock.mjs --document "$doc"
+  step "openrpc  $surface: @open-rpc/test-coverage x agentwire over ws (tools/openrpc/coverage.sh)" \
+    bash -c 'cargo build -q -p agentwire && bash tools/openrpc/coverage.sh target/debug/agentwire "$0"' "$doc"
+done
+# zod validators, produced here from the checked-in flat bundles (not checked in: docs/openrpc.md).
+zod_check() {
+  local dir="$1" out="$2"
+  node tools/zod/generate.mjs --bundle "$dir/json/agentwire_app_server_protocol.flat.schemas.json" --out "$out" \
+    && node tools/zod/check.mjs --validators "$out.mjs" --meta "$dir/json/meta.json" \
+      "${TRANSCRIPTS[@]}" codegen/openrpc/exchanges.jsonl
+}
+step "zod      stable validators x transcripts (tools/zod)" \
+  zod_check generated/schema tools/zod/.build/stable/validators
+step "zod      experimental validators x transcripts (tools/zod)" \
+  zod_check generated/schema/experimental tools/zod/.build/experimental/validators
 
 echo
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done

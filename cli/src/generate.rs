@@ -1,4 +1,4 @@
-//! `app-server generate-json-schema` and `app-server generate-ts`.
+//! `app-server generate-json-schema`, `app-server generate-ts` and `app-server generate-openrpc`.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -48,6 +48,46 @@ pub fn run(
     prepare_out(out)?;
     files.write_to(out).map_err(|e| e.to_string())?;
     eprintln!("wrote {} files to {}", files.len(), out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the OpenRPC document of a surface to the file `out`.
+pub fn openrpc(out: &Path, experimental: bool, version: Option<&str>) -> Result<ExitCode, String> {
+    let surface = if experimental {
+        Surface::Experimental
+    } else {
+        Surface::Stable
+    };
+    let files = match version {
+        Some(v) if v != PROTOCOL_VERSION => {
+            pinned::files(v, workspace::openrpc_dir(surface)).ok_or_else(|| {
+                let known: Vec<&str> = pinned::versions()
+                    .into_iter()
+                    .filter(|known| {
+                        pinned::files(known, workspace::openrpc_dir(surface)).is_some()
+                    })
+                    .collect();
+                format!(
+                    "no OpenRPC document for protocol version {v:?}: this binary has one for {} \
+                     (current: {PROTOCOL_VERSION}; versions before 0.4.0 were released without one)",
+                    known.join(", ")
+                )
+            })?
+        }
+        _ => workspace::openrpc_files(surface).map_err(|e| e.to_string())?,
+    };
+    let contents = files
+        .get(agentwire_codegen::openrpc::OPENRPC_FILE)
+        .ok_or_else(|| "the OpenRPC document is missing from the generated files".to_owned())?;
+    if out.is_dir() {
+        return Err(format!(
+            "--out {} is a directory; give a file name",
+            out.display()
+        ));
+    }
+    std::fs::write(out, contents)
+        .map_err(|e| format!("cannot write --out {}: {e}", out.display()))?;
+    eprintln!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -6,6 +6,7 @@
 //! agentwire app-server [--listen stdio://|ws://IP:PORT|unix://[PATH]|off] [--ws-auth-token-file PATH | --ws-auth-token-sha256 HEX]
 //! agentwire app-server generate-json-schema --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
+//! agentwire app-server generate-openrpc --out FILE [--experimental] [--protocol-version X.Y.Z]
 //! agentwire schema diff OLD NEW [--format text|json]
 //! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
 //! agentwire mcp list|get NAME|add NAME [--env K=V]… -- CMD ARGS…|add NAME --url URL|remove NAME [--json]
@@ -161,12 +162,30 @@ enum Command {
     },
 }
 
+// The variant names are the subcommand names clap derives (`generate-ts`, …).
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Subcommand)]
 enum AppServerCommand {
     /// Write the JSON Schema bundle, the flat bundle, meta.json and one schema per type.
     GenerateJsonSchema(GenerateArgs),
     /// Write TypeScript definitions: one file per type, the method unions and index.ts.
     GenerateTs(GenerateArgs),
+    /// Write the OpenRPC 1.3 document: every client request as a method, server requests and
+    /// notifications under `x-` extensions, errors, recorded examples.
+    GenerateOpenrpc(GenerateFileArgs),
+}
+
+#[derive(Debug, Args)]
+struct GenerateFileArgs {
+    /// File to write (its directory must exist).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Include experimental methods and fields.
+    #[arg(long)]
+    experimental: bool,
+    /// Emit a pinned protocol release instead of the current one (see `generated/versions/`).
+    #[arg(long, value_name = "X.Y.Z")]
+    protocol_version: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -251,6 +270,14 @@ fn main() -> ExitCode {
             ..
         } => generate::run(
             generate::Kind::TypeScript,
+            &args.out,
+            args.experimental,
+            args.protocol_version.as_deref(),
+        ),
+        Command::AppServer {
+            command: Some(AppServerCommand::GenerateOpenrpc(args)),
+            ..
+        } => generate::openrpc(
             &args.out,
             args.experimental,
             args.protocol_version.as_deref(),

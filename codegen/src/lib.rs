@@ -5,6 +5,7 @@
 //!   ([`schema`], [`meta`]);
 //! - TypeScript definitions, one file per type plus the method unions and `index.ts`
 //!   ([`typescript`]);
+//! - the OpenRPC document of each surface ([`openrpc`]);
 //! - the Rust dispatch table and validator ids the runtime includes ([`dispatch`]);
 //!
 //! and it classifies the differences between two bundles ([`diff`]).
@@ -17,6 +18,7 @@ pub mod dispatch;
 pub mod drift;
 pub mod files;
 pub mod meta;
+pub mod openrpc;
 pub mod schema;
 pub mod surface;
 pub mod typescript;
@@ -66,6 +68,16 @@ pub enum CodegenError {
         template: &'static str,
         /// What askama said.
         source: askama::Error,
+    },
+    /// The recorded exchanges the OpenRPC examples come from are malformed.
+    #[error("{path}:{line}: {message}")]
+    Examples {
+        /// The transcript, relative to the repository.
+        path: &'static str,
+        /// The 1-based line.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
     },
     /// Serialising JSON failed.
     #[error("serialising {what} failed: {source}")]

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use agentwire_protocol::PROTOCOL_VERSION;
 
-use crate::{CodegenError, FileSet, Surface, dispatch, schema, typescript};
+use crate::{CodegenError, FileSet, Surface, dispatch, openrpc, schema, typescript};
 
 /// Where the JSON Schema files of a surface live, relative to `generated/` (and to a pinned
 /// version's directory, without the `schema/` prefix).
@@ -23,6 +23,14 @@ pub fn typescript_dir(surface: Surface) -> &'static str {
     }
 }
 
+/// Where the OpenRPC document of a surface lives, like [`json_dir`]. Pinned from 0.4.0 on.
+pub fn openrpc_dir(surface: Surface) -> &'static str {
+    match surface {
+        Surface::Stable => "openrpc",
+        Surface::Experimental => "experimental/openrpc",
+    }
+}
+
 /// The directory of pinned versions under `generated/`.
 pub const VERSIONS_DIR: &str = "versions";
 
@@ -36,8 +44,13 @@ pub fn typescript_files(surface: Surface) -> Result<FileSet, CodegenError> {
     typescript::files(surface)
 }
 
+/// The files `generate-openrpc` writes for a surface.
+pub fn openrpc_files(surface: Surface) -> Result<FileSet, CodegenError> {
+    openrpc::files(&schema::collect(surface))
+}
+
 /// Every file under `generated/` that the current protocol crate determines: both surfaces of
-/// JSON Schema and TypeScript, the runtime's Rust, and the pinned copy of the current version.
+/// JSON Schema, TypeScript and OpenRPC, the runtime's Rust, and the pinned copy of the current version.
 ///
 /// Pinned directories of older versions are not part of it: they are frozen.
 pub fn generate_all() -> Result<FileSet, CodegenError> {
@@ -47,7 +60,9 @@ pub fn generate_all() -> Result<FileSet, CodegenError> {
         let collected = schema::collect(surface);
         let json = schema::files(&collected)?;
         let ts = typescript::files(surface)?;
+        let rpc = openrpc::files(&collected)?;
         release.extend_under(json_dir(surface), json);
+        release.extend_under(openrpc_dir(surface), rpc);
         release.extend_under(typescript_dir(surface), ts);
         if surface.is_experimental() {
             all.insert(

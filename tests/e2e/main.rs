@@ -21,6 +21,7 @@ mod mcp_client;
 mod mcp_server;
 mod mock_model;
 mod mock_responses;
+mod openrpc;
 mod provider_responses;
 mod review;
 mod sandbox_escape;
