@@ -255,3 +255,40 @@ fn ctrl_c_interrupts_the_turn_and_exits_130() {
     assert!(stderr.contains("interrupted"), "{stderr}");
     assert!(!rest.contains("word199"), "the turn ran to its end: {rest}");
 }
+
+#[test]
+fn drives_an_openai_compatible_model_with_the_model_flag() {
+    use crate::mock_model::{MockModel, Sse};
+    let mock = MockModel::start(vec![Sse::answer("Hello from the mock.")]);
+    let (home, workspace) = home_and_workspace(&scratch("exec-mock-model"));
+    let config = format!(
+        "model_provider = \"mock\"\nmodel = \"default-model\"\n\n[model_providers.mock]\n\
+         name = \"mock model\"\nbase_url = \"{}\"\nmodel_context_window = 32768\n\
+         request_max_retries = 0\n",
+        mock.base_url()
+    );
+    std::fs::write(home.join("config.toml"), config).expect("config");
+    let output = exec(
+        &home,
+        &[
+            "--model",
+            "picked-model",
+            "--cwd",
+            workspace.to_str().expect("utf-8"),
+            "Say hello.",
+        ],
+        None,
+    );
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(stdout, "Hello from the mock.\n", "{stderr}");
+    let requests = mock.wait_requests(1);
+    let body = &requests[0].body;
+    assert_eq!(body["model"], json!("picked-model"), "{body}");
+    let messages = body["messages"].as_array().expect("messages");
+    assert_eq!(
+        messages.last().expect("a message"),
+        &json!({"role": "user", "content": "Say hello."}),
+        "{body}"
+    );
+}
