@@ -315,3 +315,45 @@ async fn ws_with_a_bearer_token_and_the_unix_control_socket() {
         .expect_err("not a websocket URL");
     assert!(bad.to_string().contains("expected ws://"), "{bad}");
 }
+
+#[tokio::test]
+async fn a_silent_server_times_out_and_a_dead_one_is_reported_closed() {
+    // Reads stdin and never answers.
+    let mut silent = tokio::process::Command::new("sleep");
+    silent.arg("30");
+    let options = ClientOptions {
+        initialize_timeout: Duration::from_millis(300),
+        ..ClientOptions::default()
+    };
+    let error = Client::spawn(silent, options).await.expect_err("no answer");
+    assert!(
+        matches!(&error, Error::Timeout { method, .. } if method == "initialize"),
+        "{error:?}"
+    );
+
+    // Exits at once.
+    let dead = tokio::process::Command::new("true");
+    let error = Client::spawn(dead, ClientOptions::default())
+        .await
+        .expect_err("no server");
+    let Error::Closed { method, reason } = &error else {
+        panic!("not a closed connection: {error:?}");
+    };
+    assert_eq!(method, "initialize");
+    assert!(
+        reason.contains("closed its output") || reason.contains("cannot write"),
+        "{reason}"
+    );
+
+    let error = Client::spawn(
+        tokio::process::Command::new("/nonexistent/agentwire"),
+        ClientOptions::default(),
+    )
+    .await
+    .expect_err("cannot spawn");
+    assert!(matches!(error, Error::Connect { .. }), "{error:?}");
+    assert!(
+        error.to_string().contains("/nonexistent/agentwire"),
+        "{error}"
+    );
+}
