@@ -9,39 +9,31 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use ts_rs::TS;
 
-/// Everything that travels on the wire derives these: serde for the bytes, schemars for the JSON
-/// Schema bundle (feature `schema`), ts-rs for the TypeScript definitions (feature `ts`).
-pub trait WireType:
-    Serialize + DeserializeOwned + SchemaType + TsType + Send + Sync + 'static
-{
+macro_rules! wire_type {
+    ($($bound:ident),*) => {
+        /// Everything that travels on the wire derives these: serde for the bytes, schemars for
+        /// the JSON Schema bundle (with the `schema` feature), ts-rs for the TypeScript
+        /// definitions (with the `ts` feature).
+        pub trait WireType:
+            Serialize + DeserializeOwned + $($bound +)* Send + Sync + 'static
+        {
+        }
+
+        impl<T> WireType for T where
+            T: Serialize + DeserializeOwned + $($bound +)* Send + Sync + 'static
+        {
+        }
+    };
 }
 
-impl<T> WireType for T where
-    T: Serialize + DeserializeOwned + SchemaType + TsType + Send + Sync + 'static
-{
-}
-
-/// `schemars::JsonSchema` with the `schema` feature; nothing without it.
-#[cfg(feature = "schema")]
-pub trait SchemaType: JsonSchema {}
-#[cfg(feature = "schema")]
-impl<T: JsonSchema> SchemaType for T {}
-/// `schemars::JsonSchema` with the `schema` feature; nothing without it.
-#[cfg(not(feature = "schema"))]
-pub trait SchemaType {}
-#[cfg(not(feature = "schema"))]
-impl<T> SchemaType for T {}
-
-/// `ts_rs::TS` with the `ts` feature; nothing without it.
-#[cfg(feature = "ts")]
-pub trait TsType: TS {}
-#[cfg(feature = "ts")]
-impl<T: TS> TsType for T {}
-/// `ts_rs::TS` with the `ts` feature; nothing without it.
-#[cfg(not(feature = "ts"))]
-pub trait TsType {}
-#[cfg(not(feature = "ts"))]
-impl<T> TsType for T {}
+#[cfg(all(feature = "schema", feature = "ts"))]
+wire_type!(JsonSchema, TS);
+#[cfg(all(feature = "schema", not(feature = "ts")))]
+wire_type!(JsonSchema);
+#[cfg(all(not(feature = "schema"), feature = "ts"))]
+wire_type!(TS);
+#[cfg(not(any(feature = "schema", feature = "ts")))]
+wire_type!();
 
 /// Who sends a message, and whether it expects an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
