@@ -10,6 +10,9 @@
 //! agentwire schema diff OLD NEW [--format text|json]
 //! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
 //! agentwire mcp list|get NAME|add NAME [--env K=V]… -- CMD ARGS…|add NAME --url URL|remove NAME [--json]
+//! agentwire app-server daemon start|stop|status
+//! agentwire app-server proxy [--socket PATH]
+//! agentwire exec [--json] [--approve POLICY] [--yes] [--model M] [--cwd DIR] [--sandbox MODE] PROMPT|-
 //! agentwire contract check [--protocol-version X.Y.Z] [--experimental] [--format text|json] TRANSCRIPT.jsonl
 //! agentwire conformance --server COMMAND|--url ws://HOST:PORT [--mock-model] [--bounded-queue N] [--format text|json]
 //! ```
@@ -20,11 +23,14 @@
 mod apply_patch;
 mod conformance;
 mod contract;
+mod daemon;
+mod exec;
 mod generate;
 mod logging;
 mod mcp;
 mod mcp_server;
 mod pinned;
+mod proxy;
 mod sandbox_exec;
 mod schema_diff;
 mod serve;
@@ -134,6 +140,8 @@ enum Command {
     },
     /// Serve the engine to MCP hosts as the `codex` and `codex-reply` tools (default: over stdio).
     McpServer(mcp_server::McpServerArgs),
+    /// Run one turn non-interactively against an app-server child and print what it does.
+    Exec(exec::ExecArgs),
     /// Check recorded exchanges against a pinned protocol contract.
     Contract {
         #[command(subcommand)]
@@ -173,6 +181,14 @@ enum AppServerCommand {
     /// Write the OpenRPC 1.3 document: every client request as a method, server requests and
     /// notifications under `x-` extensions, errors, recorded examples.
     GenerateOpenrpc(GenerateFileArgs),
+    /// Keep one background server on the Unix control socket (pid and log files under
+    /// `$AGENTWIRE_HOME/app-server-control/`).
+    Daemon {
+        #[command(subcommand)]
+        command: daemon::DaemonCommand,
+    },
+    /// Bridge stdin/stdout to the daemon's socket, so stdio clients share the daemon.
+    Proxy(proxy::ProxyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -282,6 +298,15 @@ fn main() -> ExitCode {
             args.experimental,
             args.protocol_version.as_deref(),
         ),
+        Command::AppServer {
+            command: Some(AppServerCommand::Daemon { command }),
+            ..
+        } => daemon::run(command, &cli.overrides),
+        Command::AppServer {
+            command: Some(AppServerCommand::Proxy(args)),
+            ..
+        } => proxy::run(args),
+        Command::Exec(args) => exec::run(args, cli.overrides),
         Command::McpServer(args) => mcp_server::run(args, cli.overrides),
         Command::Conformance(args) => Ok(conformance::run(args)),
         Command::Contract {

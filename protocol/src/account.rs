@@ -562,6 +562,7 @@ pub enum TrustedContacts {
     Skip,
 }
 
+#[cfg(feature = "schema")]
 /// Schema transform: the `chatgpt` account's `email` is always present, possibly `null`.
 fn chatgpt_account_required_nullable(schema: &mut schemars::Schema) {
     serde_util::require_nullable(schema, &["email"]);

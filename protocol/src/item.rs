@@ -1097,6 +1097,7 @@ impl From<DisplayVersion> for u8 {
     }
 }
 
+#[cfg(feature = "schema")]
 impl JsonSchema for DisplayVersion {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "DisplayVersion".into()

@@ -19,6 +19,18 @@
 //! absent or `null`; response fields that may be empty are present and `null`; integers are JSON
 //! numbers.
 
+//!
+//! Features: `schema` (schemars `JsonSchema` impls) and `ts` (ts-rs `TS` impls) are what codegen
+//! needs; a client leaves them off and compiles neither (the derives then come from
+//! `agentwire-derive-stub`, which accepts their attributes and emits nothing).
+
+// Without the features, `use schemars::JsonSchema` and `use ts_rs::TS` in every module resolve
+// to the inert derives of the stub crate.
+#[cfg(not(feature = "schema"))]
+extern crate agentwire_derive_stub as schemars;
+#[cfg(not(feature = "ts"))]
+extern crate agentwire_derive_stub as ts_rs;
+
 pub mod method;
 pub mod methods;
 

@@ -313,6 +313,7 @@ pub enum McpServerElicitationAction {
     Cancel,
 }
 
+#[cfg(feature = "schema")]
 /// Drops the `title` schemars gives each branch of an untagged enum: the reference's branches
 /// of these unions are untitled objects.
 fn untitled_branches(schema: &mut schemars::Schema) {

@@ -9,14 +9,31 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use ts_rs::TS;
 
-/// Everything that travels on the wire derives these: serde for the bytes, schemars for the JSON
-/// Schema bundle, ts-rs for the TypeScript definitions.
-pub trait WireType: Serialize + DeserializeOwned + JsonSchema + TS + Send + Sync + 'static {}
+macro_rules! wire_type {
+    ($($bound:ident),*) => {
+        /// Everything that travels on the wire derives these: serde for the bytes, schemars for
+        /// the JSON Schema bundle (with the `schema` feature), ts-rs for the TypeScript
+        /// definitions (with the `ts` feature).
+        pub trait WireType:
+            Serialize + DeserializeOwned + $($bound +)* Send + Sync + 'static
+        {
+        }
 
-impl<T> WireType for T where
-    T: Serialize + DeserializeOwned + JsonSchema + TS + Send + Sync + 'static
-{
+        impl<T> WireType for T where
+            T: Serialize + DeserializeOwned + $($bound +)* Send + Sync + 'static
+        {
+        }
+    };
 }
+
+#[cfg(all(feature = "schema", feature = "ts"))]
+wire_type!(JsonSchema, TS);
+#[cfg(all(feature = "schema", not(feature = "ts")))]
+wire_type!(JsonSchema);
+#[cfg(all(not(feature = "schema"), feature = "ts"))]
+wire_type!(TS);
+#[cfg(not(any(feature = "schema", feature = "ts")))]
+wire_type!();
 
 /// Who sends a message, and whether it expects an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

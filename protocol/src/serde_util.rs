@@ -1,7 +1,5 @@
 //! Small helpers that keep the serde, schemars and ts-rs views of a type in step.
 
-use schemars::Schema;
-
 /// Serde default for boolean fields whose absent value means `true`.
 pub(crate) fn default_true() -> bool {
     true
@@ -23,7 +21,8 @@ where
 /// schemars leaves every `Option<T>` field out of `required`. Some response fields are always
 /// present on the wire but may be `null`; this transform records that in the schema (the field
 /// stays nullable).
-pub(crate) fn require_nullable(schema: &mut Schema, fields: &[&str]) {
+#[cfg(feature = "schema")]
+pub(crate) fn require_nullable(schema: &mut schemars::Schema, fields: &[&str]) {
     let Some(object) = schema.as_object_mut() else {
         return;
     };

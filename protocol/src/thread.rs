@@ -867,6 +867,7 @@ pub struct ThreadUnarchivedNotification {
     pub thread_id: String,
 }
 
+#[cfg(feature = "schema")]
 /// Schema transform: marks the always-present nullable fields of [`Thread`] required.
 fn thread_required_nullable(schema: &mut schemars::Schema) {
     serde_util::require_nullable(schema, &["projectId"]);

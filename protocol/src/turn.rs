@@ -495,10 +495,12 @@ pub enum CodexErrorInfo {
 }
 
 /// Schema stand-in for [`CodexErrorInfo::Unknown`]: any string or object.
+#[cfg(feature = "schema")]
 #[derive(JsonSchema)]
 #[schemars(transparent)]
 struct StringOrObject(#[schemars(schema_with = "string_or_object")] ());
 
+#[cfg(feature = "schema")]
 fn string_or_object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "type": ["string", "object"] })
 }

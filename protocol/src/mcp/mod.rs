@@ -22,14 +22,13 @@ mod tool_args;
 mod tool_result;
 
 #[cfg(test)]
+#[cfg(all(feature = "schema", feature = "ts"))]
 mod tests;
 
 pub use elicitation::*;
 pub use event::*;
 pub use tool_args::*;
 pub use tool_result::*;
-
-use schemars::Schema;
 
 /// The name of the tool that starts a new thread.
 pub const CODEX_TOOL_NAME: &str = "codex";
@@ -55,12 +54,13 @@ pub fn visit_types<V: crate::TypeVisitor>(visitor: &mut V) {
     visitor.visit::<CodexEventNotificationParams>();
 }
 
+#[cfg(feature = "schema")]
 /// Schema transform for unit enums whose variants carry doc comments.
 ///
 /// schemars renders such an enum as a `oneOf` of documented `const`s; the MCP tool schemas (and
 /// the hosts that read them) expect the plain `{"type": "string", "enum": [...]}` form. The
 /// variant docs stay on the Rust side.
-fn plain_string_enum(schema: &mut Schema) {
+fn plain_string_enum(schema: &mut schemars::Schema) {
     let Some(object) = schema.as_object_mut() else {
         return;
     };

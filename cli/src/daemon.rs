@@ -1,0 +1,249 @@
+//! `agentwire app-server daemon start|stop|status`: one background server on the Unix control
+//! socket, found through a pid file and logging to a file, both under `$AGENTWIRE_HOME`.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use agentwire_runtime::listen::default_unix_socket;
+use clap::Subcommand;
+use rustix::process::{Pid, Signal, kill_process, test_kill_process};
+
+/// How long `start` waits for the socket, and `stop` for the server to exit.
+const WAIT: Duration = Duration::from_secs(15);
+
+/// `agentwire app-server daemon …`.
+#[derive(Debug, Subcommand)]
+pub enum DaemonCommand {
+    /// Start the background server (refused when one is running).
+    Start,
+    /// Stop it gracefully (SIGTERM: running turns are interrupted and recorded), waiting for
+    /// it to exit.
+    Stop,
+    /// Say whether it is running; exits 1 when it is not.
+    Status,
+}
+
+/// Where the daemon's files are.
+pub struct DaemonPaths {
+    /// `HOME/app-server-control/app-server.sock`.
+    pub socket: PathBuf,
+    /// `HOME/app-server-control/daemon.pid`.
+    pub pid: PathBuf,
+    /// `HOME/app-server-control/daemon.log`.
+    pub log: PathBuf,
+}
+
+impl DaemonPaths {
+    /// The files under the configured home.
+    pub fn new() -> Self {
+        let home = agentwire_engine::EngineConfig::from_env().home;
+        let socket = default_unix_socket(&home);
+        let dir = socket
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| home.clone());
+        Self {
+            socket,
+            pid: dir.join("daemon.pid"),
+            log: dir.join("daemon.log"),
+        }
+    }
+}
+
+/// Runs a daemon subcommand.
+pub fn run(command: DaemonCommand, overrides: &crate::ConfigOverrides) -> Result<ExitCode, String> {
+    let paths = DaemonPaths::new();
+    match command {
+        DaemonCommand::Start => start(&paths, overrides),
+        DaemonCommand::Stop => stop(&paths),
+        DaemonCommand::Status => Ok(status(&paths)),
+    }
+}
+
+/// The pid in the pid file when that process is alive and is an agentwire server; a pid file
+/// left by a dead (or recycled) process is removed.
+fn running(paths: &DaemonPaths) -> Option<Pid> {
+    let text = std::fs::read_to_string(&paths.pid).ok()?;
+    let pid = text
+        .trim()
+        .parse::<i32>()
+        .ok()
+        .and_then(Pid::from_raw)
+        .filter(|pid| test_kill_process(*pid).is_ok() && is_ours(*pid));
+    if pid.is_none() {
+        eprintln!(
+            "removing the stale pid file {} ({})",
+            paths.pid.display(),
+            text.trim()
+        );
+        let _ = std::fs::remove_file(&paths.pid);
+    }
+    pid
+}
+
+/// Whether `pid` runs `… app-server …` (Linux: from /proc; elsewhere assumed).
+fn is_ours(pid: Pid) -> bool {
+    match std::fs::read(format!("/proc/{}/cmdline", pid.as_raw_nonzero())) {
+        Ok(cmdline) => cmdline.split(|b| *b == 0).any(|arg| arg == b"app-server"),
+        Err(_) => !Path::new("/proc/self").exists(),
+    }
+}
+
+fn start(paths: &DaemonPaths, overrides: &crate::ConfigOverrides) -> Result<ExitCode, String> {
+    if let Some(pid) = running(paths) {
+        return Err(format!(
+            "a daemon is already running (pid {pid}, socket {}); stop it first",
+            paths.socket.display(),
+            pid = pid.as_raw_nonzero()
+        ));
+    }
+    if let Some(dir) = paths.pid.parent() {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    // The pid file is created exclusively: of two concurrent starts, one wins.
+    let mut pid_file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&paths.pid)
+        .map_err(|e| {
+            format!(
+                "cannot create the pid file {}: {e} (is a daemon starting?)",
+                paths.pid.display()
+            )
+        })?;
+    let started = spawn(paths, overrides).and_then(|child| {
+        writeln!(pid_file, "{}", child.id())
+            .map_err(|e| format!("cannot write the pid file {}: {e}", paths.pid.display()))?;
+        Ok(child)
+    });
+    let mut child = match started {
+        Ok(child) => child,
+        Err(error) => {
+            let _ = std::fs::remove_file(&paths.pid);
+            return Err(error);
+        }
+    };
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if std::os::unix::net::UnixStream::connect(&paths.socket).is_ok() {
+            println!(
+                "agentwire app-server daemon started (pid {}), socket {}, log {}",
+                child.id(),
+                paths.socket.display(),
+                paths.log.display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        let failed = match child.try_wait() {
+            Ok(Some(status)) => Some(format!("the server exited ({status})")),
+            Ok(None) if Instant::now() > deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Some(format!("the socket did not open within {WAIT:?}"))
+            }
+            Ok(None) => None,
+            Err(error) => Some(format!("cannot watch the server: {error}")),
+        };
+        if let Some(reason) = failed {
+            let _ = std::fs::remove_file(&paths.pid);
+            return Err(format!(
+                "the daemon did not start: {reason}; see {}",
+                paths.log.display()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `agentwire app-server --listen unix://` in the background, logging to the log file.
+fn spawn(
+    paths: &DaemonPaths,
+    overrides: &crate::ConfigOverrides,
+) -> Result<std::process::Child, String> {
+    use std::os::unix::process::CommandExt;
+    let log = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&paths.log)
+        .map_err(|e| format!("cannot open the log file {}: {e}", paths.log.display()))?;
+    let log_err = log
+        .try_clone()
+        .map_err(|e| format!("cannot open the log file {}: {e}", paths.log.display()))?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    let mut command = Command::new(exe);
+    command.arg("app-server").arg("--listen").arg("unix://");
+    for flag in overrides.flags() {
+        command.arg("-c").arg(flag);
+    }
+    if let Some(profile) = &overrides.profile {
+        command.arg("--profile").arg(profile);
+    }
+    command
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log_err)
+        // Out of the terminal's process group: Ctrl-C in the shell does not reach it.
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot start the server: {e}"))
+}
+
+fn stop(paths: &DaemonPaths) -> Result<ExitCode, String> {
+    let Some(pid) = running(paths) else {
+        println!("agentwire app-server daemon is not running");
+        return Ok(ExitCode::SUCCESS);
+    };
+    kill_process(pid, Signal::TERM)
+        .map_err(|e| format!("cannot signal pid {}: {e}", pid.as_raw_nonzero()))?;
+    let deadline = Instant::now() + WAIT;
+    while test_kill_process(pid).is_ok() && is_ours(pid) {
+        if Instant::now() > deadline {
+            let _ = kill_process(pid, Signal::KILL);
+            eprintln!("the daemon did not stop within {WAIT:?}; killed it");
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = std::fs::remove_file(&paths.pid);
+    println!(
+        "agentwire app-server daemon stopped (pid {})",
+        pid.as_raw_nonzero()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status(paths: &DaemonPaths) -> ExitCode {
+    match running(paths) {
+        Some(pid) => {
+            let answering = std::os::unix::net::UnixStream::connect(&paths.socket).is_ok();
+            println!(
+                "agentwire app-server daemon is running (pid {}), socket {}{}, log {}",
+                pid.as_raw_nonzero(),
+                paths.socket.display(),
+                if answering {
+                    ""
+                } else {
+                    " (not accepting connections)"
+                },
+                paths.log.display()
+            );
+            if answering {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        None => {
+            println!("agentwire app-server daemon is not running");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! `agentwire app-server daemon start|stop|status` and `agentwire app-server proxy`: one
+//! background server, shared by stdio clients through proxies.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::json;
+
+use crate::client::{Client, thread_id};
+use crate::common::{fixture_steps, home_and_workspace, scratch, text};
+
+fn daemon(home: &Path, action: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agentwire"))
+        .args(["app-server", "daemon", action])
+        .env("AGENTWIRE_HOME", home)
+        .env("RUST_LOG", "info")
+        .output()
+        .expect("run agentwire app-server daemon")
+}
+
+/// Stops the daemon of `home` when the test ends, passed or not.
+struct Running<'a>(&'a Path);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        let _ = daemon(self.0, "stop");
+    }
+}
+
+#[test]
+fn two_proxies_on_one_daemon_follow_the_same_thread() {
+    let (home, workspace) = home_and_workspace(&scratch("daemon-proxies"));
+    fixture_steps(
+        &home,
+        json!([{"type": "message", "deltas": ["shared ", "turn"]}]),
+        "",
+    );
+    let started = daemon(&home, "start");
+    let _running = Running(&home);
+    let (stdout, stderr) = text(&started);
+    assert!(started.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("started (pid"), "{stdout}");
+    let control = home.join("app-server-control");
+    let pid: u32 = std::fs::read_to_string(control.join("daemon.pid"))
+        .expect("pid file")
+        .trim()
+        .parse()
+        .expect("a pid");
+    assert!(stdout.contains(&format!("pid {pid}")), "{stdout}");
+
+    let status = daemon(&home, "status");
+    assert!(status.status.success(), "{:?}", text(&status));
+    assert!(
+        text(&status).0.contains("is running"),
+        "{:?}",
+        text(&status)
+    );
+
+    // A second start is refused and leaves the first alone.
+    let again = daemon(&home, "start");
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        text(&again).1.contains("already running"),
+        "{:?}",
+        text(&again)
+    );
+    assert!(daemon(&home, "status").status.success());
+
+    // Two stdio clients, each through its own proxy, on the one server.
+    let mut first = Client::start_with(&home, &["proxy"]);
+    let mut second = Client::start_with(&home, &["proxy"]);
+    let thread = thread_id(&first.start_thread(json!({"cwd": workspace})));
+    let resumed = second.call("thread/resume", json!({"threadId": thread}));
+    assert_eq!(thread_id(&resumed), thread);
+    second.notifications.clear();
+
+    let turn = first.start_turn(&thread, "hello");
+    let seen = second.until_turn_completed();
+    let methods: Vec<&str> = seen.iter().filter_map(|n| n["method"].as_str()).collect();
+    assert!(methods.contains(&"turn/started"), "{methods:?}");
+    let text_seen: String = seen
+        .iter()
+        .filter(|n| n["method"] == json!("item/agentMessage/delta"))
+        .filter_map(|n| n["params"]["delta"].as_str())
+        .collect();
+    assert_eq!(text_seen, "shared turn");
+    let done = seen.last().expect("turn/completed");
+    assert_eq!(done["params"]["turn"]["id"], json!(turn));
+    assert_eq!(done["params"]["turn"]["status"], json!("completed"));
+    first.until_turn_completed();
+
+    // Closing a proxy's stdin ends that proxy (exit 0); the daemon keeps serving the other.
+    first.finish();
+    let listed = second.call("thread/loaded/list", json!({}));
+    assert!(
+        listed["data"]
+            .as_array()
+            .expect("data")
+            .contains(&json!(thread)),
+        "{listed}"
+    );
+    second.finish();
+
+    let stopped = daemon(&home, "stop");
+    assert!(stopped.status.success(), "{:?}", text(&stopped));
+    assert!(text(&stopped).0.contains("stopped"), "{:?}", text(&stopped));
+    assert!(!control.join("daemon.pid").exists());
+    assert!(
+        !control.join("app-server.sock").exists(),
+        "the socket was left behind"
+    );
+    let status = daemon(&home, "status");
+    assert_eq!(status.status.code(), Some(1));
+    assert!(text(&status).0.contains("not running"));
+    let log = std::fs::read_to_string(control.join("daemon.log")).expect("the log file");
+    assert!(log.contains("listening"), "{log}");
+}
+
+#[test]
+fn a_stale_pid_file_is_replaced_and_a_proxy_without_daemon_says_so() {
+    let home = scratch("daemon-stale");
+    let control = home.join("app-server-control");
+    std::fs::create_dir_all(&control).expect("control dir");
+    // The pid of a process that has exited.
+    let mut gone = Command::new("true").spawn().expect("spawn true");
+    let dead = gone.id();
+    gone.wait().expect("wait");
+    std::fs::write(control.join("daemon.pid"), format!("{dead}\n")).expect("pid file");
+
+    let status = daemon(&home, "status");
+    assert_eq!(status.status.code(), Some(1));
+    assert!(
+        text(&status).1.contains("stale pid file"),
+        "{:?}",
+        text(&status)
+    );
+    assert!(!control.join("daemon.pid").exists());
+
+    let proxy = Command::new(env!("CARGO_BIN_EXE_agentwire"))
+        .args(["app-server", "proxy"])
+        .env("AGENTWIRE_HOME", &home)
+        .output()
+        .expect("run the proxy");
+    assert_eq!(proxy.status.code(), Some(1));
+    assert!(
+        text(&proxy).1.contains("is the daemon running"),
+        "{:?}",
+        text(&proxy)
+    );
+
+    std::fs::write(control.join("daemon.pid"), format!("{dead}\n")).expect("pid file");
+    let started = daemon(&home, "start");
+    let _running = Running(&home);
+    assert!(started.status.success(), "{:?}", text(&started));
+    assert!(
+        text(&started).1.contains("stale pid file"),
+        "{:?}",
+        text(&started)
+    );
+    let pid = std::fs::read_to_string(control.join("daemon.pid")).expect("pid file");
+    assert_ne!(pid.trim(), dead.to_string());
+    assert!(daemon(&home, "stop").status.success());
+    // Stopping what is not running is not an error.
+    let again = daemon(&home, "stop");
+    assert!(again.status.success());
+    assert!(text(&again).0.contains("not running"));
+}
