@@ -482,6 +482,19 @@ methods! {
     server_notification McpToolCallProgress = "item/mcpToolCall/progress" {
         params: McpToolCallProgressNotification, experimental: false, since: "0.3.0",
     }
+
+    // ---- tools the client answers (0.4.0) -----------------------------------------------------
+
+    /// The model asks the user questions (its `request_user_input` tool); the answers go back
+    /// to the model.
+    server_request ToolRequestUserInput = "item/tool/requestUserInput" {
+        params: ToolRequestUserInputParams, response: ToolRequestUserInputResponse, experimental: false, since: "0.4.0",
+    }
+    /// The model calls a dynamic tool the client declared on `thread/start`; the client runs it
+    /// and answers with its result.
+    server_request DynamicToolCall = "item/tool/call" {
+        params: DynamicToolCallParams, response: DynamicToolCallResponse, experimental: false, since: "0.4.0",
+    }
 }
 
 /// Looks a method up by its wire name.
