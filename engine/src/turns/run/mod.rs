@@ -15,6 +15,7 @@
 //! applied patch's `item/completed` is followed by `turn/diff/updated` with the turn's whole
 //! diff so far; an `update_plan` call sends `turn/plan/updated`.
 
+mod client_tools;
 mod mcp_call;
 mod tools;
 
@@ -216,6 +217,7 @@ impl TurnRun {
                     steered,
                     output: self.output.clone(),
                     mcp_tools: self.mcp_tools().await,
+                    client_tools: self.client_tools(),
                 };
                 match self.call(request).await {
                     CallEnd::Done(tool_calls) if tool_calls.is_empty() => break,
