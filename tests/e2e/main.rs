@@ -5,6 +5,7 @@ mod app_server_stdio;
 mod app_server_ws;
 mod catalog;
 mod client;
+mod client_tools;
 mod command_exec;
 mod common;
 mod config;
