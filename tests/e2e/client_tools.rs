@@ -265,10 +265,10 @@ fn an_experimental_field_is_refused_without_the_capability() {
         json!({"cwd": workspace, "dynamicTools": dynamic_tools()}),
     );
     assert_eq!(error["code"], json!(-32600), "{error}");
-    let message = error["message"].as_str().expect("message");
-    assert!(
-        message.contains("dynamicTools") && message.contains("experimentalApi"),
-        "{message}"
+    assert_eq!(
+        error["message"],
+        json!("thread/start/dynamicTools requires experimentalApi capability"),
+        "{error}"
     );
     // A malformed spec is named by its pointer (with the capability).
     let mut client = experimental(&home);
