@@ -202,6 +202,24 @@ fn a_dynamic_tool_call_goes_to_the_client_and_its_content_to_the_model() {
         .collect();
     assert_eq!(recorded.len(), 1, "{read}");
     assert_eq!(recorded[0]["status"], json!("completed"), "{read}");
+    // The next turn's model call sees the call and its result again.
+    mock.push(Sse::answer("Still a cable."));
+    client.start_turn(&thread, "and again?");
+    client.until_turn_completed();
+    let bodies = chat_bodies(&mock.wait_requests(3));
+    let messages = bodies[2]["messages"].as_array().expect("messages");
+    let call = messages
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .find(|c| c["function"]["name"] == json!("lookup"))
+        .expect("the earlier call");
+    assert_eq!(call["id"], recorded[0]["id"], "{call}");
+    assert!(
+        messages.contains(&json!({"role": "tool", "tool_call_id": recorded[0]["id"],
+                                  "content": "a cable\n[image: https://example.com/w.png]"})),
+        "{messages:#?}"
+    );
     client.stop();
 }
 

@@ -270,6 +270,40 @@ fn shown_url(url: &str) -> String {
     }
 }
 
+/// A recorded `dynamicToolCall` item as the model saw it: the call (under the item's id, by
+/// the function name it was offered under) and the result text; `None` for other items.
+pub(in crate::turns) fn dynamic_call_history(kind: &ThreadItemKind) -> Option<(ToolCall, String)> {
+    let ThreadItemKind::DynamicToolCall {
+        id,
+        tool,
+        namespace,
+        arguments,
+        success,
+        content_items,
+        ..
+    } = kind
+    else {
+        return None;
+    };
+    let name = match namespace {
+        Some(namespace) => format!("{namespace}__{tool}"),
+        None => tool.clone(),
+    };
+    let result = match (success, content_items) {
+        (Some(success), Some(items)) => content_for_model(&DynamicToolCallResponse {
+            content_items: items.clone(),
+            success: *success,
+        }),
+        _ => format!("The tool `{tool}` gave no result."),
+    };
+    let call = ToolCall {
+        call_id: id.clone(),
+        name,
+        arguments: arguments.to_string(),
+    };
+    Some((call, result))
+}
+
 impl TurnRun {
     /// The tools the client answers, to offer with the next model call.
     pub(super) fn client_tools(&self) -> Vec<ModelTool> {
@@ -568,6 +602,39 @@ mod tests {
         )
         .expect("response");
         assert!(answers_for_model(&questions, huge).is_err());
+    }
+
+    #[test]
+    fn a_recorded_call_comes_back_as_the_model_saw_it() {
+        let kind = ThreadItemKind::DynamicToolCall {
+            id: "item-1".to_owned(),
+            tool: "find".to_owned(),
+            namespace: Some("crm".to_owned()),
+            arguments: json!({"name": "Ada"}),
+            status: DynamicToolCallStatus::Completed,
+            success: Some(true),
+            content_items: Some(vec![DynamicToolCallOutputContentItem::InputText {
+                text: "found".to_owned(),
+            }]),
+            duration_ms: Some(3),
+        };
+        let (call, result) = dynamic_call_history(&kind).expect("a dynamic call");
+        assert_eq!(call.call_id, "item-1");
+        assert_eq!(call.name, "crm__find");
+        assert_eq!(call.arguments, r#"{"name":"Ada"}"#);
+        assert_eq!(result, "found");
+        let interrupted = ThreadItemKind::DynamicToolCall {
+            id: "item-2".to_owned(),
+            tool: "lookup".to_owned(),
+            namespace: None,
+            arguments: json!({}),
+            status: DynamicToolCallStatus::Failed,
+            success: None,
+            content_items: None,
+            duration_ms: None,
+        };
+        let (_, result) = dynamic_call_history(&interrupted).expect("a dynamic call");
+        assert!(result.contains("no result"), "{result}");
     }
 
     #[test]

@@ -19,6 +19,8 @@ mod client_tools;
 mod mcp_call;
 mod tools;
 
+pub(super) use client_tools::dynamic_call_history;
+
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
