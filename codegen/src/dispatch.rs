@@ -214,7 +214,10 @@ mod tests {
         let mut collected = crate::schema::collect(Surface::Experimental);
         assert_eq!(
             experimental_params(&collected),
-            vec![("turn/start", "/collaborationMode".to_owned())],
+            vec![
+                ("thread/start", "/dynamicTools".to_owned()),
+                ("turn/start", "/collaborationMode".to_owned())
+            ],
             "the experimental params members declared today"
         );
         let sandbox = collected

@@ -437,6 +437,7 @@ mod tests {
             experimental_fields(&collected),
             vec![
                 "Thread.preview".to_owned(),
+                "ThreadStartParams.dynamicTools".to_owned(),
                 "TurnStartParams.collaborationMode".to_owned()
             ]
         );

@@ -67,5 +67,6 @@ pub const PARAMS_SCHEMAS: &[(&str, &str, bool)] = &[
 /// Params members marked experimental, per method: the wire name and the JSON pointer of the
 /// member inside `params`. A connection without the `experimentalApi` capability may not set them.
 pub const EXPERIMENTAL_PARAMS: &[(&str, &str)] = &[
+    ("thread/start", "/dynamicTools"),
     ("turn/start", "/collaborationMode"),
 ];

@@ -493,6 +493,18 @@ methods! {
     server_notification ReasoningSummaryPartAdded = "item/reasoning/summaryPartAdded" {
         params: ReasoningSummaryPartAddedNotification, experimental: false, since: "0.4.0",
     }
+    // ---- tools the client answers (0.4.0) -----------------------------------------------------
+
+    /// The model asks the user questions (its `request_user_input` tool); the answers go back
+    /// to the model.
+    server_request ToolRequestUserInput = "item/tool/requestUserInput" {
+        params: ToolRequestUserInputParams, response: ToolRequestUserInputResponse, experimental: false, since: "0.4.0",
+    }
+    /// The model calls a dynamic tool the client declared on `thread/start`; the client runs it
+    /// and answers with its result.
+    server_request DynamicToolCall = "item/tool/call" {
+        params: DynamicToolCallParams, response: DynamicToolCallResponse, experimental: false, since: "0.4.0",
+    }
 }
 
 /// Looks a method up by its wire name.

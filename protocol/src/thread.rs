@@ -760,6 +760,13 @@ pub struct ThreadStartParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub thread_source: Option<ThreadSource>,
+    /// Tools the client runs itself, offered to the model on every turn of the thread (kept
+    /// with the thread, so a resumed thread still has them); a call of one reaches the client
+    /// as `item/tool/call` (experimental).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-experimental" = true))]
+    #[ts(optional = nullable)]
+    pub dynamic_tools: Option<Vec<DynamicToolSpec>>,
 }
 
 /// Result of `thread/start`: the new thread and the settings it runs with.

@@ -6,6 +6,7 @@ mod app_server_ws;
 mod catalog;
 mod client;
 mod client_side;
+mod client_tools;
 mod command_exec;
 mod common;
 mod config;

@@ -44,6 +44,7 @@ pub(crate) fn presets() -> Vec<CollaborationModeMask> {
 /// `developer_instructions` are set by a value, cleared by `null` (for the instructions: the
 /// mode's built-in ones, if it has any) and kept when absent.
 pub(crate) fn apply(mode: CollaborationMode, overrides: &mut SettingsOverrides) {
+    overrides.collaboration_mode = Some(mode.mode);
     let settings = mode.settings;
     if !settings.model.is_empty() {
         overrides.model = Some(settings.model);

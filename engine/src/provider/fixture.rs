@@ -215,6 +215,7 @@ mod tests {
             steered,
             output: crate::provider::OutputOptions::default(),
             mcp_tools: Vec::new(),
+            client_tools: Vec::new(),
         }
     }
 

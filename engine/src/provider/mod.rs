@@ -69,6 +69,9 @@ pub(crate) struct ModelRequest {
     pub output: OutputOptions,
     /// The MCP tools offered besides the built-in ones (see [`crate::mcp`]).
     pub mcp_tools: Vec<crate::mcp::ModelTool>,
+    /// The tools the client answers (`request_user_input`, the thread's dynamic tools),
+    /// offered after the MCP tools.
+    pub client_tools: Vec<crate::mcp::ModelTool>,
 }
 
 /// A turn's wishes for the model's output: a reasoning summary setting and a JSON Schema the
@@ -115,7 +118,8 @@ pub(crate) enum HistoryEntry {
 
 impl ModelRequest {
     /// Every tool this call offers, as `function(name, description, parameters)` renders it
-    /// for a wire: the built-in `tools`, then the MCP servers' (`server__tool`).
+    /// for a wire: the built-in `tools`, then the MCP servers' (`server__tool`), then the
+    /// client's.
     pub(crate) fn offered_tools<T>(
         &self,
         tools: &[crate::tools::ToolSpec],
@@ -127,6 +131,7 @@ impl ModelRequest {
             .chain(
                 self.mcp_tools
                     .iter()
+                    .chain(&self.client_tools)
                     .map(|tool| function(&tool.name, &tool.description, &tool.parameters)),
             )
             .collect()
@@ -380,6 +385,7 @@ mod tests {
             steered: false,
             output: OutputOptions::default(),
             mcp_tools: Vec::new(),
+            client_tools: Vec::new(),
         }
     }
 

@@ -76,7 +76,8 @@ impl Threads {
         let defaults = self
             .defaults
             .defaults(params.cwd.as_deref(), params.config.as_ref());
-        let overrides = thread_overrides!(params);
+        let mut overrides = thread_overrides!(params);
+        overrides.dynamic_tools = params.dynamic_tools;
         let mut meta = self.new_meta(ThreadSettings::new(&defaults, overrides));
         meta.thread_source = params.thread_source;
         meta.service_name = params.service_name;

@@ -5,9 +5,10 @@
 use std::collections::BTreeMap;
 
 use agentwire_protocol::{
-    AbsolutePathBuf, ApprovalsReviewer, AskForApproval, GitInfo, ReasoningEffort, ReasoningSummary,
-    SandboxMode, SandboxPolicy, SandboxWorkspaceWrite, SessionSource, Thread, ThreadHistoryMode,
-    ThreadItemKind, ThreadSource, ThreadStatus, Turn, UserInput,
+    AbsolutePathBuf, ApprovalsReviewer, AskForApproval, DynamicToolSpec, GitInfo, ModeKind,
+    ReasoningEffort, ReasoningSummary, SandboxMode, SandboxPolicy, SandboxWorkspaceWrite,
+    SessionSource, Thread, ThreadHistoryMode, ThreadItemKind, ThreadSource, ThreadStatus, Turn,
+    UserInput,
 };
 use serde::{Deserialize, Serialize};
 
@@ -144,6 +145,12 @@ pub(crate) struct ThreadSettings {
     /// Configuration overrides (dotted key paths → values) the client sent.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub config: BTreeMap<String, serde_json::Value>,
+    /// The tools the client runs itself (`thread/start`'s `dynamicTools`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dynamic_tools: Vec<DynamicToolSpec>,
+    /// The collaboration mode the last turn selected (`None`: never selected, as `default`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collaboration_mode: Option<ModeKind>,
 }
 
 /// What a client may override when it starts, resumes or forks a thread, or starts a turn;
@@ -170,6 +177,10 @@ pub(crate) struct SettingsOverrides {
     /// Clears the developer instructions (a collaboration mode's `developer_instructions`
     /// chose none); a `developer_instructions` override still wins.
     pub clear_developer_instructions: bool,
+    /// The client's own tools (only `thread/start` sets them).
+    pub dynamic_tools: Option<Vec<DynamicToolSpec>>,
+    /// The collaboration mode a turn selected.
+    pub collaboration_mode: Option<ModeKind>,
 }
 
 impl ThreadSettings {
@@ -190,6 +201,8 @@ impl ThreadSettings {
             developer_instructions: defaults.developer_instructions.clone(),
             reasoning_summary: None,
             config: BTreeMap::new(),
+            dynamic_tools: Vec::new(),
+            collaboration_mode: None,
         };
         settings.apply(overrides);
         settings
@@ -242,6 +255,12 @@ impl ThreadSettings {
         }
         if let Some(text) = overrides.developer_instructions {
             self.developer_instructions = Some(text);
+        }
+        if let Some(tools) = overrides.dynamic_tools {
+            self.dynamic_tools = tools;
+        }
+        if let Some(mode) = overrides.collaboration_mode {
+            self.collaboration_mode = Some(mode);
         }
         *self != before
     }

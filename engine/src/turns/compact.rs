@@ -187,6 +187,7 @@ impl CompactRun {
             steered: false,
             output: crate::provider::OutputOptions::default(),
             mcp_tools: Vec::new(),
+            client_tools: Vec::new(),
         };
         let mut events = self.turns.provider.stream(request);
         let message_id = new_id();

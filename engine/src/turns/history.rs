@@ -108,6 +108,11 @@ impl Builder {
                 };
                 self.tool(call, format!("Patch status: {}", wire_name(status)));
             }
+            ThreadItemKind::DynamicToolCall { .. } => {
+                if let Some((call, result)) = super::run::dynamic_call_history(kind) {
+                    self.tool(call, result);
+                }
+            }
             _ => {}
         }
     }

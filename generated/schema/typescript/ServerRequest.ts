@@ -3,6 +3,8 @@ import type { ApplyPatchApprovalParams } from "./ApplyPatchApprovalParams";
 import type { ApplyPatchApprovalResponse } from "./ApplyPatchApprovalResponse";
 import type { CommandExecutionRequestApprovalParams } from "./CommandExecutionRequestApprovalParams";
 import type { CommandExecutionRequestApprovalResponse } from "./CommandExecutionRequestApprovalResponse";
+import type { DynamicToolCallParams } from "./DynamicToolCallParams";
+import type { DynamicToolCallResponse } from "./DynamicToolCallResponse";
 import type { ExecCommandApprovalParams } from "./ExecCommandApprovalParams";
 import type { ExecCommandApprovalResponse } from "./ExecCommandApprovalResponse";
 import type { FileChangeRequestApprovalParams } from "./FileChangeRequestApprovalParams";
@@ -10,6 +12,8 @@ import type { FileChangeRequestApprovalResponse } from "./FileChangeRequestAppro
 import type { McpServerElicitationRequestParams } from "./McpServerElicitationRequestParams";
 import type { McpServerElicitationRequestResponse } from "./McpServerElicitationRequestResponse";
 import type { RequestId } from "./RequestId";
+import type { ToolRequestUserInputParams } from "./ToolRequestUserInputParams";
+import type { ToolRequestUserInputResponse } from "./ToolRequestUserInputResponse";
 
 /**
  * Any request the server may send.
@@ -19,7 +23,9 @@ export type ServerRequest =
   | { "method": "item/fileChange/requestApproval", id: RequestId, params: FileChangeRequestApprovalParams, }
   | { "method": "execCommandApproval", id: RequestId, params: ExecCommandApprovalParams, }
   | { "method": "applyPatchApproval", id: RequestId, params: ApplyPatchApprovalParams, }
-  | { "method": "mcpServer/elicitation/request", id: RequestId, params: McpServerElicitationRequestParams, };
+  | { "method": "mcpServer/elicitation/request", id: RequestId, params: McpServerElicitationRequestParams, }
+  | { "method": "item/tool/requestUserInput", id: RequestId, params: ToolRequestUserInputParams, }
+  | { "method": "item/tool/call", id: RequestId, params: DynamicToolCallParams, };
 
 /**
  * The `result` type of each ServerRequest, by method.
@@ -30,4 +36,6 @@ export type ServerRequestResponses = {
   "execCommandApproval": ExecCommandApprovalResponse,
   "applyPatchApproval": ApplyPatchApprovalResponse,
   "mcpServer/elicitation/request": McpServerElicitationRequestResponse,
+  "item/tool/requestUserInput": ToolRequestUserInputResponse,
+  "item/tool/call": DynamicToolCallResponse,
 };

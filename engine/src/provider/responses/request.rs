@@ -162,6 +162,7 @@ mod tests {
             steered: false,
             output: OutputOptions::default(),
             mcp_tools: Vec::new(),
+            client_tools: Vec::new(),
         }
     }
 

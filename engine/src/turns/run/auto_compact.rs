@@ -78,6 +78,7 @@ impl TurnRun {
             steered: false,
             output: OutputOptions::default(),
             mcp_tools: Vec::new(),
+            client_tools: Vec::new(),
         };
         self.history = conversation;
         let end = self.call(request).await;

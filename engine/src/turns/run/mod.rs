@@ -22,10 +22,12 @@
 //! `item/reasoning/summaryPartAdded`.
 
 mod auto_compact;
+mod client_tools;
 mod mcp_call;
 mod review_mode;
 mod tools;
 
+pub(super) use client_tools::dynamic_call_history;
 pub(crate) use review_mode::ReviewMode;
 
 use std::collections::VecDeque;
@@ -235,6 +237,7 @@ impl TurnRun {
                     steered,
                     output: self.output.clone(),
                     mcp_tools: self.mcp_tools().await,
+                    client_tools: self.client_tools(),
                 };
                 match self.call(request).await {
                     CallEnd::Done(tool_calls) if tool_calls.is_empty() => break,

@@ -29,9 +29,7 @@ use agentwire_protocol::{
     PatchChangeKind, SandboxPolicy, ThreadItemKind,
 };
 use agentwire_protocol::{TurnDiffUpdatedNotification, TurnPlanUpdatedNotification};
-use agentwire_runtime::{ConnectionId, Decline};
-use futures_util::StreamExt;
-use futures_util::stream::FuturesUnordered;
+use agentwire_runtime::Decline;
 
 use super::super::approval::{CommandGate, PatchGate, SessionApprovals, command_gate, patch_gate};
 use super::super::diff::TurnDiff;
@@ -88,7 +86,9 @@ impl TurnRun {
             if self.interrupt.try_recv().is_ok() {
                 return Some(CallEnd::Interrupted);
             }
-            let outcome = if let Some((server, tool)) = self.mcp_target(&call.name) {
+            let outcome = if let Some((result, end)) = self.client_tool(&call).await {
+                Outcome { result, end }
+            } else if let Some((server, tool)) = self.mcp_target(&call.name) {
                 let (result, end) = self.mcp_call(server, tool, &call.arguments).await;
                 Outcome { result, end }
             } else {
@@ -111,7 +111,10 @@ impl TurnRun {
     }
 
     /// Waits for `future` unless the turn is interrupted first (`None`).
-    async fn unless_interrupted<T>(&mut self, future: impl Future<Output = T>) -> Option<T> {
+    pub(super) async fn unless_interrupted<T>(
+        &mut self,
+        future: impl Future<Output = T>,
+    ) -> Option<T> {
         tokio::select! {
             biased;
             _ = &mut self.interrupt => None,
@@ -135,41 +138,15 @@ impl TurnRun {
         M: Request,
         M::Response: Decline,
     {
-        let threads = self.turns.threads.clone();
-        let thread_id = self.thread_id.clone();
-        let asked = async {
-            let joined = threads.subscribers.join_signal();
-            let mut asked: Vec<ConnectionId> = Vec::new();
-            let mut pending = FuturesUnordered::new();
-            let mut last_error = "no client follows the thread to answer".to_owned();
-            loop {
-                // Armed before the followers are read, so that none joining after is missed.
-                let join = joined.notified();
-                for peer in threads.subscribers.of(&thread_id) {
-                    if !asked.contains(&peer.connection_id()) {
-                        asked.push(peer.connection_id());
-                        pending.push(async move { peer.request::<M>(params).await });
-                    }
-                }
-                if pending.is_empty() {
-                    tracing::warn!(method = <M as Method>::NAME, reason = %last_error, "approval declined: no well-formed answer");
-                    break M::Response::decline(&last_error);
-                }
-                tokio::select! {
-                    Some(answer) = pending.next() => match answer {
-                        Ok(answer) => break answer,
-                        Err(error) => last_error = error.to_string(),
-                    },
-                    () = join => {}
-                }
-            }
-            // The requests still waiting are withdrawn when `pending` is dropped here.
-        };
-        let answer = self.unless_interrupted(asked).await;
+        let answer = self.ask_followers::<M>(params).await;
         self.waiting_on_approval(false);
         match answer {
             None => Decision::Cancel,
-            Some(answer) => decide(answer),
+            Some(Ok(answer)) => decide(answer),
+            Some(Err(reason)) => {
+                tracing::warn!(method = <M as Method>::NAME, %reason, "approval declined: no well-formed answer");
+                decide(M::Response::decline(&reason))
+            }
         }
     }
 

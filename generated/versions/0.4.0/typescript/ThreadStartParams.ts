@@ -73,4 +73,5 @@ sessionStartSource?: ThreadStartSource | null,
 /**
  * Analytics label to record on the thread as its `threadSource`.
  */
-threadSource?: ThreadSource | null, };
+threadSource?: ThreadSource | null, 
+};
