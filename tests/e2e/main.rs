@@ -29,5 +29,6 @@ mod served;
 mod shutdown;
 mod thread_surface;
 mod turn_fidelity;
+mod turn_panic;
 mod wire_contract;
 mod ws_budget;

@@ -15,6 +15,7 @@
 //! applied patch's `item/completed` is followed by `turn/diff/updated` with the turn's whole
 //! diff so far; an `update_plan` call sends `turn/plan/updated`.
 
+mod guard;
 mod mcp_call;
 mod tools;
 
@@ -107,6 +108,10 @@ pub(super) struct TurnRun {
     /// The connections that get the turn's notifications, as of a version of the thread's
     /// subscribers (refreshed when it changes).
     audience: Mutex<(u64, Vec<Peer>)>,
+    /// When the turn began (reset once its `turn/start` answer is out).
+    clock: Instant,
+    /// Whether the turn has ended (see [`guard`]: dropped unsettled, it ends as failed).
+    settled: bool,
 }
 
 /// Now, in Unix milliseconds.
@@ -160,6 +165,8 @@ impl TurnRun {
             answered: start.answered,
             output: start.output,
             audience: Mutex::new((u64::MAX, Vec::new())),
+            clock: Instant::now(),
+            settled: false,
         }
     }
 
@@ -167,7 +174,7 @@ impl TurnRun {
     pub(super) async fn run(mut self, mut input: Steer) {
         // The `turn/start` answer goes out first.
         self.answered.wait().await;
-        let clock = Instant::now();
+        self.clock = Instant::now();
         self.set_status(ThreadStatus::Active {
             active_flags: Vec::new(),
         });
@@ -240,7 +247,7 @@ impl TurnRun {
                 None => break CallEnd::Done(Vec::new()),
             }
         };
-        self.finish(end, clock);
+        self.settle(end);
     }
 
     /// One model call, streamed into items.
@@ -560,8 +567,11 @@ impl TurnRun {
         );
     }
 
-    /// Ends the turn: records it, idles the thread and sends `turn/completed`.
-    fn finish(mut self, end: CallEnd, clock: Instant) {
+    /// Ends the turn (once): records it, idles the thread and sends `turn/completed`.
+    fn settle(&mut self, end: CallEnd) {
+        if std::mem::replace(&mut self.settled, true) {
+            return;
+        }
         let (status, error) = match end {
             CallEnd::Done(_) => (TurnStatus::Completed, None),
             CallEnd::Interrupted => (TurnStatus::Interrupted, None),
@@ -593,7 +603,7 @@ impl TurnRun {
             &self.thread_id,
             &mut self.turn,
             (status, error),
-            clock,
+            self.clock,
             last_message.into_iter().collect(),
         );
         self.notify::<TurnCompleted>(&completed);
