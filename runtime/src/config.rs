@@ -44,7 +44,8 @@ pub struct RuntimeConfig {
     /// next message before sleeping, while the client sends within that time (a lockstep
     /// exchange answered sooner; see `stdio::busy_poll`). Zero always sleeps.
     pub stdin_busy_poll: Duration,
-    /// The server's home directory, reported as `codexHome` by `initialize`.
+    /// The server's home directory (the default Unix socket is under it). The `initialize`
+    /// answer is the handler's (`Handler::initialize_response`).
     pub home: PathBuf,
     /// `--record`: where every message in and out of every connection is written.
     pub recorder: Option<Arc<crate::record::Recorder>>,
