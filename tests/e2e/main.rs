@@ -27,6 +27,7 @@ mod schema_diff;
 mod search;
 mod served;
 mod shutdown;
+mod stdout_stall;
 mod thread_surface;
 mod turn_fidelity;
 mod turn_panic;
