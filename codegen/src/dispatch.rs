@@ -29,6 +29,10 @@ struct DispatchTemplate {
     notice: String,
     requests: Vec<HandlerMethod>,
     notifications: Vec<HandlerMethod>,
+    /// Every client request with an ordering member: (wire name, member).
+    ordered: Vec<(&'static str, &'static str)>,
+    /// Every server request that declares its decline answer: (wire name, response type).
+    declines: Vec<(&'static str, String)>,
 }
 
 #[derive(Template)]
@@ -74,6 +78,18 @@ pub fn dispatch_source(collected: &Collected) -> Result<String, CodegenError> {
                 m.direction == Direction::ClientNotification && !HANDSHAKE.contains(&m.name)
             })
             .map(method)
+            .collect(),
+        ordered: collected
+            .methods
+            .iter()
+            .filter(|m| m.direction == Direction::ClientRequest)
+            .filter_map(|m| Some((m.name, m.ordered_by?)))
+            .collect(),
+        declines: collected
+            .methods
+            .iter()
+            .filter(|m| m.direction == Direction::ServerRequest && m.declines)
+            .filter_map(|m| Some((m.name, m.response.clone()?)))
             .collect(),
     };
     template.render().map_err(|source| CodegenError::Template {
@@ -238,6 +254,84 @@ mod tests {
         assert!(
             found.contains(&("turn/start", "/model".to_owned())),
             "{found:?}"
+        );
+    }
+
+    /// The ordering member of each request is declared in the method table: a request whose
+    /// params name a thread (`threadId`) must declare it, or the runtime would no longer run
+    /// it in order with the thread's other requests; a declared member must be a string member
+    /// of the params.
+    #[test]
+    fn requests_about_a_thread_declare_their_ordering_member() {
+        let collected = crate::schema::collect(Surface::Experimental);
+        let mut ordered = 0;
+        for method in collected
+            .methods
+            .iter()
+            .filter(|m| m.direction.is_request())
+        {
+            let properties = method
+                .params
+                .as_ref()
+                .and_then(|p| collected.definitions.get(p))
+                .and_then(|d| d.get("properties"));
+            match method.ordered_by {
+                Some(member) => {
+                    ordered += 1;
+                    let kind = properties
+                        .and_then(|p| p.get(member))
+                        .and_then(|m| m.get("type"))
+                        .unwrap_or_else(|| {
+                            panic!(
+                                "{}: `ordered_by` names `{member}`, which its params do not have",
+                                method.name
+                            )
+                        });
+                    let is_string = kind == "string"
+                        || kind
+                            .as_array()
+                            .is_some_and(|kinds| kinds.iter().any(|k| k == "string"));
+                    assert!(
+                        is_string,
+                        "{}: `{member}` is not a string: {kind}",
+                        method.name
+                    );
+                }
+                None => assert!(
+                    properties.is_none_or(|p| p.get("threadId").is_none()),
+                    "{}: its params have `threadId`: declare `ordered_by: thread_id = \"threadId\",` \
+                     on its row in protocol/src/methods.rs",
+                    method.name
+                ),
+            }
+        }
+        assert!(ordered >= 20, "only {ordered} ordered methods");
+    }
+
+    /// Every server request the engine may have to refuse declares its decline answer.
+    #[test]
+    fn approval_requests_declare_their_decline_answer() {
+        let collected = crate::schema::collect(Surface::Experimental);
+        let declining: Vec<&str> = collected
+            .methods
+            .iter()
+            .filter(|m| m.declines)
+            .map(|m| m.name)
+            .collect();
+        for name in [
+            "item/commandExecution/requestApproval",
+            "item/fileChange/requestApproval",
+            "execCommandApproval",
+            "applyPatchApproval",
+        ] {
+            assert!(declining.contains(&name), "{name}: {declining:?}");
+        }
+        assert!(
+            collected
+                .methods
+                .iter()
+                .filter(|m| m.declines)
+                .all(|m| m.direction == agentwire_protocol::Direction::ServerRequest)
         );
     }
 

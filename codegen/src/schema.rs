@@ -55,6 +55,10 @@ pub struct MethodEntry {
     pub params_optional: bool,
     /// The definition name of the result type, for requests.
     pub response: Option<String>,
+    /// The params member whose value orders the method (`ordered_by:` in the table).
+    pub ordered_by: Option<&'static str>,
+    /// Whether the method (a server request) declares its decline answer (`decline:`).
+    pub declines: bool,
 }
 
 impl MethodEntry {
@@ -153,6 +157,8 @@ impl Collector {
             params,
             params_optional,
             response,
+            ordered_by: M::ORDERED_BY,
+            declines: agentwire_protocol::methods::find(M::NAME).is_some_and(|m| m.declines),
         });
     }
 

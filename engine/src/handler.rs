@@ -55,6 +55,13 @@ where
 }
 
 impl Handler for Engine {
+    fn initialize_response(
+        &self,
+        client: &agentwire_protocol::ClientInfo,
+    ) -> agentwire_protocol::InitializeResponse {
+        crate::initialize::response(client, &self.config.home)
+    }
+
     fn initialized(
         &self,
         context: NotificationContext,

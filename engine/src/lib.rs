@@ -20,6 +20,7 @@ mod command_exec;
 mod config;
 mod fs;
 mod handler;
+mod initialize;
 mod legacy;
 pub mod mcp;
 mod mcp_status;

@@ -12,6 +12,10 @@ use crate::handler::{HandlerError, NotificationContext, RequestContext, decode_p
 /// Every request method answers "method not found" unless implemented, so adding a method to
 /// the protocol never breaks an implementor; notification methods ignore the message by default.
 pub trait Handler: Send + Sync + 'static {
+    /// The answer to `initialize` from the client `client`: who the server is and where it runs
+    /// (`userAgent`, `codexHome`, the platform). The runtime answers the handshake itself (it
+    /// negotiates the connection's capabilities) with what this returns.
+    fn initialize_response(&self, client: &ClientInfo) -> InitializeResponse;
     /// Creates a new thread and loads it.
     ///
     /// Wire method `thread/start`.
@@ -938,6 +942,58 @@ pub async fn dispatch_request<H: Handler>(
             encode_result(method, handler.review_start(context, params).await?)
         }
         _ => Err(HandlerError::method_not_found(method)),
+    }
+}
+
+/// The params member whose value orders the client request `method` (`ordered_by:` in the
+/// method table): requests with the same value are handled one after the other.
+pub fn ordered_by(method: &str) -> Option<&'static str> {
+    match method {
+        "thread/resume" => Some("threadId"),
+        "thread/fork" => Some("threadId"),
+        "thread/read" => Some("threadId"),
+        "thread/archive" => Some("threadId"),
+        "thread/unarchive" => Some("threadId"),
+        "thread/name/set" => Some("threadId"),
+        "turn/start" => Some("threadId"),
+        "turn/steer" => Some("threadId"),
+        "turn/interrupt" => Some("threadId"),
+        "app/list" => Some("threadId"),
+        "mcpServerStatus/list" => Some("threadId"),
+        "thread/metadata/update" => Some("threadId"),
+        "thread/turns/list" => Some("threadId"),
+        "thread/items/list" => Some("threadId"),
+        "thread/shellCommand" => Some("threadId"),
+        "thread/revert" => Some("threadId"),
+        "thread/compact/start" => Some("threadId"),
+        "thread/unsubscribe" => Some("threadId"),
+        "thread/delete" => Some("threadId"),
+        "mcpServer/tool/call" => Some("threadId"),
+        "mcpServer/resource/read" => Some("threadId"),
+        "review/start" => Some("threadId"),
+        _ => None,
+    }
+}
+
+/// The value in `params` that orders the client request `method` (see [`ordered_by`]), when
+/// the method has an ordering member and `params` holds it as a string.
+pub fn ordering_key<'a>(method: &str, params: Option<&'a serde_json::Value>) -> Option<&'a str> {
+    params?.get(ordered_by(method)?)?.as_str()
+}
+
+/// The answer that declines the server request `method` for `reason` (`decline:` in the
+/// method table), as the JSON of its `result`; `None` for a method that declares none.
+pub fn decline_answer(method: &str, reason: &str) -> Option<serde_json::Value> {
+    use agentwire_protocol::method::Decline;
+    match method {
+        "item/commandExecution/requestApproval" => serde_json::to_value(CommandExecutionRequestApprovalResponse::decline(reason)).ok(),
+        "item/fileChange/requestApproval" => serde_json::to_value(FileChangeRequestApprovalResponse::decline(reason)).ok(),
+        "execCommandApproval" => serde_json::to_value(ExecCommandApprovalResponse::decline(reason)).ok(),
+        "applyPatchApproval" => serde_json::to_value(ApplyPatchApprovalResponse::decline(reason)).ok(),
+        _ => {
+            let _ = reason;
+            None
+        }
     }
 }
 

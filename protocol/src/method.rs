@@ -96,6 +96,42 @@ pub trait Method: 'static {
     /// The type of `params`; [`NoParams`] for methods whose messages carry none, `Option<P>` for
     /// methods whose params may be left out.
     type Params: WireType;
+    /// The params member (wire name) whose value orders the method: messages with the same
+    /// value are handled one after the other, in arrival order (`threadId` for the methods of a
+    /// thread). Declared in the method table with `ordered_by:`; `None` for unordered methods.
+    const ORDERED_BY: Option<&'static str> = None;
+
+    /// The value of the [`Method::ORDERED_BY`] member in `params`, when there is one.
+    fn ordering_key(params: &Self::Params) -> Option<&str> {
+        let _ = params;
+        None
+    }
+}
+
+/// The answer that declines a server request, for when the client gives none (it timed out,
+/// closed, or sent something malformed): implemented on the request's response type, declared
+/// in the method table with `decline:`.
+pub trait Decline {
+    /// The refusal, with the reason (shown where the type carries text).
+    fn decline(reason: &str) -> Self;
+}
+
+/// A params member that can order a method (see [`Method::ORDERED_BY`]).
+pub trait OrderingKey {
+    /// The key, when the member holds one.
+    fn ordering_key(&self) -> Option<&str>;
+}
+
+impl OrderingKey for String {
+    fn ordering_key(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl OrderingKey for Option<String> {
+    fn ordering_key(&self) -> Option<&str> {
+        self.as_deref()
+    }
 }
 
 /// A method that is answered: the marker also names the `result` type.
@@ -161,6 +197,10 @@ pub struct MethodInfo {
     pub response: Option<&'static str>,
     /// The Rust name of the marker type, e.g. `ThreadStart`.
     pub marker: &'static str,
+    /// The params member whose value orders the method (see [`Method::ORDERED_BY`]).
+    pub ordered_by: Option<&'static str>,
+    /// Whether the method (a server request) declares its decline answer ([`Decline`]).
+    pub declines: bool,
 }
 
 /// A walk over a set of wire types that are not params or results of an app-server method (the

@@ -2,12 +2,15 @@
 //!
 //! Each row declares a method once: marker type, wire name, direction, params type (`params:`, or
 //! `optional_params:` when the member may be left out), response type (requests only),
-//! experimental flag and the protocol version that added it. The schema bundle,
+//! experimental flag and the protocol version that added it; optionally the params member that
+//! orders it (`ordered_by: field = "wireName"`, see [`Method::ORDERED_BY`]) and, for a server
+//! request, the answer that declines it (`decline: |reason| expr`, see [`Decline`]). The schema bundle,
 //! TypeScript unions, `meta.json`, the runtime's dispatch table and its validators are all derived
 //! from this table by `agentwire-codegen`; no other list of methods exists.
 
 use crate::method::{
-    Direction, Method, MethodInfo, MethodVisitor, NoParams, Notification, Request,
+    Decline, Direction, Method, MethodInfo, MethodVisitor, NoParams, Notification, OrderingKey,
+    Request,
 };
 use crate::*;
 
@@ -18,7 +21,10 @@ macro_rules! methods {
             $params_key:ident: $params:ty,
             $(response: $response:ty,)?
             experimental: $experimental:literal,
-            since: $since:literal $(,)?
+            since: $since:literal
+            $(, ordered_by: $key_field:ident = $key_wire:literal)?
+            $(, decline: |$reason:ident| $decline:expr)?
+            $(,)?
         }
     )* ) => {
         $(
@@ -34,24 +40,44 @@ macro_rules! methods {
                 const PARAMS_OPTIONAL: bool = methods!(@is_optional $params_key);
                 const DOC: &'static str = concat!($($doc, "\n",)*);
                 type Params = methods!(@params_type $params_key $params);
+                const ORDERED_BY: Option<&'static str> = methods!(@option $($key_wire)?);
+                $(
+                    fn ordering_key(params: &Self::Params) -> Option<&str> {
+                        methods!(@key $params_key params $key_field)
+                    }
+                )?
+            }
+
+            impl $marker {
+                /// The method's row of [`METHODS`].
+                pub const INFO: MethodInfo = MethodInfo {
+                    name: $wire,
+                    direction: methods!(@direction $kind),
+                    experimental: $experimental,
+                    since: $since,
+                    params: methods!(@params_name $params),
+                    params_optional: methods!(@is_optional $params_key),
+                    response: methods!(@response_name $($response)?),
+                    marker: stringify!($marker),
+                    ordered_by: methods!(@option $($key_wire)?),
+                    declines: methods!(@present $($reason)?),
+                };
             }
 
             methods!(@answer $kind $marker $(, $response)?);
+            $( methods!(@decline $kind $marker, |$reason| $decline); )?
         )*
 
         /// Every method, in declaration order.
-        pub const METHODS: &[MethodInfo] = &[ $(
-            MethodInfo {
-                name: $wire,
-                direction: methods!(@direction $kind),
-                experimental: $experimental,
-                since: $since,
-                params: methods!(@params_name $params),
-                params_optional: methods!(@is_optional $params_key),
-                response: methods!(@response_name $($response)?),
-                marker: stringify!($marker),
-            },
-        )* ];
+        pub const METHODS: &[MethodInfo] = &[ $( $marker::INFO, )* ];
+
+        /// Looks a method up by its wire name.
+        pub fn find(name: &str) -> Option<&'static MethodInfo> {
+            match name {
+                $( $wire => Some(&$marker::INFO), )*
+                _ => None,
+            }
+        }
 
         /// Calls the visitor once for every method, in declaration order, with its marker type.
         pub fn visit_methods<V: MethodVisitor>(visitor: &mut V) {
@@ -72,6 +98,23 @@ macro_rules! methods {
     };
     (@answer server_notification $marker:ident) => { impl Notification for $marker {} };
     (@answer client_notification $marker:ident) => { impl Notification for $marker {} };
+
+    (@option) => { None };
+    (@option $value:literal) => { Some($value) };
+    (@present) => { false };
+    (@present $reason:ident) => { true };
+    (@key params $params:ident $field:ident) => { OrderingKey::ordering_key(&$params.$field) };
+    (@key optional_params $params:ident $field:ident) => {
+        $params.as_ref().and_then(|p| OrderingKey::ordering_key(&p.$field))
+    };
+    (@decline server_request $marker:ident, |$reason:ident| $decline:expr) => {
+        impl Decline for <$marker as Request>::Response {
+            fn decline($reason: &str) -> Self {
+                let _ = $reason;
+                $decline
+            }
+        }
+    };
 
     (@params_type params $params:ty) => { $params };
     (@params_type optional_params $params:ty) => { Option<$params> };
@@ -103,14 +146,17 @@ methods! {
     /// Loads a persisted thread so that turns can run on it again.
     client_request ThreadResume = "thread/resume" {
         params: ThreadResumeParams, response: ThreadResumeResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Copies a thread's history into a new thread and loads the copy.
     client_request ThreadFork = "thread/fork" {
         params: ThreadForkParams, response: ThreadForkResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Reads a thread's metadata and, on request, its turns, without loading it.
     client_request ThreadRead = "thread/read" {
         params: ThreadReadParams, response: ThreadReadResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Lists persisted threads, one page at a time.
     client_request ThreadList = "thread/list" {
@@ -123,26 +169,32 @@ methods! {
     /// Moves a thread to the archive.
     client_request ThreadArchive = "thread/archive" {
         params: ThreadArchiveParams, response: ThreadArchiveResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Brings an archived thread back.
     client_request ThreadUnarchive = "thread/unarchive" {
         params: ThreadUnarchiveParams, response: ThreadUnarchiveResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Sets or clears a thread's user-facing name.
     client_request ThreadSetName = "thread/name/set" {
         params: ThreadSetNameParams, response: ThreadSetNameResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Starts a turn: user input in, agent work streamed back as notifications.
     client_request TurnStart = "turn/start" {
         params: TurnStartParams, response: TurnStartResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Adds input to the turn that is running.
     client_request TurnSteer = "turn/steer" {
         params: TurnSteerParams, response: TurnSteerResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Stops the turn that is running.
     client_request TurnInterrupt = "turn/interrupt" {
         params: TurnInterruptParams, response: TurnInterruptResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Lists the models the user can pick.
     client_request ModelList = "model/list" {
@@ -155,6 +207,7 @@ methods! {
     /// Lists the apps (connectors) available to the user.
     client_request AppList = "app/list" {
         params: AppsListParams, response: AppsListResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Reads the effective configuration and, on request, the layers it came from.
     client_request ConfigRead = "config/read" {
@@ -191,6 +244,7 @@ methods! {
     /// Lists the configured MCP servers with their tools and status.
     client_request McpServerStatusList = "mcpServerStatus/list" {
         params: ListMcpServerStatusParams, response: ListMcpServerStatusResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Runs one command outside any thread and returns its output.
     client_request CommandExec = "command/exec" {
@@ -240,34 +294,42 @@ methods! {
     /// Patches a thread's stored metadata (its Git information).
     client_request ThreadMetadataUpdate = "thread/metadata/update" {
         params: ThreadMetadataUpdateParams, response: ThreadMetadataUpdateResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Lists a thread's turns, one page at a time.
     client_request ThreadTurnsList = "thread/turns/list" {
         params: ThreadTurnsListParams, response: ThreadTurnsListResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Lists a thread's items (of one turn or of all), one page at a time.
     client_request ThreadItemsList = "thread/items/list" {
         params: ThreadItemsListParams, response: ThreadItemsListResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Runs a user's shell command in a thread, recorded as a `commandExecution` item.
     client_request ThreadShellCommand = "thread/shellCommand" {
         params: ThreadShellCommandParams, response: ThreadShellCommandResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Drops a turn and every later one from a thread's history.
     client_request ThreadRevert = "thread/revert" {
         params: ThreadRevertParams, response: ThreadRevertResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Summarises a thread's history so later model calls see the summary instead.
     client_request ThreadCompactStart = "thread/compact/start" {
         params: ThreadCompactStartParams, response: ThreadCompactStartResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Stops this connection following a thread; the last follower leaving unloads it.
     client_request ThreadUnsubscribe = "thread/unsubscribe" {
         params: ThreadUnsubscribeParams, response: ThreadUnsubscribeResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Deletes a thread for good: stops its running turn, removes its rollout and index entry.
     client_request ThreadDelete = "thread/delete" {
         params: ThreadDeleteParams, response: ThreadDeleteResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Reads a file inside the roots `fs/*` may use, base64-encoded.
     client_request FsReadFile = "fs/readFile" {
@@ -311,18 +373,32 @@ methods! {
     /// Asks the client to approve a command before the agent runs it.
     server_request CommandExecutionRequestApproval = "item/commandExecution/requestApproval" {
         params: CommandExecutionRequestApprovalParams, response: CommandExecutionRequestApprovalResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
+        decline: |_reason| CommandExecutionRequestApprovalResponse {
+            decision: CommandExecutionApprovalDecision::Decline,
+        },
     }
     /// Asks the client to approve file changes before the agent applies them.
     server_request FileChangeRequestApproval = "item/fileChange/requestApproval" {
         params: FileChangeRequestApprovalParams, response: FileChangeRequestApprovalResponse, experimental: false, since: "0.1.0",
+        ordered_by: thread_id = "threadId",
+        decline: |_reason| FileChangeRequestApprovalResponse {
+            decision: FileChangeApprovalDecision::Decline,
+        },
     }
     /// Legacy form of the command approval request.
     server_request ExecCommandApproval = "execCommandApproval" {
         params: ExecCommandApprovalParams, response: ExecCommandApprovalResponse, experimental: false, since: "0.1.0",
+        decline: |reason| ExecCommandApprovalResponse {
+            decision: ReviewDecision::Denied { rejection: reason.to_owned() },
+        },
     }
     /// Legacy form of the patch approval request.
     server_request ApplyPatchApproval = "applyPatchApproval" {
         params: ApplyPatchApprovalParams, response: ApplyPatchApprovalResponse, experimental: false, since: "0.1.0",
+        decline: |reason| ApplyPatchApprovalResponse {
+            decision: ReviewDecision::Denied { rejection: reason.to_owned() },
+        },
     }
 
     // ---- server → client notifications --------------------------------------------------------
@@ -465,10 +541,12 @@ methods! {
     /// Calls one tool of a configured MCP server, outside any turn.
     client_request McpServerToolCall = "mcpServer/tool/call" {
         params: McpServerToolCallParams, response: McpServerToolCallResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Reads one resource of a configured MCP server.
     client_request McpServerResourceRead = "mcpServer/resource/read" {
         params: McpResourceReadParams, response: McpResourceReadResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// Reloads the MCP servers from the configuration: changed or removed servers are stopped.
     client_request McpServerReload = "config/mcpServer/reload" {
@@ -477,6 +555,7 @@ methods! {
     /// An MCP server asks the user for input; the answer goes back to that server.
     server_request McpServerElicitationRequest = "mcpServer/elicitation/request" {
         params: McpServerElicitationRequestParams, response: McpServerElicitationRequestResponse, experimental: false, since: "0.3.0",
+        ordered_by: thread_id = "threadId",
     }
     /// An MCP server reported progress of a running `mcpToolCall` item.
     server_notification McpToolCallProgress = "item/mcpToolCall/progress" {
@@ -488,6 +567,7 @@ methods! {
     /// Runs a code review (of a diff or of free-form instructions) as a turn on a thread.
     client_request ReviewStart = "review/start" {
         params: ReviewStartParams, response: ReviewStartResponse, experimental: false, since: "0.4.0",
+        ordered_by: thread_id = "threadId",
     }
     /// A new section of a reasoning summary began.
     server_notification ReasoningSummaryPartAdded = "item/reasoning/summaryPartAdded" {
@@ -499,15 +579,12 @@ methods! {
     /// to the model.
     server_request ToolRequestUserInput = "item/tool/requestUserInput" {
         params: ToolRequestUserInputParams, response: ToolRequestUserInputResponse, experimental: false, since: "0.4.0",
+        ordered_by: thread_id = "threadId",
     }
     /// The model calls a dynamic tool the client declared on `thread/start`; the client runs it
     /// and answers with its result.
     server_request DynamicToolCall = "item/tool/call" {
         params: DynamicToolCallParams, response: DynamicToolCallResponse, experimental: false, since: "0.4.0",
+        ordered_by: thread_id = "threadId",
     }
-}
-
-/// Looks a method up by its wire name.
-pub fn find(name: &str) -> Option<&'static MethodInfo> {
-    METHODS.iter().find(|m| m.name == name)
 }

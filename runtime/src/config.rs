@@ -44,7 +44,11 @@ pub struct RuntimeConfig {
     /// next message before sleeping, while the client sends within that time (a lockstep
     /// exchange answered sooner; see `stdio::busy_poll`). Zero always sleeps.
     pub stdin_busy_poll: Duration,
-    /// The server's home directory, reported as `codexHome` by `initialize`.
+    /// stdio: most bytes of output waiting for a client that does not read (see
+    /// `stdio::writer`); past it the connection is closed.
+    pub stdout_queue_bytes: usize,
+    /// The server's home directory (the default Unix socket is under it). The `initialize`
+    /// answer is the handler's (`Handler::initialize_response`).
     pub home: PathBuf,
     /// `--record`: where every message in and out of every connection is written.
     pub recorder: Option<Arc<crate::record::Recorder>>,
@@ -65,6 +69,7 @@ impl RuntimeConfig {
             ws_idle_timeout: Duration::from_secs(90),
             ws_memory_budget_bytes: 256 * 1024 * 1024,
             stdin_busy_poll: Duration::from_micros(100),
+            stdout_queue_bytes: 256 * 1024 * 1024,
             home,
             recorder: None,
         }

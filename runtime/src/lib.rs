@@ -12,7 +12,6 @@ pub mod dispatch;
 pub mod envelope;
 pub mod framing;
 pub mod handler;
-pub mod initialize;
 pub mod listen;
 pub mod outbound;
 pub mod peer;
@@ -22,8 +21,9 @@ pub mod stdio;
 pub mod validate;
 pub mod ws;
 
+pub use agentwire_protocol::method::Decline;
 pub use config::RuntimeConfig;
 pub use dispatch::{Handler, dispatch_notification, dispatch_request};
 pub use handler::{Answered, ConnectionId, HandlerError, NotificationContext, RequestContext};
-pub use peer::{Decline, Hub, Peer, ServerRequestError};
+pub use peer::{Hub, Peer, ServerRequestError};
 pub use server::Server;

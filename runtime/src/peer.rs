@@ -7,14 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use agentwire_protocol::method::{Method, Notification, Request};
+use agentwire_protocol::method::{Decline, Method, Notification, Request};
 use agentwire_protocol::methods::ServerRequestResolved;
-use agentwire_protocol::{
-    ApplyPatchApprovalResponse, CommandExecutionApprovalDecision,
-    CommandExecutionRequestApprovalResponse, ExecCommandApprovalResponse,
-    FileChangeApprovalDecision, FileChangeRequestApprovalResponse, RequestId, ReviewDecision,
-    ServerRequestResolvedNotification,
-};
+use agentwire_protocol::{RequestId, ServerRequestResolvedNotification};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -181,49 +176,6 @@ pub enum ServerRequestError {
     Malformed(String),
 }
 
-/// Answers that mean "no": what an approval resolves to when the client's answer is missing,
-/// late, malformed or an error.
-pub trait Decline {
-    /// The refusal, with the reason (logged, and shown where the type carries text).
-    fn decline(reason: &str) -> Self;
-}
-
-impl Decline for CommandExecutionRequestApprovalResponse {
-    fn decline(_: &str) -> Self {
-        Self {
-            decision: CommandExecutionApprovalDecision::Decline,
-        }
-    }
-}
-
-impl Decline for FileChangeRequestApprovalResponse {
-    fn decline(_: &str) -> Self {
-        Self {
-            decision: FileChangeApprovalDecision::Decline,
-        }
-    }
-}
-
-impl Decline for ExecCommandApprovalResponse {
-    fn decline(reason: &str) -> Self {
-        Self {
-            decision: ReviewDecision::Denied {
-                rejection: reason.to_owned(),
-            },
-        }
-    }
-}
-
-impl Decline for ApplyPatchApprovalResponse {
-    fn decline(reason: &str) -> Self {
-        Self {
-            decision: ReviewDecision::Denied {
-                rejection: reason.to_owned(),
-            },
-        }
-    }
-}
-
 /// One connection, as seen by the engine.
 #[derive(Clone)]
 pub struct Peer {
@@ -306,10 +258,9 @@ impl Peer {
         &self,
         params: &M::Params,
     ) -> Result<M::Response, ServerRequestError> {
-        let thread_id = serde_json::to_value(params)
-            .ok()
-            .and_then(|p| p.get("threadId").and_then(Value::as_str).map(str::to_owned))
-            .unwrap_or_default();
+        // The thread it is about, for `serverRequest/resolved` (the method table's ordering
+        // member; empty for requests that name none).
+        let thread_id = M::ordering_key(params).unwrap_or_default().to_owned();
         let (id, answer) = self.connection.register_request();
         let _guard = PendingGuard {
             peer: self,

@@ -333,11 +333,8 @@ impl<H: Handler> Server<H> {
                 "Server overloaded; retry later.",
             ));
         };
-        let thread_key = params
-            .as_ref()
-            .and_then(|p| p.get("threadId"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        // Requests about one thread (the method table's ordering member) run in arrival order.
+        let thread_key = crate::dispatch::ordering_key(&method, params.as_ref()).map(str::to_owned);
         let job = self.request_job(connection.clone(), id, method, params, permit);
         match thread_key {
             Some(key) => self.run_ordered(key, job, start),
@@ -487,7 +484,7 @@ impl<H: Handler> Server<H> {
                 .into_iter()
                 .collect::<HashSet<_>>(),
         };
-        let response = crate::initialize::response(&params.client_info, &self.shared.config.home);
+        let response = self.shared.handler.initialize_response(&params.client_info);
         // Answer first, then mark the connection initialized, so that no notification can
         // overtake the response.
         if connection.send(result_message(&id, &response)).is_err() {

@@ -30,8 +30,12 @@
 //!   the task keeps looking for it for a moment instead of sleeping (see `busy_poll`): waking
 //!   a sleeping CPU costs more than the whole request.
 //!
-//! Stdout is written with plain blocking writes of a duplicate of file descriptor 1, as before:
-//! a client that stops reading stalls the server rather than growing a queue.
+//! Stdout (a pipe or a socket) is written inline, with one `write` that never blocks, while the
+//! client keeps up; what it does not take at once goes to a bounded queue written by a thread of
+//! its own (see [`writer`]), so a client that stops reading never blocks the runtime (its other
+//! work: running turns, the rollouts, the input). A client that stops reading for good fills the
+//! queue (`RuntimeConfig::stdout_queue_bytes`) and is disconnected. Other outputs (a regular
+//! file, a terminal) are written with plain blocking writes.
 //!
 //! The caller's `block_on` runs the connection to its end: either `Runtime::block_on` of the
 //! server's runtime on the calling thread (which then drives it), or `Handle::block_on` while
@@ -53,6 +57,7 @@ use tokio::net::unix::pipe;
 use tokio::sync::mpsc;
 
 pub mod busy_poll;
+mod writer;
 
 use busy_poll::BusyPoll;
 
@@ -279,9 +284,14 @@ pub fn serve<H: Handler>(
         return serve_lines(server, std::io::stdin(), std::io::stdout(), block_on);
     };
     let stdout = File::from(stdout);
-    match reactor_stdin(server, &stdout) {
-        Some(input) => run(server, input, None::<fn()>, stdout, block_on),
-        None => serve_lines(server, std::io::stdin(), stdout, block_on),
+    let Some(input) = reactor_stdin(server, &stdout) else {
+        return serve_lines(server, std::io::stdin(), stdout, block_on);
+    };
+    match writer::Stdout::open(&stdout, server.config().stdout_queue_bytes) {
+        Some((output, drained)) => run(server, input, None::<fn()>, output, block_on, move || {
+            drained.wait();
+        }),
+        None => run(server, input, None::<fn()>, stdout, block_on, || {}),
     }
 }
 
@@ -344,17 +354,19 @@ pub fn serve_lines<H: Handler>(
         chunks: received,
         last: Vec::new(),
     };
-    run(server, input, Some(feed), output, block_on)
+    run(server, input, Some(feed), output, block_on, || {})
 }
 
 /// Opens the connection, runs its task on the server's runtime (and `feed` on a thread of its
-/// own, if the input comes from a thread), waits for the end and closes it.
+/// own, if the input comes from a thread), waits for the end and closes it; then `flushed`
+/// waits for the output to be written out.
 fn run<H: Handler, W: Write + Send + 'static>(
     server: &Server<H>,
     input: Input,
     feed: Option<impl FnOnce() + Send>,
     output: W,
     block_on: impl FnOnce(Drain<'_>),
+    flushed: impl FnOnce(),
 ) -> std::io::Result<()> {
     let outbound = Arc::new(LineOutbound::new(output, BATCH_DELAY));
     let connection = server.hub().open(Box::new(outbound.clone()));
@@ -386,6 +398,7 @@ fn run<H: Handler, W: Write + Send + 'static>(
         reader.map(drop)
     });
     server.hub().close(connection.id());
+    flushed();
     let reason = match ended {
         Some(Ok(reason)) => reason,
         _ => "runtime stopped",

@@ -40,6 +40,7 @@ mod budget;
 mod connection;
 mod forward_write;
 mod header_deadline;
+mod no_delay;
 mod unix_socket;
 
 use std::future::Future;
@@ -185,7 +186,10 @@ impl WsListener {
         let (serving, socket_file): (Serving, _) = match self.socket {
             Socket::Tcp(listener) => {
                 tracing::info!(addr = %listener.local_addr()?, "listening");
-                let listener = HeaderDeadline::new(Metered::new(listener, budget), header_timeout);
+                let listener = HeaderDeadline::new(
+                    Metered::new(no_delay::NoDelay(listener), budget),
+                    header_timeout,
+                );
                 let serving = axum::serve(listener, app).with_graceful_shutdown(stop);
                 (Box::pin(serving.into_future()), None)
             }
@@ -298,7 +302,7 @@ struct PeerLabel {
     inbound: Arc<Meter>,
 }
 
-type TcpIncoming<'a> = IncomingStream<'a, HeaderDeadline<Metered<TcpListener>>>;
+type TcpIncoming<'a> = IncomingStream<'a, HeaderDeadline<Metered<no_delay::NoDelay>>>;
 type UnixIncoming<'a> = IncomingStream<'a, HeaderDeadline<Metered<UnixListener>>>;
 
 impl Connected<TcpIncoming<'_>> for PeerLabel {

@@ -134,6 +134,10 @@ fn response_events(response: &Response, call: usize, window: Option<i64>) -> Vec
                     });
                     return events;
                 }
+                Step::Panic { message } => {
+                    // Deliberate: this step exists to test the server's panic safety.
+                    panic!("fixture script panic step: {message}");
+                }
             }
         }
         if is_tool && !steps.peek().is_some_and(|next| next.is_tool_call()) {

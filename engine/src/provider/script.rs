@@ -23,7 +23,8 @@
 //!         {"type": "patch", "patch": "*** Begin Patch\n…\n*** End Patch\n"},
 //!         {"type": "tool", "name": "update_plan", "arguments": {"plan": […]}},
 //!         {"type": "tool", "name": "everything__echo", "arguments": {"message": "hi"}},
-//!         {"type": "error", "message": "…", "details": "…"}
+//!         {"type": "error", "message": "…", "details": "…"},
+//!         {"type": "panic", "message": "…"}
 //!       ],
 //!       "usage": {"inputTokens": 10, "outputTokens": 5}    optional token counts
 //!     }
@@ -35,8 +36,11 @@
 //! order (`summary` into summary section 0, `content` into raw part 0). `command` and `patch`
 //! steps are tool calls (`shell`, `apply_patch`): a run of them ends the model call, the turn
 //! runs the tools, and the next call (which carries their results) replays the steps after
-//! the run. An `error` step ends the model call with that error, so the turn fails. Unknown members are rejected, so a typo does
-//! not silently change a test.
+//! the run. An `error` step ends the model call with that error, so the turn fails. A `panic` step makes the provider panic, inside the
+//! turn, when it is asked for the model call that holds it (the steps before it in that call
+//! are not streamed; put a tool step before it to stream something first): it tests that the
+//! server settles a turn whose task panics (as `failed`, the thread idle again). Unknown members
+//! are rejected, so a typo does not silently change a test.
 
 use agentwire_protocol::TokenUsageBreakdown;
 use serde::Deserialize;
@@ -140,6 +144,12 @@ pub(crate) enum Step {
         /// More detail.
         #[serde(default)]
         details: Option<String>,
+    },
+    /// The provider panics when asked for the model call holding this step (see the module
+    /// doc: it exercises the turn's panic guard).
+    Panic {
+        /// The panic message.
+        message: String,
     },
 }
 

@@ -23,10 +23,10 @@ use agentwire_protocol::methods::{
     CommandExec, CommandExecutionRequestApproval, ThreadNameUpdated, Warning as WarningMethod,
 };
 use agentwire_protocol::{
-    CollaborationModeListParams, CollaborationModeListResponse, CommandExecParams,
-    CommandExecResponse, CommandExecutionRequestApprovalParams, ThreadListParams,
-    ThreadListResponse, ThreadNameUpdatedNotification, ThreadReadParams, ThreadReadResponse,
-    ThreadSetNameParams, ThreadSetNameResponse, WarningNotification,
+    ClientInfo, CollaborationModeListParams, CollaborationModeListResponse, CommandExecParams,
+    CommandExecResponse, CommandExecutionRequestApprovalParams, InitializeResponse,
+    ThreadListParams, ThreadListResponse, ThreadNameUpdatedNotification, ThreadReadParams,
+    ThreadReadResponse, ThreadSetNameParams, ThreadSetNameResponse, WarningNotification,
 };
 use agentwire_runtime::{Handler, HandlerError, RequestContext, ServerRequestError};
 use serde_json::json;
@@ -137,6 +137,23 @@ fn error_kind(error: &ServerRequestError) -> &'static str {
 }
 
 impl Handler for Scripted {
+    fn initialize_response(&self, client: &ClientInfo) -> InitializeResponse {
+        InitializeResponse {
+            user_agent: format!(
+                "{name}/{version} (test; {arch}) test ({name}; {client_version})",
+                name = client.name,
+                version = env!("CARGO_PKG_VERSION"),
+                arch = std::env::consts::ARCH,
+                client_version = client.version,
+            ),
+            codex_home: agentwire_protocol::AbsolutePathBuf(
+                crate::harness::home().to_string_lossy().into_owned(),
+            ),
+            platform_family: std::env::consts::FAMILY.to_owned(),
+            platform_os: std::env::consts::OS.to_owned(),
+        }
+    }
+
     async fn thread_read(
         &self,
         _context: RequestContext,

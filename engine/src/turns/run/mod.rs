@@ -23,6 +23,7 @@
 
 mod auto_compact;
 mod client_tools;
+mod guard;
 mod mcp_call;
 mod review_mode;
 mod tools;
@@ -122,6 +123,10 @@ pub(super) struct TurnRun {
     audience: Mutex<(u64, Vec<Peer>)>,
     /// Set for a review turn: see [`review_mode`].
     review: Option<ReviewMode>,
+    /// When the turn began (reset once its `turn/start` answer is out).
+    clock: Instant,
+    /// Whether the turn has ended (see [`guard`]: dropped unsettled, it ends as failed).
+    settled: bool,
 }
 
 /// Now, in Unix milliseconds.
@@ -178,6 +183,8 @@ impl TurnRun {
             output: start.output,
             audience: Mutex::new((u64::MAX, Vec::new())),
             review: start.review,
+            clock: Instant::now(),
+            settled: false,
         }
     }
 
@@ -185,7 +192,7 @@ impl TurnRun {
     pub(super) async fn run(mut self, mut input: Steer) {
         // The `turn/start` answer goes out first.
         self.answered.wait().await;
-        let clock = Instant::now();
+        self.clock = Instant::now();
         self.set_status(ThreadStatus::Active {
             active_flags: Vec::new(),
         });
@@ -265,7 +272,7 @@ impl TurnRun {
                 None => break CallEnd::Done(Vec::new()),
             }
         };
-        self.finish(end, clock);
+        self.settle(end);
     }
 
     /// One model call, streamed into items.
@@ -612,8 +619,11 @@ impl TurnRun {
         );
     }
 
-    /// Ends the turn: records it, idles the thread and sends `turn/completed`.
-    fn finish(mut self, end: CallEnd, clock: Instant) {
+    /// Ends the turn (once): records it, idles the thread and sends `turn/completed`.
+    fn settle(&mut self, end: CallEnd) {
+        if std::mem::replace(&mut self.settled, true) {
+            return;
+        }
         self.exit_review();
         let (status, error) = match end {
             CallEnd::Done(_) => (TurnStatus::Completed, None),
@@ -646,7 +656,7 @@ impl TurnRun {
             &self.thread_id,
             &mut self.turn,
             (status, error),
-            clock,
+            self.clock,
             last_message.into_iter().collect(),
         );
         self.notify::<TurnCompleted>(&completed);

@@ -1,4 +1,5 @@
-//! The runtime's answer to `initialize`: who the server is and where it runs.
+//! The engine's answer to `initialize` (the runtime's `Handler::initialize_response` hook): who
+//! the server is and where it runs.
 
 use std::path::Path;
 
@@ -8,7 +9,7 @@ use agentwire_protocol::{ClientInfo, InitializeResponse};
 ///
 /// `userAgent` follows the reference server's shape:
 /// `<client name>/<server version> (<os> <os version>; <arch>) <terminal> (<client name>; <client version>)`.
-pub fn response(client: &ClientInfo, home: &Path) -> InitializeResponse {
+pub(crate) fn response(client: &ClientInfo, home: &Path) -> InitializeResponse {
     let (os, os_version) = os_release();
     let terminal = std::env::var("TERM_PROGRAM")
         .ok()
