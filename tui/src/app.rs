@@ -87,10 +87,7 @@ impl App {
                 _ => None,
             };
             if let Some(decision) = decision {
-                if let Err(e) = self.session.decide(&approval, decision).await {
-                    self.transcript
-                        .error(format!("answering the approval: {e}"));
-                }
+                Session::decide(&approval, decision);
                 self.approval = self.queued.pop_front();
             }
             return;
@@ -163,17 +160,16 @@ impl App {
                 }
                 self.transcript.apply(&method, &params);
             }
-            Incoming::Request { id, method, params } => {
-                match Approval::of(id.clone(), &method, &params) {
-                    Some(approval) if self.approval.is_none() => self.approval = Some(approval),
-                    Some(approval) => self.queued.push_back(approval),
-                    None => {
-                        if let Err(e) = self.session.refuse(id, &method).await {
-                            self.transcript.error(format!("refusing {method}: {e}"));
-                        }
-                    }
-                }
-            }
+            Incoming::Request {
+                id,
+                method,
+                params,
+                reply,
+            } => match Approval::of(id, &method, &params, &reply) {
+                Some(approval) if self.approval.is_none() => self.approval = Some(approval),
+                Some(approval) => self.queued.push_back(approval),
+                None => Session::refuse(&reply, &method),
+            },
             Incoming::Closed(why) => {
                 self.transcript.error(format!("disconnected: {why}"));
                 self.transcript.running_turn = None;

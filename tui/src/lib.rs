@@ -18,17 +18,13 @@ pub mod view;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::{ExitCode, Stdio};
-use std::time::Duration;
+use std::process::ExitCode;
 
 use tokio::sync::mpsc;
 
-use crate::connection::{Connection, Incoming};
+use crate::connection::Incoming;
 use crate::session::Session;
 use crate::target::Target;
-
-/// How long the server has to answer `initialize`.
-pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What the command line asked for.
 #[derive(Debug, Clone, Default)]
@@ -67,27 +63,13 @@ pub async fn run(options: Options) -> ExitCode {
         }
     };
     let full_screen = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
-    let (connection, incoming, _child) = match connect(&target, full_screen).await {
+    let (connection, incoming) = match connection::open(&target, full_screen).await {
         Ok(connected) => connected,
         Err(reason) => {
             eprintln!("agentwire: {reason}");
             return ExitCode::from(2);
         }
     };
-    match tokio::time::timeout(HANDSHAKE_TIMEOUT, connection.handshake("agentwire-tui")).await {
-        Ok(Ok(_)) => {}
-        Ok(Err(e)) => {
-            eprintln!("agentwire: initialize failed: {e}");
-            return ExitCode::from(2);
-        }
-        Err(_) => {
-            eprintln!(
-                "agentwire: the app-server did not answer initialize within {} s",
-                HANDSHAKE_TIMEOUT.as_secs()
-            );
-            return ExitCode::from(2);
-        }
-    }
     let cwd = options
         .cwd
         .clone()
@@ -142,49 +124,4 @@ fn local_server_args(options: &Options) -> Vec<String> {
     let mut args = options.server_flags.clone();
     args.push("app-server".to_owned());
     args
-}
-
-type Connected = (
-    Connection,
-    mpsc::Receiver<Incoming>,
-    Option<tokio::process::Child>,
-);
-
-async fn connect(target: &Target, full_screen: bool) -> Result<Connected, String> {
-    match target {
-        Target::Spawn { program, args } => {
-            // On a full screen the child's log lines would tear the display: they are dropped.
-            // In plain mode its warnings and errors go to our stderr.
-            let stderr = if full_screen {
-                Stdio::null()
-            } else {
-                Stdio::inherit()
-            };
-            let mut command = tokio::process::Command::new(program);
-            if std::env::var_os("RUST_LOG").is_none() {
-                command.env("RUST_LOG", "warn");
-            }
-            let mut child = command
-                .args(args)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(stderr)
-                .kill_on_drop(true)
-                .spawn()
-                .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
-            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-                return Err("the app-server child has no pipes".to_owned());
-            };
-            let (connection, incoming) = connection::over_lines(stdout, stdin);
-            Ok((connection, incoming, Some(child)))
-        }
-        Target::WebSocket { url, token } => {
-            let (connection, incoming) = connection::over_websocket(url, token.as_deref()).await?;
-            Ok((connection, incoming, None))
-        }
-        Target::Unix(path) => {
-            let (connection, incoming) = connection::over_unix(path).await?;
-            Ok((connection, incoming, None))
-        }
-    }
 }

@@ -72,18 +72,21 @@ pub async fn run(
                     turn_pending = false;
                 }
             }
-            Incoming::Request { id, method, params } => {
-                let Some(approval) = Approval::of(id.clone(), &method, &params) else {
-                    let _ = session.refuse(id, &method).await;
+            Incoming::Request {
+                id,
+                method,
+                params,
+                reply,
+            } => {
+                let Some(approval) = Approval::of(id, &method, &params, &reply) else {
+                    Session::refuse(&reply, &method);
                     continue;
                 };
                 println!("? {} [y/a/n/c]", approval.question);
                 let _ = std::io::stdout().flush();
                 let answer = stdin.next_line().await.ok().flatten().unwrap_or_default();
                 let decision = Decision::from_answer(&answer).unwrap_or(Decision::Decline);
-                if let Err(e) = session.decide(&approval, decision).await {
-                    print_cells(&[Cell::Error(format!("answering the approval: {e}"))]);
-                }
+                Session::decide(&approval, decision);
             }
             Incoming::Closed(why) => {
                 print_cells(&[Cell::Error(format!("disconnected: {why}"))]);

@@ -3,7 +3,9 @@
 
 use serde_json::{Value, json};
 
-use crate::connection::{Connection, RpcError};
+use agentwire_client::JsonRpcErrorObject;
+
+use crate::connection::{Connection, Reply, RpcError};
 
 /// The client's side of a session with one app-server.
 #[derive(Debug)]
@@ -18,10 +20,12 @@ pub struct Session {
 }
 
 /// One server request waiting for the user's answer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Approval {
-    /// The request id.
+    /// The request id (as `serverRequest/resolved` names it).
     pub id: Value,
+    /// Where the answer goes.
+    pub reply: Reply,
     /// The request's method.
     pub method: String,
     /// What the user is asked, in one line.
@@ -66,7 +70,7 @@ impl Decision {
 impl Approval {
     /// The approval a server request asks for, or `None` for requests this client does not
     /// answer with a decision (they are refused with [`Session::refuse`]).
-    pub fn of(id: Value, method: &str, params: &Value) -> Option<Self> {
+    pub fn of(id: Value, method: &str, params: &Value, reply: &Reply) -> Option<Self> {
         let text = |key: &str| params.get(key).and_then(Value::as_str);
         let reason = text("reason").map_or(String::new(), |r| format!(" ({r})"));
         let question = match method {
@@ -82,6 +86,7 @@ impl Approval {
         };
         Some(Self {
             id,
+            reply: reply.clone(),
             method: method.to_owned(),
             question,
         })
@@ -205,21 +210,19 @@ impl Session {
     }
 
     /// Answers an approval.
-    pub async fn decide(&self, approval: &Approval, decision: Decision) -> Result<(), RpcError> {
-        self.connection
-            .answer(approval.id.clone(), json!({"decision": decision.wire()}))
-            .await
+    pub fn decide(approval: &Approval, decision: Decision) {
+        approval
+            .reply
+            .send(Ok(json!({"decision": decision.wire()})));
     }
 
     /// Refuses a server request this client cannot answer (so the turn does not wait).
-    pub async fn refuse(&self, id: Value, method: &str) -> Result<(), RpcError> {
-        self.connection
-            .answer_error(
-                id,
-                -32601,
-                &format!("the agentwire terminal client does not answer {method}"),
-            )
-            .await
+    pub fn refuse(reply: &Reply, method: &str) {
+        reply.send(Err(JsonRpcErrorObject {
+            code: -32601,
+            message: format!("the agentwire terminal client does not answer {method}"),
+            data: None,
+        }));
     }
 }
 
