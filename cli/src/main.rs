@@ -43,14 +43,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Schema-first tooling and server for the coding-agent app-server protocol.
 #[derive(Debug, Parser)]
-#[command(
-    name = "agentwire",
-    version,
-    about,
-    args_conflicts_with_subcommands = true
-)]
+#[command(name = "agentwire", version, about)]
 struct Cli {
-    /// Without a subcommand: the terminal client.
+    /// Without a subcommand: the terminal client (whose flags apply only then).
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
@@ -266,6 +261,12 @@ fn main() -> ExitCode {
     let Some(command) = cli.command else {
         return finish(tui::run(cli.tui, None, &cli.overrides));
     };
+    if let Some(flag) = cli.tui.given_flag() {
+        eprintln!(
+            "error: {flag} applies to the terminal client (`agentwire` or `agentwire tui`) only"
+        );
+        return ExitCode::from(2);
+    }
     let result = match command {
         Command::Tui { args, prompt } => tui::run(args, prompt, &cli.overrides),
         Command::AppServer {

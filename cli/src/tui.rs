@@ -27,6 +27,23 @@ pub struct TuiArgs {
     pub cwd: Option<PathBuf>,
 }
 
+impl TuiArgs {
+    /// The first of these flags given, if any (they mean nothing to other subcommands).
+    pub fn given_flag(&self) -> Option<&'static str> {
+        [
+            (self.remote.is_some(), "--remote"),
+            (
+                self.remote_auth_token_env.is_some(),
+                "--remote-auth-token-env",
+            ),
+            (self.model.is_some(), "--model"),
+            (self.cwd.is_some(), "--cd"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+}
+
 /// Runs the client until the user quits.
 pub fn run(
     args: TuiArgs,

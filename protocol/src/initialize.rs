@@ -25,9 +25,8 @@ pub struct ClientInfo {
     pub version: String,
 }
 
-/// Behaviours the client opts into for this connection. Everything is off unless set (as in
-/// `Default`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+/// Behaviours the client opts into for this connection. Everything is off unless set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeCapabilities {
     /// `true` to use experimental methods and fields; without it the server refuses them and

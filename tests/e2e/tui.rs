@@ -444,3 +444,14 @@ fn plain_env(
         .expect("write stdin");
     child.wait_with_output().expect("agentwire exits")
 }
+
+#[test]
+fn terminal_client_flags_are_refused_with_a_subcommand() {
+    let output = crate::common::agentwire(&["--remote", "ws://127.0.0.1:1", "app-server"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--remote applies to the terminal client"),
+        "{stderr}"
+    );
+}

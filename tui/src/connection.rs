@@ -111,10 +111,11 @@ pub async fn open(
             title: Some("agentwire".to_owned()),
             version: env!("CARGO_PKG_VERSION").to_owned(),
         },
-        capabilities: Some(InitializeCapabilities {
-            experimental_api: true,
-            ..InitializeCapabilities::default()
-        }),
+        // Every other capability is absent, i.e. off.
+        capabilities: serde_json::from_value::<InitializeCapabilities>(
+            serde_json::json!({"experimentalApi": true}),
+        )
+        .ok(),
         // Every server request waits for the user (or is refused) in the front end's loop.
         server_requests: Arc::new(move |request: ServerRequest| {
             let requests = requests.clone();
