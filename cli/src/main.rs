@@ -7,6 +7,7 @@
 //! agentwire app-server generate-json-schema --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire app-server generate-openrpc --out FILE [--experimental] [--protocol-version X.Y.Z]
+//! agentwire app-server generate-docs --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire schema diff OLD NEW [--format text|json]
 //! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
 //! agentwire mcp list|get NAME|add NAME [--env K=V]… -- CMD ARGS…|add NAME --url URL|remove NAME [--json]
@@ -173,6 +174,9 @@ enum AppServerCommand {
     /// Write the OpenRPC 1.3 document: every client request as a method, server requests and
     /// notifications under `x-` extensions, errors, recorded examples.
     GenerateOpenrpc(GenerateFileArgs),
+    /// Write the protocol reference: a static HTML site with a page per method and per type and
+    /// a changelog between pinned versions (no JavaScript).
+    GenerateDocs(GenerateArgs),
 }
 
 #[derive(Debug, Args)]
@@ -278,6 +282,14 @@ fn main() -> ExitCode {
             command: Some(AppServerCommand::GenerateOpenrpc(args)),
             ..
         } => generate::openrpc(
+            &args.out,
+            args.experimental,
+            args.protocol_version.as_deref(),
+        ),
+        Command::AppServer {
+            command: Some(AppServerCommand::GenerateDocs(args)),
+            ..
+        } => generate::docs(
             &args.out,
             args.experimental,
             args.protocol_version.as_deref(),
