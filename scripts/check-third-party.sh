@@ -27,6 +27,9 @@
 #   - tools/zod/: zod validators generated from each flat bundle by json-schema-to-zod parse every
 #     server message of the reference transcripts and of a recorded agentwire session, and reject
 #     planted bad messages.
+#   - tools/docs-site/: the protocol reference site (`generate-docs`, docs/reference-site.md) of
+#     each surface has no broken internal link (links.py), Debian's headless chromium renders
+#     every page, and a screenshot of the turn/start page is kept under target/ci-artifacts/.
 # Every step runs even when an earlier one fails; the exit status is non-zero if any failed.
 #
 # The reference material: $AGENTWIRE_REFERENCE_DIR, else beside the repository
@@ -175,6 +178,12 @@ step "zod      stable validators x transcripts (tools/zod)" \
   zod_check generated/schema tools/zod/.build/stable/validators
 step "zod      experimental validators x transcripts (tools/zod)" \
   zod_check generated/schema/experimental tools/zod/.build/experimental/validators
+
+# The protocol reference site in a real browser (tools/docs-site/check.sh).
+for surface in stable experimental; do
+  step "docs     $surface: links + headless chromium renders every page + turn/start screenshot" \
+    bash -c 'cargo build -q -p agentwire && bash tools/docs-site/check.sh target/debug/agentwire "$0"' "$surface"
+done
 
 echo
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done
