@@ -257,6 +257,23 @@ fn single_value(schema: &Value) -> Option<&Value> {
     }
 }
 
+/// A branch's title: its `title`, else its tag (`type = "text"`: the first member with a single
+/// value), else its position.
+fn variant_title(branch: &Value, n: usize) -> String {
+    if let Some(title) = branch.get("title").and_then(Value::as_str) {
+        return title.to_owned();
+    }
+    let tag = branch
+        .get("properties")
+        .and_then(Value::as_object)
+        .and_then(|props| {
+            props
+                .iter()
+                .find_map(|(name, p)| Some(format!("{name} = {}", single_value(p)?)))
+        });
+    tag.unwrap_or_else(|| format!("#{}", n + 1))
+}
+
 /// A definition, readably; links to type pages are `{prefix}{Name}.html`.
 pub fn view(schema: &Value, prefix: &str) -> TypeView {
     let mut view = TypeView {
@@ -291,10 +308,7 @@ pub fn view(schema: &Value, prefix: &str) -> TypeView {
             .iter()
             .enumerate()
             .map(|(n, branch)| Variant {
-                title: branch
-                    .get("title")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| format!("#{}", n + 1), str::to_owned),
+                title: variant_title(branch, n),
                 ty: expr(branch, prefix),
                 doc: doc(branch),
                 fields: fields(branch, prefix),
@@ -361,5 +375,11 @@ mod tests {
         );
         assert_eq!(union.kind, "union");
         assert_eq!(union.variants.len(), 2);
+        assert_eq!(union.variants[1].title, "#2");
+        let tagged = view(
+            &json!({"oneOf": [{"properties": {"text": {"type": "string"}, "type": {"const": "text"}}}]}),
+            "",
+        );
+        assert_eq!(tagged.variants[0].title, "type = \"text\"");
     }
 }
