@@ -27,6 +27,11 @@
 #   - tools/zod/: zod validators generated from each flat bundle by json-schema-to-zod parse every
 #     server message of the reference transcripts and of a recorded agentwire session, and reject
 #     planted bad messages.
+#   - tools/docs-site/: the protocol reference site (`generate-docs`, docs/reference-site.md) of
+#     each surface has no broken internal link (links.py), Debian's headless chromium renders
+#     every page, and a screenshot of the turn/start page is kept under target/ci-artifacts/.
+#   - tools/quicktype/: quicktype's Python bindings of each flat bundle pass `mypy --strict` and
+#     parse every server message of the transcripts; its Go bindings pass `go build` + `go vet`.
 # Every step runs even when an earlier one fails; the exit status is non-zero if any failed.
 #
 # The reference material: $AGENTWIRE_REFERENCE_DIR, else beside the repository
@@ -175,6 +180,21 @@ step "zod      stable validators x transcripts (tools/zod)" \
   zod_check generated/schema tools/zod/.build/stable/validators
 step "zod      experimental validators x transcripts (tools/zod)" \
   zod_check generated/schema/experimental tools/zod/.build/experimental/validators
+
+# Bindings in other languages (tools/quicktype/check.sh).
+step "quicktype stable: python (mypy --strict, transcripts) + go (build, vet)" \
+  bash tools/quicktype/check.sh "$PYTHON" generated/schema "${TRANSCRIPTS[@]}" codegen/openrpc/exchanges.jsonl
+step "quicktype experimental: python (mypy --strict, transcripts) + go (build, vet)" \
+  bash tools/quicktype/check.sh "$PYTHON" generated/schema/experimental "${TRANSCRIPTS[@]}" codegen/openrpc/exchanges.jsonl
+
+# The protocol reference site in a real browser (tools/docs-site/check.sh).
+# Every page of the experimental site (a superset of the stable site's pages) is rendered; the
+# stable site gets the link check and its own screenshot.
+step "docs     stable: links + turn/start screenshot in headless chromium" \
+  bash -c 'cargo build -q -p agentwire && bash tools/docs-site/check.sh target/debug/agentwire stable --skip-page-renders'
+step "docs     experimental: links + headless chromium renders every page + turn/start screenshot" \
+  bash -c 'cargo build -q -p agentwire && bash tools/docs-site/check.sh target/debug/agentwire experimental'
+
 
 echo
 for f in "${failures[@]+"${failures[@]}"}"; do echo "failed: $f"; done

@@ -59,6 +59,10 @@ apt_pinned() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 apt_pinned tmux=3.3a-3
+# Headless browser for the protocol reference site (tools/docs-site/check.sh).
+apt_pinned chromium=148.0.7778.167-1~deb12u1
+# Go toolchain for quicktype's Go bindings (tools/quicktype/check.sh).
+apt_pinned golang-go=2:1.19~1
 
 step "npm ci --prefix tools (from tools/package-lock.json)"
 npm ci --prefix "$REPO/tools" --no-audit --no-fund --ignore-scripts

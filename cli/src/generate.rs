@@ -1,4 +1,5 @@
-//! `app-server generate-json-schema`, `app-server generate-ts` and `app-server generate-openrpc`.
+//! `app-server generate-json-schema`, `app-server generate-ts`, `app-server generate-openrpc` and
+//! `app-server generate-docs`.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -115,4 +116,68 @@ fn prepare_out(out: &Path) -> Result<(), String> {
         .map_err(|e| format!("--out directory {} is not writable: {e}", out.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(())
+}
+
+fn parse_json(files: &FileSet, name: &str, version: &str) -> Result<serde_json::Value, String> {
+    let bytes = files
+        .get(name)
+        .ok_or_else(|| format!("protocol version {version} has no {name}"))?;
+    serde_json::from_slice(bytes).map_err(|e| format!("{name} of protocol version {version}: {e}"))
+}
+
+/// Writes the static HTML protocol reference of a surface into the directory `out`.
+pub fn docs(out: &Path, experimental: bool, version: Option<&str>) -> Result<ExitCode, String> {
+    use agentwire_codegen::docs::{SiteInput, site};
+    use agentwire_codegen::schema::{BUNDLE_FILE, FLAT_BUNDLE_FILE};
+
+    let surface = if experimental {
+        Surface::Experimental
+    } else {
+        Surface::Stable
+    };
+    let version = version.unwrap_or(PROTOCOL_VERSION);
+    let files_of = |v: &str| -> Result<FileSet, String> {
+        if v == PROTOCOL_VERSION {
+            return current(Kind::JsonSchema, surface);
+        }
+        pinned::files(v, workspace::json_dir(surface)).ok_or_else(|| {
+            format!(
+                "unknown protocol version {v:?}: this binary knows {} (current: {PROTOCOL_VERSION})",
+                pinned::versions().join(", ")
+            )
+        })
+    };
+    let files = files_of(version)?;
+    let mut history = Vec::new();
+    for older in pinned::versions()
+        .into_iter()
+        .take_while(|v| *v != version && *v != PROTOCOL_VERSION)
+    {
+        let older_files = files_of(older)?;
+        history.push((
+            older.to_owned(),
+            parse_json(&older_files, BUNDLE_FILE, older)?,
+        ));
+    }
+    history.push((
+        version.to_owned(),
+        parse_json(&files, BUNDLE_FILE, version)?,
+    ));
+    let flat_bundle = parse_json(&files, FLAT_BUNDLE_FILE, version)?;
+    let meta = parse_json(&files, "meta.json", version)?;
+    let input = SiteInput {
+        version,
+        experimental,
+        flat_bundle: &flat_bundle,
+        meta: &meta,
+        history: &history,
+        // The examples were recorded with the current version.
+        exchanges: (version == PROTOCOL_VERSION).then_some(agentwire_codegen::openrpc::EXCHANGES),
+    };
+    let site = site(&input).map_err(|e| e.to_string())?;
+    prepare_out(out)?;
+    site.write_to(out)
+        .map_err(|e| format!("cannot write into --out {}: {e}", out.display()))?;
+    eprintln!("wrote {} files to {}", site.len(), out.display());
+    Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,7 @@
 //! agentwire app-server generate-json-schema --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire app-server generate-openrpc --out FILE [--experimental] [--protocol-version X.Y.Z]
+//! agentwire app-server generate-docs --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire schema diff OLD NEW [--format text|json]
 //! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
 //! agentwire mcp list|get NAME|add NAME [--env K=V]… -- CMD ARGS…|add NAME --url URL|remove NAME [--json]
@@ -184,6 +185,9 @@ enum AppServerCommand {
     },
     /// Bridge stdin/stdout to the daemon's socket, so stdio clients share the daemon.
     Proxy(proxy::ProxyArgs),
+    /// Write the protocol reference: a static HTML site with a page per method and per type and
+    /// a changelog between pinned versions (no JavaScript).
+    GenerateDocs(GenerateArgs),
 }
 
 #[derive(Debug, Args)]
@@ -307,6 +311,14 @@ fn main() -> ExitCode {
             command: Some(AppServerCommand::Proxy(args)),
             ..
         } => proxy::run(args),
+        Command::AppServer {
+            command: Some(AppServerCommand::GenerateDocs(args)),
+            ..
+        } => generate::docs(
+            &args.out,
+            args.experimental,
+            args.protocol_version.as_deref(),
+        ),
         Command::Exec(args) => exec::run(args, cli.overrides),
         Command::McpServer(args) => mcp_server::run(args, cli.overrides),
         Command::Conformance(args) => Ok(conformance::run(args)),

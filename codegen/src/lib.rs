@@ -6,6 +6,7 @@
 //! - TypeScript definitions, one file per type plus the method unions and `index.ts`
 //!   ([`typescript`]);
 //! - the OpenRPC document of each surface ([`openrpc`]);
+//! - the static HTML protocol reference ([`docs`]);
 //! - the Rust dispatch table and validator ids the runtime includes ([`dispatch`]);
 //!
 //! and it classifies the differences between two bundles ([`diff`]).
@@ -15,6 +16,7 @@
 pub mod contract;
 pub mod diff;
 pub mod dispatch;
+pub mod docs;
 pub mod drift;
 pub mod files;
 pub mod meta;
@@ -77,6 +79,12 @@ pub enum CodegenError {
         /// The 1-based line.
         line: usize,
         /// What is wrong with it.
+        message: String,
+    },
+    /// The reference site could not be built from its input.
+    #[error("protocol reference site: {message}")]
+    Site {
+        /// What is wrong, and where.
         message: String,
     },
     /// Serialising JSON failed.

@@ -12,6 +12,7 @@ mod common;
 mod config;
 mod conformance;
 mod contract;
+mod docs_site;
 mod engine_crash;
 mod engine_openai;
 mod engine_threads;
