@@ -278,23 +278,13 @@ mod tests {
             }],
             client_id: None,
         });
-        let turn = Turn {
-            id: "t".to_owned(),
-            root_turn_id: None,
-            items: vec![
-                user,
-                message("Looking."),
-                command("c1"),
-                command("c2"),
-                message("Done."),
-            ],
-            items_view: TurnItemsView::Full,
-            status: TurnStatus::Completed,
-            error: None,
-            started_at: None,
-            completed_at: None,
-            duration_ms: None,
-        };
+        let turn = turn(vec![
+            user,
+            message("Looking."),
+            command("c1"),
+            command("c2"),
+            message("Done."),
+        ]);
         let history = from_turns(&[turn]);
         assert_eq!(history.len(), 5, "{history:#?}");
         assert_eq!(

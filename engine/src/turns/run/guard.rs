@@ -6,11 +6,9 @@
 //! `turn/start` is accepted) and `turn/completed`. Nothing here may panic: a panic while
 //! unwinding aborts the process.
 
-use agentwire_protocol::methods::TurnStarted;
-use agentwire_protocol::{CodexErrorInfo, TurnStartedNotification};
+use agentwire_protocol::CodexErrorInfo;
 
-use super::{CallEnd, TurnRun, logged, turn_error};
-use crate::threads::meta::now;
+use super::{CallEnd, TurnRun, turn_error};
 
 impl Drop for TurnRun {
     fn drop(&mut self) {
@@ -36,17 +34,7 @@ impl Drop for TurnRun {
         );
         // Stopped before it began: it begins now, so that it has a start to end.
         if self.turn.started_at.is_none() {
-            self.turn.started_at = Some(now());
-            logged(
-                "turn started",
-                self.turns
-                    .threads
-                    .record_turn_started(&self.thread_id, &self.turn),
-            );
-            self.notify::<TurnStarted>(&TurnStartedNotification {
-                thread_id: self.thread_id.clone(),
-                turn: self.turn.clone(),
-            });
+            self.begin();
         }
         self.settle(CallEnd::Failed(turn_error(
             message,

@@ -196,17 +196,7 @@ impl TurnRun {
         self.set_status(ThreadStatus::Active {
             active_flags: Vec::new(),
         });
-        self.turn.started_at = Some(now());
-        logged(
-            "turn started",
-            self.turns
-                .threads
-                .record_turn_started(&self.thread_id, &self.turn),
-        );
-        self.notify::<TurnStarted>(&TurnStartedNotification {
-            thread_id: self.thread_id.clone(),
-            turn: self.turn.clone(),
-        });
+        self.begin();
         self.turn.items_view = TurnItemsView::Full;
         self.context = self.context_entries();
         let mut steered = false;
@@ -617,6 +607,21 @@ impl TurnRun {
                 .threads
                 .set_status(self.peer.hub(), &self.thread_id, status),
         );
+    }
+
+    /// Starts the turn: its start time, the rollout record and `turn/started`.
+    fn begin(&mut self) {
+        self.turn.started_at = Some(now());
+        logged(
+            "turn started",
+            self.turns
+                .threads
+                .record_turn_started(&self.thread_id, &self.turn),
+        );
+        self.notify::<TurnStarted>(&TurnStartedNotification {
+            thread_id: self.thread_id.clone(),
+            turn: self.turn.clone(),
+        });
     }
 
     /// Ends the turn (once): records it, idles the thread and sends `turn/completed`.
