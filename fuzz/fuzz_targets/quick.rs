@@ -3,9 +3,9 @@
 
 use agentwire_protocol::methods::{CommandExecutionRequestApproval, Warning};
 use agentwire_protocol::{
-    CommandExecParams, CommandExecResponse, CommandExecutionRequestApprovalParams,
-    ThreadListParams, ThreadListResponse, ThreadSetNameParams, ThreadSetNameResponse,
-    WarningNotification,
+    AbsolutePathBuf, ClientInfo, CommandExecParams, CommandExecResponse,
+    CommandExecutionRequestApprovalParams, InitializeResponse, ThreadListParams,
+    ThreadListResponse, ThreadSetNameParams, ThreadSetNameResponse, WarningNotification,
 };
 use agentwire_runtime::{Handler, HandlerError, RequestContext};
 
@@ -13,6 +13,15 @@ use agentwire_runtime::{Handler, HandlerError, RequestContext};
 pub struct Quick;
 
 impl Handler for Quick {
+    fn initialize_response(&self, client: &ClientInfo) -> InitializeResponse {
+        InitializeResponse {
+            user_agent: format!("agentwire-fuzz/0 ({})", client.name),
+            codex_home: AbsolutePathBuf("/nonexistent/agentwire-fuzz".to_owned()),
+            platform_family: std::env::consts::FAMILY.to_owned(),
+            platform_os: std::env::consts::OS.to_owned(),
+        }
+    }
+
     async fn thread_list(
         &self,
         _context: RequestContext,
