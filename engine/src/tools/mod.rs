@@ -182,6 +182,15 @@ struct PatchArgs {
     input: String,
 }
 
+/// The JSON arguments of a tool call the model made; empty arguments mean `{}`.
+pub(crate) fn call_arguments(arguments: &str) -> Result<Value, serde_json::Error> {
+    if arguments.trim().is_empty() {
+        Ok(Value::Object(serde_json::Map::new()))
+    } else {
+        serde_json::from_str(arguments)
+    }
+}
+
 /// Checks a call's name and arguments. The error is a sentence for the model (it is sent
 /// back as the call's result, so the model can correct itself).
 pub(crate) fn parse(name: &str, arguments: &str) -> Result<Invocation, String> {

@@ -448,17 +448,13 @@ impl TurnRun {
         tool: String,
         arguments: &str,
     ) -> ClientOutcome {
-        let arguments: Value = if arguments.trim().is_empty() {
-            Value::Object(serde_json::Map::new())
-        } else {
-            match serde_json::from_str(arguments) {
-                Ok(value) => value,
-                Err(error) => {
-                    return (
-                        format!("invalid arguments for `{tool}`: not JSON: {error}"),
-                        None,
-                    );
-                }
+        let arguments = match crate::tools::call_arguments(arguments) {
+            Ok(value) => value,
+            Err(error) => {
+                return (
+                    format!("invalid arguments for `{tool}`: not JSON: {error}"),
+                    None,
+                );
             }
         };
         let id = crate::threads::meta::new_id();

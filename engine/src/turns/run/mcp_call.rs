@@ -100,17 +100,13 @@ impl TurnRun {
         let Some(mcp) = self.turns.mcp.get().cloned() else {
             return (format!("unknown tool `{server}__{tool}`"), None);
         };
-        let parsed: serde_json::Value = if arguments.trim().is_empty() {
-            serde_json::Value::Object(serde_json::Map::new())
-        } else {
-            match serde_json::from_str(arguments) {
-                Ok(value) => value,
-                Err(error) => {
-                    return (
-                        format!("invalid arguments for `{tool}` of `{server}`: not JSON: {error}"),
-                        None,
-                    );
-                }
+        let parsed = match crate::tools::call_arguments(arguments) {
+            Ok(value) => value,
+            Err(error) => {
+                return (
+                    format!("invalid arguments for `{tool}` of `{server}`: not JSON: {error}"),
+                    None,
+                );
             }
         };
         let object = match &parsed {
