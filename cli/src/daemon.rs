@@ -179,13 +179,11 @@ fn spawn(
         .map_err(|e| format!("cannot open the log file {}: {e}", paths.log.display()))?;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
     let mut command = Command::new(exe);
-    command.arg("app-server").arg("--listen").arg("unix://");
-    for flag in overrides.flags() {
-        command.arg("-c").arg(flag);
-    }
-    if let Some(profile) = &overrides.profile {
-        command.arg("--profile").arg(profile);
-    }
+    command
+        .arg("app-server")
+        .arg("--listen")
+        .arg("unix://")
+        .args(overrides.child_args());
     command
         .stdin(Stdio::null())
         .stdout(log)

@@ -125,13 +125,7 @@ pub fn run(args: ExecArgs, overrides: crate::ConfigOverrides) -> Result<ExitCode
 fn server_command(overrides: &crate::ConfigOverrides) -> Result<tokio::process::Command, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
     let mut command = tokio::process::Command::new(exe);
-    command.arg("app-server");
-    for flag in overrides.flags() {
-        command.arg("-c").arg(flag);
-    }
-    if let Some(profile) = &overrides.profile {
-        command.arg("--profile").arg(profile);
-    }
+    command.arg("app-server").args(overrides.child_args());
     // Its own process group: Ctrl-C reaches exec, which interrupts the turn and then ends the
     // server in order.
     command.process_group(0);

@@ -82,6 +82,21 @@ pub struct ConfigOverrides {
 }
 
 impl ConfigOverrides {
+    /// The overrides as arguments of a child `agentwire` (`-c k=v`… then `--profile NAME`), so
+    /// a server this command starts sees the configuration it was given.
+    pub fn child_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        for flag in self.flags() {
+            args.push("-c".to_owned());
+            args.push(flag);
+        }
+        if let Some(profile) = &self.profile {
+            args.push("--profile".to_owned());
+            args.push(profile.clone());
+        }
+        args
+    }
+
     /// Every override as a `key=value` flag: `-c` ones in order, then `--enable`/`--disable`.
     pub fn flags(&self) -> Vec<String> {
         let features = |names: &[String], on: bool| {

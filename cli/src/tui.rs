@@ -52,15 +52,7 @@ pub fn run(
 ) -> Result<ExitCode, String> {
     let program = std::env::current_exe()
         .map_err(|e| format!("cannot find this program to start the app-server: {e}"))?;
-    let mut server_flags = Vec::new();
-    for flag in overrides.flags() {
-        server_flags.push("-c".to_owned());
-        server_flags.push(flag);
-    }
-    if let Some(profile) = &overrides.profile {
-        server_flags.push("--profile".to_owned());
-        server_flags.push(profile.clone());
-    }
+    let server_flags = overrides.child_args();
     let options = agentwire_tui::Options {
         remote: args.remote,
         remote_auth_token_env: args.remote_auth_token_env,
