@@ -22,8 +22,11 @@
 #     every scenario.
 #   - tools/openrpc/: the OpenRPC documents (docs/openrpc.md): `generate-openrpc` writes the
 #     checked-in bytes; @open-rpc/meta-schema and @open-rpc/schema-utils-js accept them
-#     (check.mjs); @open-rpc/mock-server serves one to a JSON-RPC client (mock.mjs);
-#     @open-rpc/test-coverage replays its examples against agentwire over websocket (coverage.sh).
+#     (check.mjs); @open-rpc/mock-server serves one to a JSON-RPC client (mock.mjs) and, over
+#     websocket, to agentwire-client, whose typed results must parse (mock-client.mjs);
+#     @open-rpc/test-coverage replays its examples against agentwire over websocket (coverage.sh);
+#     @open-rpc/generator (patched: tools/patches/) renders a TypeScript client of each that
+#     compiles under `tsc --strict` (client.mjs).
 #   - tools/zod/: zod validators generated from each flat bundle by json-schema-to-zod parse every
 #     server message of the reference transcripts and of a recorded agentwire session, and reject
 #     planted bad messages.
@@ -168,6 +171,11 @@ for surface in stable experimental; do
     node tools/openrpc/mock.mjs --document "$doc"
   step "openrpc  $surface: @open-rpc/test-coverage x agentwire over ws (tools/openrpc/coverage.sh)" \
     bash -c 'cargo build -q -p agentwire && bash tools/openrpc/coverage.sh target/debug/agentwire "$0"' "$doc"
+  step "openrpc  $surface: @open-rpc/mock-server over ws x agentwire-client (tools/openrpc/mock-client.mjs)" \
+    bash -c 'cargo build -q -p agentwire-client --example openrpc_mock \
+      && node tools/openrpc/mock-client.mjs --document "$0" --client target/debug/examples/openrpc_mock' "$doc"
+  step "openrpc  $surface: @open-rpc/generator TypeScript client under tsc --strict (tools/openrpc/client.mjs)" \
+    node tools/openrpc/client.mjs --document "$doc" --out "tools/openrpc/.build/client-$surface"
 done
 # zod validators, produced here from the checked-in flat bundles (not checked in: docs/openrpc.md).
 zod_check() {

@@ -1,5 +1,6 @@
 //! The parts the benchmark programs share: driving a server over stdio ([`session`]),
-//! medians of rounds ([`stats`]) and keeping the vCPUs awake while measuring ([`awake`]).
+//! medians of rounds ([`stats`]), keeping the vCPUs awake while measuring ([`awake`]), and
+//! where the programs and the machine stand ([`sibling`], [`load_average`]).
 
 pub mod awake;
 pub mod session;
@@ -15,4 +16,19 @@ const CODEX_IN_BENCH: &str =
 /// under the bench crate.
 pub fn reference_server(explicit: Option<PathBuf>) -> PathBuf {
     explicit.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(CODEX_IN_BENCH))
+}
+
+/// The program `name` next to the running one (how a bench finds `agentwire` or `echo-floor`
+/// in the same `target/` directory).
+pub fn sibling(name: &str) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot locate myself: {e}"))?;
+    Ok(exe.with_file_name(name))
+}
+
+/// The 1, 5 and 15 minute load averages, as `/proc/loadavg` gives them ("unknown" without it).
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown".into())
 }

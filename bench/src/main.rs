@@ -11,7 +11,7 @@
 mod report;
 mod validation;
 
-use agentwire_bench::{awake, session, stats};
+use agentwire_bench::{awake, load_average, session, sibling, stats};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -137,11 +137,6 @@ fn home_of(name: &str) -> PathBuf {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     std::env::temp_dir().join(format!("agentwire-bench-{}-{slug}", std::process::id()))
-}
-
-fn sibling(name: &str) -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot locate myself: {e}"))?;
-    Ok(exe.with_file_name(name))
 }
 
 fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
@@ -274,13 +269,6 @@ fn run_once(
         rates.outcomes.merge(&windowed.outcomes);
     }
     Ok(())
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|| "unknown".into())
 }
 
 fn run(args: &Args) -> Result<(), String> {

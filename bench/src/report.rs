@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::session::Outcome;
-use crate::stats::Samples;
+use crate::stats::{Samples, grouped};
 use crate::validation::ValidationCost;
 use crate::{
     AGENTWIRE, BASELINE, ECHO, INVALID_PARAMS, METHODS, REFERENCE, REPRODUCE, Rates, Results,
@@ -27,18 +27,6 @@ pub struct Environment {
     pub load_before: String,
     /// `/proc/loadavg` after the run.
     pub load_after: String,
-}
-
-fn grouped(value: f64) -> String {
-    let digits = format!("{:.0}", value.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn one_decimal(value: f64) -> String {

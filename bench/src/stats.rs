@@ -46,6 +46,20 @@ impl Samples {
     }
 }
 
+/// `value` rounded to a whole number with thousands separated by commas (`1,273,254`), as the
+/// tables print counts and rates; a negative value prints as 0.
+pub fn grouped(value: f64) -> String {
+    let digits = format!("{:.0}", value.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

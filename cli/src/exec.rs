@@ -209,7 +209,7 @@ async fn drive(
                 }
                 interrupted = true;
                 eprintln!("interrupting the turn (Ctrl-C again to quit at once)");
-                let params = TurnInterruptParams { thread_id: thread.clone(), turn_id: turn.clone() };
+                let params = TurnInterruptParams::builder().thread_id(thread.clone()).turn_id(turn.clone()).build();
                 if let Err(error) = client.request::<TurnInterrupt>(params).await {
                     eprintln!("error: {error}");
                 }

@@ -137,15 +137,13 @@ impl Core {
 
     fn answer(&self, id: i64, message: &Map<String, Value>) {
         let reply = match (message.get("result"), message.get("error")) {
-            (_, Some(error)) => {
-                Err(
-                    serde_json::from_value(error.clone()).unwrap_or_else(|e| JsonRpcErrorObject {
-                        code: error_codes::INTERNAL_ERROR,
-                        message: format!("the server sent a malformed error ({e}): {error}"),
-                        data: Some(error.clone()),
-                    }),
-                )
-            }
+            (_, Some(error)) => Err(serde_json::from_value(error.clone()).unwrap_or_else(|e| {
+                JsonRpcErrorObject::builder()
+                    .code(error_codes::INTERNAL_ERROR)
+                    .message(format!("the server sent a malformed error ({e}): {error}"))
+                    .data(error.clone())
+                    .build()
+            })),
             (Some(result), None) => Ok(result.clone()),
             (None, None) => Ok(Value::Null),
         };

@@ -95,11 +95,10 @@ impl std::fmt::Debug for ClientOptions {
 impl Default for ClientOptions {
     fn default() -> Self {
         Self {
-            client_info: ClientInfo {
-                name: "agentwire-client".to_owned(),
-                title: None,
-                version: env!("CARGO_PKG_VERSION").to_owned(),
-            },
+            client_info: ClientInfo::builder()
+                .name("agentwire-client".to_owned())
+                .version(env!("CARGO_PKG_VERSION").to_owned())
+                .build(),
             capabilities: None,
             initialize_timeout: Duration::from_secs(20),
             request_timeout: None,
@@ -244,10 +243,10 @@ impl Client {
     }
 
     async fn handshake(&mut self) -> Result<(), Error> {
-        let params = InitializeParams {
-            client_info: self.options.client_info.clone(),
-            capabilities: self.options.capabilities.clone(),
-        };
+        let params = InitializeParams::builder()
+            .client_info(self.options.client_info.clone())
+            .maybe_capabilities(self.options.capabilities.clone())
+            .build();
         let params = encode(Initialize::NAME, &params)?;
         let timeout = Some(self.options.initialize_timeout);
         let result = self.call(Initialize::NAME, Some(params), timeout).await?;

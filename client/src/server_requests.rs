@@ -85,48 +85,54 @@ impl ServerRequest {
     /// which would need a filled-in form, is declined); a -32601 error for any other method.
     pub fn accept(&self) -> Answer {
         match self.method.as_str() {
-            m if m == CommandExecutionRequestApproval::NAME => {
-                typed(CommandExecutionRequestApprovalResponse {
-                    decision: CommandExecutionApprovalDecision::Accept,
-                })
-            }
-            m if m == FileChangeRequestApproval::NAME => typed(FileChangeRequestApprovalResponse {
-                decision: FileChangeApprovalDecision::Accept,
-            }),
-            m if m == ExecCommandApproval::NAME => typed(ExecCommandApprovalResponse {
-                decision: ReviewDecision::Approved,
-            }),
-            m if m == ApplyPatchApproval::NAME => typed(ApplyPatchApprovalResponse {
-                decision: ReviewDecision::Approved,
-            }),
+            m if m == CommandExecutionRequestApproval::NAME => typed(
+                CommandExecutionRequestApprovalResponse::builder()
+                    .decision(CommandExecutionApprovalDecision::Accept)
+                    .build(),
+            ),
+            m if m == FileChangeRequestApproval::NAME => typed(
+                FileChangeRequestApprovalResponse::builder()
+                    .decision(FileChangeApprovalDecision::Accept)
+                    .build(),
+            ),
+            m if m == ExecCommandApproval::NAME => typed(
+                ExecCommandApprovalResponse::builder()
+                    .decision(ReviewDecision::Approved)
+                    .build(),
+            ),
+            m if m == ApplyPatchApproval::NAME => typed(
+                ApplyPatchApprovalResponse::builder()
+                    .decision(ReviewDecision::Approved)
+                    .build(),
+            ),
             _ => self.decline("accepting needs an answer this client cannot give"),
         }
     }
 }
 
 fn elicitation(action: McpServerElicitationAction) -> McpServerElicitationRequestResponse {
-    McpServerElicitationRequestResponse {
-        action,
-        content: None,
-        _meta: None,
-    }
+    McpServerElicitationRequestResponse::builder()
+        .action(action)
+        .build()
 }
 
 fn typed<T: serde::Serialize>(response: T) -> Answer {
-    serde_json::to_value(response).map_err(|e| JsonRpcErrorObject {
-        code: error_codes::INTERNAL_ERROR,
-        message: format!("the client could not encode its answer: {e}"),
-        data: None,
+    serde_json::to_value(response).map_err(|e| {
+        JsonRpcErrorObject::builder()
+            .code(error_codes::INTERNAL_ERROR)
+            .message(format!("the client could not encode its answer: {e}"))
+            .build()
     })
 }
 
 /// The error for a server request this client does not handle.
 pub fn unsupported(method: &str) -> JsonRpcErrorObject {
-    JsonRpcErrorObject {
-        code: error_codes::METHOD_NOT_FOUND,
-        message: format!("this client does not handle the server request {method}"),
-        data: None,
-    }
+    JsonRpcErrorObject::builder()
+        .code(error_codes::METHOD_NOT_FOUND)
+        .message(format!(
+            "this client does not handle the server request {method}"
+        ))
+        .build()
 }
 
 /// The default handler: declines every approval and refuses everything else.

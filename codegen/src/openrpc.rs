@@ -16,6 +16,9 @@
 //!   difference: the integer widths schemars writes as `format` (`uint32`, …) are `x-format`
 //!   here, because the OpenRPC tools' ajv refuses unknown formats; and a `true` subschema is
 //!   written `{}` (the same constraint), because json-schema-faker fails on boolean schemas.
+//! - every component schema has a `title` (its key) and every by-name param's schema one made of
+//!   the params type and the param (`TurnStartParamsInput`): annotations only, so that code
+//!   generators (`@open-rpc/generator`) name each type instead of hashing its content.
 //! - examples are real exchanges: [`EXCHANGES`] is a transcript recorded with
 //!   `agentwire app-server --record` (by `scripts/record-openrpc-examples.py`); each successful
 //!   client request in it becomes an example pairing of its method.
@@ -209,6 +212,7 @@ pub fn document(collected: &Collected) -> Result<Value, CodegenError> {
         let mut schema = schema.clone();
         rewrite_refs(&mut schema);
         no_boolean_schemas(&mut schema);
+        titled(&mut schema, name);
         schemas.insert(name.clone(), schema);
     }
     let mut errors = Map::new();
@@ -217,7 +221,9 @@ pub fn document(collected: &Collected) -> Result<Value, CodegenError> {
         let mut error = json!({ "code": entry.code, "message": entry.message });
         if let Some(data) = entry.data {
             let name = format!("{}Data", entry.key);
-            schemas.insert(name.clone(), data());
+            let mut data = data();
+            titled(&mut data, &name);
+            schemas.insert(name.clone(), data);
             error_data.insert(entry.key.into(), reference(&name));
             if let Some(example) = error_example(entry.key) {
                 error["data"] = example;
@@ -393,6 +399,49 @@ fn rewrite_refs(schema: &mut Value) {
     }
 }
 
+/// Gives an object schema the `title` `name` unless it has one. A title is an annotation (the
+/// constraint is the same); code generators such as `@open-rpc/generator` name the type after
+/// it, where without one they invent a content hash (docs/openrpc.md).
+fn titled(schema: &mut Value, name: &str) {
+    if let Value::Object(object) = schema {
+        object
+            .entry("title")
+            .or_insert_with(|| Value::String(name.to_owned()));
+    }
+}
+
+/// Titles each by-name param's schema `<ParamsType><Param>` (`TurnStartParamsInput`), with a
+/// `Param` suffix when that is the name of a component, so a generated client names every
+/// argument's type (the params are inline copies of the properties, not `$ref`s).
+fn param_titles(params: &mut [Value], params_type: &str, definitions: &Map<String, Value>) {
+    for param in params {
+        let Some(name) = param.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let mut title = format!("{params_type}{}", upper_camel(name));
+        if definitions.contains_key(&title) {
+            title.push_str("Param");
+        }
+        if let Some(schema) = param.get_mut("schema") {
+            titled(schema, &title);
+        }
+    }
+}
+
+/// `threadId` -> `ThreadId`, `_meta` -> `Meta`, `dry-run` -> `DryRun`.
+fn upper_camel(name: &str) -> String {
+    name.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 /// The first line of a doc comment.
 fn summary(doc: &str) -> &str {
     doc.lines().next().unwrap_or_default().trim()
@@ -405,7 +454,12 @@ fn method(
 ) -> Value {
     let params_schema = entry.params.as_ref().and_then(|p| definitions.get(p));
     let params = params_schema
-        .map(|schema| content_params(schema, entry.params_optional))
+        .zip(entry.params.as_deref())
+        .map(|(schema, name)| {
+            let mut params = content_params(schema, entry.params_optional);
+            param_titles(&mut params, name, definitions);
+            params
+        })
         .unwrap_or_default();
     let mut object = Map::new();
     object.insert("name".into(), entry.name.into());
@@ -690,6 +744,34 @@ mod tests {
                 .iter()
                 .all(|p| p["required"] == false)
         );
+    }
+
+    #[test]
+    fn components_and_params_are_titled_without_overwriting_a_title() {
+        let mut component =
+            json!({ "type": "object", "properties": { "title": { "type": "string" } } });
+        titled(&mut component, "Thing");
+        assert_eq!(component["title"], "Thing");
+        assert_eq!(
+            component["properties"]["title"],
+            json!({ "type": "string" })
+        );
+        let mut kept = json!({ "type": "string", "title": "Given" });
+        titled(&mut kept, "Other");
+        assert_eq!(kept["title"], "Given");
+
+        let definitions: Map<String, Value> =
+            serde_json::from_value(json!({ "TurnStartParamsCwd": {} })).expect("map");
+        let mut params = vec![
+            json!({ "name": "threadId", "schema": { "type": "string" } }),
+            json!({ "name": "_meta", "schema": {} }),
+            json!({ "name": "cwd", "schema": { "$ref": "#/components/schemas/Path" } }),
+        ];
+        param_titles(&mut params, "TurnStartParams", &definitions);
+        assert_eq!(params[0]["schema"]["title"], "TurnStartParamsThreadId");
+        assert_eq!(params[1]["schema"]["title"], "TurnStartParamsMeta");
+        assert_eq!(params[2]["schema"]["title"], "TurnStartParamsCwdParam");
+        assert_eq!(params[2]["schema"]["$ref"], "#/components/schemas/Path");
     }
 
     #[test]

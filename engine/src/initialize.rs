@@ -23,12 +23,14 @@ pub(crate) fn response(client: &ClientInfo, home: &Path) -> InitializeResponse {
         arch = std::env::consts::ARCH,
         client_version = client.version,
     );
-    InitializeResponse {
-        user_agent,
-        codex_home: agentwire_protocol::AbsolutePathBuf(home.to_string_lossy().into_owned()),
-        platform_family: std::env::consts::FAMILY.to_owned(),
-        platform_os: std::env::consts::OS.to_owned(),
-    }
+    InitializeResponse::builder()
+        .user_agent(user_agent)
+        .codex_home(agentwire_protocol::AbsolutePathBuf(
+            home.to_string_lossy().into_owned(),
+        ))
+        .platform_family(std::env::consts::FAMILY.to_owned())
+        .platform_os(std::env::consts::OS.to_owned())
+        .build()
 }
 
 /// The operating system's name and version, from `/etc/os-release` where there is one.

@@ -49,10 +49,12 @@ pub(crate) async fn list(
     if let Some(thread_id) = &params.thread_id {
         engine
             .threads
-            .read(ThreadReadParams {
-                thread_id: thread_id.clone(),
-                include_turns: Some(false),
-            })
+            .read(
+                ThreadReadParams::builder()
+                    .thread_id(thread_id.clone())
+                    .include_turns(false)
+                    .build(),
+            )
             .map_err(|e| e.into_handler(method))?;
     }
     engine.mcp.attach(context.peer.hub());
@@ -95,8 +97,8 @@ pub(crate) async fn list(
             crate::mcp::status::of(name, config, slot.as_ref(), resources)
         })
         .collect();
-    Ok(ListMcpServerStatusResponse {
-        data,
-        next_cursor: (end < total).then(|| end.to_string()),
-    })
+    Ok(ListMcpServerStatusResponse::builder()
+        .data(data)
+        .maybe_next_cursor((end < total).then(|| end.to_string()))
+        .build())
 }

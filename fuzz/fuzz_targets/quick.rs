@@ -14,12 +14,12 @@ pub struct Quick;
 
 impl Handler for Quick {
     fn initialize_response(&self, client: &ClientInfo) -> InitializeResponse {
-        InitializeResponse {
-            user_agent: format!("agentwire-fuzz/0 ({})", client.name),
-            codex_home: AbsolutePathBuf("/nonexistent/agentwire-fuzz".to_owned()),
-            platform_family: std::env::consts::FAMILY.to_owned(),
-            platform_os: std::env::consts::OS.to_owned(),
-        }
+        InitializeResponse::builder()
+            .user_agent(format!("agentwire-fuzz/0 ({})", client.name))
+            .codex_home(AbsolutePathBuf("/nonexistent/agentwire-fuzz".to_owned()))
+            .platform_family(std::env::consts::FAMILY.to_owned())
+            .platform_os(std::env::consts::OS.to_owned())
+            .build()
     }
 
     async fn thread_list(
@@ -27,11 +27,7 @@ impl Handler for Quick {
         _context: RequestContext,
         _params: ThreadListParams,
     ) -> Result<ThreadListResponse, HandlerError> {
-        Ok(ThreadListResponse {
-            data: Vec::new(),
-            next_cursor: None,
-            backwards_cursor: None,
-        })
+        Ok(ThreadListResponse::builder().build())
     }
 
     async fn thread_set_name(
@@ -39,11 +35,13 @@ impl Handler for Quick {
         context: RequestContext,
         params: ThreadSetNameParams,
     ) -> Result<ThreadSetNameResponse, HandlerError> {
-        context.peer.notify::<Warning>(&WarningNotification {
-            thread_id: Some(params.thread_id),
-            message: params.name,
-        });
-        Ok(ThreadSetNameResponse {})
+        context.peer.notify::<Warning>(
+            &WarningNotification::builder()
+                .thread_id(params.thread_id)
+                .message(params.name)
+                .build(),
+        );
+        Ok(ThreadSetNameResponse::builder().build())
     }
 
     async fn command_exec(
@@ -63,10 +61,10 @@ impl Handler for Quick {
             .peer
             .request_or_decline::<CommandExecutionRequestApproval>(&approval)
             .await;
-        Ok(CommandExecResponse {
-            exit_code: 0,
-            stdout: format!("{:?}", response.decision),
-            stderr: String::new(),
-        })
+        Ok(CommandExecResponse::builder()
+            .exit_code(0)
+            .stdout(format!("{:?}", response.decision))
+            .stderr(String::new())
+            .build())
     }
 }

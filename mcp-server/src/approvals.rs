@@ -40,6 +40,7 @@ pub fn host_decision(answer: &Value) -> Option<HostDecision> {
             McpElicitationAction::Accept => HostDecision::Accept,
             McpElicitationAction::Decline => HostDecision::Decline,
             McpElicitationAction::Cancel => HostDecision::Cancel,
+            _ => HostDecision::Decline,
         });
     }
     if let Ok(response) = serde_json::from_value::<ExecCommandApprovalResponse>(answer.clone()) {
@@ -93,27 +94,30 @@ fn parsed_command(action: &CommandAction) -> ParsedCommand {
             command,
             name,
             path,
-        } => ParsedCommand::Read {
-            cmd: command.clone(),
-            name: name.clone(),
-            path: path.0.clone(),
-        },
-        CommandAction::ListFiles { command, path } => ParsedCommand::ListFiles {
-            cmd: command.clone(),
-            path: path.clone(),
-        },
+            ..
+        } => ParsedCommand::read()
+            .cmd(command.clone())
+            .name(name.clone())
+            .path(path.0.clone())
+            .build(),
+        CommandAction::ListFiles { command, path, .. } => ParsedCommand::list_files()
+            .cmd(command.clone())
+            .maybe_path(path.clone())
+            .build(),
         CommandAction::Search {
             command,
             query,
             path,
-        } => ParsedCommand::Search {
-            cmd: command.clone(),
-            query: query.clone(),
-            path: path.clone(),
-        },
-        CommandAction::Unknown { command } => ParsedCommand::Unknown {
-            cmd: command.clone(),
-        },
+            ..
+        } => ParsedCommand::search()
+            .cmd(command.clone())
+            .maybe_query(query.clone())
+            .maybe_path(path.clone())
+            .build(),
+        CommandAction::Unknown { command, .. } => {
+            ParsedCommand::unknown().cmd(command.clone()).build()
+        }
+        _ => ParsedCommand::unknown().cmd(String::new()).build(),
     }
 }
 
@@ -151,33 +155,39 @@ pub fn exec_elicitation(
         "reason": params.reason,
         "parsed_cmd": parsed,
     });
-    let elicitation = CodexApprovalElicitationParams::ExecApproval(CodexExecApprovalElicitation {
-        elicitation: McpElicitationParams {
-            message,
-            requested_schema: McpElicitationSchema::empty(),
-        },
-        codex_mcp_tool_call_id: id_text(request_id),
-        codex_event_id: event_id.to_owned(),
-        codex_call_id: params.item_id.clone(),
-        codex_command: command,
-        codex_cwd: cwd,
-        codex_parsed_cmd: parsed,
-    });
+    let elicitation = CodexApprovalElicitationParams::ExecApproval(
+        CodexExecApprovalElicitation::builder()
+            .elicitation(consent_form(message))
+            .codex_mcp_tool_call_id(id_text(request_id))
+            .codex_event_id(event_id.to_owned())
+            .codex_call_id(params.item_id.clone())
+            .codex_command(command)
+            .codex_cwd(cwd)
+            .codex_parsed_cmd(parsed)
+            .build(),
+    );
     (event, elicitation)
+}
+
+/// The elicitation an approval asks with: `message` and an empty form (the answer is the action).
+fn consent_form(message: String) -> McpElicitationParams {
+    McpElicitationParams::builder()
+        .message(message)
+        .requested_schema(McpElicitationSchema::empty())
+        .build()
 }
 
 fn file_change(change: &FileUpdateChange) -> FileChange {
     match &change.kind {
-        PatchChangeKind::Add => FileChange::Add {
-            content: change.diff.clone(),
-        },
-        PatchChangeKind::Delete => FileChange::Delete {
-            content: change.diff.clone(),
-        },
-        PatchChangeKind::Update { move_path } => FileChange::Update {
-            unified_diff: change.diff.clone(),
-            move_path: move_path.clone(),
-        },
+        PatchChangeKind::Add => FileChange::add().content(change.diff.clone()).build(),
+        PatchChangeKind::Delete => FileChange::delete().content(change.diff.clone()).build(),
+        PatchChangeKind::Update { move_path, .. } => FileChange::update()
+            .unified_diff(change.diff.clone())
+            .maybe_move_path(move_path.clone())
+            .build(),
+        _ => FileChange::update()
+            .unified_diff(change.diff.clone())
+            .build(),
     }
 }
 
@@ -206,19 +216,17 @@ pub fn patch_elicitation(
         "reason": params.reason,
         "grant_root": params.grant_root,
     });
-    let elicitation =
-        CodexApprovalElicitationParams::PatchApproval(CodexPatchApprovalElicitation {
-            elicitation: McpElicitationParams {
-                message,
-                requested_schema: McpElicitationSchema::empty(),
-            },
-            codex_mcp_tool_call_id: id_text(request_id),
-            codex_event_id: event_id.to_owned(),
-            codex_call_id: params.item_id.clone(),
-            codex_reason: params.reason.clone(),
-            codex_grant_root: params.grant_root.clone(),
-            codex_changes: changes,
-        });
+    let elicitation = CodexApprovalElicitationParams::PatchApproval(
+        CodexPatchApprovalElicitation::builder()
+            .elicitation(consent_form(message))
+            .codex_mcp_tool_call_id(id_text(request_id))
+            .codex_event_id(event_id.to_owned())
+            .codex_call_id(params.item_id.clone())
+            .maybe_codex_reason(params.reason.clone())
+            .maybe_codex_grant_root(params.grant_root.clone())
+            .codex_changes(changes)
+            .build(),
+    );
     (event, elicitation)
 }
 

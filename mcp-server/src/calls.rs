@@ -23,33 +23,29 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::approvals::{self, HostDecision};
-use crate::engine_link::{EngineLink, EngineMessage, LinkError};
+use crate::engine_link::{EngineLink, EngineMessage, LinkError, THREAD_QUEUE};
 use crate::events::{self, TurnOutcome, TurnTranslator};
 use crate::host::Host;
 use crate::tools::ToolCall;
 
 /// A failed call: `isError`, with the reason as text.
 pub fn failure(message: impl Into<String>) -> CodexToolCallResult {
-    CodexToolCallResult {
-        content: vec![McpContentBlock::Text {
-            text: message.into(),
-        }],
-        structured_content: None,
-        is_error: Some(true),
-    }
+    CodexToolCallResult::builder()
+        .content(vec![McpContentBlock::text().text(message).build()])
+        .is_error(true)
+        .build()
 }
 
 fn success(thread_id: &str, content: String) -> CodexToolCallResult {
-    CodexToolCallResult {
-        content: vec![McpContentBlock::Text {
-            text: content.clone(),
-        }],
-        structured_content: Some(CodexToolCallOutput {
-            thread_id: thread_id.to_owned(),
-            content,
-        }),
-        is_error: None,
-    }
+    CodexToolCallResult::builder()
+        .content(vec![McpContentBlock::text().text(content.clone()).build()])
+        .structured_content(
+            CodexToolCallOutput::builder()
+                .thread_id(thread_id.to_owned())
+                .content(content)
+                .build(),
+        )
+        .build()
 }
 
 /// Runs `call` to its end. `cancel` fires when the host cancels the `tools/call`: the running
@@ -219,10 +215,10 @@ async fn ask(
 }
 
 fn interrupt(link: &Arc<EngineLink>, thread_id: &str, turn_id: &str) {
-    let params = TurnInterruptParams {
-        thread_id: thread_id.to_owned(),
-        turn_id: turn_id.to_owned(),
-    };
+    let params = TurnInterruptParams::builder()
+        .thread_id(thread_id.to_owned())
+        .turn_id(turn_id.to_owned())
+        .build();
     let link = link.clone();
     tokio::spawn(async move {
         if let Err(e) = link.request::<TurnInterrupt>(&params).await {
@@ -275,6 +271,14 @@ async fn run_turn(
                 link.answer(&id, &answer);
             }
             message = messages.next() => match message {
+                None if messages.overflowed() => {
+                    interrupt(link, thread_id, &turn.id);
+                    return failure(format!(
+                        "The MCP host read this turn's events too slowly: over {THREAD_QUEUE} were \
+                         waiting, so the call stopped following the turn and interrupted it if it \
+                         was still running; thread {thread_id} keeps everything recorded so far"
+                    ));
+                }
                 None => return failure("The engine stopped before the turn completed"),
                 Some(EngineMessage::Notification { method, params }) => {
                     let (emitted, outcome) = translator.notification(&method, params);

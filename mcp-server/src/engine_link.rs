@@ -5,9 +5,16 @@
 //! in as app-server JSON-RPC through [`Server::handle_message`]; what comes back is parsed by a
 //! dispatcher task and routed: answers to the link's own requests by id, and a thread's
 //! notifications and approval requests to the tool call that currently runs a turn on it.
+//!
+//! Both queues are bounded. The dispatcher never waits: the engine's messages wait for it in a
+//! queue of at most [`ENGINE_QUEUE_BYTES`] (past that the connection is closed, as the stdio
+//! transport closes a client that stops reading), and each tool call's messages wait for the
+//! call in a queue of [`THREAD_QUEUE`] messages. A call whose MCP host reads its events too slowly to keep that queue from
+//! filling stops following the turn: [`ThreadEvents::overflowed`] says so, and the call fails
+//! with that reason instead of holding an ever-growing backlog.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agentwire_engine::Engine;
@@ -19,6 +26,14 @@ use agentwire_runtime::connection::Connection;
 use agentwire_runtime::outbound::{Closed, Outbound};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
+
+/// How many bytes of the engine's messages may wait for the dispatcher before the connection
+/// closes: the stdio transport's default limit for a client that does not read. The dispatcher
+/// only parses and routes, so reaching it means the task cannot run at all.
+pub const ENGINE_QUEUE_BYTES: usize = 256 * 1024 * 1024;
+
+/// How many messages about one thread may wait for the tool call that holds it.
+pub const THREAD_QUEUE: usize = 4096;
 
 /// What the engine sent about a thread.
 #[derive(Debug, Clone)]
@@ -70,15 +85,26 @@ pub enum LinkError {
 /// Sends the connection's outgoing messages to the dispatcher.
 struct ChannelOutbound {
     sender: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
+    /// Bytes sent and not yet taken by the dispatcher.
+    queued: Arc<AtomicUsize>,
 }
 
 impl Outbound for ChannelOutbound {
     fn send(&self, message: Vec<u8>) -> Result<(), Closed> {
-        let sender = self.sender.lock().unwrap_or_else(PoisonError::into_inner);
-        match sender.as_ref() {
-            Some(sender) => sender.send(message).map_err(|_| Closed),
-            None => Err(Closed),
+        let mut sender = self.sender.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(queue) = sender.as_ref() else {
+            return Err(Closed);
+        };
+        let len = message.len();
+        if self.queued.fetch_add(len, Ordering::AcqRel) + len > ENGINE_QUEUE_BYTES {
+            tracing::warn!(
+                limit = ENGINE_QUEUE_BYTES,
+                "the MCP session's engine queue is full; closing its engine connection"
+            );
+            sender.take();
+            return Err(Closed);
         }
+        queue.send(message).map_err(|_| Closed)
     }
 
     fn close(&self) {
@@ -97,9 +123,16 @@ struct Routes {
     /// The link's requests waiting for their answer, by id.
     pending: HashMap<String, oneshot::Sender<Answer>>,
     /// The tool call running a turn on each thread, by thread id.
-    threads: HashMap<String, mpsc::UnboundedSender<EngineMessage>>,
+    threads: HashMap<String, ThreadRoute>,
     /// Set once the connection has closed: nothing is routed any more.
     closed: bool,
+}
+
+/// Where the dispatcher puts a held thread's messages.
+struct ThreadRoute {
+    sender: mpsc::Sender<EngineMessage>,
+    /// Set when the queue was full: the route is dropped and the call told why.
+    overflowed: Arc<AtomicBool>,
 }
 
 /// A thread's messages while a tool call holds it; dropping it releases the thread.
@@ -107,14 +140,22 @@ pub struct ThreadEvents {
     thread_id: String,
     /// Held while the call runs; the next call on the thread waits for it.
     _turn: tokio::sync::OwnedMutexGuard<()>,
-    receiver: mpsc::UnboundedReceiver<EngineMessage>,
+    receiver: mpsc::Receiver<EngineMessage>,
+    overflowed: Arc<AtomicBool>,
     routes: Arc<Mutex<Routes>>,
 }
 
 impl ThreadEvents {
-    /// The next message about the thread; `None` once the engine connection has closed.
+    /// The next message about the thread; `None` once the engine connection has closed or the
+    /// call fell [`THREAD_QUEUE`] messages behind (see [`Self::overflowed`]).
     pub async fn next(&mut self) -> Option<EngineMessage> {
         self.receiver.recv().await
+    }
+
+    /// Whether the messages stopped because the call did not take them fast enough (its queue
+    /// of [`THREAD_QUEUE`] filled up), rather than because the engine connection closed.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed.load(Ordering::Acquire)
     }
 }
 
@@ -146,8 +187,10 @@ impl EngineLink {
     /// Tokio runtime.
     pub async fn open(server: &Server<Engine>, client: ClientInfo) -> Result<Arc<Self>, LinkError> {
         let (sender, receiver) = mpsc::unbounded_channel();
+        let queued = Arc::new(AtomicUsize::new(0));
         let outbound = ChannelOutbound {
             sender: Mutex::new(Some(sender)),
+            queued: queued.clone(),
         };
         let connection = server.hub().open(Box::new(outbound));
         let routes = Arc::new(Mutex::new(Routes::default()));
@@ -163,17 +206,14 @@ impl EngineLink {
             server: server.clone(),
             connection: link.connection.clone(),
         };
-        tokio::spawn(dispatch(receiver, routes, refuse));
+        tokio::spawn(dispatch(receiver, queued, routes, refuse));
         link.handshake(client).await?;
         Ok(link)
     }
 
     /// `initialize` and `initialized`, as any app-server client starts.
     async fn handshake(&self, client: ClientInfo) -> Result<(), LinkError> {
-        let params = InitializeParams {
-            client_info: client,
-            capabilities: None,
-        };
+        let params = InitializeParams::builder().client_info(client).build();
         self.request::<Initialize>(&params).await?;
         self.notify::<Initialized>(&Default::default());
         Ok(())
@@ -260,12 +300,18 @@ impl EngineLink {
         if routes.closed {
             return None;
         }
-        let (sender, receiver) = mpsc::unbounded_channel();
-        routes.threads.insert(thread_id.to_owned(), sender);
+        let (sender, receiver) = mpsc::channel(THREAD_QUEUE);
+        let overflowed = Arc::new(AtomicBool::new(false));
+        let route = ThreadRoute {
+            sender,
+            overflowed: overflowed.clone(),
+        };
+        routes.threads.insert(thread_id.to_owned(), route);
         Some(ThreadEvents {
             thread_id: thread_id.to_owned(),
             _turn: guard,
             receiver,
+            overflowed,
             routes: self.routes.clone(),
         })
     }
@@ -296,10 +342,12 @@ impl Refuser {
 /// Reads what the engine sends on the connection and routes it, until the connection closes.
 async fn dispatch(
     mut receiver: mpsc::UnboundedReceiver<Vec<u8>>,
+    queued: Arc<AtomicUsize>,
     routes: Arc<Mutex<Routes>>,
     refuser: Refuser,
 ) {
     while let Some(bytes) = receiver.recv().await {
+        queued.fetch_sub(bytes.len(), Ordering::AcqRel);
         let message: Value = match serde_json::from_slice(&bytes) {
             Ok(message) => message,
             Err(e) => {
@@ -330,11 +378,13 @@ fn route(routes: &Mutex<Routes>, mut message: Value) -> Option<(Value, String)> 
         .unwrap_or(Value::Null);
     match (method, id) {
         (Some(method), id) => {
-            let sink = params
-                .get("threadId")
-                .and_then(Value::as_str)
-                .and_then(|thread_id| lock(routes).threads.get(thread_id).cloned());
-            let Some(sink) = sink else {
+            let Some(thread_id) = params.get("threadId").and_then(Value::as_str) else {
+                tracing::trace!(method, "engine message about no thread");
+                return id.map(|id| (id, method));
+            };
+            let thread_id = thread_id.to_owned();
+            let mut routes = lock(routes);
+            let Some(route) = routes.threads.get(&thread_id) else {
                 tracing::trace!(method, "engine message for no running tool call");
                 return id.map(|id| (id, method));
             };
@@ -342,8 +392,24 @@ fn route(routes: &Mutex<Routes>, mut message: Value) -> Option<(Value, String)> 
                 Some(id) => EngineMessage::Request { id, method, params },
                 None => EngineMessage::Notification { method, params },
             };
-            let _ = sink.send(message);
-            None
+            match route.sender.try_send(message) {
+                Ok(()) => None,
+                // The call is gone; its `ThreadEvents` drop removes the route.
+                Err(mpsc::error::TrySendError::Closed(_)) => None,
+                Err(mpsc::error::TrySendError::Full(message)) => {
+                    tracing::warn!(
+                        thread_id,
+                        queued = THREAD_QUEUE,
+                        "an MCP tool call fell behind its thread's events; it stops following the turn"
+                    );
+                    route.overflowed.store(true, Ordering::Release);
+                    routes.threads.remove(&thread_id);
+                    match message {
+                        EngineMessage::Request { id, method, .. } => Some((id, method)),
+                        EngineMessage::Notification { .. } => None,
+                    }
+                }
+            }
         }
         (None, Some(id)) => {
             let key = id.as_str()?;

@@ -36,17 +36,17 @@ pub fn session_configured(started: &ThreadStartResponse) -> CodexEventMsg {
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default();
-    CodexEventMsg::SessionConfigured {
-        session_id: started.thread.session_id.clone(),
-        thread_id: started.thread.id.clone(),
-        model: started.model.clone(),
-        model_provider_id: started.model_provider.clone(),
-        approval_policy,
-        approvals_reviewer: reviewer,
-        permission_profile: serde_json::to_value(&started.sandbox).unwrap_or(Value::Null),
-        cwd: started.cwd.0.clone(),
-        rollout_path: started.thread.path.clone(),
-    }
+    CodexEventMsg::session_configured()
+        .session_id(started.thread.session_id.clone())
+        .thread_id(started.thread.id.clone())
+        .model(started.model.clone())
+        .model_provider_id(started.model_provider.clone())
+        .approval_policy(approval_policy)
+        .approvals_reviewer(reviewer)
+        .permission_profile(serde_json::to_value(&started.sandbox).unwrap_or(Value::Null))
+        .cwd(started.cwd.0.clone())
+        .maybe_rollout_path(started.thread.path.clone())
+        .build()
 }
 
 /// How a turn ended, as the tool result reports it.
@@ -79,21 +79,22 @@ fn parse<T: DeserializeOwned>(method: &str, params: Value) -> Option<T> {
 }
 
 fn usage(breakdown: &TokenUsageBreakdown) -> CodexTokenUsage {
-    CodexTokenUsage {
-        input_tokens: breakdown.input_tokens,
-        cached_input_tokens: breakdown.cached_input_tokens,
-        cache_write_input_tokens: breakdown.cache_write_input_tokens,
-        output_tokens: breakdown.output_tokens,
-        reasoning_output_tokens: breakdown.reasoning_output_tokens,
-        total_tokens: breakdown.total_tokens,
-    }
+    CodexTokenUsage::builder()
+        .input_tokens(breakdown.input_tokens)
+        .cached_input_tokens(breakdown.cached_input_tokens)
+        .cache_write_input_tokens(breakdown.cache_write_input_tokens)
+        .output_tokens(breakdown.output_tokens)
+        .reasoning_output_tokens(breakdown.reasoning_output_tokens)
+        .total_tokens(breakdown.total_tokens)
+        .build()
 }
 
 fn phase(phase: Option<&MessagePhase>) -> Option<CodexMessagePhase> {
-    phase.map(|phase| match phase {
-        MessagePhase::Commentary => CodexMessagePhase::Commentary,
-        MessagePhase::PartialAnswer => CodexMessagePhase::PartialAnswer,
-        MessagePhase::FinalAnswer => CodexMessagePhase::FinalAnswer,
+    phase.and_then(|phase| match phase {
+        MessagePhase::Commentary => Some(CodexMessagePhase::Commentary),
+        MessagePhase::PartialAnswer => Some(CodexMessagePhase::PartialAnswer),
+        MessagePhase::FinalAnswer => Some(CodexMessagePhase::FinalAnswer),
+        _ => None,
     })
 }
 
@@ -104,13 +105,16 @@ fn user_inputs(content: &[UserInput]) -> Vec<CodexUserInput> {
             UserInput::Text {
                 text,
                 text_elements,
-            } => CodexUserInput::Text {
-                text: text.clone(),
-                text_elements: text_elements
-                    .iter()
-                    .filter_map(|e| serde_json::to_value(e).ok())
-                    .collect(),
-            },
+                ..
+            } => CodexUserInput::text()
+                .text(text.clone())
+                .text_elements(
+                    text_elements
+                        .iter()
+                        .filter_map(|e| serde_json::to_value(e).ok())
+                        .collect(),
+                )
+                .build(),
             other => CodexUserInput::Other(serde_json::to_value(other).unwrap_or(Value::Null)),
         })
         .collect()
@@ -130,16 +134,18 @@ fn user_text(content: &[UserInput]) -> String {
 /// The item as an MCP host sees it: user and agent messages typed, anything else verbatim.
 fn turn_item(item: &ThreadItem, text_so_far: Option<&str>) -> CodexTurnItem {
     match &item.kind {
-        ThreadItemKind::UserMessage { id, content, .. } => CodexTurnItem::UserMessage {
-            id: id.clone(),
-            content: user_inputs(content),
-        },
-        ThreadItemKind::AgentMessage { id, text, .. } => CodexTurnItem::AgentMessage {
-            id: id.clone(),
-            content: vec![CodexAgentMessageContent::Text {
-                text: text_so_far.unwrap_or(text).to_owned(),
-            }],
-        },
+        ThreadItemKind::UserMessage { id, content, .. } => CodexTurnItem::user_message()
+            .id(id.clone())
+            .content(user_inputs(content))
+            .build(),
+        ThreadItemKind::AgentMessage { id, text, .. } => CodexTurnItem::agent_message()
+            .id(id.clone())
+            .content(vec![
+                CodexAgentMessageContent::text()
+                    .text(text_so_far.unwrap_or(text).to_owned())
+                    .build(),
+            ])
+            .build(),
         _ => CodexTurnItem::Other(serde_json::to_value(item).unwrap_or(Value::Null)),
     }
 }
@@ -194,12 +200,13 @@ impl TurnTranslator {
                 if let Some(n) = parse::<TurnStartedNotification>(method, params)
                     && mine(&n.turn.id)
                 {
-                    events.push(CodexEventMsg::TaskStarted {
-                        turn_id: n.turn.id,
-                        started_at: n.turn.started_at.unwrap_or(now_ms() / 1000),
-                        model_context_window: None,
-                        collaboration_mode_kind: "default".to_owned(),
-                    });
+                    events.push(
+                        CodexEventMsg::task_started()
+                            .turn_id(n.turn.id)
+                            .started_at(n.turn.started_at.unwrap_or(now_ms() / 1000))
+                            .collaboration_mode_kind("default".to_owned())
+                            .build(),
+                    );
                 }
             }
             ItemStarted::NAME => {
@@ -215,12 +222,14 @@ impl TurnTranslator {
                         }
                         _ => {}
                     }
-                    events.push(CodexEventMsg::ItemStarted {
-                        item: turn_item(&n.item, Some("")),
-                        thread_id: n.thread_id,
-                        turn_id: n.turn_id,
-                        started_at_ms: n.started_at_ms,
-                    });
+                    events.push(
+                        CodexEventMsg::item_started()
+                            .item(turn_item(&n.item, Some("")))
+                            .thread_id(n.thread_id)
+                            .turn_id(n.turn_id)
+                            .started_at_ms(n.started_at_ms)
+                            .build(),
+                    );
                 }
             }
             ItemCompleted::NAME => {
@@ -234,12 +243,14 @@ impl TurnTranslator {
                 if let Some(n) = parse::<AgentMessageDeltaNotification>(method, params)
                     && mine(&n.turn_id)
                 {
-                    events.push(CodexEventMsg::AgentMessageContentDelta {
-                        thread_id: n.thread_id,
-                        turn_id: n.turn_id,
-                        item_id: n.item_id,
-                        delta: n.delta,
-                    });
+                    events.push(
+                        CodexEventMsg::agent_message_content_delta()
+                            .thread_id(n.thread_id)
+                            .turn_id(n.turn_id)
+                            .item_id(n.item_id)
+                            .delta(n.delta)
+                            .build(),
+                    );
                 }
             }
             ReasoningSummaryTextDelta::NAME => {
@@ -257,19 +268,22 @@ impl TurnTranslator {
                 if let Some(n) = parse::<ThreadTokenUsageUpdatedNotification>(method, params)
                     && mine(&n.turn_id)
                 {
-                    events.push(CodexEventMsg::TokenCount {
-                        info: Some(CodexTokenUsageInfo {
-                            total_token_usage: usage(&n.token_usage.total),
-                            last_token_usage: usage(&n.token_usage.last),
-                            model_context_window: n.token_usage.model_context_window,
-                        }),
-                        rate_limits: None,
-                    });
+                    events.push(
+                        CodexEventMsg::token_count()
+                            .info(
+                                CodexTokenUsageInfo::builder()
+                                    .total_token_usage(usage(&n.token_usage.total))
+                                    .last_token_usage(usage(&n.token_usage.last))
+                                    .maybe_model_context_window(n.token_usage.model_context_window)
+                                    .build(),
+                            )
+                            .build(),
+                    );
                 }
             }
             Warning::NAME => {
                 if let Some(n) = parse::<WarningNotification>(method, params) {
-                    events.push(CodexEventMsg::Warning { message: n.message });
+                    events.push(CodexEventMsg::warning().message(n.message).build());
                 }
             }
             ErrorEvent::NAME => {
@@ -304,35 +318,35 @@ impl TurnTranslator {
     fn item_completed(&mut self, n: ItemCompletedNotification, events: &mut Vec<CodexEventMsg>) {
         let started_at_ms = n.item.started_at_ms.unwrap_or(n.completed_at_ms);
         let follow_up = match &n.item.kind {
-            ThreadItemKind::UserMessage { content, .. } => Some(CodexEventMsg::UserMessage {
-                message: user_text(content),
-                images: Vec::new(),
-                local_images: Vec::new(),
-                audio: Vec::new(),
-                local_audio: Vec::new(),
-                text_elements: Vec::new(),
-            }),
+            ThreadItemKind::UserMessage { content, .. } => Some(
+                CodexEventMsg::user_message()
+                    .message(user_text(content))
+                    .build(),
+            ),
             ThreadItemKind::AgentMessage {
                 text,
                 phase: message_phase,
                 ..
             } => {
                 self.last_agent_message = Some(text.clone());
-                Some(CodexEventMsg::AgentMessage {
-                    message: text.clone(),
-                    phase: phase(message_phase.as_ref()),
-                    memory_citation: None,
-                })
+                Some(
+                    CodexEventMsg::agent_message()
+                        .message(text.clone())
+                        .maybe_phase(phase(message_phase.as_ref()))
+                        .build(),
+                )
             }
             _ => None,
         };
-        events.push(CodexEventMsg::ItemCompleted {
-            item: turn_item(&n.item, None),
-            thread_id: n.thread_id,
-            turn_id: n.turn_id,
-            started_at_ms,
-            completed_at_ms: n.completed_at_ms,
-        });
+        events.push(
+            CodexEventMsg::item_completed()
+                .item(turn_item(&n.item, None))
+                .thread_id(n.thread_id)
+                .turn_id(n.turn_id)
+                .started_at_ms(started_at_ms)
+                .completed_at_ms(n.completed_at_ms)
+                .build(),
+        );
         events.extend(follow_up);
     }
 
@@ -352,16 +366,18 @@ impl TurnTranslator {
                 })));
                 TurnOutcome::Interrupted
             }
-            TurnStatus::Completed | TurnStatus::Failed | TurnStatus::InProgress => {
+            // Completed, failed, in progress, or a status this server does not know.
+            _ => {
                 let completed_at = turn.completed_at.unwrap_or(now_ms() / 1000);
-                events.push(CodexEventMsg::TaskComplete {
-                    turn_id: turn.id.clone(),
-                    last_agent_message: last.clone(),
-                    started_at: turn.started_at.unwrap_or(completed_at),
-                    completed_at,
-                    duration_ms: turn.duration_ms.unwrap_or(0),
-                    time_to_first_token_ms: None,
-                });
+                events.push(
+                    CodexEventMsg::task_complete()
+                        .turn_id(turn.id.clone())
+                        .maybe_last_agent_message(last.clone())
+                        .started_at(turn.started_at.unwrap_or(completed_at))
+                        .completed_at(completed_at)
+                        .duration_ms(turn.duration_ms.unwrap_or(0))
+                        .build(),
+                );
                 if turn.status == TurnStatus::Failed {
                     let reason = turn
                         .error

@@ -108,15 +108,18 @@ impl CodexMcpServer {
         let client = context
             .peer
             .peer_info()
-            .map(|info| ClientInfo {
-                name: info.client_info.name.clone(),
-                title: info.client_info.title.clone(),
-                version: info.client_info.version.clone(),
+            .map(|info| {
+                ClientInfo::builder()
+                    .name(info.client_info.name.clone())
+                    .maybe_title(info.client_info.title.clone())
+                    .version(info.client_info.version.clone())
+                    .build()
             })
-            .unwrap_or_else(|| ClientInfo {
-                name: "mcp-host".to_owned(),
-                title: None,
-                version: "0".to_owned(),
+            .unwrap_or_else(|| {
+                ClientInfo::builder()
+                    .name("mcp-host".to_owned())
+                    .version("0".to_owned())
+                    .build()
             });
         self.session
             .link

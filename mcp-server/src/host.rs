@@ -31,14 +31,16 @@ impl Host {
     /// Sends one `codex/event` about `thread_id`; `id` is the turn's (empty for events of the
     /// session itself). A host that has gone away is not an error: the turn runs to its end.
     pub async fn event(&self, thread_id: &str, id: &str, msg: CodexEventMsg) {
-        let params = CodexEventNotificationParams {
-            meta: CodexEventMeta {
-                request_id: self.request_id.clone(),
-                thread_id: Some(thread_id.to_owned()),
-            },
-            id: id.to_owned(),
-            msg,
-        };
+        let params = CodexEventNotificationParams::builder()
+            .meta(
+                CodexEventMeta::builder()
+                    .request_id(self.request_id.clone())
+                    .thread_id(thread_id.to_owned())
+                    .build(),
+            )
+            .id(id.to_owned())
+            .msg(msg)
+            .build();
         let params = match serde_json::to_value(&params) {
             Ok(params) => params,
             Err(e) => {

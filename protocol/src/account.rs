@@ -16,12 +16,14 @@ use crate::*;
 /// The account the server is signed in with; `type` tells the kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum Account {
     /// Signed in with an OpenAI API key.
     ApiKey,
     /// Signed in with a ChatGPT account.
     #[serde(rename_all = "camelCase")]
     #[schemars(transform = chatgpt_account_required_nullable)]
+    #[non_exhaustive]
     Chatgpt {
         /// The user's email address; always present, `null` when the sign-in did not reveal it.
         email: Option<String>,
@@ -33,6 +35,7 @@ pub enum Account {
     },
     /// Using models hosted on Amazon Bedrock.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     AmazonBedrock {
         /// `true` when the server stores the AWS credentials itself (given through
         /// `account/login/start`); `false`, also when absent, when they come from the
@@ -44,9 +47,37 @@ pub enum Account {
     Gcp,
 }
 
+#[bon::bon]
+impl Account {
+    /// Starts building [`Account::Chatgpt`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn chatgpt(
+        email: Option<String>,
+        plan_type: PlanType,
+        workspace_name: Option<String>,
+    ) -> Self {
+        Self::Chatgpt {
+            email,
+            plan_type,
+            workspace_name,
+        }
+    }
+
+    /// Starts building [`Account::AmazonBedrock`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn amazon_bedrock(#[builder(default)] uses_codex_managed_credentials: bool) -> Self {
+        Self::AmazonBedrock {
+            uses_codex_managed_credentials,
+        }
+    }
+}
+
 /// Params of `account/login/completed`: a sign-in attempt finished.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct AccountLoginCompletedNotification {
     /// The `loginId` returned by `account/login/start`; `null` for sign-ins that have none
     /// (API key).
@@ -66,6 +97,7 @@ pub struct AccountLoginCompletedNotification {
 /// Why `account/updated` was sent when it was not a sign-in or sign-out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum AccountUpdateReason {
     /// The server finished discovering which workspace to route requests to, for the same
     /// signed-in user.
@@ -77,6 +109,10 @@ pub enum AccountUpdateReason {
 /// Params of `account/updated`: the sign-in state changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct AccountUpdatedNotification {
     /// How the server is now authenticated; `null` after signing out.
     #[serde(default)]
@@ -92,6 +128,7 @@ pub struct AccountUpdatedNotification {
 /// How the server authenticates to the model provider.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum AuthMode {
     /// An OpenAI API key the user gave, stored by the server.
     Apikey,
@@ -115,6 +152,9 @@ pub enum AuthMode {
 /// Params of `account/login/cancel`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CancelLoginAccountParams {
     /// The `loginId` returned by `account/login/start` for the sign-in to abandon.
     pub login_id: String,
@@ -123,6 +163,9 @@ pub struct CancelLoginAccountParams {
 /// Result of `account/login/cancel`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CancelLoginAccountResponse {
     /// Whether a pending sign-in was found and stopped.
     pub status: CancelLoginAccountStatus,
@@ -131,6 +174,7 @@ pub struct CancelLoginAccountResponse {
 /// Outcome of `account/login/cancel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CancelLoginAccountStatus {
     /// The sign-in was pending and has been stopped.
     Canceled,
@@ -141,6 +185,9 @@ pub enum CancelLoginAccountStatus {
 /// The account's credit balance, as part of a rate-limit snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CreditsSnapshot {
     /// Whether any credits are left to spend.
     pub has_credits: bool,
@@ -154,6 +201,7 @@ pub struct CreditsSnapshot {
 /// Security-research access program a model can be used under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CyberAccessProgram {
     /// The ordinary treatment, without a special program.
     Standard,
@@ -166,6 +214,7 @@ pub enum CyberAccessProgram {
 /// The `forced_chatgpt_workspace_id` setting: one workspace id, or several.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ForcedChatgptWorkspaceIds {
     /// A single workspace id, written as a plain string.
     Text(String),
@@ -176,6 +225,7 @@ pub enum ForcedChatgptWorkspaceIds {
 /// The `forced_login_method` setting: the only way users may sign in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ForcedLoginMethod {
     /// Only ChatGPT sign-in is allowed.
     Chatgpt,
@@ -186,6 +236,10 @@ pub enum ForcedLoginMethod {
 /// Params of `account/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct GetAccountParams {
     /// `true` refreshes the stored ChatGPT tokens before answering (ignored when the host
     /// application supplies the tokens); absent means `false`.
@@ -198,6 +252,9 @@ pub struct GetAccountParams {
 /// Result of `account/rateLimits/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct GetAccountRateLimitsResponse {
     /// The account the figures belong to; `null` when the backend does not say.
     #[serde(default)]
@@ -226,6 +283,9 @@ pub struct GetAccountRateLimitsResponse {
 /// Result of `account/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct GetAccountResponse {
     /// The signed-in account; `null` when not signed in.
     #[serde(default)]
@@ -242,6 +302,7 @@ pub struct GetAccountResponse {
 /// What a wellbeing-helpline notice on an agent message refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum HelplineSubject {
     /// The notice is about the agent's answer.
     Answer,
@@ -252,15 +313,18 @@ pub enum HelplineSubject {
 /// Params of `account/login/start`: how to sign in; `type` tells the method.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum LoginAccountParams {
     /// Sign in with an OpenAI API key; completes immediately.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ApiKey {
         /// The API key (`sk-…`); the server stores it.
         api_key: String,
     },
     /// Sign in with ChatGPT in a browser; the answer carries the URL to open.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Chatgpt {
         /// Which product's sign-in pages to show; absent or `null` uses the server default.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -283,6 +347,7 @@ pub enum LoginAccountParams {
     /// Hand over ChatGPT tokens the host application obtained itself; the server keeps them in
     /// memory and never refreshes them (internal use).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ChatgptAuthTokens {
         /// The ChatGPT workspace (account) the tokens belong to.
         chatgpt_account_id: String,
@@ -296,6 +361,7 @@ pub enum LoginAccountParams {
     },
     /// Use Amazon Bedrock with an API key (experimental).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     AmazonBedrock {
         /// The Bedrock API key; the server stores it.
         api_key: String,
@@ -304,6 +370,7 @@ pub enum LoginAccountParams {
     },
     /// Use Amazon Bedrock with AWS access keys (experimental).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     AmazonBedrockAccessKeys {
         /// AWS region to call, e.g. `us-east-1`.
         region: String,
@@ -318,15 +385,76 @@ pub enum LoginAccountParams {
     },
 }
 
+#[bon::bon]
+impl LoginAccountParams {
+    /// Starts building [`LoginAccountParams::ApiKey`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn api_key(api_key: String) -> Self {
+        Self::ApiKey { api_key }
+    }
+
+    /// Starts building [`LoginAccountParams::Chatgpt`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn chatgpt(
+        app_brand: Option<LoginAppBrand>,
+        codex_streamlined_login: Option<bool>,
+        use_hosted_login_success_page: Option<bool>,
+    ) -> Self {
+        Self::Chatgpt {
+            app_brand,
+            codex_streamlined_login,
+            use_hosted_login_success_page,
+        }
+    }
+
+    /// Starts building [`LoginAccountParams::ChatgptAuthTokens`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn chatgpt_auth_tokens(
+        chatgpt_account_id: String,
+        access_token: String,
+        chatgpt_plan_type: Option<String>,
+    ) -> Self {
+        Self::ChatgptAuthTokens {
+            chatgpt_account_id,
+            access_token,
+            chatgpt_plan_type,
+        }
+    }
+
+    /// Starts building [`LoginAccountParams::AmazonBedrock`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn amazon_bedrock(api_key: String, region: String) -> Self {
+        Self::AmazonBedrock { api_key, region }
+    }
+
+    /// Starts building [`LoginAccountParams::AmazonBedrockAccessKeys`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn amazon_bedrock_access_keys(
+        region: String,
+        access_key_id: String,
+        secret_access_key: String,
+        session_token: Option<String>,
+    ) -> Self {
+        Self::AmazonBedrockAccessKeys {
+            region,
+            access_key_id,
+            secret_access_key,
+            session_token,
+        }
+    }
+}
+
 /// Result of `account/login/start`; `type` matches the params. Browser and device-code
 /// sign-ins finish later with `account/login/completed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum LoginAccountResponse {
     /// The API key was accepted.
     ApiKey,
     /// A browser sign-in is waiting for the user.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Chatgpt {
         /// Id of the pending sign-in, for `account/login/cancel` and `account/login/completed`.
         login_id: String,
@@ -335,6 +463,7 @@ pub enum LoginAccountResponse {
     },
     /// A device-code sign-in is waiting for the user.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ChatgptDeviceCode {
         /// Id of the pending sign-in, for `account/login/cancel` and `account/login/completed`.
         login_id: String,
@@ -349,9 +478,33 @@ pub enum LoginAccountResponse {
     AmazonBedrock,
 }
 
+#[bon::bon]
+impl LoginAccountResponse {
+    /// Starts building [`LoginAccountResponse::Chatgpt`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn chatgpt(login_id: String, auth_url: String) -> Self {
+        Self::Chatgpt { login_id, auth_url }
+    }
+
+    /// Starts building [`LoginAccountResponse::ChatgptDeviceCode`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn chatgpt_device_code(
+        login_id: String,
+        verification_url: String,
+        user_code: String,
+    ) -> Self {
+        Self::ChatgptDeviceCode {
+            login_id,
+            verification_url,
+            user_code,
+        }
+    }
+}
+
 /// Whose branding the ChatGPT sign-in pages show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum LoginAppBrand {
     /// Codex branding.
     Codex,
@@ -362,11 +515,15 @@ pub enum LoginAppBrand {
 /// Result of `account/logout`: an empty object. `account/updated` follows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct LogoutAccountResponse {}
 
 /// The ChatGPT plan of an account; unrecognised plans arrive as `unknown`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum PlanType {
     /// ChatGPT Free.
     Free,
@@ -413,6 +570,7 @@ pub enum PlanType {
 /// Which limit stopped the account, when one did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RateLimitReachedType {
     /// The user's own rate-limit window is used up.
     RateLimitReached,
@@ -429,6 +587,9 @@ pub enum RateLimitReachedType {
 /// A credit that, once redeemed, resets the account's rate limits early.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct RateLimitResetCredit {
     /// The backend's opaque id of the credit.
     pub id: String,
@@ -452,6 +613,7 @@ pub struct RateLimitResetCredit {
 /// Life-cycle state of a rate-limit reset credit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum RateLimitResetCreditStatus {
     /// Can be redeemed.
     Available,
@@ -466,6 +628,9 @@ pub enum RateLimitResetCreditStatus {
 /// The account's rate-limit reset credits.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct RateLimitResetCreditsSummary {
     /// How many credits can be redeemed now.
     pub available_count: i64,
@@ -479,6 +644,7 @@ pub struct RateLimitResetCreditsSummary {
 /// Which limits a reset credit resets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum RateLimitResetType {
     /// The Codex usage windows.
     CodexRateLimits,
@@ -489,6 +655,10 @@ pub enum RateLimitResetType {
 /// Usage of one metered bucket: its windows, credits and spending caps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct RateLimitSnapshot {
     /// Id of the bucket, e.g. `codex`; `null` when not reported.
     #[serde(default)]
@@ -527,6 +697,9 @@ pub struct RateLimitSnapshot {
 /// One usage window of a rate limit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct RateLimitWindow {
     /// Share of the window's allowance used so far, in percent (0–100).
     pub used_percent: i32,
@@ -541,6 +714,9 @@ pub struct RateLimitWindow {
 /// A spending cap an administrator set for the user, and how much of it is used.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct SpendControlLimitSnapshot {
     /// Amount spent in the current period, as a decimal string.
     pub used: String,
@@ -555,6 +731,7 @@ pub struct SpendControlLimitSnapshot {
 /// Whether the client should run its trusted-contact safety check for a shown agent message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum TrustedContacts {
     /// Run the check.
     Check,
@@ -572,6 +749,9 @@ fn chatgpt_account_required_nullable(schema: &mut schemars::Schema) {
 /// left out.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct GetAccountRateLimitsParams {
     /// `true` skips looking up reset-credit details (cheap background polls); the count is
     /// still returned. Absent means `false`.

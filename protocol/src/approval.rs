@@ -15,6 +15,9 @@ use crate::*;
 /// Params of the legacy `applyPatchApproval` request: may the agent apply these file edits?
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ApplyPatchApprovalParams {
     /// The thread (legacy: conversation) the edits belong to.
     pub conversation_id: ThreadId,
@@ -22,6 +25,7 @@ pub struct ApplyPatchApprovalParams {
     /// same id.
     pub call_id: String,
     /// The proposed edits, keyed by file path.
+    #[builder(default)]
     pub file_changes: BTreeMap<String, FileChange>,
     /// Why the agent asks, e.g. because it needs to write outside the writable roots; `null`
     /// when it gives no reason.
@@ -36,6 +40,9 @@ pub struct ApplyPatchApprovalParams {
 /// Result of `applyPatchApproval`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ApplyPatchApprovalResponse {
     /// What the client decided about the edits.
     pub decision: ReviewDecision,
@@ -44,6 +51,7 @@ pub struct ApplyPatchApprovalResponse {
 /// Who answers a thread's approval requests (snake_case on the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ApprovalsReviewer {
     /// A person, through the approval requests the server sends the client; the default.
     User,
@@ -58,6 +66,7 @@ pub enum ApprovalsReviewer {
 /// kebab-case strings; the fine-grained one is `{"granular": {…}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum AskForApproval {
     /// Ask before any command that is not known to be harmless.
     Untrusted,
@@ -67,6 +76,7 @@ pub enum AskForApproval {
     Never,
     /// Per kind of prompt: `true` lets that kind reach the reviewer, `false` refuses such
     /// requests without asking. The inner keys are snake_case.
+    #[non_exhaustive]
     Granular {
         /// Requests to run a command outside the sandbox.
         #[serde(rename = "sandbox_approval")]
@@ -87,16 +97,39 @@ pub enum AskForApproval {
     },
 }
 
+#[bon::bon]
+impl AskForApproval {
+    /// Starts building [`AskForApproval::Granular`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn granular(
+        sandbox_approval: bool,
+        rules: bool,
+        mcp_elicitations: bool,
+        #[builder(default)] request_permissions: bool,
+        #[builder(default)] skill_approval: bool,
+    ) -> Self {
+        Self::Granular {
+            sandbox_approval,
+            rules,
+            mcp_elicitations,
+            request_permissions,
+            skill_approval,
+        }
+    }
+}
+
 /// The client's answer to `item/commandExecution/requestApproval`. The plain answers are
 /// strings; the two that save a rule are single-key objects.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CommandExecutionApprovalDecision {
     /// Run the command, this time only.
     Accept,
     /// Run it, and run requests the session would treat as the same without asking again.
     AcceptForSession,
     /// Run it, and save an exec-policy rule so that matching commands never need asking.
+    #[non_exhaustive]
     AcceptWithExecpolicyAmendment {
         /// The command prefix the rule allows, normally the request's
         /// `proposedExecpolicyAmendment`.
@@ -104,6 +137,7 @@ pub enum CommandExecutionApprovalDecision {
         execpolicy_amendment: Vec<String>,
     },
     /// Save an allow or deny rule for the host the command wants to reach.
+    #[non_exhaustive]
     ApplyNetworkPolicyAmendment {
         /// The rule, normally one of the request's `proposedNetworkPolicyAmendments`.
         #[serde(rename = "network_policy_amendment")]
@@ -115,11 +149,35 @@ pub enum CommandExecutionApprovalDecision {
     Cancel,
 }
 
+#[bon::bon]
+impl CommandExecutionApprovalDecision {
+    /// Starts building [`CommandExecutionApprovalDecision::AcceptWithExecpolicyAmendment`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn accept_with_execpolicy_amendment(
+        #[builder(default)] execpolicy_amendment: Vec<String>,
+    ) -> Self {
+        Self::AcceptWithExecpolicyAmendment {
+            execpolicy_amendment,
+        }
+    }
+
+    /// Starts building [`CommandExecutionApprovalDecision::ApplyNetworkPolicyAmendment`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn apply_network_policy_amendment(
+        network_policy_amendment: NetworkPolicyAmendment,
+    ) -> Self {
+        Self::ApplyNetworkPolicyAmendment {
+            network_policy_amendment,
+        }
+    }
+}
+
 /// What a command approval request is about.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS,
 )]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CommandExecutionApprovalKind {
     /// Starting a new command; assumed when the field is absent.
     #[default]
@@ -136,6 +194,9 @@ pub enum CommandExecutionApprovalKind {
 /// turn waits for the client's decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecutionRequestApprovalParams {
     /// Thread of the turn that waits.
     pub thread_id: String,
@@ -149,6 +210,7 @@ pub struct CommandExecutionRequestApprovalParams {
     pub approval_id: Option<String>,
     /// What is to be approved; absent (older servers) means `command`.
     #[serde(default)]
+    #[builder(default)]
     pub kind: CommandExecutionApprovalKind,
     /// The command line, for display; `null` when the server does not send it.
     #[serde(default)]
@@ -186,6 +248,9 @@ pub struct CommandExecutionRequestApprovalParams {
 /// Result of `item/commandExecution/requestApproval`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecutionRequestApprovalResponse {
     /// What the client decided about the command.
     pub decision: CommandExecutionApprovalDecision,
@@ -194,6 +259,9 @@ pub struct CommandExecutionRequestApprovalResponse {
 /// Params of the legacy `execCommandApproval` request: may the agent run this command?
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ExecCommandApprovalParams {
     /// The thread (legacy: conversation) the command belongs to.
     pub conversation_id: ThreadId,
@@ -204,10 +272,12 @@ pub struct ExecCommandApprovalParams {
     #[serde(default)]
     pub approval_id: Option<String>,
     /// The command as an argv array.
+    #[builder(default)]
     pub command: Vec<String>,
     /// Directory the command would run in.
     pub cwd: String,
     /// Best-effort breakdown of what the command does, for display.
+    #[builder(default)]
     pub parsed_cmd: Vec<ParsedCommand>,
     /// Why the agent asks; `null` when it gives no reason.
     #[serde(default)]
@@ -217,6 +287,9 @@ pub struct ExecCommandApprovalParams {
 /// Result of `execCommandApproval`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ExecCommandApprovalResponse {
     /// What the client decided about the command.
     pub decision: ReviewDecision,
@@ -226,21 +299,25 @@ pub struct ExecCommandApprovalResponse {
 /// `update` are snake_case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum FileChange {
     /// Create the file.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Add {
         /// Full text of the new file.
         content: String,
     },
     /// Remove the file.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Delete {
         /// Text of the file being removed.
         content: String,
     },
     /// Change the file's text, and possibly move it.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Update {
         /// The change as a unified diff.
         #[serde(rename = "unified_diff")]
@@ -251,9 +328,34 @@ pub enum FileChange {
     },
 }
 
+#[bon::bon]
+impl FileChange {
+    /// Starts building [`FileChange::Add`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn add(content: String) -> Self {
+        Self::Add { content }
+    }
+
+    /// Starts building [`FileChange::Delete`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn delete(content: String) -> Self {
+        Self::Delete { content }
+    }
+
+    /// Starts building [`FileChange::Update`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn update(unified_diff: String, move_path: Option<String>) -> Self {
+        Self::Update {
+            unified_diff,
+            move_path,
+        }
+    }
+}
+
 /// The client's answer to `item/fileChange/requestApproval`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum FileChangeApprovalDecision {
     /// Apply the changes, this time only.
     Accept,
@@ -269,6 +371,9 @@ pub enum FileChangeApprovalDecision {
 /// waits for the client's decision. The changes themselves are on the item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FileChangeRequestApprovalParams {
     /// Thread of the turn that waits.
     pub thread_id: String,
@@ -291,6 +396,9 @@ pub struct FileChangeRequestApprovalParams {
 /// Result of `item/fileChange/requestApproval`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FileChangeRequestApprovalResponse {
     /// What the client decided about the changes.
     pub decision: FileChangeApprovalDecision,
@@ -299,6 +407,9 @@ pub struct FileChangeRequestApprovalResponse {
 /// The network access a command approval is about.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct NetworkApprovalContext {
     /// Host name the command tried to reach.
     pub host: String,
@@ -309,6 +420,7 @@ pub struct NetworkApprovalContext {
 /// Protocol of a network connection that needs approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum NetworkApprovalProtocol {
     /// Plain HTTP.
     Http,
@@ -323,6 +435,9 @@ pub enum NetworkApprovalProtocol {
 /// A lasting network rule for one host, proposed by the server or chosen by the client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct NetworkPolicyAmendment {
     /// Host name the rule is for.
     pub host: String,
@@ -333,6 +448,7 @@ pub struct NetworkPolicyAmendment {
 /// What a network rule does with connections to its host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum NetworkPolicyRuleAction {
     /// Let them through without asking.
     Allow,
@@ -344,9 +460,11 @@ pub enum NetworkPolicyRuleAction {
 /// `type` (snake_case).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ParsedCommand {
     /// Prints or reads a file.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Read {
         /// The part of the command line that does this.
         cmd: String,
@@ -358,6 +476,7 @@ pub enum ParsedCommand {
     },
     /// Lists a directory.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ListFiles {
         /// The part of the command line that does this.
         cmd: String,
@@ -367,6 +486,7 @@ pub enum ParsedCommand {
     },
     /// Searches file names or contents.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Search {
         /// The part of the command line that does this.
         cmd: String,
@@ -379,20 +499,50 @@ pub enum ParsedCommand {
     },
     /// Anything the server could not classify.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Unknown {
         /// The command text.
         cmd: String,
     },
 }
 
+#[bon::bon]
+impl ParsedCommand {
+    /// Starts building [`ParsedCommand::Read`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn read(cmd: String, name: String, path: String) -> Self {
+        Self::Read { cmd, name, path }
+    }
+
+    /// Starts building [`ParsedCommand::ListFiles`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn list_files(cmd: String, path: Option<String>) -> Self {
+        Self::ListFiles { cmd, path }
+    }
+
+    /// Starts building [`ParsedCommand::Search`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn search(cmd: String, query: Option<String>, path: Option<String>) -> Self {
+        Self::Search { cmd, query, path }
+    }
+
+    /// Starts building [`ParsedCommand::Unknown`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn unknown(cmd: String) -> Self {
+        Self::Unknown { cmd }
+    }
+}
+
 /// The client's answer to the legacy `execCommandApproval` and `applyPatchApproval` requests.
 /// The plain answers are snake_case strings; the others are single-key objects.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ReviewDecision {
     /// Go ahead, this time only.
     Approved,
     /// Go ahead, and save an exec-policy rule so that matching commands never need asking.
+    #[non_exhaustive]
     ApprovedExecpolicyAmendment {
         /// The command prefix the rule allows.
         #[serde(rename = "proposed_execpolicy_amendment")]
@@ -404,12 +554,14 @@ pub enum ReviewDecision {
     /// sessions too.
     ApprovedMcpPolicyAmendment,
     /// Save an allow or deny rule for the host the command wants to reach.
+    #[non_exhaustive]
     NetworkPolicyAmendment {
         /// The rule to save.
         #[serde(rename = "network_policy_amendment")]
         network_policy_amendment: NetworkPolicyAmendment,
     },
     /// Refuse; the agent carries on and may try another way.
+    #[non_exhaustive]
     Denied {
         /// Explanation handed back to the agent.
         rejection: String,
@@ -418,6 +570,33 @@ pub enum ReviewDecision {
     TimedOut,
     /// Refuse, and stop: the agent does nothing more until the user's next message.
     Abort,
+}
+
+#[bon::bon]
+impl ReviewDecision {
+    /// Starts building [`ReviewDecision::ApprovedExecpolicyAmendment`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn approved_execpolicy_amendment(
+        #[builder(default)] proposed_execpolicy_amendment: Vec<String>,
+    ) -> Self {
+        Self::ApprovedExecpolicyAmendment {
+            proposed_execpolicy_amendment,
+        }
+    }
+
+    /// Starts building [`ReviewDecision::NetworkPolicyAmendment`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn network_policy_amendment(network_policy_amendment: NetworkPolicyAmendment) -> Self {
+        Self::NetworkPolicyAmendment {
+            network_policy_amendment,
+        }
+    }
+
+    /// Starts building [`ReviewDecision::Denied`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn denied(rejection: String) -> Self {
+        Self::Denied { rejection }
+    }
 }
 
 #[cfg(test)]

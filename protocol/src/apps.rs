@@ -12,6 +12,9 @@ use ts_rs::TS;
 /// Publisher details of an app, for its directory page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct AppBranding {
     /// Who makes the app; `null` when not given.
     #[serde(default)]
@@ -35,6 +38,9 @@ pub struct AppBranding {
 /// One app as listed by `app/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct AppInfo {
     /// The connector id; mention the app in input as `app://<id>`.
     pub id: String,
@@ -46,10 +52,12 @@ pub struct AppInfo {
     /// Whether the user has connected the app so the agent can use it now; absent means
     /// `false`.
     #[serde(default)]
+    #[builder(default)]
     pub is_accessible: bool,
     /// Whether the app is switched on in the configuration (`[apps.<id>] enabled`); absent
     /// means `true`.
     #[serde(default = "crate::serde_util::default_true")]
+    #[builder(default = crate::serde_util::default_true())]
     pub is_enabled: bool,
     /// Page where the user installs or connects the app; `null` when there is none.
     #[serde(default)]
@@ -81,12 +89,17 @@ pub struct AppInfo {
     /// Display names of the installed plugins that bundle this app; empty (or absent) when none
     /// do.
     #[serde(default)]
+    #[builder(default)]
     pub plugin_display_names: Vec<String>,
 }
 
 /// An app's directory listing; every field is `null` when the directory does not give it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct AppMetadata {
     /// Who makes the app.
     #[serde(default)]
@@ -126,6 +139,9 @@ pub struct AppMetadata {
 /// The directory's review of an app.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct AppReview {
     /// Review state as the directory reports it (an opaque string).
     pub status: String,
@@ -134,6 +150,9 @@ pub struct AppReview {
 /// A screenshot on an app's directory page, showing the result of an example prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct AppScreenshot {
     /// The example prompt the screenshot illustrates.
     pub user_prompt: String,
@@ -148,6 +167,10 @@ pub struct AppScreenshot {
 /// Params of `app/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct AppsListParams {
     /// Thread whose configuration decides whether apps are enabled at all; absent uses the
     /// current global configuration.
@@ -172,8 +195,13 @@ pub struct AppsListParams {
 /// Result of `app/list`: one page of apps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct AppsListResponse {
     /// The apps on this page.
+    #[builder(default)]
     pub data: Vec<AppInfo>,
     /// Pass as `cursor` to get the next page; `null` on the last page.
     #[serde(default)]

@@ -20,9 +20,11 @@ use crate::*;
 /// discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum DynamicToolSpec {
     /// One callable function.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Function {
         /// The function name the model calls.
         name: String,
@@ -39,6 +41,7 @@ pub enum DynamicToolSpec {
     },
     /// A named group of functions.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Namespace {
         /// The group's name.
         name: String,
@@ -49,12 +52,47 @@ pub enum DynamicToolSpec {
     },
 }
 
+#[bon::bon]
+impl DynamicToolSpec {
+    /// Starts building [`DynamicToolSpec::Function`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn function(
+        name: String,
+        description: String,
+        input_schema: serde_json::Value,
+        defer_loading: Option<bool>,
+    ) -> Self {
+        Self::Function {
+            name,
+            description,
+            input_schema,
+            defer_loading,
+        }
+    }
+
+    /// Starts building [`DynamicToolSpec::Namespace`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn namespace(
+        name: String,
+        description: String,
+        #[builder(default)] tools: Vec<DynamicToolNamespaceTool>,
+    ) -> Self {
+        Self::Namespace {
+            name,
+            description,
+            tools,
+        }
+    }
+}
+
 /// One function of a [`DynamicToolSpec::Namespace`]; discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum DynamicToolNamespaceTool {
     /// One callable function.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Function {
         /// The function name, unique within its namespace.
         name: String,
@@ -71,9 +109,31 @@ pub enum DynamicToolNamespaceTool {
     },
 }
 
+#[bon::bon]
+impl DynamicToolNamespaceTool {
+    /// Starts building [`DynamicToolNamespaceTool::Function`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn function(
+        name: String,
+        description: String,
+        input_schema: serde_json::Value,
+        defer_loading: Option<bool>,
+    ) -> Self {
+        Self::Function {
+            name,
+            description,
+            input_schema,
+            defer_loading,
+        }
+    }
+}
+
 /// Params of `item/tool/call`: run this call of a dynamic tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct DynamicToolCallParams {
     /// Thread of the turn that waits.
     pub thread_id: String,
@@ -93,8 +153,12 @@ pub struct DynamicToolCallParams {
 /// Result of `item/tool/call`: what the tool produced for the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct DynamicToolCallResponse {
     /// The content passed back to the model, in order.
+    #[builder(default)]
     pub content_items: Vec<DynamicToolCallOutputContentItem>,
     /// Whether the tool did what was asked.
     pub success: bool,
@@ -103,6 +167,9 @@ pub struct DynamicToolCallResponse {
 /// Params of `item/tool/requestUserInput`: questions the model asks the user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ToolRequestUserInputParams {
     /// Thread of the turn that waits.
     pub thread_id: String,
@@ -111,6 +178,7 @@ pub struct ToolRequestUserInputParams {
     /// Id of the model's tool call that asks.
     pub item_id: String,
     /// The questions, in display order.
+    #[builder(default)]
     pub questions: Vec<ToolRequestUserInputQuestion>,
     /// Whether the turn waits for the answers (`true`) or goes on without them.
     pub is_blocking: bool,
@@ -123,6 +191,9 @@ pub struct ToolRequestUserInputParams {
 /// One question of a `item/tool/requestUserInput` request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ToolRequestUserInputQuestion {
     /// Id of the question; its answer is keyed by it.
     pub id: String,
@@ -132,9 +203,11 @@ pub struct ToolRequestUserInputQuestion {
     pub question: String,
     /// Whether the user may answer with free text besides the options.
     #[serde(default)]
+    #[builder(default)]
     pub is_other: bool,
     /// Whether the answer is secret (a password, a token) and should be hidden while typed.
     #[serde(default)]
+    #[builder(default)]
     pub is_secret: bool,
     /// The choices offered; `null` for a free-text question.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -145,6 +218,9 @@ pub struct ToolRequestUserInputQuestion {
 /// One choice offered by a question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ToolRequestUserInputOption {
     /// What the user picks.
     pub label: String,
@@ -155,16 +231,26 @@ pub struct ToolRequestUserInputOption {
 /// Result of `item/tool/requestUserInput`: the answers, keyed by question id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ToolRequestUserInputResponse {
     /// Answers by question id; a question left out was not answered.
+    #[builder(default)]
     pub answers: BTreeMap<String, ToolRequestUserInputAnswer>,
 }
 
 /// The user's answer to one question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ToolRequestUserInputAnswer {
     /// The chosen option labels and/or the typed text.
+    #[builder(default)]
     pub answers: Vec<String>,
 }
 

@@ -15,6 +15,9 @@ use crate::*;
 /// kills the process.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecOutputDeltaNotification {
     /// The `processId` the client gave in its `command/exec` request.
     pub process_id: String,
@@ -30,6 +33,7 @@ pub struct CommandExecOutputDeltaNotification {
 /// Which output stream of a `command/exec` process a chunk comes from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CommandExecOutputStream {
     /// Standard output; in `tty` mode all terminal output arrives here.
     Stdout,
@@ -41,6 +45,10 @@ pub enum CommandExecOutputStream {
 /// notification for it has been sent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct CommandExecParams {
     /// Id the client picks for the process, unique on this connection. Required for `tty`,
     /// `streamStdin` and `streamStdoutStderr`, and names the process in output notifications
@@ -50,6 +58,7 @@ pub struct CommandExecParams {
     pub process_id: Option<String>,
     /// The program and its arguments (argv), run directly rather than through a shell; must
     /// not be empty.
+    #[builder(default)]
     pub command: Vec<String>,
     /// Working directory; absent means the server's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,6 +120,9 @@ pub struct CommandExecParams {
 /// Result of `command/exec`, sent once the process has exited.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecResponse {
     /// The process's exit code.
     pub exit_code: i32,
@@ -123,6 +135,9 @@ pub struct CommandExecResponse {
 /// Size of a `command/exec` pseudo-terminal, in character cells.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecTerminalSize {
     /// Height, in lines.
     pub rows: u16,
@@ -134,6 +149,9 @@ pub struct CommandExecTerminalSize {
 /// an end-of-input, or both. The process must have been started with `streamStdin` or `tty`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecWriteParams {
     /// The `processId` this connection gave the process in `command/exec`.
     pub process_id: String,
@@ -150,12 +168,18 @@ pub struct CommandExecWriteParams {
 
 /// Result of `command/exec/write`: empty; the bytes were handed to the process.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecWriteResponse {}
 
 /// Params of `command/exec/terminate`: stop a running `command/exec` process. Its
 /// `command/exec` request then answers with the exit status the kill produced.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecTerminateParams {
     /// The `processId` this connection gave the process in `command/exec`.
     pub process_id: String,
@@ -163,12 +187,18 @@ pub struct CommandExecTerminateParams {
 
 /// Result of `command/exec/terminate`: empty; the process is being killed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecTerminateResponse {}
 
 /// Params of `command/exec/resize`: a new window size for the pseudo-terminal of a
 /// `command/exec` process started with `tty: true`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecResizeParams {
     /// The `processId` this connection gave the process in `command/exec`.
     pub process_id: String,
@@ -178,6 +208,9 @@ pub struct CommandExecResizeParams {
 
 /// Result of `command/exec/resize`: empty; the terminal has its new size.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecResizeResponse {}
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use crate::*;
 /// A yes/no permission entry in the browser-use and computer-use settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum AllowDenyRequirement {
     /// The action or target is permitted.
     Allow,
@@ -26,6 +27,10 @@ pub enum AllowDenyRequirement {
 /// The `[analytics]` table of the configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct AnalyticsConfig {
     /// Whether usage analytics are sent; `null` when the key is not set (the server default
     /// applies).
@@ -33,12 +38,14 @@ pub struct AnalyticsConfig {
     pub enabled: Option<bool>,
     /// Any other keys of the table, passed through unchanged.
     #[serde(flatten)]
+    #[builder(default)]
     pub extra: BTreeMap<String, serde_json::Value>,
 }
 
 /// Which tokens count towards `model_auto_compact_token_limit` when deciding to compact.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum AutoCompactTokenLimitScope {
     /// Everything in the model's context window is counted.
     Total,
@@ -49,6 +56,10 @@ pub enum AutoCompactTokenLimitScope {
 /// The `[browser_use]` table: what the agent's browser tool may do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct BrowserUseConfig {
     /// Whether the browser tool may read the browser's history; `null` when unset.
     #[serde(rename = "allow_history_access", default)]
@@ -65,6 +76,10 @@ pub struct BrowserUseConfig {
 /// policy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct BrowserUseOriginPolicyConfig {
     /// Whether pages of the origin may be opened at all.
     #[serde(default)]
@@ -83,6 +98,10 @@ pub struct BrowserUseOriginPolicyConfig {
 /// The `[computer_use]` table: which desktop applications the agent may operate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ComputerUseConfig {
     /// Decision for applications not listed per platform; `null` when unset.
     #[serde(rename = "default_app_access", default)]
@@ -98,6 +117,10 @@ pub struct ComputerUseConfig {
 /// Computer-use rules for macOS applications.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ComputerUseMacosConfig {
     /// Decision per application bundle id (e.g. `com.apple.Safari`); `null` when unset.
     #[serde(rename = "bundle_ids", default)]
@@ -107,6 +130,10 @@ pub struct ComputerUseMacosConfig {
 /// Computer-use rules for Windows applications.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ComputerUseWindowsConfig {
     /// Decision per Application User Model ID (packaged apps); `null` when unset.
     #[serde(default)]
@@ -119,6 +146,9 @@ pub struct ComputerUseWindowsConfig {
 /// One computer-use rule for a Windows executable, matched by its version-resource metadata.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ComputerUseWindowsExeConfig {
     /// Product name the executable must report.
     #[serde(rename = "product_name")]
@@ -139,6 +169,10 @@ pub struct ComputerUseWindowsExeConfig {
 /// it; keys this crate does not model are kept in `extra`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct Config {
     /// Default model slug for new threads (e.g. `gpt-6.2-sol`).
     #[serde(default)]
@@ -221,6 +255,7 @@ pub struct Config {
     /// Every other key of the effective configuration (`features`, `mcp_servers`, `profiles` …),
     /// passed through unchanged.
     #[serde(flatten)]
+    #[builder(default)]
     pub extra: BTreeMap<String, serde_json::Value>,
 }
 
@@ -228,8 +263,13 @@ pub struct Config {
 /// atomic write.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ConfigBatchWriteParams {
     /// The edits, applied in order; if one fails, nothing is written.
+    #[builder(default)]
     pub edits: Vec<ConfigEdit>,
     /// Absolute path of the file to edit; only the user's `config.toml` is accepted, which is
     /// also what absent means.
@@ -252,6 +292,9 @@ pub struct ConfigBatchWriteParams {
 /// One edit of a configuration file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ConfigEdit {
     /// Dotted path of the key to change, e.g. `model` or `tools.web_search.context_size`.
     pub key_path: String,
@@ -264,6 +307,9 @@ pub struct ConfigEdit {
 /// One configuration layer as read from its source.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ConfigLayer {
     /// Where the layer comes from.
     pub name: ConfigLayerSource,
@@ -280,6 +326,9 @@ pub struct ConfigLayer {
 /// Identifies a configuration layer without its contents.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ConfigLayerMetadata {
     /// Where the layer comes from.
     pub name: ConfigLayerSource,
@@ -290,15 +339,18 @@ pub struct ConfigLayerMetadata {
 /// Where a configuration layer comes from; `type` tells the kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ConfigLayerSource {
     /// Defaults shipped inside the installed package; lowest precedence.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     PackagedDefaults {
         /// Absolute path of the shipped defaults file.
         file: AbsolutePathBuf,
     },
     /// Settings pushed by device management (MDM managed preferences, macOS).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Mdm {
         /// Preferences domain the settings were read from.
         domain: String,
@@ -307,12 +359,14 @@ pub enum ConfigLayerSource {
     },
     /// The machine-wide configuration file maintained by administrators.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     System {
         /// Absolute path of that file; it may not exist.
         file: AbsolutePathBuf,
     },
     /// A layer delivered to the organisation from the cloud.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     EnterpriseManaged {
         /// Stable id of the delivered layer.
         id: String,
@@ -321,6 +375,7 @@ pub enum ConfigLayerSource {
     },
     /// The user's own `config.toml` under the Codex home directory: the only writable layer.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     User {
         /// Absolute path of the user's `config.toml`; it may not exist yet.
         file: AbsolutePathBuf,
@@ -331,6 +386,7 @@ pub enum ConfigLayerSource {
     },
     /// A `.codex/` folder of a project, between the working directory and the repository root.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Project {
         /// Absolute path of the `.codex/` folder.
         dot_codex_folder: AbsolutePathBuf,
@@ -339,6 +395,7 @@ pub enum ConfigLayerSource {
     SessionFlags,
     /// The deprecated `managed_config.toml`, read from a file.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     LegacyManagedConfigTomlFromFile {
         /// Absolute path of that file.
         file: AbsolutePathBuf,
@@ -347,9 +404,58 @@ pub enum ConfigLayerSource {
     LegacyManagedConfigTomlFromMdm,
 }
 
+#[bon::bon]
+impl ConfigLayerSource {
+    /// Starts building [`ConfigLayerSource::PackagedDefaults`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn packaged_defaults(file: AbsolutePathBuf) -> Self {
+        Self::PackagedDefaults { file }
+    }
+
+    /// Starts building [`ConfigLayerSource::Mdm`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn mdm(domain: String, key: String) -> Self {
+        Self::Mdm { domain, key }
+    }
+
+    /// Starts building [`ConfigLayerSource::System`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn system(file: AbsolutePathBuf) -> Self {
+        Self::System { file }
+    }
+
+    /// Starts building [`ConfigLayerSource::EnterpriseManaged`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn enterprise_managed(id: String, name: String) -> Self {
+        Self::EnterpriseManaged { id, name }
+    }
+
+    /// Starts building [`ConfigLayerSource::User`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn user(file: AbsolutePathBuf, profile: Option<String>) -> Self {
+        Self::User { file, profile }
+    }
+
+    /// Starts building [`ConfigLayerSource::Project`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn project(dot_codex_folder: AbsolutePathBuf) -> Self {
+        Self::Project { dot_codex_folder }
+    }
+
+    /// Starts building [`ConfigLayerSource::LegacyManagedConfigTomlFromFile`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn legacy_managed_config_toml_from_file(file: AbsolutePathBuf) -> Self {
+        Self::LegacyManagedConfigTomlFromFile { file }
+    }
+}
+
 /// Params of `config/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ConfigReadParams {
     /// Directory to resolve project layers (`.codex/` folders) from; absent reads the
     /// configuration without any project layer.
@@ -366,10 +472,14 @@ pub struct ConfigReadParams {
 /// Result of `config/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ConfigReadResponse {
     /// The merged configuration.
     pub config: Config,
     /// For each dotted key path that is set, the layer its effective value comes from.
+    #[builder(default)]
     pub origins: BTreeMap<String, ConfigLayerMetadata>,
     /// All layers, highest precedence first, including disabled ones; `null` unless
     /// `includeLayers` was `true`.
@@ -380,6 +490,9 @@ pub struct ConfigReadResponse {
 /// Params of `config/value/write`: one edit of the user's `config.toml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ConfigValueWriteParams {
     /// Dotted path of the key to change, e.g. `model` or `sandbox_workspace_write.network_access`.
     pub key_path: String,
@@ -402,6 +515,9 @@ pub struct ConfigValueWriteParams {
 /// Params of `configWarning`: a problem found while loading the configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ConfigWarningNotification {
     /// One-line description of the problem, suitable as a headline.
     pub summary: String,
@@ -419,6 +535,9 @@ pub struct ConfigWarningNotification {
 /// Result of `config/value/write` and `config/batchWrite`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ConfigWriteResponse {
     /// Whether the written values are the effective ones.
     pub status: WriteStatus,
@@ -435,6 +554,7 @@ pub struct ConfigWriteResponse {
 /// Desktop onboarding flow a sign-in was started from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DesktopOnboardingEntrypoint {
     /// The life-sciences onboarding flow.
     LifeSciences,
@@ -443,6 +563,7 @@ pub enum DesktopOnboardingEntrypoint {
 /// How an edit's value is combined with the existing value at its key path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum MergeStrategy {
     /// The new value takes the place of the old one entirely.
     Replace,
@@ -454,6 +575,9 @@ pub enum MergeStrategy {
 /// Explains why a written value is not the effective one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct OverriddenMetadata {
     /// Human-readable explanation naming the overriding layer.
     pub message: String,
@@ -466,25 +590,36 @@ pub struct OverriddenMetadata {
 /// The `[sandbox_workspace_write]` table: settings for the `workspace-write` sandbox.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct SandboxWorkspaceWrite {
     /// Extra directories, besides the workspace, that commands may write to.
     #[serde(rename = "writable_roots", default)]
+    #[builder(default)]
     pub writable_roots: Vec<String>,
     /// Whether sandboxed commands may use the network; absent means `false`.
     #[serde(rename = "network_access", default)]
+    #[builder(default)]
     pub network_access: bool,
     /// `true` removes `/tmp` from the writable directories; absent means `false`.
     #[serde(rename = "exclude_slash_tmp", default)]
+    #[builder(default)]
     pub exclude_slash_tmp: bool,
     /// `true` removes the directory named by `$TMPDIR` from the writable directories; absent
     /// means `false`.
     #[serde(rename = "exclude_tmpdir_env_var", default)]
+    #[builder(default)]
     pub exclude_tmpdir_env_var: bool,
 }
 
 /// What a collaboration mode sets for the turns that use it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct Settings {
     /// Model slug the mode runs on.
     pub model: String,
@@ -513,6 +648,9 @@ pub struct Settings {
 /// A tool offered by an MCP server, as in the MCP `tools/list` answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct Tool {
     /// The tool's name, unique within its server; used to call it.
     pub name: String,
@@ -548,6 +686,10 @@ pub struct Tool {
 /// The `[tools]` table of the configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ToolsV2 {
     /// Settings of the web search tool; `null` when unset.
     #[serde(rename = "web_search", default)]
@@ -557,6 +699,7 @@ pub struct ToolsV2 {
 /// How much retrieved page content web search puts into the model's context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum WebSearchContextSize {
     /// Little content: cheaper and faster.
     Low,
@@ -570,6 +713,10 @@ pub enum WebSearchContextSize {
 /// optional.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct WebSearchLocation {
     /// Country, as an ISO 3166-1 alpha-2 code (e.g. `US`).
     #[serde(default)]
@@ -588,6 +735,7 @@ pub struct WebSearchLocation {
 /// Whether the web search tool is available and how fresh its results are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum WebSearchMode {
     /// The model gets no web search tool.
     Disabled,
@@ -602,6 +750,7 @@ pub enum WebSearchMode {
 /// The backend that performs web searches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum WebSearchProvider {
     /// The model API's own built-in web search tool.
     Standalone,
@@ -612,6 +761,10 @@ pub enum WebSearchProvider {
 /// The `[tools.web_search]` table: settings of the web search tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct WebSearchToolConfig {
     /// Domains searches are restricted to (e.g. `docs.rs`); `null` allows any domain.
     #[serde(rename = "allowed_domains", default)]
@@ -627,6 +780,7 @@ pub struct WebSearchToolConfig {
 /// Outcome of a successful configuration write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum WriteStatus {
     /// Written, and the written values are now in effect.
     Ok,

@@ -12,6 +12,9 @@ use crate::AbsolutePathBuf;
 /// Params of `fs/readFile`: read a whole regular file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsReadFileParams {
     /// The file to read, as an absolute path.
     pub path: AbsolutePathBuf,
@@ -20,6 +23,9 @@ pub struct FsReadFileParams {
 /// Result of `fs/readFile`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsReadFileResponse {
     /// The file's bytes, base64-encoded.
     pub data_base64: String,
@@ -28,6 +34,9 @@ pub struct FsReadFileResponse {
 /// Params of `fs/writeFile`: replace (or create) a file with new contents, atomically.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsWriteFileParams {
     /// The file to write, as an absolute path; its directory must exist.
     pub path: AbsolutePathBuf,
@@ -37,11 +46,17 @@ pub struct FsWriteFileParams {
 
 /// Result of `fs/writeFile`: empty; the new contents are in place.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsWriteFileResponse {}
 
 /// Params of `fs/createDirectory`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsCreateDirectoryParams {
     /// The directory to create, as an absolute path.
     pub path: AbsolutePathBuf,
@@ -54,11 +69,17 @@ pub struct FsCreateDirectoryParams {
 
 /// Result of `fs/createDirectory`: empty; the directory exists.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsCreateDirectoryResponse {}
 
 /// Params of `fs/getMetadata`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsGetMetadataParams {
     /// The path to describe, as an absolute path.
     pub path: AbsolutePathBuf,
@@ -67,6 +88,9 @@ pub struct FsGetMetadataParams {
 /// Result of `fs/getMetadata`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsGetMetadataResponse {
     /// Whether the path, symlinks followed, is a directory.
     pub is_directory: bool,
@@ -83,6 +107,9 @@ pub struct FsGetMetadataResponse {
 /// Params of `fs/readDirectory`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsReadDirectoryParams {
     /// The directory to list, as an absolute path.
     pub path: AbsolutePathBuf,
@@ -91,6 +118,9 @@ pub struct FsReadDirectoryParams {
 /// One entry of a directory listed by `fs/readDirectory`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsReadDirectoryEntry {
     /// The entry's own name (no directory part).
     pub file_name: String,
@@ -103,14 +133,22 @@ pub struct FsReadDirectoryEntry {
 /// Result of `fs/readDirectory`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct FsReadDirectoryResponse {
     /// The directory's entries, `.` and `..` left out.
+    #[builder(default)]
     pub entries: Vec<FsReadDirectoryEntry>,
 }
 
 /// Params of `fs/remove`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsRemoveParams {
     /// The file, symlink or directory to remove, as an absolute path. A symlink is removed
     /// itself, never what it points to.
@@ -128,11 +166,17 @@ pub struct FsRemoveParams {
 
 /// Result of `fs/remove`: empty; nothing exists at the path any more.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsRemoveResponse {}
 
 /// Params of `fs/copy`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsCopyParams {
     /// What to copy: a file, or a directory tree, as an absolute path.
     pub source_path: AbsolutePathBuf,
@@ -147,11 +191,17 @@ pub struct FsCopyParams {
 
 /// Result of `fs/copy`: empty; the copy is in place.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsCopyResponse {}
 
 /// Params of `fs/watch`: subscribe this connection to changes of a file or directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsWatchParams {
     /// Id the client picks for the watch, unique among this connection's watches; it names
     /// the watch in `fs/changed` and `fs/unwatch`.
@@ -163,6 +213,9 @@ pub struct FsWatchParams {
 /// Result of `fs/watch`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsWatchResponse {
     /// The watched path with every symlink resolved: `fs/changed` reports paths under it.
     pub path: AbsolutePathBuf,
@@ -171,6 +224,9 @@ pub struct FsWatchResponse {
 /// Params of `fs/unwatch`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsUnwatchParams {
     /// The id this connection gave the watch in `fs/watch`.
     pub watch_id: String,
@@ -178,17 +234,24 @@ pub struct FsUnwatchParams {
 
 /// Result of `fs/unwatch`: empty; no `fs/changed` for the watch follows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsUnwatchResponse {}
 
 /// Params of `fs/changed`: something changed under a watch of this connection. Changes that
 /// come in a burst are gathered into one notification.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FsChangedNotification {
     /// The id the connection gave the watch in `fs/watch`.
     pub watch_id: String,
     /// The paths that changed: the watched file, or entries of the watched directory (the
     /// directory itself when too many changed at once to list).
+    #[builder(default)]
     pub changed_paths: Vec<AbsolutePathBuf>,
 }
 

@@ -10,6 +10,7 @@ use ts_rs::TS;
 /// Whether a search result is a file or a directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum FuzzyFileSearchMatchType {
     /// A regular file.
     File,
@@ -20,11 +21,15 @@ pub enum FuzzyFileSearchMatchType {
 /// Params of `fuzzyFileSearch`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FuzzyFileSearchParams {
     /// What to look for; its characters must occur in a path in order, not necessarily side by
     /// side.
     pub query: String,
     /// Directories to search under.
+    #[builder(default)]
     pub roots: Vec<String>,
     /// Token the client picks; a later search carrying the same token cancels this one.
     /// Absent means this search cannot be cancelled that way.
@@ -36,8 +41,13 @@ pub struct FuzzyFileSearchParams {
 /// Result of `fuzzyFileSearch`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct FuzzyFileSearchResponse {
     /// The matches, best first.
+    #[builder(default)]
     pub files: Vec<FuzzyFileSearchResult>,
 }
 
@@ -45,6 +55,9 @@ pub struct FuzzyFileSearchResponse {
 /// the wire.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FuzzyFileSearchResult {
     /// The search root the match was found under, as given in the request.
     pub root: String,
@@ -68,6 +81,9 @@ pub struct FuzzyFileSearchResult {
 /// current query; no more results arrive until the query changes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FuzzyFileSearchSessionCompletedNotification {
     /// The session, as named by the client in `fuzzyFileSearch/sessionStart`.
     pub session_id: String,
@@ -76,6 +92,9 @@ pub struct FuzzyFileSearchSessionCompletedNotification {
 /// Params of `fuzzyFileSearch/sessionUpdated`: new results of a search session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FuzzyFileSearchSessionUpdatedNotification {
     /// The session, as named by the client in `fuzzyFileSearch/sessionStart`.
     pub session_id: String,
@@ -84,28 +103,39 @@ pub struct FuzzyFileSearchSessionUpdatedNotification {
     pub query: String,
     /// The current matches for `query`, best first: the whole list, not an addition to earlier
     /// notifications.
+    #[builder(default)]
     pub files: Vec<FuzzyFileSearchResult>,
 }
 
 /// Params of `fuzzyFileSearch/sessionStart` (experimental).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FuzzyFileSearchSessionStartParams {
     /// Id the client picks for the session; later calls and the session's notifications carry
     /// it.
     pub session_id: String,
     /// Directories the session searches under.
+    #[builder(default)]
     pub roots: Vec<String>,
 }
 
 /// Result of `fuzzyFileSearch/sessionStart`: empty; results arrive as notifications once a
 /// query is set with `fuzzyFileSearch/sessionUpdate`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FuzzyFileSearchSessionStartResponse {}
 
 /// Params of `fuzzyFileSearch/sessionUpdate` (experimental).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FuzzyFileSearchSessionUpdateParams {
     /// The session whose query changes.
     pub session_id: String,
@@ -115,11 +145,17 @@ pub struct FuzzyFileSearchSessionUpdateParams {
 
 /// Result of `fuzzyFileSearch/sessionUpdate`: empty.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FuzzyFileSearchSessionUpdateResponse {}
 
 /// Params of `fuzzyFileSearch/sessionStop` (experimental).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FuzzyFileSearchSessionStopParams {
     /// The session to close; no more notifications arrive for it.
     pub session_id: String,
@@ -127,4 +163,7 @@ pub struct FuzzyFileSearchSessionStopParams {
 
 /// Result of `fuzzyFileSearch/sessionStop`: empty.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FuzzyFileSearchSessionStopResponse {}

@@ -14,6 +14,9 @@ use crate::*;
 /// creates and puts name and version into its user agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ClientInfo {
     /// Short machine-readable name of the client, e.g. `my_ide`.
     pub name: String,
@@ -28,11 +31,16 @@ pub struct ClientInfo {
 /// Behaviours the client opts into for this connection. Everything is off unless set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct InitializeCapabilities {
     /// `true` to use experimental methods and fields; without it the server refuses them and
     /// leaves them out of what it sends. Absent means `false`.
     #[serde(default)]
     #[ts(as = "Option<bool>", optional)]
+    #[builder(default)]
     pub experimental_api: bool,
     /// Exact notification method names (e.g. `thread/started`) the server must not send on this
     /// connection; absent means all are sent.
@@ -61,6 +69,7 @@ pub struct InitializeCapabilities {
     /// its upstream calls; absent means `false`.
     #[serde(default)]
     #[ts(as = "Option<bool>", optional)]
+    #[builder(default)]
     pub request_attestation: bool,
     /// `true` to receive `humanCommand` command approvals, which a person must answer with a
     /// one-off decision; needs `experimentalApi`. Absent means `false`.
@@ -73,6 +82,9 @@ pub struct InitializeCapabilities {
 /// Params of `initialize`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct InitializeParams {
     /// Who is connecting.
     pub client_info: ClientInfo,
@@ -85,6 +97,9 @@ pub struct InitializeParams {
 /// Result of `initialize`: facts about the server the client is talking to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct InitializeResponse {
     /// User-agent string the server sends upstream; it names the client and its version too.
     pub user_agent: String,

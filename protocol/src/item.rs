@@ -16,6 +16,7 @@ use crate::*;
 /// How an agent message reaches the user when it is not part of the normal turn stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum AgentMessageDelivery {
     /// The message was sent asynchronously, apart from the streamed turn output.
     Async,
@@ -24,6 +25,9 @@ pub enum AgentMessageDelivery {
 /// Params of `item/agentMessage/delta`: the next chunk of an agent message being written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct AgentMessageDeltaNotification {
     /// Thread the message belongs to.
     pub thread_id: String,
@@ -39,9 +43,11 @@ pub struct AgentMessageDeltaNotification {
 /// `mode`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "mode", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum AgentMessageDisplay {
     /// Render the message as written, possibly with an annotation next to it.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Show {
         /// Format version of this instruction; always `1`.
         version: DisplayVersion,
@@ -53,6 +59,7 @@ pub enum AgentMessageDisplay {
     },
     /// Do not render the message text; render the given replacement instead.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Hide {
         /// Format version of this instruction; always `1`.
         version: DisplayVersion,
@@ -61,6 +68,7 @@ pub enum AgentMessageDisplay {
     },
     /// Withhold the message entirely.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Block {
         /// Format version of this instruction; always `1`.
         version: DisplayVersion,
@@ -69,9 +77,44 @@ pub enum AgentMessageDisplay {
     },
 }
 
+#[bon::bon]
+impl AgentMessageDisplay {
+    /// Starts building [`AgentMessageDisplay::Show`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn show(
+        version: DisplayVersion,
+        trusted_contacts: TrustedContacts,
+        annotation: Option<AnswerAnnotation>,
+    ) -> Self {
+        Self::Show {
+            version,
+            trusted_contacts,
+            annotation,
+        }
+    }
+
+    /// Starts building [`AgentMessageDisplay::Hide`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn hide(version: DisplayVersion, replacement: AnswerReplacement) -> Self {
+        Self::Hide {
+            version,
+            replacement,
+        }
+    }
+
+    /// Starts building [`AgentMessageDisplay::Block`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn block(version: DisplayVersion, reason: BlockReason) -> Self {
+        Self::Block { version, reason }
+    }
+}
+
 /// Moderation outcome attached to an agent message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct AgentMessageModeration {
     /// `true` when moderation acted on the message.
     pub moderated: bool,
@@ -83,18 +126,30 @@ pub struct AgentMessageModeration {
 /// Supplementary content to render next to a shown agent message; discriminated by `kind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum AnswerAnnotation {
     /// Point the user to a wellbeing support helpline.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     WellbeingHelpline {
         /// Whether the helpline is prompted by the answer or by the user's prompt.
         subject: HelplineSubject,
     },
 }
 
+#[bon::bon]
+impl AnswerAnnotation {
+    /// Starts building [`AnswerAnnotation::WellbeingHelpline`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn wellbeing_helpline(subject: HelplineSubject) -> Self {
+        Self::WellbeingHelpline { subject }
+    }
+}
+
 /// Content rendered instead of a hidden agent message; discriminated by `kind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum AnswerReplacement {
     /// A notice pointing the user to a wellbeing support helpline.
     WellbeingPromptHelpline,
@@ -103,6 +158,9 @@ pub enum AnswerReplacement {
 /// A question the agent puts to the user without blocking the turn; no other members allowed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct AsyncUserInputQuestion {
     /// The question as shown to the user.
     pub title: String,
@@ -114,15 +172,18 @@ pub struct AsyncUserInputQuestion {
 /// Why an agent message was blocked; discriminated by `kind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum BlockReason {
     /// A safety protection fired.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Protection {
         /// Opaque tag naming the protection that fired, for correlating with moderation records.
         protection_type: String,
     },
     /// The content falls under the cyber-security policy.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Cyber {
         /// Whether the account has trusted access for such content; `null` when unknown.
         #[serde(default)]
@@ -130,9 +191,27 @@ pub enum BlockReason {
     },
 }
 
+#[bon::bon]
+impl BlockReason {
+    /// Starts building [`BlockReason::Protection`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn protection(protection_type: String) -> Self {
+        Self::Protection { protection_type }
+    }
+
+    /// Starts building [`BlockReason::Cyber`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn cyber(trusted_access: Option<bool>) -> Self {
+        Self::Cyber { trusted_access }
+    }
+}
+
 /// Last known state of one agent addressed by a collaboration tool call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CollabAgentState {
     /// Where the agent's lifecycle stands.
     pub status: CollabAgentStatus,
@@ -144,6 +223,7 @@ pub struct CollabAgentState {
 /// Lifecycle state of an agent in a multi-agent collaboration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CollabAgentStatus {
     /// Spawned, still being set up.
     PendingInit,
@@ -164,6 +244,7 @@ pub enum CollabAgentStatus {
 /// Which multi-agent collaboration tool the agent invoked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CollabAgentTool {
     /// Create a new sub-agent (in its own thread).
     SpawnAgent,
@@ -188,6 +269,7 @@ pub enum CollabAgentTool {
 /// Progress of a collaboration tool call item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CollabAgentToolCallStatus {
     /// The call is running.
     InProgress,
@@ -203,9 +285,11 @@ pub enum CollabAgentToolCallStatus {
 /// best-effort basis so that clients can show e.g. "Read foo.rs"; discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CommandAction {
     /// Reads a file (`cat`, `sed -n`, `head` …).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Read {
         /// The part of the command line that performs this action.
         command: String,
@@ -216,6 +300,7 @@ pub enum CommandAction {
     },
     /// Lists directory contents (`ls`, `find` …).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ListFiles {
         /// The part of the command line that performs this action.
         command: String,
@@ -225,6 +310,7 @@ pub enum CommandAction {
     },
     /// Searches file contents or names (`rg`, `grep` …).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Search {
         /// The part of the command line that performs this action.
         command: String,
@@ -237,15 +323,54 @@ pub enum CommandAction {
     },
     /// Anything the parser did not recognise.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Unknown {
         /// The part of the command line that was not recognised.
         command: String,
     },
 }
 
+#[bon::bon]
+impl CommandAction {
+    /// Starts building [`CommandAction::Read`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn read(command: String, name: String, path: LegacyAppPathString) -> Self {
+        Self::Read {
+            command,
+            name,
+            path,
+        }
+    }
+
+    /// Starts building [`CommandAction::ListFiles`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn list_files(command: String, path: Option<String>) -> Self {
+        Self::ListFiles { command, path }
+    }
+
+    /// Starts building [`CommandAction::Search`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn search(command: String, query: Option<String>, path: Option<String>) -> Self {
+        Self::Search {
+            command,
+            query,
+            path,
+        }
+    }
+
+    /// Starts building [`CommandAction::Unknown`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn unknown(command: String) -> Self {
+        Self::Unknown { command }
+    }
+}
+
 /// Params of `item/commandExecution/outputDelta`: a chunk of output of a command the agent runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CommandExecutionOutputDeltaNotification {
     /// Thread the command runs in.
     pub thread_id: String,
@@ -262,6 +387,7 @@ pub struct CommandExecutionOutputDeltaNotification {
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema, TS,
 )]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CommandExecutionSource {
     /// The agent ran it as a tool call; assumed when the member is absent.
     #[default]
@@ -277,6 +403,7 @@ pub enum CommandExecutionSource {
 /// Progress of a command execution item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CommandExecutionStatus {
     /// The command is running.
     InProgress,
@@ -291,30 +418,56 @@ pub enum CommandExecutionStatus {
 /// One piece of the result a client-implemented (dynamic) tool returned; discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum DynamicToolCallOutputContentItem {
     /// Text passed back to the model.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     InputText {
         /// The text.
         text: String,
     },
     /// An image passed back to the model.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     InputImage {
         /// Where the image is: an `https:` or `data:` URL.
         image_url: String,
     },
     /// Audio passed back to the model.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     InputAudio {
         /// Where the audio is: an `https:` or `data:` URL.
         audio_url: String,
     },
 }
 
+#[bon::bon]
+impl DynamicToolCallOutputContentItem {
+    /// Starts building [`DynamicToolCallOutputContentItem::InputText`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn input_text(text: String) -> Self {
+        Self::InputText { text }
+    }
+
+    /// Starts building [`DynamicToolCallOutputContentItem::InputImage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn input_image(image_url: String) -> Self {
+        Self::InputImage { image_url }
+    }
+
+    /// Starts building [`DynamicToolCallOutputContentItem::InputAudio`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn input_audio(audio_url: String) -> Self {
+        Self::InputAudio { audio_url }
+    }
+}
+
 /// Progress of a dynamic (client-implemented) tool call item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum DynamicToolCallStatus {
     /// Waiting for the client's result.
     InProgress,
@@ -327,6 +480,9 @@ pub enum DynamicToolCallStatus {
 /// One file touched by a file change item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct FileUpdateChange {
     /// Path of the file (for a move, its path before the move).
     pub path: String,
@@ -340,6 +496,7 @@ pub struct FileUpdateChange {
 /// What a tool call returned to the model: plain text, or a list of typed content parts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum FunctionCallOutputBody {
     /// A JSON string: the whole output as text.
     Text(String),
@@ -351,15 +508,18 @@ pub enum FunctionCallOutputBody {
 /// as `input_text`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FunctionCallOutputContentItem {
     /// A text part.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     InputText {
         /// The text.
         text: String,
     },
     /// An image part; its source members (`image_url` or `file_id`) sit beside `type`.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     InputImage {
         /// Where the image comes from.
         #[serde(flatten)]
@@ -371,6 +531,7 @@ pub enum FunctionCallOutputContentItem {
     },
     /// An audio part; its source members (`audio_url` or `file_id`) sit beside `type`.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     InputAudio {
         /// Where the audio comes from.
         #[serde(flatten)]
@@ -378,6 +539,7 @@ pub enum FunctionCallOutputContentItem {
     },
     /// Content encrypted by the provider, passed through opaquely.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     EncryptedContent {
         /// The encrypted payload, not readable by the client.
         #[serde(rename = "encrypted_content")]
@@ -385,9 +547,39 @@ pub enum FunctionCallOutputContentItem {
     },
 }
 
+#[bon::bon]
+impl FunctionCallOutputContentItem {
+    /// Starts building [`FunctionCallOutputContentItem::InputText`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn input_text(text: String) -> Self {
+        Self::InputText { text }
+    }
+
+    /// Starts building [`FunctionCallOutputContentItem::InputImage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn input_image(source: OutputImageSource, detail: Option<ImageDetail>) -> Self {
+        Self::InputImage { source, detail }
+    }
+
+    /// Starts building [`FunctionCallOutputContentItem::InputAudio`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn input_audio(source: OutputAudioSource) -> Self {
+        Self::InputAudio { source }
+    }
+
+    /// Starts building [`FunctionCallOutputContentItem::EncryptedContent`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn encrypted_content(encrypted_content: String) -> Self {
+        Self::EncryptedContent { encrypted_content }
+    }
+}
+
 /// A piece of text a hook contributed to the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct HookPromptFragment {
     /// Id of the hook run that produced the text.
     pub hook_run_id: String,
@@ -398,9 +590,11 @@ pub struct HookPromptFragment {
 /// Why an image generation did not produce an image; discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ImageGenerationFailure {
     /// The account ran out of image-generation allowance.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     UsageLimitExceeded {
         /// Which usage limit was hit.
         limit_id: String,
@@ -410,9 +604,24 @@ pub enum ImageGenerationFailure {
     },
 }
 
+#[bon::bon]
+impl ImageGenerationFailure {
+    /// Starts building [`ImageGenerationFailure::UsageLimitExceeded`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn usage_limit_exceeded(limit_id: String, resets_at: Option<i64>) -> Self {
+        Self::UsageLimitExceeded {
+            limit_id,
+            resets_at,
+        }
+    }
+}
+
 /// A local image file that was fed into an image generation as a reference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ImageGenerationInputImage {
     /// Absolute path of the file on the server's machine.
     pub path: AbsolutePathBuf,
@@ -423,6 +632,9 @@ pub struct ImageGenerationInputImage {
 /// Params of `item/completed`: an item finished, with its final state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ItemCompletedNotification {
     /// Thread the item belongs to.
     pub thread_id: String,
@@ -441,6 +653,9 @@ pub struct ItemCompletedNotification {
 /// Params of `item/started`: a new item began; deltas and `item/completed` follow.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ItemStartedNotification {
     /// Thread the item belongs to.
     pub thread_id: String,
@@ -455,6 +670,9 @@ pub struct ItemStartedNotification {
 /// The app (connector) an MCP tool call was made through, when the tool belongs to one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpToolCallAppContext {
     /// Id of the connector that provides the tool.
     pub connector_id: String,
@@ -475,6 +693,9 @@ pub struct McpToolCallAppContext {
 /// Why an MCP tool call failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpToolCallError {
     /// Human-readable failure text.
     pub message: String,
@@ -483,8 +704,13 @@ pub struct McpToolCallError {
 /// What an MCP tool returned, in MCP `CallToolResult` form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct McpToolCallResult {
     /// MCP content blocks (text, image, resource …), passed through unchanged.
+    #[builder(default)]
     pub content: Vec<serde_json::Value>,
     /// The tool's structured JSON result; left out when the tool returned none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -501,6 +727,7 @@ pub struct McpToolCallResult {
 /// Progress of an MCP tool call item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum McpToolCallStatus {
     /// Waiting for the MCP server's answer.
     InProgress,
@@ -513,16 +740,25 @@ pub enum McpToolCallStatus {
 /// Memories the agent drew on for a message, with where they came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct MemoryCitation {
     /// The memory file passages cited.
+    #[builder(default)]
     pub entries: Vec<MemoryCitationEntry>,
     /// Ids of the earlier threads those memories were learned in.
+    #[builder(default)]
     pub thread_ids: Vec<String>,
 }
 
 /// One cited passage of a memory file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct MemoryCitationEntry {
     /// Path of the memory file.
     pub path: String,
@@ -538,6 +774,7 @@ pub struct MemoryCitationEntry {
 /// report it, so a missing phase means "unknown", not "final".
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum MessagePhase {
     /// Running narration while the agent works; more tool calls may follow.
     Commentary,
@@ -550,6 +787,7 @@ pub enum MessagePhase {
 /// Progress of a file change item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum PatchApplyStatus {
     /// The patch is being applied (or waits for approval).
     InProgress,
@@ -564,6 +802,7 @@ pub enum PatchApplyStatus {
 /// What a file change does to one file; discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum PatchChangeKind {
     /// The file is created.
     Add,
@@ -571,6 +810,7 @@ pub enum PatchChangeKind {
     Delete,
     /// The file is edited, and possibly renamed.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Update {
         /// New path when the file is also moved (snake_case `move_path` on the wire); `null`
         /// when it stays in place.
@@ -579,9 +819,21 @@ pub enum PatchChangeKind {
     },
 }
 
+#[bon::bon]
+impl PatchChangeKind {
+    /// Starts building [`PatchChangeKind::Update`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn update(move_path: Option<String>) -> Self {
+        Self::Update { move_path }
+    }
+}
+
 /// Params of `item/reasoning/summaryTextDelta`: more text of one reasoning summary section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ReasoningSummaryTextDeltaNotification {
     /// Thread the reasoning belongs to.
     pub thread_id: String,
@@ -599,6 +851,9 @@ pub struct ReasoningSummaryTextDeltaNotification {
 /// its text follows as `item/reasoning/summaryTextDelta`s with the same `summaryIndex`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ReasoningSummaryPartAddedNotification {
     /// Thread the reasoning belongs to.
     pub thread_id: String,
@@ -613,6 +868,9 @@ pub struct ReasoningSummaryPartAddedNotification {
 /// Params of `item/reasoning/textDelta`: more raw reasoning text from the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ReasoningTextDeltaNotification {
     /// Thread the reasoning belongs to.
     pub thread_id: String,
@@ -629,6 +887,7 @@ pub struct ReasoningTextDeltaNotification {
 /// What happened to a sub-agent, as reported by a sub-agent activity item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum SubAgentActivityKind {
     /// The sub-agent was created.
     Started,
@@ -646,6 +905,9 @@ pub enum SubAgentActivityKind {
 /// "startedAtMs": …, "completedAtMs": …}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadItem {
     /// What the item is and holds.
     #[serde(flatten)]
@@ -666,9 +928,11 @@ pub struct ThreadItem {
     clippy::large_enum_variant,
     reason = "a plain wire type: items are built once per notification, and boxing variants would change the public API"
 )]
+#[non_exhaustive]
 pub enum ThreadItemKind {
     /// Input the user sent (by `turn/start` or `turn/steer`).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     UserMessage {
         /// Item id.
         id: String,
@@ -680,6 +944,7 @@ pub enum ThreadItemKind {
     },
     /// Text that hooks injected into the conversation on the user's side.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     HookPrompt {
         /// Item id.
         id: String,
@@ -688,6 +953,7 @@ pub enum ThreadItemKind {
     },
     /// A message from the agent to the user; its text streams via `item/agentMessage/delta`.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     AgentMessage {
         /// Item id (the `itemId` of its deltas).
         id: String,
@@ -711,6 +977,7 @@ pub enum ThreadItemKind {
     },
     /// A tool result handed to the model (e.g. supplied through `turn/start`'s `toolOutput`).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     FunctionCallOutput {
         /// Item id.
         id: String,
@@ -724,6 +991,7 @@ pub enum ThreadItemKind {
     },
     /// A plan the agent proposes (plan mode; experimental); the completed item is authoritative.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Plan {
         /// Item id.
         id: String,
@@ -732,6 +1000,7 @@ pub enum ThreadItemKind {
     },
     /// The model's reasoning; streams via the two `item/reasoning/*` deltas.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Reasoning {
         /// Item id (the `itemId` of its deltas).
         id: String,
@@ -747,6 +1016,7 @@ pub enum ThreadItemKind {
     /// A shell command run by the agent or the user; output streams via
     /// `item/commandExecution/outputDelta`.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     CommandExecution {
         /// Item id (the `itemId` of its output deltas and approval request).
         id: String,
@@ -783,6 +1053,7 @@ pub enum ThreadItemKind {
     },
     /// Edits to files the agent makes as one patch.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     FileChange {
         /// Item id (the `itemId` of its approval request).
         id: String,
@@ -793,6 +1064,7 @@ pub enum ThreadItemKind {
     },
     /// A call to a tool of an MCP server.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     McpToolCall {
         /// Item id.
         id: String,
@@ -836,6 +1108,7 @@ pub enum ThreadItemKind {
     },
     /// A call to a tool the client implements (a dynamic tool registered with the thread).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     DynamicToolCall {
         /// Item id.
         id: String,
@@ -860,6 +1133,7 @@ pub enum ThreadItemKind {
     },
     /// A multi-agent collaboration tool call (spawning, messaging or waiting for sub-agents).
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     CollabAgentToolCall {
         /// Item id.
         id: String,
@@ -885,6 +1159,7 @@ pub enum ThreadItemKind {
     },
     /// Something happened to a sub-agent working for this thread.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     SubAgentActivity {
         /// Item id.
         id: String,
@@ -903,6 +1178,7 @@ pub enum ThreadItemKind {
     },
     /// A web search the agent ran.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     WebSearch {
         /// Item id.
         id: String,
@@ -918,6 +1194,7 @@ pub enum ThreadItemKind {
     },
     /// The agent looked at a local image file.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ImageView {
         /// Item id.
         id: String,
@@ -926,6 +1203,7 @@ pub enum ThreadItemKind {
     },
     /// The agent paused on purpose (its sleep tool); the pause can be interrupted.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Sleep {
         /// Item id.
         id: String,
@@ -935,6 +1213,7 @@ pub enum ThreadItemKind {
     /// An image the agent generated; the image itself is `fileId` or `result`, flattened into
     /// the item.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ImageGeneration {
         /// Item id.
         id: String,
@@ -966,6 +1245,7 @@ pub enum ThreadItemKind {
     },
     /// A code review began; the items that follow belong to the review.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     EnteredReviewMode {
         /// Item id.
         id: String,
@@ -974,6 +1254,7 @@ pub enum ThreadItemKind {
     },
     /// A code review ended.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ExitedReviewMode {
         /// Item id.
         id: String,
@@ -982,18 +1263,326 @@ pub enum ThreadItemKind {
     },
     /// The thread's history was compacted (summarised) to free context window.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ContextCompaction {
         /// Item id.
         id: String,
     },
 }
 
+#[bon::bon]
+impl ThreadItemKind {
+    /// Starts building [`ThreadItemKind::UserMessage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn user_message(
+        id: String,
+        #[builder(default)] content: Vec<UserInput>,
+        client_id: Option<String>,
+    ) -> Self {
+        Self::UserMessage {
+            id,
+            content,
+            client_id,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::HookPrompt`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn hook_prompt(id: String, #[builder(default)] fragments: Vec<HookPromptFragment>) -> Self {
+        Self::HookPrompt { id, fragments }
+    }
+
+    /// Starts building [`ThreadItemKind::AgentMessage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn agent_message(
+        id: String,
+        text: String,
+        phase: Option<MessagePhase>,
+        moderation: Option<AgentMessageModeration>,
+        memory_citation: Option<MemoryCitation>,
+        delivery: Option<AgentMessageDelivery>,
+        questions: Option<Vec<AsyncUserInputQuestion>>,
+    ) -> Self {
+        Self::AgentMessage {
+            id,
+            text,
+            phase,
+            moderation,
+            memory_citation,
+            delivery,
+            questions,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::FunctionCallOutput`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn function_call_output(
+        id: String,
+        name: String,
+        namespace: Option<String>,
+        output: FunctionCallOutputBody,
+    ) -> Self {
+        Self::FunctionCallOutput {
+            id,
+            name,
+            namespace,
+            output,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::Plan`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn plan(id: String, text: String) -> Self {
+        Self::Plan { id, text }
+    }
+
+    /// Starts building [`ThreadItemKind::Reasoning`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn reasoning(
+        id: String,
+        #[builder(default)] summary: Vec<String>,
+        #[builder(default)] content: Vec<String>,
+    ) -> Self {
+        Self::Reasoning {
+            id,
+            summary,
+            content,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::CommandExecution`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn command_execution(
+        id: String,
+        command: String,
+        cwd: LegacyAppPathString,
+        status: CommandExecutionStatus,
+        #[builder(default)] source: CommandExecutionSource,
+        #[builder(default)] command_actions: Vec<CommandAction>,
+        aggregated_output: Option<String>,
+        exit_code: Option<i32>,
+        duration_ms: Option<i64>,
+        process_id: Option<String>,
+        plugin_id: Option<String>,
+        script_path: Option<String>,
+    ) -> Self {
+        Self::CommandExecution {
+            id,
+            command,
+            cwd,
+            status,
+            source,
+            command_actions,
+            aggregated_output,
+            exit_code,
+            duration_ms,
+            process_id,
+            plugin_id,
+            script_path,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::FileChange`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn file_change(
+        id: String,
+        status: PatchApplyStatus,
+        #[builder(default)] changes: Vec<FileUpdateChange>,
+    ) -> Self {
+        Self::FileChange {
+            id,
+            status,
+            changes,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::McpToolCall`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn mcp_tool_call(
+        id: String,
+        server: String,
+        tool: String,
+        arguments: serde_json::Value,
+        status: McpToolCallStatus,
+        result: Option<McpToolCallResult>,
+        error: Option<McpToolCallError>,
+        duration_ms: Option<i64>,
+        app_context: Option<McpToolCallAppContext>,
+        environment_id: Option<String>,
+        plugin_id: Option<String>,
+        read_only_hint: Option<bool>,
+        mcp_app_ui: Option<McpAppUi>,
+        mcp_app_resource_uri: Option<String>,
+    ) -> Self {
+        Self::McpToolCall {
+            id,
+            server,
+            tool,
+            arguments,
+            status,
+            result,
+            error,
+            duration_ms,
+            app_context,
+            environment_id,
+            plugin_id,
+            read_only_hint,
+            mcp_app_ui,
+            mcp_app_resource_uri,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::DynamicToolCall`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn dynamic_tool_call(
+        id: String,
+        tool: String,
+        namespace: Option<String>,
+        arguments: serde_json::Value,
+        status: DynamicToolCallStatus,
+        success: Option<bool>,
+        content_items: Option<Vec<DynamicToolCallOutputContentItem>>,
+        duration_ms: Option<i64>,
+    ) -> Self {
+        Self::DynamicToolCall {
+            id,
+            tool,
+            namespace,
+            arguments,
+            status,
+            success,
+            content_items,
+            duration_ms,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::CollabAgentToolCall`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn collab_agent_tool_call(
+        id: String,
+        tool: CollabAgentTool,
+        status: CollabAgentToolCallStatus,
+        sender_thread_id: String,
+        #[builder(default)] receiver_thread_ids: Vec<String>,
+        #[builder(default)] agents_states: BTreeMap<String, CollabAgentState>,
+        prompt: Option<String>,
+        model: Option<String>,
+        reasoning_effort: Option<ReasoningEffort>,
+    ) -> Self {
+        Self::CollabAgentToolCall {
+            id,
+            tool,
+            status,
+            sender_thread_id,
+            receiver_thread_ids,
+            agents_states,
+            prompt,
+            model,
+            reasoning_effort,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::SubAgentActivity`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn sub_agent_activity(
+        id: String,
+        kind: SubAgentActivityKind,
+        agent_thread_id: String,
+        agent_path: String,
+        model: Option<String>,
+        reasoning_effort: Option<ReasoningEffort>,
+    ) -> Self {
+        Self::SubAgentActivity {
+            id,
+            kind,
+            agent_thread_id,
+            agent_path,
+            model,
+            reasoning_effort,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::WebSearch`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn web_search(
+        id: String,
+        query: String,
+        action: Option<WebSearchAction>,
+        results: Option<Vec<serde_json::Value>>,
+    ) -> Self {
+        Self::WebSearch {
+            id,
+            query,
+            action,
+            results,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::ImageView`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn image_view(id: String, path: LegacyAppPathString) -> Self {
+        Self::ImageView { id, path }
+    }
+
+    /// Starts building [`ThreadItemKind::Sleep`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn sleep(id: String, duration_ms: u64) -> Self {
+        Self::Sleep { id, duration_ms }
+    }
+
+    /// Starts building [`ThreadItemKind::ImageGeneration`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn image_generation(
+        id: String,
+        status: String,
+        image: GeneratedImage,
+        revised_prompt: Option<String>,
+        saved_path: Option<AbsolutePathBuf>,
+        generation_id: Option<String>,
+        transparent_background: Option<bool>,
+        input_images: Option<Vec<ImageGenerationInputImage>>,
+        failure: Option<ImageGenerationFailure>,
+    ) -> Self {
+        Self::ImageGeneration {
+            id,
+            status,
+            image,
+            revised_prompt,
+            saved_path,
+            generation_id,
+            transparent_background,
+            input_images,
+            failure,
+        }
+    }
+
+    /// Starts building [`ThreadItemKind::EnteredReviewMode`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn entered_review_mode(id: String, review: String) -> Self {
+        Self::EnteredReviewMode { id, review }
+    }
+
+    /// Starts building [`ThreadItemKind::ExitedReviewMode`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn exited_review_mode(id: String, review: String) -> Self {
+        Self::ExitedReviewMode { id, review }
+    }
+
+    /// Starts building [`ThreadItemKind::ContextCompaction`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn context_compaction(id: String) -> Self {
+        Self::ContextCompaction { id }
+    }
+}
+
 /// Detail of what a web search item did; discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum WebSearchAction {
     /// Ran one or more search queries.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Search {
         /// The main query; `null` when not reported.
         #[serde(default)]
@@ -1004,6 +1593,7 @@ pub enum WebSearchAction {
     },
     /// Opened a web page.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     OpenPage {
         /// The page's URL; `null` when not reported.
         #[serde(default)]
@@ -1011,6 +1601,7 @@ pub enum WebSearchAction {
     },
     /// Looked for a pattern inside a page.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     FindInPage {
         /// The page's URL; `null` when not reported.
         #[serde(default)]
@@ -1023,36 +1614,93 @@ pub enum WebSearchAction {
     Other,
 }
 
+#[bon::bon]
+impl WebSearchAction {
+    /// Starts building [`WebSearchAction::Search`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn search(query: Option<String>, queries: Option<Vec<String>>) -> Self {
+        Self::Search { query, queries }
+    }
+
+    /// Starts building [`WebSearchAction::OpenPage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn open_page(url: Option<String>) -> Self {
+        Self::OpenPage { url }
+    }
+
+    /// Starts building [`WebSearchAction::FindInPage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn find_in_page(url: Option<String>, pattern: Option<String>) -> Self {
+        Self::FindInPage { url, pattern }
+    }
+}
+
 /// Where an image in a tool's output comes from (Responses API member names).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum OutputImageSource {
     /// Fetched from a URL (`data:` URLs included).
+    #[non_exhaustive]
     ImageUrl {
         /// The URL.
         image_url: String,
     },
     /// A file uploaded to the provider.
+    #[non_exhaustive]
     FileId {
         /// The provider's file id.
         file_id: String,
     },
 }
 
+#[bon::bon]
+impl OutputImageSource {
+    /// Starts building [`OutputImageSource::ImageUrl`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn image_url(image_url: String) -> Self {
+        Self::ImageUrl { image_url }
+    }
+
+    /// Starts building [`OutputImageSource::FileId`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn file_id(file_id: String) -> Self {
+        Self::FileId { file_id }
+    }
+}
+
 /// Where audio in a tool's output comes from (Responses API member names).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum OutputAudioSource {
     /// Fetched from a URL (`data:` URLs included).
+    #[non_exhaustive]
     AudioUrl {
         /// The URL.
         audio_url: String,
     },
     /// A file uploaded to the provider.
+    #[non_exhaustive]
     FileId {
         /// The provider's file id.
         file_id: String,
     },
+}
+
+#[bon::bon]
+impl OutputAudioSource {
+    /// Starts building [`OutputAudioSource::AudioUrl`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn audio_url(audio_url: String) -> Self {
+        Self::AudioUrl { audio_url }
+    }
+
+    /// Starts building [`OutputAudioSource::FileId`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn file_id(file_id: String) -> Self {
+        Self::FileId { file_id }
+    }
 }
 
 /// A generated image: its durable attachment id, or its inline data.
@@ -1060,18 +1708,36 @@ pub enum OutputAudioSource {
 /// The attachment form comes first so that items carrying both keep the attachment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum GeneratedImage {
     /// Stored as an attachment.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     File {
         /// The attachment-store id.
         file_id: String,
     },
     /// Inline image data.
+    #[non_exhaustive]
     Inline {
         /// Base64 image data.
         result: String,
     },
+}
+
+#[bon::bon]
+impl GeneratedImage {
+    /// Starts building [`GeneratedImage::File`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn file(file_id: String) -> Self {
+        Self::File { file_id }
+    }
+
+    /// Starts building [`GeneratedImage::Inline`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn inline(result: String) -> Self {
+        Self::Inline { result }
+    }
 }
 
 /// The version of a moderation display instruction; only version 1 exists.
@@ -1107,6 +1773,34 @@ impl JsonSchema for DisplayVersion {
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({ "type": "integer", "format": "uint8", "minimum": 0, "enum": [1] })
+    }
+}
+
+impl ThreadItemKind {
+    /// The `id` every kind of item carries (the item's `id` on the wire).
+    pub fn id(&self) -> &str {
+        use ThreadItemKind as K;
+        match self {
+            K::UserMessage { id, .. }
+            | K::HookPrompt { id, .. }
+            | K::AgentMessage { id, .. }
+            | K::FunctionCallOutput { id, .. }
+            | K::Plan { id, .. }
+            | K::Reasoning { id, .. }
+            | K::CommandExecution { id, .. }
+            | K::FileChange { id, .. }
+            | K::McpToolCall { id, .. }
+            | K::DynamicToolCall { id, .. }
+            | K::CollabAgentToolCall { id, .. }
+            | K::SubAgentActivity { id, .. }
+            | K::WebSearch { id, .. }
+            | K::ImageView { id, .. }
+            | K::Sleep { id, .. }
+            | K::ImageGeneration { id, .. }
+            | K::EnteredReviewMode { id, .. }
+            | K::ExitedReviewMode { id, .. }
+            | K::ContextCompaction { id, .. } => id,
+        }
     }
 }
 

@@ -31,6 +31,9 @@ impl std::fmt::Display for RequestId {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[schemars(rename = "JSONRPCRequest")]
 #[ts(rename = "JSONRPCRequest")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct JsonRpcRequest {
     /// Chosen by the sender, unique among its requests in flight.
     pub id: RequestId,
@@ -46,6 +49,9 @@ pub struct JsonRpcRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[schemars(rename = "JSONRPCNotification")]
 #[ts(rename = "JSONRPCNotification")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct JsonRpcNotification {
     /// The method name, e.g. `turn/started`.
     pub method: String,
@@ -59,6 +65,9 @@ pub struct JsonRpcNotification {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[schemars(rename = "JSONRPCResponse")]
 #[ts(rename = "JSONRPCResponse")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct JsonRpcResponse {
     /// The `id` of the request this answers.
     pub id: RequestId,
@@ -71,6 +80,9 @@ pub struct JsonRpcResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[schemars(rename = "JSONRPCError")]
 #[ts(rename = "JSONRPCError")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct JsonRpcError {
     /// The `id` of the request this answers; `null` when the request could not be read far
     /// enough to know it (a parse error).
@@ -83,6 +95,9 @@ pub struct JsonRpcError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[schemars(rename = "JSONRPCErrorError")]
 #[ts(rename = "JSONRPCErrorError")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct JsonRpcErrorObject {
     /// The error code; see [`error_codes`].
     pub code: i64,

@@ -9,23 +9,44 @@ use crate::*;
 /// Params of `getConversationSummary`: the conversation, by rollout path or by id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum GetConversationSummaryParams {
     /// Look the conversation up by the path of its rollout file.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     RolloutPath {
         /// Path of the rollout file.
         rollout_path: String,
     },
     /// Look the conversation up by id.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ConversationId {
         /// The conversation (thread) id.
         conversation_id: String,
     },
 }
 
+#[bon::bon]
+impl GetConversationSummaryParams {
+    /// Starts building [`GetConversationSummaryParams::RolloutPath`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn rollout_path(rollout_path: String) -> Self {
+        Self::RolloutPath { rollout_path }
+    }
+
+    /// Starts building [`GetConversationSummaryParams::ConversationId`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn conversation_id(conversation_id: String) -> Self {
+        Self::ConversationId { conversation_id }
+    }
+}
+
 /// Result of `getConversationSummary`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct GetConversationSummaryResponse {
     /// The summary.
     pub summary: ConversationSummary,
@@ -34,6 +55,9 @@ pub struct GetConversationSummaryResponse {
 /// What a conversation list shows for one conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ConversationSummary {
     /// The conversation (thread) id.
     pub conversation_id: String,
@@ -59,6 +83,10 @@ pub struct ConversationSummary {
 
 /// Git state recorded with a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ConversationGitInfo {
     /// Commit hash of `HEAD`.
     pub sha: Option<String>,
@@ -71,6 +99,9 @@ pub struct ConversationGitInfo {
 /// Params of `getAuthStatus`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct GetAuthStatusParams {
     /// Include the current access token in the answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -85,6 +116,10 @@ pub struct GetAuthStatusParams {
 /// Result of `getAuthStatus`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct GetAuthStatusResponse {
     /// How the server is authenticated; `null` when it is not.
     pub auth_method: Option<AuthMode>,
@@ -96,6 +131,9 @@ pub struct GetAuthStatusResponse {
 
 /// Params of `gitDiffToRemote`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct GitDiffToRemoteParams {
     /// A directory inside the repository.
     pub cwd: String,
@@ -103,6 +141,9 @@ pub struct GitDiffToRemoteParams {
 
 /// Result of `gitDiffToRemote`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct GitDiffToRemoteResponse {
     /// The remote commit the diff is taken against.
     pub sha: String,

@@ -13,6 +13,9 @@ use ts_rs::TS;
 /// Params of `mcpServer/tool/call`: call one tool of a configured MCP server, outside any turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpServerToolCallParams {
     /// The thread on whose behalf the tool runs (its elicitations go to this thread's client).
     pub thread_id: String,
@@ -40,8 +43,13 @@ pub struct McpServerToolCallParams {
 /// Result of `mcpServer/tool/call`: the MCP `CallToolResult`, unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct McpServerToolCallResponse {
     /// MCP content blocks (text, image, resource …).
+    #[builder(default)]
     pub content: Vec<serde_json::Value>,
     /// The tool's structured JSON result; absent when it returned none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,6 +69,9 @@ pub struct McpServerToolCallResponse {
 /// Params of `mcpServer/resource/read`: read one resource of a configured MCP server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpResourceReadParams {
     /// The thread on whose behalf the resource is read; absent for none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,6 +106,9 @@ pub struct McpResourceReadParams {
 /// The hosted app and account a resource read is aimed at.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpResourceReadTarget {
     /// The app's connector id.
     pub connector_id: String,
@@ -106,8 +120,13 @@ pub struct McpResourceReadTarget {
 /// Result of `mcpServer/resource/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct McpResourceReadResponse {
     /// The resource's contents, as the MCP server returned them.
+    #[builder(default)]
     pub contents: Vec<ResourceContent>,
     /// The originating tool call when the read was scoped to it; `null` otherwise.
     #[serde(default)]
@@ -118,9 +137,11 @@ pub struct McpResourceReadResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
 #[schemars(transform = untitled_branches)]
+#[non_exhaustive]
 pub enum ResourceContent {
     /// Text contents.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Text {
         /// The URI of this resource.
         uri: String,
@@ -137,6 +158,7 @@ pub enum ResourceContent {
     },
     /// Binary contents.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Blob {
         /// The URI of this resource.
         uri: String,
@@ -153,15 +175,56 @@ pub enum ResourceContent {
     },
 }
 
+#[bon::bon]
+impl ResourceContent {
+    /// Starts building [`ResourceContent::Text`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn text(
+        uri: String,
+        mime_type: Option<String>,
+        text: String,
+        _meta: Option<serde_json::Value>,
+    ) -> Self {
+        Self::Text {
+            uri,
+            mime_type,
+            text,
+            _meta,
+        }
+    }
+
+    /// Starts building [`ResourceContent::Blob`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn blob(
+        uri: String,
+        mime_type: Option<String>,
+        blob: String,
+        _meta: Option<serde_json::Value>,
+    ) -> Self {
+        Self::Blob {
+            uri,
+            mime_type,
+            blob,
+            _meta,
+        }
+    }
+}
+
 /// Result of `config/mcpServer/reload`: the servers were reloaded from the configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpServerRefreshResponse {}
 
 /// Params of `item/mcpToolCall/progress`: the MCP server reported progress of a running
 /// `mcpToolCall` item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpToolCallProgressNotification {
     /// The thread.
     pub thread_id: String,
@@ -177,6 +240,9 @@ pub struct McpToolCallProgressNotification {
 /// `elicitation/create`), forwarded to the client; its answer goes back to the server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpServerElicitationRequestParams {
     /// The thread the request belongs to.
     pub thread_id: String,
@@ -196,9 +262,11 @@ pub struct McpServerElicitationRequestParams {
 /// What an MCP server asks the user for, told apart by `mode`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "mode")]
+#[non_exhaustive]
 pub enum McpServerElicitationForm {
     /// `form`: fill in a form (MCP `requestedSchema`).
     #[serde(rename = "form", rename_all = "camelCase")]
+    #[non_exhaustive]
     Form {
         /// What the server asks, for the user.
         message: String,
@@ -212,6 +280,7 @@ pub enum McpServerElicitationForm {
     },
     /// `openai/form`: a form in OpenAI's extended schema dialect.
     #[serde(rename = "openai/form", rename_all = "camelCase")]
+    #[non_exhaustive]
     OpenaiForm {
         /// What the server asks, for the user.
         message: String,
@@ -226,6 +295,7 @@ pub enum McpServerElicitationForm {
     },
     /// `openaiForm`: the same, under its camelCase name.
     #[serde(rename = "openaiForm", rename_all = "camelCase")]
+    #[non_exhaustive]
     OpenaiFormCamel {
         /// What the server asks, for the user.
         message: String,
@@ -240,6 +310,7 @@ pub enum McpServerElicitationForm {
     },
     /// `url`: open a URL (sign-in, payment …) and confirm.
     #[serde(rename = "url", rename_all = "camelCase")]
+    #[non_exhaustive]
     Url {
         /// What the server asks, for the user.
         message: String,
@@ -255,9 +326,73 @@ pub enum McpServerElicitationForm {
     },
 }
 
+#[bon::bon]
+impl McpServerElicitationForm {
+    /// Starts building [`McpServerElicitationForm::Form`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn form(
+        message: String,
+        requested_schema: McpElicitationFormSchema,
+        _meta: Option<serde_json::Value>,
+    ) -> Self {
+        Self::Form {
+            message,
+            requested_schema,
+            _meta,
+        }
+    }
+
+    /// Starts building [`McpServerElicitationForm::OpenaiForm`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn openai_form(
+        message: String,
+        requested_schema: serde_json::Value,
+        _meta: Option<serde_json::Value>,
+    ) -> Self {
+        Self::OpenaiForm {
+            message,
+            requested_schema,
+            _meta,
+        }
+    }
+
+    /// Starts building [`McpServerElicitationForm::OpenaiFormCamel`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn openai_form_camel(
+        message: String,
+        requested_schema: serde_json::Value,
+        _meta: Option<serde_json::Value>,
+    ) -> Self {
+        Self::OpenaiFormCamel {
+            message,
+            requested_schema,
+            _meta,
+        }
+    }
+
+    /// Starts building [`McpServerElicitationForm::Url`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn url(
+        message: String,
+        url: String,
+        elicitation_id: String,
+        _meta: Option<serde_json::Value>,
+    ) -> Self {
+        Self::Url {
+            message,
+            url,
+            elicitation_id,
+            _meta,
+        }
+    }
+}
+
 /// The form of a `form` elicitation: a flat object schema whose fields are primitive schemas.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpElicitationFormSchema {
     /// The JSON Schema dialect, when the server names one.
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
@@ -268,6 +403,7 @@ pub struct McpElicitationFormSchema {
     pub kind: McpElicitationObjectType,
     /// The form's fields by name: each a string, number, boolean or enum schema, as the MCP
     /// server sent it.
+    #[builder(default)]
     pub properties: std::collections::BTreeMap<String, serde_json::Value>,
     /// The fields the user must fill in; absent when none are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -278,6 +414,7 @@ pub struct McpElicitationFormSchema {
 /// The `type` of an elicitation form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum McpElicitationObjectType {
     /// A JSON object.
     Object,
@@ -286,6 +423,9 @@ pub enum McpElicitationObjectType {
 /// Result of `mcpServer/elicitation/request`: the user's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpServerElicitationRequestResponse {
     /// Accept (with `content`), decline, or cancel.
     pub action: McpServerElicitationAction,
@@ -304,6 +444,7 @@ pub struct McpServerElicitationRequestResponse {
 /// The user's answer to an elicitation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum McpServerElicitationAction {
     /// Go ahead, with the form's content.
     Accept,

@@ -15,6 +15,10 @@ use crate::*;
 /// Params of `mcpServerStatus/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ListMcpServerStatusParams {
     /// Thread whose MCP configuration and live connections to report; absent uses the
     /// server-wide configuration.
@@ -48,8 +52,13 @@ pub struct ListMcpServerStatusParams {
 /// Result of `mcpServerStatus/list`: one page of servers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ListMcpServerStatusResponse {
     /// The servers on this page.
+    #[builder(default)]
     pub data: Vec<McpServerStatus>,
     /// Pass as `cursor` to get the next page; `null` on the last page.
     #[serde(default)]
@@ -59,6 +68,7 @@ pub struct ListMcpServerStatusResponse {
 /// Where an MCP app's UI is rendered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum McpAppDisplayMode {
     /// Embedded in the conversation, next to the tool call.
     Inline,
@@ -70,6 +80,9 @@ pub enum McpAppDisplayMode {
 /// tool's declaration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpAppUi {
     /// URI of the MCP resource that holds the UI (typically `ui://…`); read it from the same
     /// server.
@@ -81,6 +94,7 @@ pub struct McpAppUi {
 /// Whether and how the server is signed in to an MCP server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum McpAuthStatus {
     /// Not determined yet.
     Unknown,
@@ -97,6 +111,7 @@ pub enum McpAuthStatus {
 /// Connection state of an MCP server within a thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum McpServerConnectionStatus {
     /// Configured, but no connection has been attempted (e.g. started lazily on first use).
     NotStarted,
@@ -117,6 +132,9 @@ pub enum McpServerConnectionStatus {
 /// What an MCP server says about itself in its `initialize` answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpServerInfo {
     /// The server's program name (e.g. `github-mcp-server`).
     pub name: String,
@@ -139,6 +157,7 @@ pub struct McpServerInfo {
 /// Why an MCP server failed to start, when the client can do something about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum McpServerStartupFailureReason {
     /// The stored sign-in is no longer accepted; the user must sign in to the server again.
     ReauthenticationRequired,
@@ -147,6 +166,7 @@ pub enum McpServerStartupFailureReason {
 /// Start-up progress of an MCP server, as reported by `mcpServer/startupStatus/updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum McpServerStartupState {
     /// The server is being started.
     Starting,
@@ -161,6 +181,9 @@ pub enum McpServerStartupState {
 /// One configured MCP server: its state and what it offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpServerStatus {
     /// The server's name in the configuration (the key under `mcp_servers`).
     pub name: String,
@@ -191,6 +214,7 @@ pub struct McpServerStatus {
     #[ts(optional)]
     pub server_capabilities: Option<serde_json::Value>,
     /// The server's tools, keyed by tool name; may come from a cache.
+    #[builder(default)]
     pub tools: BTreeMap<String, Tool>,
     /// Why listing the tools failed, when no tool list could be obtained; `null` whenever
     /// `tools` is a real list (even an empty or cached one).
@@ -203,14 +227,17 @@ pub struct McpServerStatus {
     #[ts(optional)]
     pub tool_list_meta: Option<serde_json::Value>,
     /// Resources the server offers; empty when `detail` was `toolsAndAuthOnly`.
+    #[builder(default)]
     pub resources: Vec<Resource>,
     /// Resource templates the server offers; empty when `detail` was `toolsAndAuthOnly`.
+    #[builder(default)]
     pub resource_templates: Vec<ResourceTemplate>,
 }
 
 /// How much `mcpServerStatus/list` reports about each server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum McpServerStatusDetail {
     /// Everything, including resources and resource templates.
     Full,
@@ -222,6 +249,9 @@ pub enum McpServerStatusDetail {
 /// start-up state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpServerStatusUpdatedNotification {
     /// The thread the server is starting for; `null` when not tied to one thread.
     #[serde(default)]
@@ -245,6 +275,9 @@ pub struct McpServerStatusUpdatedNotification {
 /// A resource an MCP server can read, as in the MCP `resources/list` answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct Resource {
     /// URI that identifies the resource on its server (e.g. `file:///repo/README.md`).
     pub uri: String,
@@ -282,6 +315,9 @@ pub struct Resource {
 /// `resources/templates/list` answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ResourceTemplate {
     /// RFC 6570 URI template; filling in its variables gives a resource URI.
     pub uri_template: String,

@@ -13,6 +13,9 @@ use crate::*;
 /// A collaboration mode with its settings, as chosen for a thread or turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CollaborationMode {
     /// Which mode.
     pub mode: ModeKind,
@@ -23,6 +26,7 @@ pub struct CollaborationMode {
 /// A kind of input a model accepts in user turns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum InputModality {
     /// Text (always supported in practice).
     Text,
@@ -35,6 +39,7 @@ pub enum InputModality {
 /// How the agent collaborates with the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ModeKind {
     /// The agent works out a plan with the user before changing anything.
     Plan,
@@ -45,6 +50,9 @@ pub enum ModeKind {
 /// One entry of the model catalog, as listed by `model/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct Model {
     /// Unique id of the catalog entry (e.g. `gpt-6.2-sol`).
     pub id: String,
@@ -61,12 +69,15 @@ pub struct Model {
     /// Reasoning effort used when the client does not choose one.
     pub default_reasoning_effort: ReasoningEffort,
     /// The reasoning efforts the model accepts, each with a description.
+    #[builder(default)]
     pub supported_reasoning_efforts: Vec<ReasoningEffortOption>,
     /// Kinds of user input the model accepts; absent means text and images.
     #[serde(default = "default_input_modalities")]
+    #[builder(default = default_input_modalities())]
     pub input_modalities: Vec<InputModality>,
     /// Service tiers the user can pick for this model; absent means none.
     #[serde(default)]
+    #[builder(default)]
     pub service_tiers: Vec<ModelServiceTier>,
     /// `id` of the service tier used when the client picks none; `null` means the standard
     /// tier.
@@ -74,9 +85,11 @@ pub struct Model {
     pub default_service_tier: Option<String>,
     /// Deprecated list of extra speed tier names (e.g. `fast`); read `serviceTiers` instead.
     #[serde(default)]
+    #[builder(default)]
     pub additional_speed_tiers: Vec<String>,
     /// Deprecated; always `false`, as no model offers a personality choice any more.
     #[serde(default)]
+    #[builder(default)]
     pub supports_personality: bool,
     /// Which multi-agent (sub-agent) runtime the model uses; `null` when it does not say.
     #[serde(default)]
@@ -103,14 +116,22 @@ pub struct Model {
 /// Access programs a caller may explicitly select for a model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ModelAccessPrograms {
     /// The security-research programs that will be accepted.
+    #[builder(default)]
     pub cyber: Vec<CyberAccessProgram>,
 }
 
 /// A one-off notice about a model's availability (a "new user experience" message).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ModelAvailabilityNux {
     /// Text of the notice.
     pub message: String,
@@ -119,6 +140,10 @@ pub struct ModelAvailabilityNux {
 /// Params of `model/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ModelListParams {
     /// List the models of this configured provider (a key of `model_providers`); absent uses
     /// the server's default provider.
@@ -142,8 +167,13 @@ pub struct ModelListParams {
 /// Result of `model/list`: one page of the catalog, in display order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ModelListResponse {
     /// The models on this page.
+    #[builder(default)]
     pub data: Vec<Model>,
     /// Pass as `cursor` to get the next page; `null` on the last page.
     #[serde(default)]
@@ -153,6 +183,9 @@ pub struct ModelListResponse {
 /// A service tier a model can be used with: a trade of speed against usage.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ModelServiceTier {
     /// Value to send as the service tier (e.g. `priority`).
     pub id: String,
@@ -165,6 +198,9 @@ pub struct ModelServiceTier {
 /// A suggestion to move from one model to a newer one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ModelUpgradeInfo {
     /// Slug of the model to move to.
     pub model: String,
@@ -186,6 +222,7 @@ pub struct ModelUpgradeInfo {
 /// Which multi-agent runtime a model uses to delegate work to sub-agents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum MultiAgentVersion {
     /// The model does not delegate to sub-agents.
     Disabled,
@@ -198,6 +235,7 @@ pub enum MultiAgentVersion {
 /// Deprecated conversational style; no value changes the agent's style any more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum Personality {
     /// No particular style.
     None,
@@ -218,6 +256,9 @@ pub struct ReasoningEffort(#[schemars(length(min = 1))] pub String);
 /// A reasoning effort a model accepts, with a description for the picker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ReasoningEffortOption {
     /// The effort value.
     pub reasoning_effort: ReasoningEffort,
@@ -228,6 +269,7 @@ pub struct ReasoningEffortOption {
 /// How much of its reasoning the model summarises for the user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ReasoningSummary {
     /// The model decides how detailed the summary is.
     Auto,
@@ -242,6 +284,7 @@ pub enum ReasoningSummary {
 /// How long and detailed the model's answers are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum Verbosity {
     /// Brief answers.
     Low,
@@ -253,18 +296,29 @@ pub enum Verbosity {
 
 /// Params of `collaborationMode/list` (experimental): none yet.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CollaborationModeListParams {}
 
 /// Result of `collaborationMode/list`: the presets a client can offer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct CollaborationModeListResponse {
     /// The presets, in display order.
+    #[builder(default)]
     pub data: Vec<CollaborationModeMask>,
 }
 
 /// A collaboration-mode preset: the settings it applies when a client selects it. Built-in
 /// developer instructions are not included; send `developer_instructions: null` to use them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CollaborationModeMask {
     /// Display name of the preset.
     pub name: String,

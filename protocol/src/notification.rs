@@ -13,6 +13,9 @@ use crate::*;
 /// Params of `error`: a turn ran into an error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ErrorNotification {
     /// Thread the turn runs on.
     pub thread_id: String,
@@ -29,6 +32,9 @@ pub struct ErrorNotification {
 /// any UI still waiting on it (an approval prompt) should be dismissed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ServerRequestResolvedNotification {
     /// Thread the request belonged to.
     pub thread_id: String,
@@ -39,6 +45,9 @@ pub struct ServerRequestResolvedNotification {
 /// Params of `warning`: a short message the user should see.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct WarningNotification {
     /// Thread the warning concerns; `null` or absent when it concerns the whole server.
     #[serde(default)]

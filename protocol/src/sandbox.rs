@@ -20,6 +20,7 @@ pub struct AbsolutePathBuf(pub String);
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema, TS,
 )]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum NetworkAccess {
     /// No outgoing connections; the default.
     #[default]
@@ -31,6 +32,7 @@ pub enum NetworkAccess {
 /// The coarse sandbox setting a client picks (kebab-case on the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum SandboxMode {
     /// Commands may read anywhere and write nowhere.
     ReadOnly,
@@ -43,11 +45,13 @@ pub enum SandboxMode {
 /// The full sandbox policy commands run under, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum SandboxPolicy {
     /// No restrictions at all.
     DangerFullAccess,
     /// Read anywhere, write nowhere.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ReadOnly {
         /// Whether commands may use the network; absent means `false`.
         #[serde(default)]
@@ -56,6 +60,7 @@ pub enum SandboxPolicy {
     },
     /// The server already runs inside a sandbox someone else set up, so it adds none of its own.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ExternalSandbox {
         /// Whether that outer sandbox lets commands use the network; absent means `restricted`.
         #[serde(default)]
@@ -65,6 +70,7 @@ pub enum SandboxPolicy {
     /// Read anywhere; write only inside the working directory, `writableRoots` and the
     /// temporary directories not excluded below.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     WorkspaceWrite {
         /// Absolute directories writable besides the working directory; absent means none.
         #[serde(default)]
@@ -84,4 +90,35 @@ pub enum SandboxPolicy {
         #[ts(as = "Option<bool>", optional)]
         exclude_slash_tmp: bool,
     },
+}
+
+#[bon::bon]
+impl SandboxPolicy {
+    /// Starts building [`SandboxPolicy::ReadOnly`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn read_only(#[builder(default)] network_access: bool) -> Self {
+        Self::ReadOnly { network_access }
+    }
+
+    /// Starts building [`SandboxPolicy::ExternalSandbox`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn external_sandbox(#[builder(default)] network_access: NetworkAccess) -> Self {
+        Self::ExternalSandbox { network_access }
+    }
+
+    /// Starts building [`SandboxPolicy::WorkspaceWrite`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn workspace_write(
+        #[builder(default)] writable_roots: Vec<AbsolutePathBuf>,
+        #[builder(default)] network_access: bool,
+        #[builder(default)] exclude_tmpdir_env_var: bool,
+        #[builder(default)] exclude_slash_tmp: bool,
+    ) -> Self {
+        Self::WorkspaceWrite {
+            writable_roots,
+            network_access,
+            exclude_tmpdir_env_var,
+            exclude_slash_tmp,
+        }
+    }
 }

@@ -21,6 +21,10 @@ pub struct AgentPath(pub String);
 /// Git state of a thread's working directory, recorded when the thread was created.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct GitInfo {
     /// Commit hash `HEAD` pointed at; `null` when it could not be read.
     #[serde(default)]
@@ -37,6 +41,7 @@ pub struct GitInfo {
 /// (`"cli"`, `"vscode"`, …); `custom` and `subAgent` are single-key objects.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum SessionSource {
     /// The interactive terminal UI.
     Cli,
@@ -68,6 +73,7 @@ pub enum SortDirection {
 /// `other` are single-key objects whose inner keys are snake_case too.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SubAgentSource {
     /// A code-review pass run for the parent thread.
     Review,
@@ -76,6 +82,7 @@ pub enum SubAgentSource {
     /// A background run that consolidates the agent's stored memories.
     MemoryConsolidation,
     /// A helper agent that another thread's agent spawned on purpose.
+    #[non_exhaustive]
     ThreadSpawn {
         /// The thread whose agent spawned this one.
         #[serde(rename = "parent_thread_id")]
@@ -96,11 +103,35 @@ pub enum SubAgentSource {
     Other(String),
 }
 
+#[bon::bon]
+impl SubAgentSource {
+    /// Starts building [`SubAgentSource::ThreadSpawn`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn thread_spawn(
+        parent_thread_id: ThreadId,
+        depth: i32,
+        agent_nickname: Option<String>,
+        agent_role: Option<String>,
+        agent_path: Option<AgentPath>,
+    ) -> Self {
+        Self::ThreadSpawn {
+            parent_thread_id,
+            depth,
+            agent_nickname,
+            agent_role,
+            agent_path,
+        }
+    }
+}
+
 /// A thread as the server reports it: identity, origin, the settings it runs with, timestamps,
 /// runtime status and, in some results, its turns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[schemars(transform = thread_required_nullable)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct Thread {
     /// The thread's id (a UUIDv7 when the server made it); every `threadId` refers to this.
     pub id: String,
@@ -141,6 +172,7 @@ pub struct Thread {
     /// How the thread's history is stored, fixed at creation; absent (older servers) means
     /// `legacy`.
     #[serde(default)]
+    #[builder(default)]
     pub history_mode: ThreadHistoryMode,
     /// When the thread was created, in Unix seconds.
     pub created_at: i64,
@@ -181,12 +213,14 @@ pub struct Thread {
     pub path: Option<String>,
     /// The thread's turns, oldest first. Filled only in the results of `thread/resume`,
     /// `thread/fork` and `thread/read` with `includeTurns`; an empty array everywhere else.
+    #[builder(default)]
     pub turns: Vec<Turn>,
 }
 
 /// Something an active thread is blocked on, waiting for the client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ThreadActiveFlag {
     /// An approval request sent to the client has not been answered yet.
     WaitingOnApproval,
@@ -197,6 +231,9 @@ pub enum ThreadActiveFlag {
 /// Params of `thread/archive`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadArchiveParams {
     /// The thread to move to the archive.
     pub thread_id: String,
@@ -205,11 +242,17 @@ pub struct ThreadArchiveParams {
 /// Result of `thread/archive`: an empty object once the thread is archived.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadArchiveResponse {}
 
 /// Params of `thread/archived`: a thread was moved to the archive.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadArchivedNotification {
     /// The thread that is now archived.
     pub thread_id: String,
@@ -219,6 +262,9 @@ pub struct ThreadArchivedNotification {
 /// out keeps the value the source thread (or the configuration) gives.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadForkParams {
     /// The thread whose history is copied.
     pub thread_id: String,
@@ -288,6 +334,9 @@ pub struct ThreadForkParams {
 /// Result of `thread/fork`: the new thread and the settings it actually runs with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadForkResponse {
     /// The fork, a new thread with its own id; `turns` is filled unless `excludeTurns` was set.
     pub thread: Thread,
@@ -312,9 +361,11 @@ pub struct ThreadForkResponse {
     /// Instruction files (such as `AGENTS.md`) loaded into the thread, as paths on the server's
     /// machine; absent or empty when none were loaded.
     #[serde(default)]
+    #[builder(default)]
     pub instruction_sources: Vec<LegacyAppPathString>,
     /// Ids of plugins the user has switched off; informational only for now. Absent means none.
     #[serde(default)]
+    #[builder(default)]
     pub disabled_plugin_ids: Vec<String>,
 }
 
@@ -323,6 +374,7 @@ pub struct ThreadForkResponse {
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema, TS,
 )]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ThreadHistoryMode {
     /// The original layout, read back as a whole; assumed when the field is absent.
     #[default]
@@ -341,6 +393,7 @@ pub struct ThreadId(pub String);
 /// The `cwd` filter of `thread/list`: a single directory or a list of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ThreadListCwdFilter {
     /// Only threads whose working directory is exactly this path.
     Text(String),
@@ -352,6 +405,10 @@ pub enum ThreadListCwdFilter {
 /// the listing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ThreadListParams {
     /// The `nextCursor` (or `backwardsCursor`) of an earlier page; absent for the first page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -428,8 +485,13 @@ pub struct ThreadListParams {
 /// Result of `thread/list`: one page of threads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ThreadListResponse {
     /// The threads of this page in the requested order, each with an empty `turns` array.
+    #[builder(default)]
     pub data: Vec<Thread>,
     /// Send as `cursor` to fetch the following page; `null` when this was the last one.
     #[serde(default)]
@@ -443,6 +505,10 @@ pub struct ThreadListResponse {
 /// Params of `thread/loaded/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ThreadLoadedListParams {
     /// The `nextCursor` of an earlier page; absent for the first page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -457,8 +523,13 @@ pub struct ThreadLoadedListParams {
 /// Result of `thread/loaded/list`: one page of loaded thread ids.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ThreadLoadedListResponse {
     /// Ids of the threads this server currently holds in memory.
+    #[builder(default)]
     pub data: Vec<String>,
     /// Send as `cursor` to fetch the following page; `null` when this was the last one.
     #[serde(default)]
@@ -468,6 +539,9 @@ pub struct ThreadLoadedListResponse {
 /// Params of `thread/name/updated`: a thread's title changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadNameUpdatedNotification {
     /// The renamed thread.
     pub thread_id: String,
@@ -479,6 +553,9 @@ pub struct ThreadNameUpdatedNotification {
 /// Params of `thread/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadReadParams {
     /// The thread to read; it does not need to be loaded and is not loaded by this call.
     pub thread_id: String,
@@ -492,6 +569,9 @@ pub struct ThreadReadParams {
 /// Result of `thread/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadReadResponse {
     /// The thread; its `turns` are filled only when `includeTurns` was `true`.
     pub thread: Thread,
@@ -501,6 +581,9 @@ pub struct ThreadReadResponse {
 /// left out keeps the stored (or configured) value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadResumeParams {
     /// The thread to load; if it is already loaded the client joins it as it is.
     pub thread_id: String,
@@ -561,6 +644,9 @@ pub struct ThreadResumeParams {
 /// Result of `thread/resume`: the loaded thread and the settings it now runs with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadResumeResponse {
     /// The thread, with its turns unless `excludeTurns` was set.
     pub thread: Thread,
@@ -588,9 +674,11 @@ pub struct ThreadResumeResponse {
     /// Instruction files (such as `AGENTS.md`) loaded into the thread, as paths on the server's
     /// machine; absent or empty when none were loaded.
     #[serde(default)]
+    #[builder(default)]
     pub instruction_sources: Vec<LegacyAppPathString>,
     /// Ids of plugins the user has switched off; informational only for now. Absent means none.
     #[serde(default)]
+    #[builder(default)]
     pub disabled_plugin_ids: Vec<String>,
     /// For paginated threads: cursor from which to page backwards (newest first) through the
     /// thread's turns, starting with the turn it names; `null` when not offered.
@@ -606,6 +694,9 @@ pub struct ThreadResumeResponse {
 /// in step across devices.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadSection {
     /// Opaque, stable id of the section (a UUIDv7); renaming does not change it.
     pub id: String,
@@ -619,6 +710,10 @@ pub struct ThreadSection {
 /// Visual styling of a thread section, shared by every client that shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ThreadSectionAppearance {
     /// Colour to draw the section in, as a string the client interprets; `null` for the default.
     #[serde(default)]
@@ -631,6 +726,9 @@ pub struct ThreadSectionAppearance {
 /// Params of `thread/name/set`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadSetNameParams {
     /// The thread to rename.
     pub thread_id: String,
@@ -642,11 +740,15 @@ pub struct ThreadSetNameParams {
 /// `thread/name/updated`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadSetNameResponse {}
 
 /// Which value `thread/list` orders threads by (snake_case on the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ThreadSortKey {
     /// The thread's `createdAt`; the default.
     CreatedAt,
@@ -670,6 +772,7 @@ pub struct ThreadSource(pub String);
 /// by why they were started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ThreadSourceKind {
     /// Threads whose source is `cli`.
     Cli,
@@ -697,6 +800,10 @@ pub enum ThreadSourceKind {
 /// configured value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ThreadStartParams {
     /// Working directory for the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -772,6 +879,9 @@ pub struct ThreadStartParams {
 /// Result of `thread/start`: the new thread and the settings it runs with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadStartResponse {
     /// The new thread, loaded and idle, with an empty `turns` array.
     pub thread: Thread,
@@ -796,15 +906,18 @@ pub struct ThreadStartResponse {
     /// Instruction files (such as `AGENTS.md`) loaded into the thread, as paths on the server's
     /// machine; absent or empty when none were loaded.
     #[serde(default)]
+    #[builder(default)]
     pub instruction_sources: Vec<LegacyAppPathString>,
     /// Ids of plugins the user has switched off; informational only for now. Absent means none.
     #[serde(default)]
+    #[builder(default)]
     pub disabled_plugin_ids: Vec<String>,
 }
 
 /// What made a client open a new session with `thread/start`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ThreadStartSource {
     /// The client has just started up.
     Startup,
@@ -816,6 +929,9 @@ pub enum ThreadStartSource {
 /// loaded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadStartedNotification {
     /// The new thread, with an empty `turns` array.
     pub thread: Thread,
@@ -824,6 +940,7 @@ pub struct ThreadStartedNotification {
 /// Runtime state of a thread, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ThreadStatus {
     /// Stored but not loaded in this server; `thread/resume` loads it.
     NotLoaded,
@@ -833,6 +950,7 @@ pub enum ThreadStatus {
     SystemError,
     /// Loaded and running a turn.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Active {
         /// What the running turn is waiting on the client for; empty while the agent works on
         /// its own.
@@ -840,9 +958,21 @@ pub enum ThreadStatus {
     },
 }
 
+#[bon::bon]
+impl ThreadStatus {
+    /// Starts building [`ThreadStatus::Active`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn active(#[builder(default)] active_flags: Vec<ThreadActiveFlag>) -> Self {
+        Self::Active { active_flags }
+    }
+}
+
 /// Params of `thread/status/changed`: a loaded thread moved to another status.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadStatusChangedNotification {
     /// The thread whose status changed.
     pub thread_id: String,
@@ -853,6 +983,9 @@ pub struct ThreadStatusChangedNotification {
 /// Params of `thread/unarchive`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadUnarchiveParams {
     /// The archived thread to bring back.
     pub thread_id: String,
@@ -861,6 +994,9 @@ pub struct ThreadUnarchiveParams {
 /// Result of `thread/unarchive`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadUnarchiveResponse {
     /// The restored thread as it now stands.
     pub thread: Thread,
@@ -869,6 +1005,9 @@ pub struct ThreadUnarchiveResponse {
 /// Params of `thread/unarchived`: a thread was taken out of the archive.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadUnarchivedNotification {
     /// The thread that is no longer archived.
     pub thread_id: String,

@@ -12,6 +12,9 @@ use crate::*;
 /// Params of `thread/delete`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadDeleteParams {
     /// The thread to delete for good: a turn running on it is stopped first, then its history
     /// is removed from disk.
@@ -21,11 +24,17 @@ pub struct ThreadDeleteParams {
 /// Result of `thread/delete`: an empty object once the thread is gone.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadDeleteResponse {}
 
 /// Params of `thread/deleted`: a thread was deleted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadDeletedNotification {
     /// The thread that no longer exists.
     pub thread_id: String,
@@ -34,6 +43,9 @@ pub struct ThreadDeletedNotification {
 /// Params of `thread/unsubscribe`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadUnsubscribeParams {
     /// The thread this connection stops following.
     pub thread_id: String,
@@ -42,6 +54,7 @@ pub struct ThreadUnsubscribeParams {
 /// What `thread/unsubscribe` found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ThreadUnsubscribeStatus {
     /// The thread is not loaded, so nobody follows it.
     NotLoaded,
@@ -54,6 +67,9 @@ pub enum ThreadUnsubscribeStatus {
 /// Result of `thread/unsubscribe`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadUnsubscribeResponse {
     /// What the call found and did.
     pub status: ThreadUnsubscribeStatus,
@@ -62,6 +78,9 @@ pub struct ThreadUnsubscribeResponse {
 /// Params of `thread/closed`: a loaded thread was unloaded (its last follower left).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadClosedNotification {
     /// The thread that is no longer loaded.
     pub thread_id: String,
@@ -71,6 +90,9 @@ pub struct ThreadClosedNotification {
 /// `null` clears it, a non-empty string replaces it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadMetadataGitInfoUpdateParams {
     /// The commit `HEAD` pointed at.
     #[serde(
@@ -104,6 +126,9 @@ pub struct ThreadMetadataGitInfoUpdateParams {
 /// Params of `thread/metadata/update`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadMetadataUpdateParams {
     /// The thread whose metadata changes; it need not be loaded.
     pub thread_id: String,
@@ -116,6 +141,9 @@ pub struct ThreadMetadataUpdateParams {
 /// Result of `thread/metadata/update`: the thread with its metadata as now stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadMetadataUpdateResponse {
     /// The thread, with an empty `turns` array.
     pub thread: Thread,
@@ -125,6 +153,9 @@ pub struct ThreadMetadataUpdateResponse {
 /// `commandExecution` item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadShellCommandParams {
     /// The thread to run it in; it must be loaded and idle.
     pub thread_id: String,
@@ -141,4 +172,7 @@ pub struct ThreadShellCommandParams {
 /// its progress arrives as item notifications.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadShellCommandResponse {}

@@ -11,6 +11,9 @@ use crate::*;
 /// Params of `thread/turns/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadTurnsListParams {
     /// The thread whose turns to list; it need not be loaded.
     pub thread_id: String,
@@ -35,8 +38,13 @@ pub struct ThreadTurnsListParams {
 /// Result of `thread/turns/list`: one page of turns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ThreadTurnsListResponse {
     /// The turns of this page in the requested order, their `items` as `itemsView` asked.
+    #[builder(default)]
     pub data: Vec<Turn>,
     /// Send as `cursor` to fetch the following page; `null` when this was the last one.
     #[serde(default)]
@@ -51,18 +59,30 @@ pub struct ThreadTurnsListResponse {
 /// itself excluded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ThreadItemsListAnchor {
     /// Next to the item `itemId` of the turn named by `turnId`.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Item {
         /// The anchor item.
         item_id: String,
     },
 }
 
+#[bon::bon]
+impl ThreadItemsListAnchor {
+    /// Starts building [`ThreadItemsListAnchor::Item`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn item(item_id: String) -> Self {
+        Self::Item { item_id }
+    }
+}
+
 /// Where a page of `thread/items/list` starts: a cursor the server gave, or an item anchor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ThreadItemsListCursor {
     /// A `nextCursor` or `backwardsCursor` of an earlier page.
     Opaque(String),
@@ -74,11 +94,17 @@ pub enum ThreadItemsListCursor {
 /// server; the member is accepted and the full items returned).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadItemOutputDeferral {}
 
 /// Params of `thread/items/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadItemsListParams {
     /// The thread whose items to list; it need not be loaded.
     pub thread_id: String,
@@ -107,6 +133,9 @@ pub struct ThreadItemsListParams {
 /// One item of a thread with the turn it belongs to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadItemEntry {
     /// The item in its final (or latest recorded) state.
     pub item: ThreadItem,
@@ -123,8 +152,13 @@ pub struct ThreadItemEntry {
 /// Result of `thread/items/list`: one page of items.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct ThreadItemsListResponse {
     /// The items of this page in the requested order.
+    #[builder(default)]
     pub data: Vec<ThreadItemEntry>,
     /// Send as `cursor` to fetch the following page; `null` when this was the last one.
     #[serde(default)]
@@ -138,6 +172,9 @@ pub struct ThreadItemsListResponse {
 /// Params of `thread/revert`: drop a turn and every later one from the thread's history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadRevertParams {
     /// The thread to shorten; no turn may be running on it.
     pub thread_id: String,
@@ -149,6 +186,9 @@ pub struct ThreadRevertParams {
 /// Result of `thread/revert`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadRevertResponse {
     /// The thread as it now stands, with an empty `turns` array (page the kept history with
     /// `thread/turns/list`).
@@ -166,6 +206,9 @@ pub struct ThreadRevertResponse {
 /// Params of `thread/reverted`: a thread's history was shortened by `thread/revert`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadRevertedNotification {
     /// The thread whose history changed.
     pub thread_id: String,
@@ -175,6 +218,9 @@ pub struct ThreadRevertedNotification {
 /// see the summary instead of everything before it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadCompactStartParams {
     /// The thread to compact; it must be loaded and idle.
     pub thread_id: String,
@@ -184,12 +230,18 @@ pub struct ThreadCompactStartParams {
 /// it runs as a turn, and `thread/compacted` says when it is done.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadCompactStartResponse {}
 
 /// Params of `thread/compacted`: a thread's history was compacted by the turn `turnId`
 /// (whose `contextCompaction` item marks the point; the turn's agent message is the summary).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ContextCompactedNotification {
     /// The compacted thread.
     pub thread_id: String,

@@ -14,6 +14,10 @@ use crate::*;
 /// Public detail of a turn that was blocked as misaligned, and how the user may continue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct MisalignmentErrorDetails {
     /// Category of the block, as an open set of strings: accept values you do not know; `null`
     /// when not given.
@@ -36,6 +40,9 @@ pub struct MisalignmentErrorDetails {
 /// Input to send if the user chooses to continue after a misalignment block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct MisalignmentSteer {
     /// The text to submit as the user's next message.
     pub message: String,
@@ -44,6 +51,7 @@ pub struct MisalignmentSteer {
 /// A kind of turn that does not accept `turn/steer` input while it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum NonSteerableTurnKind {
     /// A code review turn.
     Review,
@@ -54,6 +62,9 @@ pub enum NonSteerableTurnKind {
 /// Token accounting of a thread: the running total and the most recent model call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadTokenUsage {
     /// Sum over every model call in the thread so far.
     pub total: TokenUsageBreakdown,
@@ -67,6 +78,9 @@ pub struct ThreadTokenUsage {
 /// Params of `thread/tokenUsage/updated`: a thread's token counts after a model call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ThreadTokenUsageUpdatedNotification {
     /// Thread whose usage changed.
     pub thread_id: String,
@@ -79,6 +93,9 @@ pub struct ThreadTokenUsageUpdatedNotification {
 /// Token counts of one model call, or a sum of several.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TokenUsageBreakdown {
     /// Prompt tokens sent, cached ones included.
     pub input_tokens: i64,
@@ -86,6 +103,7 @@ pub struct TokenUsageBreakdown {
     pub cached_input_tokens: i64,
     /// Of `inputTokens`, those written into the prompt cache; `0` when the member is absent.
     #[serde(default)]
+    #[builder(default)]
     pub cache_write_input_tokens: i64,
     /// Tokens generated, reasoning included.
     pub output_tokens: i64,
@@ -98,6 +116,9 @@ pub struct TokenUsageBreakdown {
 /// A turn: its identity, state and (depending on `itemsView`) its items.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct Turn {
     /// The turn's id (a UUIDv7 string for turns the server creates).
     pub id: String,
@@ -109,9 +130,11 @@ pub struct Turn {
     /// Where the turn stands.
     pub status: TurnStatus,
     /// The turn's items, oldest first, as far as `itemsView` says they were loaded.
+    #[builder(default)]
     pub items: Vec<ThreadItem>,
     /// How complete `items` is; `full` when the member is absent.
     #[serde(default)]
+    #[builder(default)]
     pub items_view: TurnItemsView,
     /// What went wrong, for a failed (or interrupted) turn; `null` otherwise.
     #[serde(default)]
@@ -131,6 +154,9 @@ pub struct Turn {
 /// Params of `turn/completed`: a turn ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnCompletedNotification {
     /// Thread the turn ran on.
     pub thread_id: String,
@@ -141,6 +167,9 @@ pub struct TurnCompletedNotification {
 /// Params of `turn/diff/updated`: the turn's file changes, combined, changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnDiffUpdatedNotification {
     /// Thread the turn runs on.
     pub thread_id: String,
@@ -153,6 +182,9 @@ pub struct TurnDiffUpdatedNotification {
 /// Why a turn failed, or an error reported during a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnError {
     /// Text to show the user.
     pub message: String,
@@ -171,6 +203,9 @@ pub struct TurnError {
 /// Params of `turn/interrupt`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnInterruptParams {
     /// Thread the turn runs on.
     pub thread_id: String,
@@ -182,6 +217,9 @@ pub struct TurnInterruptParams {
 /// status is `interrupted`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnInterruptResponse {}
 
 /// How much of a turn's `items` a payload carries.
@@ -189,6 +227,7 @@ pub struct TurnInterruptResponse {}
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS,
 )]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum TurnItemsView {
     /// None: `items` is empty because it was not loaded, not because the turn has none.
     NotLoaded,
@@ -202,6 +241,9 @@ pub enum TurnItemsView {
 /// One step of the agent's plan for a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnPlanStep {
     /// What the step is, in a sentence.
     pub step: String,
@@ -212,6 +254,7 @@ pub struct TurnPlanStep {
 /// Progress of a plan step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum TurnPlanStepStatus {
     /// Not started.
     Pending,
@@ -224,12 +267,16 @@ pub enum TurnPlanStepStatus {
 /// Params of `turn/plan/updated`: the agent's plan for the turn, as it now stands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnPlanUpdatedNotification {
     /// Thread the turn runs on.
     pub thread_id: String,
     /// The turn the plan is for.
     pub turn_id: String,
     /// Every step of the plan, in order; replaces the previous plan.
+    #[builder(default)]
     pub plan: Vec<TurnPlanStep>,
     /// The agent's note on why the plan changed; `null` when it gave none.
     #[serde(default)]
@@ -241,10 +288,14 @@ pub struct TurnPlanUpdatedNotification {
 /// leaving one out keeps the thread's current setting.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnStartParams {
     /// The loaded thread to run the turn on.
     pub thread_id: String,
     /// The user's message, in parts.
+    #[builder(default)]
     pub input: Vec<UserInput>,
     /// Client-chosen id for the message, echoed as `clientId` on the `userMessage` item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -334,6 +385,9 @@ pub struct TurnStartParams {
 /// Result of `turn/start`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnStartResponse {
     /// The new turn, `inProgress` with no items loaded yet; its progress follows as
     /// notifications.
@@ -343,6 +397,9 @@ pub struct TurnStartResponse {
 /// Params of `turn/started`: a turn began running.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnStartedNotification {
     /// Thread the turn runs on.
     pub thread_id: String,
@@ -353,6 +410,7 @@ pub struct TurnStartedNotification {
 /// Where a turn stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum TurnStatus {
     /// Ended normally.
     Completed,
@@ -367,12 +425,16 @@ pub enum TurnStatus {
 /// Params of `turn/steer`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnSteerParams {
     /// Thread whose running turn gets the input.
     pub thread_id: String,
     /// Id of the turn the client believes is running; the request fails if it is not the one.
     pub expected_turn_id: String,
     /// The additional user message, in parts.
+    #[builder(default)]
     pub input: Vec<UserInput>,
     /// Client-chosen id for the message, echoed as `clientId` on the `userMessage` item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -383,6 +445,9 @@ pub struct TurnSteerParams {
 /// Result of `turn/steer`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnSteerResponse {
     /// The turn that took the input.
     pub turn_id: String,
@@ -391,6 +456,9 @@ pub struct TurnSteerResponse {
 /// A tool's output supplied by the client with `turn/start`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TurnToolOutput {
     /// Name of the tool that produced the output.
     pub name: String,
@@ -416,6 +484,7 @@ pub struct TurnToolOutput {
 /// version does not know are kept as they came.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CodexErrorInfo {
     /// The conversation no longer fits the model's context window.
     ContextWindowExceeded,
@@ -457,6 +526,7 @@ pub enum CodexErrorInfo {
     InferenceHookDenied,
     /// The HTTP connection to the model service failed.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     HttpConnectionFailed {
         /// The HTTP status, when there was one.
         #[serde(default)]
@@ -464,6 +534,7 @@ pub enum CodexErrorInfo {
     },
     /// The response stream could not be opened.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ResponseStreamConnectionFailed {
         /// The HTTP status, when there was one.
         #[serde(default)]
@@ -471,6 +542,7 @@ pub enum CodexErrorInfo {
     },
     /// The response stream broke off.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ResponseStreamDisconnected {
         /// The HTTP status, when there was one.
         #[serde(default)]
@@ -478,6 +550,7 @@ pub enum CodexErrorInfo {
     },
     /// Retries were exhausted.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ResponseTooManyFailedAttempts {
         /// The HTTP status of the last attempt, when there was one.
         #[serde(default)]
@@ -485,6 +558,7 @@ pub enum CodexErrorInfo {
     },
     /// The running turn cannot take `turn/steer` input.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     ActiveTurnNotSteerable {
         /// What kind of turn is running.
         turn_kind: NonSteerableTurnKind,
@@ -492,6 +566,39 @@ pub enum CodexErrorInfo {
     /// A class this version does not know, kept verbatim (a string or an object).
     #[serde(untagged)]
     Unknown(#[schemars(with = "StringOrObject")] serde_json::Value),
+}
+
+#[bon::bon]
+impl CodexErrorInfo {
+    /// Starts building [`CodexErrorInfo::HttpConnectionFailed`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn http_connection_failed(http_status_code: Option<u16>) -> Self {
+        Self::HttpConnectionFailed { http_status_code }
+    }
+
+    /// Starts building [`CodexErrorInfo::ResponseStreamConnectionFailed`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn response_stream_connection_failed(http_status_code: Option<u16>) -> Self {
+        Self::ResponseStreamConnectionFailed { http_status_code }
+    }
+
+    /// Starts building [`CodexErrorInfo::ResponseStreamDisconnected`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn response_stream_disconnected(http_status_code: Option<u16>) -> Self {
+        Self::ResponseStreamDisconnected { http_status_code }
+    }
+
+    /// Starts building [`CodexErrorInfo::ResponseTooManyFailedAttempts`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn response_too_many_failed_attempts(http_status_code: Option<u16>) -> Self {
+        Self::ResponseTooManyFailedAttempts { http_status_code }
+    }
+
+    /// Starts building [`CodexErrorInfo::ActiveTurnNotSteerable`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn active_turn_not_steerable(turn_kind: NonSteerableTurnKind) -> Self {
+        Self::ActiveTurnNotSteerable { turn_kind }
+    }
 }
 
 /// Schema stand-in for [`CodexErrorInfo::Unknown`]: any string or object.

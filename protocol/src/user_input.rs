@@ -11,6 +11,9 @@ use ts_rs::TS;
 /// A half-open span of UTF-8 bytes in a text buffer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct ByteRange {
     /// Byte offset where the span begins (inclusive, 0-based).
     pub start: u64,
@@ -21,6 +24,7 @@ pub struct ByteRange {
 /// Resolution at which the model should look at an image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ImageDetail {
     /// Let the provider pick.
     Auto,
@@ -36,6 +40,9 @@ pub enum ImageDetail {
 /// text input, so that it can be rendered again the same way.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TextElement {
     /// Where the element sits in the input's `text`, in bytes.
     pub byte_range: ByteRange,
@@ -48,6 +55,9 @@ pub struct TextElement {
 /// A position in a text file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TextPosition {
     /// Line number, counting from 1.
     pub line: u64,
@@ -58,6 +68,9 @@ pub struct TextPosition {
 /// A span of a text file between two positions (e.g. where a configuration problem is).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct TextRange {
     /// Where the span begins.
     pub start: TextPosition,
@@ -68,9 +81,11 @@ pub struct TextRange {
 /// One part of a user message; discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum UserInput {
     /// Typed text.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Text {
         /// The text as the user wrote it.
         text: String,
@@ -83,6 +98,7 @@ pub enum UserInput {
     /// An image given by URL or provider file id; the source member (`url` or `fileId`) sits
     /// beside `type`.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Image {
         /// Where the image comes from.
         #[serde(flatten)]
@@ -94,6 +110,7 @@ pub enum UserInput {
     },
     /// An image file on the server's machine, which the server reads and attaches.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     LocalImage {
         /// Path of the image file.
         path: String,
@@ -105,6 +122,7 @@ pub enum UserInput {
     /// Audio given by URL or provider file id; the source member (`url` or `fileId`) sits beside
     /// `type`.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Audio {
         /// Where the audio comes from.
         #[serde(flatten)]
@@ -112,12 +130,14 @@ pub enum UserInput {
     },
     /// An audio file on the server's machine, which the server reads and attaches.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     LocalAudio {
         /// Path of the audio file.
         path: String,
     },
     /// A skill the user explicitly invoked.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Skill {
         /// The skill's name.
         name: String,
@@ -126,6 +146,7 @@ pub enum UserInput {
     },
     /// Something the user explicitly picked to mention, such as an app or a plugin.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     Mention {
         /// Display name of what was mentioned.
         name: String,
@@ -135,22 +156,88 @@ pub enum UserInput {
     },
 }
 
+#[bon::bon]
+impl UserInput {
+    /// Starts building [`UserInput::Text`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn text(text: String, #[builder(default)] text_elements: Vec<TextElement>) -> Self {
+        Self::Text {
+            text,
+            text_elements,
+        }
+    }
+
+    /// Starts building [`UserInput::Image`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn image(source: MediaSource, detail: Option<ImageDetail>) -> Self {
+        Self::Image { source, detail }
+    }
+
+    /// Starts building [`UserInput::LocalImage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn local_image(path: String, detail: Option<ImageDetail>) -> Self {
+        Self::LocalImage { path, detail }
+    }
+
+    /// Starts building [`UserInput::Audio`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn audio(source: MediaSource) -> Self {
+        Self::Audio { source }
+    }
+
+    /// Starts building [`UserInput::LocalAudio`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn local_audio(path: String) -> Self {
+        Self::LocalAudio { path }
+    }
+
+    /// Starts building [`UserInput::Skill`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn skill(name: String, path: String) -> Self {
+        Self::Skill { name, path }
+    }
+
+    /// Starts building [`UserInput::Mention`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn mention(name: String, path: String) -> Self {
+        Self::Mention { name, path }
+    }
+}
+
 /// Where an image or audio input comes from: a URL (`data:` URLs included) or a file already
 /// uploaded to the model provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum MediaSource {
     /// Fetched from a URL.
+    #[non_exhaustive]
     Url {
         /// The URL.
         url: String,
     },
     /// A file uploaded to the provider.
     #[serde(rename_all = "camelCase")]
+    #[non_exhaustive]
     FileId {
         /// The provider's file id.
         file_id: String,
     },
+}
+
+#[bon::bon]
+impl MediaSource {
+    /// Starts building [`MediaSource::Url`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn url(url: String) -> Self {
+        Self::Url { url }
+    }
+
+    /// Starts building [`MediaSource::FileId`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn file_id(file_id: String) -> Self {
+        Self::FileId { file_id }
+    }
 }
 
 #[cfg(test)]

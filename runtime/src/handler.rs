@@ -158,11 +158,11 @@ impl HandlerError {
 
     /// The `error` member of the response.
     pub fn to_error_object(&self) -> JsonRpcErrorObject {
-        JsonRpcErrorObject {
-            code: self.code,
-            message: self.message.clone(),
-            data: self.data.clone(),
-        }
+        JsonRpcErrorObject::builder()
+            .code(self.code)
+            .message(self.message.clone())
+            .maybe_data(self.data.clone())
+            .build()
     }
 }
 

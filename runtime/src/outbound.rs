@@ -83,9 +83,9 @@ pub fn error_object(
     message: impl Into<String>,
     data: Option<Value>,
 ) -> JsonRpcErrorObject {
-    JsonRpcErrorObject {
-        code,
-        message: message.into(),
-        data,
-    }
+    JsonRpcErrorObject::builder()
+        .code(code)
+        .message(message)
+        .maybe_data(data)
+        .build()
 }

@@ -204,11 +204,12 @@ struct PendingGuard<'a> {
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         self.peer.connection.forget_request(&self.id);
-        self.peer
-            .notify::<ServerRequestResolved>(&ServerRequestResolvedNotification {
-                thread_id: std::mem::take(&mut self.thread_id),
-                request_id: self.id.clone(),
-            });
+        self.peer.notify::<ServerRequestResolved>(
+            &ServerRequestResolvedNotification::builder()
+                .thread_id(std::mem::take(&mut self.thread_id))
+                .request_id(self.id.clone())
+                .build(),
+        );
     }
 }
 

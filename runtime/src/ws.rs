@@ -22,7 +22,8 @@
 //! `/healthz` (a liveness probe that reveals nothing) needs `Authorization: Bearer <token>`,
 //! else 401. A TCP listener on a non-loopback address refuses to start without a token.
 //!
-//! Each connection has its own handshake state and a bounded outbound queue
+//! Each connection has its own handshake state, small read and write buffers (see [`buffers`]:
+//! an idle connection costs a few KB) and a bounded outbound queue
 //! (`outbound_queue_messages`) drained by a writer task; a peer that stops reading is dropped
 //! once its queue is full, without slowing anyone else.
 //!
@@ -37,6 +38,7 @@
 //! close it with code 1001; remove the Unix socket file.
 
 mod budget;
+mod buffers;
 mod connection;
 mod forward_write;
 mod header_deadline;
@@ -398,7 +400,7 @@ async fn upgrade<H: Handler>(
     let limit = state.server.config().max_message_bytes;
     // Counted from here: a failed upgrade drops the callback, and the guard with it.
     let live = state.live.enter();
-    upgrade
+    buffers::sized(upgrade)
         .max_message_size(limit)
         .max_frame_size(limit)
         .on_failed_upgrade(|error| tracing::warn!(%error, "websocket upgrade failed"))

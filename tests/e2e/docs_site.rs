@@ -192,7 +192,12 @@ fn the_turn_start_page_names_its_params_result_and_envelopes() {
         "{model}"
     );
     let changelog = read(&site.join("changelog.html"));
-    for pair in ["0.1.0 → 0.2.0", "0.2.0 → 0.3.0", "0.3.0 → 0.4.0"] {
+    for pair in [
+        "0.1.0 → 0.2.0",
+        "0.2.0 → 0.3.0",
+        "0.3.0 → 0.4.0",
+        "0.4.0 → 0.5.0",
+    ] {
         assert!(changelog.contains(pair), "changelog lacks {pair}");
     }
     assert!(

@@ -40,3 +40,4 @@ mod turn_fidelity;
 mod turn_panic;
 mod wire_contract;
 mod ws_budget;
+mod ws_buffers;

@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,6 +27,8 @@ struct Host {
     next_id: i64,
     /// Messages received but not yet looked at, oldest first.
     backlog: VecDeque<Value>,
+    /// While set, nothing more is read from the server's stdout (a host that stopped reading).
+    paused: Arc<AtomicBool>,
 }
 
 impl Host {
@@ -41,6 +44,8 @@ impl Host {
             .expect("spawn agentwire mcp-server");
         let stdout = child.stdout.take().expect("stdout is piped");
         let (sender, lines) = channel();
+        let paused = Arc::new(AtomicBool::new(false));
+        let gate = paused.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
@@ -48,6 +53,9 @@ impl Host {
                     .unwrap_or_else(|e| panic!("server wrote a non-JSON line ({e}): {line}"));
                 if sender.send(value).is_err() {
                     break;
+                }
+                while gate.load(Ordering::Acquire) {
+                    std::thread::sleep(Duration::from_millis(20));
                 }
             }
         });
@@ -66,6 +74,7 @@ impl Host {
             stderr,
             next_id: 0,
             backlog: VecDeque::new(),
+            paused,
         }
     }
 
@@ -224,6 +233,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
                 message("patched")
             ]},
             {"when": "case-fail", "steps": [{"type": "error", "message": "the model broke"}]},
+            {"when": "case-flood", "steps": [{"type": "message", "deltas": vec!["x"; FLOOD]}]},
             {"steps": [{"type": "message", "deltas": ["Hello ", "from the fixture."]}]}
         ]
     });
@@ -681,6 +691,76 @@ fn several_threads_run_at_once_on_one_connection() {
             .iter()
             .all(|e| e["_meta"]["threadId"] == first_thread)
     );
+}
+
+/// Deltas in the `case-flood` answer: far more messages than a call may leave waiting.
+const FLOOD: usize = 12_000;
+
+/// Whether a rollout under `home` records a completed turn (of any status).
+fn a_turn_completed_on_disk(home: &Path) -> bool {
+    fn walk(dir: &Path) -> bool {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return false;
+        };
+        entries.flatten().any(|entry| {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path)
+            } else {
+                path.extension().is_some_and(|e| e == "jsonl")
+                    && std::fs::read_to_string(&path)
+                        .is_ok_and(|text| text.contains("\"type\":\"turnCompleted\""))
+            }
+        })
+    }
+    walk(&home.join("sessions"))
+}
+
+#[test]
+fn a_host_that_stops_reading_fails_its_call_instead_of_queueing_without_bound() {
+    let (home, workspace) = setup("mcp-slow-host");
+    let mut host = Host::start(&home);
+    host.paused.store(true, Ordering::Release);
+    let call = host.send_request(
+        "tools/call",
+        json!({"name": "codex", "arguments": {"prompt": "case-flood", "cwd": workspace}}),
+    );
+    // The engine runs the whole turn while the host reads nothing: every one of its messages
+    // has been routed (or refused a place) by the time the turn is on disk.
+    let deadline = Instant::now() + WAIT;
+    while !a_turn_completed_on_disk(&home) {
+        assert!(
+            Instant::now() < deadline,
+            "the turn never completed; stderr:\n{}",
+            host.stderr.lock().expect("stderr lock")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    host.paused.store(false, Ordering::Release);
+    let response = host.response(&call);
+    let result = &response["result"];
+    assert_eq!(result["isError"], json!(true), "{response}");
+    let text = text_of(result);
+    assert!(
+        text.contains("read this turn's events too slowly") && text.contains("4096"),
+        "{text}"
+    );
+    let events = host.events_of(&call);
+    assert!(
+        events.len() < FLOOD,
+        "the call stopped following the turn, so not every delta reached the host: {}",
+        events.len()
+    );
+    // The thread is free again and keeps working.
+    let thread = events
+        .iter()
+        .find_map(|e| e["_meta"]["threadId"].as_str().map(str::to_owned))
+        .expect("the call's events name its thread");
+    let (next, _) = host.tool(
+        "codex-reply",
+        json!({"threadId": thread, "prompt": "hello"}),
+    );
+    assert_eq!(next.get("isError"), None, "{next}");
 }
 
 // ---- streamable HTTP ----------------------------------------------------------------------------

@@ -51,7 +51,11 @@ fn output_equals_the_checked_in_documents_and_pins_only_from_0_4_0() {
     for (name, flags, experimental) in [
         ("stable", &[][..], false),
         ("experimental", &["--experimental"][..], true),
-        ("pinned", &["--protocol-version", "0.4.0"][..], false),
+        (
+            "pinned",
+            &["--protocol-version", agentwire_protocol::PROTOCOL_VERSION][..],
+            false,
+        ),
     ] {
         let written = generate(name, flags).unwrap_or_else(|e| panic!("{name}: {e}"));
         let expected = std::fs::read(checked_in(experimental)).expect("checked-in document");

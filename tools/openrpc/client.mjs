@@ -1,18 +1,18 @@
 // Renders a TypeScript client from the OpenRPC document with @open-rpc/generator and
 // compiles it with `tsc --strict` (tools/node_modules/typescript), with the client's own
-// dependencies (@open-rpc/client-js, lodash's types) from tools/node_modules.
+// dependencies (@open-rpc/client-js, lodash's types) from tools/node_modules; then checks that
+// the client's types are real: a usage file compiles, and a string where thread/list takes a
+// number does not.
 //
-// One repair, printed when applied: generator 1.22.3 writes each method name verbatim as a
-// class member (`public thread/start: ThreadStart = ...`), which is not TypeScript for names
-// with a `/`. The member name is quoted (`public "thread/start": ...`, called as
-// `client["thread/start"](...)`); nothing else of the output is touched.
-//
-// NOT in CI: with generator 1.22.3 the output does not compile (its transpiler references type
-// names it never declares for this bundle's recursive types); see docs/openrpc.md.
+// The generator is the pinned 1.22.3 with tools/patches/ applied by patch-package at install
+// (scripts/install-ci-tools.sh; rationale in docs/openrpc.md): method names with a `/` are
+// quoted class members (`public "thread/start": ThreadStart`, called `client["thread/start"]`)
+// and a param called `arguments` is labelled `arguments_` in the method's function type. This
+// script fails if either patch is missing rather than repairing the output itself.
 //
 // usage: node client.mjs --document FILE --out DIR  (DIR under tools/, so imports resolve)
 import { readFileSync, writeFileSync, rmSync, mkdirSync } from "node:fs";
-import { join, dirname } from "node:path";
+import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { execFileSync } from "node:child_process";
@@ -27,23 +27,44 @@ if (!values.document || !values.out) {
   process.exit(2);
 }
 const tools = join(dirname(fileURLToPath(import.meta.url)), "..");
+// tsc runs in tools/ (for its node_modules), so every path handed to it is absolute.
+const out = resolve(values.out);
 const document = JSON.parse(readFileSync(values.document, "utf8"));
-rmSync(values.out, { recursive: true, force: true });
-mkdirSync(values.out, { recursive: true });
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+// The schema transpiler warns the same advice (an array `type` could be a oneOf) once per such
+// schema; it is counted instead of printed.
+const warn = console.warn;
+let typeArrayAdvice = 0;
+console.warn = (...args) => {
+  if (Array.isArray(args[0]) && String(args[0][0]).startsWith("One of the provided schemas is using an array")) {
+    typeArrayAdvice += 1;
+  } else {
+    warn(...args);
+  }
+};
 await generate({
   openrpcDocument: document,
-  outDir: values.out,
+  outDir: out,
   components: [{ type: "client", name: "AgentwireClient", language: "typescript" }],
 });
-const source = join(values.out, "client", "typescript", "src", "index.ts");
-let text = readFileSync(source, "utf8");
-let repaired = 0;
-text = text.replace(/^(\s*public )([A-Za-z0-9_]+(?:\/[A-Za-z0-9_]+)+)(: )/gm, (_m, head, name, tail) => {
-  repaired += 1;
-  return `${head}"${name}"${tail}`;
-});
-writeFileSync(source, text);
-console.log(`generated ${source} (${text.length} bytes); quoted ${repaired} member names with a "/"`);
+console.warn = warn;
+if (typeArrayAdvice > 0) console.log(`(the transpiler advised against an array \`type\` ${typeArrayAdvice} times)`);
+const source = join(out, "client", "typescript", "src", "index.ts");
+const text = readFileSync(source, "utf8");
+console.log(`generated ${source} (${text.length} bytes)`);
+const unquoted = text.match(/^\s*public [A-Za-z0-9_]+\/[A-Za-z0-9_/]+: /m);
+if (unquoted) {
+  console.error(`FAIL the generator wrote "${unquoted[0].trim()}": tools/patches/@open-rpc+generator+*.patch ` +
+    "is not applied (run scripts/install-ci-tools.sh)");
+  process.exit(1);
+}
+const unsafeParam = text.match(/^export type \w+ = \(.*\barguments\??: .*$/m);
+if (unsafeParam) {
+  console.error("FAIL a param is labelled `arguments` (not a parameter name in strict mode): " +
+    "tools/patches/@open-rpc+typings+*.patch is not applied (run scripts/install-ci-tools.sh)");
+  process.exit(1);
+}
 const members = (text.match(/^\s*public "?[A-Za-z0-9_/]+"?: [A-Za-z0-9_]+ = \(\.\.\.params\)/gm) ?? []).length;
 if (members !== document.methods.length) {
   console.error(`FAIL the client has ${members} method members, the document ${document.methods.length} methods`);
@@ -55,7 +76,7 @@ if (members !== document.methods.length) {
 const listParams = document.methods.find((m) => m.name === "thread/list").params.map((p) => p.name);
 const limitAt = listParams.indexOf("limit");
 const args = (value) => listParams.slice(0, limitAt + 1).map((_p, i) => (i === limitAt ? value : "undefined")).join(", ");
-const usage = join(values.out, "client", "typescript", "src", "usage.ts");
+const usage = join(out, "client", "typescript", "src", "usage.ts");
 writeFileSync(usage, `import AgentwireClient from "./index";
 export async function use(client: AgentwireClient): Promise<number> {
   const threads = await client["thread/list"](${args("10")});
@@ -74,7 +95,7 @@ try {
   console.error(`FAIL tsc --strict:\n${String(error.stdout).slice(0, 4000)}`);
   process.exit(1);
 }
-const negative = join(values.out, "client", "typescript", "src", "negative.ts");
+const negative = join(out, "client", "typescript", "src", "negative.ts");
 writeFileSync(negative, `import AgentwireClient from "./index";
 export async function misuse(client: AgentwireClient): Promise<void> {
   await client["thread/list"](${args('"ten"')});

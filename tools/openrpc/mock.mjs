@@ -4,7 +4,9 @@
 //   - every other method with examples answers (from an example, or with data the mock makes up
 //     from the result schema) with a result valid against the result schema;
 //   - params that break the schema get -32602 from the mock's own validation.
-// The client is a plain JSON-RPC-over-HTTP call (fetch); the Rust client crate is not used yet.
+// The client is a plain JSON-RPC-over-HTTP call (fetch) whose results are checked against the
+// result schemas with ajv; mock-client.mjs runs our Rust client against the same mock over
+// websocket and parses the results into our Rust types.
 //
 // usage: node mock.mjs --document FILE [--port N]
 import { readFileSync } from "node:fs";

@@ -106,11 +106,11 @@ pub async fn open(
     let (incoming_tx, incoming) = mpsc::channel(INCOMING_QUEUE);
     let requests = incoming_tx.clone();
     let mut options = ClientOptions {
-        client_info: ClientInfo {
-            name: "agentwire-tui".to_owned(),
-            title: Some("agentwire".to_owned()),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-        },
+        client_info: ClientInfo::builder()
+            .name("agentwire-tui".to_owned())
+            .title("agentwire".to_owned())
+            .version(env!("CARGO_PKG_VERSION").to_owned())
+            .build(),
         // Every other capability is absent, i.e. off.
         capabilities: serde_json::from_value::<InitializeCapabilities>(
             serde_json::json!({"experimentalApi": true}),
@@ -170,13 +170,14 @@ async fn ask(requests: &mpsc::Sender<Incoming>, request: ServerRequest) -> Answe
         params: request.params,
         reply: Reply(Arc::new(Mutex::new(Some(reply)))),
     };
-    let gone = || JsonRpcErrorObject {
-        code: -32603,
-        message: format!(
-            "the terminal client closed before answering {}",
-            request.method
-        ),
-        data: None,
+    let gone = || {
+        JsonRpcErrorObject::builder()
+            .code(-32603)
+            .message(format!(
+                "the terminal client closed before answering {}",
+                request.method
+            ))
+            .build()
     };
     if requests.send(message).await.is_err() {
         return Err(gone());

@@ -218,11 +218,12 @@ impl Session {
 
     /// Refuses a server request this client cannot answer (so the turn does not wait).
     pub fn refuse(reply: &Reply, method: &str) {
-        reply.send(Err(JsonRpcErrorObject {
-            code: -32601,
-            message: format!("the agentwire terminal client does not answer {method}"),
-            data: None,
-        }));
+        reply.send(Err(JsonRpcErrorObject::builder()
+            .code(-32601)
+            .message(format!(
+                "the agentwire terminal client does not answer {method}"
+            ))
+            .build()));
     }
 }
 

@@ -150,6 +150,7 @@ impl Transcript {
                             TurnPlanStepStatus::Pending => "[ ]",
                             TurnPlanStepStatus::InProgress => "[~]",
                             TurnPlanStepStatus::Completed => "[x]",
+                            _ => "[?]",
                         };
                         format!("{mark} {}", step.step)
                     })
@@ -192,6 +193,7 @@ impl Transcript {
                 self.error(format!("turn failed: {why}"));
             }
             TurnStatus::Completed | TurnStatus::InProgress => {}
+            _ => self.notice("turn ended"),
         }
     }
 
@@ -291,6 +293,7 @@ fn cell_of(kind: &ThreadItemKind) -> Option<(String, Cell)> {
             id,
             status,
             changes,
+            ..
         } => (
             id.clone(),
             Cell::Patch {
@@ -302,10 +305,14 @@ fn cell_of(kind: &ThreadItemKind) -> Option<(String, Cell)> {
                             PatchChangeKind::Delete => "deleted".to_owned(),
                             PatchChangeKind::Update {
                                 move_path: Some(to),
+                                ..
                             } => {
                                 format!("moved to {to}")
                             }
-                            PatchChangeKind::Update { move_path: None } => "edited".to_owned(),
+                            PatchChangeKind::Update {
+                                move_path: None, ..
+                            } => "edited".to_owned(),
+                            _ => "changed".to_owned(),
                         };
                         (change.path.clone(), what, change.diff.clone())
                     })

@@ -109,11 +109,10 @@ pub(crate) async fn read(
 ) -> Result<GetAccountResponse, HandlerError> {
     let _ = (context, params.refresh_token);
     let key = stored_key(engine).await?;
-    Ok(GetAccountResponse {
-        account: key.map(|_| Account::ApiKey),
-        user_id: None,
-        requires_openai_auth: requires_openai_auth(&engine.config_file()),
-    })
+    Ok(GetAccountResponse::builder()
+        .maybe_account(key.map(|_| Account::ApiKey))
+        .requires_openai_auth(requires_openai_auth(&engine.config_file()))
+        .build())
 }
 
 /// Why a key cannot be stored, without quoting it.
@@ -135,7 +134,7 @@ pub(crate) async fn login_start(
 ) -> Result<LoginAccountResponse, HandlerError> {
     const METHOD: &str = "account/login/start";
     let unsupported = match params {
-        LoginAccountParams::ApiKey { api_key } => {
+        LoginAccountParams::ApiKey { api_key, .. } => {
             check_key(&api_key).map_err(|reason| {
                 HandlerError::invalid_params(METHOD, format!("apiKey: {reason}"))
             })?;
@@ -153,18 +152,16 @@ pub(crate) async fn login_start(
             engine.catalog.credentials_changed();
             let peer = context.peer.clone();
             context.after_response(move || {
-                peer.notify::<AccountLoginCompleted>(&AccountLoginCompletedNotification {
-                    login_id: None,
-                    success: true,
-                    error: None,
-                    onboarding_entrypoint: None,
-                });
-                peer.hub()
-                    .broadcast::<AccountUpdated>(&AccountUpdatedNotification {
-                        auth_mode: Some(AuthMode::Apikey),
-                        plan_type: None,
-                        reason: None,
-                    });
+                peer.notify::<AccountLoginCompleted>(
+                    &AccountLoginCompletedNotification::builder()
+                        .success(true)
+                        .build(),
+                );
+                peer.hub().broadcast::<AccountUpdated>(
+                    &AccountUpdatedNotification::builder()
+                        .auth_mode(AuthMode::Apikey)
+                        .build(),
+                );
             });
             return Ok(LoginAccountResponse::ApiKey);
         }
@@ -173,6 +170,7 @@ pub(crate) async fn login_start(
         LoginAccountParams::ChatgptAuthTokens { .. } => "chatgptAuthTokens",
         LoginAccountParams::AmazonBedrock { .. } => "amazonBedrock",
         LoginAccountParams::AmazonBedrockAccessKeys { .. } => "amazonBedrockAccessKeys",
+        _ => "unknown",
     };
     Err(HandlerError::invalid_params(
         METHOD,
@@ -196,9 +194,9 @@ pub(crate) async fn login_cancel(
     params: CancelLoginAccountParams,
 ) -> Result<CancelLoginAccountResponse, HandlerError> {
     let _ = (engine, context, params.login_id);
-    Ok(CancelLoginAccountResponse {
-        status: CancelLoginAccountStatus::NotFound,
-    })
+    Ok(CancelLoginAccountResponse::builder()
+        .status(CancelLoginAccountStatus::NotFound)
+        .build())
 }
 
 /// Serves `account/logout`: removes `auth.json` and tells every connection.
@@ -224,13 +222,9 @@ pub(crate) async fn logout(
     }
     let hub = context.peer.hub().clone();
     context.after_response(move || {
-        hub.broadcast::<AccountUpdated>(&AccountUpdatedNotification {
-            auth_mode: None,
-            plan_type: None,
-            reason: None,
-        });
+        hub.broadcast::<AccountUpdated>(&AccountUpdatedNotification::builder().build());
     });
-    Ok(LogoutAccountResponse {})
+    Ok(LogoutAccountResponse::builder().build())
 }
 
 /// Serves `account/rateLimits/read` (see [`rate_limits`] for how headers map onto the
@@ -242,14 +236,10 @@ pub(crate) async fn rate_limits_read(
 ) -> Result<GetAccountRateLimitsResponse, HandlerError> {
     let _ = (context, params);
     let (last, by_provider) = engine.accounts.rate_limits.read();
-    Ok(GetAccountRateLimitsResponse {
-        account_id: None,
-        rate_limits: last,
-        rate_limits_by_limit_id: by_provider,
-        ordinary_usage_allowed: None,
-        rate_limit_reset_credits: None,
-        rate_limit_upsell: None,
-    })
+    Ok(GetAccountRateLimitsResponse::builder()
+        .rate_limits(last)
+        .maybe_rate_limits_by_limit_id(by_provider)
+        .build())
 }
 
 /// Serves `getAuthStatus`: the token only when `includeToken` is `true`.
@@ -261,11 +251,11 @@ pub(crate) async fn get_auth_status(
     let _ = context;
     let key = stored_key(engine).await?;
     let include = params.include_token == Some(true);
-    Ok(GetAuthStatusResponse {
-        auth_method: key.as_ref().map(|_| AuthMode::Apikey),
-        auth_token: key.filter(|_| include),
-        requires_openai_auth: Some(requires_openai_auth(&engine.config_file())),
-    })
+    Ok(GetAuthStatusResponse::builder()
+        .maybe_auth_method(key.as_ref().map(|_| AuthMode::Apikey))
+        .maybe_auth_token(key.filter(|_| include))
+        .requires_openai_auth(requires_openai_auth(&engine.config_file()))
+        .build())
 }
 
 #[cfg(test)]

@@ -93,18 +93,7 @@ impl RateLimits {
 
 /// A snapshot that reports nothing.
 pub(crate) fn empty() -> RateLimitSnapshot {
-    RateLimitSnapshot {
-        limit_id: None,
-        limit_name: None,
-        plan_type: None,
-        primary: None,
-        secondary: None,
-        credits: None,
-        individual_limit: None,
-        spend_control_reached: None,
-        rate_limit_reached_type: None,
-        normal_model_slug: None,
-    }
+    RateLimitSnapshot::builder().build()
 }
 
 fn snapshot(
@@ -119,14 +108,13 @@ fn snapshot(
     let exhausted = [requests, tokens]
         .iter()
         .any(|w| number(w.remaining) == Some(0));
-    RateLimitSnapshot {
-        limit_id: Some(id.to_owned()),
-        limit_name: Some(name.to_owned()),
-        primary,
-        secondary,
-        rate_limit_reached_type: exhausted.then_some(RateLimitReachedType::RateLimitReached),
-        ..empty()
-    }
+    RateLimitSnapshot::builder()
+        .limit_id(id)
+        .limit_name(name)
+        .maybe_primary(primary)
+        .maybe_secondary(secondary)
+        .maybe_rate_limit_reached_type(exhausted.then_some(RateLimitReachedType::RateLimitReached))
+        .build()
 }
 
 fn number(text: Option<&str>) -> Option<u64> {
@@ -150,11 +138,12 @@ fn window(headers: Headers<'_>, now: SystemTime) -> Option<RateLimitWindow> {
             let secs = t.as_secs() + u64::from(t.subsec_nanos() > 0);
             i64::try_from(secs).unwrap_or(i64::MAX)
         });
-    Some(RateLimitWindow {
-        used_percent,
-        window_duration_mins: None,
-        resets_at,
-    })
+    Some(
+        RateLimitWindow::builder()
+            .used_percent(used_percent)
+            .maybe_resets_at(resets_at)
+            .build(),
+    )
 }
 
 /// A Go-style duration (`1h2m3.5s`, `20ms`, `6m0s`) or a plain number of seconds.

@@ -112,13 +112,14 @@ pub(crate) async fn model_list(
                 }
             }
             Err(reason) => {
-                context.peer.notify::<Warning>(&WarningNotification {
-                    thread_id: None,
-                    message: format!(
-                        "model/list left out the models the provider's server lists: {reason}. \
+                context.peer.notify::<Warning>(
+                    &WarningNotification::builder()
+                        .message(format!(
+                            "model/list left out the models the provider's server lists: {reason}. \
                          Only the models config.toml lists for it are shown."
-                    ),
-                });
+                        ))
+                        .build(),
+                );
             }
         }
     }
@@ -138,7 +139,10 @@ pub(crate) async fn model_list(
         .map(|e| e.to_model(provider == default_provider && e.id == default_model))
         .collect();
     let (data, next_cursor) = page::page(METHOD, models, params.cursor.as_deref(), params.limit)?;
-    Ok(ModelListResponse { data, next_cursor })
+    Ok(ModelListResponse::builder()
+        .data(data)
+        .maybe_next_cursor(next_cursor)
+        .build())
 }
 
 /// Serves `collaborationMode/list` (experimental): the built-in presets.
@@ -148,9 +152,9 @@ pub(crate) async fn collaboration_mode_list(
     params: CollaborationModeListParams,
 ) -> Result<CollaborationModeListResponse, HandlerError> {
     let _ = (engine, context, params);
-    Ok(CollaborationModeListResponse {
-        data: modes::presets(),
-    })
+    Ok(CollaborationModeListResponse::builder()
+        .data(modes::presets())
+        .build())
 }
 
 /// Serves `app/list`: agentwire has no apps (see the module docs), so every page is empty.
@@ -166,5 +170,8 @@ pub(crate) async fn app_list(
         params.cursor.as_deref(),
         params.limit,
     )?;
-    Ok(AppsListResponse { data, next_cursor })
+    Ok(AppsListResponse::builder()
+        .data(data)
+        .maybe_next_cursor(next_cursor)
+        .build())
 }

@@ -109,34 +109,27 @@ impl Entry {
             } else {
                 self.efforts[0].clone()
             };
-        Model {
-            id: self.id.clone(),
-            model: self.id.clone(),
-            display_name: self.display_name.clone(),
-            description: self.description.clone(),
-            is_default,
-            hidden: self.hidden,
-            default_reasoning_effort: ReasoningEffort(default_effort),
-            supported_reasoning_efforts: self
-                .efforts
-                .iter()
-                .map(|effort| ReasoningEffortOption {
-                    reasoning_effort: ReasoningEffort(effort.clone()),
-                    description: effort_description(effort),
-                })
-                .collect(),
-            input_modalities: vec![agentwire_protocol::InputModality::Text],
-            service_tiers: Vec::new(),
-            default_service_tier: None,
-            additional_speed_tiers: Vec::new(),
-            supports_personality: false,
-            multi_agent_version: None,
-            model_specialty: None,
-            available_access_programs: None,
-            availability_nux: None,
-            upgrade: None,
-            upgrade_info: None,
-        }
+        Model::builder()
+            .id(self.id.clone())
+            .model(self.id.clone())
+            .display_name(self.display_name.clone())
+            .description(self.description.clone())
+            .is_default(is_default)
+            .hidden(self.hidden)
+            .default_reasoning_effort(ReasoningEffort(default_effort))
+            .supported_reasoning_efforts(
+                self.efforts
+                    .iter()
+                    .map(|effort| {
+                        ReasoningEffortOption::builder()
+                            .reasoning_effort(ReasoningEffort(effort.clone()))
+                            .description(effort_description(effort))
+                            .build()
+                    })
+                    .collect(),
+            )
+            .input_modalities(vec![agentwire_protocol::InputModality::Text])
+            .build()
     }
 }
 

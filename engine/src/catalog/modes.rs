@@ -17,6 +17,7 @@ pub(crate) fn instructions(mode: ModeKind) -> Option<&'static str> {
     match mode {
         ModeKind::Plan => Some(PLAN_INSTRUCTIONS),
         ModeKind::Default => None,
+        _ => None,
     }
 }
 
@@ -24,18 +25,14 @@ pub(crate) fn instructions(mode: ModeKind) -> Option<&'static str> {
 /// as they are (`null`).
 pub(crate) fn presets() -> Vec<CollaborationModeMask> {
     vec![
-        CollaborationModeMask {
-            name: "Default".to_owned(),
-            mode: Some(ModeKind::Default),
-            model: None,
-            reasoning_effort: None,
-        },
-        CollaborationModeMask {
-            name: "Plan".to_owned(),
-            mode: Some(ModeKind::Plan),
-            model: None,
-            reasoning_effort: None,
-        },
+        CollaborationModeMask::builder()
+            .name("Default".to_owned())
+            .mode(ModeKind::Default)
+            .build(),
+        CollaborationModeMask::builder()
+            .name("Plan".to_owned())
+            .mode(ModeKind::Plan)
+            .build(),
     ]
 }
 
@@ -80,14 +77,18 @@ mod tests {
         effort: Option<Option<&str>>,
         text: Option<Option<&str>>,
     ) -> CollaborationMode {
-        CollaborationMode {
-            mode: kind,
-            settings: Settings {
-                model: "m".to_owned(),
-                reasoning_effort: effort.map(|e| e.map(|e| ReasoningEffort(e.to_owned()))),
-                developer_instructions: text.map(|t| t.map(str::to_owned)),
-            },
-        }
+        CollaborationMode::builder()
+            .mode(kind)
+            .settings(
+                Settings::builder()
+                    .model("m".to_owned())
+                    .maybe_reasoning_effort(
+                        effort.map(|e| e.map(|e| ReasoningEffort(e.to_owned()))),
+                    )
+                    .maybe_developer_instructions(text.map(|t| t.map(str::to_owned)))
+                    .build(),
+            )
+            .build()
     }
 
     #[test]

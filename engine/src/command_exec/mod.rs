@@ -183,7 +183,7 @@ pub(crate) async fn write(
         }
     })
     .await?;
-    Ok(CommandExecWriteResponse {})
+    Ok(CommandExecWriteResponse::builder().build())
 }
 
 /// Serves `command/exec/terminate`.
@@ -196,7 +196,7 @@ pub(crate) async fn terminate(
         Control::Terminate { reply }
     })
     .await?;
-    Ok(CommandExecTerminateResponse {})
+    Ok(CommandExecTerminateResponse::builder().build())
 }
 
 /// Serves `command/exec/resize`.
@@ -211,5 +211,5 @@ pub(crate) async fn resize(
         Control::Resize { size, reply }
     })
     .await?;
-    Ok(CommandExecResizeResponse {})
+    Ok(CommandExecResizeResponse::builder().build())
 }

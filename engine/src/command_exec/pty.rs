@@ -98,10 +98,10 @@ impl Master {
     #[cfg(test)]
     fn size(&self) -> io::Result<CommandExecTerminalSize> {
         let size = rustix::termios::tcgetwinsize(&self.input)?;
-        Ok(CommandExecTerminalSize {
-            rows: size.ws_row,
-            cols: size.ws_col,
-        })
+        Ok(CommandExecTerminalSize::builder()
+            .rows(size.ws_row)
+            .cols(size.ws_col)
+            .build())
     }
 }
 
@@ -111,17 +111,20 @@ mod tests {
 
     #[tokio::test]
     async fn bytes_cross_the_terminal_both_ways_and_the_size_sticks() {
-        let (master, slave) = open(CommandExecTerminalSize { rows: 7, cols: 33 }).expect("pty");
+        let (master, slave) =
+            open(CommandExecTerminalSize::builder().rows(7).cols(33).build()).expect("pty");
         assert_eq!(
             master.size().expect("size"),
-            CommandExecTerminalSize { rows: 7, cols: 33 }
+            CommandExecTerminalSize::builder().rows(7).cols(33).build()
         );
         assert!(rustix::termios::isatty(&slave));
         master
-            .resize(CommandExecTerminalSize {
-                rows: 50,
-                cols: 120,
-            })
+            .resize(
+                CommandExecTerminalSize::builder()
+                    .rows(50)
+                    .cols(120)
+                    .build(),
+            )
             .expect("resize");
         let seen = rustix::termios::tcgetwinsize(&slave).expect("slave size");
         assert_eq!((seen.ws_row, seen.ws_col), (50, 120));

@@ -20,8 +20,9 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 pub(crate) const DEFAULT_OUTPUT_CAP: usize = 1024 * 1024;
 
 /// The terminal size when `tty` is set without `size`.
-pub(crate) const DEFAULT_SIZE: CommandExecTerminalSize =
-    CommandExecTerminalSize { rows: 24, cols: 80 };
+pub(crate) fn default_size() -> CommandExecTerminalSize {
+    CommandExecTerminalSize::builder().rows(24).cols(80).build()
+}
 
 /// A checked `command/exec` request.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,6 +97,7 @@ impl Plan {
             size,
             stream_stdin,
             stream_stdout_stderr,
+            ..
         } = params;
         check_argv(&command)?;
 
@@ -133,7 +135,7 @@ impl Plan {
         let tty = match (tty, size) {
             (false, Some(_)) => return Err(refuse("size", "is only allowed with `tty: true`")),
             (false, None) => None,
-            (true, size) => Some(check_size(size.unwrap_or(DEFAULT_SIZE), "size")?),
+            (true, size) => Some(check_size(size.unwrap_or_else(default_size), "size")?),
         };
         let stream_stdin = tty.is_some() || stream_stdin.unwrap_or(false);
         let stream_output = tty.is_some() || stream_stdout_stderr.unwrap_or(false);
@@ -233,9 +235,7 @@ mod tests {
             .collect();
         Plan::new(
             params(value),
-            &SandboxPolicy::ReadOnly {
-                network_access: false,
-            },
+            &SandboxPolicy::read_only().build(),
             base,
             &std::env::temp_dir(),
         )
@@ -252,12 +252,7 @@ mod tests {
         assert_eq!(plan.cwd, std::env::temp_dir());
         assert_eq!(plan.timeout, Some(DEFAULT_TIMEOUT));
         assert_eq!(plan.output_cap, Some(DEFAULT_OUTPUT_CAP));
-        assert_eq!(
-            plan.policy,
-            SandboxPolicy::ReadOnly {
-                network_access: false
-            }
-        );
+        assert_eq!(plan.policy, SandboxPolicy::read_only().build());
         assert_eq!(plan.tty, None);
         assert!(!plan.stream_stdin && !plan.stream_output);
         assert_eq!(plan.env.len(), 2);
@@ -289,7 +284,7 @@ mod tests {
     fn tty_implies_both_streams_and_a_size() {
         let default_size =
             plan(json!({"command": ["sh"], "processId": "t", "tty": true})).expect("valid");
-        assert_eq!(default_size.tty, Some(DEFAULT_SIZE));
+        assert_eq!(default_size.tty, Some(super::default_size()));
         assert!(default_size.stream_stdin && default_size.stream_output);
         let sized = plan(json!({
             "command": ["sh"], "processId": "t", "tty": true, "size": {"rows": 5, "cols": 9}
@@ -297,7 +292,7 @@ mod tests {
         .expect("valid");
         assert_eq!(
             sized.tty,
-            Some(CommandExecTerminalSize { rows: 5, cols: 9 })
+            Some(CommandExecTerminalSize::builder().rows(5).cols(9).build())
         );
     }
 

@@ -327,12 +327,14 @@ pub(super) async fn run(
     let mut err = Capture::new(plan.output_cap, plan.stream_output);
     let deliver = |capture: &mut Capture, bytes: &[u8], stream: CommandExecOutputStream| {
         if let Some(chunk) = capture.push(bytes) {
-            peer.notify::<CommandExecOutputDelta>(&CommandExecOutputDeltaNotification {
-                process_id: process_id.clone(),
-                stream,
-                delta_base64: STANDARD.encode(&chunk.bytes),
-                cap_reached: chunk.cap_reached,
-            });
+            peer.notify::<CommandExecOutputDelta>(
+                &CommandExecOutputDeltaNotification::builder()
+                    .process_id(process_id.clone())
+                    .stream(stream)
+                    .delta_base64(STANDARD.encode(&chunk.bytes))
+                    .cap_reached(chunk.cap_reached)
+                    .build(),
+            );
         }
     };
 
@@ -486,11 +488,11 @@ pub(super) async fn run(
         exit.map_or(-1, exit_code)
     };
     tracing::debug!(process_id, exit_code, timed_out, "command/exec ended");
-    Ok(CommandExecResponse {
-        exit_code,
-        stdout: out.into_text(),
-        stderr: err.into_text(),
-    })
+    Ok(CommandExecResponse::builder()
+        .exit_code(exit_code)
+        .stdout(out.into_text())
+        .stderr(err.into_text())
+        .build())
 }
 
 #[cfg(test)]

@@ -218,11 +218,11 @@ mod tests {
         let mut document: DocumentMut = text.parse().expect("toml");
         apply_edits(
             &mut document,
-            &[ConfigEdit {
-                key_path: key.to_owned(),
-                value,
-                merge_strategy: strategy,
-            }],
+            &[ConfigEdit::builder()
+                .key_path(key.to_owned())
+                .value(value)
+                .merge_strategy(strategy)
+                .build()],
         )
         .expect("edit");
         document.to_string()
@@ -311,11 +311,11 @@ mod tests {
         let mut document: DocumentMut = FILE.parse().expect("toml");
         let error = apply_edits(
             &mut document,
-            &[ConfigEdit {
-                key_path: "model.inner".to_owned(),
-                value: json!(1),
-                merge_strategy: MergeStrategy::Replace,
-            }],
+            &[ConfigEdit::builder()
+                .key_path("model.inner".to_owned())
+                .value(json!(1))
+                .merge_strategy(MergeStrategy::Replace)
+                .build()],
         )
         .expect_err("not a table");
         assert!(

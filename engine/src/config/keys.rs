@@ -459,18 +459,18 @@ fn position(text: &str, at: usize) -> TextPosition {
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let column = before[line_start..].chars().count() + 1;
-    TextPosition {
-        line: line as u64,
-        column: column as u64,
-    }
+    TextPosition::builder()
+        .line(line as u64)
+        .column(column as u64)
+        .build()
 }
 
 /// The text range of byte `span` of `text`.
 pub(crate) fn range_of(text: &str, span: Range<usize>) -> TextRange {
-    TextRange {
-        start: position(text, span.start),
-        end: position(text, span.end),
-    }
+    TextRange::builder()
+        .start(position(text, span.start))
+        .end(position(text, span.end))
+        .build()
 }
 
 #[cfg(test)]

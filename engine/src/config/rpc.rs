@@ -43,19 +43,21 @@ pub(crate) async fn read(
             .layers
             .iter()
             .rev()
-            .map(|layer| ConfigLayer {
-                name: layer.source.clone(),
-                version: layer.version.clone(),
-                config: super::overrides::table_to_json(&layer.table),
-                disabled_reason: layer.disabled_reason.clone(),
+            .map(|layer| {
+                ConfigLayer::builder()
+                    .name(layer.source.clone())
+                    .version(layer.version.clone())
+                    .config(super::overrides::table_to_json(&layer.table))
+                    .maybe_disabled_reason(layer.disabled_reason.clone())
+                    .build()
             })
             .collect()
     });
-    Ok(ConfigReadResponse {
-        config: effective.wire_config(),
-        origins: effective.origins.clone(),
-        layers,
-    })
+    Ok(ConfigReadResponse::builder()
+        .config(effective.wire_config())
+        .origins(effective.origins.clone())
+        .maybe_layers(layers)
+        .build())
 }
 
 /// Serves `config/value/write`.
@@ -64,11 +66,11 @@ pub(crate) async fn value_write(
     _context: RequestContext,
     params: ConfigValueWriteParams,
 ) -> Result<ConfigWriteResponse, HandlerError> {
-    let edit = ConfigEdit {
-        key_path: params.key_path,
-        value: params.value,
-        merge_strategy: params.merge_strategy,
-    };
+    let edit = ConfigEdit::builder()
+        .key_path(params.key_path)
+        .value(params.value)
+        .merge_strategy(params.merge_strategy)
+        .build();
     write(
         engine,
         "config/value/write",
@@ -214,16 +216,16 @@ fn write(
     store.invalidate();
     drop(_writer);
     let overridden_metadata = overridden(engine, edits);
-    Ok(ConfigWriteResponse {
-        status: if overridden_metadata.is_some() {
+    Ok(ConfigWriteResponse::builder()
+        .status(if overridden_metadata.is_some() {
             WriteStatus::OkOverridden
         } else {
             WriteStatus::Ok
-        },
-        file_path: AbsolutePathBuf(written.to_string_lossy().into_owned()),
-        version: version_of(new_text.as_bytes()),
-        overridden_metadata,
-    })
+        })
+        .file_path(AbsolutePathBuf(written.to_string_lossy().into_owned()))
+        .version(version_of(new_text.as_bytes()))
+        .maybe_overridden_metadata(overridden_metadata)
+        .build())
 }
 
 /// Which higher layer (profile, `-c` flag) decides the first written key that it sets.
@@ -247,15 +249,17 @@ fn overridden(engine: &Engine, edits: &[ConfigEdit]) -> Option<OverriddenMetadat
             for segment in &path {
                 value = value.and_then(|v| v.get(segment).cloned());
             }
-            return Some(OverriddenMetadata {
-                message: format!(
-                    "`{}` was written, but {} sets it, and that wins",
-                    edit.key_path,
-                    describe(&origin.name)
-                ),
-                overriding_layer: origin.clone(),
-                effective_value: value.as_ref().map_or(serde_json::Value::Null, toml_to_json),
-            });
+            return Some(
+                OverriddenMetadata::builder()
+                    .message(format!(
+                        "`{}` was written, but {} sets it, and that wins",
+                        edit.key_path,
+                        describe(&origin.name)
+                    ))
+                    .overriding_layer(origin.clone())
+                    .effective_value(value.as_ref().map_or(serde_json::Value::Null, toml_to_json))
+                    .build(),
+            );
         }
     }
     None
@@ -269,7 +273,9 @@ fn describe(source: &ConfigLayerSource) -> String {
             profile: Some(profile),
             ..
         } => format!("the selected profile `{profile}`"),
-        ConfigLayerSource::Project { dot_codex_folder } => {
+        ConfigLayerSource::Project {
+            dot_codex_folder, ..
+        } => {
             format!("the project configuration in {}", dot_codex_folder.0)
         }
         other => format!("the {other:?} layer"),
@@ -315,16 +321,18 @@ pub(crate) fn send_warnings(engine: &Engine, context: &NotificationContext) {
     let cwd = absolute(".");
     let effective = engine.config_store.effective(Some(&cwd));
     for problem in &effective.problems {
-        context
-            .peer
-            .notify::<ConfigWarning>(&ConfigWarningNotification {
-                summary: problem.summary.clone(),
-                details: problem.details.clone(),
-                path: problem
-                    .path
-                    .as_ref()
-                    .map(|p| p.to_string_lossy().into_owned()),
-                range: problem.range.clone(),
-            });
+        context.peer.notify::<ConfigWarning>(
+            &ConfigWarningNotification::builder()
+                .summary(problem.summary.clone())
+                .maybe_details(problem.details.clone())
+                .maybe_path(
+                    problem
+                        .path
+                        .as_ref()
+                        .map(|p| p.to_string_lossy().into_owned()),
+                )
+                .maybe_range(problem.range.clone())
+                .build(),
+        );
     }
 }

@@ -32,10 +32,10 @@ pub(crate) struct Layer {
 impl Layer {
     /// Its name and version.
     pub(crate) fn metadata(&self) -> ConfigLayerMetadata {
-        ConfigLayerMetadata {
-            name: self.source.clone(),
-            version: self.version.clone(),
-        }
+        ConfigLayerMetadata::builder()
+            .name(self.source.clone())
+            .version(self.version.clone())
+            .build()
     }
 }
 
@@ -184,10 +184,11 @@ impl Store {
         let user = read_file(&self.user_path);
         let mut problems = user.problems.clone();
         let mut layers = vec![Layer {
-            source: ConfigLayerSource::User {
-                file: AbsolutePathBuf(self.user_path.to_string_lossy().into_owned()),
-                profile: None,
-            },
+            source: ConfigLayerSource::user()
+                .file(AbsolutePathBuf(
+                    self.user_path.to_string_lossy().into_owned(),
+                ))
+                .build(),
             version: user.version.clone(),
             table: user.table.clone(),
             disabled_reason: None,
@@ -204,9 +205,9 @@ impl Store {
             problems.extend(file.problems.iter().cloned());
             let folder = path.parent().unwrap_or(path);
             layers.push(Layer {
-                source: ConfigLayerSource::Project {
-                    dot_codex_folder: AbsolutePathBuf(folder.to_string_lossy().into_owned()),
-                },
+                source: ConfigLayerSource::project()
+                    .dot_codex_folder(AbsolutePathBuf(folder.to_string_lossy().into_owned()))
+                    .build(),
                 version: file.version,
                 table: file.table,
                 disabled_reason: trust.clone().err(),
@@ -233,10 +234,12 @@ impl Store {
                 .and_then(toml::Value::as_table);
             match profile {
                 Some(table) => layers.push(Layer {
-                    source: ConfigLayerSource::User {
-                        file: AbsolutePathBuf(self.user_path.to_string_lossy().into_owned()),
-                        profile: Some(name.to_owned()),
-                    },
+                    source: ConfigLayerSource::user()
+                        .file(AbsolutePathBuf(
+                            self.user_path.to_string_lossy().into_owned(),
+                        ))
+                        .profile(name.to_owned())
+                        .build(),
                     version: user.version.clone(),
                     table: table.clone(),
                     disabled_reason: None,
@@ -302,12 +305,12 @@ impl Store {
             defaults.sandbox = mode;
         }
         if let Some(table) = &config.sandbox_workspace_write {
-            defaults.sandbox_workspace_write = SandboxWorkspaceWrite {
-                writable_roots: table.writable_roots.clone(),
-                network_access: table.network_access,
-                exclude_slash_tmp: table.exclude_slash_tmp,
-                exclude_tmpdir_env_var: table.exclude_tmpdir_env_var,
-            };
+            defaults.sandbox_workspace_write = SandboxWorkspaceWrite::builder()
+                .writable_roots(table.writable_roots.clone())
+                .network_access(table.network_access)
+                .exclude_slash_tmp(table.exclude_slash_tmp)
+                .exclude_tmpdir_env_var(table.exclude_tmpdir_env_var)
+                .build();
         }
         if let Some(effort) = config
             .model_reasoning_effort

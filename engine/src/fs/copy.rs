@@ -93,7 +93,7 @@ pub(crate) fn copy(scope: &Scope, params: &FsCopyParams) -> FsResult<FsCopyRespo
         }
         _ => return Err(source.fail(Reason::NotARegularFile)),
     }
-    Ok(FsCopyResponse {})
+    Ok(FsCopyResponse::builder().build())
 }
 
 /// A failure in a tree copy: whether it is about the source (else the destination), and what.

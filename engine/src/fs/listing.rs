@@ -47,14 +47,16 @@ pub(crate) fn read_directory(
             FileType::Symlink => followed(&at.child(name)),
             _ => (false, false),
         };
-        entries.push(FsReadDirectoryEntry {
-            file_name: name.to_string_lossy().into_owned(),
-            is_directory,
-            is_file,
-        });
+        entries.push(
+            FsReadDirectoryEntry::builder()
+                .file_name(name.to_string_lossy().into_owned())
+                .is_directory(is_directory)
+                .is_file(is_file)
+                .build(),
+        );
     }
     entries.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-    Ok(FsReadDirectoryResponse { entries })
+    Ok(FsReadDirectoryResponse::builder().entries(entries).build())
 }
 
 /// (directory, file) for a symlink followed inside the roots; neither when it leads out of

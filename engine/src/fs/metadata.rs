@@ -49,19 +49,19 @@ pub(crate) fn get_metadata(
     .map_err(|errno: Errno| at.fail_errno(errno))?;
     let file_type = FileType::from_raw_mode(u32::from(stat.stx_mode));
     let has = |flag: StatxFlags| StatxFlags::from_bits_retain(stat.stx_mask).contains(flag);
-    Ok(FsGetMetadataResponse {
-        is_directory: file_type == FileType::Directory,
-        is_file: file_type == FileType::RegularFile,
-        is_symlink,
-        created_at_ms: if has(StatxFlags::BTIME) {
+    Ok(FsGetMetadataResponse::builder()
+        .is_directory(file_type == FileType::Directory)
+        .is_file(file_type == FileType::RegularFile)
+        .is_symlink(is_symlink)
+        .created_at_ms(if has(StatxFlags::BTIME) {
             millis(stat.stx_btime)
         } else {
             0
-        },
-        modified_at_ms: if has(StatxFlags::MTIME) {
+        })
+        .modified_at_ms(if has(StatxFlags::MTIME) {
             millis(stat.stx_mtime)
         } else {
             0
-        },
-    })
+        })
+        .build())
 }

@@ -224,7 +224,7 @@ pub(crate) async fn watch(
     if added {
         engine.fs.watches.start_flusher();
     }
-    Ok(FsWatchResponse { path: watched })
+    Ok(FsWatchResponse::builder().path(watched).build())
 }
 
 /// Serves `fs/unwatch`.
@@ -248,5 +248,5 @@ pub(crate) async fn unwatch(
             FsUnwatch::NAME
         )));
     }
-    Ok(FsUnwatchResponse {})
+    Ok(FsUnwatchResponse::builder().build())
 }

@@ -31,7 +31,7 @@ pub(crate) fn read_file(scope: &Scope, params: &FsReadFileParams) -> FsResult<Fs
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large());
     }
-    Ok(FsReadFileResponse {
-        data_base64: STANDARD.encode(bytes),
-    })
+    Ok(FsReadFileResponse::builder()
+        .data_base64(STANDARD.encode(bytes))
+        .build())
 }

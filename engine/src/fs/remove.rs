@@ -21,7 +21,7 @@ pub(crate) fn remove(scope: &Scope, params: &FsRemoveParams) -> FsResult<FsRemov
     let force = params.force.unwrap_or(true);
     let missing = |e: FsError| {
         if force {
-            Ok(FsRemoveResponse {})
+            Ok(FsRemoveResponse::builder().build())
         } else {
             Err(e)
         }
@@ -40,14 +40,14 @@ pub(crate) fn remove(scope: &Scope, params: &FsRemoveParams) -> FsResult<FsRemov
     };
     if kind(&stat) != FileType::Directory {
         return match unlinkat(&entry.dir, &entry.name, AtFlags::empty()) {
-            Ok(()) => Ok(FsRemoveResponse {}),
+            Ok(()) => Ok(FsRemoveResponse::builder().build()),
             Err(Errno::NOENT) => missing(at.fail(Reason::NotFound)),
             Err(errno) => Err(at.fail_errno(errno)),
         };
     }
     if !params.recursive.unwrap_or(true) {
         return match unlinkat(&entry.dir, &entry.name, AtFlags::REMOVEDIR) {
-            Ok(()) => Ok(FsRemoveResponse {}),
+            Ok(()) => Ok(FsRemoveResponse::builder().build()),
             Err(Errno::NOENT) => missing(at.fail(Reason::NotFound)),
             Err(errno) => Err(at.fail_errno(errno)),
         };
@@ -63,7 +63,7 @@ pub(crate) fn remove(scope: &Scope, params: &FsRemoveParams) -> FsResult<FsRemov
         field: at.field(),
     };
     tree.remove(entry.dir.as_fd(), &entry.name, Path::new(at.shown()), 0)?;
-    Ok(FsRemoveResponse {})
+    Ok(FsRemoveResponse::builder().build())
 }
 
 /// One recursive removal.

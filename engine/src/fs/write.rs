@@ -66,7 +66,7 @@ pub(crate) fn write_file(
         file.write_all(&bytes)
     })
     .map_err(|e| at.fail(Reason::from_io(&e)))?;
-    Ok(FsWriteFileResponse {})
+    Ok(FsWriteFileResponse::builder().build())
 }
 
 /// Serves `fs/createDirectory` under `scope`: with `recursive` (the default) the missing
@@ -94,7 +94,7 @@ pub(crate) fn create_directory(
         }
         make_one(&at, false)?;
     }
-    Ok(FsCreateDirectoryResponse {})
+    Ok(FsCreateDirectoryResponse::builder().build())
 }
 
 /// Creates the directory `at` in its (existing) parent. With `existing_ok`, a directory

@@ -75,7 +75,10 @@ pub(super) async fn diff_to_remote(
         .trim()
         .to_owned();
     let diff = git.diff_with_untracked(&sha).await?;
-    Ok(GitDiffToRemoteResponse { sha, diff })
+    Ok(GitDiffToRemoteResponse::builder()
+        .sha(sha)
+        .diff(diff)
+        .build())
 }
 
 fn bad_cwd(why: String) -> HandlerError {

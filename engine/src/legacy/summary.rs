@@ -32,13 +32,16 @@ pub(super) fn get(
     params: GetConversationSummaryParams,
 ) -> Result<GetConversationSummaryResponse, HandlerError> {
     let thread = match params {
-        GetConversationSummaryParams::ConversationId { conversation_id } => {
+        GetConversationSummaryParams::ConversationId {
+            conversation_id, ..
+        } => {
             engine
                 .threads
-                .read(ThreadReadParams {
-                    thread_id: conversation_id.clone(),
-                    include_turns: None,
-                })
+                .read(
+                    ThreadReadParams::builder()
+                        .thread_id(conversation_id.clone())
+                        .build(),
+                )
                 .map_err(|e| match e {
                     ThreadError::NotFound(_) => HandlerError::invalid_request(format!(
                         "conversationId: no conversation {conversation_id:?} on this server"
@@ -47,7 +50,7 @@ pub(super) fn get(
                 })?
                 .thread
         }
-        GetConversationSummaryParams::RolloutPath { rollout_path } => {
+        GetConversationSummaryParams::RolloutPath { rollout_path, .. } => {
             let path = rollout_inside_home(&engine.config().home, &rollout_path)?;
             engine.threads.read_rollout_at(&path).map_err(|e| match e {
                 ThreadError::Storage(reason) => HandlerError::invalid_params(
@@ -57,10 +60,16 @@ pub(super) fn get(
                 other => other.into_handler(METHOD),
             })?
         }
+        _ => {
+            return Err(HandlerError::invalid_params(
+                METHOD,
+                "params: name the conversation with conversationId or rolloutPath",
+            ));
+        }
     };
-    Ok(GetConversationSummaryResponse {
-        summary: summary_of(thread),
-    })
+    Ok(GetConversationSummaryResponse::builder()
+        .summary(summary_of(thread))
+        .build())
 }
 
 /// `given` resolved, if it is a file under the home's rollout folders.
@@ -94,22 +103,24 @@ fn rollout_inside_home(home: &Path, given: &str) -> Result<PathBuf, HandlerError
 }
 
 fn summary_of(thread: Thread) -> ConversationSummary {
-    ConversationSummary {
-        conversation_id: thread.id,
-        path: thread.path.unwrap_or_default(),
-        preview: thread.preview,
-        timestamp: rfc3339(thread.created_at),
-        updated_at: rfc3339(thread.updated_at),
-        model_provider: thread.model_provider,
-        cwd: thread.cwd.0,
-        cli_version: thread.cli_version,
-        source: thread.source,
-        git_info: thread.git_info.map(|git| ConversationGitInfo {
-            sha: git.sha,
-            branch: git.branch,
-            origin_url: git.origin_url,
-        }),
-    }
+    ConversationSummary::builder()
+        .conversation_id(thread.id)
+        .path(thread.path.unwrap_or_default())
+        .preview(thread.preview)
+        .maybe_timestamp(rfc3339(thread.created_at))
+        .maybe_updated_at(rfc3339(thread.updated_at))
+        .model_provider(thread.model_provider)
+        .cwd(thread.cwd.0)
+        .cli_version(thread.cli_version)
+        .source(thread.source)
+        .maybe_git_info(thread.git_info.map(|git| {
+            ConversationGitInfo::builder()
+                .maybe_sha(git.sha)
+                .maybe_branch(git.branch)
+                .maybe_origin_url(git.origin_url)
+                .build()
+        }))
+        .build()
 }
 
 /// Unix seconds as `YYYY-MM-DDThh:mm:ssZ`; `None` when out of range.

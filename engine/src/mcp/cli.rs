@@ -266,11 +266,11 @@ fn edit(home: &Path, name: &str, value: Value) -> Result<PathBuf, String> {
         .map_err(|e| format!("{} does not parse: {e}", path.display()))?;
     apply_edits(
         &mut document,
-        &[ConfigEdit {
-            key_path: format!("mcp_servers.{name}"),
-            value,
-            merge_strategy: MergeStrategy::Replace,
-        }],
+        &[ConfigEdit::builder()
+            .key_path(format!("mcp_servers.{name}"))
+            .value(value)
+            .merge_strategy(MergeStrategy::Replace)
+            .build()],
     )?;
     let new_text = document.to_string();
     let after = check_text(&new_text);

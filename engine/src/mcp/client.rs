@@ -190,13 +190,12 @@ impl ClientHandler for ClientSide {
             tracing::warn!(server = %self.shared.server, "elicitation the client cannot be shown: declined");
             return Ok(declined());
         };
-        let params = McpServerElicitationRequestParams {
-            thread_id: caller.thread_id.clone(),
-            turn_id: caller.turn_id.clone(),
-            server_name: self.shared.server.clone(),
-            environment_id: None,
-            request: form,
-        };
+        let params = McpServerElicitationRequestParams::builder()
+            .thread_id(caller.thread_id.clone())
+            .maybe_turn_id(caller.turn_id.clone())
+            .server_name(self.shared.server.clone())
+            .request(form)
+            .build();
         match caller
             .peer
             .request::<McpServerElicitationRequest>(&params)
@@ -207,6 +206,7 @@ impl ClientHandler for ClientSide {
                     McpServerElicitationAction::Accept => "accept",
                     McpServerElicitationAction::Decline => "decline",
                     McpServerElicitationAction::Cancel => "cancel",
+                    _ => "decline",
                 };
                 let mut result = serde_json::json!({ "action": action });
                 if let Some(content) = answer.content.filter(|c| !c.is_null()) {

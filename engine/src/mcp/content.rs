@@ -37,21 +37,21 @@ fn meta(result: &CallToolResult) -> Option<Value> {
 
 /// The `result` of an `mcpToolCall` item.
 pub(crate) fn item_result(result: &CallToolResult) -> McpToolCallResult {
-    McpToolCallResult {
-        content: blocks(result),
-        structured_content: result.structured_content.clone(),
-        _meta: meta(result),
-    }
+    McpToolCallResult::builder()
+        .content(blocks(result))
+        .maybe_structured_content(result.structured_content.clone())
+        .maybe_meta(meta(result))
+        .build()
 }
 
 /// The answer of `mcpServer/tool/call`.
 pub(crate) fn call_response(result: &CallToolResult) -> McpServerToolCallResponse {
-    McpServerToolCallResponse {
-        content: blocks(result),
-        structured_content: result.structured_content.clone(),
-        is_error: result.is_error,
-        _meta: meta(result),
-    }
+    McpServerToolCallResponse::builder()
+        .content(blocks(result))
+        .maybe_structured_content(result.structured_content.clone())
+        .maybe_is_error(result.is_error)
+        .maybe_meta(meta(result))
+        .build()
 }
 
 /// What the model reads: the text blocks, other blocks as JSON, the structured result when
@@ -88,15 +88,12 @@ pub(crate) fn model_text(result: &CallToolResult) -> String {
 
 /// A tool as `mcpServerStatus/list` reports it.
 pub(crate) fn tool(tool: &rmcp::model::Tool) -> Tool {
-    convert(tool).unwrap_or_else(|| Tool {
-        name: tool.name.to_string(),
-        title: None,
-        description: tool.description.as_deref().map(str::to_owned),
-        input_schema: Value::Object((*tool.input_schema).clone()),
-        output_schema: None,
-        annotations: None,
-        icons: None,
-        _meta: None,
+    convert(tool).unwrap_or_else(|| {
+        Tool::builder()
+            .name(tool.name.to_string())
+            .maybe_description(tool.description.as_deref().map(str::to_owned))
+            .input_schema(Value::Object((*tool.input_schema).clone()))
+            .build()
     })
 }
 

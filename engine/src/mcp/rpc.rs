@@ -35,10 +35,12 @@ fn handler_error(method: &str, field: &str, error: McpError) -> HandlerError {
 fn check_thread(engine: &Engine, method: &str, thread_id: &str) -> Result<(), HandlerError> {
     engine
         .threads
-        .read(ThreadReadParams {
-            thread_id: thread_id.to_owned(),
-            include_turns: Some(false),
-        })
+        .read(
+            ThreadReadParams::builder()
+                .thread_id(thread_id.to_owned())
+                .include_turns(false)
+                .build(),
+        )
         .map(|_| ())
         .map_err(|e| e.into_handler(method))
 }
@@ -115,10 +117,9 @@ pub(crate) async fn resource_read(
         .read_resource(&params.uri, caller)
         .await
         .map_err(|e| handler_error(method, "uri", e))?;
-    Ok(McpResourceReadResponse {
-        contents: content::contents(&result),
-        origin_call_id: None,
-    })
+    Ok(McpResourceReadResponse::builder()
+        .contents(content::contents(&result))
+        .build())
 }
 
 /// Serves `config/mcpServer/reload`: servers whose configuration changed or that were removed
@@ -130,7 +131,7 @@ pub(crate) async fn reload(
     engine.mcp.attach(context.peer.hub());
     engine.config_store.invalidate();
     engine.mcp.reload();
-    Ok(McpServerRefreshResponse {})
+    Ok(McpServerRefreshResponse::builder().build())
 }
 
 /// Fails request `M` when a required MCP server (`required = true`) cannot start: the error

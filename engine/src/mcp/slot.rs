@@ -149,14 +149,13 @@ impl Slot {
             }
         }
         if let Some(hub) = &self.hub {
-            hub.broadcast::<McpServerStartupStatusUpdated>(&McpServerStatusUpdatedNotification {
-                thread_id: None,
-                name: self.name.clone(),
-                environment_id: None,
-                status,
-                error,
-                failure_reason: None,
-            });
+            hub.broadcast::<McpServerStartupStatusUpdated>(
+                &McpServerStatusUpdatedNotification::builder()
+                    .name(self.name.clone())
+                    .status(status)
+                    .maybe_error(error)
+                    .build(),
+            );
         }
     }
 

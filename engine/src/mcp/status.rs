@@ -11,7 +11,6 @@
 //!   with `bearer_token_env_var`, `unknown` otherwise;
 //! - `httpOrigin`: the scheme, host and port of `url`.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use agentwire_protocol::{McpAuthStatus, McpServerConnectionStatus, McpServerStatus};
@@ -34,21 +33,13 @@ pub(crate) fn of(
         (Some(_), Some(_)) => McpAuthStatus::BearerToken,
         (Some(_), None) => McpAuthStatus::Unknown,
     };
-    let mut status = McpServerStatus {
-        name: name.to_owned(),
-        plugin_id: None,
-        environment_id: None,
-        http_origin,
-        auth_status,
-        runtime_status: Some(McpServerConnectionStatus::Disabled),
-        server_info: None,
-        server_capabilities: None,
-        tools: BTreeMap::new(),
-        tools_error: Some("disabled in config.toml (enabled = false)".to_owned()),
-        tool_list_meta: None,
-        resources: Vec::new(),
-        resource_templates: Vec::new(),
-    };
+    let mut status = McpServerStatus::builder()
+        .name(name.to_owned())
+        .maybe_http_origin(http_origin)
+        .auth_status(auth_status)
+        .runtime_status(McpServerConnectionStatus::Disabled)
+        .tools_error("disabled in config.toml (enabled = false)".to_owned())
+        .build();
     let Some(slot) = slot.filter(|_| config.enabled != Some(false)) else {
         return status;
     };

@@ -146,7 +146,7 @@ pub(crate) fn check_input(input: &[UserInput]) -> Result<(), String> {
                 read_image(path, false).map_err(|e| format!("input[{index}].path: {e}"))?;
             }
             UserInput::Image {
-                source: MediaSource::Url { url },
+                source: MediaSource::Url { url, .. },
                 ..
             } if url.trim().is_empty() => {
                 return Err(format!("input[{index}].url: must not be empty"));
@@ -178,17 +178,24 @@ pub(crate) fn parts(content: &[UserInput]) -> Vec<Part> {
     };
     for input in content {
         match input {
-            UserInput::Image { source, detail } => {
+            UserInput::Image { source, detail, .. } => {
                 flush(&mut text, &mut parts);
+                let source = match source {
+                    MediaSource::Url { url, .. } => ImageSource::Url(url.clone()),
+                    MediaSource::FileId { file_id, .. } => ImageSource::FileId(file_id.clone()),
+                    _ => {
+                        parts.push(Part::Text(
+                            "[an image of a source kind this server does not know]".to_owned(),
+                        ));
+                        continue;
+                    }
+                };
                 parts.push(Part::Image {
-                    source: match source {
-                        MediaSource::Url { url } => ImageSource::Url(url.clone()),
-                        MediaSource::FileId { file_id } => ImageSource::FileId(file_id.clone()),
-                    },
+                    source,
                     detail: *detail,
                 });
             }
-            UserInput::LocalImage { path, detail } => {
+            UserInput::LocalImage { path, detail, .. } => {
                 flush(&mut text, &mut parts);
                 match data_url(path) {
                     Ok(url) => parts.push(Part::Image {
@@ -219,6 +226,7 @@ pub(crate) fn detail_name(detail: ImageDetail, original_allowed: bool) -> &'stat
         ImageDetail::High => "high",
         ImageDetail::Original if original_allowed => "original",
         ImageDetail::Original => "high",
+        _ => "auto",
     }
 }
 
@@ -273,21 +281,14 @@ mod tests {
         );
 
         let input = vec![
-            UserInput::Text {
-                text: "look".to_owned(),
-                text_elements: Vec::new(),
-            },
-            UserInput::LocalImage {
-                path: path.clone(),
-                detail: None,
-            },
+            UserInput::text().text("look".to_owned()).build(),
+            UserInput::local_image().path(path.clone()).build(),
         ];
         let error = check_input(&input).expect_err("refused");
         assert!(error.starts_with("input[1].path: "), "{error}");
-        let missing = check_input(&[UserInput::LocalImage {
-            path: "/nonexistent/x.png".to_owned(),
-            detail: None,
-        }])
+        let missing = check_input(&[UserInput::local_image()
+            .path("/nonexistent/x.png".to_owned())
+            .build()])
         .expect_err("missing");
         assert!(missing.contains("/nonexistent/x.png"), "{missing}");
 
@@ -320,26 +321,15 @@ mod tests {
     #[test]
     fn text_runs_join_and_images_keep_their_place() {
         let content = vec![
-            UserInput::Text {
-                text: "a".to_owned(),
-                text_elements: Vec::new(),
-            },
-            UserInput::Text {
-                text: "b".to_owned(),
-                text_elements: Vec::new(),
-            },
-            UserInput::Image {
-                source: MediaSource::Url {
-                    url: "https://x/y.png".to_owned(),
-                },
-                detail: Some(ImageDetail::Low),
-            },
-            UserInput::Image {
-                source: MediaSource::FileId {
-                    file_id: "file-1".to_owned(),
-                },
-                detail: None,
-            },
+            UserInput::text().text("a".to_owned()).build(),
+            UserInput::text().text("b".to_owned()).build(),
+            UserInput::image()
+                .source(MediaSource::url().url("https://x/y.png".to_owned()).build())
+                .detail(ImageDetail::Low)
+                .build(),
+            UserInput::image()
+                .source(MediaSource::file_id().file_id("file-1".to_owned()).build())
+                .build(),
         ];
         assert!(has_image(&content));
         assert_eq!(

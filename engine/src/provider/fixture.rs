@@ -225,10 +225,11 @@ mod tests {
 
     fn user(text: &str) -> HistoryEntry {
         HistoryEntry::User {
-            content: vec![agentwire_protocol::UserInput::Text {
-                text: text.to_owned(),
-                text_elements: Vec::new(),
-            }],
+            content: vec![
+                agentwire_protocol::UserInput::text()
+                    .text(text.to_owned())
+                    .build(),
+            ],
         }
     }
 

@@ -142,10 +142,7 @@ impl HistoryEntry {
     /// A user message of one text part (instructions and summaries the engine adds).
     pub(crate) fn user_text(text: String) -> Self {
         Self::User {
-            content: vec![UserInput::Text {
-                text,
-                text_elements: Vec::new(),
-            }],
+            content: vec![UserInput::text().text(text).build()],
         }
     }
 }
@@ -157,8 +154,8 @@ pub(crate) fn user_text(input: &[UserInput]) -> String {
         .map(|part| match part {
             UserInput::Text { text, .. } => text.clone(),
             UserInput::LocalImage { path, .. } => format!("[image file: {path}]"),
-            UserInput::LocalAudio { path } => format!("[audio file: {path}]"),
-            UserInput::Skill { name, path } => format!("[skill {name}: {path}]"),
+            UserInput::LocalAudio { path, .. } => format!("[audio file: {path}]"),
+            UserInput::Skill { name, path, .. } => format!("[skill {name}: {path}]"),
             UserInput::Image { .. } => "[image]".to_owned(),
             UserInput::Audio { .. } => "[audio]".to_owned(),
             _ => "[attachment]".to_owned(),
@@ -377,10 +374,7 @@ mod tests {
             effort: None,
             instructions: None,
             history: vec![HistoryEntry::User {
-                content: vec![UserInput::Text {
-                    text: "hi".to_owned(),
-                    text_elements: Vec::new(),
-                }],
+                content: vec![UserInput::text().text("hi".to_owned()).build()],
             }],
             steered: false,
             output: OutputOptions::default(),

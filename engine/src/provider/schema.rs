@@ -134,14 +134,14 @@ mod tests {
 
     fn done() -> ProviderEvent {
         ProviderEvent::Done {
-            usage: TokenUsageBreakdown {
-                input_tokens: 1,
-                cached_input_tokens: 0,
-                cache_write_input_tokens: 0,
-                output_tokens: 1,
-                reasoning_output_tokens: 0,
-                total_tokens: 2,
-            },
+            usage: TokenUsageBreakdown::builder()
+                .input_tokens(1)
+                .cached_input_tokens(0)
+                .cache_write_input_tokens(0)
+                .output_tokens(1)
+                .reasoning_output_tokens(0)
+                .total_tokens(2)
+                .build(),
             model_context_window: None,
         }
     }

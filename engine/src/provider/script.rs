@@ -203,14 +203,14 @@ impl Default for Usage {
 impl Usage {
     /// The wire breakdown of these counts.
     pub(crate) fn breakdown(&self) -> TokenUsageBreakdown {
-        TokenUsageBreakdown {
-            input_tokens: self.input_tokens,
-            cached_input_tokens: 0,
-            cache_write_input_tokens: 0,
-            output_tokens: self.output_tokens,
-            reasoning_output_tokens: self.reasoning_output_tokens,
-            total_tokens: self.input_tokens.saturating_add(self.output_tokens),
-        }
+        TokenUsageBreakdown::builder()
+            .input_tokens(self.input_tokens)
+            .cached_input_tokens(0)
+            .cache_write_input_tokens(0)
+            .output_tokens(self.output_tokens)
+            .reasoning_output_tokens(self.reasoning_output_tokens)
+            .total_tokens(self.input_tokens.saturating_add(self.output_tokens))
+            .build()
     }
 }
 

@@ -158,18 +158,18 @@ impl Corpus {
         let _ = pattern.indices(path, matcher, indices);
         indices.sort_unstable();
         indices.dedup();
-        FuzzyFileSearchResult {
-            root: self.roots[hit.root as usize].0.clone(),
-            path: text(path),
-            file_name: text(candidate.path.slice(candidate.name_start as usize..)),
-            match_type: if candidate.is_dir {
+        FuzzyFileSearchResult::builder()
+            .root(self.roots[hit.root as usize].0.clone())
+            .path(text(path))
+            .file_name(text(candidate.path.slice(candidate.name_start as usize..)))
+            .match_type(if candidate.is_dir {
                 FuzzyFileSearchMatchType::Directory
             } else {
                 FuzzyFileSearchMatchType::File
-            },
-            score: hit.score,
-            indices: Some(indices.clone()),
-        }
+            })
+            .score(hit.score)
+            .indices(indices.clone())
+            .build()
     }
 }
 

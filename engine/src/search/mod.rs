@@ -224,7 +224,7 @@ pub(crate) async fn fuzzy_file_search(
         cancel: cancel.clone(),
     };
     let roots = resolve_roots(FuzzyFileSearch::NAME, &params.roots)?;
-    let none = FuzzyFileSearchResponse { files: Vec::new() };
+    let none = FuzzyFileSearchResponse::builder().build();
     if params.query.trim().is_empty() || roots.is_empty() {
         return Ok(none);
     }
@@ -236,7 +236,9 @@ pub(crate) async fn fuzzy_file_search(
         }
     }
     let files = match_now(&roots, &listings, params.query, cancel).await?;
-    Ok(files.map_or(none, |files| FuzzyFileSearchResponse { files }))
+    Ok(files.map_or(none, |files| {
+        FuzzyFileSearchResponse::builder().files(files).build()
+    }))
 }
 
 /// Serves `fuzzyFileSearch/sessionStart`.
@@ -250,7 +252,7 @@ pub(crate) async fn session_start(
     // Start walking now, so that the first query finds the lists (nearly) ready.
     shared.listings(&roots).await?;
     session::start(shared, context.peer, params.session_id, roots);
-    Ok(FuzzyFileSearchSessionStartResponse {})
+    Ok(FuzzyFileSearchSessionStartResponse::builder().build())
 }
 
 /// The refusal for a session id this connection has no session for.
@@ -279,7 +281,7 @@ pub(crate) async fn session_update(
     context.after_response(move || {
         queries.send_replace(Some(query));
     });
-    Ok(FuzzyFileSearchSessionUpdateResponse {})
+    Ok(FuzzyFileSearchSessionUpdateResponse::builder().build())
 }
 
 /// Serves `fuzzyFileSearch/sessionStop`.
@@ -293,7 +295,7 @@ pub(crate) async fn session_stop(
     match removed {
         Some(handle) => {
             drop(handle);
-            Ok(FuzzyFileSearchSessionStopResponse {})
+            Ok(FuzzyFileSearchSessionStopResponse::builder().build())
         }
         None => Err(unknown_session(FuzzyFileSearchSessionStop::NAME, &key.1)),
     }

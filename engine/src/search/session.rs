@@ -164,19 +164,19 @@ impl Session {
 
     fn send(&self, query: &str, files: Vec<FuzzyFileSearchResult>) {
         self.peer.notify::<FuzzyFileSearchSessionUpdated>(
-            &FuzzyFileSearchSessionUpdatedNotification {
-                session_id: self.key.1.clone(),
-                query: query.to_owned(),
-                files,
-            },
+            &FuzzyFileSearchSessionUpdatedNotification::builder()
+                .session_id(self.key.1.clone())
+                .query(query.to_owned())
+                .files(files)
+                .build(),
         );
     }
 
     fn complete(&self) {
         self.peer.notify::<FuzzyFileSearchSessionCompleted>(
-            &FuzzyFileSearchSessionCompletedNotification {
-                session_id: self.key.1.clone(),
-            },
+            &FuzzyFileSearchSessionCompletedNotification::builder()
+                .session_id(self.key.1.clone())
+                .build(),
         );
     }
 }

@@ -56,9 +56,11 @@ impl Threads {
         }
         let hub = context.peer.hub().clone();
         context.after_response(move || {
-            hub.broadcast::<ThreadDeleted>(&ThreadDeletedNotification { thread_id: id });
+            hub.broadcast::<ThreadDeleted>(
+                &ThreadDeletedNotification::builder().thread_id(id).build(),
+            );
         });
-        Ok(ThreadDeleteResponse {})
+        Ok(ThreadDeleteResponse::builder().build())
     }
 
     /// `thread/unsubscribe`: this connection stops following the thread. When it was the last
@@ -75,14 +77,14 @@ impl Threads {
             // An id that names no thread at all is an error; a persisted one that is not
             // loaded is answered `notLoaded`.
             self.lookup(&id)?;
-            return Ok(ThreadUnsubscribeResponse {
-                status: ThreadUnsubscribeStatus::NotLoaded,
-            });
+            return Ok(ThreadUnsubscribeResponse::builder()
+                .status(ThreadUnsubscribeStatus::NotLoaded)
+                .build());
         };
         let Some(left) = self.subscribers.unsubscribe(&id, &context.peer) else {
-            return Ok(ThreadUnsubscribeResponse {
-                status: ThreadUnsubscribeStatus::NotSubscribed,
-            });
+            return Ok(ThreadUnsubscribeResponse::builder()
+                .status(ThreadUnsubscribeStatus::NotSubscribed)
+                .build());
         };
         let idle = !busy && !matches!(lock(&thread).status, ThreadStatus::Active { .. });
         if left == 0 && idle {
@@ -90,19 +92,22 @@ impl Threads {
             drop(thread);
             let peer = context.peer.clone();
             context.after_response(move || {
-                peer.notify::<ThreadClosed>(&ThreadClosedNotification {
-                    thread_id: id.clone(),
-                });
-                peer.hub()
-                    .broadcast::<ThreadStatusChanged>(&ThreadStatusChangedNotification {
-                        thread_id: id,
-                        status: ThreadStatus::NotLoaded,
-                    });
+                peer.notify::<ThreadClosed>(
+                    &ThreadClosedNotification::builder()
+                        .thread_id(id.clone())
+                        .build(),
+                );
+                peer.hub().broadcast::<ThreadStatusChanged>(
+                    &ThreadStatusChangedNotification::builder()
+                        .thread_id(id)
+                        .status(ThreadStatus::NotLoaded)
+                        .build(),
+                );
             });
         }
-        Ok(ThreadUnsubscribeResponse {
-            status: ThreadUnsubscribeStatus::Unsubscribed,
-        })
+        Ok(ThreadUnsubscribeResponse::builder()
+            .status(ThreadUnsubscribeStatus::Unsubscribed)
+            .build())
     }
 
     /// `thread/metadata/update`: applies the Git metadata patch, durably (a `gitInfo`
@@ -144,9 +149,9 @@ impl Threads {
                 thread.summary.meta.git_info = git_info;
                 thread.append(self, &[record], at)?;
             }
-            return Ok(ThreadMetadataUpdateResponse {
-                thread: thread.to_thread(false),
-            });
+            return Ok(ThreadMetadataUpdateResponse::builder()
+                .thread(thread.to_thread(false))
+                .build());
         }
         let mut row = self.lookup(&id)?;
         if changes {
@@ -165,17 +170,15 @@ impl Threads {
             Some(self.path_of(&row)),
             Vec::new(),
         );
-        Ok(ThreadMetadataUpdateResponse { thread })
+        Ok(ThreadMetadataUpdateResponse::builder()
+            .thread(thread)
+            .build())
     }
 }
 
 /// `current` with `patch` applied; `None` once every field is empty.
 fn patched(current: Option<GitInfo>, patch: &ThreadMetadataGitInfoUpdateParams) -> Option<GitInfo> {
-    let mut info = current.unwrap_or(GitInfo {
-        sha: None,
-        branch: None,
-        origin_url: None,
-    });
+    let mut info = current.unwrap_or(GitInfo::builder().build());
     if let Some(sha) = &patch.sha {
         info.sha = sha.clone();
     }

@@ -92,12 +92,12 @@ fn memory_items(turns: &[Turn]) -> (Vec<Entry<Turn>>, Vec<Entry<ThreadItemEntry>
 }
 
 fn entry(item: ThreadItem, turn_id: &str) -> ThreadItemEntry {
-    ThreadItemEntry {
-        started_at_ms: item.started_at_ms,
-        completed_at_ms: item.completed_at_ms,
-        item,
-        turn_id: turn_id.to_owned(),
-    }
+    ThreadItemEntry::builder()
+        .maybe_started_at_ms(item.started_at_ms)
+        .maybe_completed_at_ms(item.completed_at_ms)
+        .item(item)
+        .turn_id(turn_id.to_owned())
+        .build()
 }
 
 /// The cursors of a page: next (past its last entry, when there is more) and backwards (at
@@ -265,7 +265,8 @@ impl Threads {
                     turn.items = match view {
                         TurnItemsView::NotLoaded => Vec::new(),
                         TurnItemsView::Summary => summary_items(&turn.items),
-                        TurnItemsView::Full => std::mem::take(&mut turn.items),
+                        // `full`, and any view this server does not know: every item.
+                        _ => std::mem::take(&mut turn.items),
                     };
                     turn.items_view = view;
                 }
@@ -294,7 +295,8 @@ impl Threads {
                         .into_iter()
                         .flatten()
                         .collect(),
-                        TurnItemsView::Full => {
+                        // `full`, and any view this server does not know: every item.
+                        _ => {
                             positions::items(conn, id, Some(pos.seq), None, false, usize::MAX >> 1)?
                                 .into_iter()
                                 .map(|i| i.line)
@@ -314,11 +316,11 @@ impl Threads {
             }
         };
         let (next_cursor, backwards_cursor) = cursors(&page, more, false);
-        Ok(ThreadTurnsListResponse {
-            data: page.into_iter().map(|(_, turn)| turn).collect(),
-            next_cursor,
-            backwards_cursor,
-        })
+        Ok(ThreadTurnsListResponse::builder()
+            .data(page.into_iter().map(|(_, turn)| turn).collect())
+            .maybe_next_cursor(next_cursor)
+            .maybe_backwards_cursor(backwards_cursor)
+            .build())
     }
 
     /// `thread/items/list`: one page of a thread's items, of one turn or of all.
@@ -352,9 +354,9 @@ impl Threads {
             _ => None,
         };
         let anchor = match &params.cursor {
-            Some(ThreadItemsListCursor::Anchor(ThreadItemsListAnchor::Item { item_id })) => {
-                Some(item_id.as_str())
-            }
+            Some(ThreadItemsListCursor::Anchor(ThreadItemsListAnchor::Item {
+                item_id, ..
+            })) => Some(item_id.as_str()),
             _ => None,
         };
         let unknown_turn = |turn: &str| {
@@ -424,11 +426,11 @@ impl Threads {
             }
         };
         let (next_cursor, backwards_cursor) = cursors(&page, more, true);
-        Ok(ThreadItemsListResponse {
-            data: page.into_iter().map(|(_, entry)| entry).collect(),
-            next_cursor,
-            backwards_cursor,
-        })
+        Ok(ThreadItemsListResponse::builder()
+            .data(page.into_iter().map(|(_, entry)| entry).collect())
+            .maybe_next_cursor(next_cursor)
+            .maybe_backwards_cursor(backwards_cursor)
+            .build())
     }
 
     /// `thread/revert`: drops turn `beforeTurnId` and every later one, durably (a `revert`
@@ -511,12 +513,14 @@ impl Threads {
         };
         let hub = context.peer.hub().clone();
         context.after_response(move || {
-            hub.broadcast::<ThreadReverted>(&ThreadRevertedNotification { thread_id: id });
+            hub.broadcast::<ThreadReverted>(
+                &ThreadRevertedNotification::builder().thread_id(id).build(),
+            );
         });
-        Ok(ThreadRevertResponse {
-            thread,
-            turns_backwards_cursor,
-            items_backwards_cursor,
-        })
+        Ok(ThreadRevertResponse::builder()
+            .thread(thread)
+            .maybe_turns_backwards_cursor(turns_backwards_cursor)
+            .maybe_items_backwards_cursor(items_backwards_cursor)
+            .build())
     }
 }

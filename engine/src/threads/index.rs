@@ -452,6 +452,7 @@ pub(crate) fn source_kind(source: &SessionSource) -> &'static str {
         SessionSource::SubAgent(SubAgentSource::Compact) => "subAgentCompact",
         SessionSource::SubAgent(SubAgentSource::ThreadSpawn { .. }) => "subAgentThreadSpawn",
         SessionSource::SubAgent(_) => "subAgentOther",
+        _ => "unknown",
     }
 }
 

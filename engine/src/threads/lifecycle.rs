@@ -89,19 +89,18 @@ impl Threads {
         self.subscribers.subscribe(&wire.id, &context.peer);
         announce_start(context, wire.clone());
         let sources = instruction_sources(&settings.cwd, defaults.project_doc_max_bytes);
-        Ok(ThreadStartResponse {
-            thread: wire,
-            model: settings.model,
-            model_provider: settings.model_provider,
-            service_tier: settings.service_tier,
-            reasoning_effort: settings.reasoning_effort,
-            cwd: AbsolutePathBuf(settings.cwd),
-            approval_policy: settings.approval_policy,
-            approvals_reviewer: settings.approvals_reviewer,
-            sandbox: settings.sandbox,
-            instruction_sources: sources,
-            disabled_plugin_ids: Vec::new(),
-        })
+        Ok(ThreadStartResponse::builder()
+            .thread(wire)
+            .model(settings.model)
+            .model_provider(settings.model_provider)
+            .maybe_service_tier(settings.service_tier)
+            .maybe_reasoning_effort(settings.reasoning_effort)
+            .cwd(AbsolutePathBuf(settings.cwd))
+            .approval_policy(settings.approval_policy)
+            .approvals_reviewer(settings.approvals_reviewer)
+            .sandbox(settings.sandbox)
+            .instruction_sources(sources)
+            .build())
     }
 
     /// The project docs a thread in `cwd` reads (`instructionSources`), under the
@@ -129,10 +128,12 @@ impl Threads {
                 let id = params.thread_id.clone();
                 let hub = context.peer.hub().clone();
                 context.after_response(move || {
-                    hub.broadcast::<ThreadStatusChanged>(&ThreadStatusChangedNotification {
-                        thread_id: id,
-                        status: ThreadStatus::Idle,
-                    });
+                    hub.broadcast::<ThreadStatusChanged>(
+                        &ThreadStatusChangedNotification::builder()
+                            .thread_id(id)
+                            .status(ThreadStatus::Idle)
+                            .build(),
+                    );
                 });
                 thread
             }
@@ -147,22 +148,18 @@ impl Threads {
         );
         let settings = thread.summary.meta.settings.clone();
         let sources = self.instruction_sources(&settings.cwd);
-        Ok(ThreadResumeResponse {
-            thread: thread.to_thread(include_turns),
-            model: settings.model,
-            model_provider: settings.model_provider,
-            service_tier: settings.service_tier,
-            reasoning_effort: settings.reasoning_effort,
-            collaboration_mode: None,
-            cwd: AbsolutePathBuf(settings.cwd),
-            approval_policy: settings.approval_policy,
-            approvals_reviewer: settings.approvals_reviewer,
-            sandbox: settings.sandbox,
-            instruction_sources: sources,
-            disabled_plugin_ids: Vec::new(),
-            turns_backwards_cursor: None,
-            items_backwards_cursor: None,
-        })
+        Ok(ThreadResumeResponse::builder()
+            .thread(thread.to_thread(include_turns))
+            .model(settings.model)
+            .model_provider(settings.model_provider)
+            .maybe_service_tier(settings.service_tier)
+            .maybe_reasoning_effort(settings.reasoning_effort)
+            .cwd(AbsolutePathBuf(settings.cwd))
+            .approval_policy(settings.approval_policy)
+            .approvals_reviewer(settings.approvals_reviewer)
+            .sandbox(settings.sandbox)
+            .instruction_sources(sources)
+            .build())
     }
 
     /// Loads persisted thread `id`: reads its rollout, settles turns a crash left running,
@@ -250,33 +247,38 @@ impl Threads {
         let announced = thread.to_thread(false);
         self.insert(thread);
         self.subscribers.subscribe(&announced.id, &context.peer);
-        let copied = totals.map(|totals| ThreadTokenUsageUpdatedNotification {
-            thread_id: announced.id.clone(),
-            turn_id: totals.turn_id,
-            token_usage: totals.usage,
+        let copied = totals.map(|totals| {
+            ThreadTokenUsageUpdatedNotification::builder()
+                .thread_id(announced.id.clone())
+                .turn_id(totals.turn_id)
+                .token_usage(totals.usage)
+                .build()
         });
         // `thread/started`, then the totals the copy keeps.
         let peer = context.peer.clone();
         context.after_response(move || {
-            peer.notify::<ThreadStarted>(&ThreadStartedNotification { thread: announced });
+            peer.notify::<ThreadStarted>(
+                &ThreadStartedNotification::builder()
+                    .thread(announced)
+                    .build(),
+            );
             if let Some(copied) = copied {
                 peer.notify::<ThreadTokenUsageUpdated>(&copied);
             }
         });
         let sources = self.instruction_sources(&settings.cwd);
-        Ok(ThreadForkResponse {
-            thread: wire,
-            model: settings.model,
-            model_provider: settings.model_provider,
-            service_tier: settings.service_tier,
-            reasoning_effort: settings.reasoning_effort,
-            cwd: AbsolutePathBuf(settings.cwd),
-            approval_policy: settings.approval_policy,
-            approvals_reviewer: settings.approvals_reviewer,
-            sandbox: settings.sandbox,
-            instruction_sources: sources,
-            disabled_plugin_ids: Vec::new(),
-        })
+        Ok(ThreadForkResponse::builder()
+            .thread(wire)
+            .model(settings.model)
+            .model_provider(settings.model_provider)
+            .maybe_service_tier(settings.service_tier)
+            .maybe_reasoning_effort(settings.reasoning_effort)
+            .cwd(AbsolutePathBuf(settings.cwd))
+            .approval_policy(settings.approval_policy)
+            .approvals_reviewer(settings.approvals_reviewer)
+            .sandbox(settings.sandbox)
+            .instruction_sources(sources)
+            .build())
     }
 
     /// The summary and turns of thread `id`, loaded or not; turns a crash left running read as
@@ -327,14 +329,18 @@ impl Threads {
         let hub = context.peer.hub().clone();
         context.after_response(move || {
             if was_loaded {
-                hub.broadcast::<ThreadStatusChanged>(&ThreadStatusChangedNotification {
-                    thread_id: id.clone(),
-                    status: ThreadStatus::NotLoaded,
-                });
+                hub.broadcast::<ThreadStatusChanged>(
+                    &ThreadStatusChangedNotification::builder()
+                        .thread_id(id.clone())
+                        .status(ThreadStatus::NotLoaded)
+                        .build(),
+                );
             }
-            hub.broadcast::<ThreadArchived>(&ThreadArchivedNotification { thread_id: id });
+            hub.broadcast::<ThreadArchived>(
+                &ThreadArchivedNotification::builder().thread_id(id).build(),
+            );
         });
-        Ok(ThreadArchiveResponse {})
+        Ok(ThreadArchiveResponse::builder().build())
     }
 
     /// `thread/unarchive`: moves an archived rollout back; broadcasts `thread/unarchived`.
@@ -360,9 +366,13 @@ impl Threads {
         );
         let hub = context.peer.hub().clone();
         context.after_response(move || {
-            hub.broadcast::<ThreadUnarchived>(&ThreadUnarchivedNotification { thread_id: id });
+            hub.broadcast::<ThreadUnarchived>(
+                &ThreadUnarchivedNotification::builder()
+                    .thread_id(id)
+                    .build(),
+            );
         });
-        Ok(ThreadUnarchiveResponse { thread })
+        Ok(ThreadUnarchiveResponse::builder().thread(thread).build())
     }
 
     /// `thread/name/set`: records the new name (an empty one clears it); broadcasts
@@ -398,12 +408,14 @@ impl Threads {
         }
         let hub = context.peer.hub().clone();
         context.after_response(move || {
-            hub.broadcast::<ThreadNameUpdated>(&ThreadNameUpdatedNotification {
-                thread_id: id,
-                thread_name: name,
-            });
+            hub.broadcast::<ThreadNameUpdated>(
+                &ThreadNameUpdatedNotification::builder()
+                    .thread_id(id)
+                    .maybe_thread_name(name)
+                    .build(),
+            );
         });
-        Ok(ThreadSetNameResponse {})
+        Ok(ThreadSetNameResponse::builder().build())
     }
 
     /// Metadata for a new thread with `settings`, created now.
@@ -486,6 +498,6 @@ impl Threads {
 fn announce_start(context: &RequestContext, thread: agentwire_protocol::Thread) {
     let peer = context.peer.clone();
     context.after_response(move || {
-        peer.notify::<ThreadStarted>(&ThreadStartedNotification { thread });
+        peer.notify::<ThreadStarted>(&ThreadStartedNotification::builder().thread(thread).build());
     });
 }

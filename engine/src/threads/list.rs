@@ -28,9 +28,9 @@ impl Threads {
     pub(crate) fn read(&self, params: ThreadReadParams) -> Result<ThreadReadResponse, ThreadError> {
         let include_turns = params.include_turns.unwrap_or(false);
         if let Some(thread) = self.loaded(&params.thread_id) {
-            return Ok(ThreadReadResponse {
-                thread: lock(&thread).to_thread(include_turns),
-            });
+            return Ok(ThreadReadResponse::builder()
+                .thread(lock(&thread).to_thread(include_turns))
+                .build());
         }
         let row = self.lookup(&params.thread_id)?;
         let path = Some(self.path_of(&row));
@@ -44,7 +44,7 @@ impl Threads {
             row.summary
                 .to_thread(ThreadStatus::NotLoaded, path, Vec::new())
         };
-        Ok(ThreadReadResponse { thread })
+        Ok(ThreadReadResponse::builder().thread(thread).build())
     }
 
     /// The thread whose rollout is the file at `path` (which must lie under the home), read
@@ -72,6 +72,7 @@ impl Threads {
             Some(ThreadSortKey::UpdatedAt) | Some(ThreadSortKey::RecencyAt) => {
                 SortColumn::UpdatedAt
             }
+            Some(_) => SortColumn::CreatedAt,
         };
         let descending = params.sort_direction != Some(SortDirection::Asc);
         let limit = params.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE) as usize;
@@ -101,11 +102,7 @@ impl Threads {
         }
         if params.section_id.is_some() {
             // No thread is filed in a section on this server.
-            return Ok(ThreadListResponse {
-                data: Vec::new(),
-                next_cursor: None,
-                backwards_cursor: None,
-            });
+            return Ok(ThreadListResponse::builder().build());
         }
         let query = PageQuery {
             archived: params.archived.unwrap_or(false),
@@ -117,6 +114,7 @@ impl Threads {
                 None => Vec::new(),
                 Some(ThreadListCwdFilter::Text(cwd)) => vec![cwd],
                 Some(ThreadListCwdFilter::List(cwds)) => cwds,
+                Some(_) => Vec::new(),
             },
             providers: params.model_providers.unwrap_or_default(),
             search: params
@@ -158,11 +156,11 @@ impl Threads {
                 )
             })
             .collect();
-        Ok(ThreadListResponse {
-            data,
-            next_cursor,
-            backwards_cursor,
-        })
+        Ok(ThreadListResponse::builder()
+            .data(data)
+            .maybe_next_cursor(next_cursor)
+            .maybe_backwards_cursor(backwards_cursor)
+            .build())
     }
 
     /// `thread/loaded/list`: the ids of loaded threads in id (creation) order, paged.
@@ -175,10 +173,10 @@ impl Threads {
         let limit = params.limit.map_or(usize::MAX, |l| l.max(1) as usize);
         let next_cursor = (ids.len() > limit).then(|| ids[limit - 1].clone());
         ids.truncate(limit);
-        ThreadLoadedListResponse {
-            data: ids,
-            next_cursor,
-        }
+        ThreadLoadedListResponse::builder()
+            .data(ids)
+            .maybe_next_cursor(next_cursor)
+            .build()
     }
 
     /// The directories `fs/*` may use because of the loaded threads: each one's working
@@ -225,6 +223,7 @@ fn source_kinds(kinds: Option<&[ThreadSourceKind]>) -> Vec<&'static str> {
             ThreadSourceKind::SubAgentThreadSpawn => &["subAgentThreadSpawn"],
             ThreadSourceKind::SubAgentOther => &["subAgentOther"],
             ThreadSourceKind::Unknown => &["unknown"],
+            _ => &["unknown"],
         });
     }
     names.sort_unstable();

@@ -75,12 +75,7 @@ impl Default for ThreadDefaults {
             approval_policy: AskForApproval::OnRequest,
             approvals_reviewer: ApprovalsReviewer::User,
             sandbox: SandboxMode::ReadOnly,
-            sandbox_workspace_write: SandboxWorkspaceWrite {
-                writable_roots: Vec::new(),
-                network_access: false,
-                exclude_slash_tmp: false,
-                exclude_tmpdir_env_var: false,
-            },
+            sandbox_workspace_write: SandboxWorkspaceWrite::builder().build(),
             reasoning_effort: None,
             base_instructions: None,
             developer_instructions: None,
@@ -101,20 +96,21 @@ pub(crate) fn sandbox_policy_with(
     workspace: &SandboxWorkspaceWrite,
 ) -> SandboxPolicy {
     match mode {
-        SandboxMode::ReadOnly => SandboxPolicy::ReadOnly {
-            network_access: false,
-        },
-        SandboxMode::WorkspaceWrite => SandboxPolicy::WorkspaceWrite {
-            writable_roots: workspace
-                .writable_roots
-                .iter()
-                .map(|root| AbsolutePathBuf(root.clone()))
-                .collect(),
-            network_access: workspace.network_access,
-            exclude_tmpdir_env_var: workspace.exclude_tmpdir_env_var,
-            exclude_slash_tmp: workspace.exclude_slash_tmp,
-        },
+        SandboxMode::ReadOnly => SandboxPolicy::read_only().build(),
+        SandboxMode::WorkspaceWrite => SandboxPolicy::workspace_write()
+            .writable_roots(
+                workspace
+                    .writable_roots
+                    .iter()
+                    .map(|root| AbsolutePathBuf(root.clone()))
+                    .collect(),
+            )
+            .network_access(workspace.network_access)
+            .exclude_tmpdir_env_var(workspace.exclude_tmpdir_env_var)
+            .exclude_slash_tmp(workspace.exclude_slash_tmp)
+            .build(),
         SandboxMode::DangerFullAccess => SandboxPolicy::DangerFullAccess,
+        _ => SandboxPolicy::read_only().build(),
     }
 }
 
@@ -378,36 +374,33 @@ impl ThreadSummary {
         turns: Vec<Turn>,
     ) -> Thread {
         let meta = &self.meta;
-        Thread {
-            id: meta.id.clone(),
-            session_id: meta.session_id.clone(),
-            name: self.name.clone(),
-            preview: self.preview.clone(),
-            status,
-            source: meta.source.clone(),
-            thread_source: meta.thread_source.clone(),
-            originator: meta.originator.clone(),
-            cwd: AbsolutePathBuf(meta.settings.cwd.clone()),
-            cli_version: meta.cli_version.clone(),
-            model_provider: meta.settings.model_provider.clone(),
-            model: Some(meta.settings.model.clone()),
-            reasoning_effort: meta.settings.reasoning_effort.clone(),
-            ephemeral: self.ephemeral,
-            history_mode: meta.history_mode,
-            created_at: meta.created_at,
-            updated_at: self.updated_at,
-            recency_at: Some(self.updated_at),
-            forked_from_id: meta.forked_from_id.clone(),
-            parent_thread_id: meta.parent_thread_id.clone(),
-            agent_nickname: meta.agent_nickname.clone(),
-            agent_role: meta.agent_role.clone(),
-            project_id: None,
-            section: None,
-            section_entered_at: None,
-            git_info: meta.git_info.clone(),
-            path,
-            turns,
-        }
+        Thread::builder()
+            .id(meta.id.clone())
+            .session_id(meta.session_id.clone())
+            .maybe_name(self.name.clone())
+            .preview(self.preview.clone())
+            .status(status)
+            .source(meta.source.clone())
+            .maybe_thread_source(meta.thread_source.clone())
+            .maybe_originator(meta.originator.clone())
+            .cwd(AbsolutePathBuf(meta.settings.cwd.clone()))
+            .cli_version(meta.cli_version.clone())
+            .model_provider(meta.settings.model_provider.clone())
+            .model(meta.settings.model.clone())
+            .maybe_reasoning_effort(meta.settings.reasoning_effort.clone())
+            .ephemeral(self.ephemeral)
+            .history_mode(meta.history_mode)
+            .created_at(meta.created_at)
+            .updated_at(self.updated_at)
+            .recency_at(self.updated_at)
+            .maybe_forked_from_id(meta.forked_from_id.clone())
+            .maybe_parent_thread_id(meta.parent_thread_id.clone())
+            .maybe_agent_nickname(meta.agent_nickname.clone())
+            .maybe_agent_role(meta.agent_role.clone())
+            .maybe_git_info(meta.git_info.clone())
+            .maybe_path(path)
+            .turns(turns)
+            .build()
     }
 }
 

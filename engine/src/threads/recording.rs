@@ -158,10 +158,12 @@ impl Threads {
             Ok(changed)
         })?;
         if changed {
-            hub.broadcast::<ThreadStatusChanged>(&ThreadStatusChangedNotification {
-                thread_id: id.to_owned(),
-                status,
-            });
+            hub.broadcast::<ThreadStatusChanged>(
+                &ThreadStatusChangedNotification::builder()
+                    .thread_id(id.to_owned())
+                    .status(status)
+                    .build(),
+            );
         }
         Ok(())
     }
@@ -186,18 +188,16 @@ mod tests {
     }
 
     fn user_item(id: &str, text: &str) -> ThreadItem {
-        ThreadItem {
-            kind: ThreadItemKind::UserMessage {
-                id: id.to_owned(),
-                content: vec![UserInput::Text {
-                    text: text.to_owned(),
-                    text_elements: Vec::new(),
-                }],
-                client_id: None,
-            },
-            started_at_ms: Some(1),
-            completed_at_ms: Some(2),
-        }
+        ThreadItem::builder()
+            .kind(
+                ThreadItemKind::user_message()
+                    .id(id.to_owned())
+                    .content(vec![UserInput::text().text(text.to_owned()).build()])
+                    .build(),
+            )
+            .started_at_ms(1)
+            .completed_at_ms(2)
+            .build()
     }
 
     /// A persisted, loaded thread created without a connection.
@@ -260,10 +260,12 @@ mod tests {
         assert_eq!(listed.data.len(), 1);
         assert_eq!(listed.data[0].preview, "Say hello.");
         let read = reopened
-            .read(ThreadReadParams {
-                thread_id: id.clone(),
-                include_turns: Some(true),
-            })
+            .read(
+                ThreadReadParams::builder()
+                    .thread_id(id.clone())
+                    .include_turns(true)
+                    .build(),
+            )
             .expect("read");
         assert_eq!(read.thread.turns.len(), 2);
         assert_eq!(read.thread.turns[0], live[0]);
@@ -280,13 +282,7 @@ mod tests {
         let hub = Hub::new(Duration::from_secs(1));
         assert_eq!(threads.status(&id), ThreadStatus::Idle);
         threads
-            .set_status(
-                &hub,
-                &id,
-                ThreadStatus::Active {
-                    active_flags: Vec::new(),
-                },
-            )
+            .set_status(&hub, &id, ThreadStatus::active().build())
             .expect("status set");
         assert!(matches!(threads.status(&id), ThreadStatus::Active { .. }));
         assert!(

@@ -379,17 +379,13 @@ pub(crate) fn started_turn(
     root_turn_id: Option<String>,
     started_at: Option<i64>,
 ) -> Turn {
-    Turn {
-        id,
-        root_turn_id,
-        status: TurnStatus::InProgress,
-        items: Vec::new(),
-        items_view: TurnItemsView::Full,
-        error: None,
-        started_at,
-        completed_at: None,
-        duration_ms: None,
-    }
+    Turn::builder()
+        .id(id)
+        .maybe_root_turn_id(root_turn_id)
+        .status(TurnStatus::InProgress)
+        .items_view(TurnItemsView::Full)
+        .maybe_started_at(started_at)
+        .build()
 }
 
 /// Adds `item` to `turn`, replacing an item with the same id.
@@ -403,28 +399,7 @@ pub(crate) fn put_item(turn: &mut Turn, item: ThreadItem) {
 
 /// The `id` every kind of item carries.
 pub(crate) fn item_id(kind: &ThreadItemKind) -> &str {
-    use ThreadItemKind as K;
-    match kind {
-        K::UserMessage { id, .. }
-        | K::HookPrompt { id, .. }
-        | K::AgentMessage { id, .. }
-        | K::FunctionCallOutput { id, .. }
-        | K::Plan { id, .. }
-        | K::Reasoning { id, .. }
-        | K::CommandExecution { id, .. }
-        | K::FileChange { id, .. }
-        | K::McpToolCall { id, .. }
-        | K::DynamicToolCall { id, .. }
-        | K::CollabAgentToolCall { id, .. }
-        | K::SubAgentActivity { id, .. }
-        | K::WebSearch { id, .. }
-        | K::ImageView { id, .. }
-        | K::Sleep { id, .. }
-        | K::ImageGeneration { id, .. }
-        | K::EnteredReviewMode { id, .. }
-        | K::ExitedReviewMode { id, .. }
-        | K::ContextCompaction { id, .. } => id,
-    }
+    kind.id()
 }
 
 /// Marks the turns a crash left running as interrupted (for threads no turn runs on).

@@ -18,32 +18,38 @@ use super::{Threads, lock};
 
 /// No tokens.
 pub(crate) fn zero() -> TokenUsageBreakdown {
-    TokenUsageBreakdown {
-        input_tokens: 0,
-        cached_input_tokens: 0,
-        cache_write_input_tokens: 0,
-        output_tokens: 0,
-        reasoning_output_tokens: 0,
-        total_tokens: 0,
-    }
+    TokenUsageBreakdown::builder()
+        .input_tokens(0)
+        .cached_input_tokens(0)
+        .cache_write_input_tokens(0)
+        .output_tokens(0)
+        .reasoning_output_tokens(0)
+        .total_tokens(0)
+        .build()
 }
 
 /// `total` plus `last`, each count saturating.
 fn add(total: &TokenUsageBreakdown, last: &TokenUsageBreakdown) -> TokenUsageBreakdown {
-    TokenUsageBreakdown {
-        input_tokens: total.input_tokens.saturating_add(last.input_tokens),
-        cached_input_tokens: total
-            .cached_input_tokens
-            .saturating_add(last.cached_input_tokens),
-        cache_write_input_tokens: total
-            .cache_write_input_tokens
-            .saturating_add(last.cache_write_input_tokens),
-        output_tokens: total.output_tokens.saturating_add(last.output_tokens),
-        reasoning_output_tokens: total
-            .reasoning_output_tokens
-            .saturating_add(last.reasoning_output_tokens),
-        total_tokens: total.total_tokens.saturating_add(last.total_tokens),
-    }
+    TokenUsageBreakdown::builder()
+        .input_tokens(total.input_tokens.saturating_add(last.input_tokens))
+        .cached_input_tokens(
+            total
+                .cached_input_tokens
+                .saturating_add(last.cached_input_tokens),
+        )
+        .cache_write_input_tokens(
+            total
+                .cache_write_input_tokens
+                .saturating_add(last.cache_write_input_tokens),
+        )
+        .output_tokens(total.output_tokens.saturating_add(last.output_tokens))
+        .reasoning_output_tokens(
+            total
+                .reasoning_output_tokens
+                .saturating_add(last.reasoning_output_tokens),
+        )
+        .total_tokens(total.total_tokens.saturating_add(last.total_tokens))
+        .build()
 }
 
 impl Threads {
@@ -62,12 +68,13 @@ impl Threads {
         })?;
         let mut thread = lock(&thread);
         let previous = thread.summary.token_usage.as_ref().map(|t| &t.usage);
-        let usage = ThreadTokenUsage {
-            total: add(&previous.map_or_else(zero, |p| p.total.clone()), &last),
-            model_context_window: model_context_window
-                .or_else(|| previous.and_then(|p| p.model_context_window)),
-            last,
-        };
+        let usage = ThreadTokenUsage::builder()
+            .total(add(&previous.map_or_else(zero, |p| p.total.clone()), &last))
+            .maybe_model_context_window(
+                model_context_window.or_else(|| previous.and_then(|p| p.model_context_window)),
+            )
+            .last(last)
+            .build();
         let at = now();
         let record = RolloutRecord::TokenUsage {
             at,
@@ -101,16 +108,14 @@ impl Threads {
         let Some(previous) = thread.summary.token_usage.as_ref().map(|t| &t.usage) else {
             return Ok(None);
         };
-        let last = TokenUsageBreakdown {
-            input_tokens: estimate,
-            total_tokens: estimate,
-            ..zero()
-        };
-        let usage = ThreadTokenUsage {
-            total: previous.total.clone(),
-            model_context_window: previous.model_context_window,
-            last,
-        };
+        let mut last = zero();
+        last.input_tokens = estimate;
+        last.total_tokens = estimate;
+        let usage = ThreadTokenUsage::builder()
+            .total(previous.total.clone())
+            .maybe_model_context_window(previous.model_context_window)
+            .last(last)
+            .build();
         let at = now();
         let record = RolloutRecord::TokenUsage {
             at,
@@ -159,11 +164,13 @@ pub(crate) fn after_resume(
     let thread_id = thread_id.to_owned();
     context.after_response(move || {
         if let Some(totals) = totals {
-            peer.notify::<ThreadTokenUsageUpdated>(&ThreadTokenUsageUpdatedNotification {
-                thread_id,
-                turn_id: totals.turn_id,
-                token_usage: totals.usage,
-            });
+            peer.notify::<ThreadTokenUsageUpdated>(
+                &ThreadTokenUsageUpdatedNotification::builder()
+                    .thread_id(thread_id)
+                    .turn_id(totals.turn_id)
+                    .token_usage(totals.usage)
+                    .build(),
+            );
         }
         joined.notify_waiters();
     });

@@ -36,11 +36,7 @@ pub(super) fn words(argv: &[String]) -> Option<Vec<String>> {
 
 /// What `argv` (shown to the user as `display`) does, resolving paths against `cwd`.
 pub(crate) fn describe(argv: &[String], display: &str, cwd: &str) -> Vec<CommandAction> {
-    let unknown = || {
-        vec![CommandAction::Unknown {
-            command: display.to_owned(),
-        }]
-    };
+    let unknown = || vec![CommandAction::unknown().command(display.to_owned()).build()];
     let Some(words) = words(argv) else {
         return unknown();
     };
@@ -54,24 +50,31 @@ pub(crate) fn describe(argv: &[String], display: &str, cwd: &str) -> Vec<Command
         }
     };
     match (program, operands.as_slice()) {
-        ("cat" | "head" | "tail" | "nl", [path]) => vec![CommandAction::Read {
-            command: display.to_owned(),
-            name: path.rsplit('/').next().unwrap_or(path).to_owned(),
-            path: LegacyAppPathString(absolute(path)),
-        }],
-        ("ls" | "tree", []) => vec![CommandAction::ListFiles {
-            command: display.to_owned(),
-            path: None,
-        }],
-        ("ls" | "tree", [path]) => vec![CommandAction::ListFiles {
-            command: display.to_owned(),
-            path: Some((*path).clone()),
-        }],
-        ("grep" | "rg", [query, rest @ ..]) if rest.len() <= 1 => vec![CommandAction::Search {
-            command: display.to_owned(),
-            query: Some((*query).clone()),
-            path: rest.first().map(|p| (*p).clone()),
-        }],
+        ("cat" | "head" | "tail" | "nl", [path]) => vec![
+            CommandAction::read()
+                .command(display.to_owned())
+                .name(path.rsplit('/').next().unwrap_or(path).to_owned())
+                .path(LegacyAppPathString(absolute(path)))
+                .build(),
+        ],
+        ("ls" | "tree", []) => vec![
+            CommandAction::list_files()
+                .command(display.to_owned())
+                .build(),
+        ],
+        ("ls" | "tree", [path]) => vec![
+            CommandAction::list_files()
+                .command(display.to_owned())
+                .path((*path).clone())
+                .build(),
+        ],
+        ("grep" | "rg", [query, rest @ ..]) if rest.len() <= 1 => vec![
+            CommandAction::search()
+                .command(display.to_owned())
+                .query((*query).clone())
+                .maybe_path(rest.first().map(|p| (*p).clone()))
+                .build(),
+        ],
         _ => unknown(),
     }
 }
@@ -88,11 +91,13 @@ mod tests {
     fn describes_reads_listings_and_searches() {
         assert_eq!(
             describe(&line("cat src/a.rs"), "cat src/a.rs", "/w"),
-            vec![CommandAction::Read {
-                command: "cat src/a.rs".to_owned(),
-                name: "a.rs".to_owned(),
-                path: LegacyAppPathString("/w/src/a.rs".to_owned()),
-            }]
+            vec![
+                CommandAction::read()
+                    .command("cat src/a.rs".to_owned())
+                    .name("a.rs".to_owned())
+                    .path(LegacyAppPathString("/w/src/a.rs".to_owned()))
+                    .build()
+            ]
         );
         assert!(matches!(
             describe(&line("rg -n needle src"), "rg -n needle src", "/w")[0],

@@ -601,9 +601,7 @@ mod tests {
         );
         // Confined, the same checks happen before the sandbox program would run.
         let mut confined = request(&["agentwire-no-such-program"]);
-        confined.sandbox = Some(SandboxPolicy::ReadOnly {
-            network_access: false,
-        });
+        confined.sandbox = Some(SandboxPolicy::read_only().build());
         confined.sandbox_exe = Some(SandboxHelper::new("/bin/echo"));
         let (result, _) = run_collecting(confined).await;
         assert!(matches!(result, Err(ExecError::Spawn { .. })), "{result:?}");
@@ -615,15 +613,10 @@ mod tests {
         let marker = dir.join("ran");
         let script = format!("touch {}", marker.display());
         for policy in [
-            SandboxPolicy::ReadOnly {
-                network_access: false,
-            },
-            SandboxPolicy::WorkspaceWrite {
-                writable_roots: Vec::new(),
-                network_access: true,
-                exclude_tmpdir_env_var: false,
-                exclude_slash_tmp: false,
-            },
+            SandboxPolicy::read_only().build(),
+            SandboxPolicy::workspace_write()
+                .network_access(true)
+                .build(),
         ] {
             let mut request = request(&["sh", "-c", &script]);
             request.sandbox = Some(policy);
@@ -635,9 +628,7 @@ mod tests {
         // Full access and an external sandbox run the command directly.
         for policy in [
             SandboxPolicy::DangerFullAccess,
-            SandboxPolicy::ExternalSandbox {
-                network_access: Default::default(),
-            },
+            SandboxPolicy::external_sandbox().build(),
         ] {
             let mut request = request(&["sh", "-c", &script]);
             request.sandbox = Some(policy);
@@ -650,9 +641,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_confined_command_goes_through_sandbox_exec() {
-        let policy = SandboxPolicy::ReadOnly {
-            network_access: false,
-        };
+        let policy = SandboxPolicy::read_only().build();
         let mut request = request(&["ls", "-l", "a b"]);
         request.sandbox = Some(policy.clone());
         // `echo` stands in for the sandbox program and shows the arguments it gets.

@@ -50,13 +50,15 @@ impl PlanArgs {
     pub(crate) fn steps(&self) -> Vec<TurnPlanStep> {
         self.plan
             .iter()
-            .map(|item| TurnPlanStep {
-                step: item.step.clone(),
-                status: match item.status {
-                    PlanStatus::Pending => TurnPlanStepStatus::Pending,
-                    PlanStatus::InProgress => TurnPlanStepStatus::InProgress,
-                    PlanStatus::Completed => TurnPlanStepStatus::Completed,
-                },
+            .map(|item| {
+                TurnPlanStep::builder()
+                    .step(item.step.clone())
+                    .status(match item.status {
+                        PlanStatus::Pending => TurnPlanStepStatus::Pending,
+                        PlanStatus::InProgress => TurnPlanStepStatus::InProgress,
+                        PlanStatus::Completed => TurnPlanStepStatus::Completed,
+                    })
+                    .build()
             })
             .collect()
     }

@@ -33,6 +33,8 @@ pub fn writable_roots(policy: &SandboxPolicy, cwd: &Path) -> Option<Vec<PathBuf>
             }
             Some(roots)
         }
+        // A policy this server does not know confines the most: nothing is writable.
+        _ => Some(Vec::new()),
     }
 }
 
@@ -40,8 +42,9 @@ pub fn writable_roots(policy: &SandboxPolicy, cwd: &Path) -> Option<Vec<PathBuf>
 pub fn network_allowed(policy: &SandboxPolicy) -> bool {
     match policy {
         SandboxPolicy::DangerFullAccess | SandboxPolicy::ExternalSandbox { .. } => true,
-        SandboxPolicy::ReadOnly { network_access }
+        SandboxPolicy::ReadOnly { network_access, .. }
         | SandboxPolicy::WorkspaceWrite { network_access, .. } => *network_access,
+        _ => false,
     }
 }
 

@@ -77,6 +77,7 @@ fn asks_for_escalation(policy: &AskForApproval) -> bool {
         AskForApproval::Granular {
             sandbox_approval, ..
         } => *sandbox_approval,
+        _ => true,
     }
 }
 

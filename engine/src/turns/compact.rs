@@ -86,17 +86,12 @@ impl Turns {
         let run = CompactRun {
             turns: self.clone(),
             thread_id: thread_id.clone(),
-            turn: Turn {
-                root_turn_id: Some(turn_id.clone()),
-                id: turn_id,
-                status: TurnStatus::InProgress,
-                items: Vec::new(),
-                items_view: TurnItemsView::Full,
-                error: None,
-                started_at: None,
-                completed_at: None,
-                duration_ms: None,
-            },
+            turn: Turn::builder()
+                .root_turn_id(turn_id.clone())
+                .id(turn_id)
+                .status(TurnStatus::InProgress)
+                .items_view(TurnItemsView::Full)
+                .build(),
             settings,
             history,
             interrupt,
@@ -116,7 +111,7 @@ impl Turns {
             turns.interrupt_running(&thread_id);
             run.await;
         });
-        Ok(ThreadCompactStartResponse {})
+        Ok(ThreadCompactStartResponse::builder().build())
     }
 }
 
@@ -144,36 +139,40 @@ impl CompactRun {
     /// `item/started` (unless `started` is false) and `item/completed` of `kind`, recorded.
     fn item(&self, kind: ThreadItemKind, started_ms: i64, started: bool) {
         if started {
-            self.notify::<ItemStarted>(&ItemStartedNotification {
-                thread_id: self.thread_id.clone(),
-                turn_id: self.turn.id.clone(),
-                item: ThreadItem {
-                    kind: kind.clone(),
-                    started_at_ms: Some(started_ms),
-                    completed_at_ms: None,
-                },
-                started_at_ms: started_ms,
-            });
+            self.notify::<ItemStarted>(
+                &ItemStartedNotification::builder()
+                    .thread_id(self.thread_id.clone())
+                    .turn_id(self.turn.id.clone())
+                    .item(
+                        ThreadItem::builder()
+                            .kind(kind.clone())
+                            .started_at_ms(started_ms)
+                            .build(),
+                    )
+                    .started_at_ms(started_ms)
+                    .build(),
+            );
         }
         let completed_ms = now_ms().max(started_ms);
-        let item = ThreadItem {
-            kind,
-            started_at_ms: Some(started_ms),
-            completed_at_ms: Some(completed_ms),
-        };
+        let item = ThreadItem::builder()
+            .kind(kind)
+            .started_at_ms(started_ms)
+            .completed_at_ms(completed_ms)
+            .build();
         Self::logged(
             "item",
             self.turns
                 .threads
                 .record_item_completed(&self.thread_id, &self.turn.id, &item),
         );
-        self.notify::<ItemCompleted>(&ItemCompletedNotification {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            item,
-            completed_at_ms: completed_ms,
-            content_token_count: None,
-        });
+        self.notify::<ItemCompleted>(
+            &ItemCompletedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn_id(self.turn.id.clone())
+                .item(item)
+                .completed_at_ms(completed_ms)
+                .build(),
+        );
     }
 
     /// Streams the summary from the model into an agent message item.
@@ -204,56 +203,63 @@ impl CompactRun {
                     if started_ms.is_none() {
                         let at = now_ms();
                         started_ms = Some(at);
-                        self.notify::<ItemStarted>(&ItemStartedNotification {
-                            thread_id: self.thread_id.clone(),
-                            turn_id: self.turn.id.clone(),
-                            item: ThreadItem {
-                                kind: agent_message(&message_id, ""),
-                                started_at_ms: Some(at),
-                                completed_at_ms: None,
-                            },
-                            started_at_ms: at,
-                        });
+                        self.notify::<ItemStarted>(
+                            &ItemStartedNotification::builder()
+                                .thread_id(self.thread_id.clone())
+                                .turn_id(self.turn.id.clone())
+                                .item(
+                                    ThreadItem::builder()
+                                        .kind(agent_message(&message_id, ""))
+                                        .started_at_ms(at)
+                                        .build(),
+                                )
+                                .started_at_ms(at)
+                                .build(),
+                        );
                     }
-                    self.notify::<AgentMessageDelta>(&AgentMessageDeltaNotification {
-                        thread_id: self.thread_id.clone(),
-                        turn_id: self.turn.id.clone(),
-                        item_id: message_id.clone(),
-                        delta: delta.clone(),
-                    });
+                    self.notify::<AgentMessageDelta>(
+                        &AgentMessageDeltaNotification::builder()
+                            .thread_id(self.thread_id.clone())
+                            .turn_id(self.turn.id.clone())
+                            .item_id(message_id.clone())
+                            .delta(delta.clone())
+                            .build(),
+                    );
                     text.push_str(&delta);
                 }
                 Some(ProviderEvent::Done { .. }) => break,
                 Some(ProviderEvent::Error {
                     message, details, ..
                 }) => {
-                    return Outcome::Failed(TurnError {
-                        message,
-                        codex_error_info: None,
-                        additional_details: details,
-                        misalignment: None,
-                    });
+                    return Outcome::Failed(
+                        TurnError::builder()
+                            .message(message)
+                            .maybe_additional_details(details)
+                            .build(),
+                    );
                 }
                 // Reasoning and tool calls are not part of a summary.
                 Some(_) => {}
                 None => {
-                    return Outcome::Failed(TurnError {
-                        message: "The model stream ended before the summary was complete."
-                            .to_owned(),
-                        codex_error_info: None,
-                        additional_details: None,
-                        misalignment: None,
-                    });
+                    return Outcome::Failed(
+                        TurnError::builder()
+                            .message(
+                                "The model stream ended before the summary was complete."
+                                    .to_owned(),
+                            )
+                            .build(),
+                    );
                 }
             }
         }
         if text.trim().is_empty() {
-            return Outcome::Failed(TurnError {
-                message: "The model wrote no summary; the history was left as it was.".to_owned(),
-                codex_error_info: None,
-                additional_details: None,
-                misalignment: None,
-            });
+            return Outcome::Failed(
+                TurnError::builder()
+                    .message(
+                        "The model wrote no summary; the history was left as it was.".to_owned(),
+                    )
+                    .build(),
+            );
         }
         if let Some(at) = started_ms {
             self.item(agent_message(&message_id, &text), at, false);
@@ -264,9 +270,7 @@ impl CompactRun {
     async fn run(mut self) {
         let clock = Instant::now();
         let threads = self.turns.threads.clone();
-        let active = ThreadStatus::Active {
-            active_flags: Vec::new(),
-        };
+        let active = ThreadStatus::active().build();
         Self::logged(
             "status",
             threads.set_status(self.peer.hub(), &self.thread_id, active),
@@ -278,34 +282,38 @@ impl CompactRun {
         );
         let mut announced = self.turn.clone();
         announced.items_view = TurnItemsView::NotLoaded;
-        self.notify::<TurnStarted>(&TurnStartedNotification {
-            thread_id: self.thread_id.clone(),
-            turn: announced,
-        });
+        self.notify::<TurnStarted>(
+            &TurnStartedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn(announced)
+                .build(),
+        );
         let outcome = self.summarise().await;
         let (status, error) = match outcome {
             Outcome::Summary(bytes) => {
                 // The marker goes after the summary: a turn with both is a compaction.
                 self.item(
-                    ThreadItemKind::ContextCompaction { id: new_id() },
+                    ThreadItemKind::context_compaction().id(new_id()).build(),
                     now_ms(),
                     true,
                 );
-                self.notify::<ThreadCompacted>(&ContextCompactedNotification {
-                    thread_id: self.thread_id.clone(),
-                    turn_id: self.turn.id.clone(),
-                });
+                self.notify::<ThreadCompacted>(
+                    &ContextCompactedNotification::builder()
+                        .thread_id(self.thread_id.clone())
+                        .turn_id(self.turn.id.clone())
+                        .build(),
+                );
                 // The next model call starts from the summary: that is the context size now
                 // (so automatic compaction does not fire on the size before).
                 let bytes = history::SUMMARY_PREFIX.len() + bytes;
                 let estimate = i64::try_from(bytes / 4).unwrap_or(i64::MAX);
                 match threads.record_compacted_context(&self.thread_id, &self.turn.id, estimate) {
                     Ok(Some(token_usage)) => self.notify::<ThreadTokenUsageUpdated>(
-                        &ThreadTokenUsageUpdatedNotification {
-                            thread_id: self.thread_id.clone(),
-                            turn_id: self.turn.id.clone(),
-                            token_usage,
-                        },
+                        &ThreadTokenUsageUpdatedNotification::builder()
+                            .thread_id(self.thread_id.clone())
+                            .turn_id(self.turn.id.clone())
+                            .token_usage(token_usage)
+                            .build(),
                     ),
                     Ok(None) => {}
                     Err(error) => tracing::warn!(%error, "compacted context size not recorded"),
@@ -316,12 +324,14 @@ impl CompactRun {
             Outcome::Interrupted => (TurnStatus::Interrupted, None),
         };
         if let Some(error) = &error {
-            self.notify::<ErrorEvent>(&ErrorNotification {
-                thread_id: self.thread_id.clone(),
-                turn_id: self.turn.id.clone(),
-                error: error.clone(),
-                will_retry: false,
-            });
+            self.notify::<ErrorEvent>(
+                &ErrorNotification::builder()
+                    .thread_id(self.thread_id.clone())
+                    .turn_id(self.turn.id.clone())
+                    .error(error.clone())
+                    .will_retry(false)
+                    .build(),
+            );
         }
         let (completed, ended) = self.turns.conclude(
             self.peer.hub(),
@@ -337,13 +347,8 @@ impl CompactRun {
 }
 
 fn agent_message(id: &str, text: &str) -> ThreadItemKind {
-    ThreadItemKind::AgentMessage {
-        id: id.to_owned(),
-        text: text.to_owned(),
-        phase: None,
-        moderation: None,
-        memory_citation: None,
-        delivery: None,
-        questions: None,
-    }
+    ThreadItemKind::agent_message()
+        .id(id.to_owned())
+        .text(text.to_owned())
+        .build()
 }

@@ -92,6 +92,7 @@ impl TurnDiff {
             let at = self.position(&path);
             if let PatchChangeKind::Update {
                 move_path: Some(to),
+                ..
             } = &change.kind
             {
                 let to = PathBuf::from(to);
@@ -302,15 +303,15 @@ mod tests {
     }
 
     fn change(path: &Path, kind: PatchChangeKind) -> FileUpdateChange {
-        FileUpdateChange {
-            path: path.to_string_lossy().into_owned(),
-            kind,
-            diff: String::new(),
-        }
+        FileUpdateChange::builder()
+            .path(path.to_string_lossy().into_owned())
+            .kind(kind)
+            .diff(String::new())
+            .build()
     }
 
     fn update(path: &Path) -> FileUpdateChange {
-        change(path, PatchChangeKind::Update { move_path: None })
+        change(path, PatchChangeKind::update().build())
     }
 
     #[test]
@@ -379,9 +380,9 @@ mod tests {
         let mut diff = TurnDiff::new(&root);
         diff.track(&[change(
             &from,
-            PatchChangeKind::Update {
-                move_path: Some(to.to_string_lossy().into_owned()),
-            },
+            PatchChangeKind::update()
+                .move_path(to.to_string_lossy().into_owned())
+                .build(),
         )]);
         std::fs::write(&to, "a\nB\n").expect("write");
         std::fs::remove_file(&from).expect("remove");

@@ -96,6 +96,7 @@ impl Builder {
                 id,
                 status,
                 changes,
+                ..
             } => {
                 let diff: Vec<String> = changes
                     .iter()
@@ -173,70 +174,58 @@ mod tests {
     use super::*;
 
     fn item(kind: ThreadItemKind) -> ThreadItem {
-        ThreadItem {
-            kind,
-            started_at_ms: None,
-            completed_at_ms: None,
-        }
+        ThreadItem::builder().kind(kind).build()
     }
 
     fn message(text: &str) -> ThreadItem {
-        item(ThreadItemKind::AgentMessage {
-            id: "m".to_owned(),
-            text: text.to_owned(),
-            phase: None,
-            moderation: None,
-            memory_citation: None,
-            delivery: None,
-            questions: None,
-        })
+        item(
+            ThreadItemKind::agent_message()
+                .id("m".to_owned())
+                .text(text.to_owned())
+                .build(),
+        )
     }
 
     fn command(id: &str) -> ThreadItem {
-        item(ThreadItemKind::CommandExecution {
-            id: id.to_owned(),
-            command: "ls".to_owned(),
-            cwd: LegacyAppPathString("/w".to_owned()),
-            status: CommandExecutionStatus::Completed,
-            source: CommandExecutionSource::default(),
-            command_actions: Vec::new(),
-            aggregated_output: Some("a.txt\n".to_owned()),
-            exit_code: Some(0),
-            duration_ms: Some(3),
-            process_id: None,
-            plugin_id: None,
-            script_path: None,
-        })
+        item(
+            ThreadItemKind::command_execution()
+                .id(id.to_owned())
+                .command("ls".to_owned())
+                .cwd(LegacyAppPathString("/w".to_owned()))
+                .status(CommandExecutionStatus::Completed)
+                .source(CommandExecutionSource::default())
+                .aggregated_output("a.txt\n".to_owned())
+                .exit_code(0)
+                .duration_ms(3)
+                .build(),
+        )
     }
 
     fn turn(items: Vec<ThreadItem>) -> Turn {
-        Turn {
-            id: "t".to_owned(),
-            root_turn_id: None,
-            items,
-            items_view: TurnItemsView::Full,
-            status: TurnStatus::Completed,
-            error: None,
-            started_at: None,
-            completed_at: None,
-            duration_ms: None,
-        }
+        Turn::builder()
+            .id("t".to_owned())
+            .items(items)
+            .items_view(TurnItemsView::Full)
+            .status(TurnStatus::Completed)
+            .build()
     }
 
     fn user(text: &str) -> ThreadItem {
-        item(ThreadItemKind::UserMessage {
-            id: "u".to_owned(),
-            content: vec![UserInput::Text {
-                text: text.to_owned(),
-                text_elements: Vec::new(),
-            }],
-            client_id: None,
-        })
+        item(
+            ThreadItemKind::user_message()
+                .id("u".to_owned())
+                .content(vec![UserInput::text().text(text.to_owned()).build()])
+                .build(),
+        )
     }
 
     #[test]
     fn a_compaction_inside_a_turn_keeps_what_follows_it() {
-        let marker = item(ThreadItemKind::ContextCompaction { id: "c".to_owned() });
+        let marker = item(
+            ThreadItemKind::context_compaction()
+                .id("c".to_owned())
+                .build(),
+        );
         let turns = [
             turn(vec![user("first"), message("one")]),
             turn(vec![
@@ -260,24 +249,19 @@ mod tests {
         assert_eq!(
             history[2],
             HistoryEntry::User {
-                content: vec![UserInput::Text {
-                    text: "third".to_owned(),
-                    text_elements: Vec::new()
-                }]
+                content: vec![UserInput::text().text("third".to_owned()).build()]
             }
         );
     }
 
     #[test]
     fn tool_items_join_the_assistant_entry_before_them() {
-        let user = item(ThreadItemKind::UserMessage {
-            id: "u".to_owned(),
-            content: vec![UserInput::Text {
-                text: "list".to_owned(),
-                text_elements: Vec::new(),
-            }],
-            client_id: None,
-        });
+        let user = item(
+            ThreadItemKind::user_message()
+                .id("u".to_owned())
+                .content(vec![UserInput::text().text("list".to_owned()).build()])
+                .build(),
+        );
         let turn = turn(vec![
             user,
             message("Looking."),
@@ -290,10 +274,7 @@ mod tests {
         assert_eq!(
             history[0],
             HistoryEntry::User {
-                content: vec![UserInput::Text {
-                    text: "list".to_owned(),
-                    text_elements: Vec::new(),
-                }]
+                content: vec![UserInput::text().text("list".to_owned()).build()]
             }
         );
         let HistoryEntry::Assistant { text, tool_calls } = &history[1] else {

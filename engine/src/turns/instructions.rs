@@ -194,12 +194,9 @@ mod tests {
                     text: "dev says".to_owned()
                 },
                 HistoryEntry::User {
-                    content: vec![agentwire_protocol::UserInput::Text {
-                        text: format!(
+                    content: vec![agentwire_protocol::UserInput::text().text(format!(
                             "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\nbe careful\n</INSTRUCTIONS>"
-                        ),
-                        text_elements: Vec::new(),
-                    }],
+                        )).build()],
                 },
             ]
         );

@@ -248,17 +248,12 @@ impl Turns {
                 },
             );
         }
-        let turn = Turn {
-            root_turn_id: Some(params.root_turn_id.unwrap_or_else(|| turn_id.clone())),
-            id: turn_id,
-            status: TurnStatus::InProgress,
-            items: Vec::new(),
-            items_view: TurnItemsView::NotLoaded,
-            error: None,
-            started_at: None,
-            completed_at: None,
-            duration_ms: None,
-        };
+        let turn = Turn::builder()
+            .root_turn_id(params.root_turn_id.unwrap_or_else(|| turn_id.clone()))
+            .id(turn_id)
+            .status(TurnStatus::InProgress)
+            .items_view(TurnItemsView::NotLoaded)
+            .build();
         let turn_thread = thread_id.clone();
         let run = TurnRun::new(
             self.clone(),
@@ -296,7 +291,7 @@ impl Turns {
             turns.interrupt_running(&thread_id);
             run.await;
         });
-        Ok(TurnStartResponse { turn })
+        Ok(TurnStartResponse::builder().turn(turn).build())
     }
 
     /// `turn/steer`: hands input to the running turn `expectedTurnId`.
@@ -337,9 +332,9 @@ impl Turns {
                 turn.turn_id
             ))
         })?;
-        Ok(TurnSteerResponse {
-            turn_id: turn.turn_id.clone(),
-        })
+        Ok(TurnSteerResponse::builder()
+            .turn_id(turn.turn_id.clone())
+            .build())
     }
 
     /// `turn/interrupt`: tells the running turn `turnId` to stop; it then completes as
@@ -355,7 +350,7 @@ impl Turns {
         {
             let _ = interrupt.send(());
         }
-        Ok(TurnInterruptResponse {})
+        Ok(TurnInterruptResponse::builder().build())
     }
 
     /// Whether a turn (or a shell command) runs on `thread_id`.
@@ -456,14 +451,15 @@ impl Turns {
             tracing::warn!(thread_id, %error, "thread status not recorded");
         }
         let ended = self.finish(thread_id);
-        let completed = TurnCompletedNotification {
-            thread_id: thread_id.to_owned(),
-            turn: Turn {
-                items: shown,
-                items_view: TurnItemsView::Summary,
-                ..turn.clone()
-            },
-        };
+        let completed = TurnCompletedNotification::builder()
+            .thread_id(thread_id.to_owned())
+            .turn({
+                let mut turn = turn.clone();
+                turn.items = shown;
+                turn.items_view = TurnItemsView::Summary;
+                turn
+            })
+            .build();
         (completed, ended)
     }
 }

@@ -93,10 +93,10 @@ impl Turns {
         let started = self
             .start_turn(context, input, Some(review))
             .map_err(|e| named("threadId", e).into_handler(ReviewStart::NAME))?;
-        Ok(ReviewStartResponse {
-            turn: started.turn,
-            review_thread_id: thread_id,
-        })
+        Ok(ReviewStartResponse::builder()
+            .turn(started.turn)
+            .review_thread_id(thread_id)
+            .build())
     }
 }
 
@@ -117,7 +117,7 @@ fn invalid(field: &str, why: String) -> HandlerError {
 
 /// The input and description of a review of `target` in `cwd`.
 async fn prepare(target: &ReviewTarget, cwd: &Path) -> Result<Prepared, HandlerError> {
-    if let ReviewTarget::Custom { instructions } = target {
+    if let ReviewTarget::Custom { instructions, .. } = target {
         if instructions.trim().is_empty() {
             return Err(invalid(
                 "target.instructions",
@@ -148,7 +148,7 @@ async fn prepare(target: &ReviewTarget, cwd: &Path) -> Result<Prepared, HandlerE
                 diff,
             )
         }
-        ReviewTarget::BaseBranch { branch } => {
+        ReviewTarget::BaseBranch { branch, .. } => {
             let tip = resolve(&git, "target.branch", branch, "a branch").await?;
             let base = git
                 .run(&["merge-base", "HEAD", &tip])
@@ -171,7 +171,7 @@ async fn prepare(target: &ReviewTarget, cwd: &Path) -> Result<Prepared, HandlerE
                 diff,
             )
         }
-        ReviewTarget::Commit { sha, title } => {
+        ReviewTarget::Commit { sha, title, .. } => {
             let full = resolve(&git, "target.sha", sha, "a commit").await?;
             let shown = git
                 .must(
@@ -204,6 +204,7 @@ async fn prepare(target: &ReviewTarget, cwd: &Path) -> Result<Prepared, HandlerE
                 "review/start: a custom target has no diff",
             ));
         }
+        _ => return Err(unknown_target()),
     };
     Ok(Prepared {
         hint,
@@ -212,12 +213,21 @@ async fn prepare(target: &ReviewTarget, cwd: &Path) -> Result<Prepared, HandlerE
 }
 
 /// The git work tree holding `cwd`, for a target that needs one.
+/// A target kind this server does not know (the protocol may add some).
+fn unknown_target() -> HandlerError {
+    HandlerError::invalid_params(
+        ReviewStart::NAME,
+        "target: a kind of review this server does not know",
+    )
+}
+
 async fn work_tree(target: &ReviewTarget, cwd: &Path) -> Result<Git, HandlerError> {
     let kind = match target {
         ReviewTarget::UncommittedChanges => "uncommittedChanges",
         ReviewTarget::BaseBranch { .. } => "baseBranch",
         ReviewTarget::Commit { .. } => "commit",
         ReviewTarget::Custom { .. } => "custom",
+        _ => return Err(unknown_target()),
     };
     let shown = cwd.display();
     match tokio::fs::metadata(cwd).await {

@@ -100,17 +100,12 @@ impl Turns {
         let run = ShellRun {
             turns: self.clone(),
             thread_id,
-            turn: Turn {
-                root_turn_id: Some(turn_id.clone()),
-                id: turn_id,
-                status: TurnStatus::InProgress,
-                items: Vec::new(),
-                items_view: TurnItemsView::Full,
-                error: None,
-                started_at: None,
-                completed_at: None,
-                duration_ms: None,
-            },
+            turn: Turn::builder()
+                .root_turn_id(turn_id.clone())
+                .id(turn_id)
+                .status(TurnStatus::InProgress)
+                .items_view(TurnItemsView::Full)
+                .build(),
             command: params.command,
             settings,
             timeout,
@@ -132,7 +127,7 @@ impl Turns {
             turns.interrupt_running(&thread);
             run.await;
         });
-        Ok(ThreadShellCommandResponse {})
+        Ok(ThreadShellCommandResponse::builder().build())
     }
 }
 
@@ -153,20 +148,14 @@ impl ShellRun {
     fn item(&self, id: &str, status: CommandExecutionStatus) -> ThreadItemKind {
         let argv = self.argv();
         let cwd = self.settings.cwd.clone();
-        ThreadItemKind::CommandExecution {
-            id: id.to_owned(),
-            command: self.command.clone(),
-            cwd: LegacyAppPathString(cwd.clone()),
-            status,
-            source: CommandExecutionSource::UserShell,
-            command_actions: actions::describe(&argv, &self.command, &cwd),
-            aggregated_output: None,
-            exit_code: None,
-            duration_ms: None,
-            process_id: None,
-            plugin_id: None,
-            script_path: None,
-        }
+        ThreadItemKind::command_execution()
+            .id(id.to_owned())
+            .command(self.command.clone())
+            .cwd(LegacyAppPathString(cwd.clone()))
+            .status(status)
+            .source(CommandExecutionSource::UserShell)
+            .command_actions(actions::describe(&argv, &self.command, &cwd))
+            .build()
     }
 
     fn argv(&self) -> Vec<String> {
@@ -181,9 +170,7 @@ impl ShellRun {
             threads.set_status(
                 self.peer.hub(),
                 &self.thread_id,
-                ThreadStatus::Active {
-                    active_flags: Vec::new(),
-                },
+                ThreadStatus::active().build(),
             ),
         );
         self.turn.started_at = Some(now());
@@ -193,22 +180,27 @@ impl ShellRun {
         );
         let mut announced = self.turn.clone();
         announced.items_view = TurnItemsView::NotLoaded;
-        self.notify::<TurnStarted>(&TurnStartedNotification {
-            thread_id: self.thread_id.clone(),
-            turn: announced,
-        });
+        self.notify::<TurnStarted>(
+            &TurnStartedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn(announced)
+                .build(),
+        );
         let item_id = new_id();
         let started_ms = now_ms();
-        self.notify::<ItemStarted>(&ItemStartedNotification {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            item: ThreadItem {
-                kind: self.item(&item_id, CommandExecutionStatus::InProgress),
-                started_at_ms: Some(started_ms),
-                completed_at_ms: None,
-            },
-            started_at_ms: started_ms,
-        });
+        self.notify::<ItemStarted>(
+            &ItemStartedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn_id(self.turn.id.clone())
+                .item(
+                    ThreadItem::builder()
+                        .kind(self.item(&item_id, CommandExecutionStatus::InProgress))
+                        .started_at_ms(started_ms)
+                        .build(),
+                )
+                .started_at_ms(started_ms)
+                .build(),
+        );
         let request = ExecRequest {
             argv: self.argv(),
             cwd: PathBuf::from(&self.settings.cwd),
@@ -224,12 +216,12 @@ impl ShellRun {
             item_id.clone(),
         );
         let mut on_output = move |delta: &str| {
-            let params = CommandExecutionOutputDeltaNotification {
-                thread_id: ids.0.clone(),
-                turn_id: ids.1.clone(),
-                item_id: ids.2.clone(),
-                delta: delta.to_owned(),
-            };
+            let params = CommandExecutionOutputDeltaNotification::builder()
+                .thread_id(ids.0.clone())
+                .turn_id(ids.1.clone())
+                .item_id(ids.2.clone())
+                .delta(delta.to_owned())
+                .build();
             for peer in &audience {
                 peer.notify::<CommandExecutionOutputDelta>(&params);
             }
@@ -267,22 +259,23 @@ impl ShellRun {
             }
         }
         let completed_ms = now_ms().max(started_ms);
-        let item = ThreadItem {
-            kind,
-            started_at_ms: Some(started_ms),
-            completed_at_ms: Some(completed_ms),
-        };
+        let item = ThreadItem::builder()
+            .kind(kind)
+            .started_at_ms(started_ms)
+            .completed_at_ms(completed_ms)
+            .build();
         Self::logged(
             "item completed",
             threads.record_item_completed(&self.thread_id, &self.turn.id, &item),
         );
-        self.notify::<ItemCompleted>(&ItemCompletedNotification {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            item: item.clone(),
-            completed_at_ms: completed_ms,
-            content_token_count: None,
-        });
+        self.notify::<ItemCompleted>(
+            &ItemCompletedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn_id(self.turn.id.clone())
+                .item(item.clone())
+                .completed_at_ms(completed_ms)
+                .build(),
+        );
         let (completed, ended) = self.turns.conclude(
             self.peer.hub(),
             &self.thread_id,

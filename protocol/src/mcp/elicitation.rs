@@ -19,6 +19,9 @@ use crate::{
 /// The members every MCP `elicitation/create` request has.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpElicitationParams {
     /// What the host shows the user: what the agent wants to do, and why if it said.
     pub message: String,
@@ -28,12 +31,16 @@ pub struct McpElicitationParams {
 
 /// The form an elicitation asks the host to fill in: a flat object schema.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpElicitationSchema {
     /// Always `object`.
     #[serde(rename = "type")]
     pub kind: McpElicitationSchemaType,
     /// The form's fields, by name: each a JSON Schema of a string, number, boolean or string
     /// enum. Empty for approvals.
+    #[builder(default)]
     pub properties: BTreeMap<String, serde_json::Value>,
     /// The fields the user must fill in; absent when none are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -57,6 +64,7 @@ impl McpElicitationSchema {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 #[schemars(transform = super::plain_string_enum)]
+#[non_exhaustive]
 pub enum McpElicitationSchemaType {
     /// A JSON object.
     Object,
@@ -65,6 +73,7 @@ pub enum McpElicitationSchemaType {
 /// The params of an approval `elicitation/create` request, told apart by `codex_elicitation`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "codex_elicitation", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum CodexApprovalElicitationParams {
     /// `exec-approval`: the agent wants to run a command.
     ExecApproval(CodexExecApprovalElicitation),
@@ -75,6 +84,9 @@ pub enum CodexApprovalElicitationParams {
 /// An approval elicitation for a command. On the wire it is always wrapped in
 /// `CodexApprovalElicitationParams`, which adds `codex_elicitation: "exec-approval"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CodexExecApprovalElicitation {
     /// The elicitation proper (`message`, `requestedSchema`).
     #[serde(flatten)]
@@ -87,16 +99,21 @@ pub struct CodexExecApprovalElicitation {
     /// The id of the command call within the turn.
     pub codex_call_id: String,
     /// The command, as program and arguments.
+    #[builder(default)]
     pub codex_command: Vec<String>,
     /// The directory the command would run in.
     pub codex_cwd: String,
     /// The command as the server understood it (reads, listings, searches …), for display.
+    #[builder(default)]
     pub codex_parsed_cmd: Vec<ParsedCommand>,
 }
 
 /// An approval elicitation for a patch. On the wire it is always wrapped in
 /// `CodexApprovalElicitationParams`, which adds `codex_elicitation: "patch-approval"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CodexPatchApprovalElicitation {
     /// The elicitation proper (`message`, `requestedSchema`).
     #[serde(flatten)]
@@ -120,11 +137,15 @@ pub struct CodexPatchApprovalElicitation {
     #[ts(optional)]
     pub codex_grant_root: Option<String>,
     /// The changes, by file path.
+    #[builder(default)]
     pub codex_changes: BTreeMap<String, FileChange>,
 }
 
 /// The host's answer to an `elicitation/create` request (an MCP elicitation result).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct McpElicitationResult {
     /// What the user did.
     pub action: McpElicitationAction,
@@ -160,6 +181,7 @@ impl McpElicitationResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 #[schemars(transform = super::plain_string_enum)]
+#[non_exhaustive]
 pub enum McpElicitationAction {
     /// Approved: the command runs, or the patch is applied.
     Accept,

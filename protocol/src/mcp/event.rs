@@ -17,6 +17,9 @@ use crate::RequestId;
 
 /// The params of a `codex/event` notification.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CodexEventNotificationParams {
     /// Which tool call (and thread) the event belongs to.
     #[serde(rename = "_meta")]
@@ -31,6 +34,9 @@ pub struct CodexEventNotificationParams {
 /// The `_meta` of a `codex/event` notification.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CodexEventMeta {
     /// The JSON-RPC id of the `tools/call` request the event belongs to.
     pub request_id: RequestId,
@@ -45,8 +51,10 @@ pub struct CodexEventMeta {
 /// verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CodexEventMsg {
     /// The thread is set up; the first event of a `codex` call.
+    #[non_exhaustive]
     SessionConfigured {
         /// The session id (the same as `thread_id`).
         session_id: String,
@@ -71,6 +79,7 @@ pub enum CodexEventMsg {
         rollout_path: Option<String>,
     },
     /// The MCP servers the engine itself uses have finished starting.
+    #[non_exhaustive]
     McpStartupComplete {
         /// Servers that started.
         ready: Vec<String>,
@@ -80,11 +89,13 @@ pub enum CodexEventMsg {
         cancelled: Vec<String>,
     },
     /// Something the user should know that does not stop the turn.
+    #[non_exhaustive]
     Warning {
         /// The warning, for display.
         message: String,
     },
     /// A turn has started.
+    #[non_exhaustive]
     TaskStarted {
         /// The turn id.
         turn_id: String,
@@ -98,12 +109,14 @@ pub enum CodexEventMsg {
     },
     /// An item the engine sent to or received from the model, in the model API's own
     /// representation.
+    #[non_exhaustive]
     RawResponseItem {
         /// The item, kept verbatim.
         #[ts(type = "unknown")]
         item: serde_json::Value,
     },
     /// A thread item has started.
+    #[non_exhaustive]
     ItemStarted {
         /// The thread id.
         thread_id: String,
@@ -115,6 +128,7 @@ pub enum CodexEventMsg {
         started_at_ms: i64,
     },
     /// A thread item has completed.
+    #[non_exhaustive]
     ItemCompleted {
         /// The thread id.
         thread_id: String,
@@ -128,6 +142,7 @@ pub enum CodexEventMsg {
         completed_at_ms: i64,
     },
     /// The user's message of the turn.
+    #[non_exhaustive]
     UserMessage {
         /// The message text.
         message: String,
@@ -147,11 +162,13 @@ pub enum CodexEventMsg {
         text_elements: Vec<serde_json::Value>,
     },
     /// More text of the agent message being written (legacy stream, without item ids).
+    #[non_exhaustive]
     AgentMessageDelta {
         /// The text to append.
         delta: String,
     },
     /// More text of an agent message item.
+    #[non_exhaustive]
     AgentMessageContentDelta {
         /// The thread id.
         thread_id: String,
@@ -163,6 +180,7 @@ pub enum CodexEventMsg {
         delta: String,
     },
     /// A complete agent message.
+    #[non_exhaustive]
     AgentMessage {
         /// The message text.
         message: String,
@@ -175,6 +193,7 @@ pub enum CodexEventMsg {
         memory_citation: Option<serde_json::Value>,
     },
     /// The model has finished one response.
+    #[non_exhaustive]
     RawResponseCompleted {
         /// The model API's id of the response.
         response_id: String,
@@ -187,6 +206,7 @@ pub enum CodexEventMsg {
         usage_metadata: Option<serde_json::Value>,
     },
     /// Token usage of the thread, and the account's rate limits.
+    #[non_exhaustive]
     TokenCount {
         /// Token usage; `null` before the first response.
         #[serde(default)]
@@ -196,6 +216,7 @@ pub enum CodexEventMsg {
         rate_limits: Option<CodexRateLimitSnapshot>,
     },
     /// A turn has completed.
+    #[non_exhaustive]
     TaskComplete {
         /// The turn id.
         turn_id: String,
@@ -219,12 +240,217 @@ pub enum CodexEventMsg {
     Other(serde_json::Value),
 }
 
+#[bon::bon]
+impl CodexEventMsg {
+    /// Starts building [`CodexEventMsg::SessionConfigured`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn session_configured(
+        session_id: String,
+        thread_id: String,
+        model: String,
+        model_provider_id: String,
+        approval_policy: CodexSessionApprovalPolicy,
+        approvals_reviewer: String,
+        permission_profile: serde_json::Value,
+        cwd: String,
+        rollout_path: Option<String>,
+    ) -> Self {
+        Self::SessionConfigured {
+            session_id,
+            thread_id,
+            model,
+            model_provider_id,
+            approval_policy,
+            approvals_reviewer,
+            permission_profile,
+            cwd,
+            rollout_path,
+        }
+    }
+
+    /// Starts building [`CodexEventMsg::McpStartupComplete`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn mcp_startup_complete(
+        #[builder(default)] ready: Vec<String>,
+        #[builder(default)] failed: Vec<CodexMcpStartupFailure>,
+        #[builder(default)] cancelled: Vec<String>,
+    ) -> Self {
+        Self::McpStartupComplete {
+            ready,
+            failed,
+            cancelled,
+        }
+    }
+
+    /// Starts building [`CodexEventMsg::Warning`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn warning(message: String) -> Self {
+        Self::Warning { message }
+    }
+
+    /// Starts building [`CodexEventMsg::TaskStarted`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn task_started(
+        turn_id: String,
+        started_at: i64,
+        model_context_window: Option<i64>,
+        collaboration_mode_kind: String,
+    ) -> Self {
+        Self::TaskStarted {
+            turn_id,
+            started_at,
+            model_context_window,
+            collaboration_mode_kind,
+        }
+    }
+
+    /// Starts building [`CodexEventMsg::RawResponseItem`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn raw_response_item(item: serde_json::Value) -> Self {
+        Self::RawResponseItem { item }
+    }
+
+    /// Starts building [`CodexEventMsg::ItemStarted`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn item_started(
+        thread_id: String,
+        turn_id: String,
+        item: CodexTurnItem,
+        started_at_ms: i64,
+    ) -> Self {
+        Self::ItemStarted {
+            thread_id,
+            turn_id,
+            item,
+            started_at_ms,
+        }
+    }
+
+    /// Starts building [`CodexEventMsg::ItemCompleted`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn item_completed(
+        thread_id: String,
+        turn_id: String,
+        item: CodexTurnItem,
+        started_at_ms: i64,
+        completed_at_ms: i64,
+    ) -> Self {
+        Self::ItemCompleted {
+            thread_id,
+            turn_id,
+            item,
+            started_at_ms,
+            completed_at_ms,
+        }
+    }
+
+    /// Starts building [`CodexEventMsg::UserMessage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn user_message(
+        message: String,
+        #[builder(default)] images: Vec<String>,
+        #[builder(default)] local_images: Vec<String>,
+        #[builder(default)] audio: Vec<serde_json::Value>,
+        #[builder(default)] local_audio: Vec<serde_json::Value>,
+        #[builder(default)] text_elements: Vec<serde_json::Value>,
+    ) -> Self {
+        Self::UserMessage {
+            message,
+            images,
+            local_images,
+            audio,
+            local_audio,
+            text_elements,
+        }
+    }
+
+    /// Starts building [`CodexEventMsg::AgentMessageDelta`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn agent_message_delta(delta: String) -> Self {
+        Self::AgentMessageDelta { delta }
+    }
+
+    /// Starts building [`CodexEventMsg::AgentMessageContentDelta`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn agent_message_content_delta(
+        thread_id: String,
+        turn_id: String,
+        item_id: String,
+        delta: String,
+    ) -> Self {
+        Self::AgentMessageContentDelta {
+            thread_id,
+            turn_id,
+            item_id,
+            delta,
+        }
+    }
+
+    /// Starts building [`CodexEventMsg::AgentMessage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn agent_message(
+        message: String,
+        phase: Option<CodexMessagePhase>,
+        memory_citation: Option<serde_json::Value>,
+    ) -> Self {
+        Self::AgentMessage {
+            message,
+            phase,
+            memory_citation,
+        }
+    }
+
+    /// Starts building [`CodexEventMsg::RawResponseCompleted`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn raw_response_completed(
+        response_id: String,
+        token_usage: Option<CodexTokenUsage>,
+        usage_metadata: Option<serde_json::Value>,
+    ) -> Self {
+        Self::RawResponseCompleted {
+            response_id,
+            token_usage,
+            usage_metadata,
+        }
+    }
+
+    /// Starts building [`CodexEventMsg::TokenCount`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn token_count(
+        info: Option<CodexTokenUsageInfo>,
+        rate_limits: Option<CodexRateLimitSnapshot>,
+    ) -> Self {
+        Self::TokenCount { info, rate_limits }
+    }
+
+    /// Starts building [`CodexEventMsg::TaskComplete`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn task_complete(
+        turn_id: String,
+        last_agent_message: Option<String>,
+        started_at: i64,
+        completed_at: i64,
+        duration_ms: i64,
+        time_to_first_token_ms: Option<i64>,
+    ) -> Self {
+        Self::TaskComplete {
+            turn_id,
+            last_agent_message,
+            started_at,
+            completed_at,
+            duration_ms,
+            time_to_first_token_ms,
+        }
+    }
+}
+
 /// The approval policy a session reports in `session_configured`.
 ///
 /// A session may run under any policy of the engine, not only the two a `codex` call can ask
 /// for; policies this version does not know are kept verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum CodexSessionApprovalPolicy {
     /// Ask before any command that is not known to be safe.
     Untrusted,
@@ -242,6 +468,9 @@ pub enum CodexSessionApprovalPolicy {
 
 /// An MCP server the engine failed to start.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CodexMcpStartupFailure {
     /// The server's name in the configuration.
     pub server: String,
@@ -253,8 +482,10 @@ pub struct CodexMcpStartupFailure {
 /// listed here may arrive; they are kept verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum CodexTurnItem {
     /// The user's input.
+    #[non_exhaustive]
     UserMessage {
         /// The item id.
         id: String,
@@ -262,6 +493,7 @@ pub enum CodexTurnItem {
         content: Vec<CodexUserInput>,
     },
     /// A message of the agent.
+    #[non_exhaustive]
     AgentMessage {
         /// The item id.
         id: String,
@@ -274,12 +506,32 @@ pub enum CodexTurnItem {
     Other(serde_json::Value),
 }
 
+#[bon::bon]
+impl CodexTurnItem {
+    /// Starts building [`CodexTurnItem::UserMessage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn user_message(id: String, #[builder(default)] content: Vec<CodexUserInput>) -> Self {
+        Self::UserMessage { id, content }
+    }
+
+    /// Starts building [`CodexTurnItem::AgentMessage`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn agent_message(
+        id: String,
+        #[builder(default)] content: Vec<CodexAgentMessageContent>,
+    ) -> Self {
+        Self::AgentMessage { id, content }
+    }
+}
+
 /// One piece of user input in a `UserMessage` item, tagged by `type`. Kinds not listed here may
 /// arrive; they are kept verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CodexUserInput {
     /// Text.
+    #[non_exhaustive]
     Text {
         /// The text.
         text: String,
@@ -293,12 +545,26 @@ pub enum CodexUserInput {
     Other(serde_json::Value),
 }
 
+#[bon::bon]
+impl CodexUserInput {
+    /// Starts building [`CodexUserInput::Text`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn text(text: String, #[builder(default)] text_elements: Vec<serde_json::Value>) -> Self {
+        Self::Text {
+            text,
+            text_elements,
+        }
+    }
+}
+
 /// One part of an `AgentMessage` item, tagged by `type`. Kinds not listed here may arrive; they
 /// are kept verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum CodexAgentMessageContent {
     /// Text.
+    #[non_exhaustive]
     Text {
         /// The text (empty in `item_started`; the deltas fill it in).
         text: String,
@@ -309,10 +575,20 @@ pub enum CodexAgentMessageContent {
     Other(serde_json::Value),
 }
 
+#[bon::bon]
+impl CodexAgentMessageContent {
+    /// Starts building [`CodexAgentMessageContent::Text`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn text(text: String) -> Self {
+        Self::Text { text }
+    }
+}
+
 /// What part of the answer an agent message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "snake_case")]
 #[schemars(transform = super::plain_string_enum)]
+#[non_exhaustive]
 pub enum CodexMessagePhase {
     /// Commentary while the agent works.
     Commentary,
@@ -324,6 +600,9 @@ pub enum CodexMessagePhase {
 
 /// Token counts of one response, or summed over a thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CodexTokenUsage {
     /// Input tokens, cached ones included.
     pub input_tokens: i64,
@@ -341,6 +620,9 @@ pub struct CodexTokenUsage {
 
 /// The token usage a `token_count` event reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CodexTokenUsageInfo {
     /// Summed over the whole thread.
     pub total_token_usage: CodexTokenUsage,
@@ -355,6 +637,10 @@ pub struct CodexTokenUsageInfo {
 ///
 /// Only the limit's identity is typed; the windows, credits and flags are kept verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct CodexRateLimitSnapshot {
     /// Which limit this is (e.g. `codex`); `null` when not said.
     #[serde(default)]

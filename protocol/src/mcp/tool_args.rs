@@ -12,6 +12,9 @@ use ts_rs::TS;
 /// left out, and is then absent (never `null`) when the params are written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CodexToolCallParam {
     /// The first user message of the new thread.
     pub prompt: String,
@@ -66,6 +69,7 @@ pub struct CodexToolCallParam {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "kebab-case")]
 #[schemars(transform = super::plain_string_enum)]
+#[non_exhaustive]
 pub enum CodexApprovalPolicy {
     /// The model decides when to ask; asking sends an approval elicitation to the host.
     OnRequest,
@@ -86,6 +90,7 @@ impl From<CodexApprovalPolicy> for crate::AskForApproval {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "kebab-case")]
 #[schemars(transform = super::plain_string_enum)]
+#[non_exhaustive]
 pub enum CodexSandboxMode {
     /// Commands may read files but not write them.
     ReadOnly,
@@ -111,6 +116,9 @@ impl From<CodexSandboxMode> for crate::SandboxMode {
 /// accepted in its place. Unknown members are ignored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CodexReplyToolCallParam {
     /// The next user message.
     pub prompt: String,

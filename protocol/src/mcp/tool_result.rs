@@ -7,6 +7,9 @@ use ts_rs::TS;
 /// The structured output of a `codex` or `codex-reply` call (the tools' `outputSchema`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
 pub struct CodexToolCallOutput {
     /// The thread the turn ran on; pass it to `codex-reply` to continue.
     pub thread_id: String,
@@ -21,8 +24,13 @@ pub struct CodexToolCallOutput {
 /// `structuredContent`, sets `isError` and explains itself in `content`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+#[derive(Default)]
 pub struct CodexToolCallResult {
     /// The output as MCP content blocks.
+    #[builder(default)]
     pub content: Vec<McpContentBlock>,
     /// The output as structured data; absent when the call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,8 +48,10 @@ pub struct CodexToolCallResult {
 /// audio, resource …) are kept verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum McpContentBlock {
     /// Plain text.
+    #[non_exhaustive]
     Text {
         /// The text.
         text: String,
@@ -50,4 +60,13 @@ pub enum McpContentBlock {
     #[serde(untagged)]
     #[ts(skip)]
     Other(serde_json::Value),
+}
+
+#[bon::bon]
+impl McpContentBlock {
+    /// Starts building [`McpContentBlock::Text`] (its fields can grow; see `docs/rust-api.md`).
+    #[builder(finish_fn = build, on(String, into))]
+    pub fn text(text: String) -> Self {
+        Self::Text { text }
+    }
 }

@@ -10,8 +10,9 @@
 //!
 //! Inbound bytes are counted as they are read from the socket and given back when the frame
 //! they belong to has been handed over whole ([`Meter::frame_done`]). The websocket layer may
-//! have read ahead into the next frame by then (at most its read buffer, 128 KiB): those bytes
-//! are forgiven, so the bound is the budget plus that much per connection.
+//! have read ahead into the next frame by then (at most its read buffer,
+//! [`super::buffers::READ_BUFFER`]): those bytes are forgiven, so the bound is the budget plus
+//! that much per connection.
 
 use std::io;
 use std::pin::Pin;

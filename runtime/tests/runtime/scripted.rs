@@ -138,20 +138,20 @@ fn error_kind(error: &ServerRequestError) -> &'static str {
 
 impl Handler for Scripted {
     fn initialize_response(&self, client: &ClientInfo) -> InitializeResponse {
-        InitializeResponse {
-            user_agent: format!(
+        InitializeResponse::builder()
+            .user_agent(format!(
                 "{name}/{version} (test; {arch}) test ({name}; {client_version})",
                 name = client.name,
                 version = env!("CARGO_PKG_VERSION"),
                 arch = std::env::consts::ARCH,
                 client_version = client.version,
-            ),
-            codex_home: agentwire_protocol::AbsolutePathBuf(
+            ))
+            .codex_home(agentwire_protocol::AbsolutePathBuf(
                 crate::harness::home().to_string_lossy().into_owned(),
-            ),
-            platform_family: std::env::consts::FAMILY.to_owned(),
-            platform_os: std::env::consts::OS.to_owned(),
-        }
+            ))
+            .platform_family(std::env::consts::FAMILY.to_owned())
+            .platform_os(std::env::consts::OS.to_owned())
+            .build()
     }
 
     async fn thread_read(
@@ -163,9 +163,9 @@ impl Handler for Scripted {
         self.state.record(format!("start {}", params.thread_id));
         act(&params.thread_id).await;
         self.state.record(format!("end {}", params.thread_id));
-        Ok(ThreadReadResponse {
-            thread: thread(&params.thread_id, format!("call {call}")),
-        })
+        Ok(ThreadReadResponse::builder()
+            .thread(thread(&params.thread_id, format!("call {call}")))
+            .build())
     }
 
     async fn thread_list(
@@ -173,11 +173,7 @@ impl Handler for Scripted {
         _context: RequestContext,
         _params: ThreadListParams,
     ) -> Result<ThreadListResponse, HandlerError> {
-        Ok(ThreadListResponse {
-            data: Vec::new(),
-            next_cursor: None,
-            backwards_cursor: None,
-        })
+        Ok(ThreadListResponse::builder().build())
     }
 
     async fn collaboration_mode_list(
@@ -185,7 +181,7 @@ impl Handler for Scripted {
         _context: RequestContext,
         _params: CollaborationModeListParams,
     ) -> Result<CollaborationModeListResponse, HandlerError> {
-        Ok(CollaborationModeListResponse { data: Vec::new() })
+        Ok(CollaborationModeListResponse::builder().build())
     }
 
     async fn thread_set_name(
@@ -197,22 +193,22 @@ impl Handler for Scripted {
         self.state.next_call();
         self.state.record(format!("start {key}"));
         if params.name == "notify" {
-            let warning = WarningNotification {
-                thread_id: Some(params.thread_id.clone()),
-                message: "scripted warning".to_owned(),
-            };
-            context
-                .peer
-                .notify::<ThreadNameUpdated>(&ThreadNameUpdatedNotification {
-                    thread_id: params.thread_id.clone(),
-                    thread_name: Some(params.name.clone()),
-                });
+            let warning = WarningNotification::builder()
+                .thread_id(params.thread_id.clone())
+                .message("scripted warning".to_owned())
+                .build();
+            context.peer.notify::<ThreadNameUpdated>(
+                &ThreadNameUpdatedNotification::builder()
+                    .thread_id(params.thread_id.clone())
+                    .thread_name(params.name.clone())
+                    .build(),
+            );
             context.peer.notify::<WarningMethod>(&warning);
             context.peer.notify::<ExperimentalProbe>(&warning);
         }
         act(&params.name).await;
         self.state.record(format!("end {key}"));
-        Ok(ThreadSetNameResponse {})
+        Ok(ThreadSetNameResponse::builder().build())
     }
 
     async fn command_exec(
@@ -236,11 +232,11 @@ impl Handler for Scripted {
                     .peer
                     .request_or_decline::<CommandExecutionRequestApproval>(&approval)
                     .await;
-                Ok(CommandExecResponse {
-                    exit_code: 0,
-                    stdout: answer(&response.decision),
-                    stderr: String::new(),
-                })
+                Ok(CommandExecResponse::builder()
+                    .exit_code(0)
+                    .stdout(answer(&response.decision))
+                    .stderr(String::new())
+                    .build())
             }
             "ask" => {
                 match context
@@ -248,16 +244,16 @@ impl Handler for Scripted {
                     .request::<CommandExecutionRequestApproval>(&approval)
                     .await
                 {
-                    Ok(response) => Ok(CommandExecResponse {
-                        exit_code: 0,
-                        stdout: answer(&response.decision),
-                        stderr: String::new(),
-                    }),
-                    Err(error) => Ok(CommandExecResponse {
-                        exit_code: 1,
-                        stdout: error_kind(&error).to_owned(),
-                        stderr: error.to_string(),
-                    }),
+                    Ok(response) => Ok(CommandExecResponse::builder()
+                        .exit_code(0)
+                        .stdout(answer(&response.decision))
+                        .stderr(String::new())
+                        .build()),
+                    Err(error) => Ok(CommandExecResponse::builder()
+                        .exit_code(1)
+                        .stdout(error_kind(&error).to_owned())
+                        .stderr(error.to_string())
+                        .build()),
                 }
             }
             other => Err(HandlerError::invalid_params(

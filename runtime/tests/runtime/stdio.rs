@@ -268,10 +268,9 @@ fn experimental_notifications_reach_only_experimental_connections() {
 #[test]
 fn no_notification_before_initialize() {
     let mut h = Harness::start();
-    let warning = WarningNotification {
-        thread_id: None,
-        message: "broadcast".to_owned(),
-    };
+    let warning = WarningNotification::builder()
+        .message("broadcast".to_owned())
+        .build();
     // Broadcasts write synchronously: anything sent now would come before the next answer.
     h.server().hub().broadcast::<Warning>(&warning);
     h.server().hub().broadcast::<ExperimentalProbe>(&warning);

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use agentwire_bench::session::{Contender, Session};
+use agentwire_bench::sibling;
 use clap::Parser;
 
 use crate::table::{Row, Table};
@@ -65,11 +66,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn sibling(name: &str) -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot locate myself: {e}"))?;
-    Ok(exe.with_file_name(name))
 }
 
 /// An agentwire server on the home `name` under `homes`.

@@ -19,6 +19,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use agentwire_bench::session::{Contender, Outcome, Session};
+use agentwire_bench::sibling;
 use agentwire_bench::stats::Samples;
 use clap::Parser;
 use serde_json::{Value, json};
@@ -82,11 +83,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn sibling(name: &str) -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot locate myself: {e}"))?;
-    Ok(exe.with_file_name(name))
 }
 
 fn home(name: &str) -> PathBuf {

@@ -386,13 +386,17 @@ async fn flush(shared: Arc<Shared>) {
                 }
             }
             for (peer, watch_id, paths) in batches {
-                peer.notify::<FsChanged>(&FsChangedNotification {
-                    watch_id,
-                    changed_paths: paths
-                        .iter()
-                        .map(|p| AbsolutePathBuf(p.to_string_lossy().into_owned()))
-                        .collect(),
-                });
+                peer.notify::<FsChanged>(
+                    &FsChangedNotification::builder()
+                        .watch_id(watch_id)
+                        .changed_paths(
+                            paths
+                                .iter()
+                                .map(|p| AbsolutePathBuf(p.to_string_lossy().into_owned()))
+                                .collect(),
+                        )
+                        .build(),
+                );
             }
         }
         let watches = Watches {

@@ -509,9 +509,7 @@ impl Endpoint {
                 if attempts == 1 { "" } else { "s" }
             ),
             Some(details),
-            CodexErrorInfo::HttpConnectionFailed {
-                http_status_code: None,
-            },
+            CodexErrorInfo::http_connection_failed().build(),
         )
     }
 
@@ -551,9 +549,9 @@ impl Endpoint {
             failure(
                 message,
                 details,
-                CodexErrorInfo::ResponseStreamDisconnected {
-                    http_status_code: Some(status),
-                },
+                CodexErrorInfo::response_stream_disconnected()
+                    .http_status_code(status)
+                    .build(),
             )
         };
         let mut parser = SseParser::default();
@@ -620,9 +618,9 @@ impl Endpoint {
             }
             let info = match fault.info {
                 CodexErrorInfo::ResponseStreamDisconnected { .. } => {
-                    CodexErrorInfo::ResponseStreamDisconnected {
-                        http_status_code: Some(status),
-                    }
+                    CodexErrorInfo::response_stream_disconnected()
+                        .http_status_code(status)
+                        .build()
                 }
                 other => other,
             };

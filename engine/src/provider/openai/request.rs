@@ -129,10 +129,7 @@ mod tests {
 
     fn user(text: &str) -> HistoryEntry {
         HistoryEntry::User {
-            content: vec![UserInput::Text {
-                text: text.to_owned(),
-                text_elements: Vec::new(),
-            }],
+            content: vec![UserInput::text().text(text.to_owned()).build()],
         }
     }
 
@@ -140,16 +137,15 @@ mod tests {
     fn images_make_a_multi_part_message_and_the_schema_a_response_format() {
         let mut request = request(vec![HistoryEntry::User {
             content: vec![
-                UserInput::Text {
-                    text: "what is this?".to_owned(),
-                    text_elements: Vec::new(),
-                },
-                UserInput::Image {
-                    source: MediaSource::Url {
-                        url: "https://example.com/a.png".to_owned(),
-                    },
-                    detail: Some(ImageDetail::Original),
-                },
+                UserInput::text().text("what is this?".to_owned()).build(),
+                UserInput::image()
+                    .source(
+                        MediaSource::url()
+                            .url("https://example.com/a.png".to_owned())
+                            .build(),
+                    )
+                    .detail(ImageDetail::Original)
+                    .build(),
             ],
         }]);
         request.output.schema = Some(json!({"type": "object"}));

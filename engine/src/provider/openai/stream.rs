@@ -247,9 +247,7 @@ impl Decoder {
                 message: "The model server closed the stream before the response was complete \
                           (no finish_reason and no [DONE])."
                     .to_owned(),
-                info: CodexErrorInfo::ResponseStreamDisconnected {
-                    http_status_code: None,
-                },
+                info: CodexErrorInfo::response_stream_disconnected().build(),
             });
         }
         let mut events = Vec::new();
@@ -336,16 +334,18 @@ fn breakdown(usage: &Usage) -> TokenUsageBreakdown {
         .as_ref()
         .and_then(|d| d.reasoning_tokens)
         .unwrap_or(0);
-    TokenUsageBreakdown {
-        input_tokens: usage.prompt_tokens,
-        cached_input_tokens: cached,
-        cache_write_input_tokens: 0,
-        output_tokens: usage.completion_tokens,
-        reasoning_output_tokens: reasoning,
-        total_tokens: usage
-            .total_tokens
-            .unwrap_or(usage.prompt_tokens.saturating_add(usage.completion_tokens)),
-    }
+    TokenUsageBreakdown::builder()
+        .input_tokens(usage.prompt_tokens)
+        .cached_input_tokens(cached)
+        .cache_write_input_tokens(0)
+        .output_tokens(usage.completion_tokens)
+        .reasoning_output_tokens(reasoning)
+        .total_tokens(
+            usage
+                .total_tokens
+                .unwrap_or(usage.prompt_tokens.saturating_add(usage.completion_tokens)),
+        )
+        .build()
 }
 
 #[cfg(test)]
@@ -405,14 +405,14 @@ mod tests {
                 ProviderEvent::TextDelta("lo".to_owned()),
                 ProviderEvent::ItemDone,
                 ProviderEvent::Done {
-                    usage: TokenUsageBreakdown {
-                        input_tokens: 10,
-                        cached_input_tokens: 4,
-                        cache_write_input_tokens: 0,
-                        output_tokens: 5,
-                        reasoning_output_tokens: 2,
-                        total_tokens: 15,
-                    },
+                    usage: TokenUsageBreakdown::builder()
+                        .input_tokens(10)
+                        .cached_input_tokens(4)
+                        .cache_write_input_tokens(0)
+                        .output_tokens(5)
+                        .reasoning_output_tokens(2)
+                        .total_tokens(15)
+                        .build(),
                     model_context_window: None,
                 },
             ]
@@ -508,9 +508,7 @@ mod tests {
         assert!(fault.message.contains("before the response was complete"));
         assert_eq!(
             fault.info,
-            CodexErrorInfo::ResponseStreamDisconnected {
-                http_status_code: None
-            }
+            CodexErrorInfo::response_stream_disconnected().build()
         );
 
         let mut decoder = Decoder::default();

@@ -146,10 +146,7 @@ mod tests {
     use agentwire_protocol::{MediaSource, ReasoningEffort};
 
     fn text(text: &str) -> UserInput {
-        UserInput::Text {
-            text: text.to_owned(),
-            text_elements: Vec::new(),
-        }
+        UserInput::text().text(text.to_owned()).build()
     }
 
     fn request(history: Vec<HistoryEntry>) -> ModelRequest {
@@ -172,12 +169,13 @@ mod tests {
             HistoryEntry::User {
                 content: vec![
                     text("what is in"),
-                    UserInput::Image {
-                        source: MediaSource::Url {
-                            url: "https://example.com/a.png".to_owned(),
-                        },
-                        detail: None,
-                    },
+                    UserInput::image()
+                        .source(
+                            MediaSource::url()
+                                .url("https://example.com/a.png".to_owned())
+                                .build(),
+                        )
+                        .build(),
                 ],
             },
             HistoryEntry::Assistant {

@@ -236,9 +236,7 @@ impl Decoder {
             message: "The model server closed the stream before the response was complete \
                       (no response.completed event)."
                 .to_owned(),
-            info: CodexErrorInfo::ResponseStreamDisconnected {
-                http_status_code: None,
-            },
+            info: CodexErrorInfo::response_stream_disconnected().build(),
         })
     }
 
@@ -327,17 +325,19 @@ fn breakdown(usage: &Value) -> TokenUsageBreakdown {
     let input = int(usage, "input_tokens");
     let output = int(usage, "output_tokens");
     let detail = |key: &str, inner: &str| usage.get(key).map_or(0, |d| int(d, inner));
-    TokenUsageBreakdown {
-        input_tokens: input,
-        cached_input_tokens: detail("input_tokens_details", "cached_tokens"),
-        cache_write_input_tokens: 0,
-        output_tokens: output,
-        reasoning_output_tokens: detail("output_tokens_details", "reasoning_tokens"),
-        total_tokens: usage
-            .get("total_tokens")
-            .and_then(Value::as_i64)
-            .unwrap_or(input.saturating_add(output)),
-    }
+    TokenUsageBreakdown::builder()
+        .input_tokens(input)
+        .cached_input_tokens(detail("input_tokens_details", "cached_tokens"))
+        .cache_write_input_tokens(0)
+        .output_tokens(output)
+        .reasoning_output_tokens(detail("output_tokens_details", "reasoning_tokens"))
+        .total_tokens(
+            usage
+                .get("total_tokens")
+                .and_then(Value::as_i64)
+                .unwrap_or(input.saturating_add(output)),
+        )
+        .build()
 }
 
 #[cfg(test)]
@@ -417,14 +417,14 @@ mod tests {
                 arguments: "{\"command\":\"ls\"}".to_owned(),
             }),
             ProviderEvent::Done {
-                usage: TokenUsageBreakdown {
-                    input_tokens: 100,
-                    cached_input_tokens: 40,
-                    cache_write_input_tokens: 0,
-                    output_tokens: 20,
-                    reasoning_output_tokens: 8,
-                    total_tokens: 120,
-                },
+                usage: TokenUsageBreakdown::builder()
+                    .input_tokens(100)
+                    .cached_input_tokens(40)
+                    .cache_write_input_tokens(0)
+                    .output_tokens(20)
+                    .reasoning_output_tokens(8)
+                    .total_tokens(120)
+                    .build(),
                 model_context_window: None,
             },
         ]

@@ -129,11 +129,7 @@ impl Files {
                 let diff = unified(old, &new, path, move_to.as_deref().unwrap_or(path));
                 let Some(move_to) = move_to else {
                     self.set(source, Some(new));
-                    return Ok(change(
-                        &abs,
-                        PatchChangeKind::Update { move_path: None },
-                        diff,
-                    ));
+                    return Ok(change(&abs, PatchChangeKind::update().build(), diff));
                 };
                 let dest_abs = absolute(cwd, move_to);
                 let dest = self.load(&write_path(&dest_abs), move_to)?;
@@ -151,9 +147,9 @@ impl Files {
                     }
                 }
                 self.set(dest, Some(new));
-                let kind = PatchChangeKind::Update {
-                    move_path: Some(dest_abs.to_string_lossy().into_owned()),
-                };
+                let kind = PatchChangeKind::update()
+                    .move_path(dest_abs.to_string_lossy().into_owned())
+                    .build();
                 Ok(change(&abs, kind, diff))
             }
         }
@@ -279,9 +275,9 @@ fn read(path: &Path, shown: &str, total: &mut u64) -> Result<(Disk, Option<Strin
 
 /// A change entry for `abs`.
 fn change(abs: &Path, kind: PatchChangeKind, diff: String) -> FileUpdateChange {
-    FileUpdateChange {
-        path: abs.to_string_lossy().into_owned(),
-        kind,
-        diff,
-    }
+    FileUpdateChange::builder()
+        .path(abs.to_string_lossy().into_owned())
+        .kind(kind)
+        .diff(diff)
+        .build()
 }

@@ -100,14 +100,16 @@ impl TurnRun {
             }
             other => return Some(other),
         }
-        let marker = ThreadItemKind::ContextCompaction { id: new_id() };
+        let marker = ThreadItemKind::context_compaction().id(new_id()).build();
         let at = now_ms();
         self.started(marker.clone(), at);
         self.complete(marker, at);
-        self.notify::<ThreadCompacted>(&ContextCompactedNotification {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-        });
+        self.notify::<ThreadCompacted>(
+            &ContextCompactedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn_id(self.turn.id.clone())
+                .build(),
+        );
         let text = format!("{SUMMARY_PREFIX}{summary}");
         let estimate = i64::try_from(text.len() / BYTES_PER_TOKEN).unwrap_or(i64::MAX);
         self.history = vec![HistoryEntry::user_text(text)];

@@ -84,14 +84,18 @@ fn dynamic_functions(specs: &[DynamicToolSpec]) -> Vec<DynamicFunction<'_>> {
                 name: namespace,
                 description: about,
                 tools,
+                ..
             } => {
-                for DynamicToolNamespaceTool::Function {
-                    name,
-                    description,
-                    input_schema,
-                    ..
-                } in tools
-                {
+                for tool in tools {
+                    let DynamicToolNamespaceTool::Function {
+                        name,
+                        description,
+                        input_schema,
+                        ..
+                    } = tool
+                    else {
+                        continue;
+                    };
                     functions.push(DynamicFunction {
                         function: format!("{namespace}__{name}"),
                         namespace: Some(namespace),
@@ -105,6 +109,8 @@ fn dynamic_functions(specs: &[DynamicToolSpec]) -> Vec<DynamicFunction<'_>> {
                     });
                 }
             }
+            // A kind of tool this server does not know is not offered.
+            _ => {}
         }
     }
     // A built-in tool keeps its name.
@@ -201,13 +207,14 @@ fn parse_questions(arguments: &str) -> Result<Vec<ToolRequestUserInputQuestion>,
     Ok(args
         .questions
         .into_iter()
-        .map(|q| ToolRequestUserInputQuestion {
-            id: q.id,
-            header: q.header,
-            question: q.question,
-            is_other: true,
-            is_secret: false,
-            options: q.options.filter(|options| !options.is_empty()),
+        .map(|q| {
+            ToolRequestUserInputQuestion::builder()
+                .id(q.id)
+                .header(q.header)
+                .question(q.question)
+                .is_other(true)
+                .maybe_options(q.options.filter(|options| !options.is_empty()))
+                .build()
         })
         .collect())
 }
@@ -242,13 +249,14 @@ fn content_for_model(response: &DynamicToolCallResponse) -> String {
         .content_items
         .iter()
         .map(|item| match item {
-            DynamicToolCallOutputContentItem::InputText { text } => text.clone(),
-            DynamicToolCallOutputContentItem::InputImage { image_url } => {
+            DynamicToolCallOutputContentItem::InputText { text, .. } => text.clone(),
+            DynamicToolCallOutputContentItem::InputImage { image_url, .. } => {
                 format!("[image: {}]", shown_url(image_url))
             }
-            DynamicToolCallOutputContentItem::InputAudio { audio_url } => {
+            DynamicToolCallOutputContentItem::InputAudio { audio_url, .. } => {
                 format!("[audio: {}]", shown_url(audio_url))
             }
+            _ => "[content of a kind this server does not know]".to_owned(),
         })
         .collect();
     let text = parts.join("\n");
@@ -290,10 +298,12 @@ pub(in crate::turns) fn dynamic_call_history(kind: &ThreadItemKind) -> Option<(T
         None => tool.clone(),
     };
     let result = match (success, content_items) {
-        (Some(success), Some(items)) => content_for_model(&DynamicToolCallResponse {
-            content_items: items.clone(),
-            success: *success,
-        }),
+        (Some(success), Some(items)) => content_for_model(
+            &DynamicToolCallResponse::builder()
+                .content_items(items.clone())
+                .success(*success)
+                .build(),
+        ),
         _ => format!("The tool `{tool}` gave no result."),
     };
     let call = ToolCall {
@@ -388,7 +398,7 @@ impl TurnRun {
 
     /// Sets the thread's active flags (`thread/status/changed` to every connection).
     fn active_flags(&self, active_flags: Vec<ThreadActiveFlag>) {
-        self.set_status(ThreadStatus::Active { active_flags });
+        self.set_status(ThreadStatus::active().active_flags(active_flags).build());
     }
 
     /// A `request_user_input` call.
@@ -398,14 +408,13 @@ impl TurnRun {
             Err(error) => return (error, None),
         };
         let item_id = crate::threads::meta::new_id();
-        let params = ToolRequestUserInputParams {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            item_id: item_id.clone(),
-            questions: questions.clone(),
-            is_blocking: true,
-            auto_resolution_ms: None,
-        };
+        let params = ToolRequestUserInputParams::builder()
+            .thread_id(self.thread_id.clone())
+            .turn_id(self.turn.id.clone())
+            .item_id(item_id.clone())
+            .questions(questions.clone())
+            .is_blocking(true)
+            .build();
         self.active_flags(vec![ThreadActiveFlag::WaitingOnUserInput]);
         let answer = self.ask_followers::<ToolRequestUserInput>(&params).await;
         self.active_flags(Vec::new());
@@ -421,12 +430,11 @@ impl TurnRun {
         match answer {
             Ok(text) => {
                 let started_ms = now_ms();
-                let kind = ThreadItemKind::FunctionCallOutput {
-                    id: item_id,
-                    name: REQUEST_USER_INPUT.to_owned(),
-                    namespace: None,
-                    output: FunctionCallOutputBody::Text(text.clone()),
-                };
+                let kind = ThreadItemKind::function_call_output()
+                    .id(item_id)
+                    .name(REQUEST_USER_INPUT.to_owned())
+                    .output(FunctionCallOutputBody::Text(text.clone()))
+                    .build();
                 self.started(kind.clone(), started_ms);
                 self.complete(kind, started_ms);
                 (text, None)
@@ -460,28 +468,30 @@ impl TurnRun {
         let id = crate::threads::meta::new_id();
         let started_ms = now_ms();
         let clock = Instant::now();
-        let kind = |status, success, content_items, duration_ms| ThreadItemKind::DynamicToolCall {
-            id: id.clone(),
-            tool: tool.clone(),
-            namespace: namespace.clone(),
-            arguments: arguments.clone(),
-            status,
-            success,
-            content_items,
-            duration_ms,
+        let kind = |status, success, content_items, duration_ms| {
+            ThreadItemKind::dynamic_tool_call()
+                .id(id.clone())
+                .tool(tool.clone())
+                .maybe_namespace(namespace.clone())
+                .arguments(arguments.clone())
+                .status(status)
+                .maybe_success(success)
+                .maybe_content_items(content_items)
+                .maybe_duration_ms(duration_ms)
+                .build()
         };
         self.started(
             kind(DynamicToolCallStatus::InProgress, None, None, None),
             started_ms,
         );
-        let params = DynamicToolCallParams {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            call_id: id.clone(),
-            namespace: namespace.clone(),
-            tool: tool.clone(),
-            arguments: arguments.clone(),
-        };
+        let params = DynamicToolCallParams::builder()
+            .thread_id(self.thread_id.clone())
+            .turn_id(self.turn.id.clone())
+            .call_id(id.clone())
+            .maybe_namespace(namespace.clone())
+            .tool(tool.clone())
+            .arguments(arguments.clone())
+            .build();
         let answer = self.ask_followers::<DynamicToolCall>(&params).await;
         let duration_ms = Some(i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX));
         let (item, outcome) = match answer {
@@ -532,12 +542,11 @@ mod tests {
     use super::*;
 
     fn function(name: &str) -> DynamicToolSpec {
-        DynamicToolSpec::Function {
-            name: name.to_owned(),
-            description: "d".to_owned(),
-            input_schema: json!({"type": "object"}),
-            defer_loading: None,
-        }
+        DynamicToolSpec::function()
+            .name(name.to_owned())
+            .description("d".to_owned())
+            .input_schema(json!({"type": "object"}))
+            .build()
     }
 
     #[test]
@@ -545,16 +554,18 @@ mod tests {
         let specs = vec![
             function("lookup"),
             function("shell"),
-            DynamicToolSpec::Namespace {
-                name: "crm".to_owned(),
-                description: "customers".to_owned(),
-                tools: vec![DynamicToolNamespaceTool::Function {
-                    name: "find".to_owned(),
-                    description: "finds".to_owned(),
-                    input_schema: json!({"type": "object"}),
-                    defer_loading: Some(true),
-                }],
-            },
+            DynamicToolSpec::namespace()
+                .name("crm".to_owned())
+                .description("customers".to_owned())
+                .tools(vec![
+                    DynamicToolNamespaceTool::function()
+                        .name("find".to_owned())
+                        .description("finds".to_owned())
+                        .input_schema(json!({"type": "object"}))
+                        .defer_loading(true)
+                        .build(),
+                ])
+                .build(),
         ];
         let functions = dynamic_functions(&specs);
         let names: Vec<&str> = functions.iter().map(|f| f.function.as_str()).collect();
@@ -602,50 +613,48 @@ mod tests {
 
     #[test]
     fn a_recorded_call_comes_back_as_the_model_saw_it() {
-        let kind = ThreadItemKind::DynamicToolCall {
-            id: "item-1".to_owned(),
-            tool: "find".to_owned(),
-            namespace: Some("crm".to_owned()),
-            arguments: json!({"name": "Ada"}),
-            status: DynamicToolCallStatus::Completed,
-            success: Some(true),
-            content_items: Some(vec![DynamicToolCallOutputContentItem::InputText {
-                text: "found".to_owned(),
-            }]),
-            duration_ms: Some(3),
-        };
+        let kind = ThreadItemKind::dynamic_tool_call()
+            .id("item-1".to_owned())
+            .tool("find".to_owned())
+            .namespace("crm".to_owned())
+            .arguments(json!({"name": "Ada"}))
+            .status(DynamicToolCallStatus::Completed)
+            .success(true)
+            .content_items(vec![
+                DynamicToolCallOutputContentItem::input_text()
+                    .text("found".to_owned())
+                    .build(),
+            ])
+            .duration_ms(3)
+            .build();
         let (call, result) = dynamic_call_history(&kind).expect("a dynamic call");
         assert_eq!(call.call_id, "item-1");
         assert_eq!(call.name, "crm__find");
         assert_eq!(call.arguments, r#"{"name":"Ada"}"#);
         assert_eq!(result, "found");
-        let interrupted = ThreadItemKind::DynamicToolCall {
-            id: "item-2".to_owned(),
-            tool: "lookup".to_owned(),
-            namespace: None,
-            arguments: json!({}),
-            status: DynamicToolCallStatus::Failed,
-            success: None,
-            content_items: None,
-            duration_ms: None,
-        };
+        let interrupted = ThreadItemKind::dynamic_tool_call()
+            .id("item-2".to_owned())
+            .tool("lookup".to_owned())
+            .arguments(json!({}))
+            .status(DynamicToolCallStatus::Failed)
+            .build();
         let (_, result) = dynamic_call_history(&interrupted).expect("a dynamic call");
         assert!(result.contains("no result"), "{result}");
     }
 
     #[test]
     fn content_goes_to_the_model_as_text() {
-        let response = DynamicToolCallResponse {
-            content_items: vec![
-                DynamicToolCallOutputContentItem::InputText {
-                    text: "42 rows".to_owned(),
-                },
-                DynamicToolCallOutputContentItem::InputImage {
-                    image_url: "data:image/png;base64,AAAA".to_owned(),
-                },
-            ],
-            success: false,
-        };
+        let response = DynamicToolCallResponse::builder()
+            .content_items(vec![
+                DynamicToolCallOutputContentItem::input_text()
+                    .text("42 rows".to_owned())
+                    .build(),
+                DynamicToolCallOutputContentItem::input_image()
+                    .image_url("data:image/png;base64,AAAA".to_owned())
+                    .build(),
+            ])
+            .success(false)
+            .build();
         assert_eq!(
             content_for_model(&response),
             "The tool reported a failure.\n42 rows\n[image: inline image/png data]"

@@ -43,22 +43,17 @@ impl Item {
         error: Option<String>,
         duration_ms: Option<i64>,
     ) -> ThreadItemKind {
-        ThreadItemKind::McpToolCall {
-            id: self.id.clone(),
-            server: self.server.clone(),
-            tool: self.tool.clone(),
-            arguments: self.arguments.clone(),
-            status,
-            result,
-            error: error.map(|message| McpToolCallError { message }),
-            duration_ms,
-            app_context: None,
-            environment_id: None,
-            plugin_id: None,
-            read_only_hint: self.read_only,
-            mcp_app_ui: None,
-            mcp_app_resource_uri: None,
-        }
+        ThreadItemKind::mcp_tool_call()
+            .id(self.id.clone())
+            .server(self.server.clone())
+            .tool(self.tool.clone())
+            .arguments(self.arguments.clone())
+            .status(status)
+            .maybe_result(result)
+            .maybe_error(error.map(|message| McpToolCallError::builder().message(message).build()))
+            .maybe_duration_ms(duration_ms)
+            .maybe_read_only_hint(self.read_only)
+            .build()
     }
 }
 
@@ -188,12 +183,12 @@ impl TurnRun {
             item.id.clone(),
         );
         let mut on_progress = move |message: String| {
-            let params = McpToolCallProgressNotification {
-                thread_id: ids.0.clone(),
-                turn_id: ids.1.clone(),
-                item_id: ids.2.clone(),
-                message,
-            };
+            let params = McpToolCallProgressNotification::builder()
+                .thread_id(ids.0.clone())
+                .turn_id(ids.1.clone())
+                .item_id(ids.2.clone())
+                .message(message)
+                .build();
             for peer in &audience {
                 peer.notify::<McpToolCallProgress>(&params);
             }
@@ -253,29 +248,30 @@ impl TurnRun {
 
     /// Asks the client whether `item` may run; `None` when it may, else the refusal.
     async fn approve(&mut self, item: &Item) -> Option<McpOutcome> {
-        let params = McpServerElicitationRequestParams {
-            thread_id: self.thread_id.clone(),
-            turn_id: Some(self.turn.id.clone()),
-            server_name: item.server.clone(),
-            environment_id: None,
-            request: McpServerElicitationForm::Form {
-                message: format!(
-                    "Allow the `{}` MCP server to run the tool `{}`?",
-                    item.server, item.tool
-                ),
-                requested_schema: McpElicitationFormSchema {
-                    schema: None,
-                    kind: McpElicitationObjectType::Object,
-                    properties: std::collections::BTreeMap::new(),
-                    required: None,
-                },
-                _meta: Some(serde_json::json!({
-                    "codex_approval_kind": "mcp_tool_call",
-                    "tool": item.tool,
-                    "tool_params": item.arguments,
-                })),
-            },
-        };
+        let params = McpServerElicitationRequestParams::builder()
+            .thread_id(self.thread_id.clone())
+            .turn_id(self.turn.id.clone())
+            .server_name(item.server.clone())
+            .request(
+                McpServerElicitationForm::form()
+                    .message(format!(
+                        "Allow the `{}` MCP server to run the tool `{}`?",
+                        item.server, item.tool
+                    ))
+                    .requested_schema(
+                        McpElicitationFormSchema::builder()
+                            .kind(McpElicitationObjectType::Object)
+                            .properties(std::collections::BTreeMap::new())
+                            .build(),
+                    )
+                    .meta(serde_json::json!({
+                        "codex_approval_kind": "mcp_tool_call",
+                        "tool": item.tool,
+                        "tool_params": item.arguments,
+                    }))
+                    .build(),
+            )
+            .build();
         let peer = self.peer.clone();
         let answer = tokio::select! {
             biased;
@@ -291,9 +287,8 @@ impl TurnRun {
                 "The user cancelled this tool call.".to_owned(),
                 Some(CallEnd::Interrupted),
             )),
-            Ok(McpServerElicitationAction::Decline) | Err(_) => {
-                Some(("The user declined this tool call.".to_owned(), None))
-            }
+            // Declined, not answered, or an action this server does not know.
+            _ => Some(("The user declined this tool call.".to_owned(), None)),
         }
     }
 }

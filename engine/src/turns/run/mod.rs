@@ -193,9 +193,7 @@ impl TurnRun {
         // The `turn/start` answer goes out first.
         self.answered.wait().await;
         self.clock = Instant::now();
-        self.set_status(ThreadStatus::Active {
-            active_flags: Vec::new(),
-        });
+        self.set_status(ThreadStatus::active().build());
         self.begin();
         self.turn.items_view = TurnItemsView::Full;
         self.context = self.context_entries();
@@ -347,12 +345,14 @@ impl TurnRun {
             *open = Some(item);
         }
         if let Some(OpenItem::Message { id, text, .. }) = open {
-            self.notify::<AgentMessageDelta>(&AgentMessageDeltaNotification {
-                thread_id: self.thread_id.clone(),
-                turn_id: self.turn.id.clone(),
-                item_id: id.clone(),
-                delta: delta.clone(),
-            });
+            self.notify::<AgentMessageDelta>(
+                &AgentMessageDeltaNotification::builder()
+                    .thread_id(self.thread_id.clone())
+                    .turn_id(self.turn.id.clone())
+                    .item_id(id.clone())
+                    .delta(delta.clone())
+                    .build(),
+            );
             text.push_str(&delta);
         }
     }
@@ -383,12 +383,14 @@ impl TurnRun {
         if at == summary.len() {
             summary.push(String::new());
         }
-        self.notify::<ReasoningSummaryPartAdded>(&ReasoningSummaryPartAddedNotification {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            item_id: id.clone(),
-            summary_index: i64::try_from(at).unwrap_or(0),
-        });
+        self.notify::<ReasoningSummaryPartAdded>(
+            &ReasoningSummaryPartAddedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn_id(self.turn.id.clone())
+                .item_id(id.clone())
+                .summary_index(i64::try_from(at).unwrap_or(0))
+                .build(),
+        );
     }
 
     fn reasoning_delta(
@@ -417,21 +419,25 @@ impl TurnRun {
         parts[at].push_str(&delta);
         let index = i64::try_from(at).unwrap_or(0);
         if raw {
-            self.notify::<ReasoningTextDelta>(&ReasoningTextDeltaNotification {
-                thread_id: self.thread_id.clone(),
-                turn_id: self.turn.id.clone(),
-                item_id: id.clone(),
-                content_index: index,
-                delta,
-            });
+            self.notify::<ReasoningTextDelta>(
+                &ReasoningTextDeltaNotification::builder()
+                    .thread_id(self.thread_id.clone())
+                    .turn_id(self.turn.id.clone())
+                    .item_id(id.clone())
+                    .content_index(index)
+                    .delta(delta)
+                    .build(),
+            );
         } else {
-            self.notify::<ReasoningSummaryTextDelta>(&ReasoningSummaryTextDeltaNotification {
-                thread_id: self.thread_id.clone(),
-                turn_id: self.turn.id.clone(),
-                item_id: id.clone(),
-                summary_index: index,
-                delta,
-            });
+            self.notify::<ReasoningSummaryTextDelta>(
+                &ReasoningSummaryTextDeltaNotification::builder()
+                    .thread_id(self.thread_id.clone())
+                    .turn_id(self.turn.id.clone())
+                    .item_id(id.clone())
+                    .summary_index(index)
+                    .delta(delta)
+                    .build(),
+            );
         }
     }
 
@@ -468,16 +474,19 @@ impl TurnRun {
 
     /// Sends `item/started` for an item of `kind` that started at `started_ms`.
     fn started(&self, kind: ThreadItemKind, started_ms: i64) {
-        self.notify::<ItemStarted>(&ItemStartedNotification {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            item: ThreadItem {
-                kind,
-                started_at_ms: Some(started_ms),
-                completed_at_ms: None,
-            },
-            started_at_ms: started_ms,
-        });
+        self.notify::<ItemStarted>(
+            &ItemStartedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn_id(self.turn.id.clone())
+                .item(
+                    ThreadItem::builder()
+                        .kind(kind)
+                        .started_at_ms(started_ms)
+                        .build(),
+                )
+                .started_at_ms(started_ms)
+                .build(),
+        );
     }
 
     /// Completes `item` (if any): `item/completed`, the rollout, the turn's items.
@@ -490,34 +499,35 @@ impl TurnRun {
 
     fn complete(&mut self, kind: ThreadItemKind, started_ms: i64) {
         let completed_ms = now_ms().max(started_ms);
-        let item = ThreadItem {
-            kind,
-            started_at_ms: Some(started_ms),
-            completed_at_ms: Some(completed_ms),
-        };
+        let item = ThreadItem::builder()
+            .kind(kind)
+            .started_at_ms(started_ms)
+            .completed_at_ms(completed_ms)
+            .build();
         logged(
             "item completed",
             self.turns
                 .threads
                 .record_item_completed(&self.thread_id, &self.turn.id, &item),
         );
-        self.notify::<ItemCompleted>(&ItemCompletedNotification {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            item: item.clone(),
-            completed_at_ms: completed_ms,
-            content_token_count: None,
-        });
+        self.notify::<ItemCompleted>(
+            &ItemCompletedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn_id(self.turn.id.clone())
+                .item(item.clone())
+                .completed_at_ms(completed_ms)
+                .build(),
+        );
         self.turn.items.push(item);
     }
 
     /// The user message item of `input`: started and completed at once.
     fn user_message(&mut self, input: &Steer) {
-        let kind = ThreadItemKind::UserMessage {
-            id: new_id(),
-            content: input.input.clone(),
-            client_id: input.client_id.clone(),
-        };
+        let kind = ThreadItemKind::user_message()
+            .id(new_id())
+            .content(input.input.clone())
+            .maybe_client_id(input.client_id.clone())
+            .build();
         let started_ms = now_ms();
         self.started(kind.clone(), started_ms);
         self.complete(kind, started_ms);
@@ -558,11 +568,11 @@ impl TurnRun {
                     .threads
                     .token_usage(&self.thread_id)
                     .map_or_else(|| last.clone(), |t| t.usage.total);
-                ThreadTokenUsage {
-                    total,
-                    last,
-                    model_context_window,
-                }
+                ThreadTokenUsage::builder()
+                    .total(total)
+                    .last(last)
+                    .maybe_model_context_window(model_context_window)
+                    .build()
             }
         };
         self.send_usage(usage);
@@ -571,10 +581,11 @@ impl TurnRun {
     /// Sends the thread's token totals as they stand (zero before any model call counted).
     fn resend_usage(&self) {
         let usage = self.turns.threads.token_usage(&self.thread_id).map_or_else(
-            || ThreadTokenUsage {
-                total: crate::threads::usage::zero(),
-                last: crate::threads::usage::zero(),
-                model_context_window: None,
+            || {
+                ThreadTokenUsage::builder()
+                    .total(crate::threads::usage::zero())
+                    .last(crate::threads::usage::zero())
+                    .build()
             },
             |totals| totals.usage,
         );
@@ -582,11 +593,13 @@ impl TurnRun {
     }
 
     fn send_usage(&self, token_usage: ThreadTokenUsage) {
-        self.notify::<ThreadTokenUsageUpdated>(&ThreadTokenUsageUpdatedNotification {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            token_usage,
-        });
+        self.notify::<ThreadTokenUsageUpdated>(
+            &ThreadTokenUsageUpdatedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn_id(self.turn.id.clone())
+                .token_usage(token_usage)
+                .build(),
+        );
     }
 
     /// Marks the thread as waiting for an approval (`waiting`) or not, with
@@ -597,7 +610,7 @@ impl TurnRun {
         } else {
             Vec::new()
         };
-        self.set_status(ThreadStatus::Active { active_flags });
+        self.set_status(ThreadStatus::active().active_flags(active_flags).build());
     }
 
     fn set_status(&self, status: ThreadStatus) {
@@ -618,10 +631,12 @@ impl TurnRun {
                 .threads
                 .record_turn_started(&self.thread_id, &self.turn),
         );
-        self.notify::<TurnStarted>(&TurnStartedNotification {
-            thread_id: self.thread_id.clone(),
-            turn: self.turn.clone(),
-        });
+        self.notify::<TurnStarted>(
+            &TurnStartedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn(self.turn.clone())
+                .build(),
+        );
     }
 
     /// Ends the turn (once): records it, idles the thread and sends `turn/completed`.
@@ -640,12 +655,14 @@ impl TurnRun {
             self.resend_usage();
         }
         if let Some(error) = &error {
-            self.notify::<ErrorEvent>(&ErrorNotification {
-                thread_id: self.thread_id.clone(),
-                turn_id: self.turn.id.clone(),
-                error: error.clone(),
-                will_retry: false,
-            });
+            self.notify::<ErrorEvent>(
+                &ErrorNotification::builder()
+                    .thread_id(self.thread_id.clone())
+                    .turn_id(self.turn.id.clone())
+                    .error(error.clone())
+                    .will_retry(false)
+                    .build(),
+            );
         }
         // Like the reference server, `turn/completed` carries the summary view: the final agent
         // message. `thread/read` has every item.
@@ -678,15 +695,10 @@ impl OpenItem {
                 text,
                 started_ms,
             } => (
-                ThreadItemKind::AgentMessage {
-                    id: id.clone(),
-                    text: text.clone(),
-                    phase: None,
-                    moderation: None,
-                    memory_citation: None,
-                    delivery: None,
-                    questions: None,
-                },
+                ThreadItemKind::agent_message()
+                    .id(id.clone())
+                    .text(text.clone())
+                    .build(),
                 *started_ms,
             ),
             OpenItem::Reasoning {
@@ -695,11 +707,11 @@ impl OpenItem {
                 content,
                 started_ms,
             } => (
-                ThreadItemKind::Reasoning {
-                    id: id.clone(),
-                    summary: summary.clone(),
-                    content: content.clone(),
-                },
+                ThreadItemKind::reasoning()
+                    .id(id.clone())
+                    .summary(summary.clone())
+                    .content(content.clone())
+                    .build(),
                 *started_ms,
             ),
         }
@@ -707,10 +719,9 @@ impl OpenItem {
 }
 
 fn turn_error(message: &str, details: Option<String>, info: Option<CodexErrorInfo>) -> TurnError {
-    TurnError {
-        message: message.to_owned(),
-        codex_error_info: info,
-        additional_details: details,
-        misalignment: None,
-    }
+    TurnError::builder()
+        .message(message.to_owned())
+        .maybe_codex_error_info(info)
+        .maybe_additional_details(details)
+        .build()
 }

@@ -27,10 +27,10 @@ impl TurnRun {
             .any(|i| matches!(i.kind, ThreadItemKind::EnteredReviewMode { .. }));
         match &self.review {
             Some(review) if !entered => {
-                let kind = ThreadItemKind::EnteredReviewMode {
-                    id: new_id(),
-                    review: review.hint.clone(),
-                };
+                let kind = ThreadItemKind::entered_review_mode()
+                    .id(new_id())
+                    .review(review.hint.clone())
+                    .build();
                 let at = now_ms();
                 self.started(kind.clone(), at);
                 self.complete(kind, at);
@@ -54,10 +54,10 @@ impl TurnRun {
                 _ => None,
             })
             .unwrap_or_default();
-        let kind = ThreadItemKind::ExitedReviewMode {
-            id: new_id(),
-            review,
-        };
+        let kind = ThreadItemKind::exited_review_mode()
+            .id(new_id())
+            .review(review)
+            .build();
         let at = now_ms();
         self.started(kind.clone(), at);
         self.complete(kind, at);

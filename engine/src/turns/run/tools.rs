@@ -152,12 +152,14 @@ impl TurnRun {
 
     /// An `update_plan` call: the plan goes to the clients.
     fn update_plan(&mut self, args: &tools::plan::PlanArgs) -> Outcome {
-        self.notify::<TurnPlanUpdated>(&TurnPlanUpdatedNotification {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn.id.clone(),
-            plan: args.steps(),
-            explanation: args.explanation.clone(),
-        });
+        self.notify::<TurnPlanUpdated>(
+            &TurnPlanUpdatedNotification::builder()
+                .thread_id(self.thread_id.clone())
+                .turn_id(self.turn.id.clone())
+                .plan(args.steps())
+                .maybe_explanation(args.explanation.clone())
+                .build(),
+        );
         Outcome::result(tools::plan::PLAN_TAKEN)
     }
 
@@ -191,11 +193,13 @@ impl TurnRun {
             return;
         };
         if !diff.is_empty() {
-            self.notify::<TurnDiffUpdated>(&TurnDiffUpdatedNotification {
-                thread_id: self.thread_id.clone(),
-                turn_id: self.turn.id.clone(),
-                diff,
-            });
+            self.notify::<TurnDiffUpdated>(
+                &TurnDiffUpdatedNotification::builder()
+                    .thread_id(self.thread_id.clone())
+                    .turn_id(self.turn.id.clone())
+                    .diff(diff)
+                    .build(),
+            );
         }
     }
 
@@ -241,22 +245,17 @@ impl TurnRun {
                 } else {
                     Some("The approval policy asks before running this command.".to_owned())
                 };
-                let params = CommandExecutionRequestApprovalParams {
-                    thread_id: self.thread_id.clone(),
-                    turn_id: self.turn.id.clone(),
-                    item_id: id.clone(),
-                    approval_id: None,
-                    kind: CommandExecutionApprovalKind::Command,
-                    command: Some(display.clone()),
-                    cwd: Some(LegacyAppPathString(cwd_text.clone())),
-                    command_actions: Some(item.actions.clone()),
-                    environment_id: None,
-                    reason,
-                    network_approval_context: None,
-                    proposed_execpolicy_amendment: None,
-                    proposed_network_policy_amendments: None,
-                    started_at_ms: started_ms,
-                };
+                let params = CommandExecutionRequestApprovalParams::builder()
+                    .thread_id(self.thread_id.clone())
+                    .turn_id(self.turn.id.clone())
+                    .item_id(id.clone())
+                    .kind(CommandExecutionApprovalKind::Command)
+                    .command(display.clone())
+                    .cwd(LegacyAppPathString(cwd_text.clone()))
+                    .command_actions(item.actions.clone())
+                    .maybe_reason(reason)
+                    .started_at_ms(started_ms)
+                    .build();
                 let decision = self
                     .ask::<CommandExecutionRequestApproval>(&params, |a| {
                         command_decision(a.decision)
@@ -298,12 +297,12 @@ impl TurnRun {
         let audience = self.audience();
         let delta_ids = (self.thread_id.clone(), self.turn.id.clone(), id.clone());
         let mut on_output = move |delta: &str| {
-            let params = CommandExecutionOutputDeltaNotification {
-                thread_id: delta_ids.0.clone(),
-                turn_id: delta_ids.1.clone(),
-                item_id: delta_ids.2.clone(),
-                delta: delta.to_owned(),
-            };
+            let params = CommandExecutionOutputDeltaNotification::builder()
+                .thread_id(delta_ids.0.clone())
+                .turn_id(delta_ids.1.clone())
+                .item_id(delta_ids.2.clone())
+                .delta(delta.to_owned())
+                .build();
             for peer in &audience {
                 peer.notify::<CommandExecutionOutputDelta>(&params);
             }
@@ -378,10 +377,12 @@ impl TurnRun {
         let gate = self.with_session(|session| patch_gate(&policy, session, &written, &outside));
         let id = crate::threads::meta::new_id();
         let started_ms = now_ms();
-        let kind = |status| ThreadItemKind::FileChange {
-            id: id.clone(),
-            status,
-            changes: changes.clone(),
+        let kind = |status| {
+            ThreadItemKind::file_change()
+                .id(id.clone())
+                .status(status)
+                .changes(changes.clone())
+                .build()
         };
         if gate == PatchGate::Ask {
             self.waiting_on_approval(true);
@@ -398,18 +399,18 @@ impl TurnRun {
                     .first()
                     .and_then(|p| p.parent())
                     .map(|p| p.display().to_string());
-                let params = FileChangeRequestApprovalParams {
-                    thread_id: self.thread_id.clone(),
-                    turn_id: self.turn.id.clone(),
-                    item_id: id.clone(),
-                    reason: Some(if outside.is_empty() {
+                let params = FileChangeRequestApprovalParams::builder()
+                    .thread_id(self.thread_id.clone())
+                    .turn_id(self.turn.id.clone())
+                    .item_id(id.clone())
+                    .reason(if outside.is_empty() {
                         "The approval policy asks before changing files.".to_owned()
                     } else {
                         "The patch writes outside the sandbox's writable roots.".to_owned()
-                    }),
-                    grant_root,
-                    started_at_ms: started_ms,
-                };
+                    })
+                    .maybe_grant_root(grant_root)
+                    .started_at_ms(started_ms)
+                    .build();
                 let decision = self
                     .ask::<FileChangeRequestApproval>(&params, |a| patch_decision(a.decision))
                     .await;
@@ -462,11 +463,11 @@ impl TurnRun {
             Ok(applied) => {
                 let summary: Vec<String> = applied.iter().map(describe_change).collect();
                 self.complete(
-                    ThreadItemKind::FileChange {
-                        id: id.clone(),
-                        status: PatchApplyStatus::Completed,
-                        changes: applied,
-                    },
+                    ThreadItemKind::file_change()
+                        .id(id.clone())
+                        .status(PatchApplyStatus::Completed)
+                        .changes(applied)
+                        .build(),
                     started_ms,
                 );
                 self.diff_updated().await;
@@ -499,20 +500,17 @@ struct CommandItem {
 impl CommandItem {
     fn kind(&self, status: CommandExecutionStatus, report: Option<Report>) -> ThreadItemKind {
         let report = report.unwrap_or_default();
-        ThreadItemKind::CommandExecution {
-            id: self.id.clone(),
-            command: self.command.clone(),
-            cwd: LegacyAppPathString(self.cwd.clone()),
-            status,
-            source: CommandExecutionSource::default(),
-            command_actions: self.actions.clone(),
-            aggregated_output: report.output,
-            exit_code: report.exit_code,
-            duration_ms: report.duration_ms,
-            process_id: None,
-            plugin_id: None,
-            script_path: None,
-        }
+        ThreadItemKind::command_execution()
+            .id(self.id.clone())
+            .command(self.command.clone())
+            .cwd(LegacyAppPathString(self.cwd.clone()))
+            .status(status)
+            .source(CommandExecutionSource::default())
+            .command_actions(self.actions.clone())
+            .maybe_aggregated_output(report.output)
+            .maybe_exit_code(report.exit_code)
+            .maybe_duration_ms(report.duration_ms)
+            .build()
     }
 }
 
@@ -531,6 +529,7 @@ fn written_paths(changes: &[FileUpdateChange]) -> Vec<PathBuf> {
         paths.push(PathBuf::from(&change.path));
         if let PatchChangeKind::Update {
             move_path: Some(to),
+            ..
         } = &change.kind
         {
             paths.push(PathBuf::from(to));
@@ -546,8 +545,12 @@ fn describe_change(change: &FileUpdateChange) -> String {
         PatchChangeKind::Delete => format!("D {}", change.path),
         PatchChangeKind::Update {
             move_path: Some(to),
+            ..
         } => format!("M {} -> {to}", change.path),
-        PatchChangeKind::Update { move_path: None } => format!("M {}", change.path),
+        PatchChangeKind::Update {
+            move_path: None, ..
+        } => format!("M {}", change.path),
+        _ => format!("? {}", change.path),
     }
 }
 
@@ -563,6 +566,8 @@ fn command_decision(decision: CommandExecutionApprovalDecision) -> Decision {
         }
         CommandExecutionApprovalDecision::Decline => Decision::Decline,
         CommandExecutionApprovalDecision::Cancel => Decision::Cancel,
+        // A decision this server does not know runs nothing.
+        _ => Decision::Decline,
     }
 }
 
@@ -572,6 +577,8 @@ fn patch_decision(decision: FileChangeApprovalDecision) -> Decision {
         FileChangeApprovalDecision::AcceptForSession => Decision::Accept { for_session: true },
         FileChangeApprovalDecision::Decline => Decision::Decline,
         FileChangeApprovalDecision::Cancel => Decision::Cancel,
+        // A decision this server does not know applies nothing.
+        _ => Decision::Decline,
     }
 }
 

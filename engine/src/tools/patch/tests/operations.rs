@@ -21,11 +21,13 @@ fn add_creates_parent_directories_and_refuses_an_existing_file() {
     let changes = apply(&p, dir.path(), None).expect("apply");
     assert_eq!(
         changes,
-        vec![FileUpdateChange {
-            path: dir.path().join("deep/er/new.txt").display().to_string(),
-            kind: PatchChangeKind::Add,
-            diff: "hello\nworld\n".into(),
-        }]
+        vec![
+            FileUpdateChange::builder()
+                .path(dir.path().join("deep/er/new.txt").display().to_string())
+                .kind(PatchChangeKind::Add)
+                .diff("hello\nworld\n")
+                .build()
+        ]
     );
     assert_eq!(dir.read("deep/er/new.txt"), "hello\nworld\n");
     assert_eq!(
@@ -79,13 +81,9 @@ fn preview_reports_a_unified_diff_and_writes_nothing() {
     let changes = preview(&p, dir.path()).expect("preview");
     assert_eq!(
         changes,
-        vec![FileUpdateChange {
-            path: dir.path().join("sub/f.txt").display().to_string(),
-            kind: PatchChangeKind::Update { move_path: None },
-            diff: "--- a/sub/../sub/f.txt\n+++ b/sub/../sub/f.txt\n@@ -1,10 +1,10 @@\n one\n two\n\
+        vec![FileUpdateChange::builder().path(dir.path().join("sub/f.txt").display().to_string()).kind(PatchChangeKind::update().build()).diff("--- a/sub/../sub/f.txt\n+++ b/sub/../sub/f.txt\n@@ -1,10 +1,10 @@\n one\n two\n\
                    -three\n+THREE\n four\n five\n six\n seven\n eight\n-nine\n+NINE\n ten\n"
-                .into(),
-        }]
+                ).build()]
     );
     assert_eq!(dir.read("sub/f.txt"), original, "preview changed the file");
     assert_eq!(apply(&p, dir.path(), None).expect("apply"), changes);
@@ -222,14 +220,17 @@ fn move_writes_the_new_path_and_removes_the_old() {
     let changes = apply(&p, dir.path(), None).expect("apply");
     assert_eq!(
         changes,
-        vec![FileUpdateChange {
-            path: dir.path().join("src/old.rs").display().to_string(),
-            kind: PatchChangeKind::Update {
-                move_path: Some(dir.path().join("lib/new.rs").display().to_string())
-            },
-            diff: "--- a/src/old.rs\n+++ b/lib/new.rs\n@@ -1 +1 @@\n-fn f() {}\n+fn g() {}\n"
-                .into(),
-        }]
+        vec![
+            FileUpdateChange::builder()
+                .path(dir.path().join("src/old.rs").display().to_string())
+                .kind(
+                    PatchChangeKind::update()
+                        .move_path(dir.path().join("lib/new.rs").display().to_string())
+                        .build()
+                )
+                .diff("--- a/src/old.rs\n+++ b/lib/new.rs\n@@ -1 +1 @@\n-fn f() {}\n+fn g() {}\n")
+                .build()
+        ]
     );
     assert!(!dir.exists("src/old.rs"));
     assert_eq!(dir.read("lib/new.rs"), "fn g() {}\n");

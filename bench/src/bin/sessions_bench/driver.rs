@@ -1,0 +1,313 @@
+//! The load: websocket connections to the server under test, turns streamed on them, and
+//! `thread/list` timed on another connection while turns stream.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long any one answer may take.
+const ANSWER: Duration = Duration::from_secs(60);
+
+/// One client connection, past `initialize`.
+pub struct Conn {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+}
+
+/// A message from the server and when it arrived.
+struct Incoming {
+    value: Value,
+    at: Instant,
+}
+
+impl Conn {
+    /// Connects and completes the handshake (`initialize`, then `initialized`).
+    pub async fn open(url: &str) -> Result<Self, String> {
+        let (ws, _) = tokio::time::timeout(ANSWER, tokio_tungstenite::connect_async(url))
+            .await
+            .map_err(|_| format!("connecting to {url} timed out"))?
+            .map_err(|e| format!("cannot connect to {url}: {e}"))?;
+        let mut conn = Self { ws, next_id: 0 };
+        conn.call(
+            "initialize",
+            json!({"clientInfo": {"name": "sessions_bench", "title": "sessions bench", "version": "0.1.0"}}),
+        )
+        .await?;
+        conn.send(json!({"method": "initialized"})).await?;
+        Ok(conn)
+    }
+
+    async fn send(&mut self, message: Value) -> Result<(), String> {
+        self.ws
+            .send(Message::text(message.to_string()))
+            .await
+            .map_err(|e| format!("send failed: {e}"))
+    }
+
+    async fn next(&mut self) -> Result<Incoming, String> {
+        loop {
+            let frame = tokio::time::timeout(ANSWER, self.ws.next())
+                .await
+                .map_err(|_| format!("no message within {} s", ANSWER.as_secs()))?;
+            let at = Instant::now();
+            match frame {
+                Some(Ok(Message::Text(text))) => {
+                    let value = serde_json::from_str(text.as_str())
+                        .map_err(|e| format!("not JSON from the server: {e}"))?;
+                    return Ok(Incoming { value, at });
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    return Err(format!("the server closed the connection: {frame:?}"));
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(format!("read failed: {e}")),
+                None => return Err("the server closed the connection".into()),
+            }
+        }
+    }
+
+    /// Sends a request; its id.
+    async fn request(&mut self, method: &str, params: Value) -> Result<u64, String> {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"id": id, "method": method, "params": params}))
+            .await?;
+        Ok(id)
+    }
+
+    /// A request and its result (notifications before the answer are skipped).
+    pub async fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        let id = self.request(method, params).await?;
+        self.answer(method, id).await
+    }
+
+    async fn answer(&mut self, method: &str, id: u64) -> Result<Value, String> {
+        loop {
+            let mut message = self.next().await?.value;
+            if message.get("method").is_some() {
+                if message.get("id").is_some() {
+                    return Err(format!(
+                        "unexpected server request {} (the bench answers none)",
+                        message["method"]
+                    ));
+                }
+                continue;
+            }
+            if message["id"] != json!(id) {
+                continue;
+            }
+            if let Some(error) = message.get("error") {
+                return Err(format!("{method} failed: {error}"));
+            }
+            return Ok(message["result"].take());
+        }
+    }
+
+    /// Starts a thread in `cwd`; its id.
+    pub async fn start_thread(&mut self, cwd: &str) -> Result<String, String> {
+        let result = self.call("thread/start", json!({"cwd": cwd})).await?;
+        result["thread"]["id"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("thread/start answered without /thread/id: {result}"))
+    }
+}
+
+/// What one turn delivered.
+#[derive(Debug, Default)]
+pub struct TurnReport {
+    /// Arrival time of each delta.
+    pub arrivals: Vec<Instant>,
+    /// Why the turn is not right: a delta missing, repeated or out of order, a failed turn.
+    pub defect: Option<String>,
+}
+
+/// Runs one turn on `thread` until `turn/completed`; checks every delta `<k>` came once, in
+/// order, `deltas` of them.
+pub async fn run_turn(conn: &mut Conn, thread: &str, deltas: usize) -> Result<TurnReport, String> {
+    let id = conn
+        .request(
+            "turn/start",
+            json!({"threadId": thread, "input": [{"type": "text", "text": "stream"}]}),
+        )
+        .await?;
+    let mut report = TurnReport {
+        arrivals: Vec::with_capacity(deltas),
+        defect: None,
+    };
+    let mut expected = 0usize;
+    loop {
+        let Incoming { value, at } = conn.next().await?;
+        let method = value
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        match method.as_deref() {
+            Some("item/agentMessage/delta") => {
+                report.arrivals.push(at);
+                let delta = value["params"]["delta"].as_str().unwrap_or_default();
+                if report.defect.is_none() && delta != format!("<{expected}>") {
+                    report.defect = Some(format!(
+                        "delta {} is {delta:?}, expected \"<{expected}>\"",
+                        report.arrivals.len()
+                    ));
+                }
+                expected += 1;
+            }
+            Some("turn/completed") => {
+                let status = value["params"]["turn"]["status"].clone();
+                if report.defect.is_none() && status != json!("completed") {
+                    report.defect = Some(format!("turn ended {status}"));
+                }
+                if report.defect.is_none() && report.arrivals.len() != deltas {
+                    report.defect = Some(format!(
+                        "{} deltas, expected {deltas}",
+                        report.arrivals.len()
+                    ));
+                }
+                return Ok(report);
+            }
+            Some(_) if value.get("id").is_some() => {
+                return Err(format!("unexpected server request {}", value["method"]));
+            }
+            Some(_) => {}
+            None if value["id"] == json!(id) => {
+                if let Some(error) = value.get("error") {
+                    return Err(format!("turn/start failed: {error}"));
+                }
+            }
+            None => {}
+        }
+    }
+}
+
+/// Opens `count` connections, `parallel` handshakes at a time.
+pub async fn open_many(url: &str, count: usize, parallel: usize) -> Result<Vec<Conn>, String> {
+    let mut conns = Vec::with_capacity(count);
+    let mut left = count;
+    while left > 0 {
+        let batch = left.min(parallel.max(1));
+        let opening: Vec<_> = (0..batch)
+            .map(|_| {
+                let url = url.to_owned();
+                tokio::spawn(async move { Conn::open(&url).await })
+            })
+            .collect();
+        for handle in opening {
+            conns.push(handle.await.map_err(|e| format!("task failed: {e}"))??);
+        }
+        left -= batch;
+    }
+    Ok(conns)
+}
+
+/// Sessions that each have a connection and a thread.
+pub async fn sessions(url: &str, cwd: &str, count: usize) -> Result<Vec<(Conn, String)>, String> {
+    let conns = open_many(url, count, 50).await?;
+    let mut out = Vec::with_capacity(count);
+    let starting: Vec<_> = conns
+        .into_iter()
+        .map(|mut conn| {
+            let cwd = cwd.to_owned();
+            tokio::spawn(async move {
+                let thread = conn.start_thread(&cwd).await?;
+                Ok::<_, String>((conn, thread))
+            })
+        })
+        .collect();
+    for handle in starting {
+        out.push(handle.await.map_err(|e| format!("task failed: {e}"))??);
+    }
+    Ok(out)
+}
+
+/// Every turn of a streaming phase.
+#[derive(Debug, Default)]
+pub struct Streamed {
+    /// The turns, in no particular order.
+    pub turns: Vec<TurnReport>,
+    /// From the first `turn/start` sent to the last `turn/completed` received.
+    pub wall: Duration,
+}
+
+/// One turn on each session at once.
+pub async fn stream_once(
+    sessions: Vec<(Conn, String)>,
+    deltas: usize,
+    limit: Duration,
+) -> Result<(Streamed, Vec<(Conn, String)>), String> {
+    let start = Instant::now();
+    let running: Vec<_> = sessions
+        .into_iter()
+        .map(|(mut conn, thread)| {
+            tokio::spawn(async move {
+                let report = run_turn(&mut conn, &thread, deltas).await;
+                (report, conn, thread)
+            })
+        })
+        .collect();
+    let count = running.len();
+    let all = futures_util::future::join_all(running);
+    let joined = tokio::time::timeout(limit, all).await.map_err(|_| {
+        format!(
+            "{count} turns of {deltas} deltas did not all complete within {} s",
+            limit.as_secs()
+        )
+    })?;
+    let wall = start.elapsed();
+    let mut streamed = Streamed {
+        turns: Vec::with_capacity(count),
+        wall,
+    };
+    let mut back = Vec::with_capacity(count);
+    for joined in joined {
+        let (report, conn, thread) = joined.map_err(|e| format!("task failed: {e}"))?;
+        streamed.turns.push(report?);
+        back.push((conn, thread));
+    }
+    Ok((streamed, back))
+}
+
+/// Latencies of `method` (no params) on `lister` while every session streams turns back to back; stops
+/// after `duration`, once the turns in flight complete.
+pub async fn list_while_streaming(
+    mut lister: Conn,
+    method: &str,
+    sessions: Vec<(Conn, String)>,
+    deltas: usize,
+    duration: Duration,
+) -> Result<(Vec<Duration>, Vec<TurnReport>), String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let streaming: Vec<_> = sessions
+        .into_iter()
+        .map(|(mut conn, thread)| {
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                let mut reports = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    reports.push(run_turn(&mut conn, &thread, deltas).await?);
+                }
+                Ok::<_, String>(reports)
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    let begin = Instant::now();
+    while begin.elapsed() < duration {
+        let sent = Instant::now();
+        lister.call(method, json!({})).await?;
+        latencies.push(sent.elapsed());
+    }
+    stop.store(true, Ordering::Relaxed);
+    let mut turns = Vec::new();
+    for handle in streaming {
+        turns.extend(handle.await.map_err(|e| format!("task failed: {e}"))??);
+    }
+    Ok((latencies, turns))
+}

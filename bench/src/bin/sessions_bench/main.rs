@@ -1,0 +1,380 @@
+//! `sessions-bench`: many sessions on one server over loopback websockets, agentwire beside
+//! the reference (`codex app-server` 0.171.0), both streaming from one mock model
+//! ([`mock`], the OpenAI Responses SSE format).
+//!
+//! Each round starts every contender afresh (interleaved, in a rotating order) and measures:
+//! idle memory per websocket connection at 1 / 100 / 500 connections past `initialize`
+//! ((VmRSS at N − VmRSS at 0) / N); S concurrent turns, each on its own connection and thread,
+//! each streaming the same number of deltas: aggregate deltas/s, p99 gap between a turn's
+//! consecutive deltas, server CPU per 1000 deltas, and whether every delta of every turn came
+//! once and in order; `thread/list` latency on another connection while 10 turns stream back to
+//! back. The table ([`table`]) reports medians over rounds.
+
+mod driver;
+mod mock;
+mod server;
+mod table;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use agentwire_bench::stats::Samples;
+use agentwire_bench::{load_average, sibling};
+use clap::Parser;
+
+use crate::driver::{Conn, Streamed};
+use crate::mock::MockModel;
+use crate::server::{Contender, Running};
+
+/// The command that reproduces the measurement.
+pub const REPRODUCE: &str = "cargo build --release -p agentwire -p agentwire-bench && bash scripts/install-bench-tools.sh && target/release/sessions-bench";
+
+/// The contenders' names in the table.
+pub const AGENTWIRE: &str = "agentwire";
+/// See [`AGENTWIRE`].
+pub const REFERENCE: &str = "codex app-server 0.171.0";
+
+/// Connection counts of the idle-memory figure.
+pub const IDLE_COUNTS: [usize; 3] = [1, 100, 500];
+/// Concurrent turns of the streaming figures.
+pub const CONCURRENCY: [usize; 4] = [1, 10, 50, 200];
+/// The concurrency measured after `thread/list` (the largest).
+const LAST_PHASE: usize = CONCURRENCY[CONCURRENCY.len() - 1];
+/// Turns streaming while `thread/list` is timed.
+pub const LIST_STREAMS: usize = 10;
+
+/// Many sessions over websocket, side by side with the reference server.
+#[derive(Debug, Parser)]
+#[command(name = "sessions-bench", about)]
+struct Args {
+    /// The agentwire binary (default: `agentwire` next to this program).
+    #[arg(long, value_name = "PATH")]
+    agentwire: Option<PathBuf>,
+    /// The reference `codex` binary (default: the one installed under `bench/node_modules`).
+    #[arg(long, value_name = "PATH")]
+    codex: Option<PathBuf>,
+    /// Leave the reference server out.
+    #[arg(long)]
+    skip_codex: bool,
+    /// A short run: 1 round, 100 deltas per turn, 1 s of `thread/list`.
+    #[arg(long)]
+    quick: bool,
+    /// Rounds; every figure is the median over rounds.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Deltas per turn.
+    #[arg(long, default_value_t = 500)]
+    deltas: usize,
+    /// Seconds of `thread/list` timing while turns stream.
+    #[arg(long, default_value_t = 3.0)]
+    list_seconds: f64,
+    /// The request timed while turns stream (`thread/loaded/list` is answered from memory:
+    /// comparing the two separates the runtime's share from the thread store's).
+    #[arg(long, default_value = "thread/list", value_name = "METHOD")]
+    list_method: String,
+    /// Seconds a streaming phase may take before it counts as failed.
+    #[arg(long, default_value_t = 180)]
+    limit_seconds: u64,
+}
+
+/// The figures of one streaming phase (S concurrent turns).
+#[derive(Debug, Default)]
+pub struct StreamFigures {
+    /// Aggregate deltas per second.
+    pub rate: Samples,
+    /// p99 gap between a turn's consecutive deltas, ms.
+    pub gap_p99_ms: Samples,
+    /// Server CPU per 1000 deltas, ms.
+    pub cpu_per_1000_ms: Samples,
+    /// Turns that came complete, every delta once and in order.
+    pub turns_ok: usize,
+    /// Turns run.
+    pub turns: usize,
+    /// The first defect of a turn.
+    pub defect: Option<String>,
+    /// Why the phase failed (in any round).
+    pub failure: Option<String>,
+}
+
+/// Everything measured for one contender.
+#[derive(Debug, Default)]
+pub struct Results {
+    /// The contender.
+    pub name: String,
+    /// Why it was not measured.
+    pub skipped: Option<String>,
+    /// Why a round could not start or measure memory.
+    pub failure: Option<String>,
+    /// Bytes per idle connection at each of [`IDLE_COUNTS`].
+    pub idle_bytes: [Samples; IDLE_COUNTS.len()],
+    /// Each of [`CONCURRENCY`].
+    pub streams: [StreamFigures; CONCURRENCY.len()],
+    /// `thread/list` p50 while turns stream, ms.
+    pub list_p50_ms: Samples,
+    /// `thread/list` p99 while turns stream, ms.
+    pub list_p99_ms: Samples,
+    /// `thread/list` calls timed.
+    pub list_calls: usize,
+    /// The turns that streamed meanwhile.
+    pub list_turns: StreamFigures,
+}
+
+fn main() -> ExitCode {
+    let mut args = Args::parse();
+    if args.quick {
+        args.rounds = 1;
+        args.deltas = args.deltas.min(100);
+        args.list_seconds = args.list_seconds.min(1.0);
+    }
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("sessions-bench: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
+    let agentwire = match &args.agentwire {
+        Some(path) => path.clone(),
+        None => sibling("agentwire")?,
+    };
+    // Servers run in their own work directory: a relative path would not be found from there.
+    let agentwire = std::path::absolute(&agentwire).unwrap_or(agentwire);
+    if !agentwire.is_file() {
+        return Err(format!(
+            "{} not found; build it: cargo build --release -p agentwire -p agentwire-bench",
+            agentwire.display()
+        ));
+    }
+    let mut list = vec![Contender {
+        name: AGENTWIRE.into(),
+        program: agentwire,
+        home_vars: vec!["HOME", "AGENTWIRE_HOME"],
+    }];
+    let mut results = vec![Results {
+        name: AGENTWIRE.into(),
+        ..Results::default()
+    }];
+    let codex = agentwire_bench::reference_server(args.codex.clone());
+    let skipped = if args.skip_codex {
+        Some("left out (--skip-codex)".to_owned())
+    } else if !codex.is_file() {
+        Some(format!(
+            "not installed ({} missing): run bash scripts/install-bench-tools.sh",
+            codex.display()
+        ))
+    } else {
+        list.push(Contender {
+            name: REFERENCE.into(),
+            program: codex,
+            home_vars: vec!["HOME", "CODEX_HOME"],
+        });
+        None
+    };
+    results.push(Results {
+        name: REFERENCE.into(),
+        skipped,
+        ..Results::default()
+    });
+    Ok((list, results))
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    if args.rounds == 0 || args.deltas == 0 || args.list_seconds <= 0.0 {
+        return Err("--rounds, --deltas and --list-seconds must be positive".into());
+    }
+    let (list, mut results) = contenders(args)?;
+    // The mock streams on its own thread; the clients on two others.
+    let mock_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the mock's runtime: {e}"))?;
+    let mock = mock_runtime.block_on(MockModel::start(args.deltas))?;
+    let clients = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the clients' runtime: {e}"))?;
+    let load_before = load_average();
+    eprintln!(
+        "sessions-bench: {} rounds of {} contenders, {} deltas per turn; load average {load_before}",
+        args.rounds,
+        list.len(),
+        args.deltas
+    );
+    for round in 0..args.rounds {
+        for k in 0..list.len() {
+            let index = (round + k) % list.len();
+            let result = &mut results[index];
+            eprintln!(
+                "  round {}/{}: {}",
+                round + 1,
+                args.rounds,
+                list[index].name
+            );
+            let tag = format!("r{round}");
+            if let Err(error) = clients.block_on(run_once(&list[index], &mock, args, &tag, result))
+            {
+                eprintln!("    failed: {error}");
+                result.failure.get_or_insert(error);
+            }
+        }
+    }
+    let environment = table::Environment {
+        rounds: args.rounds,
+        deltas: args.deltas,
+        list_seconds: args.list_seconds,
+        cores: std::thread::available_parallelism().map_or(1, usize::from),
+        load_before,
+        load_after: load_average(),
+        quick: args.quick,
+        mock_streams: mock.streams(),
+    };
+    print!("{}", table::render(&results, &environment));
+    drop(clients);
+    drop(mock_runtime);
+    Ok(())
+}
+
+/// One fresh server: every measurement of a round.
+async fn run_once(
+    contender: &Contender,
+    mock: &MockModel,
+    args: &Args,
+    tag: &str,
+    into: &mut Results,
+) -> Result<(), String> {
+    let mut server = Running::start(contender, &mock.base_url(), tag)?;
+    let url = server.url();
+    let work = server.work.to_string_lossy().into_owned();
+    mock.set_deltas(args.deltas);
+
+    // Idle memory: the baseline after one connection came and went, then 1, 100, 500 held.
+    drop(Conn::open(&url).await?);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let base = server.rss_bytes().ok_or("cannot read the server's VmRSS")?;
+    let mut held = Vec::new();
+    for (i, count) in IDLE_COUNTS.into_iter().enumerate() {
+        let more = driver::open_many(&url, count - held.len(), 50).await?;
+        held.extend(more);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let rss = server.rss_bytes().ok_or("cannot read the server's VmRSS")?;
+        into.idle_bytes[i].push(rss.saturating_sub(base) as f64 / count as f64);
+    }
+    eprintln!(
+        "    idle: {:.0} B per connection at {}",
+        into.idle_bytes[2].median().unwrap_or(0.0),
+        IDLE_COUNTS[2]
+    );
+    drop(held);
+
+    let limit = Duration::from_secs(args.limit_seconds);
+    for (i, s) in CONCURRENCY.into_iter().enumerate() {
+        if s == LAST_PHASE {
+            // The largest last: a server that struggles with it cannot spoil the others.
+            list_phase(&url, &work, args, into).await?;
+        }
+        let figures = &mut into.streams[i];
+        if figures.failure.is_some() {
+            continue;
+        }
+        match stream_phase(&server, &url, &work, s, args.deltas, limit).await {
+            Ok(_) if !server.alive() => {
+                figures.failure = Some("the server exited".into());
+            }
+            Ok((streamed, cpu)) => record(figures, &streamed, cpu),
+            Err(error) => {
+                eprintln!("    S = {s}: {error}");
+                figures.failure = Some(error);
+                continue;
+            }
+        }
+        if let Some(rate) = figures.rate.median() {
+            eprintln!("    S = {s}: {rate:.0} deltas/s (median so far)");
+        }
+    }
+
+    Ok(())
+}
+
+/// `thread/list` timed on its own connection while [`LIST_STREAMS`] turns stream.
+async fn list_phase(url: &str, work: &str, args: &Args, into: &mut Results) -> Result<(), String> {
+    let lister = Conn::open(url).await?;
+    let sessions = driver::sessions(url, work, LIST_STREAMS).await?;
+    let duration = Duration::from_secs_f64(args.list_seconds);
+    let (latencies, turns) =
+        driver::list_while_streaming(lister, &args.list_method, sessions, args.deltas, duration)
+            .await?;
+    let mut samples = Samples::default();
+    for latency in &latencies {
+        samples.push(latency.as_secs_f64() * 1e3);
+    }
+    into.list_calls += latencies.len();
+    if let (Some(p50), Some(p99)) = (samples.percentile(50.0), samples.percentile(99.0)) {
+        into.list_p50_ms.push(p50);
+        into.list_p99_ms.push(p99);
+        eprintln!("    thread/list while streaming: p50 {p50:.2} ms, p99 {p99:.2} ms");
+    }
+    tally(&mut into.list_turns, &turns);
+    Ok(())
+}
+
+/// S sessions, one turn each at once: the turns and the server CPU seconds they cost.
+async fn stream_phase(
+    server: &Running,
+    url: &str,
+    work: &str,
+    s: usize,
+    deltas: usize,
+    limit: Duration,
+) -> Result<(Streamed, f64), String> {
+    let sessions = driver::sessions(url, work, s).await?;
+    let cpu_before = server
+        .cpu_seconds()
+        .ok_or("cannot read the server's CPU time")?;
+    let (streamed, sessions) = driver::stream_once(sessions, deltas, limit).await?;
+    let cpu = server
+        .cpu_seconds()
+        .ok_or("cannot read the server's CPU time")?
+        - cpu_before;
+    drop(sessions);
+    Ok((streamed, cpu))
+}
+
+fn tally(figures: &mut StreamFigures, turns: &[driver::TurnReport]) {
+    figures.turns += turns.len();
+    for turn in turns {
+        match &turn.defect {
+            None => figures.turns_ok += 1,
+            Some(defect) => {
+                figures.defect.get_or_insert_with(|| defect.clone());
+            }
+        }
+    }
+}
+
+fn record(figures: &mut StreamFigures, streamed: &Streamed, cpu: f64) {
+    tally(figures, &streamed.turns);
+    let delivered: usize = streamed.turns.iter().map(|t| t.arrivals.len()).sum();
+    let wall = streamed.wall.as_secs_f64();
+    if delivered == 0 || wall <= 0.0 {
+        return;
+    }
+    figures.rate.push(delivered as f64 / wall);
+    figures
+        .cpu_per_1000_ms
+        .push(cpu * 1e3 / delivered as f64 * 1000.0);
+    let mut gaps = Samples::default();
+    for turn in &streamed.turns {
+        for pair in turn.arrivals.windows(2) {
+            gaps.push((pair[1] - pair[0]).as_secs_f64() * 1e3);
+        }
+    }
+    if let Some(p99) = gaps.percentile(99.0) {
+        figures.gap_p99_ms.push(p99);
+    }
+}

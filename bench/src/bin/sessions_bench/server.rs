@@ -1,0 +1,145 @@
+//! A server under test: started fresh on a loopback websocket port with its own throwaway home,
+//! pointed at the mock model, and read from outside (`/proc/PID/status` VmRSS,
+//! `/proc/PID/stat` utime + stime).
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What to start.
+#[derive(Debug, Clone)]
+pub struct Contender {
+    /// The name in the table.
+    pub name: String,
+    /// The program.
+    pub program: PathBuf,
+    /// The environment variables that get the throwaway home.
+    pub home_vars: Vec<&'static str>,
+}
+
+/// A running server; killed when dropped.
+pub struct Running {
+    child: Child,
+    /// Its websocket port.
+    pub port: u16,
+    /// Its home (removed when dropped).
+    home: PathBuf,
+    /// A directory for threads to work in.
+    pub work: PathBuf,
+}
+
+fn free_port() -> Result<u16, String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| format!("cannot find a free port: {e}"))?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| format!("cannot find a free port: {e}"))
+}
+
+impl Running {
+    /// Starts `contender` and waits until its port accepts connections.
+    pub fn start(contender: &Contender, mock_url: &str, tag: &str) -> Result<Self, String> {
+        let slug: String = contender
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let home = std::env::temp_dir().join(format!(
+            "sessions-bench-{}-{slug}-{tag}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&home);
+        let work = home.join("work");
+        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+        let log = std::fs::File::create(home.join("server.log"))
+            .map_err(|e| format!("cannot create the server log: {e}"))?;
+        let port = free_port()?;
+        let mut command = Command::new(&contender.program);
+        command
+            .args(["app-server", "--listen", &format!("ws://127.0.0.1:{port}")])
+            .args(["-c", "model_provider=mock"])
+            .args(["-c", "model_providers.mock.name=mock"])
+            .arg("-c")
+            .arg(format!("model_providers.mock.base_url=\"{mock_url}\""))
+            .args(["-c", "model_providers.mock.wire_api=responses"])
+            .args(["-c", "model=mock-model"])
+            .env("RUST_LOG", "warn")
+            .current_dir(&work)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log);
+        for var in &contender.home_vars {
+            command.env(var, &home);
+        }
+        let child = command
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", contender.program.display()))?;
+        let mut running = Self {
+            child,
+            port,
+            home,
+            work,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Ok(running);
+            }
+            if let Ok(Some(status)) = running.child.try_wait() {
+                return Err(format!(
+                    "{} exited before listening ({status}); see {}",
+                    contender.name,
+                    running.home.join("server.log").display()
+                ));
+            }
+            if Instant::now() > deadline {
+                return Err(format!("{} did not listen within 30 s", contender.name));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The websocket URL.
+    pub fn url(&self) -> String {
+        format!("ws://127.0.0.1:{}", self.port)
+    }
+
+    /// Resident memory in bytes (VmRSS).
+    pub fn rss_bytes(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    }
+
+    /// CPU time used so far (user + system), in seconds.
+    pub fn cpu_seconds(&self) -> Option<f64> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
+        // Fields after the command name (which may hold spaces) start at field 3.
+        let rest = stat.get(stat.rfind(')')? + 2..)?;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let utime: f64 = fields.get(11)?.parse().ok()?;
+        let stime: f64 = fields.get(12)?.parse().ok()?;
+        Some((utime + stime) / clock_ticks())
+    }
+
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+fn clock_ticks() -> f64 {
+    // USER_HZ is 100 on every Linux configuration this runs on.
+    100.0
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}
