@@ -59,9 +59,37 @@ apt_pinned() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
+# Installs PACKAGE at the first of the listed VERSIONs the archive offers (or keeps it when one
+# of them is installed). For packages that Debian's security archive replaces in place, such
+# as chromium: only the newest security build is kept there, so a single exact pin stops
+# installing at the next update. The list holds the builds this project has run its checks
+# on, newest first; the point-release build (kept until the next point release) is the last.
+apt_pinned_any() {
+  local package="$1" version installed
+  shift
+  installed="$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null || true)"
+  for version in "$@"; do
+    if [ "$installed" = "$version" ]; then
+      step "$package $version already installed"
+      return 0
+    fi
+  done
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  local offered
+  offered="$(apt-cache madison "$package" | awk -F'|' '{gsub(/ /, "", $2); print $2}')"
+  for version in "$@"; do
+    if grep -qxF -- "$version" <<<"$offered"; then
+      apt_pinned "$package=$version"
+      return 0
+    fi
+  done
+  die "none of the pinned builds of $package ($*) is offered any more (offered: $(echo $offered)); add the current one to the list in scripts/install-ci-tools.sh"
+}
 apt_pinned tmux=3.3a-3
 # Headless browser for the protocol reference site (tools/docs-site/check.sh).
-apt_pinned chromium=148.0.7778.167-1~deb12u1
+apt_pinned_any chromium 156.0.8078.114-1~deb12u1 150.0.7871.100-1~deb12u1 148.0.7778.167-1~deb12u1
 # Go toolchain for quicktype's Go bindings (tools/quicktype/check.sh).
 apt_pinned golang-go=2:1.19~1
 

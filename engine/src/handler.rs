@@ -3,6 +3,7 @@
 //! errors.
 
 use std::future::{Future, ready};
+use std::sync::Arc;
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
@@ -41,10 +42,10 @@ use agentwire_protocol::{
 use agentwire_runtime::{Handler, HandlerError, NotificationContext, RequestContext};
 
 use crate::Engine;
+use crate::threads::Threads;
 use crate::threads::error::ThreadError;
 
-/// The answer for `M`, with failures mapped to its error codes. Thread operations are short
-/// and synchronous (a file append with `fdatasync`, an index query), so they run in place.
+/// The answer for `M`, with failures mapped to its error codes.
 fn answer<M: Method, T>(
     result: Result<T, ThreadError>,
 ) -> impl Future<Output = Result<T, HandlerError>> + Send
@@ -52,6 +53,25 @@ where
     T: Send,
 {
     ready(result.map_err(|e| e.into_handler(M::NAME)))
+}
+
+/// Runs `work`, a thread-store operation (it reads and writes rollouts and the SQLite index,
+/// and may wait for the rollout committer), on tokio's blocking pool, so that no async worker
+/// waits on the disk; its failure is mapped to `M`'s error codes. A panic in `work` is resumed
+/// here, where the runtime answers it with -32603 as it does for any handler.
+pub(crate) async fn stored<M, T, W>(threads: Arc<Threads>, work: W) -> Result<T, HandlerError>
+where
+    M: Method,
+    T: Send + 'static,
+    W: FnOnce(&Threads) -> Result<T, ThreadError> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(move || work(&threads)).await {
+        Ok(result) => result.map_err(|e| e.into_handler(M::NAME)),
+        Err(error) => match error.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(error) => Err(HandlerError::internal(format!("{}: {error}", M::NAME))),
+        },
+    }
 }
 
 impl Handler for Engine {
@@ -77,7 +97,7 @@ impl Handler for Engine {
         params: ThreadStartParams,
     ) -> Result<ThreadStartResponse, HandlerError> {
         crate::mcp::rpc::require::<ThreadStart>(self, &context).await?;
-        answer::<ThreadStart, _>(self.threads.start(&context, params)).await
+        stored::<ThreadStart, _, _>(self.threads.clone(), move |t| t.start(&context, params)).await
     }
 
     fn thread_resume(
@@ -85,7 +105,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadResumeParams,
     ) -> impl Future<Output = Result<ThreadResumeResponse, HandlerError>> + Send {
-        answer::<ThreadResume, _>(self.threads.resume(&context, params))
+        stored::<ThreadResume, _, _>(self.threads.clone(), move |t| t.resume(&context, params))
     }
 
     fn thread_fork(
@@ -93,7 +113,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadForkParams,
     ) -> impl Future<Output = Result<ThreadForkResponse, HandlerError>> + Send {
-        answer::<ThreadFork, _>(self.threads.fork(&context, params))
+        stored::<ThreadFork, _, _>(self.threads.clone(), move |t| t.fork(&context, params))
     }
 
     fn thread_read(
@@ -101,7 +121,7 @@ impl Handler for Engine {
         _context: RequestContext,
         params: ThreadReadParams,
     ) -> impl Future<Output = Result<ThreadReadResponse, HandlerError>> + Send {
-        answer::<ThreadRead, _>(self.threads.read(params))
+        stored::<ThreadRead, _, _>(self.threads.clone(), move |t| t.read(params))
     }
 
     fn thread_list(
@@ -109,7 +129,7 @@ impl Handler for Engine {
         _context: RequestContext,
         params: ThreadListParams,
     ) -> impl Future<Output = Result<ThreadListResponse, HandlerError>> + Send {
-        answer::<ThreadList, _>(self.threads.list(params))
+        stored::<ThreadList, _, _>(self.threads.clone(), move |t| t.list(params))
     }
 
     fn thread_loaded_list(
@@ -125,7 +145,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadArchiveParams,
     ) -> impl Future<Output = Result<ThreadArchiveResponse, HandlerError>> + Send {
-        answer::<ThreadArchive, _>(self.threads.archive(&context, params))
+        stored::<ThreadArchive, _, _>(self.threads.clone(), move |t| t.archive(&context, params))
     }
 
     fn thread_unarchive(
@@ -133,7 +153,9 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadUnarchiveParams,
     ) -> impl Future<Output = Result<ThreadUnarchiveResponse, HandlerError>> + Send {
-        answer::<ThreadUnarchive, _>(self.threads.unarchive(&context, params))
+        stored::<ThreadUnarchive, _, _>(self.threads.clone(), move |t| {
+            t.unarchive(&context, params)
+        })
     }
 
     fn thread_set_name(
@@ -141,7 +163,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadSetNameParams,
     ) -> impl Future<Output = Result<ThreadSetNameResponse, HandlerError>> + Send {
-        answer::<ThreadSetName, _>(self.threads.set_name(&context, params))
+        stored::<ThreadSetName, _, _>(self.threads.clone(), move |t| t.set_name(&context, params))
     }
 
     async fn turn_start(

@@ -21,6 +21,7 @@ use agentwire_protocol::{
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
+use crate::handler::stored;
 use crate::threads::error::ThreadError;
 
 fn answer<M: Method, T: Send>(
@@ -38,9 +39,7 @@ pub(crate) fn delete(
     let (threads, turns) = (engine.threads.clone(), engine.turns.clone());
     async move {
         turns.stop(&params.thread_id).await;
-        threads
-            .delete(&context, params)
-            .map_err(|e| e.into_handler(ThreadDelete::NAME))
+        stored::<ThreadDelete, _, _>(threads, move |t| t.delete(&context, params)).await
     }
 }
 
@@ -60,7 +59,7 @@ pub(crate) fn metadata_update(
     _context: RequestContext,
     params: ThreadMetadataUpdateParams,
 ) -> impl Future<Output = Result<ThreadMetadataUpdateResponse, HandlerError>> + Send + use<> {
-    answer::<ThreadMetadataUpdate, _>(engine.threads.metadata_update(params))
+    stored::<ThreadMetadataUpdate, _, _>(engine.threads.clone(), move |t| t.metadata_update(params))
 }
 
 /// `thread/turns/list`.
@@ -69,7 +68,7 @@ pub(crate) fn turns_list(
     _context: RequestContext,
     params: ThreadTurnsListParams,
 ) -> impl Future<Output = Result<ThreadTurnsListResponse, HandlerError>> + Send + use<> {
-    answer::<ThreadTurnsList, _>(engine.threads.turns_list(params))
+    stored::<ThreadTurnsList, _, _>(engine.threads.clone(), move |t| t.turns_list(params))
 }
 
 /// `thread/items/list`.
@@ -78,7 +77,7 @@ pub(crate) fn items_list(
     _context: RequestContext,
     params: ThreadItemsListParams,
 ) -> impl Future<Output = Result<ThreadItemsListResponse, HandlerError>> + Send + use<> {
-    answer::<ThreadItemsList, _>(engine.threads.items_list(params))
+    stored::<ThreadItemsList, _, _>(engine.threads.clone(), move |t| t.items_list(params))
 }
 
 /// `thread/revert`: refused while a turn runs on the thread.
@@ -87,15 +86,16 @@ pub(crate) fn revert(
     context: RequestContext,
     params: ThreadRevertParams,
 ) -> impl Future<Output = Result<ThreadRevertResponse, HandlerError>> + Send + use<> {
-    let result = if engine.turns.is_running(&params.thread_id) {
-        Err(ThreadError::Conflict(format!(
-            "thread {} is running a turn; interrupt it (or wait for it) before reverting",
-            params.thread_id
-        )))
-    } else {
-        engine.threads.revert(&context, params)
-    };
-    answer::<ThreadRevert, _>(result)
+    let running = engine.turns.is_running(&params.thread_id);
+    stored::<ThreadRevert, _, _>(engine.threads.clone(), move |threads| {
+        if running {
+            return Err(ThreadError::Conflict(format!(
+                "thread {} is running a turn; interrupt it (or wait for it) before reverting",
+                params.thread_id
+            )));
+        }
+        threads.revert(&context, params)
+    })
 }
 
 /// `thread/shellCommand`.

@@ -147,7 +147,13 @@ impl Threads {
                     git_info: git_info.clone(),
                 };
                 thread.summary.meta.git_info = git_info;
-                thread.append(self, &[record], at)?;
+                let pending = thread.append(self, &[record], at)?;
+                let answer = thread.to_thread(false);
+                drop(thread);
+                pending.wait()?;
+                return Ok(ThreadMetadataUpdateResponse::builder()
+                    .thread(answer)
+                    .build());
             }
             return Ok(ThreadMetadataUpdateResponse::builder()
                 .thread(thread.to_thread(false))

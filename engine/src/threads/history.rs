@@ -470,10 +470,13 @@ impl Threads {
                     .iter()
                     .rposition(|t| t.id == before)
                     .ok_or_else(unknown)?;
-                loaded.append(self, &[record], at)?;
+                let pending = loaded.append(self, &[record], at)?;
                 loaded.turns.truncate(position);
                 let memory = loaded.place.is_none().then(|| loaded.turns.clone());
-                (loaded.to_thread(false), memory)
+                let thread = loaded.to_thread(false);
+                drop(loaded);
+                pending.wait()?;
+                (thread, memory)
             }
             None => {
                 let mut row = self.lookup(&id)?;

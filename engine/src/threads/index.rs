@@ -457,11 +457,12 @@ pub(crate) fn source_kind(source: &SessionSource) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::threads::meta::{ThreadDefaults, ThreadSettings};
 
-    fn row(id: &str, created_at: i64, name: Option<&str>) -> IndexRow {
+    /// A row for thread `id` created at `created_at`, named `name`.
+    pub(crate) fn row(id: &str, created_at: i64, name: Option<&str>) -> IndexRow {
         let meta = ThreadMeta {
             id: id.to_owned(),
             session_id: id.to_owned(),

@@ -203,7 +203,7 @@ impl Threads {
         if records.is_empty() {
             self.sync_index(&thread);
         } else {
-            thread.append(self, &records, at)?;
+            thread.append(self, &records, at)?.wait()?;
         }
         Ok(self.insert(thread))
     }
@@ -396,9 +396,12 @@ impl Threads {
             name: name.clone(),
         };
         if let Some(thread) = self.loaded(&id) {
-            let mut thread = lock(&thread);
-            thread.summary.name = name.clone();
-            thread.append(self, &[record], at)?;
+            let pending = {
+                let mut thread = lock(&thread);
+                thread.summary.name = name.clone();
+                thread.append(self, &[record], at)?
+            };
+            pending.wait()?;
         } else {
             let mut row = self.lookup(&id)?;
             let replayed = self.read_rollout(&row)?;

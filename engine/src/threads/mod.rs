@@ -7,6 +7,7 @@
 //! rollout writer; the turn engine records its progress through the methods in [`recording`].
 //!
 //! Module map: [`meta`] (metadata, settings, summary), [`rollout`] (records, replay, writer),
+//! [`committer`] (the thread that makes loaded threads' records durable in groups),
 //! [`paths`] (layout and read checks), [`index`] (SQLite), [`page_cache`] (pages served
 //! lately), [`cursor`] (list and history cursors), [`positions`] (where each turn and item
 //! lies in its rollout, for paging), [`history`] (turns/items pages, revert), [`admin`]
@@ -15,6 +16,7 @@
 //! loaded list), [`error`].
 
 pub(crate) mod admin;
+pub(crate) mod committer;
 pub(crate) mod cursor;
 pub(crate) mod error;
 pub(crate) mod history;
@@ -36,11 +38,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agentwire_protocol::{Thread, ThreadStatus, Turn};
 
+use committer::{Committer, Pending, SharedIndex};
 use error::ThreadError;
 use index::{Index, IndexRow};
 use meta::{DefaultsSource, ThreadSummary};
 use paths::Layout;
-use rollout::{Replayed, RolloutError, RolloutRecord, RolloutWriter, replay};
+use rollout::{FileStamp, Replayed, RolloutError, RolloutRecord, RolloutWriter, replay};
 
 /// Every thread the engine knows: the loaded ones in memory, the persisted ones on disk.
 #[derive(Debug)]
@@ -48,8 +51,11 @@ pub(crate) struct Threads {
     layout: Layout,
     /// The settings new threads get when the client leaves them out.
     defaults: Arc<dyn DefaultsSource>,
-    /// The index, or why it could not be opened (then every persisted operation fails).
-    index: Result<Mutex<Index>, String>,
+    /// The index, or why it could not be opened (then every persisted operation fails);
+    /// shared with the committer.
+    index: SharedIndex,
+    /// Writes the records of loaded threads; `None` when the index could not be opened.
+    committer: Option<Committer>,
     loaded: Mutex<HashMap<String, Arc<Mutex<LoadedThread>>>>,
     /// The connections following each thread.
     pub(crate) subscribers: subscribers::Subscribers,
@@ -91,22 +97,44 @@ impl Threads {
                     .map_err(|e| format!("cannot open the thread index: {e}"))
             })
             .map(Mutex::new);
-        if let Err(error) = &index {
+        let index: SharedIndex = Arc::new(index);
+        let committer = match &*index {
+            Ok(_) => Committer::start(Arc::clone(&index))
+                .map_err(|e| format!("cannot start the rollout committer: {e}")),
+            Err(error) => Err(error.clone()),
+        };
+        let (index, committer) = match committer {
+            Ok(committer) => (index, Some(committer)),
+            Err(error) => (Arc::new(Err(error)), None),
+        };
+        if let Err(error) = &*index {
             tracing::error!(home = %layout.home().display(), error, "thread storage unavailable");
         }
         Self {
             layout,
             defaults,
             index,
+            committer,
             loaded: Mutex::new(HashMap::new()),
             subscribers: subscribers::Subscribers::default(),
         }
     }
 
     fn index(&self) -> Result<MutexGuard<'_, Index>, ThreadError> {
-        match &self.index {
+        match &*self.index {
             Ok(index) => Ok(lock(index)),
             Err(error) => Err(ThreadError::Storage(error.clone())),
+        }
+    }
+
+    /// The committer of loaded threads' records; there is one whenever the index opened.
+    fn committer(&self) -> Result<&Committer, ThreadError> {
+        match (&self.committer, &*self.index) {
+            (Some(committer), _) => Ok(committer),
+            (None, Err(error)) => Err(ThreadError::Storage(error.clone())),
+            (None, Ok(_)) => Err(ThreadError::Storage(
+                "the rollout committer is not running".to_owned(),
+            )),
         }
     }
 
@@ -233,20 +261,28 @@ impl Threads {
 }
 
 impl LoadedThread {
-    /// Appends `records` to the rollout (a no-op for ephemeral threads), stamps `at` as the
-    /// last change and updates the index.
+    /// Appends `records` to the rollout (nothing to write for an ephemeral thread) and stamps
+    /// `at` as the last change. The records are queued under the thread's lock, so they reach
+    /// the file in order; the returned [`Pending`] resolves once they are durable and the index
+    /// row says so.
     fn append(
         &mut self,
         threads: &Threads,
         records: &[RolloutRecord],
         at: i64,
-    ) -> Result<(), ThreadError> {
-        if let Some(place) = &mut self.place {
-            place.writer.append(records)?;
-        }
+    ) -> Result<Pending, ThreadError> {
         self.summary.updated_at = self.summary.updated_at.max(at);
-        threads.sync_index(self);
-        Ok(())
+        let Some(place) = &mut self.place else {
+            return Ok(Pending::nothing());
+        };
+        let committer = threads.committer()?;
+        let row = IndexRow {
+            summary: self.summary.clone(),
+            relative: place.relative.clone(),
+            archived: false,
+            stamp: FileStamp::default(),
+        };
+        Ok(place.writer.queue(committer, records, row)?)
     }
 
     /// The wire form; `turns` only when `include_turns`.

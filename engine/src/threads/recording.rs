@@ -1,11 +1,14 @@
 //! What the turn engine uses to record a turn's progress on a loaded thread and to move the
-//! thread between statuses. Each recording method writes (and fsyncs) one rollout record, then
-//! updates the in-memory turns and the index; see [`super::rollout`] for what survives a crash.
+//! thread between statuses. Each recording method updates the in-memory turns and queues one
+//! rollout record with the committer; the [`Pending`] it returns resolves once the record is
+//! durable and the index follows, and the turn engine waits for it before it tells clients. See
+//! [`super::rollout`] for what survives a crash.
 
 use agentwire_protocol::methods::ThreadStatusChanged;
 use agentwire_protocol::{ThreadItem, ThreadStatus, ThreadStatusChangedNotification, Turn};
 use agentwire_runtime::Hub;
 
+use super::committer::Pending;
 use super::error::ThreadError;
 use super::meta::{SettingsOverrides, ThreadSettings, now};
 use super::rollout::{RolloutRecord, put_item, started_turn};
@@ -34,7 +37,7 @@ impl Threads {
         &self,
         thread_id: &str,
         turn: &Turn,
-    ) -> Result<(), ThreadError> {
+    ) -> Result<Pending, ThreadError> {
         self.with_loaded(thread_id, |thread| {
             if thread.turns.iter().any(|t| t.id == turn.id) {
                 return Err(ThreadError::Conflict(format!(
@@ -49,13 +52,13 @@ impl Threads {
                 root_turn_id: turn.root_turn_id.clone(),
                 started_at: turn.started_at,
             };
-            thread.append(self, &[record], at)?;
+            let pending = thread.append(self, &[record], at)?;
             thread.turns.push(started_turn(
                 turn.id.clone(),
                 turn.root_turn_id.clone(),
                 turn.started_at,
             ));
-            Ok(())
+            Ok(pending)
         })
     }
 
@@ -66,7 +69,7 @@ impl Threads {
         thread_id: &str,
         turn_id: &str,
         item: &ThreadItem,
-    ) -> Result<(), ThreadError> {
+    ) -> Result<Pending, ThreadError> {
         self.with_loaded(thread_id, |thread| {
             if !thread.turns.iter().any(|t| t.id == turn_id) {
                 return Err(ThreadError::Conflict(format!(
@@ -80,11 +83,11 @@ impl Threads {
                 item: item.clone(),
             };
             thread.summary.note_item(&item.kind);
-            thread.append(self, &[record], at)?;
+            let pending = thread.append(self, &[record], at)?;
             if let Some(turn) = thread.turns.iter_mut().rev().find(|t| t.id == turn_id) {
                 put_item(turn, item.clone());
             }
-            Ok(())
+            Ok(pending)
         })
     }
 
@@ -94,7 +97,7 @@ impl Threads {
         &self,
         thread_id: &str,
         turn: &Turn,
-    ) -> Result<(), ThreadError> {
+    ) -> Result<Pending, ThreadError> {
         self.with_loaded(thread_id, |thread| {
             let Some(stored) = thread.turns.iter_mut().rev().find(|t| t.id == turn.id) else {
                 return Err(ThreadError::Conflict(format!(
@@ -117,7 +120,8 @@ impl Threads {
     }
 
     /// Applies `overrides` to the settings of loaded thread `id`; records them when they
-    /// changed. Returns the settings now in force.
+    /// changed. Returns the settings now in force. The record is not waited for: the turn that
+    /// changes them records its start next, and that record is durable only after this one.
     pub(crate) fn update_settings(
         &self,
         id: &str,
@@ -131,7 +135,7 @@ impl Threads {
                     at,
                     settings: settings.clone(),
                 };
-                thread.append(self, &[record], at)?;
+                thread.append(self, &[record], at)?.detach();
                 thread.summary.meta.settings = settings.clone();
             }
             Ok(settings)
@@ -235,19 +239,27 @@ mod tests {
         let mut turn = started_turn("t1".to_owned(), None, Some(10));
         threads
             .record_turn_started(&id, &turn)
-            .expect("turn started");
+            .expect("turn started")
+            .wait()
+            .expect("durable");
         threads
             .record_item_completed(&id, "t1", &user_item("i1", "Say hello."))
-            .expect("item recorded");
+            .expect("item recorded")
+            .wait()
+            .expect("durable");
         turn.status = TurnStatus::Completed;
         turn.completed_at = Some(11);
         turn.duration_ms = Some(1000);
         threads
             .record_turn_completed(&id, &turn)
-            .expect("turn completed");
+            .expect("turn completed")
+            .wait()
+            .expect("durable");
         threads
             .record_turn_started(&id, &started_turn("t2".to_owned(), None, None))
-            .expect("second turn started");
+            .expect("second turn started")
+            .wait()
+            .expect("durable");
         let live = threads.turns(&id).expect("turns");
         drop(threads);
 

@@ -32,9 +32,15 @@
 //! # Durability (fsync policy)
 //!
 //! - Creating a rollout writes its first line, then `fsync`s the file and its directory.
-//! - Every later record is written with one `write` on an `O_APPEND` descriptor and followed by
-//!   `fdatasync`: a name change, a settings change, a turn starting, an item completing and a
-//!   turn completing are each durable once the call returns.
+//! - The records of a loaded thread go through the store's committer (see
+//!   [`super::committer`]): each group of waiting records is written with one `write` per
+//!   rollout on an `O_APPEND` descriptor and followed by one `fdatasync` per rollout. A turn
+//!   starting, an item completing and a turn completing are announced to clients only once
+//!   durable; a name, settings or metadata change is answered only once durable. Token totals
+//!   and a turn's settings are queued without waiting: they reach the file before the turn's
+//!   next record, which is waited for.
+//! - A record for a thread that is not loaded is written and synced in place (one `write`, one
+//!   `fdatasync`) before the request is answered.
 //! - Streaming deltas and items still in progress are never written.
 //!
 //! So a crash (process killed or power lost) loses at most the item in flight and the record
@@ -46,12 +52,15 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agentwire_protocol::{
     ThreadItem, ThreadItemKind, ThreadTokenUsage, Turn, TurnError, TurnItemsView, TurnStatus,
 };
 use serde::{Deserialize, Serialize};
 
+use super::committer::{Committer, Pending};
+use super::index::IndexRow;
 use super::meta::{ThreadMeta, ThreadSettings, ThreadSummary, TokenTotals};
 
 /// The rollout format this build writes and the newest it reads.
@@ -417,7 +426,8 @@ pub(crate) fn settle_dangling(turns: &mut [Turn]) -> Vec<&Turn> {
 /// An open rollout that records are appended to.
 #[derive(Debug)]
 pub(crate) struct RolloutWriter {
-    file: File,
+    /// Shared with the committer, which writes the records of a loaded thread.
+    file: Arc<File>,
     path: PathBuf,
     /// The file's length: where the next record starts.
     len: u64,
@@ -434,7 +444,7 @@ impl RolloutWriter {
         super::paths::private_file_mode(&mut options);
         let file = options.open(path)?;
         let mut writer = Self {
-            file,
+            file: Arc::new(file),
             path: path.to_owned(),
             len: 0,
         };
@@ -459,35 +469,44 @@ impl RolloutWriter {
             file.sync_data()?;
         }
         let mut writer = Self {
-            file,
+            file: Arc::new(file),
             path: path.to_owned(),
             len: if torn { sound_len.min(len) } else { len },
         };
         if !torn && len > 0 && !ends_with_newline(path, len)? {
-            writer.file.write_all(b"\n")?;
+            (&*writer.file).write_all(b"\n")?;
             writer.len += 1;
         }
         Ok(writer)
     }
 
-    /// Appends `records` with one write and one `fdatasync`; returns the file's new length and
-    /// modification time (for the index).
+    /// Appends `records` with one write and one `fdatasync`, on the calling thread; returns the
+    /// file's new length and modification time (for the index). For rollouts that are not
+    /// loaded; a loaded thread's records go through [`RolloutWriter::queue`].
     pub(crate) fn append(&mut self, records: &[RolloutRecord]) -> std::io::Result<FileStamp> {
-        let mut bytes = Vec::new();
-        for record in records {
-            serde_json::to_writer(&mut bytes, record)?;
-            bytes.push(b'\n');
-        }
-        self.file.write_all(&bytes)?;
+        let bytes = encode(records)?;
+        (&*self.file).write_all(&bytes)?;
         self.len += bytes.len() as u64;
         self.file.sync_data()?;
         FileStamp::of(&self.file.metadata()?)
     }
 
+    /// Hands `records` to `committer`, which appends and syncs them with whatever else is
+    /// waiting and then writes `row` (the thread's index row as of these records).
+    pub(crate) fn queue(
+        &mut self,
+        committer: &Committer,
+        records: &[RolloutRecord],
+        row: IndexRow,
+    ) -> std::io::Result<Pending> {
+        let bytes = encode(records)?;
+        self.len += bytes.len() as u64;
+        Ok(committer.submit(&self.file, self.path.clone(), bytes, row))
+    }
+
     fn write_line(&mut self, record: &RolloutRecord) -> std::io::Result<()> {
-        let mut bytes = serde_json::to_vec(record)?;
-        bytes.push(b'\n');
-        self.file.write_all(&bytes)?;
+        let bytes = encode(std::slice::from_ref(record))?;
+        (&*self.file).write_all(&bytes)?;
         self.len += bytes.len() as u64;
         Ok(())
     }
@@ -501,6 +520,16 @@ impl RolloutWriter {
     pub(crate) fn stamp(&self) -> std::io::Result<FileStamp> {
         FileStamp::of(&self.file.metadata()?)
     }
+}
+
+/// `records` as rollout lines, each ending in a newline.
+fn encode(records: &[RolloutRecord]) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    for record in records {
+        serde_json::to_writer(&mut bytes, record)?;
+        bytes.push(b'\n');
+    }
+    Ok(bytes)
 }
 
 fn ends_with_newline(path: &Path, len: u64) -> std::io::Result<bool> {

@@ -86,7 +86,8 @@ impl Threads {
             turn_id: turn_id.to_owned(),
             usage: usage.clone(),
         });
-        thread.append(self, &[record], at)?;
+        // Not waited for: the turn's completion, recorded later, is durable only after it.
+        thread.append(self, &[record], at)?.detach();
         Ok(usage)
     }
 
@@ -126,7 +127,8 @@ impl Threads {
             turn_id: turn_id.to_owned(),
             usage: usage.clone(),
         });
-        thread.append(self, &[record], at)?;
+        // Not waited for: the turn's completion, recorded later, is durable only after it.
+        thread.append(self, &[record], at)?.detach();
         Ok(Some(usage))
     }
 

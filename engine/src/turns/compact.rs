@@ -137,7 +137,7 @@ impl CompactRun {
     }
 
     /// `item/started` (unless `started` is false) and `item/completed` of `kind`, recorded.
-    fn item(&self, kind: ThreadItemKind, started_ms: i64, started: bool) {
+    async fn item(&self, kind: ThreadItemKind, started_ms: i64, started: bool) {
         if started {
             self.notify::<ItemStarted>(
                 &ItemStartedNotification::builder()
@@ -159,12 +159,13 @@ impl CompactRun {
             .started_at_ms(started_ms)
             .completed_at_ms(completed_ms)
             .build();
-        Self::logged(
+        super::durable(
             "item",
             self.turns
                 .threads
                 .record_item_completed(&self.thread_id, &self.turn.id, &item),
-        );
+        )
+        .await;
         self.notify::<ItemCompleted>(
             &ItemCompletedNotification::builder()
                 .thread_id(self.thread_id.clone())
@@ -262,7 +263,8 @@ impl CompactRun {
             );
         }
         if let Some(at) = started_ms {
-            self.item(agent_message(&message_id, &text), at, false);
+            self.item(agent_message(&message_id, &text), at, false)
+                .await;
         }
         Outcome::Summary(text.len())
     }
@@ -276,10 +278,11 @@ impl CompactRun {
             threads.set_status(self.peer.hub(), &self.thread_id, active),
         );
         self.turn.started_at = Some(now());
-        Self::logged(
+        super::durable(
             "turn started",
             threads.record_turn_started(&self.thread_id, &self.turn),
-        );
+        )
+        .await;
         let mut announced = self.turn.clone();
         announced.items_view = TurnItemsView::NotLoaded;
         self.notify::<TurnStarted>(
@@ -296,7 +299,8 @@ impl CompactRun {
                     ThreadItemKind::context_compaction().id(new_id()).build(),
                     now_ms(),
                     true,
-                );
+                )
+                .await;
                 self.notify::<ThreadCompacted>(
                     &ContextCompactedNotification::builder()
                         .thread_id(self.thread_id.clone())
@@ -333,14 +337,17 @@ impl CompactRun {
                     .build(),
             );
         }
-        let (completed, ended) = self.turns.conclude(
-            self.peer.hub(),
-            &self.thread_id,
-            &mut self.turn,
-            (status, error),
-            clock,
-            Vec::new(),
-        );
+        let (completed, ended) = self
+            .turns
+            .end(
+                self.peer.hub(),
+                &self.thread_id,
+                &mut self.turn,
+                (status, error),
+                clock,
+                Vec::new(),
+            )
+            .await;
         self.notify::<TurnCompleted>(&completed);
         drop(ended);
     }

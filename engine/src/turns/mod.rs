@@ -35,11 +35,24 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::provider::ModelProvider;
 use crate::threads::Threads;
+use crate::threads::committer::Pending;
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, new_id, now};
 use crate::tools::sandbox::SandboxHelper;
 use approval::SessionApprovals;
 use run::{Controls, TurnRun, TurnStart};
+
+/// Waits until a record of the turn (`what`) is durable, before the client is told about it. A
+/// failure is logged and the turn goes on: the rollout misses that record.
+async fn durable(what: &str, recorded: Result<Pending, ThreadError>) {
+    let durable = match recorded {
+        Ok(pending) => pending.durable().await,
+        Err(error) => Err(error),
+    };
+    if let Err(error) = durable {
+        tracing::warn!(what, %error, "turn progress not recorded");
+    }
+}
 
 /// Most steered inputs waiting for the running turn to take them.
 const STEER_QUEUE: usize = 16;
@@ -424,29 +437,58 @@ impl Turns {
     }
 
     /// Ends `turn` of `thread_id` as `status` (with `error`), `clock` having run since it
-    /// began: records it, idles the thread and forgets it as running. Returns the
-    /// `turn/completed` to send, with `shown` as the turn's items (its summary view), and the
-    /// guard to drop once it is sent: whoever waits for the turn to end (`thread/delete`)
-    /// learns it only then.
-    fn conclude(
+    /// began: records it and, once the record is durable, idles the thread and forgets it as
+    /// running (see [`Turns::conclude`]).
+    async fn end(
         &self,
         hub: &Hub,
         thread_id: &str,
         turn: &mut Turn,
-        (status, error): (TurnStatus, Option<TurnError>),
+        outcome: (TurnStatus, Option<TurnError>),
         clock: std::time::Instant,
         shown: Vec<ThreadItem>,
     ) -> (
         TurnCompletedNotification,
         Option<tokio::sync::watch::Sender<()>>,
     ) {
+        durable(
+            "turn completion",
+            self.record_end(thread_id, turn, outcome, clock),
+        )
+        .await;
+        self.conclude(hub, thread_id, turn, shown)
+    }
+
+    /// Sets the end of `turn` (`status`, `error`, end time and duration, `clock` having run
+    /// since it began) and records it.
+    fn record_end(
+        &self,
+        thread_id: &str,
+        turn: &mut Turn,
+        (status, error): (TurnStatus, Option<TurnError>),
+        clock: std::time::Instant,
+    ) -> Result<Pending, ThreadError> {
         turn.status = status;
         turn.error = error;
         turn.completed_at = Some(now());
         turn.duration_ms = Some(i64::try_from(clock.elapsed().as_millis()).unwrap_or(i64::MAX));
-        if let Err(error) = self.threads.record_turn_completed(thread_id, turn) {
-            tracing::warn!(thread_id, %error, "turn completion not recorded");
-        }
+        self.threads.record_turn_completed(thread_id, turn)
+    }
+
+    /// After `turn` of `thread_id` was recorded as ended: idles the thread and forgets it as
+    /// running. Returns the `turn/completed` to send, with `shown` as the turn's items (its
+    /// summary view), and the guard to drop once it is sent: whoever waits for the turn to end
+    /// (`thread/delete`) learns it only then.
+    fn conclude(
+        &self,
+        hub: &Hub,
+        thread_id: &str,
+        turn: &Turn,
+        shown: Vec<ThreadItem>,
+    ) -> (
+        TurnCompletedNotification,
+        Option<tokio::sync::watch::Sender<()>>,
+    ) {
         if let Err(error) = self.threads.set_status(hub, thread_id, ThreadStatus::Idle) {
             tracing::warn!(thread_id, %error, "thread status not recorded");
         }

@@ -174,10 +174,11 @@ impl ShellRun {
             ),
         );
         self.turn.started_at = Some(now());
-        Self::logged(
+        super::durable(
             "turn started",
             threads.record_turn_started(&self.thread_id, &self.turn),
-        );
+        )
+        .await;
         let mut announced = self.turn.clone();
         announced.items_view = TurnItemsView::NotLoaded;
         self.notify::<TurnStarted>(
@@ -264,10 +265,11 @@ impl ShellRun {
             .started_at_ms(started_ms)
             .completed_at_ms(completed_ms)
             .build();
-        Self::logged(
+        super::durable(
             "item completed",
             threads.record_item_completed(&self.thread_id, &self.turn.id, &item),
-        );
+        )
+        .await;
         self.notify::<ItemCompleted>(
             &ItemCompletedNotification::builder()
                 .thread_id(self.thread_id.clone())
@@ -276,14 +278,17 @@ impl ShellRun {
                 .completed_at_ms(completed_ms)
                 .build(),
         );
-        let (completed, ended) = self.turns.conclude(
-            self.peer.hub(),
-            &self.thread_id,
-            &mut self.turn,
-            (turn_status, None),
-            clock,
-            vec![item],
-        );
+        let (completed, ended) = self
+            .turns
+            .end(
+                self.peer.hub(),
+                &self.thread_id,
+                &mut self.turn,
+                (turn_status, None),
+                clock,
+                vec![item],
+            )
+            .await;
         self.notify::<TurnCompleted>(&completed);
         drop(ended);
     }

@@ -103,7 +103,7 @@ impl TurnRun {
         let marker = ThreadItemKind::context_compaction().id(new_id()).build();
         let at = now_ms();
         self.started(marker.clone(), at);
-        self.complete(marker, at);
+        self.complete(marker, at).await;
         self.notify::<ThreadCompacted>(
             &ContextCompactedNotification::builder()
                 .thread_id(self.thread_id.clone())

@@ -436,7 +436,7 @@ impl TurnRun {
                     .output(FunctionCallOutputBody::Text(text.clone()))
                     .build();
                 self.started(kind.clone(), started_ms);
-                self.complete(kind, started_ms);
+                self.complete(kind, started_ms).await;
                 (text, None)
             }
             Err(reason) => {
@@ -532,7 +532,7 @@ impl TurnRun {
                 )
             }
         };
-        self.complete(item, started_ms);
+        self.complete(item, started_ms).await;
         outcome
     }
 }

@@ -33,13 +33,16 @@ impl Drop for TurnRun {
             "turn ended without settling: settling it as failed"
         );
         // Stopped before it began: it begins now, so that it has a start to end.
-        if self.turn.started_at.is_none() {
-            self.begin();
-        }
-        self.settle(CallEnd::Failed(turn_error(
-            message,
-            Some(cause.to_owned()),
-            Some(CodexErrorInfo::Other),
-        )));
+        futures_executor::block_on(async {
+            if self.turn.started_at.is_none() {
+                self.begin().await;
+            }
+            self.settle(CallEnd::Failed(turn_error(
+                message,
+                Some(cause.to_owned()),
+                Some(CodexErrorInfo::Other),
+            )))
+            .await;
+        });
     }
 }

@@ -167,7 +167,8 @@ impl TurnRun {
                         Some(0),
                     ),
                     item.started_ms,
-                );
+                )
+                .await;
                 return (reason, end);
             }
         }
@@ -210,7 +211,8 @@ impl TurnRun {
                         duration,
                     ),
                     item.started_ms,
-                );
+                )
+                .await;
                 (
                     "The tool call was interrupted.".to_owned(),
                     Some(CallEnd::Interrupted),
@@ -226,7 +228,8 @@ impl TurnRun {
                         duration,
                     ),
                     item.started_ms,
-                );
+                )
+                .await;
                 (format!("The tool call failed: {message}"), None)
             }
             Some(Ok(result)) => {
@@ -240,7 +243,8 @@ impl TurnRun {
                 self.complete(
                     item.kind(status, Some(content::item_result(&result)), error, duration),
                     item.started_ms,
-                );
+                )
+                .await;
                 (text, None)
             }
         }

@@ -194,7 +194,7 @@ impl TurnRun {
         self.answered.wait().await;
         self.clock = Instant::now();
         self.set_status(ThreadStatus::active().build());
-        self.begin();
+        self.begin().await;
         self.turn.items_view = TurnItemsView::Full;
         self.context = self.context_entries();
         let mut steered = false;
@@ -203,7 +203,7 @@ impl TurnRun {
             if let Some(end) = self.compact_if_due().await {
                 break 'turn end;
             }
-            self.open_input(&input);
+            self.open_input(&input).await;
             self.history.push(HistoryEntry::User {
                 content: input.input.clone(),
             });
@@ -260,7 +260,7 @@ impl TurnRun {
                 None => break CallEnd::Done(Vec::new()),
             }
         };
-        self.settle(end);
+        self.settle(end).await;
     }
 
     /// One model call, streamed into items.
@@ -294,21 +294,21 @@ impl TurnRun {
             match event {
                 ProviderEvent::TextDelta(delta) => {
                     text.push_str(&delta);
-                    self.text_delta(&mut open, delta);
+                    self.text_delta(&mut open, delta).await;
                 }
                 ProviderEvent::ToolCall(call) => tool_calls.push(call),
                 ProviderEvent::ReasoningDelta { raw, index, delta } => {
-                    self.reasoning_delta(&mut open, raw, index, delta);
+                    self.reasoning_delta(&mut open, raw, index, delta).await;
                 }
                 ProviderEvent::ReasoningSectionAdded { index } => {
-                    self.summary_part_added(&mut open, index);
+                    self.summary_part_added(&mut open, index).await;
                 }
-                ProviderEvent::ItemDone => self.close(open.take()),
+                ProviderEvent::ItemDone => self.close(open.take()).await,
                 ProviderEvent::Done {
                     usage,
                     model_context_window,
                 } => {
-                    self.close(open.take());
+                    self.close(open.take()).await;
                     self.report_usage(usage, model_context_window);
                     break CallEnd::Done(std::mem::take(&mut tool_calls));
                 }
@@ -322,7 +322,7 @@ impl TurnRun {
             }
         };
         // Items cut short by an interrupt or an error complete with what they have.
-        self.close(open.take());
+        self.close(open.take()).await;
         // The results of the tool calls follow, once the tools ran.
         let tool_calls = match &end {
             CallEnd::Done(calls) => calls.clone(),
@@ -333,9 +333,9 @@ impl TurnRun {
         end
     }
 
-    fn text_delta(&mut self, open: &mut Option<OpenItem>, delta: String) {
+    async fn text_delta(&mut self, open: &mut Option<OpenItem>, delta: String) {
         if !matches!(open, Some(OpenItem::Message { .. })) {
-            self.close(open.take());
+            self.close(open.take()).await;
             let item = OpenItem::Message {
                 id: new_id(),
                 text: String::new(),
@@ -358,9 +358,9 @@ impl TurnRun {
     }
 
     /// Makes the open item a reasoning item (closing another kind, announcing a new one).
-    fn open_reasoning(&mut self, open: &mut Option<OpenItem>) {
+    async fn open_reasoning(&mut self, open: &mut Option<OpenItem>) {
         if !matches!(open, Some(OpenItem::Reasoning { .. })) {
-            self.close(open.take());
+            self.close(open.take()).await;
             let item = OpenItem::Reasoning {
                 id: new_id(),
                 summary: Vec::new(),
@@ -373,8 +373,8 @@ impl TurnRun {
     }
 
     /// A new summary section: `item/reasoning/summaryPartAdded`, before the section's text.
-    fn summary_part_added(&mut self, open: &mut Option<OpenItem>, index: i64) {
-        self.open_reasoning(open);
+    async fn summary_part_added(&mut self, open: &mut Option<OpenItem>, index: i64) {
+        self.open_reasoning(open).await;
         let Some(OpenItem::Reasoning { id, summary, .. }) = open else {
             return;
         };
@@ -393,14 +393,14 @@ impl TurnRun {
         );
     }
 
-    fn reasoning_delta(
+    async fn reasoning_delta(
         &mut self,
         open: &mut Option<OpenItem>,
         raw: bool,
         index: i64,
         delta: String,
     ) {
-        self.open_reasoning(open);
+        self.open_reasoning(open).await;
         let Some(OpenItem::Reasoning {
             id,
             summary,
@@ -490,26 +490,27 @@ impl TurnRun {
     }
 
     /// Completes `item` (if any): `item/completed`, the rollout, the turn's items.
-    fn close(&mut self, item: Option<OpenItem>) {
+    async fn close(&mut self, item: Option<OpenItem>) {
         if let Some(item) = item {
             let (kind, started_ms) = item.snapshot();
-            self.complete(kind, started_ms);
+            self.complete(kind, started_ms).await;
         }
     }
 
-    fn complete(&mut self, kind: ThreadItemKind, started_ms: i64) {
+    async fn complete(&mut self, kind: ThreadItemKind, started_ms: i64) {
         let completed_ms = now_ms().max(started_ms);
         let item = ThreadItem::builder()
             .kind(kind)
             .started_at_ms(started_ms)
             .completed_at_ms(completed_ms)
             .build();
-        logged(
+        super::durable(
             "item completed",
             self.turns
                 .threads
                 .record_item_completed(&self.thread_id, &self.turn.id, &item),
-        );
+        )
+        .await;
         self.notify::<ItemCompleted>(
             &ItemCompletedNotification::builder()
                 .thread_id(self.thread_id.clone())
@@ -522,7 +523,7 @@ impl TurnRun {
     }
 
     /// The user message item of `input`: started and completed at once.
-    fn user_message(&mut self, input: &Steer) {
+    async fn user_message(&mut self, input: &Steer) {
         let kind = ThreadItemKind::user_message()
             .id(new_id())
             .content(input.input.clone())
@@ -530,7 +531,7 @@ impl TurnRun {
             .build();
         let started_ms = now_ms();
         self.started(kind.clone(), started_ms);
-        self.complete(kind, started_ms);
+        self.complete(kind, started_ms).await;
     }
 
     /// The entries before the conversation: the developer instructions and the project docs
@@ -623,14 +624,15 @@ impl TurnRun {
     }
 
     /// Starts the turn: its start time, the rollout record and `turn/started`.
-    fn begin(&mut self) {
+    async fn begin(&mut self) {
         self.turn.started_at = Some(now());
-        logged(
+        super::durable(
             "turn started",
             self.turns
                 .threads
                 .record_turn_started(&self.thread_id, &self.turn),
-        );
+        )
+        .await;
         self.notify::<TurnStarted>(
             &TurnStartedNotification::builder()
                 .thread_id(self.thread_id.clone())
@@ -640,11 +642,11 @@ impl TurnRun {
     }
 
     /// Ends the turn (once): records it, idles the thread and sends `turn/completed`.
-    fn settle(&mut self, end: CallEnd) {
+    async fn settle(&mut self, end: CallEnd) {
         if std::mem::replace(&mut self.settled, true) {
             return;
         }
-        self.exit_review();
+        self.exit_review().await;
         let (status, error) = match end {
             CallEnd::Done(_) => (TurnStatus::Completed, None),
             CallEnd::Interrupted => (TurnStatus::Interrupted, None),
@@ -673,14 +675,17 @@ impl TurnRun {
             .rev()
             .find(|i| matches!(i.kind, ThreadItemKind::AgentMessage { .. }))
             .cloned();
-        let (completed, ended) = self.turns.conclude(
-            self.peer.hub(),
-            &self.thread_id,
-            &mut self.turn,
-            (status, error),
-            self.clock,
-            last_message.into_iter().collect(),
-        );
+        let (completed, ended) = self
+            .turns
+            .end(
+                self.peer.hub(),
+                &self.thread_id,
+                &mut self.turn,
+                (status, error),
+                self.clock,
+                last_message.into_iter().collect(),
+            )
+            .await;
         self.notify::<TurnCompleted>(&completed);
         drop(ended);
     }

@@ -19,7 +19,7 @@ pub(crate) struct ReviewMode {
 impl TurnRun {
     /// The item of new input: `enteredReviewMode` for a review's own input, else the user
     /// message (input steered into a review is the user's).
-    pub(super) fn open_input(&mut self, input: &Steer) {
+    pub(super) async fn open_input(&mut self, input: &Steer) {
         let entered = self
             .turn
             .items
@@ -33,14 +33,14 @@ impl TurnRun {
                     .build();
                 let at = now_ms();
                 self.started(kind.clone(), at);
-                self.complete(kind, at);
+                self.complete(kind, at).await;
             }
-            _ => self.user_message(input),
+            _ => self.user_message(input).await,
         }
     }
 
     /// Closes a review turn with `exitedReviewMode`; nothing for other turns.
-    pub(super) fn exit_review(&mut self) {
+    pub(super) async fn exit_review(&mut self) {
         if self.review.take().is_none() {
             return;
         }
@@ -60,6 +60,6 @@ impl TurnRun {
             .build();
         let at = now_ms();
         self.started(kind.clone(), at);
-        self.complete(kind, at);
+        self.complete(kind, at).await;
     }
 }

@@ -273,7 +273,8 @@ impl TurnRun {
                         self.complete(
                             item.kind(CommandExecutionStatus::Declined, None),
                             started_ms,
-                        );
+                        )
+                        .await;
                         return Outcome {
                             result: "The user declined to run this command.".to_owned(),
                             end: cancel.then_some(CallEnd::Interrupted),
@@ -352,7 +353,8 @@ impl TurnRun {
                 (status, report, result, None)
             }
         };
-        self.complete(item.kind(status, Some(report)), started_ms);
+        self.complete(item.kind(status, Some(report)), started_ms)
+            .await;
         Outcome { result, end }
     }
 
@@ -391,7 +393,8 @@ impl TurnRun {
         let confined = match gate {
             PatchGate::Apply { confined } => confined,
             PatchGate::Refuse(reason) => {
-                self.complete(kind(PatchApplyStatus::Declined), started_ms);
+                self.complete(kind(PatchApplyStatus::Declined), started_ms)
+                    .await;
                 return Outcome::result(reason);
             }
             PatchGate::Ask => {
@@ -425,7 +428,8 @@ impl TurnRun {
                     }
                     Decision::Decline | Decision::Cancel => {
                         let cancel = matches!(decision, Decision::Cancel);
-                        self.complete(kind(PatchApplyStatus::Declined), started_ms);
+                        self.complete(kind(PatchApplyStatus::Declined), started_ms)
+                            .await;
                         return Outcome {
                             result: "The user declined the patch; nothing was changed.".to_owned(),
                             end: cancel.then_some(CallEnd::Interrupted),
@@ -469,12 +473,14 @@ impl TurnRun {
                         .changes(applied)
                         .build(),
                     started_ms,
-                );
+                )
+                .await;
                 self.diff_updated().await;
                 Outcome::result(format!("The patch was applied:\n{}", summary.join("\n")))
             }
             Err(error) => {
-                self.complete(kind(PatchApplyStatus::Failed), started_ms);
+                self.complete(kind(PatchApplyStatus::Failed), started_ms)
+                    .await;
                 Outcome::result(format!("The patch was not applied: {error}"))
             }
         }
