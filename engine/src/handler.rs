@@ -129,7 +129,15 @@ impl Handler for Engine {
         _context: RequestContext,
         params: ThreadListParams,
     ) -> impl Future<Output = Result<ThreadListResponse, HandlerError>> + Send {
-        stored::<ThreadList, _, _>(self.threads.clone(), move |t| t.list(params))
+        // A page kept in memory is answered in place; any other goes to the blocking pool.
+        let kept = self.threads.list_kept(&params);
+        let threads = self.threads.clone();
+        async move {
+            match kept {
+                Some(answer) => answer.map_err(|e| e.into_handler(ThreadList::NAME)),
+                None => stored::<ThreadList, _, _>(threads, move |t| t.list(params)).await,
+            }
+        }
     }
 
     fn thread_loaded_list(

@@ -308,6 +308,12 @@ impl Index {
         Ok(rows)
     }
 
+    /// The page answering `query` if it is kept in memory and still current; never reads the
+    /// database.
+    pub(crate) fn kept_page(&self, query: &PageQuery) -> Option<Arc<[IndexRow]>> {
+        self.pages.borrow_mut().get(query)
+    }
+
     /// [`Index::page`] from the database.
     fn read_page(&self, query: &PageQuery) -> rusqlite::Result<Vec<IndexRow>> {
         let column = query.column.unwrap_or(SortColumn::CreatedAt).column();

@@ -65,67 +65,44 @@ impl Threads {
 
     /// `thread/list`: one page of persisted threads from the index.
     pub(crate) fn list(&self, params: ThreadListParams) -> Result<ThreadListResponse, ThreadError> {
-        let column = match params.sort_key {
-            None | Some(ThreadSortKey::CreatedAt) | Some(ThreadSortKey::SectionPosition) => {
-                SortColumn::CreatedAt
-            }
-            Some(ThreadSortKey::UpdatedAt) | Some(ThreadSortKey::RecencyAt) => {
-                SortColumn::UpdatedAt
-            }
-            Some(_) => SortColumn::CreatedAt,
-        };
-        let descending = params.sort_direction != Some(SortDirection::Asc);
-        let limit = params.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE) as usize;
-        let after = match &params.cursor {
-            None => None,
-            Some(text) => {
-                let cursor = Cursor::decode(text, column)
-                    .map_err(|e| ThreadError::InvalidParams(format!("cursor: {e}")))?;
-                Some((cursor.value, cursor.id))
-            }
-        };
-        if params.originators.as_ref().is_some_and(|o| !o.is_empty()) {
-            return Err(ThreadError::InvalidParams(
-                "originators: filtering by originator is not supported by a local server"
-                    .to_owned(),
-            ));
-        }
-        for (name, ids) in [
-            ("includedThreadIds", &params.included_thread_ids),
-            ("excludedThreadIds", &params.excluded_thread_ids),
-        ] {
-            if ids.as_ref().is_some_and(|ids| ids.len() > MAX_ID_FILTER) {
-                return Err(ThreadError::InvalidParams(format!(
-                    "{name}: more than {MAX_ID_FILTER} ids"
-                )));
+        match ListPlan::of(params)? {
+            ListPlan::Nothing => Ok(ThreadListResponse::builder().build()),
+            ListPlan::Page(plan) => {
+                let page = self.index()?.page(&plan.query)?;
+                Ok(self.list_answer(&plan, &page))
             }
         }
-        if params.section_id.is_some() {
-            // No thread is filed in a section on this server.
-            return Ok(ThreadListResponse::builder().build());
-        }
-        let query = PageQuery {
-            archived: params.archived.unwrap_or(false),
-            column: Some(column),
-            descending,
-            after,
-            source_kinds: source_kinds(params.source_kinds.as_deref()),
-            cwds: match params.cwd {
-                None => Vec::new(),
-                Some(ThreadListCwdFilter::Text(cwd)) => vec![cwd],
-                Some(ThreadListCwdFilter::List(cwds)) => cwds,
-                Some(_) => Vec::new(),
-            },
-            providers: params.model_providers.unwrap_or_default(),
-            search: params
-                .search_term
-                .filter(|t| !t.is_empty())
-                .map(|t| t.to_lowercase()),
-            included: params.included_thread_ids,
-            excluded: params.excluded_thread_ids.unwrap_or_default(),
-            limit: limit + 1,
+    }
+
+    /// `thread/list` answered from memory when its page is kept (see
+    /// [`super::page_cache`]) and the index is not busy: no SQLite, no disk, so it can be
+    /// answered in place. `None` when the page must be read ([`Threads::list`]).
+    pub(crate) fn list_kept(
+        &self,
+        params: &ThreadListParams,
+    ) -> Option<Result<ThreadListResponse, ThreadError>> {
+        let plan = match ListPlan::of(params.clone()) {
+            Ok(ListPlan::Page(plan)) => plan,
+            Ok(ListPlan::Nothing) => return Some(Ok(ThreadListResponse::builder().build())),
+            Err(error) => return Some(Err(error)),
         };
-        let page = self.index()?.page(&query)?;
+        let Ok(index) = &*self.index else {
+            return None;
+        };
+        let page = match index.try_lock() {
+            Ok(index) => index.kept_page(&plan.query),
+            Err(std::sync::TryLockError::Poisoned(index)) => {
+                index.into_inner().kept_page(&plan.query)
+            }
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }?;
+        Some(Ok(self.list_answer(&plan, &page)))
+    }
+
+    /// The answer made of `page`, the rows read for `plan` (one more than its limit when there
+    /// is a next page).
+    fn list_answer(&self, plan: &PagePlan, page: &[super::index::IndexRow]) -> ThreadListResponse {
+        let (column, limit) = (plan.column, plan.limit);
         let more = page.len() > limit;
         let rows = &page[..page.len().min(limit)];
         let position = |row: &super::index::IndexRow| {
@@ -156,11 +133,11 @@ impl Threads {
                 )
             })
             .collect();
-        Ok(ThreadListResponse::builder()
+        ThreadListResponse::builder()
             .data(data)
             .maybe_next_cursor(next_cursor)
             .maybe_backwards_cursor(backwards_cursor)
-            .build())
+            .build()
     }
 
     /// `thread/loaded/list`: the ids of loaded threads in id (creation) order, paged.
@@ -200,6 +177,91 @@ impl Threads {
 
 /// The index source kinds a `sourceKinds` filter selects; absent or empty selects the
 /// interactive kinds (`cli`, `vscode`).
+/// What a `thread/list` asks for, checked.
+enum ListPlan {
+    /// A listing that is empty whatever the index holds (a section: none is filed here).
+    Nothing,
+    Page(PagePlan),
+}
+
+/// One page of the index to read.
+struct PagePlan {
+    query: PageQuery,
+    column: SortColumn,
+    /// Rows answered at most (the query reads one more, to know whether there is a next page).
+    limit: usize,
+}
+
+impl ListPlan {
+    fn of(params: ThreadListParams) -> Result<Self, ThreadError> {
+        let column = match params.sort_key {
+            None | Some(ThreadSortKey::CreatedAt) | Some(ThreadSortKey::SectionPosition) => {
+                SortColumn::CreatedAt
+            }
+            Some(ThreadSortKey::UpdatedAt) | Some(ThreadSortKey::RecencyAt) => {
+                SortColumn::UpdatedAt
+            }
+            Some(_) => SortColumn::CreatedAt,
+        };
+        let descending = params.sort_direction != Some(SortDirection::Asc);
+        let limit = params.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE) as usize;
+        let after = match &params.cursor {
+            None => None,
+            Some(text) => {
+                let cursor = Cursor::decode(text, column)
+                    .map_err(|e| ThreadError::InvalidParams(format!("cursor: {e}")))?;
+                Some((cursor.value, cursor.id))
+            }
+        };
+        if params.originators.as_ref().is_some_and(|o| !o.is_empty()) {
+            return Err(ThreadError::InvalidParams(
+                "originators: filtering by originator is not supported by a local server"
+                    .to_owned(),
+            ));
+        }
+        for (name, ids) in [
+            ("includedThreadIds", &params.included_thread_ids),
+            ("excludedThreadIds", &params.excluded_thread_ids),
+        ] {
+            if ids.as_ref().is_some_and(|ids| ids.len() > MAX_ID_FILTER) {
+                return Err(ThreadError::InvalidParams(format!(
+                    "{name}: more than {MAX_ID_FILTER} ids"
+                )));
+            }
+        }
+        if params.section_id.is_some() {
+            // No thread is filed in a section on this server.
+            return Ok(ListPlan::Nothing);
+        }
+        let query = PageQuery {
+            archived: params.archived.unwrap_or(false),
+            column: Some(column),
+            descending,
+            after,
+            source_kinds: source_kinds(params.source_kinds.as_deref()),
+            cwds: match params.cwd {
+                None => Vec::new(),
+                Some(ThreadListCwdFilter::Text(cwd)) => vec![cwd],
+                Some(ThreadListCwdFilter::List(cwds)) => cwds,
+                Some(_) => Vec::new(),
+            },
+            providers: params.model_providers.unwrap_or_default(),
+            search: params
+                .search_term
+                .filter(|t| !t.is_empty())
+                .map(|t| t.to_lowercase()),
+            included: params.included_thread_ids,
+            excluded: params.excluded_thread_ids.unwrap_or_default(),
+            limit: limit + 1,
+        };
+        Ok(ListPlan::Page(PagePlan {
+            query,
+            column,
+            limit,
+        }))
+    }
+}
+
 fn source_kinds(kinds: Option<&[ThreadSourceKind]>) -> Vec<&'static str> {
     let kinds = match kinds {
         Some(kinds) if !kinds.is_empty() => kinds,

@@ -305,4 +305,46 @@ mod tests {
         assert_eq!(threads.status("missing"), ThreadStatus::NotLoaded);
         let _ = std::fs::remove_dir_all(&home);
     }
+
+    #[test]
+    fn a_kept_page_is_answered_in_place_until_a_record_changes_the_index() {
+        let home = scratch("kept-page");
+        let threads = Threads::open(&home, std::sync::Arc::new(ThreadDefaults::default()));
+        let id = start(&threads);
+        let params = || {
+            serde_json::from_value::<ThreadListParams>(serde_json::json!({"limit": 5}))
+                .expect("params")
+        };
+        assert!(
+            threads.list_kept(&params()).is_none(),
+            "nothing is kept before the first read"
+        );
+        let read = threads.list(params()).expect("list");
+        let kept = threads
+            .list_kept(&params())
+            .expect("the page is kept")
+            .expect("answered");
+        assert_eq!(kept, read);
+        // A record through the committer changes the index: the kept page is dropped with it.
+        threads
+            .record_turn_started(&id, &started_turn("t1".to_owned(), None, Some(10)))
+            .expect("turn started")
+            .wait()
+            .expect("durable");
+        assert!(
+            threads.list_kept(&params()).is_none(),
+            "a write drops the page"
+        );
+        // A bad param is refused in place, naming it.
+        let bad = serde_json::from_value::<ThreadListParams>(
+            serde_json::json!({"cursor": "not a cursor"}),
+        )
+        .expect("params");
+        let error = threads
+            .list_kept(&bad)
+            .expect("answered")
+            .expect_err("refused");
+        assert!(error.to_string().contains("cursor"), "{error}");
+        let _ = std::fs::remove_dir_all(&home);
+    }
 }

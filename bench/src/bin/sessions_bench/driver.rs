@@ -274,15 +274,54 @@ pub async fn stream_once(
     Ok((streamed, back))
 }
 
-/// Latencies of `method` (no params) on `lister` while every session streams turns back to back; stops
-/// after `duration`, once the turns in flight complete.
+/// Latencies of `method` (no params) on a connection of its own to `url` while every session
+/// streams turns back to back; stops after `duration`, once the turns in flight complete.
+///
+/// The timed connection lives on a thread and a runtime of its own: on the clients' runtime its
+/// answers would wait behind the streaming sessions' tasks in the bench itself, and the figure
+/// would be the bench's scheduling as much as the server's.
 pub async fn list_while_streaming(
-    mut lister: Conn,
+    url: &str,
     method: &str,
     sessions: Vec<(Conn, String)>,
     deltas: usize,
     duration: Duration,
 ) -> Result<(Vec<Duration>, Vec<TurnReport>), String> {
+    let lister = {
+        let (url, method) = (url.to_owned(), method.to_owned());
+        let (ready_tx, ready) = tokio::sync::oneshot::channel();
+        let (go, go_rx) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("lister".into())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| format!("cannot start the lister's runtime: {e}"))?;
+                runtime.block_on(async move {
+                    let mut lister = Conn::open(&url).await;
+                    let opened = lister.as_ref().map(drop).map_err(Clone::clone);
+                    let _ = ready_tx.send(opened);
+                    let lister = lister.as_mut().map_err(|e| e.clone())?;
+                    go_rx
+                        .recv()
+                        .map_err(|_| "the streaming sessions never began".to_owned())?;
+                    let mut latencies = Vec::new();
+                    let begin = Instant::now();
+                    while begin.elapsed() < duration {
+                        let sent = Instant::now();
+                        lister.call(&method, json!({})).await?;
+                        latencies.push(sent.elapsed());
+                    }
+                    Ok::<_, String>(latencies)
+                })
+            })
+            .map_err(|e| format!("cannot start the lister's thread: {e}"))?;
+        ready
+            .await
+            .map_err(|_| "the lister's thread ended before connecting".to_owned())??;
+        (thread, go)
+    };
     let stop = Arc::new(AtomicBool::new(false));
     let streaming: Vec<_> = sessions
         .into_iter()
@@ -297,17 +336,16 @@ pub async fn list_while_streaming(
             })
         })
         .collect();
-    let mut latencies = Vec::new();
-    let begin = Instant::now();
-    while begin.elapsed() < duration {
-        let sent = Instant::now();
-        lister.call(method, json!({})).await?;
-        latencies.push(sent.elapsed());
-    }
+    let (thread, go) = lister;
+    let _ = go.send(());
+    let latencies = tokio::task::spawn_blocking(move || thread.join())
+        .await
+        .map_err(|e| format!("task failed: {e}"))?
+        .map_err(|_| "the lister's thread panicked".to_owned())?;
     stop.store(true, Ordering::Relaxed);
     let mut turns = Vec::new();
     for handle in streaming {
         turns.extend(handle.await.map_err(|e| format!("task failed: {e}"))??);
     }
-    Ok((latencies, turns))
+    Ok((latencies?, turns))
 }

@@ -303,11 +303,10 @@ async fn run_once(
 
 /// `thread/list` timed on its own connection while [`LIST_STREAMS`] turns stream.
 async fn list_phase(url: &str, work: &str, args: &Args, into: &mut Results) -> Result<(), String> {
-    let lister = Conn::open(url).await?;
     let sessions = driver::sessions(url, work, LIST_STREAMS).await?;
     let duration = Duration::from_secs_f64(args.list_seconds);
     let (latencies, turns) =
-        driver::list_while_streaming(lister, &args.list_method, sessions, args.deltas, duration)
+        driver::list_while_streaming(url, &args.list_method, sessions, args.deltas, duration)
             .await?;
     let mut samples = Samples::default();
     for latency in &latencies {
