@@ -130,12 +130,6 @@ impl CompactRun {
         }
     }
 
-    fn logged(what: &str, result: Result<(), ThreadError>) {
-        if let Err(error) = result {
-            tracing::warn!(what, %error, "compaction progress not recorded");
-        }
-    }
-
     /// `item/started` (unless `started` is false) and `item/completed` of `kind`, recorded.
     async fn item(&self, kind: ThreadItemKind, started_ms: i64, started: bool) {
         if started {
@@ -273,7 +267,7 @@ impl CompactRun {
         let clock = Instant::now();
         let threads = self.turns.threads.clone();
         let active = ThreadStatus::active().build();
-        Self::logged(
+        super::logged(
             "status",
             threads.set_status(self.peer.hub(), &self.thread_id, active),
         );

@@ -42,6 +42,14 @@ use crate::tools::sandbox::SandboxHelper;
 use approval::SessionApprovals;
 use run::{Controls, TurnRun, TurnStart};
 
+/// Logs a failed recording of a turn's progress (`what`): the turn goes on, the rollout misses
+/// that record.
+fn logged(what: &str, result: Result<(), ThreadError>) {
+    if let Err(error) = result {
+        tracing::warn!(what, %error, "turn progress not recorded");
+    }
+}
+
 /// Waits until a record of the turn (`what`) is durable, before the client is told about it. A
 /// failure is logged and the turn goes on: the rollout misses that record.
 async fn durable(what: &str, recorded: Result<Pending, ThreadError>) {
@@ -49,9 +57,7 @@ async fn durable(what: &str, recorded: Result<Pending, ThreadError>) {
         Ok(pending) => pending.durable().await,
         Err(error) => Err(error),
     };
-    if let Err(error) = durable {
-        tracing::warn!(what, %error, "turn progress not recorded");
-    }
+    logged(what, durable);
 }
 
 /// Most steered inputs waiting for the running turn to take them.

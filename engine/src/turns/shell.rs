@@ -139,12 +139,6 @@ impl ShellRun {
         }
     }
 
-    fn logged(what: &str, result: Result<(), ThreadError>) {
-        if let Err(error) = result {
-            tracing::warn!(what, %error, "shell command progress not recorded");
-        }
-    }
-
     fn item(&self, id: &str, status: CommandExecutionStatus) -> ThreadItemKind {
         let argv = self.argv();
         let cwd = self.settings.cwd.clone();
@@ -165,7 +159,7 @@ impl ShellRun {
     async fn run(mut self) {
         let clock = Instant::now();
         let threads = self.turns.threads.clone();
-        Self::logged(
+        super::logged(
             "status",
             threads.set_status(
                 self.peer.hub(),

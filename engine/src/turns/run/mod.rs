@@ -56,7 +56,6 @@ use super::diff::TurnDiff;
 use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, context_entries};
 use super::{Steer, Turns};
 use crate::provider::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
-use crate::threads::error::ThreadError;
 use crate::threads::meta::{ThreadSettings, new_id, now};
 
 /// Most model calls one turn makes (each tool-call round is one more); a model that keeps
@@ -134,13 +133,6 @@ fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
-/// Logs a failed recording: the turn goes on, the rollout misses that record.
-fn logged(what: &str, result: Result<(), ThreadError>) {
-    if let Err(error) = result {
-        tracing::warn!(what, %error, "turn progress not recorded");
-    }
 }
 
 /// What a turn starts from: its thread, how it runs, and what came before it.
@@ -615,7 +607,7 @@ impl TurnRun {
     }
 
     fn set_status(&self, status: ThreadStatus) {
-        logged(
+        super::logged(
             "thread status",
             self.turns
                 .threads
