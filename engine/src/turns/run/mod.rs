@@ -188,7 +188,7 @@ impl TurnRun {
         self.set_status(ThreadStatus::active().build());
         self.begin().await;
         self.turn.items_view = TurnItemsView::Full;
-        self.context = self.context_entries();
+        self.context = self.context_entries().await;
         let mut steered = false;
         let mut calls = 0;
         let end = 'turn: loop {
@@ -527,21 +527,27 @@ impl TurnRun {
     }
 
     /// The entries before the conversation: the developer instructions and the project docs
-    /// of the thread's `cwd` (see [`super::instructions`]).
-    fn context_entries(&self) -> Vec<HistoryEntry> {
-        let cwd = std::path::Path::new(&self.settings.cwd);
-        let max_bytes = self
-            .turns
-            .config
-            .effective(Some(cwd))
-            .file
-            .project_doc_max_bytes
-            .unwrap_or(DEFAULT_PROJECT_DOC_MAX_BYTES);
-        context_entries(
-            &self.settings.cwd,
-            self.settings.developer_instructions.as_deref(),
-            max_bytes,
-        )
+    /// of the thread's `cwd` (see [`super::instructions`]). The docs and the configuration are
+    /// read on the blocking pool, not on the turn's worker.
+    async fn context_entries(&self) -> Vec<HistoryEntry> {
+        let config = self.turns.config.clone();
+        let cwd = self.settings.cwd.clone();
+        let developer = self.settings.developer_instructions.clone();
+        let read = tokio::task::spawn_blocking(move || {
+            let max_bytes = config
+                .effective(Some(std::path::Path::new(&cwd)))
+                .file
+                .project_doc_max_bytes
+                .unwrap_or(DEFAULT_PROJECT_DOC_MAX_BYTES);
+            context_entries(&cwd, developer.as_deref(), max_bytes)
+        });
+        match read.await {
+            Ok(entries) => entries,
+            // A panic there is the turn's own (its guard settles it as failed).
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            // Cancelled: the runtime is shutting down, and the turn with it.
+            Err(_) => Vec::new(),
+        }
     }
 
     /// Adds a model call's tokens to the thread's totals (recorded in its rollout) and sends
