@@ -242,8 +242,9 @@ fn write_share(share: &Share) -> Result<FileStamp, String> {
 /// rollouts are durable, and the next start's reconciliation repairs the index.
 fn update_index<'a>(index: &SharedIndex, rows: impl Iterator<Item = (IndexRow, &'a PathBuf)>) {
     let Ok(index) = &**index else { return };
-    let mut index = lock(index);
     for (row, path) in rows {
+        // Locked one thread at a time: a `thread/list` waits for one row's work, not a group's.
+        let mut index = lock(index);
         let id = row.summary.meta.id.clone();
         if let Err(error) = index.upsert(&row) {
             tracing::warn!(id, %error, "thread index not updated");
