@@ -99,7 +99,7 @@ impl Pending {
     pub(crate) fn detach(self) {}
 
     /// Blocks the calling thread until the records are durable. For request handlers, which run
-    /// on the blocking pool (see `Engine::on_store`), never on the async workers.
+    /// on the blocking pool (see `handler::stored`), never on the async workers.
     pub(crate) fn wait(self) -> Result<(), ThreadError> {
         futures_executor::block_on(self.durable())
     }
@@ -183,6 +183,7 @@ struct Share {
 
 fn commit(group: Vec<Job>, index: &SharedIndex) {
     let mut shares: Vec<Share> = Vec::new();
+    // The same open file is the same rollout (a loaded thread has one writer).
     let mut by_file: HashMap<*const File, usize> = HashMap::new();
     let mut rows = Vec::with_capacity(group.len());
     let mut answers = Vec::with_capacity(group.len());
@@ -198,29 +199,26 @@ fn commit(group: Vec<Job>, index: &SharedIndex) {
         });
         shares[share].bytes.extend_from_slice(&job.bytes);
         shares[share].jobs.push(at);
-        rows.push(job.row);
+        rows.push(Some(job.row));
         answers.push(Some(job.done));
     }
 
     let outcomes: Vec<Result<FileStamp, String>> = shares.iter().map(write_share).collect();
 
-    // The latest row of each thread whose rollout is durable; later jobs carry later summaries.
-    let mut latest: HashMap<String, (IndexRow, &PathBuf)> = HashMap::new();
-    for (share, outcome) in shares.iter().zip(&outcomes) {
-        let Ok(stamp) = outcome else { continue };
-        for &at in &share.jobs {
-            let mut row = rows[at].clone();
-            row.stamp = *stamp;
-            latest.insert(row.summary.meta.id.clone(), (row, &share.path));
-        }
-    }
-    update_index(index, latest.into_values());
+    // One row per durable rollout: its thread's last one (later jobs carry later summaries),
+    // stamped as the file is after the whole group.
+    let durable = shares.iter().zip(&outcomes).filter_map(|(share, outcome)| {
+        let stamp = *outcome.as_ref().ok()?;
+        let mut row = rows[*share.jobs.last()?].take()?;
+        row.stamp = stamp;
+        Some((row, &share.path))
+    });
+    update_index(index, durable);
 
     for (share, outcome) in shares.iter().zip(outcomes) {
         for &at in &share.jobs {
             if let Some(done) = answers[at].take() {
-                let answer = outcome.clone().map_err(ThreadError::Storage);
-                let _ = done.send(answer);
+                let _ = done.send(outcome.clone().map_err(ThreadError::Storage));
             }
         }
     }
