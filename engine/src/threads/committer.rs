@@ -312,17 +312,28 @@ mod tests {
         for answer in answers {
             answer.wait().expect("durable");
         }
-        assert_eq!(std::fs::read_to_string(&a_path).unwrap(), "a1\na2\na3\n");
-        assert_eq!(std::fs::read_to_string(&b_path).unwrap(), "b1\n");
+        assert_eq!(
+            std::fs::read_to_string(&a_path).expect("rollout a"),
+            "a1\na2\na3\n"
+        );
+        assert_eq!(std::fs::read_to_string(&b_path).expect("rollout b"), "b1\n");
         let Ok(index) = &*index else { unreachable!() };
         let index = lock(index);
-        let a_row = index.get("a").unwrap().expect("a indexed");
+        let a_row = index.get("a").expect("index read").expect("a indexed");
         assert_eq!(a_row.summary.name.as_deref(), Some("third"));
         assert_eq!(
             a_row.stamp.len, 9,
             "the stamp is the file's after the whole group"
         );
-        assert_eq!(index.get("b").unwrap().expect("b indexed").stamp.len, 3);
+        assert_eq!(
+            index
+                .get("b")
+                .expect("index read")
+                .expect("b indexed")
+                .stamp
+                .len,
+            3
+        );
     }
 
     #[test]
@@ -330,9 +341,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("scratch dir");
         let good_path = dir.path().join("good.jsonl");
         let bad_path = dir.path().join("bad.jsonl");
-        std::fs::write(&bad_path, "").unwrap();
+        std::fs::write(&bad_path, "").expect("scratch file");
         // Opened for reading only: every write to it fails.
-        let bad = Arc::new(File::open(&bad_path).unwrap());
+        let bad = Arc::new(File::open(&bad_path).expect("scratch file"));
         let good = appending(&good_path);
         let index = shared_index();
         let (bad_job, bad_answer) = job(&bad, &bad_path, "x", row("bad", 1, None));
@@ -347,10 +358,10 @@ mod tests {
         let Ok(index) = &*index else { unreachable!() };
         let index = lock(index);
         assert!(
-            index.get("bad").unwrap().is_none(),
+            index.get("bad").expect("index read").is_none(),
             "no row for a failed write"
         );
-        assert!(index.get("good").unwrap().is_some());
+        assert!(index.get("good").expect("index read").is_some());
     }
 
     #[tokio::test(flavor = "current_thread")]
@@ -379,7 +390,7 @@ mod tests {
         for task in tasks {
             let path = task.await.expect("task ends");
             let lines: Vec<String> = std::fs::read_to_string(&path)
-                .unwrap()
+                .expect("rollout")
                 .lines()
                 .map(str::to_owned)
                 .collect();

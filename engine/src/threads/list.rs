@@ -65,9 +65,9 @@ impl Threads {
 
     /// `thread/list`: one page of persisted threads from the index.
     pub(crate) fn list(&self, params: ThreadListParams) -> Result<ThreadListResponse, ThreadError> {
-        match ListPlan::of(params)? {
-            ListPlan::Nothing => Ok(ThreadListResponse::builder().build()),
-            ListPlan::Page(plan) => {
+        match PagePlan::of(params)? {
+            None => Ok(ThreadListResponse::builder().build()),
+            Some(plan) => {
                 let page = self.index()?.page(&plan.query)?;
                 Ok(self.list_answer(&plan, &page))
             }
@@ -81,9 +81,9 @@ impl Threads {
         &self,
         params: &ThreadListParams,
     ) -> Option<Result<ThreadListResponse, ThreadError>> {
-        let plan = match ListPlan::of(params.clone()) {
-            Ok(ListPlan::Page(plan)) => plan,
-            Ok(ListPlan::Nothing) => return Some(Ok(ThreadListResponse::builder().build())),
+        let plan = match PagePlan::of(params.clone()) {
+            Ok(Some(plan)) => plan,
+            Ok(None) => return Some(Ok(ThreadListResponse::builder().build())),
             Err(error) => return Some(Err(error)),
         };
         let Ok(index) = &*self.index else {
@@ -177,14 +177,7 @@ impl Threads {
 
 /// The index source kinds a `sourceKinds` filter selects; absent or empty selects the
 /// interactive kinds (`cli`, `vscode`).
-/// What a `thread/list` asks for, checked.
-enum ListPlan {
-    /// A listing that is empty whatever the index holds (a section: none is filed here).
-    Nothing,
-    Page(PagePlan),
-}
-
-/// One page of the index to read.
+/// The page of the index a `thread/list` asks for, checked.
 struct PagePlan {
     query: PageQuery,
     column: SortColumn,
@@ -192,8 +185,10 @@ struct PagePlan {
     limit: usize,
 }
 
-impl ListPlan {
-    fn of(params: ThreadListParams) -> Result<Self, ThreadError> {
+impl PagePlan {
+    /// The page to read for `params`; `None` for a listing that is empty whatever the index
+    /// holds (a section: none is filed here).
+    fn of(params: ThreadListParams) -> Result<Option<Self>, ThreadError> {
         let column = match params.sort_key {
             None | Some(ThreadSortKey::CreatedAt) | Some(ThreadSortKey::SectionPosition) => {
                 SortColumn::CreatedAt
@@ -231,7 +226,7 @@ impl ListPlan {
         }
         if params.section_id.is_some() {
             // No thread is filed in a section on this server.
-            return Ok(ListPlan::Nothing);
+            return Ok(None);
         }
         let query = PageQuery {
             archived: params.archived.unwrap_or(false),
@@ -254,7 +249,7 @@ impl ListPlan {
             excluded: params.excluded_thread_ids.unwrap_or_default(),
             limit: limit + 1,
         };
-        Ok(ListPlan::Page(PagePlan {
+        Ok(Some(PagePlan {
             query,
             column,
             limit,
