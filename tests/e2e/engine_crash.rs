@@ -5,6 +5,10 @@
 //! list the thread, read back the first turn exactly as it was, every item of the second turn
 //! whose `item/completed` the client saw (and no partial item), with the second turn settled
 //! as `interrupted` (`settle_dangling`), and a resumed thread must run a new turn.
+//!
+//! A last case runs turns on several threads at once, so that the rollout committer writes
+//! their records in shared groups, checks at each `item/completed` that the item is in its
+//! rollout already, and kills the server midway.
 
 use std::path::Path;
 
@@ -221,4 +225,102 @@ fn a_killed_server_keeps_every_completed_item() {
     ] {
         crash_at(point);
     }
+}
+
+/// Turns on this many threads complete items at the same moment in the group-commit test.
+const CONCURRENT: usize = 6;
+/// Messages of each of those turns (one delta each, no pause: items complete back to back).
+const QUICK_MESSAGES: usize = 40;
+/// Completions the client sees before the kill: well inside the turns, so that most of the
+/// concurrent turns are mid-stream when it lands.
+const SEEN_BEFORE_KILL: usize = 60;
+
+/// The rollout committer makes the records of all running turns durable in groups, and an item
+/// is announced only once its record is written: when `item/completed` arrives, the item is in
+/// its thread's rollout file already (read by the test at that moment). A server killed while
+/// several turns complete items at once still has, for every thread, each item whose
+/// `item/completed` the client saw, in order, and nothing partial.
+#[test]
+fn concurrent_turns_keep_every_acknowledged_item_across_a_kill() {
+    let home = scratch("crash-concurrent");
+    let steps: Vec<Value> = (0..QUICK_MESSAGES)
+        .map(|m| json!({"type": "message", "deltas": [format!("q{m}")]}))
+        .collect();
+    let script = json!({"version": 1, "responses": [{"steps": steps}]});
+    std::fs::write(home.join("quick.json"), script.to_string()).expect("write script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"quick.json\"\n",
+    )
+    .expect("write config");
+
+    // Each group is held 100 ms before it is written, so that an item announced before its
+    // record is written is caught reading the file (the committer is otherwise faster than this
+    // client, which checks every message against the schema before the test sees it).
+    let mut client = Client::start_with_env(&home, &[("AGENTWIRE_TEST_COMMIT_DELAY_MS", "100")]);
+    let mut rollouts = std::collections::HashMap::new();
+    let threads: Vec<String> = (0..CONCURRENT)
+        .map(|n| {
+            let started = client.call("thread/start", json!({"cwd": format!("/tmp/project-{n}")}));
+            let id = started["thread"]["id"]
+                .as_str()
+                .expect("thread id")
+                .to_owned();
+            let path = started["thread"]["path"].as_str().expect("rollout path");
+            rollouts.insert(id.clone(), std::path::PathBuf::from(path));
+            id
+        })
+        .collect();
+    for thread in &threads {
+        client.send_request(
+            "turn/start",
+            json!({"threadId": thread, "input": turn_input("Go.")}),
+        );
+    }
+    let mut seen: std::collections::HashMap<String, Vec<Value>> = Default::default();
+    for _ in 0..SEEN_BEFORE_KILL {
+        let completed = client.notification("item/completed");
+        let thread = completed["threadId"].as_str().expect("threadId").to_owned();
+        let item_id = completed["item"]["id"].as_str().expect("item id");
+        let on_disk = std::fs::read_to_string(&rollouts[&thread]).expect("read rollout");
+        assert!(
+            on_disk.contains(&format!("\"id\":\"{item_id}\"")),
+            "item {item_id} of thread {thread} was announced before its record was written"
+        );
+        seen.entry(thread)
+            .or_default()
+            .push(completed["item"].clone());
+    }
+    assert!(
+        seen.len() > 1,
+        "items of several turns completed before the kill: {:?}",
+        seen.keys()
+    );
+    // Dropping the client SIGKILLs the server (`Child::kill`) and reaps it.
+    drop(client);
+
+    let mut restarted = Client::start(&home);
+    for thread in &threads {
+        let after = read(&mut restarted, thread);
+        let turns = after["turns"].as_array().expect("turns");
+        let items = turns
+            .first()
+            .and_then(|turn| turn["items"].as_array())
+            .cloned()
+            .unwrap_or_default();
+        let acknowledged = seen.get(thread).map(Vec::as_slice).unwrap_or_default();
+        assert!(
+            items.len() >= acknowledged.len() && items[..acknowledged.len()] == *acknowledged,
+            "thread {thread}: every acknowledged item is on record, in order\nseen: {acknowledged:#?}\nread: {items:#?}"
+        );
+        for item in items.iter().skip(1) {
+            let text = item["text"].as_str().unwrap_or_default();
+            assert!(
+                text.starts_with('q') && text.len() <= 3,
+                "thread {thread}: no partial item: {item}"
+            );
+        }
+    }
+    restarted.stop();
+    let _ = std::fs::remove_dir_all(&home);
 }

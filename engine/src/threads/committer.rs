@@ -158,9 +158,22 @@ fn stopped() -> ThreadError {
     ThreadError::Storage("the rollout committer has stopped".to_owned())
 }
 
+/// Holds every group this many milliseconds before it is written: a test hook that widens the
+/// moment between a record being queued and being on disk, so that a test through the binary
+/// can see whether anything is announced before its record is written
+/// (`tests/e2e/engine_crash.rs`). Unset (the default) means no delay.
+const DELAY_VAR: &str = "AGENTWIRE_TEST_COMMIT_DELAY_MS";
+
 /// The committer thread: commits groups until every handle is dropped.
 fn run(queue: &mpsc::Receiver<Job>, index: &SharedIndex) {
+    let delay = std::env::var(DELAY_VAR)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map(std::time::Duration::from_millis);
     while let Ok(first) = queue.recv() {
+        if let Some(delay) = delay {
+            std::thread::sleep(delay);
+        }
         let mut group = vec![first];
         while group.len() < MAX_GROUP {
             match queue.try_recv() {
