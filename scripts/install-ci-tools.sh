@@ -90,6 +90,9 @@ apt_pinned_any() {
 apt_pinned tmux=3.3a-3
 # Headless browser for the protocol reference site (tools/docs-site/check.sh).
 apt_pinned_any chromium 156.0.8078.114-1~deb12u1 150.0.7871.100-1~deb12u1 148.0.7778.167-1~deb12u1
+# PostgreSQL server for the PostgreSQL thread store's tests (scripts/postgres-cluster.sh starts a
+# throwaway cluster). The point-release build, or the security build that replaces it.
+apt_pinned_any postgresql-15 15.18-0+deb12u1 15.20-0+deb12u1
 # Go toolchain for quicktype's Go bindings (tools/quicktype/check.sh).
 apt_pinned golang-go=2:1.19~1
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the Rust workspace (unit, integration and end-to-end tests that
-# spawn the built binary), then the third-party checks of the generated output (tsc, ajv, Python
+# spawn the built binary, on both thread stores: the PostgreSQL one against a throwaway cluster), then the third-party checks of the generated output (tsc, ajv, Python
 # jsonschema) with the pinned tools that scripts/install-ci-tools.sh installs, then the semver check
 # of the protocol crate's Rust API against the last release (scripts/semver-checks.sh), then every fuzz
 # target for a bounded time (AGENTWIRE_FUZZ_SECONDS each, default 60; scripts/fuzz.sh).
@@ -8,6 +8,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/install-ci-tools.sh
+# The PostgreSQL store's tests start a throwaway cluster on first use (scripts/postgres-cluster.sh);
+# it is stopped when the tests are done, however they end.
+trap 'bash scripts/postgres-cluster.sh stop' EXIT
 cargo nextest run --workspace --all-targets --no-fail-fast
 bash scripts/check-third-party.sh
 bash scripts/semver-checks.sh

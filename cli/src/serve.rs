@@ -20,6 +20,11 @@ pub struct ServeArgs {
     /// `$AGENTWIRE_HOME/app-server-control/app-server.sock`), `unix://PATH`, or `off`.
     #[arg(long, value_name = "URL", default_value = "stdio://")]
     listen: Listen,
+    /// Where threads are kept: `embedded` (files and SQLite under `$AGENTWIRE_HOME`) or a
+    /// `postgres://` URL shared by several servers. Over `[store] url` in config.toml; the
+    /// embedded store when neither says.
+    #[arg(long, value_name = "URL", value_parser = agentwire_engine::StoreUrl::parse)]
+    store: Option<agentwire_engine::StoreUrl>,
     /// Largest message accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
     max_message_bytes: usize,
@@ -85,6 +90,7 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
             .collect(),
         config_overrides: overrides.flags(),
         profile: overrides.profile,
+        store: args.store.clone(),
         ..EngineConfig::from_env()
     };
     let mut config = RuntimeConfig::new(engine_config.home.clone());

@@ -39,6 +39,7 @@ use std::sync::Arc;
 
 pub use config::overrides::parse_override as parse_config_override;
 pub use threads::meta::ThreadDefaults;
+pub use threads::store::StoreUrl;
 
 /// The engine's settings.
 #[derive(Debug, Clone)]
@@ -57,6 +58,9 @@ pub struct EngineConfig {
     pub config_overrides: Vec<String>,
     /// The profile selected on the command line (`--profile`), over the `profile` key.
     pub profile: Option<String>,
+    /// Where threads are kept (`--store`), over `[store] url` in `config.toml`; the embedded
+    /// store under `home` when neither says.
+    pub store: Option<StoreUrl>,
 }
 
 impl EngineConfig {
@@ -73,6 +77,7 @@ impl EngineConfig {
             private_paths: Vec::new(),
             config_overrides: Vec::new(),
             profile: None,
+            store: None,
         }
     }
 }
@@ -131,7 +136,18 @@ impl Engine {
         });
         let command_exec = command_exec::CommandExecs::new(sandbox.clone());
         let fs = fs::Fs::new(&config.home, &config.private_paths);
-        let threads = Arc::new(threads::Threads::open(&config.home, config_store.clone()));
+        let store = match config.store.clone().map(Ok).or_else(|| {
+            let url = effective.file.store.as_ref()?.url.as_deref()?;
+            Some(StoreUrl::parse(url).map_err(|e| format!("[store] url in config.toml: {e}")))
+        }) {
+            None => threads::store::open(&StoreUrl::Embedded, &config.home),
+            Some(Ok(url)) => threads::store::open(&url, &config.home),
+            Some(Err(error)) => {
+                tracing::error!(error, "thread storage unavailable");
+                Arc::new(threads::store::Unavailable(error))
+            }
+        };
+        let threads = Arc::new(threads::Threads::open(store, config_store.clone()));
         let accounts = Arc::new(accounts::Accounts::new(&config.home));
         let provider = Arc::new(config::providers::LiveProviders::new(
             config.home.clone(),

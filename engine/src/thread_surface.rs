@@ -50,7 +50,10 @@ pub(crate) fn unsubscribe(
     params: ThreadUnsubscribeParams,
 ) -> impl Future<Output = Result<ThreadUnsubscribeResponse, HandlerError>> + Send + use<> {
     let busy = engine.turns.is_running(&params.thread_id);
-    answer::<ThreadUnsubscribe, _>(engine.threads.unsubscribe(&context, params, busy))
+    // An id that is not loaded is looked up in the store.
+    stored::<ThreadUnsubscribe, _, _>(engine.threads.clone(), move |threads| {
+        threads.unsubscribe(&context, params, busy)
+    })
 }
 
 /// `thread/metadata/update`.

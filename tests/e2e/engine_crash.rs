@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use crate::client::Client;
 use crate::common::scratch;
+use crate::stores::Store;
 
 /// Deltas per scripted message, and the pause before each delta: wide enough that the item
 /// after the kill point cannot complete before the kill lands.
@@ -129,10 +130,10 @@ fn assert_items_survived(second: &Value, seen: &[Value], point: KillPoint) {
     }
 }
 
-fn crash_at(point: KillPoint) {
+fn crash_at(point: KillPoint, store: &Store) {
     let home = scratch(&format!("crash-{point:?}"));
     crash_script(&home);
-    let mut client = Client::start(&home);
+    let mut client = Client::start_with(&home, &store.args());
     let thread = client.call("thread/start", json!({"cwd": "/tmp/project"}))["thread"]["id"]
         .as_str()
         .expect("thread id")
@@ -167,7 +168,17 @@ fn crash_at(point: KillPoint) {
     // Dropping the client SIGKILLs the server (`Child::kill`) and reaps it.
     drop(client);
 
-    let mut restarted = Client::start(&home);
+    // With PostgreSQL, another worker (with a home of its own) takes the thread over: nothing
+    // the killed one kept locally is needed.
+    let other_home = match store {
+        Store::Embedded => home.clone(),
+        Store::Postgres(_) => {
+            let other = scratch(&format!("crash-{point:?}-other-worker"));
+            crash_script(&other);
+            other
+        }
+    };
+    let mut restarted = Client::start_with(&other_home, &store.args());
     let listed = restarted.call("thread/list", json!({}));
     let ids: Vec<&Value> = listed["data"]
         .as_array()
@@ -214,16 +225,29 @@ fn crash_at(point: KillPoint) {
     );
     restarted.stop();
     let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&other_home);
 }
+
+const KILL_POINTS: [KillPoint; 3] = [
+    KillPoint::TurnStarted,
+    KillPoint::MidDelta,
+    KillPoint::ItemCompleted,
+];
 
 #[test]
 fn a_killed_server_keeps_every_completed_item() {
-    for point in [
-        KillPoint::TurnStarted,
-        KillPoint::MidDelta,
-        KillPoint::ItemCompleted,
-    ] {
-        crash_at(point);
+    for point in KILL_POINTS {
+        crash_at(point, &Store::Embedded);
+    }
+}
+
+/// The same kills with the threads in PostgreSQL: a worker killed mid-turn loses no
+/// acknowledged item, and another worker (another home) lists, reads, resumes and continues
+/// the thread.
+#[test]
+fn a_worker_killed_mid_turn_leaves_the_thread_whole_and_resumable_on_another() {
+    for point in KILL_POINTS {
+        crash_at(point, &Store::postgres(&format!("crash_{point:?}")));
     }
 }
 

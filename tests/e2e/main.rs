@@ -34,6 +34,8 @@ mod search;
 mod served;
 mod shutdown;
 mod stdout_stall;
+mod stores;
+mod thread_store;
 mod thread_surface;
 mod tui;
 mod turn_fidelity;

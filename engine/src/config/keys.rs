@@ -29,6 +29,7 @@ pub(crate) const USED: &[&str] = &[
     "fixture_script",
     "model_providers",
     "mcp_servers",
+    "store",
 ];
 
 /// Top-level keys of Codex's `config.toml` that agentwire does not use: accepted silently and

@@ -66,6 +66,11 @@
 //! without a restart: new threads get the new defaults, and the next model call uses providers
 //! rebuilt from changed provider settings (see [`providers`]).
 //!
+//! ```toml
+//! [store]                               # where threads are kept; read at start-up
+//! url = "postgres://agentwire@db.internal/agentwire"   # default "embedded"
+//! ```
+//!
 //! Keys of Codex's `config.toml` that agentwire does not use (`features`, `history`, `tui`,
 //! `notify`, …; see [`keys::CODEX_ONLY`]) are accepted without a word and passed through by
 //! `config/read`, so one file can serve both programs. Any other key is a problem: reported as a
@@ -153,6 +158,18 @@ pub(crate) struct ConfigFile {
     /// The configured MCP servers, by name (`[mcp_servers.<name>]`).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// Where threads are kept (`[store]`); read once, when the server starts.
+    #[serde(default)]
+    pub store: Option<StoreToml>,
+}
+
+/// The `[store]` table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StoreToml {
+    /// `"embedded"` (the default: files and SQLite under the home) or a `postgres://` URL.
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 /// The `[sandbox_workspace_write]` table.

@@ -12,7 +12,6 @@ use agentwire_runtime::RequestContext;
 
 use super::error::ThreadError;
 use super::meta::now;
-use super::paths::sync_dir;
 use super::rollout::RolloutRecord;
 use super::{Threads, lock};
 
@@ -31,28 +30,13 @@ impl Threads {
         let unloaded = lock(&self.loaded).remove(&id);
         let ephemeral = unloaded
             .as_ref()
-            .is_some_and(|thread| lock(thread).place.is_none());
-        // The writer (if any) is closed here; the file is removed below.
+            .is_some_and(|thread| lock(thread).log.is_none());
+        // The log (if any) is closed here; the records are removed below.
         drop(unloaded);
         self.subscribers.forget(&id);
         if !ephemeral {
             let row = self.lookup(&id)?;
-            let path = self.layout.rollout(row.archived, &row.relative);
-            match std::fs::remove_file(&path) {
-                Ok(()) => {}
-                // Removed behind our back: the index entry still goes.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(ThreadError::Storage(format!(
-                        "cannot remove {}: {e}",
-                        path.display()
-                    )));
-                }
-            }
-            if let Some(parent) = path.parent() {
-                sync_dir(parent)?;
-            }
-            self.index()?.remove(&id)?;
+            self.store.delete(&row)?;
         }
         let hub = context.peer.hub().clone();
         context.after_response(move || {
@@ -147,7 +131,7 @@ impl Threads {
                     git_info: git_info.clone(),
                 };
                 thread.summary.meta.git_info = git_info;
-                let pending = thread.append(self, &[record], at)?;
+                let pending = thread.append(&[record], at)?;
                 let answer = thread.to_thread(false);
                 drop(thread);
                 pending.wait()?;
@@ -171,11 +155,9 @@ impl Threads {
                 summary.meta.git_info = git_info;
             })?;
         }
-        let thread = row.summary.to_thread(
-            ThreadStatus::NotLoaded,
-            Some(self.path_of(&row)),
-            Vec::new(),
-        );
+        let thread = row
+            .summary
+            .to_thread(ThreadStatus::NotLoaded, self.path_of(&row), Vec::new());
         Ok(ThreadMetadataUpdateResponse::builder()
             .thread(thread)
             .build())

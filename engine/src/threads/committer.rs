@@ -42,8 +42,8 @@ use super::rollout::FileStamp;
 /// Most jobs committed as one group; the rest wait for the next one.
 const MAX_GROUP: usize = 1024;
 
-/// The index a store's threads share with its committer, or why it could not be opened.
-pub(crate) type SharedIndex = Arc<Result<Mutex<Index>, String>>;
+/// The index a store's threads share with its committer.
+pub(crate) type SharedIndex = Arc<Mutex<Index>>;
 
 /// The handle through which records reach the committer thread. Dropping it lets the thread
 /// commit what is queued, and waits for it to exit: the index it shares is closed (and its
@@ -62,7 +62,7 @@ struct Job {
     path: PathBuf,
     /// The thread's index row as of these records; its stamp is filled in once they are synced.
     row: IndexRow,
-    done: oneshot::Sender<Result<FileStamp, ThreadError>>,
+    done: Answer,
 }
 
 /// The answer to one job: resolves once its records are durable (or could not be written).
@@ -74,10 +74,20 @@ pub(crate) struct Pending(PendingState);
 enum PendingState {
     /// Nothing to write (an ephemeral thread).
     Nothing,
-    Queued(oneshot::Receiver<Result<FileStamp, ThreadError>>),
+    Queued(oneshot::Receiver<Result<(), ThreadError>>),
 }
 
+/// How a store's committer answers one [`Pending`]: once the records are durable, or with
+/// why they could not be written. Dropping it unanswered answers "stopped".
+pub(crate) type Answer = oneshot::Sender<Result<(), ThreadError>>;
+
 impl Pending {
+    /// A pending answer and the sender that resolves it.
+    pub(crate) fn channel() -> (Answer, Self) {
+        let (answer, pending) = oneshot::channel();
+        (answer, Self(PendingState::Queued(pending)))
+    }
+
     /// An answer that needs no disk: nothing was written.
     pub(crate) fn nothing() -> Self {
         Self(PendingState::Nothing)
@@ -87,9 +97,7 @@ impl Pending {
     pub(crate) async fn durable(self) -> Result<(), ThreadError> {
         match self.0 {
             PendingState::Nothing => Ok(()),
-            PendingState::Queued(answer) => {
-                answer.await.unwrap_or_else(|_| Err(stopped())).map(drop)
-            }
+            PendingState::Queued(answer) => answer.await.unwrap_or_else(|_| Err(stopped())),
         }
     }
 
@@ -127,7 +135,7 @@ impl Committer {
         bytes: Vec<u8>,
         row: IndexRow,
     ) -> Pending {
-        let (done, answer) = oneshot::channel();
+        let (done, pending) = Pending::channel();
         let job = Job {
             file: Arc::clone(file),
             bytes,
@@ -138,7 +146,7 @@ impl Committer {
         // A send fails only once the thread is gone; the dropped sender then answers
         // "stopped".
         let _ = self.jobs.send(job);
-        Pending(PendingState::Queued(answer))
+        pending
     }
 }
 
@@ -154,7 +162,7 @@ impl Drop for Committer {
     }
 }
 
-fn stopped() -> ThreadError {
+pub(crate) fn stopped() -> ThreadError {
     ThreadError::Storage("the rollout committer has stopped".to_owned())
 }
 
@@ -231,7 +239,7 @@ fn commit(group: Vec<Job>, index: &SharedIndex) {
     for (share, outcome) in shares.iter().zip(outcomes) {
         for &at in &share.jobs {
             if let Some(done) = answers[at].take() {
-                let _ = done.send(outcome.clone().map_err(ThreadError::Storage));
+                let _ = done.send(outcome.clone().map(drop).map_err(ThreadError::Storage));
             }
         }
     }
@@ -249,24 +257,11 @@ fn write_share(share: &Share) -> Result<FileStamp, String> {
     })
 }
 
-/// Writes `rows` and brings their threads' positions up to date. Failures are logged: the
-/// rollouts are durable, and the next start's reconciliation repairs the index.
+/// Writes `rows` and brings their threads' positions up to date (see [`Index::record`]).
 fn update_index<'a>(index: &SharedIndex, rows: impl Iterator<Item = (IndexRow, &'a PathBuf)>) {
-    let Ok(index) = &**index else { return };
     for (row, path) in rows {
         // Locked one thread at a time: a `thread/list` waits for one row's work, not a group's.
-        let mut index = lock(index);
-        let id = row.summary.meta.id.clone();
-        if let Err(error) = index.upsert(&row) {
-            tracing::warn!(id, %error, "thread index not updated");
-            continue;
-        }
-        let caught_up = File::open(path)
-            .map_err(ThreadError::from)
-            .and_then(|file| Ok(index.catch_up(&id, &file, path)?));
-        if let Err(error) = caught_up {
-            tracing::warn!(id, %error, "thread positions not updated");
-        }
+        lock(index).record(&row, path);
     }
 }
 
@@ -279,7 +274,7 @@ mod tests {
     use crate::threads::index::tests::row;
 
     fn shared_index() -> SharedIndex {
-        Arc::new(Ok(Mutex::new(Index::in_memory().expect("index opens"))))
+        Arc::new(Mutex::new(Index::in_memory().expect("index opens")))
     }
 
     fn appending(path: &Path) -> Arc<File> {
@@ -292,7 +287,7 @@ mod tests {
     }
 
     fn job(file: &Arc<File>, path: &Path, line: &str, row: IndexRow) -> (Job, Pending) {
-        let (done, answer) = oneshot::channel();
+        let (done, pending) = Pending::channel();
         let job = Job {
             file: Arc::clone(file),
             bytes: format!("{line}\n").into_bytes(),
@@ -300,7 +295,7 @@ mod tests {
             row,
             done,
         };
-        (job, Pending(PendingState::Queued(answer)))
+        (job, pending)
     }
 
     #[test]
@@ -330,8 +325,7 @@ mod tests {
             "a1\na2\na3\n"
         );
         assert_eq!(std::fs::read_to_string(&b_path).expect("rollout b"), "b1\n");
-        let Ok(index) = &*index else { unreachable!() };
-        let index = lock(index);
+        let index = lock(&index);
         let a_row = index.get("a").expect("index read").expect("a indexed");
         assert_eq!(a_row.summary.name.as_deref(), Some("third"));
         assert_eq!(
@@ -368,8 +362,7 @@ mod tests {
             "the error names the rollout: {error}"
         );
         good_answer.wait().expect("the other rollout is durable");
-        let Ok(index) = &*index else { unreachable!() };
-        let index = lock(index);
+        let index = lock(&index);
         assert!(
             index.get("bad").expect("index read").is_none(),
             "no row for a failed write"

@@ -10,6 +10,7 @@
 
 use std::fs::File;
 use std::path::PathBuf;
+use std::sync::MutexGuard;
 
 use agentwire_protocol::methods::ThreadReverted;
 use agentwire_protocol::{
@@ -22,9 +23,10 @@ use agentwire_runtime::RequestContext;
 
 use super::cursor::HistoryCursor;
 use super::error::ThreadError;
+use super::index::Index;
 use super::meta::now;
 use super::positions::{self, PageStart, Span, TurnPos};
-use super::rollout::{RolloutRecord, started_turn};
+use super::rollout::{RolloutRecord, settle_dangling, started_turn};
 use super::{Threads, lock};
 
 /// Turns per page when the client sends no `limit`.
@@ -199,40 +201,56 @@ fn summary_items(items: &[ThreadItem]) -> Vec<ThreadItem> {
 }
 
 impl Threads {
-    /// Where the history of thread `id` is read from.
+    /// Where the history of thread `id` is read from: the rollout file through the position
+    /// tables in the embedded store, the turns in memory otherwise (an ephemeral thread; in
+    /// other stores a loaded thread's turns, or a stored thread's as read back).
     fn source(&self, id: &str) -> Result<Source, ThreadError> {
         if let Some(thread) = self.loaded(id) {
             let thread = lock(&thread);
             let running = matches!(thread.status, ThreadStatus::Active { .. });
-            return match &thread.place {
+            return match thread.log.as_ref().and_then(|log| log.file()) {
                 None => Ok(Source::Memory {
                     turns: thread.turns.clone(),
                 }),
-                Some(place) => {
-                    let path = place.writer.path().to_owned();
-                    let file = File::open(&path).map_err(|e| read_failed(&path, e))?;
+                Some(path) => {
+                    let file = File::open(path).map_err(|e| read_failed(path, e))?;
                     Ok(Source::Disk {
                         file,
-                        path,
+                        path: path.to_owned(),
                         running,
                     })
                 }
             };
         }
         let row = self.lookup(id)?;
-        let path = self.layout.rollout(row.archived, &row.relative);
-        match self.layout.open_checked(&path) {
+        let Some(files) = self.store.files() else {
+            let mut replayed = self.read_rollout(&row)?;
+            settle_dangling(&mut replayed.turns);
+            return Ok(Source::Memory {
+                turns: replayed.turns,
+            });
+        };
+        let path = files.layout().rollout(row.archived, &row.relative);
+        match files.layout().open_checked(&path) {
             Ok((file, _)) => Ok(Source::Disk {
                 file,
                 path,
                 running: false,
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                self.forget(id, "its rollout is gone");
+                self.store.forget(id, "its rollout is gone");
                 Err(ThreadError::NotFound(id.to_owned()))
             }
             Err(e) => Err(read_failed(&path, e)),
         }
+    }
+
+    /// The embedded store's index, for a history read from its files.
+    fn positions(&self) -> Result<MutexGuard<'_, Index>, ThreadError> {
+        self.store
+            .files()
+            .map(|files| files.index())
+            .ok_or_else(|| ThreadError::Storage("this store keeps no file positions".to_owned()))
     }
 
     /// `thread/turns/list`: one page of a thread's turns.
@@ -277,7 +295,7 @@ impl Threads {
                 path,
                 running,
             } => {
-                let mut index = self.index()?;
+                let mut index = self.positions()?;
                 index.catch_up(id, &file, &path)?;
                 let conn = index.conn();
                 let mut found = positions::turns(conn, id, from, descending, limit + 1)?;
@@ -395,7 +413,7 @@ impl Threads {
                 (page, more)
             }
             Source::Disk { file, path, .. } => {
-                let mut index = self.index()?;
+                let mut index = self.positions()?;
                 index.catch_up(id, &file, &path)?;
                 let conn = index.conn();
                 let turn_seq = match &params.turn_id {
@@ -470,9 +488,10 @@ impl Threads {
                     .iter()
                     .rposition(|t| t.id == before)
                     .ok_or_else(unknown)?;
-                let pending = loaded.append(self, &[record], at)?;
+                let pending = loaded.append(&[record], at)?;
                 loaded.turns.truncate(position);
-                let memory = loaded.place.is_none().then(|| loaded.turns.clone());
+                let on_disk = loaded.log.as_ref().and_then(|log| log.file()).is_some();
+                let memory = (!on_disk).then(|| loaded.turns.clone());
                 let thread = loaded.to_thread(false);
                 drop(loaded);
                 pending.wait()?;
@@ -481,16 +500,22 @@ impl Threads {
             None => {
                 let mut row = self.lookup(&id)?;
                 let replayed = self.read_rollout(&row)?;
-                if !replayed.turns.iter().any(|t| t.id == before) {
-                    return Err(unknown());
-                }
+                let position = replayed
+                    .turns
+                    .iter()
+                    .rposition(|t| t.id == before)
+                    .ok_or_else(unknown)?;
+                // Without file positions, the cursors are counted from the turns left.
+                let memory = self.store.files().is_none().then(|| {
+                    let mut turns = replayed.turns[..position].to_vec();
+                    settle_dangling(&mut turns);
+                    turns
+                });
                 self.append_stored(&mut row, replayed, record, at, |_| {})?;
-                let thread = row.summary.to_thread(
-                    ThreadStatus::NotLoaded,
-                    Some(self.path_of(&row)),
-                    Vec::new(),
-                );
-                (thread, None)
+                let thread =
+                    row.summary
+                        .to_thread(ThreadStatus::NotLoaded, self.path_of(&row), Vec::new());
+                (thread, memory)
             }
         };
         let (turns_backwards_cursor, items_backwards_cursor) = match memory {
@@ -502,7 +527,7 @@ impl Threads {
                 )
             }
             None => {
-                let index = self.index()?;
+                let index = self.positions()?;
                 let conn = index.conn();
                 let turn = positions::last_turn(conn, &id)?.map(|t| (t.seq, ()));
                 let item = positions::items(conn, &id, None, None, true, 1)?

@@ -277,6 +277,18 @@ impl Index {
         positions::catch_up(&mut self.conn, id, file, path)
     }
 
+    /// Writes `row` and brings its thread's turn and item positions up to date with its
+    /// rollout at `path`. Failures are logged, not returned: the rollout is durable already,
+    /// and the next start's reconciliation repairs the index.
+    pub(crate) fn record(&mut self, row: &IndexRow, path: &Path) {
+        let id = &row.summary.meta.id;
+        if let Err(error) = self.upsert(row) {
+            tracing::warn!(id, %error, "thread index not updated");
+            return;
+        }
+        crate::threads::store::embedded::refresh_positions(self, id, path);
+    }
+
     /// Inserts or replaces the row of `row.summary.meta.id`.
     pub(crate) fn upsert(&self, row: &IndexRow) -> rusqlite::Result<()> {
         let written = upsert_with(&self.conn, row);

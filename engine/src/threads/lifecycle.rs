@@ -22,9 +22,8 @@ use super::error::ThreadError;
 use super::meta::{
     CLI_VERSION, SettingsOverrides, ThreadMeta, ThreadSettings, ThreadSummary, new_id, now,
 };
-use super::paths::{move_rollout, rollout_name};
-use super::rollout::{RolloutRecord, RolloutWriter, settle_dangling};
-use super::{LoadedThread, Place, Threads, lock};
+use super::rollout::{RolloutRecord, settle_dangling};
+use super::{LoadedThread, Threads, lock};
 use crate::turns::instructions::instruction_sources;
 
 /// Longest thread name accepted, in bytes.
@@ -176,8 +175,7 @@ impl Threads {
             )));
         }
         let replayed = self.read_rollout(&row)?;
-        let path = self.layout.rollout(false, &row.relative);
-        let writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
+        let log = self.store.reopen(&row, &replayed)?;
         let mut turns = replayed.turns;
         let at = now();
         let mut records: Vec<RolloutRecord> = settle_dangling(&mut turns)
@@ -193,17 +191,14 @@ impl Threads {
         }
         let mut thread = LoadedThread {
             summary,
-            place: Some(Place {
-                relative: row.relative,
-                writer,
-            }),
+            log: Some(log),
             turns,
             status: ThreadStatus::Idle,
         };
         if records.is_empty() {
-            self.sync_index(&thread);
+            thread.sync_index();
         } else {
-            thread.append(self, &records, at)?.wait()?;
+            thread.append(&records, at)?.wait()?;
         }
         Ok(self.insert(thread))
     }
@@ -305,7 +300,7 @@ impl Threads {
         let loaded = self.loaded(&id);
         if let Some(thread) = &loaded {
             let thread = lock(thread);
-            if thread.place.is_none() {
+            if thread.log.is_none() {
                 return Err(ThreadError::Conflict(format!(
                     "thread {id} is ephemeral and cannot be archived"
                 )));
@@ -322,10 +317,8 @@ impl Threads {
                 "thread {id} is already archived"
             )));
         }
-        move_rollout(&self.layout, &row.relative, true)?;
+        self.store.set_archived(&mut row, true)?;
         let was_loaded = lock(&self.loaded).remove(&id).is_some();
-        row.archived = true;
-        self.index()?.upsert(&row)?;
         let hub = context.peer.hub().clone();
         context.after_response(move || {
             if was_loaded {
@@ -356,14 +349,10 @@ impl Threads {
                 "thread {id} is not archived"
             )));
         }
-        move_rollout(&self.layout, &row.relative, false)?;
-        row.archived = false;
-        self.index()?.upsert(&row)?;
-        let thread = row.summary.to_thread(
-            ThreadStatus::NotLoaded,
-            Some(self.path_of(&row)),
-            Vec::new(),
-        );
+        self.store.set_archived(&mut row, false)?;
+        let thread = row
+            .summary
+            .to_thread(ThreadStatus::NotLoaded, self.path_of(&row), Vec::new());
         let hub = context.peer.hub().clone();
         context.after_response(move || {
             hub.broadcast::<ThreadUnarchived>(
@@ -399,7 +388,7 @@ impl Threads {
             let pending = {
                 let mut thread = lock(&thread);
                 thread.summary.name = name.clone();
-                thread.append(self, &[record], at)?
+                thread.append(&[record], at)?
             };
             pending.wait()?;
         } else {
@@ -444,22 +433,17 @@ impl Threads {
         }
     }
 
-    /// A new loaded thread with `turns`; its rollout is created (with the turns) unless it is
+    /// A new loaded thread with `turns`; it is persisted (with the turns) unless it is
     /// ephemeral.
     pub(super) fn create(
         &self,
         summary: ThreadSummary,
         turns: Vec<Turn>,
     ) -> Result<LoadedThread, ThreadError> {
-        let place = if summary.ephemeral {
+        let log = if summary.ephemeral {
             None
         } else {
-            // Fail before touching the disk if the index is unusable.
-            drop(self.index()?);
             let meta = &summary.meta;
-            let relative = rollout_name(meta.created_at, &meta.id);
-            let path = self.layout.rollout(false, &relative);
-            let mut writer = RolloutWriter::create(&path, meta)?;
             let mut records: Vec<RolloutRecord> = turns
                 .iter()
                 .flat_map(|turn| RolloutRecord::for_turn(turn, meta.created_at))
@@ -472,19 +456,14 @@ impl Threads {
                     usage: totals.usage.clone(),
                 });
             }
-            if !records.is_empty() {
-                writer.append(&records)?;
-            }
-            Some(Place { relative, writer })
+            Some(self.store.create(&summary, &records)?)
         };
-        let thread = LoadedThread {
+        Ok(LoadedThread {
             summary,
-            place,
+            log,
             turns,
             status: ThreadStatus::Idle,
-        };
-        self.sync_index(&thread);
-        Ok(thread)
+        })
     }
 
     /// Adds a loaded thread to the map; returns it (or the one already there).

@@ -33,7 +33,7 @@ impl Threads {
                 .build());
         }
         let row = self.lookup(&params.thread_id)?;
-        let path = Some(self.path_of(&row));
+        let path = self.path_of(&row);
         let thread = if include_turns {
             let mut replayed = self.read_rollout(&row)?;
             settle_dangling(&mut replayed.turns);
@@ -53,7 +53,10 @@ impl Threads {
         &self,
         path: &std::path::Path,
     ) -> Result<agentwire_protocol::Thread, ThreadError> {
-        let (file, _) = self.layout.open_checked(path)?;
+        let Some(files) = self.store.files() else {
+            return Err(ThreadError::NotFound(path.display().to_string()));
+        };
+        let (file, _) = files.layout().open_checked(path)?;
         let replayed = super::rollout::replay(file, path)?;
         let status = self.status_of(&replayed.summary.meta.id);
         Ok(replayed.summary.to_thread(
@@ -68,7 +71,7 @@ impl Threads {
         match PagePlan::of(params)? {
             None => Ok(ThreadListResponse::builder().build()),
             Some(plan) => {
-                let page = self.index()?.page(&plan.query)?;
+                let page = self.store.page(&plan.query)?;
                 Ok(self.list_answer(&plan, &page))
             }
         }
@@ -86,16 +89,7 @@ impl Threads {
             Ok(None) => return Some(Ok(ThreadListResponse::builder().build())),
             Err(error) => return Some(Err(error)),
         };
-        let Ok(index) = &*self.index else {
-            return None;
-        };
-        let page = match index.try_lock() {
-            Ok(index) => index.kept_page(&plan.query),
-            Err(std::sync::TryLockError::Poisoned(index)) => {
-                index.into_inner().kept_page(&plan.query)
-            }
-            Err(std::sync::TryLockError::WouldBlock) => None,
-        }?;
+        let page = self.store.kept_page(&plan.query)?;
         Some(Ok(self.list_answer(&plan, &page)))
     }
 
@@ -128,7 +122,7 @@ impl Threads {
             .map(|row| {
                 row.summary.to_thread(
                     self.status_of(&row.summary.meta.id),
-                    Some(self.path_of(row)),
+                    self.path_of(row),
                     Vec::new(),
                 )
             })

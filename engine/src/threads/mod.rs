@@ -1,17 +1,19 @@
 //! Threads: creating, loading, copying, reading, listing, naming and archiving them, and
-//! keeping them on disk.
+//! keeping them in a store.
 //!
-//! A persisted thread is one append-only rollout file (see [`rollout`] for the format and the
-//! fsync policy) plus a row in the SQLite index (see [`index`]); `ephemeral` threads live only
-//! in memory. A *loaded* thread is held in memory with its turns, its runtime status and an open
-//! rollout writer; the turn engine records its progress through the methods in [`recording`].
+//! A persisted thread is a sequence of rollout records (see [`rollout`] for the format) plus a
+//! row in its store's list index; [`store`] holds the boundary and the two stores (the
+//! embedded default: JSONL files and SQLite under the home; PostgreSQL, for several workers).
+//! `ephemeral` threads live only in memory. A *loaded* thread is held in memory with its turns,
+//! its runtime status and an open log; the turn engine records its progress through the
+//! methods in [`recording`].
 //!
 //! Module map: [`meta`] (metadata, settings, summary), [`rollout`] (records, replay, writer),
-//! [`committer`] (the thread that makes loaded threads' records durable in groups),
-//! [`paths`] (layout and read checks), [`index`] (SQLite), [`page_cache`] (pages served
-//! lately), [`cursor`] (list and history cursors), [`positions`] (where each turn and item
-//! lies in its rollout, for paging), [`history`] (turns/items pages, revert), [`admin`]
-//! (delete, unsubscribe, metadata),
+//! [`store`] (the boundary, the embedded and PostgreSQL stores), [`committer`] (the thread that
+//! makes the embedded store's records durable in groups), [`paths`] (layout and read checks),
+//! [`index`] (SQLite), [`page_cache`] (pages served lately), [`cursor`] (list and history
+//! cursors), [`positions`] (where each turn and item lies in its rollout, for paging),
+//! [`history`] (turns/items pages, revert), [`admin`] (delete, unsubscribe, metadata),
 //! [`lifecycle`] (start, resume, fork, archive, unarchive, name), [`list`] (read, list,
 //! loaded list), [`error`].
 
@@ -29,33 +31,29 @@ pub(crate) mod paths;
 pub(crate) mod positions;
 pub(crate) mod recording;
 pub(crate) mod rollout;
+pub(crate) mod store;
 pub(crate) mod subscribers;
 pub(crate) mod usage;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agentwire_protocol::{Thread, ThreadStatus, Turn};
 
-use committer::{Committer, Pending, SharedIndex};
+use committer::Pending;
 use error::ThreadError;
-use index::{Index, IndexRow};
+use index::IndexRow;
 use meta::{DefaultsSource, ThreadSummary};
-use paths::Layout;
-use rollout::{FileStamp, Replayed, RolloutError, RolloutRecord, RolloutWriter, replay};
+use rollout::{Replayed, RolloutRecord};
+use store::{ThreadLog, ThreadStore};
 
-/// Every thread the engine knows: the loaded ones in memory, the persisted ones on disk.
+/// Every thread the engine knows: the loaded ones in memory, the persisted ones in the store.
 #[derive(Debug)]
 pub(crate) struct Threads {
-    layout: Layout,
     /// The settings new threads get when the client leaves them out.
     defaults: Arc<dyn DefaultsSource>,
-    /// The index, or why it could not be opened (then every persisted operation fails);
-    /// shared with the committer.
-    index: SharedIndex,
-    /// Writes the records of loaded threads; `None` when the index could not be opened.
-    committer: Option<Committer>,
+    /// Where persisted threads are kept.
+    store: Arc<dyn ThreadStore>,
     loaded: Mutex<HashMap<String, Arc<Mutex<LoadedThread>>>>,
     /// The connections following each thread.
     pub(crate) subscribers: subscribers::Subscribers,
@@ -65,18 +63,10 @@ pub(crate) struct Threads {
 #[derive(Debug)]
 pub(crate) struct LoadedThread {
     summary: ThreadSummary,
-    /// Where it is persisted; `None` for an ephemeral thread.
-    place: Option<Place>,
+    /// Where its records go; `None` for an ephemeral thread.
+    log: Option<Box<dyn ThreadLog>>,
     turns: Vec<Turn>,
     status: ThreadStatus,
-}
-
-/// The rollout of a loaded, persisted thread.
-#[derive(Debug)]
-struct Place {
-    /// Relative to the live root (loaded threads are never archived).
-    relative: PathBuf,
-    writer: RolloutWriter,
 }
 
 /// Locks `mutex`, recovering the data if a holder panicked (no holder leaves it half-changed).
@@ -85,56 +75,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Threads {
-    /// Opens the threads under `home`: creates the folders, opens (or rebuilds) the index and
-    /// reconciles it with the rollouts. A failure is logged and kept: the engine still serves,
-    /// and persisted-thread requests answer with the reason.
-    pub(crate) fn open(home: &Path, defaults: Arc<dyn DefaultsSource>) -> Self {
-        let layout = Layout::new(home);
-        let index = paths::create_private_dirs(layout.home())
-            .map_err(|e| format!("cannot create {}: {e}", layout.home().display()))
-            .and_then(|()| {
-                Index::open(&layout.index_file(), &layout)
-                    .map_err(|e| format!("cannot open the thread index: {e}"))
-            })
-            .map(Mutex::new);
-        let index: SharedIndex = Arc::new(index);
-        let committer = match &*index {
-            Ok(_) => Committer::start(Arc::clone(&index))
-                .map_err(|e| format!("cannot start the rollout committer: {e}")),
-            Err(error) => Err(error.clone()),
-        };
-        let (index, committer) = match committer {
-            Ok(committer) => (index, Some(committer)),
-            Err(error) => (Arc::new(Err(error)), None),
-        };
-        if let Err(error) = &*index {
-            tracing::error!(home = %layout.home().display(), error, "thread storage unavailable");
-        }
+    /// The threads kept in `store` (see [`store::open`]).
+    pub(crate) fn open(store: Arc<dyn ThreadStore>, defaults: Arc<dyn DefaultsSource>) -> Self {
         Self {
-            layout,
             defaults,
-            index,
-            committer,
+            store,
             loaded: Mutex::new(HashMap::new()),
             subscribers: subscribers::Subscribers::default(),
-        }
-    }
-
-    fn index(&self) -> Result<MutexGuard<'_, Index>, ThreadError> {
-        match &*self.index {
-            Ok(index) => Ok(lock(index)),
-            Err(error) => Err(ThreadError::Storage(error.clone())),
-        }
-    }
-
-    /// The committer of loaded threads' records; there is one whenever the index opened.
-    fn committer(&self) -> Result<&Committer, ThreadError> {
-        match (&self.committer, &*self.index) {
-            (Some(committer), _) => Ok(committer),
-            (None, Err(error)) => Err(ThreadError::Storage(error.clone())),
-            (None, Ok(_)) => Err(ThreadError::Storage(
-                "the rollout committer is not running".to_owned(),
-            )),
         }
     }
 
@@ -151,84 +98,24 @@ impl Threads {
 
     /// The index row of persisted thread `id`.
     fn lookup(&self, id: &str) -> Result<IndexRow, ThreadError> {
-        self.index()?
+        self.store
             .get(id)?
             .ok_or_else(|| ThreadError::NotFound(id.to_owned()))
     }
 
-    /// Reads the rollout of `row` back. A rollout that is gone, or whose first line is no
-    /// longer a thread record, takes its row out of the index with it: `thread/list` stops
-    /// showing a thread that `thread/read` cannot read.
+    /// Reads the records of `row` back (see [`ThreadStore::read`]).
     fn read_rollout(&self, row: &IndexRow) -> Result<Replayed, ThreadError> {
-        let id = &row.summary.meta.id;
-        let path = self.layout.rollout(row.archived, &row.relative);
-        let replayed = match self.layout.open_checked(&path) {
-            Ok((file, _)) => replay(file, &path),
-            // The index is stale: the file was removed behind its back.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                self.forget(id, "its rollout is gone");
-                return Err(ThreadError::NotFound(id.clone()));
-            }
-            Err(e) => {
-                return Err(ThreadError::Storage(format!(
-                    "cannot read {}: {e}",
-                    path.display()
-                )));
-            }
-        };
-        replayed.map_err(|error| {
-            if matches!(error, RolloutError::NoHeader { .. }) {
-                self.forget(id, "its rollout's first line is not a thread record");
-            }
-            ThreadError::from(error)
-        })
+        self.store.read(row)
     }
 
-    /// Drops thread `id` from the index, logging `why`.
-    fn forget(&self, id: &str, why: &str) {
-        tracing::warn!(id, why, "thread dropped from the index");
-        if let Err(error) = self.index().and_then(|i| Ok(i.remove(id)?)) {
-            tracing::warn!(id, %error, "thread index not updated");
-        }
+    /// What `Thread.path` reports for `row`.
+    fn path_of(&self, row: &IndexRow) -> Option<String> {
+        self.store.location(row)
     }
 
-    /// The absolute rollout path of `row`, as reported in `Thread.path`.
-    fn path_of(&self, row: &IndexRow) -> String {
-        self.layout
-            .rollout(row.archived, &row.relative)
-            .to_string_lossy()
-            .into_owned()
-    }
-
-    /// Writes the index row of a loaded thread. A failure is logged, not returned: the rollout
-    /// is already durable, and the next start's reconciliation repairs the row.
-    fn sync_index(&self, thread: &LoadedThread) {
-        let Some(place) = &thread.place else {
-            return;
-        };
-        let stamp = match place.writer.stamp() {
-            Ok(stamp) => stamp,
-            Err(error) => {
-                tracing::warn!(id = thread.summary.meta.id, %error, "cannot stat rollout");
-                Default::default()
-            }
-        };
-        let row = IndexRow {
-            summary: thread.summary.clone(),
-            relative: place.relative.clone(),
-            archived: false,
-            stamp,
-        };
-        if let Err(error) = self.index().and_then(|i| Ok(i.upsert(&row)?)) {
-            tracing::warn!(id = thread.summary.meta.id, %error, "thread index not updated");
-        }
-        self.refresh_positions(&thread.summary.meta.id, place.writer.path());
-    }
-
-    /// Appends `record` (stamped `at`) to the rollout of a thread that is not loaded: `row` is
-    /// its index row and `replayed` its rollout as read. `change` makes the replayed summary
-    /// say what the record says; the index row (stamp, summary, update time) and the thread's
-    /// positions follow.
+    /// Appends `record` (stamped `at`) to a thread that is not loaded: `row` is its index row
+    /// and `replayed` its records as read. `change` makes the replayed summary say what the
+    /// record says; the index row (summary, update time) follows.
     fn append_stored(
         &self,
         row: &mut IndexRow,
@@ -237,26 +124,10 @@ impl Threads {
         at: i64,
         change: impl FnOnce(&mut ThreadSummary),
     ) -> Result<(), ThreadError> {
-        let path = self.layout.rollout(row.archived, &row.relative);
-        let mut writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
-        row.stamp = writer.append(&[record])?;
-        row.summary = replayed.summary;
+        row.summary = replayed.summary.clone();
         change(&mut row.summary);
         row.summary.updated_at = row.summary.updated_at.max(at);
-        self.index()?.upsert(row)?;
-        self.refresh_positions(&row.summary.meta.id, &path);
-        Ok(())
-    }
-
-    /// Brings the turn and item positions of thread `id` (rollout at `path`) up to date. A
-    /// failure is logged: the next page request tries again.
-    fn refresh_positions(&self, id: &str, path: &Path) {
-        let refreshed = std::fs::File::open(path)
-            .map_err(ThreadError::from)
-            .and_then(|file| Ok(self.index()?.catch_up(id, &file, path)?));
-        if let Err(error) = refreshed {
-            tracing::warn!(id, %error, "thread positions not updated");
-        }
+        self.store.append(row, replayed, &[record])
     }
 }
 
@@ -265,32 +136,24 @@ impl LoadedThread {
     /// `at` as the last change. The records are queued under the thread's lock, so they reach
     /// the file in order; the returned [`Pending`] resolves once they are durable and the index
     /// row says so.
-    fn append(
-        &mut self,
-        threads: &Threads,
-        records: &[RolloutRecord],
-        at: i64,
-    ) -> Result<Pending, ThreadError> {
+    fn append(&mut self, records: &[RolloutRecord], at: i64) -> Result<Pending, ThreadError> {
         self.summary.updated_at = self.summary.updated_at.max(at);
-        let Some(place) = &mut self.place else {
-            return Ok(Pending::nothing());
-        };
-        let committer = threads.committer()?;
-        let row = IndexRow {
-            summary: self.summary.clone(),
-            relative: place.relative.clone(),
-            archived: false,
-            stamp: FileStamp::default(),
-        };
-        Ok(place.writer.queue(committer, records, row)?)
+        match &mut self.log {
+            None => Ok(Pending::nothing()),
+            Some(log) => log.queue(records, &self.summary),
+        }
+    }
+
+    /// Writes the index row of a persisted thread as it is now (see [`ThreadLog::sync`]).
+    fn sync_index(&self) {
+        if let Some(log) = &self.log {
+            log.sync(&self.summary);
+        }
     }
 
     /// The wire form; `turns` only when `include_turns`.
     fn to_thread(&self, include_turns: bool) -> Thread {
-        let path = self
-            .place
-            .as_ref()
-            .map(|p| p.writer.path().to_string_lossy().into_owned());
+        let path = self.log.as_ref().and_then(|log| log.location());
         let turns = if include_turns {
             self.turns.clone()
         } else {

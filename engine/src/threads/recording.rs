@@ -52,7 +52,7 @@ impl Threads {
                 root_turn_id: turn.root_turn_id.clone(),
                 started_at: turn.started_at,
             };
-            let pending = thread.append(self, &[record], at)?;
+            let pending = thread.append(&[record], at)?;
             thread.turns.push(started_turn(
                 turn.id.clone(),
                 turn.root_turn_id.clone(),
@@ -83,7 +83,7 @@ impl Threads {
                 item: item.clone(),
             };
             thread.summary.note_item(&item.kind);
-            let pending = thread.append(self, &[record], at)?;
+            let pending = thread.append(&[record], at)?;
             if let Some(turn) = thread.turns.iter_mut().rev().find(|t| t.id == turn_id) {
                 put_item(turn, item.clone());
             }
@@ -110,7 +110,7 @@ impl Threads {
             stored.completed_at = turn.completed_at;
             stored.duration_ms = turn.duration_ms;
             let at = now();
-            thread.append(self, &[RolloutRecord::turn_completed(turn, at)], at)
+            thread.append(&[RolloutRecord::turn_completed(turn, at)], at)
         })
     }
 
@@ -135,7 +135,7 @@ impl Threads {
                     at,
                     settings: settings.clone(),
                 };
-                thread.append(self, &[record], at)?.detach();
+                thread.append(&[record], at)?.detach();
                 thread.summary.meta.settings = settings.clone();
             }
             Ok(settings)
@@ -234,7 +234,10 @@ mod tests {
     #[test]
     fn recorded_turns_survive_a_restart() {
         let home = scratch("recording");
-        let threads = Threads::open(&home, std::sync::Arc::new(ThreadDefaults::default()));
+        let threads = Threads::open(
+            crate::threads::store::open(&crate::threads::store::StoreUrl::Embedded, &home),
+            std::sync::Arc::new(ThreadDefaults::default()),
+        );
         let id = start(&threads);
         let mut turn = started_turn("t1".to_owned(), None, Some(10));
         threads
@@ -263,7 +266,10 @@ mod tests {
         let live = threads.turns(&id).expect("turns");
         drop(threads);
 
-        let reopened = Threads::open(&home, std::sync::Arc::new(ThreadDefaults::default()));
+        let reopened = Threads::open(
+            crate::threads::store::open(&crate::threads::store::StoreUrl::Embedded, &home),
+            std::sync::Arc::new(ThreadDefaults::default()),
+        );
         let listed = reopened
             .list(
                 serde_json::from_value::<ThreadListParams>(serde_json::json!({})).expect("params"),
@@ -289,7 +295,10 @@ mod tests {
     #[test]
     fn status_changes_only_on_loaded_threads() {
         let home = scratch("status");
-        let threads = Threads::open(&home, std::sync::Arc::new(ThreadDefaults::default()));
+        let threads = Threads::open(
+            crate::threads::store::open(&crate::threads::store::StoreUrl::Embedded, &home),
+            std::sync::Arc::new(ThreadDefaults::default()),
+        );
         let id = start(&threads);
         let hub = Hub::new(Duration::from_secs(1));
         assert_eq!(threads.status(&id), ThreadStatus::Idle);
@@ -309,7 +318,10 @@ mod tests {
     #[test]
     fn a_kept_page_is_answered_in_place_until_a_record_changes_the_index() {
         let home = scratch("kept-page");
-        let threads = Threads::open(&home, std::sync::Arc::new(ThreadDefaults::default()));
+        let threads = Threads::open(
+            crate::threads::store::open(&crate::threads::store::StoreUrl::Embedded, &home),
+            std::sync::Arc::new(ThreadDefaults::default()),
+        );
         let id = start(&threads);
         let params = || {
             serde_json::from_value::<ThreadListParams>(serde_json::json!({"limit": 5}))

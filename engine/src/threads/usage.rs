@@ -87,7 +87,7 @@ impl Threads {
             usage: usage.clone(),
         });
         // Not waited for: the turn's completion, recorded later, is durable only after it.
-        thread.append(self, &[record], at)?.detach();
+        thread.append(&[record], at)?.detach();
         Ok(usage)
     }
 
@@ -128,7 +128,7 @@ impl Threads {
             usage: usage.clone(),
         });
         // Not waited for: the turn's completion, recorded later, is durable only after it.
-        thread.append(self, &[record], at)?.detach();
+        thread.append(&[record], at)?.detach();
         Ok(Some(usage))
     }
 

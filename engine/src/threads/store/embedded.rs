@@ -1,0 +1,259 @@
+//! The embedded store, the default: one append-only JSONL rollout per thread under the home
+//! (see [`crate::threads::rollout`] for the format and the fsync policy) and a SQLite index
+//! beside them (see [`crate::threads::index`]), the rollouts being the truth. Records of loaded
+//! threads are made durable in groups by the committer thread ([`crate::threads::committer`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::{ThreadLog, ThreadStore};
+use crate::threads::committer::{Committer, Pending, SharedIndex};
+use crate::threads::error::ThreadError;
+use crate::threads::index::{Index, IndexRow, PageQuery};
+use crate::threads::lock;
+use crate::threads::meta::ThreadSummary;
+use crate::threads::paths::{self, Layout, move_rollout, rollout_name, sync_dir};
+use crate::threads::rollout::{
+    FileStamp, Replayed, RolloutError, RolloutRecord, RolloutWriter, replay,
+};
+
+/// Rollouts and index under one home.
+#[derive(Debug)]
+pub(crate) struct EmbeddedStore {
+    shared: Arc<Shared>,
+}
+
+/// What the store and the logs of its loaded threads share. The committer goes last, once
+/// every log is gone: dropping it commits what is queued and closes the index.
+#[derive(Debug)]
+struct Shared {
+    layout: Layout,
+    index: SharedIndex,
+    committer: Committer,
+}
+
+impl EmbeddedStore {
+    /// Opens the store under `home`: creates the folders, opens (or rebuilds) the index,
+    /// reconciles it with the rollouts and starts the committer.
+    pub(crate) fn open(home: &Path) -> Result<Self, String> {
+        let layout = Layout::new(home);
+        paths::create_private_dirs(layout.home())
+            .map_err(|e| format!("cannot create {}: {e}", layout.home().display()))?;
+        let index = Index::open(&layout.index_file(), &layout)
+            .map_err(|e| format!("cannot open the thread index: {e}"))?;
+        let index: SharedIndex = Arc::new(Mutex::new(index));
+        let committer = Committer::start(Arc::clone(&index))
+            .map_err(|e| format!("cannot start the rollout committer: {e}"))?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                layout,
+                index,
+                committer,
+            }),
+        })
+    }
+
+    /// Where the files are.
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.shared.layout
+    }
+
+    /// The index, locked (for the position tables behind history pages).
+    pub(crate) fn index(&self) -> MutexGuard<'_, Index> {
+        lock(&self.shared.index)
+    }
+
+    fn rollout(&self, row: &IndexRow) -> PathBuf {
+        self.layout().rollout(row.archived, &row.relative)
+    }
+}
+
+impl ThreadStore for EmbeddedStore {
+    fn get(&self, id: &str) -> Result<Option<IndexRow>, ThreadError> {
+        Ok(self.index().get(id)?)
+    }
+
+    fn page(&self, query: &PageQuery) -> Result<Arc<[IndexRow]>, ThreadError> {
+        Ok(self.index().page(query)?)
+    }
+
+    fn kept_page(&self, query: &PageQuery) -> Option<Arc<[IndexRow]>> {
+        match self.shared.index.try_lock() {
+            Ok(index) => index.kept_page(query),
+            Err(std::sync::TryLockError::Poisoned(index)) => index.into_inner().kept_page(query),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    fn forget(&self, id: &str, why: &str) {
+        tracing::warn!(id, why, "thread dropped from the index");
+        if let Err(error) = self.index().remove(id) {
+            tracing::warn!(id, %error, "thread index not updated");
+        }
+    }
+
+    fn location(&self, row: &IndexRow) -> Option<String> {
+        Some(self.rollout(row).to_string_lossy().into_owned())
+    }
+
+    fn read(&self, row: &IndexRow) -> Result<Replayed, ThreadError> {
+        let id = &row.summary.meta.id;
+        let path = self.rollout(row);
+        let replayed = match self.layout().open_checked(&path) {
+            Ok((file, _)) => replay(file, &path),
+            // The index is stale: the file was removed behind its back.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                self.forget(id, "its rollout is gone");
+                return Err(ThreadError::NotFound(id.clone()));
+            }
+            Err(e) => {
+                return Err(ThreadError::Storage(format!(
+                    "cannot read {}: {e}",
+                    path.display()
+                )));
+            }
+        };
+        replayed.map_err(|error| {
+            if matches!(error, RolloutError::NoHeader { .. }) {
+                self.forget(id, "its rollout's first line is not a thread record");
+            }
+            ThreadError::from(error)
+        })
+    }
+
+    fn create(
+        &self,
+        summary: &ThreadSummary,
+        records: &[RolloutRecord],
+    ) -> Result<Box<dyn ThreadLog>, ThreadError> {
+        let meta = &summary.meta;
+        let relative = rollout_name(meta.created_at, &meta.id);
+        let path = self.layout().rollout(false, &relative);
+        let mut writer = RolloutWriter::create(&path, meta)?;
+        if !records.is_empty() {
+            writer.append(records)?;
+        }
+        let log = FileLog {
+            shared: Arc::clone(&self.shared),
+            relative,
+            writer,
+        };
+        log.sync(summary);
+        Ok(Box::new(log))
+    }
+
+    fn reopen(
+        &self,
+        row: &IndexRow,
+        replayed: &Replayed,
+    ) -> Result<Box<dyn ThreadLog>, ThreadError> {
+        let path = self.layout().rollout(false, &row.relative);
+        let writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
+        Ok(Box::new(FileLog {
+            shared: Arc::clone(&self.shared),
+            relative: row.relative.clone(),
+            writer,
+        }))
+    }
+
+    fn append(
+        &self,
+        row: &mut IndexRow,
+        replayed: Replayed,
+        records: &[RolloutRecord],
+    ) -> Result<(), ThreadError> {
+        let path = self.rollout(row);
+        let mut writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
+        row.stamp = writer.append(records)?;
+        self.index().upsert(row)?;
+        refresh_positions(&mut self.index(), &row.summary.meta.id, &path);
+        Ok(())
+    }
+
+    fn set_archived(&self, row: &mut IndexRow, archived: bool) -> Result<(), ThreadError> {
+        move_rollout(self.layout(), &row.relative, archived)?;
+        row.archived = archived;
+        Ok(self.index().upsert(row)?)
+    }
+
+    fn delete(&self, row: &IndexRow) -> Result<(), ThreadError> {
+        let path = self.rollout(row);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            // Removed behind our back: the index entry still goes.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(ThreadError::Storage(format!(
+                    "cannot remove {}: {e}",
+                    path.display()
+                )));
+            }
+        }
+        if let Some(parent) = path.parent() {
+            sync_dir(parent)?;
+        }
+        Ok(self.index().remove(&row.summary.meta.id)?)
+    }
+
+    fn files(&self) -> Option<&EmbeddedStore> {
+        Some(self)
+    }
+}
+
+/// Brings the turn and item positions of thread `id` (rollout at `path`) up to date. A
+/// failure is logged: the next page request tries again.
+pub(crate) fn refresh_positions(index: &mut Index, id: &str, path: &Path) {
+    let refreshed = std::fs::File::open(path)
+        .map_err(ThreadError::from)
+        .and_then(|file| Ok(index.catch_up(id, &file, path)?));
+    if let Err(error) = refreshed {
+        tracing::warn!(id, %error, "thread positions not updated");
+    }
+}
+
+/// The rollout of a loaded thread, open for appending.
+#[derive(Debug)]
+struct FileLog {
+    shared: Arc<Shared>,
+    /// Relative to the live root (loaded threads are never archived).
+    relative: PathBuf,
+    writer: RolloutWriter,
+}
+
+impl FileLog {
+    fn row(&self, summary: &ThreadSummary, stamp: FileStamp) -> IndexRow {
+        IndexRow {
+            summary: summary.clone(),
+            relative: self.relative.clone(),
+            archived: false,
+            stamp,
+        }
+    }
+}
+
+impl ThreadLog for FileLog {
+    fn queue(
+        &mut self,
+        records: &[RolloutRecord],
+        summary: &ThreadSummary,
+    ) -> Result<Pending, ThreadError> {
+        let row = self.row(summary, FileStamp::default());
+        Ok(self.writer.queue(&self.shared.committer, records, row)?)
+    }
+
+    fn sync(&self, summary: &ThreadSummary) {
+        let stamp = self.writer.stamp().unwrap_or_else(|error| {
+            tracing::warn!(id = summary.meta.id, %error, "cannot stat rollout");
+            FileStamp::default()
+        });
+        lock(&self.shared.index).record(&self.row(summary, stamp), self.writer.path());
+    }
+
+    fn location(&self) -> Option<String> {
+        Some(self.writer.path().to_string_lossy().into_owned())
+    }
+
+    fn file(&self) -> Option<&Path> {
+        Some(self.writer.path())
+    }
+}

@@ -1,0 +1,198 @@
+//! The thread store: where persisted threads live, behind one boundary.
+//!
+//! [`Threads`](super::Threads) holds the rules (what each request does to a thread, which
+//! notifications follow); a [`ThreadStore`] holds the threads. Two stores implement it:
+//!
+//! - [`embedded`], the default, which needs nothing: one append-only JSONL rollout per thread
+//!   under the home and a SQLite index beside them;
+//! - [`postgres`], for several app-server workers sharing their threads: records and the list
+//!   index in one PostgreSQL database (`[store] url = "postgres://…"` in `config.toml`).
+//!
+//! Both speak in the same terms: a thread is its sequence of rollout records (see
+//! [`super::rollout`]) plus an index row ([`IndexRow`]) that `thread/list` pages through. A
+//! loaded thread appends through its [`ThreadLog`], whose records are committed in groups off
+//! the async path and acknowledged through a [`Pending`] once durable. Every method here may
+//! block on disk or network: callers run on the blocking pool or the store's own threads,
+//! never on the async workers.
+
+pub(crate) mod embedded;
+pub(crate) mod postgres;
+mod unavailable;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::committer::Pending;
+use super::error::ThreadError;
+use super::index::{IndexRow, PageQuery};
+use super::meta::ThreadSummary;
+use super::rollout::{Replayed, RolloutRecord};
+
+pub(crate) use embedded::EmbeddedStore;
+pub(crate) use unavailable::Unavailable;
+
+/// Where persisted threads are kept.
+pub(crate) trait ThreadStore: Send + Sync + std::fmt::Debug {
+    /// The index row of thread `id`, if the store has it.
+    fn get(&self, id: &str) -> Result<Option<IndexRow>, ThreadError>;
+
+    /// One page of index rows (`query.limit` at most), in the query's order.
+    fn page(&self, query: &PageQuery) -> Result<Arc<[IndexRow]>, ThreadError>;
+
+    /// The page answering `query` if the store keeps it in memory and it is still current;
+    /// never blocks (so a poll can be answered in place). `None` when it must be read.
+    fn kept_page(&self, query: &PageQuery) -> Option<Arc<[IndexRow]>>;
+
+    /// Drops the index row of thread `id` (its records cannot be read any more); logs `why`.
+    fn forget(&self, id: &str, why: &str);
+
+    /// What `Thread.path` reports for `row`: the rollout file, or `None` where there is none.
+    fn location(&self, row: &IndexRow) -> Option<String>;
+
+    /// Reads the records of `row` back. Records that are gone, or whose first record is no
+    /// longer a thread record, take the row out of the index with them (`NotFound`):
+    /// `thread/list` stops showing a thread that `thread/read` cannot read.
+    fn read(&self, row: &IndexRow) -> Result<Replayed, ThreadError>;
+
+    /// Persists a new thread: its thread record, then `records`, durably, and its index row.
+    /// Returns the log a loaded thread appends through.
+    fn create(
+        &self,
+        summary: &ThreadSummary,
+        records: &[RolloutRecord],
+    ) -> Result<Box<dyn ThreadLog>, ThreadError>;
+
+    /// Opens persisted thread `row` (read back as `replayed`) for appending, as it is loaded.
+    fn reopen(
+        &self,
+        row: &IndexRow,
+        replayed: &Replayed,
+    ) -> Result<Box<dyn ThreadLog>, ThreadError>;
+
+    /// Appends `records` durably to a thread that is not loaded (`row`, read back as
+    /// `replayed`), then writes `row` (whose summary the caller has brought up to date).
+    fn append(
+        &self,
+        row: &mut IndexRow,
+        replayed: Replayed,
+        records: &[RolloutRecord],
+    ) -> Result<(), ThreadError>;
+
+    /// Moves `row`'s thread into the archive (`archived`) or back out of it, durably.
+    fn set_archived(&self, row: &mut IndexRow, archived: bool) -> Result<(), ThreadError>;
+
+    /// Removes `row`'s thread: its records and its index row.
+    fn delete(&self, row: &IndexRow) -> Result<(), ThreadError>;
+
+    /// The embedded store, for what only files can do: paging history by file position and
+    /// reading a rollout by its path (`getConversationSummary`).
+    fn files(&self) -> Option<&EmbeddedStore> {
+        None
+    }
+}
+
+/// The append side of one loaded, persisted thread.
+pub(crate) trait ThreadLog: Send + Sync + std::fmt::Debug {
+    /// Queues `records` behind the thread's earlier ones; `summary` is the thread's summary as
+    /// of them (its index row follows). The answer resolves once they are durable.
+    fn queue(
+        &mut self,
+        records: &[RolloutRecord],
+        summary: &ThreadSummary,
+    ) -> Result<Pending, ThreadError>;
+
+    /// Writes the thread's index row as `summary` says, now. A failure is logged, not
+    /// returned: the records are durable already, and the row is repaired from them.
+    fn sync(&self, summary: &ThreadSummary);
+
+    /// What `Thread.path` reports: the rollout file, or `None` where there is none.
+    fn location(&self) -> Option<String>;
+
+    /// The rollout file, for the embedded store's history pages.
+    fn file(&self) -> Option<&Path> {
+        None
+    }
+}
+
+/// Which store a server keeps its threads in: `[store] url` in `config.toml`, or `--store`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreUrl {
+    /// The embedded store under the home (the default).
+    Embedded,
+    /// A PostgreSQL database (`postgres://` or `postgresql://`).
+    Postgres(String),
+}
+
+impl StoreUrl {
+    /// Parses a store URL. `embedded` (or nothing) is the embedded store; a URL names the
+    /// database; anything else is refused, naming what is accepted.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if text.is_empty() || text == "embedded" {
+            Ok(Self::Embedded)
+        } else if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            Ok(Self::Postgres(text.to_owned()))
+        } else {
+            Err(format!(
+                "store url {:?}: expected \"embedded\" or a postgres:// URL",
+                redacted(text)
+            ))
+        }
+    }
+}
+
+/// `url` with any password left out, for logs and errors.
+pub(crate) fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    match rest.split_once('@') {
+        Some((user, host)) => match user.split_once(':') {
+            Some((name, _)) => format!("{scheme}://{name}:***@{host}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+/// Opens the store `url` names for the home `home`. A store that cannot be opened is logged
+/// and kept as [`Unavailable`]: the engine still serves, and persisted-thread requests answer
+/// with the reason.
+pub(crate) fn open(url: &StoreUrl, home: &Path) -> Arc<dyn ThreadStore> {
+    let opened: Result<Arc<dyn ThreadStore>, String> = match url {
+        StoreUrl::Embedded => EmbeddedStore::open(home).map(|s| Arc::new(s) as _),
+        StoreUrl::Postgres(url) => postgres::PostgresStore::open(url).map(|s| Arc::new(s) as _),
+    };
+    opened.unwrap_or_else(|error| {
+        tracing::error!(error, "thread storage unavailable");
+        Arc::new(Unavailable(error))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_urls_parse_and_name_what_is_accepted() {
+        assert_eq!(StoreUrl::parse(""), Ok(StoreUrl::Embedded));
+        assert_eq!(StoreUrl::parse("embedded"), Ok(StoreUrl::Embedded));
+        assert_eq!(
+            StoreUrl::parse("postgres://u@h/db"),
+            Ok(StoreUrl::Postgres("postgres://u@h/db".to_owned()))
+        );
+        let refused = StoreUrl::parse("mysql://u:secret@h/db").expect_err("refused");
+        assert!(refused.contains("postgres://"), "{refused}");
+        assert!(!refused.contains("secret"), "the password leaks: {refused}");
+    }
+
+    #[test]
+    fn passwords_are_left_out_of_logged_urls() {
+        assert_eq!(
+            redacted("postgres://me:pw@h:5/db"),
+            "postgres://me:***@h:5/db"
+        );
+        assert_eq!(redacted("postgres://h/db"), "postgres://h/db");
+        assert_eq!(redacted("postgres://me@h/db"), "postgres://me@h/db");
+    }
+}

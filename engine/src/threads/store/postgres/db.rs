@@ -1,0 +1,168 @@
+//! The connections of one PostgreSQL store: a few threads, each owning one client, that run
+//! the store's queries for callers which wait for the answer.
+//!
+//! The synchronous `postgres` client drives its connection with a runtime of its own, which
+//! must never be entered (nor dropped) from inside the server's async workers. Keeping every
+//! client on a thread of the store makes that impossible to get wrong: each thread connects,
+//! serves and closes its own client, and a caller hands a closure over and blocks on its
+//! answer. A client whose connection broke is replaced on the next call.
+
+use std::sync::{Arc, Mutex, mpsc};
+
+use postgres::{Client, NoTls};
+
+use crate::threads::error::ThreadError;
+use crate::threads::lock;
+
+/// One query job: runs on a database thread with its client.
+type Work = Box<dyn FnOnce(&mut Client) + Send>;
+
+/// A small pool of database threads.
+pub(super) struct Db {
+    jobs: Mutex<Option<mpsc::Sender<Work>>>,
+    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    /// The URL with the password left out, for errors.
+    shown: String,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("url", &self.shown)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Db {
+    /// Starts `size` database threads for `config` (`shown` names the store in errors); each
+    /// connects first, so a bad URL or an unreachable server is reported here.
+    pub(super) fn start(
+        config: &postgres::Config,
+        shown: String,
+        size: usize,
+    ) -> Result<Self, String> {
+        let (jobs, queue) = mpsc::channel::<Work>();
+        let queue = Arc::new(Mutex::new(queue));
+        let mut threads = Vec::with_capacity(size);
+        for n in 0..size.max(1) {
+            let (config, queue) = (config.clone(), Arc::clone(&queue));
+            let (connected, ready) = mpsc::sync_channel(1);
+            let thread = std::thread::Builder::new()
+                .name(format!("agentwire-pg-{n}"))
+                .spawn(move || match config.connect(NoTls) {
+                    Ok(client) => {
+                        let _ = connected.send(Ok(()));
+                        serve(client, &config, &queue);
+                    }
+                    Err(error) => {
+                        let _ = connected.send(Err(error));
+                    }
+                })
+                .map_err(|e| format!("cannot start a database thread: {e}"))?;
+            threads.push(thread);
+            match ready.recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => {
+                    return Err(format!("cannot connect to {shown}: {}", describe(&error)));
+                }
+                Err(_) => return Err(format!("cannot connect to {shown}: the thread stopped")),
+            }
+        }
+        Ok(Self {
+            jobs: Mutex::new(Some(jobs)),
+            threads: Mutex::new(threads),
+            shown,
+        })
+    }
+
+    /// Runs `work` on a database thread and waits for its answer. Errors name the store.
+    pub(super) fn run<T, F>(&self, work: F) -> Result<T, ThreadError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Client) -> Result<T, Fault> + Send + 'static,
+    {
+        let (answer, reply) = mpsc::sync_channel(1);
+        let job: Work = Box::new(move |client| {
+            let _ = answer.send(work(client));
+        });
+        let sent = lock(&self.jobs)
+            .as_ref()
+            .is_some_and(|jobs| jobs.send(job).is_ok());
+        if !sent {
+            return Err(ThreadError::Storage(format!(
+                "{}: the store is closed",
+                self.shown
+            )));
+        }
+        match reply.recv() {
+            Ok(result) => result.map_err(|e| storage_error(&self.shown, &e)),
+            Err(_) => Err(ThreadError::Storage(format!(
+                "{}: the database thread stopped",
+                self.shown
+            ))),
+        }
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        lock(&self.jobs).take();
+        for thread in lock(&self.threads).drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// One database thread: runs jobs until the pool closes, reconnecting a broken client first.
+fn serve(mut client: Client, config: &postgres::Config, queue: &Mutex<mpsc::Receiver<Work>>) {
+    loop {
+        let job = match lock(queue).recv() {
+            Ok(job) => job,
+            Err(_) => return,
+        };
+        if client.is_closed() {
+            match config.connect(NoTls) {
+                Ok(fresh) => client = fresh,
+                Err(error) => tracing::warn!(%error, "cannot reconnect to the thread store"),
+            }
+        }
+        job(&mut client);
+    }
+}
+
+/// Why a store operation failed.
+#[derive(Debug)]
+pub(super) enum Fault {
+    /// The database refused or the connection failed.
+    Db(postgres::Error),
+    /// Anything else, said in words.
+    Other(String),
+}
+
+impl From<postgres::Error> for Fault {
+    fn from(error: postgres::Error) -> Self {
+        Fault::Db(error)
+    }
+}
+
+/// A fault as a storage error naming the store, with the server's message and detail when it
+/// sent them.
+pub(super) fn storage_error(shown: &str, fault: &Fault) -> ThreadError {
+    let error = match fault {
+        Fault::Db(error) => error,
+        Fault::Other(text) => return ThreadError::Storage(format!("{shown}: {text}")),
+    };
+    ThreadError::Storage(format!("{shown}: {}", describe(error)))
+}
+
+/// What `error` says: the server's message (and detail) for an error the server sent, which
+/// the error's own `Display` leaves out.
+pub(super) fn describe(error: &postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => match db.detail() {
+            Some(detail) => format!("{} ({detail})", db.message()),
+            None => db.message().to_owned(),
+        },
+        None => error.to_string(),
+    }
+}

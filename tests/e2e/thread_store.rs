@@ -1,0 +1,340 @@
+//! One suite, both thread stores: every test here runs once on the embedded store and once on
+//! PostgreSQL (a database of its own in the test cluster), through the real binary, and must
+//! see the same answers. A server restarted on PostgreSQL gets a fresh `AGENTWIRE_HOME`, so
+//! each test also shows that nothing the first server kept locally is needed: another worker
+//! takes over.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::client::{Client, thread_id};
+use crate::common::scratch;
+use crate::stores::Store;
+
+/// A test's servers: each new one after the first gets its own home on PostgreSQL and the
+/// same home on the embedded store.
+struct Servers {
+    store: Store,
+    name: String,
+    homes: Vec<PathBuf>,
+}
+
+impl Servers {
+    fn new(store: &Store, name: &str) -> Self {
+        Self {
+            store: store.clone(),
+            name: name.to_owned(),
+            homes: Vec::new(),
+        }
+    }
+
+    /// Starts the next server.
+    fn start(&mut self) -> Client {
+        let home = match (&self.store, self.homes.first()) {
+            (Store::Embedded, Some(home)) => home.clone(),
+            _ => {
+                let home = scratch(&format!("{}-{}", self.name, self.homes.len()));
+                self.homes.push(home.clone());
+                home
+            }
+        };
+        Client::start_with(&home, &self.store.args())
+    }
+
+    /// A project directory for threads to run in.
+    fn project(&self, name: &str) -> String {
+        let dir = scratch(&format!("{}-project-{name}", self.name));
+        dir.to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Servers {
+    fn drop(&mut self) {
+        for home in &self.homes {
+            let _ = std::fs::remove_dir_all(home);
+        }
+    }
+}
+
+/// Runs one turn with `text` on `thread`; returns the completed turn.
+fn turn(client: &mut Client, thread: &str, text: &str) -> Value {
+    client.notifications.clear();
+    client.start_turn(thread, text);
+    let completed = client.notification("turn/completed")["turn"].clone();
+    assert_eq!(completed["status"], json!("completed"), "{completed}");
+    client.notifications.clear();
+    completed
+}
+
+/// Every thread of `thread/list` with `params`, page by page (`limit` per page).
+fn list_all(client: &mut Client, params: Value, limit: u32) -> Vec<Value> {
+    let mut all = Vec::new();
+    let mut cursor = Value::Null;
+    loop {
+        let mut page_params = params.clone();
+        page_params["limit"] = json!(limit);
+        page_params["cursor"] = cursor;
+        let page = client.call("thread/list", page_params);
+        let data = page["data"].as_array().expect("data");
+        assert!(data.len() <= limit as usize, "{page}");
+        all.extend(data.iter().cloned());
+        cursor = page["nextCursor"].clone();
+        if cursor.is_null() {
+            return all;
+        }
+    }
+}
+
+/// The ids of `threads`.
+fn ids(threads: &[Value]) -> Vec<String> {
+    threads
+        .iter()
+        .map(|t| t["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+/// Thread `id` read back with its turns.
+fn read(client: &mut Client, id: &str) -> Value {
+    client.call("thread/read", json!({"threadId": id, "includeTurns": true}))["thread"].clone()
+}
+
+/// What a listed thread says that does not depend on the server that lists it.
+fn stored_view(thread: &Value) -> Value {
+    let mut view = thread.clone();
+    if let Some(fields) = view.as_object_mut() {
+        fields.remove("status");
+    }
+    view
+}
+
+fn threads_outlive_their_server(store: &Store) {
+    let mut servers = Servers::new(store, "store-outlive");
+    let project = servers.project("p");
+    let mut first = servers.start();
+    let thread = thread_id(&first.start_thread(json!({"cwd": project})));
+    let hello = turn(&mut first, &thread, "Hello, store.");
+    first.call(
+        "thread/name/set",
+        json!({"threadId": thread, "name": "Named thread"}),
+    );
+    first.call(
+        "thread/metadata/update",
+        json!({"threadId": thread, "gitInfo": {"branch": "main"}}),
+    );
+    let listed_first = first.call("thread/list", json!({}))["data"].clone();
+    assert_eq!(
+        ids(listed_first.as_array().expect("data")),
+        std::slice::from_ref(&thread)
+    );
+    let listed = &listed_first[0];
+    assert_eq!(listed["name"], json!("Named thread"), "{listed}");
+    assert_eq!(listed["preview"], json!("Hello, store."), "{listed}");
+    assert_eq!(listed["gitInfo"]["branch"], json!("main"), "{listed}");
+    let read_first = read(&mut first, &thread);
+    first.stop();
+
+    let mut second = servers.start();
+    let listed_second = second.call("thread/list", json!({}))["data"].clone();
+    assert_eq!(
+        stored_view(&listed_second[0]),
+        stored_view(listed),
+        "the next server lists the thread as the first did"
+    );
+    assert_eq!(listed_second[0]["status"], json!({"type": "notLoaded"}));
+    let read_second = read(&mut second, &thread);
+    assert_eq!(
+        read_second["turns"], read_first["turns"],
+        "the turns read back are the turns that ran"
+    );
+    let turns = read_second["turns"].as_array().expect("turns");
+    assert_eq!(turns.len(), 1);
+    assert_eq!(turns[0]["id"], hello["id"]);
+    assert_eq!(turns[0]["items"][0]["type"], json!("userMessage"));
+
+    // Resumed, it takes another turn, and its history pages the same way on either store.
+    let resumed = second.call("thread/resume", json!({"threadId": thread}));
+    assert_eq!(resumed["thread"]["turns"], read_first["turns"]);
+    let again = turn(&mut second, &thread, "Again.");
+    let newest = second.call("thread/turns/list", json!({"threadId": thread, "limit": 1}));
+    assert_eq!(newest["data"][0]["id"], again["id"], "{newest}");
+    let cursor = newest["nextCursor"].clone();
+    assert!(cursor.is_string(), "a second page: {newest}");
+    let older = second.call(
+        "thread/turns/list",
+        json!({"threadId": thread, "limit": 1, "cursor": cursor}),
+    );
+    assert_eq!(older["data"][0]["id"], hello["id"], "{older}");
+    assert_eq!(older["nextCursor"], Value::Null, "{older}");
+    let items = second.call("thread/items/list", json!({"threadId": thread}));
+    let listed_items: Vec<Value> = items["data"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|entry| entry["item"].clone())
+        .collect();
+    let read_items: Vec<Value> = read(&mut second, &thread)["turns"]
+        .as_array()
+        .expect("turns")
+        .iter()
+        .flat_map(|t| t["items"].as_array().cloned().unwrap_or_default())
+        .collect();
+    assert!(read_items.len() >= 4, "both turns' items: {read_items:?}");
+    assert_eq!(
+        listed_items, read_items,
+        "every item of both turns, in order"
+    );
+    second.stop();
+}
+
+fn lists_filter_and_page_alike(store: &Store) {
+    let mut servers = Servers::new(store, "store-list");
+    let (a, b) = (servers.project("a"), servers.project("b"));
+    let mut client = servers.start();
+    let mut created = Vec::new();
+    for n in 0..5 {
+        let cwd = if n % 2 == 0 { &a } else { &b };
+        let thread = thread_id(&client.start_thread(json!({"cwd": cwd})));
+        turn(&mut client, &thread, &format!("Topic {n}."));
+        created.push(thread);
+    }
+    let newest_first: Vec<String> = created.iter().rev().cloned().collect();
+    assert_eq!(ids(&list_all(&mut client, json!({}), 2)), newest_first);
+    let oldest_first = list_all(&mut client, json!({"sortDirection": "asc"}), 2);
+    assert_eq!(ids(&oldest_first), created);
+    let in_a = list_all(&mut client, json!({"cwd": a}), 2);
+    assert_eq!(
+        ids(&in_a),
+        [created[4].clone(), created[2].clone(), created[0].clone()]
+    );
+    let found = list_all(&mut client, json!({"searchTerm": "topic 3"}), 10);
+    assert_eq!(ids(&found), [created[3].clone()]);
+
+    // Archived threads leave the list for the archive, and come back.
+    client.call("thread/archive", json!({"threadId": created[0]}));
+    let live = list_all(&mut client, json!({}), 10);
+    assert!(!ids(&live).contains(&created[0]), "archived: {live:?}");
+    let archived = list_all(&mut client, json!({"archived": true}), 10);
+    assert_eq!(ids(&archived), [created[0].clone()]);
+    let refused = client.call_err("thread/resume", json!({"threadId": created[0]}));
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("archived")),
+        "{refused}"
+    );
+    client.call("thread/unarchive", json!({"threadId": created[0]}));
+    assert_eq!(ids(&list_all(&mut client, json!({}), 10)), newest_first);
+    assert!(list_all(&mut client, json!({"archived": true}), 10).is_empty());
+
+    // A restarted server (another worker, on PostgreSQL) lists exactly the same.
+    let before: Vec<Value> = list_all(&mut client, json!({}), 10)
+        .iter()
+        .map(stored_view)
+        .collect();
+    client.stop();
+    let mut next = servers.start();
+    let after: Vec<Value> = list_all(&mut next, json!({}), 3)
+        .iter()
+        .map(stored_view)
+        .collect();
+    assert_eq!(after, before);
+    next.stop();
+}
+
+fn forks_reverts_and_deletes_alike(store: &Store) {
+    let mut servers = Servers::new(store, "store-fork");
+    let project = servers.project("p");
+    let mut client = servers.start();
+    let thread = thread_id(&client.start_thread(json!({"cwd": project})));
+    let one = turn(&mut client, &thread, "One.");
+    let two = turn(&mut client, &thread, "Two.");
+    let fork = client.call(
+        "thread/fork",
+        json!({"threadId": thread, "lastTurnId": one["id"]}),
+    );
+    let fork_id = thread_id(&fork);
+    client.notifications.clear();
+    let reverted = client.call(
+        "thread/revert",
+        json!({"threadId": thread, "beforeTurnId": two["id"]}),
+    );
+    assert!(reverted["turnsBackwardsCursor"].is_string(), "{reverted}");
+    let read_back = read(&mut client, &thread);
+    assert_eq!(
+        ids(read_back["turns"].as_array().expect("turns")),
+        [one["id"].as_str().expect("id").to_owned()]
+    );
+    client.stop();
+
+    let mut next = servers.start();
+    for id in [&thread, &fork_id] {
+        let turns = read(&mut next, id)["turns"].clone();
+        let turns = turns.as_array().expect("turns");
+        assert_eq!(turns.len(), 1, "{id}: {turns:?}");
+        assert_eq!(turns[0]["items"], read_back["turns"][0]["items"], "{id}");
+    }
+    let pages = next.call("thread/turns/list", json!({"threadId": thread}));
+    assert_eq!(pages["data"].as_array().map(Vec::len), Some(1), "{pages}");
+    next.call("thread/delete", json!({"threadId": fork_id}));
+    let gone = next.call_err("thread/read", json!({"threadId": fork_id}));
+    assert!(
+        gone["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not found")),
+        "{gone}"
+    );
+    assert_eq!(
+        ids(&list_all(&mut next, json!({}), 10)),
+        std::slice::from_ref(&thread)
+    );
+    next.stop();
+}
+
+/// Declares each test once per store.
+macro_rules! on_both_stores {
+    ($($test:ident),* $(,)?) => {
+        mod embedded {
+            $(#[test]
+            fn $test() {
+                super::$test(&crate::stores::Store::Embedded);
+            })*
+        }
+        mod postgres {
+            $(#[test]
+            fn $test() {
+                super::$test(&crate::stores::Store::postgres(stringify!($test)));
+            })*
+        }
+    };
+}
+
+on_both_stores!(
+    threads_outlive_their_server,
+    lists_filter_and_page_alike,
+    forks_reverts_and_deletes_alike,
+);
+
+/// Only PostgreSQL keeps the threads outside the home: nothing is written under it.
+#[test]
+fn postgres_threads_leave_the_home_alone() {
+    let store = Store::postgres("home_alone");
+    let mut servers = Servers::new(&store, "store-home-alone");
+    let project = servers.project("p");
+    let mut client = servers.start();
+    let thread = thread_id(&client.start_thread(json!({"cwd": project})));
+    turn(&mut client, &thread, "Hello.");
+    let home = servers.homes[0].clone();
+    client.stop();
+    assert!(
+        !home.join("sessions").exists() && !home.join("state.sqlite").exists(),
+        "no rollout and no index under the home"
+    );
+    let rows = store.query(&format!(
+        "SELECT count(*) FROM agentwire_records WHERE thread_id = '{thread}'"
+    ));
+    assert!(
+        rows.trim().parse::<u32>().is_ok_and(|n| n >= 3),
+        "the thread record, the turn and its items are rows: {rows}"
+    );
+}
