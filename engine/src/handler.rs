@@ -180,7 +180,11 @@ impl Handler for Engine {
         params: TurnStartParams,
     ) -> Result<TurnStartResponse, HandlerError> {
         crate::mcp::rpc::require::<TurnStart>(self, &context).await?;
-        answer::<TurnStart, _>(self.turns.start(&context, params)).await
+        let id = params.thread_id.clone();
+        let claim =
+            stored::<TurnStart, _, _>(self.threads.clone(), move |threads| threads.claim_turn(&id))
+                .await?;
+        answer::<TurnStart, _>(self.turns.start(&context, params, claim)).await
     }
 
     fn turn_steer(

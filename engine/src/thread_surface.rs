@@ -107,7 +107,12 @@ pub(crate) fn shell_command(
     context: RequestContext,
     params: ThreadShellCommandParams,
 ) -> impl Future<Output = Result<ThreadShellCommandResponse, HandlerError>> + Send + use<> {
-    answer::<ThreadShellCommand, _>(engine.turns.shell_command(&context, params))
+    let (threads, turns) = (engine.threads.clone(), engine.turns.clone());
+    async move {
+        let id = params.thread_id.clone();
+        let claim = stored::<ThreadShellCommand, _, _>(threads, move |t| t.claim_turn(&id)).await?;
+        answer::<ThreadShellCommand, _>(turns.shell_command(&context, params, claim)).await
+    }
 }
 
 /// `thread/compact/start`.
@@ -116,5 +121,10 @@ pub(crate) fn compact_start(
     context: RequestContext,
     params: ThreadCompactStartParams,
 ) -> impl Future<Output = Result<ThreadCompactStartResponse, HandlerError>> + Send + use<> {
-    answer::<ThreadCompactStart, _>(engine.turns.compact_start(&context, params))
+    let (threads, turns) = (engine.threads.clone(), engine.turns.clone());
+    async move {
+        let id = params.thread_id.clone();
+        let claim = stored::<ThreadCompactStart, _, _>(threads, move |t| t.claim_turn(&id)).await?;
+        answer::<ThreadCompactStart, _>(turns.compact_start(&context, params, claim)).await
+    }
 }

@@ -338,3 +338,103 @@ fn postgres_threads_leave_the_home_alone() {
         "the thread record, the turn and its items are rows: {rows}"
     );
 }
+
+/// Makes `home`'s fixture model answer every turn with one message of `deltas` deltas,
+/// `delay_ms` apart: long enough to act on another worker while a turn runs.
+fn slow_model(home: &std::path::Path, deltas: usize, delay_ms: u64) {
+    let script = json!({
+        "version": 1,
+        "deltaDelayMs": delay_ms,
+        "responses": [{"steps": [{"type": "message", "deltas": vec!["tick "; deltas]}]}]
+    });
+    std::fs::write(home.join("slow.json"), script.to_string()).expect("write script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"slow.json\"\n",
+    )
+    .expect("write config");
+}
+
+/// Two workers on one database: a turn runs on one worker at a time (the other is refused,
+/// naming why), the other lists and reads the thread meanwhile without settling the running
+/// turn, and once it is done takes the thread over and continues it from every turn recorded.
+#[test]
+fn two_workers_share_threads_and_run_one_turn_at_a_time() {
+    let store = Store::postgres("two_workers");
+    let (home_a, home_b) = (scratch("two-workers-a"), scratch("two-workers-b"));
+    for home in [&home_a, &home_b] {
+        slow_model(home, 8, 60);
+    }
+    let project = scratch("two-workers-project");
+    let mut a = Client::start_with(&home_a, &store.args());
+    let mut b = Client::start_with(&home_b, &store.args());
+    let thread = thread_id(&a.start_thread(json!({"cwd": project})));
+    let first = turn(&mut a, &thread, "First, on A.");
+
+    // A second turn runs on A; B sees the thread, and the turn as running.
+    let second = a.start_turn(&thread, "Second, on A.");
+    a.notification("item/agentMessage/delta");
+    let on_a = a.call("thread/list", json!({}))["data"].clone();
+    let on_b = b.call("thread/list", json!({}))["data"].clone();
+    assert_eq!(
+        on_b.as_array()
+            .map(|l| l.iter().map(stored_view).collect::<Vec<_>>()),
+        on_a.as_array()
+            .map(|l| l.iter().map(stored_view).collect::<Vec<_>>()),
+        "thread/list is the same from every worker"
+    );
+    let resumed = b.call("thread/resume", json!({"threadId": thread}));
+    let turns = resumed["thread"]["turns"]
+        .as_array()
+        .expect("turns")
+        .clone();
+    assert_eq!(turns.len(), 2, "{resumed}");
+    assert_eq!(turns[0]["id"], first["id"]);
+    assert_eq!(turns[1]["id"], json!(second));
+    assert_eq!(
+        turns[1]["status"],
+        json!("inProgress"),
+        "a turn running on another worker is not settled as interrupted"
+    );
+    let refused = b.call_err(
+        "turn/start",
+        json!({"threadId": thread, "input": [{"type": "text", "text": "Meanwhile, on B."}]}),
+    );
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("another server")),
+        "{refused}"
+    );
+    let done = a.notification("turn/completed")["turn"].clone();
+    assert_eq!(done["status"], json!("completed"), "{done}");
+
+    // Now B may run the next turn, and it starts from both of A's turns.
+    let third = turn(&mut b, &thread, "Third, on B.");
+    let read_b = read(&mut b, &thread);
+    let statuses: Vec<(Value, Value)> = read_b["turns"]
+        .as_array()
+        .expect("turns")
+        .iter()
+        .map(|t| (t["id"].clone(), t["status"].clone()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            (first["id"].clone(), json!("completed")),
+            (json!(second), json!("completed")),
+            (third["id"].clone(), json!("completed")),
+        ]
+    );
+    // A, with the thread still loaded, reads what B added.
+    let read_a = read(&mut a, &thread);
+    assert_eq!(
+        read_a["turns"], read_b["turns"],
+        "both workers read the same history"
+    );
+    a.stop();
+    b.stop();
+    for dir in [home_a, home_b, project] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

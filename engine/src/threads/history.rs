@@ -206,6 +206,7 @@ impl Threads {
     /// other stores a loaded thread's turns, or a stored thread's as read back).
     fn source(&self, id: &str) -> Result<Source, ThreadError> {
         if let Some(thread) = self.loaded(id) {
+            self.refresh_loaded(id, &thread)?;
             let thread = lock(&thread);
             let running = matches!(thread.status, ThreadStatus::Active { .. });
             return match thread.log.as_ref().and_then(|log| log.file()) {
@@ -225,7 +226,9 @@ impl Threads {
         let row = self.lookup(id)?;
         let Some(files) = self.store.files() else {
             let mut replayed = self.read_rollout(&row)?;
-            settle_dangling(&mut replayed.turns);
+            if self.left_open_turns_settle(id)? {
+                settle_dangling(&mut replayed.turns);
+            }
             return Ok(Source::Memory {
                 turns: replayed.turns,
             });

@@ -121,7 +121,10 @@ impl Threads {
         let include_turns = !params.exclude_turns.unwrap_or(false);
         let overrides = self.with_configured_sandbox(thread_overrides!(params));
         let thread = match self.loaded(&params.thread_id) {
-            Some(thread) => thread,
+            Some(thread) => {
+                self.refresh_loaded(&params.thread_id, &thread)?;
+                thread
+            }
             None => {
                 let thread = self.load(&params.thread_id, overrides)?;
                 let id = params.thread_id.clone();
@@ -178,10 +181,15 @@ impl Threads {
         let log = self.store.reopen(&row, &replayed)?;
         let mut turns = replayed.turns;
         let at = now();
-        let mut records: Vec<RolloutRecord> = settle_dangling(&mut turns)
-            .into_iter()
-            .map(|turn| RolloutRecord::turn_completed(turn, at))
-            .collect();
+        let mut records: Vec<RolloutRecord> = if self.left_open_turns_settle(id)? {
+            settle_dangling(&mut turns)
+                .into_iter()
+                .map(|turn| RolloutRecord::turn_completed(turn, at))
+                .collect()
+        } else {
+            // A turn runs on another server: it stays open here.
+            Vec::new()
+        };
         let mut summary = replayed.summary;
         if summary.meta.settings.apply(overrides) {
             records.push(RolloutRecord::Settings {
@@ -285,7 +293,9 @@ impl Threads {
         }
         let row = self.lookup(id)?;
         let mut replayed = self.read_rollout(&row)?;
-        settle_dangling(&mut replayed.turns);
+        if self.left_open_turns_settle(id)? {
+            settle_dangling(&mut replayed.turns);
+        }
         Ok((replayed.summary, replayed.turns))
     }
 

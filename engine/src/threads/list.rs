@@ -28,6 +28,7 @@ impl Threads {
     pub(crate) fn read(&self, params: ThreadReadParams) -> Result<ThreadReadResponse, ThreadError> {
         let include_turns = params.include_turns.unwrap_or(false);
         if let Some(thread) = self.loaded(&params.thread_id) {
+            self.refresh_loaded(&params.thread_id, &thread)?;
             return Ok(ThreadReadResponse::builder()
                 .thread(lock(&thread).to_thread(include_turns))
                 .build());
@@ -36,7 +37,9 @@ impl Threads {
         let path = self.path_of(&row);
         let thread = if include_turns {
             let mut replayed = self.read_rollout(&row)?;
-            settle_dangling(&mut replayed.turns);
+            if self.left_open_turns_settle(&params.thread_id)? {
+                settle_dangling(&mut replayed.turns);
+            }
             replayed
                 .summary
                 .to_thread(ThreadStatus::NotLoaded, path, replayed.turns)

@@ -62,6 +62,7 @@ impl Turns {
         self: &Arc<Self>,
         context: &RequestContext,
         params: ThreadCompactStartParams,
+        claim: crate::threads::store::Claim,
     ) -> Result<ThreadCompactStartResponse, ThreadError> {
         let thread_id = params.thread_id;
         let settings = self
@@ -79,7 +80,7 @@ impl Turns {
                 "no async runtime to run the compaction on".to_owned(),
             ));
         }
-        let (turn_id, interrupt) = self.claim_without_steering(&thread_id)?;
+        let (turn_id, interrupt) = self.claim_without_steering(&thread_id, claim)?;
         self.threads
             .subscribers
             .subscribe(&thread_id, &context.peer);

@@ -38,6 +38,7 @@ use crate::threads::Threads;
 use crate::threads::committer::Pending;
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, new_id, now};
+use crate::threads::store::Claim;
 use crate::tools::sandbox::SandboxHelper;
 use approval::SessionApprovals;
 use run::{Controls, TurnRun, TurnStart};
@@ -90,6 +91,9 @@ struct Running {
     accepts_steer: bool,
     /// Dropped when the turn is forgotten: its receivers learn that it ended.
     ended: tokio::sync::watch::Sender<()>,
+    /// The store's claim that the turn runs here (no other server starts one meanwhile);
+    /// released when the turn is forgotten.
+    _claim: Claim,
 }
 
 impl Turns {
@@ -98,6 +102,7 @@ impl Turns {
     fn claim_without_steering(
         &self,
         thread_id: &str,
+        claim: Claim,
     ) -> Result<(String, oneshot::Receiver<()>), ThreadError> {
         let turn_id = new_id();
         let (interrupt_sender, interrupt) = oneshot::channel();
@@ -117,6 +122,7 @@ impl Turns {
                 steer,
                 accepts_steer: false,
                 ended: tokio::sync::watch::channel(()).0,
+                _claim: claim,
             },
         );
         Ok((turn_id, interrupt))
@@ -176,13 +182,15 @@ impl Turns {
             .clone()
     }
 
-    /// `turn/start`: registers a turn on a loaded, idle thread and runs it in the background.
+    /// `turn/start`: registers a turn on a loaded, idle thread and runs it in the background;
+    /// `claim` is the store's (see [`Threads::claim_turn`]).
     pub(crate) fn start(
         self: &Arc<Self>,
         context: &RequestContext,
         params: TurnStartParams,
+        claim: Claim,
     ) -> Result<TurnStartResponse, ThreadError> {
-        self.start_turn(context, params, None)
+        self.start_turn(context, params, None, claim)
     }
 
     /// Starts a turn as `turn/start` does; with `review`, as a review turn (`review/start`).
@@ -191,6 +199,7 @@ impl Turns {
         context: &RequestContext,
         mut params: TurnStartParams,
         review: Option<run::ReviewMode>,
+        claim: Claim,
     ) -> Result<TurnStartResponse, ThreadError> {
         if params.input.is_empty() {
             return Err(ThreadError::InvalidParams(
@@ -264,6 +273,7 @@ impl Turns {
                     steer: steer_sender,
                     accepts_steer: true,
                     ended: tokio::sync::watch::channel(()).0,
+                    _claim: claim,
                 },
             );
         }

@@ -81,6 +81,13 @@ impl Turns {
                  before starting a review"
             )));
         }
+        let claim = {
+            let id = thread_id.clone();
+            crate::handler::stored::<ReviewStart, _, _>(self.threads.clone(), move |threads| {
+                threads.claim_turn(&id)
+            })
+            .await?
+        };
         let prepared = prepare(&params.target, Path::new(&settings.cwd)).await?;
         let input: TurnStartParams = serde_json::from_value(serde_json::json!({
             "threadId": thread_id,
@@ -91,7 +98,7 @@ impl Turns {
             hint: prepared.hint,
         };
         let started = self
-            .start_turn(context, input, Some(review))
+            .start_turn(context, input, Some(review), claim)
             .map_err(|e| named("threadId", e).into_handler(ReviewStart::NAME))?;
         Ok(ReviewStartResponse::builder()
             .turn(started.turn)

@@ -66,6 +66,7 @@ impl Turns {
         self: &Arc<Self>,
         context: &RequestContext,
         params: ThreadShellCommandParams,
+        claim: crate::threads::store::Claim,
     ) -> Result<ThreadShellCommandResponse, ThreadError> {
         if params.command.trim().is_empty() {
             return Err(ThreadError::InvalidParams(
@@ -93,7 +94,7 @@ impl Turns {
                 "no async runtime to run the command on".to_owned(),
             ));
         }
-        let (turn_id, interrupt) = self.claim_without_steering(&thread_id)?;
+        let (turn_id, interrupt) = self.claim_without_steering(&thread_id, claim)?;
         self.threads
             .subscribers
             .subscribe(&thread_id, &context.peer);

@@ -89,6 +89,42 @@ pub(crate) trait ThreadStore: Send + Sync + std::fmt::Debug {
     fn files(&self) -> Option<&EmbeddedStore> {
         None
     }
+
+    /// Claims thread `id` for running a turn on this server, until the claim is dropped; `None`
+    /// while another server holds it (a turn runs there). A server that dies loses its claims.
+    /// Stores that only one server opens grant every claim.
+    fn claim(&self, id: &str) -> Result<Option<Claim>, ThreadError> {
+        let _ = id;
+        Ok(Some(Claim::granted()))
+    }
+
+    /// Whether other servers write to this store too: a loaded thread is then read back
+    /// before a turn runs on it, as another server may have added turns since.
+    fn shared(&self) -> bool {
+        false
+    }
+}
+
+/// A store's word that this server alone runs turns on a thread; released when dropped.
+#[derive(Debug)]
+#[must_use = "the claim is released when dropped"]
+pub(crate) struct Claim {
+    /// Releases the claim when dropped; `None` when there is nothing to release.
+    _guard: Option<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+impl Claim {
+    /// A claim that holds nothing (the store has no other servers to keep out).
+    pub(crate) fn granted() -> Self {
+        Self { _guard: None }
+    }
+
+    /// A claim held by `guard`, which releases it when dropped.
+    pub(crate) fn held(guard: impl std::any::Any + Send + Sync) -> Self {
+        Self {
+            _guard: Some(Box::new(guard)),
+        }
+    }
 }
 
 /// The append side of one loaded, persisted thread.

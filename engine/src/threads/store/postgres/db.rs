@@ -104,6 +104,25 @@ impl Db {
     }
 }
 
+impl Db {
+    /// Runs `work` on a database thread without waiting for it; a failure is logged.
+    pub(super) fn spawn<F>(&self, what: &'static str, work: F)
+    where
+        F: FnOnce(&mut Client) -> Result<(), Fault> + Send + 'static,
+    {
+        let shown = self.shown.clone();
+        let job: Work = Box::new(move |client| {
+            if let Err(fault) = work(client) {
+                let error = storage_error(&shown, &fault);
+                tracing::warn!(%error, what, "store operation failed");
+            }
+        });
+        if let Some(jobs) = lock(&self.jobs).as_ref() {
+            let _ = jobs.send(job);
+        }
+    }
+}
+
 impl Drop for Db {
     fn drop(&mut self) {
         lock(&self.jobs).take();
@@ -121,6 +140,7 @@ fn serve(mut client: Client, config: &postgres::Config, queue: &Mutex<mpsc::Rece
             Err(_) => return,
         };
         if client.is_closed() {
+            tracing::warn!("thread store connection lost; reconnecting (its turn claims are gone)");
             match config.connect(NoTls) {
                 Ok(fresh) => client = fresh,
                 Err(error) => tracing::warn!(%error, "cannot reconnect to the thread store"),

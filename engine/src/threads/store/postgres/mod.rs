@@ -12,6 +12,12 @@
 //! ([`committer`]), and acknowledged once committed. Appends lock the thread's row for their
 //! transaction, so records written by different workers never interleave or collide. History
 //! pages are cut from the thread's turns as read back (there are no file positions here).
+//!
+//! A turn runs on one worker at a time: the worker claims the thread first, with a session
+//! advisory lock (`pg_try_advisory_lock` on a hash of the thread id) held on a connection of
+//! its own until the turn ends. PostgreSQL drops the locks of a worker that dies with its
+//! connection, so its threads can be resumed and continued elsewhere; a turn the dead worker
+//! left open is settled as interrupted by the next worker that finds the thread unclaimed.
 
 mod committer;
 mod db;
@@ -21,7 +27,7 @@ mod sql;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{ThreadLog, ThreadStore, redacted};
+use super::{Claim, ThreadLog, ThreadStore, redacted};
 use crate::threads::committer::Pending;
 use crate::threads::error::ThreadError;
 use crate::threads::index::{IndexRow, PageQuery};
@@ -45,6 +51,9 @@ pub(crate) struct PostgresStore {
 #[derive(Debug)]
 struct Shared {
     db: Db,
+    /// The connection that holds this server's turn claims (session advisory locks, one per
+    /// thread running a turn here; PostgreSQL releases them if this server dies).
+    locks: Db,
     committer: committer::Committer,
     /// The URL without its password.
     shown: String,
@@ -63,6 +72,7 @@ impl PostgresStore {
             config.application_name("agentwire");
         }
         let db = Db::start(&config, shown.clone(), POOL)?;
+        let locks = Db::start(&config, shown.clone(), 1)?;
         db.run(|client| schema::migrate(client).map_err(Fault::Other))
             .map_err(|e| e.to_string())?;
         let committer = committer::Committer::start(config, shown.clone())?;
@@ -70,6 +80,7 @@ impl PostgresStore {
         Ok(Self {
             shared: Arc::new(Shared {
                 db,
+                locks,
                 committer,
                 shown,
             }),
@@ -202,6 +213,46 @@ impl ThreadStore for PostgresStore {
     fn delete(&self, row: &IndexRow) -> Result<(), ThreadError> {
         let id = row.summary.meta.id.clone();
         self.db().run(move |client| sql::delete(client, &id))
+    }
+
+    fn claim(&self, id: &str) -> Result<Option<Claim>, ThreadError> {
+        let key = id.to_owned();
+        let granted = self.shared.locks.run(move |client| {
+            let row = client.query_one(
+                "SELECT pg_try_advisory_lock(hashtextextended($1, 0))",
+                &[&key],
+            )?;
+            Ok(row.try_get::<_, bool>(0)?)
+        })?;
+        Ok(granted.then(|| {
+            Claim::held(TurnLock {
+                shared: Arc::clone(&self.shared),
+                id: id.to_owned(),
+            })
+        }))
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+}
+
+/// A thread's advisory lock, held by this server while a turn runs on it here.
+#[derive(Debug)]
+struct TurnLock {
+    shared: Arc<Shared>,
+    id: String,
+}
+
+impl Drop for TurnLock {
+    fn drop(&mut self) {
+        let id = std::mem::take(&mut self.id);
+        self.shared
+            .locks
+            .spawn("releasing a turn claim", move |client| {
+                client.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", &[&id])?;
+                Ok(())
+            });
     }
 }
 
