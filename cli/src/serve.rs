@@ -23,8 +23,9 @@ pub struct ServeArgs {
     /// Where threads are kept: `embedded` (files and SQLite under `$AGENTWIRE_HOME`) or a
     /// `postgres://` URL shared by several servers. Over `[store] url` in config.toml; the
     /// embedded store when neither says.
-    #[arg(long, value_name = "URL", value_parser = agentwire_engine::StoreUrl::parse)]
-    store: Option<agentwire_engine::StoreUrl>,
+    // Checked after parsing, not by clap, whose errors would repeat a password.
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
     /// Largest message accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
     max_message_bytes: usize,
@@ -90,7 +91,12 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
             .collect(),
         config_overrides: overrides.flags(),
         profile: overrides.profile,
-        store: args.store.clone(),
+        store: args
+            .store
+            .as_deref()
+            .map(agentwire_engine::StoreUrl::parse)
+            .transpose()
+            .map_err(|e| format!("--store: {e}"))?,
         ..EngineConfig::from_env()
     };
     let mut config = RuntimeConfig::new(engine_config.home.clone());

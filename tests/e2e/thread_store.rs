@@ -438,3 +438,97 @@ fn two_workers_share_threads_and_run_one_turn_at_a_time() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+/// `--store` takes `embedded` or a PostgreSQL URL; anything else stops the server at start,
+/// naming what is accepted.
+#[test]
+fn a_store_url_of_another_kind_is_refused_at_start() {
+    let home = scratch("store-refused");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agentwire"))
+        .args(["app-server", "--store", "mysql://root:hunter2@db/agentwire"])
+        .env("AGENTWIRE_HOME", &home)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run agentwire");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--store") && stderr.contains("postgres://"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "the password leaks: {stderr}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A database that cannot be reached leaves the server serving: stored-thread requests answer
+/// -32603 naming the store (without its password), ephemeral threads still work.
+#[test]
+fn an_unreachable_database_is_reported_by_every_stored_request() {
+    let home = scratch("store-unreachable");
+    // Nothing listens on port 1 of loopback.
+    let url = "postgres://agentwire:hunter2@127.0.0.1:1/agentwire?connect_timeout=2";
+    let mut client = Client::start_with(&home, &["--store", url]);
+    let refused = client.request("thread/start", json!({}));
+    let error = refused.expect_err("no store to keep the thread in");
+    assert_eq!(error["code"], json!(-32603), "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("cannot connect to postgres://agentwire:***@127.0.0.1:1/agentwire"),
+        "{message}"
+    );
+    let listed = client.request("thread/list", json!({}));
+    assert_eq!(listed.expect_err("no list")["code"], json!(-32603));
+    let ephemeral = client.start_thread(json!({"ephemeral": true}));
+    assert_eq!(ephemeral["thread"]["ephemeral"], json!(true));
+    let log = client.stop();
+    assert!(
+        !log.contains("hunter2"),
+        "the password leaks into the log: {log}"
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A database migrated by a newer agentwire is left alone, and the server says why.
+#[test]
+fn a_database_with_a_newer_schema_is_refused_naming_both_versions() {
+    let store = Store::postgres("newer_schema");
+    let home = scratch("store-newer");
+    // A first start creates the schema; then a newer release records its migration.
+    Client::start_with(&home, &store.args()).stop();
+    store.query("INSERT INTO agentwire_schema (version) VALUES (99)");
+    let mut client = Client::start_with(&home, &store.args());
+    let error = client
+        .request("thread/list", json!({}))
+        .expect_err("the store is refused");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("version 99") && message.contains("(1)"),
+        "{message}"
+    );
+    client.stop();
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// The store is read from `[store] url` in `config.toml` when the command line names none.
+#[test]
+fn the_store_comes_from_config_toml() {
+    let store = Store::postgres("from_config");
+    let Store::Postgres(url) = &store else {
+        unreachable!("a PostgreSQL store")
+    };
+    let home = scratch("store-config");
+    std::fs::write(
+        home.join("config.toml"),
+        format!("[store]\nurl = \"{url}\"\n"),
+    )
+    .expect("write config");
+    let mut client = Client::start(&home);
+    let thread = thread_id(&client.start_thread(json!({"ephemeral": false})));
+    turn(&mut client, &thread, "Kept in PostgreSQL.");
+    client.stop();
+    let rows = store.query(&format!(
+        "SELECT preview FROM agentwire_threads WHERE id = '{thread}'"
+    ));
+    assert_eq!(rows.trim(), "Kept in PostgreSQL.");
+    let _ = std::fs::remove_dir_all(&home);
+}
