@@ -328,64 +328,82 @@ impl Index {
 
     /// [`Index::page`] from the database.
     fn read_page(&self, query: &PageQuery) -> rusqlite::Result<Vec<IndexRow>> {
-        let column = query.column.unwrap_or(SortColumn::CreatedAt).column();
-        let mut sql = format!("SELECT {COLUMNS} FROM threads WHERE archived = ?");
-        let mut values: Vec<Value> = vec![Value::Integer(i64::from(query.archived))];
-        let mut any_of = |sql: &mut String, column: &str, items: Vec<Value>, negate: bool| {
-            let marks = vec!["?"; items.len()].join(", ");
-            let not = if negate { "NOT " } else { "" };
-            sql.push_str(&format!(" AND {column} {not}IN ({marks})"));
-            values.extend(items);
-        };
-        let text = |items: &[String]| items.iter().cloned().map(Value::Text).collect::<Vec<_>>();
-        if !query.source_kinds.is_empty() {
-            let kinds = query
-                .source_kinds
-                .iter()
-                .map(|k| Value::Text((*k).to_owned()))
-                .collect();
-            any_of(&mut sql, "source_kind", kinds, false);
-        }
-        if !query.cwds.is_empty() {
-            any_of(&mut sql, "cwd", text(&query.cwds), false);
-        }
-        if !query.providers.is_empty() {
-            any_of(&mut sql, "model_provider", text(&query.providers), false);
-        }
-        if let Some(included) = &query.included {
-            any_of(&mut sql, "id", text(included), false);
-        }
-        if !query.excluded.is_empty() {
-            any_of(&mut sql, "id", text(&query.excluded), true);
-        }
-        if let Some(search) = &query.search {
-            sql.push_str(" AND instr(search, ?) > 0");
-            values.push(Value::Text(search.clone()));
-        }
-        let (order, compare) = if query.descending {
-            ("DESC", "<")
-        } else {
-            ("ASC", ">")
-        };
-        if let Some((value, id)) = &query.after {
-            sql.push_str(&format!(" AND ({column}, id) {compare} (?, ?)"));
-            values.push(Value::Integer(*value));
-            values.push(Value::Text(id.clone()));
-        }
-        sql.push_str(&format!(" ORDER BY {column} {order}, id {order} LIMIT ?"));
-        values.push(Value::Integer(
-            i64::try_from(query.limit).unwrap_or(i64::MAX),
-        ));
-        let mut statement = self.conn.prepare_cached(&sql)?;
-        let rows = statement.query_map(params_from_iter(values), read_row)?;
-        let mut page = Vec::with_capacity(query.limit);
-        for row in rows {
-            if let Some(row) = row? {
-                page.push(row);
-            }
-        }
-        Ok(page)
+        read_page(&self.conn, query)
     }
+}
+
+/// A read-only connection to the index at `path`, for pages read while the writer holds the
+/// index (in WAL mode a reader sees the last commit and never waits for the writer).
+pub(crate) fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.set_prepared_statement_cache_capacity(64);
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    Ok(conn)
+}
+
+/// One page of rows for `query` read on `conn` (see [`Index::page`]).
+pub(crate) fn read_page(conn: &Connection, query: &PageQuery) -> rusqlite::Result<Vec<IndexRow>> {
+    let column = query.column.unwrap_or(SortColumn::CreatedAt).column();
+    let mut sql = format!("SELECT {COLUMNS} FROM threads WHERE archived = ?");
+    let mut values: Vec<Value> = vec![Value::Integer(i64::from(query.archived))];
+    let mut any_of = |sql: &mut String, column: &str, items: Vec<Value>, negate: bool| {
+        let marks = vec!["?"; items.len()].join(", ");
+        let not = if negate { "NOT " } else { "" };
+        sql.push_str(&format!(" AND {column} {not}IN ({marks})"));
+        values.extend(items);
+    };
+    let text = |items: &[String]| items.iter().cloned().map(Value::Text).collect::<Vec<_>>();
+    if !query.source_kinds.is_empty() {
+        let kinds = query
+            .source_kinds
+            .iter()
+            .map(|k| Value::Text((*k).to_owned()))
+            .collect();
+        any_of(&mut sql, "source_kind", kinds, false);
+    }
+    if !query.cwds.is_empty() {
+        any_of(&mut sql, "cwd", text(&query.cwds), false);
+    }
+    if !query.providers.is_empty() {
+        any_of(&mut sql, "model_provider", text(&query.providers), false);
+    }
+    if let Some(included) = &query.included {
+        any_of(&mut sql, "id", text(included), false);
+    }
+    if !query.excluded.is_empty() {
+        any_of(&mut sql, "id", text(&query.excluded), true);
+    }
+    if let Some(search) = &query.search {
+        sql.push_str(" AND instr(search, ?) > 0");
+        values.push(Value::Text(search.clone()));
+    }
+    let (order, compare) = if query.descending {
+        ("DESC", "<")
+    } else {
+        ("ASC", ">")
+    };
+    if let Some((value, id)) = &query.after {
+        sql.push_str(&format!(" AND ({column}, id) {compare} (?, ?)"));
+        values.push(Value::Integer(*value));
+        values.push(Value::Text(id.clone()));
+    }
+    sql.push_str(&format!(" ORDER BY {column} {order}, id {order} LIMIT ?"));
+    values.push(Value::Integer(
+        i64::try_from(query.limit).unwrap_or(i64::MAX),
+    ));
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = statement.query_map(params_from_iter(values), read_row)?;
+    let mut page = Vec::with_capacity(query.limit);
+    for row in rows {
+        if let Some(row) = row? {
+            page.push(row);
+        }
+    }
+    Ok(page)
 }
 
 fn upsert_with(conn: &Connection, row: &IndexRow) -> rusqlite::Result<()> {

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::{ThreadLog, ThreadStore};
 use crate::threads::committer::{Committer, Pending, SharedIndex};
 use crate::threads::error::ThreadError;
-use crate::threads::index::{Index, IndexRow, PageQuery};
+use crate::threads::index::{self, Index, IndexRow, PageQuery};
 use crate::threads::lock;
 use crate::threads::meta::ThreadSummary;
 use crate::threads::paths::{self, Layout, move_rollout, rollout_name, sync_dir};
@@ -29,6 +29,9 @@ pub(crate) struct EmbeddedStore {
 struct Shared {
     layout: Layout,
     index: SharedIndex,
+    /// A read-only connection for pages asked for while the committer holds the index; `None`
+    /// if it could not be opened (pages then wait for the index).
+    reader: Option<Mutex<rusqlite::Connection>>,
     committer: Committer,
 }
 
@@ -41,6 +44,10 @@ impl EmbeddedStore {
             .map_err(|e| format!("cannot create {}: {e}", layout.home().display()))?;
         let index = Index::open(&layout.index_file(), &layout)
             .map_err(|e| format!("cannot open the thread index: {e}"))?;
+        let reader = index::open_reader(&layout.index_file())
+            .map_err(|error| tracing::warn!(%error, "no read-only index connection"))
+            .ok()
+            .map(Mutex::new);
         let index: SharedIndex = Arc::new(Mutex::new(index));
         let committer = Committer::start(Arc::clone(&index))
             .map_err(|e| format!("cannot start the rollout committer: {e}"))?;
@@ -48,6 +55,7 @@ impl EmbeddedStore {
             shared: Arc::new(Shared {
                 layout,
                 index,
+                reader,
                 committer,
             }),
         })
@@ -74,7 +82,16 @@ impl ThreadStore for EmbeddedStore {
     }
 
     fn page(&self, query: &PageQuery) -> Result<Arc<[IndexRow]>, ThreadError> {
-        Ok(self.index().page(query)?)
+        // While the committer writes, read the last commit on the reader instead of waiting:
+        // a list never queues behind a group's index work.
+        match self.shared.index.try_lock() {
+            Ok(index) => Ok(index.page(query)?),
+            Err(std::sync::TryLockError::Poisoned(index)) => Ok(index.into_inner().page(query)?),
+            Err(std::sync::TryLockError::WouldBlock) => match &self.shared.reader {
+                Some(reader) => Ok(index::read_page(&lock(reader), query)?.into()),
+                None => Ok(self.index().page(query)?),
+            },
+        }
     }
 
     fn kept_page(&self, query: &PageQuery) -> Option<Arc<[IndexRow]>> {
@@ -255,5 +272,38 @@ impl ThreadLog for FileLog {
 
     fn file(&self) -> Option<&Path> {
         Some(self.writer.path())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::threads::index::tests::row;
+
+    fn summary(id: &str, created_at: i64) -> ThreadSummary {
+        row(id, created_at, None).summary
+    }
+
+    #[test]
+    fn a_page_asked_for_while_the_index_is_held_is_read_without_waiting() {
+        let home = tempfile::tempdir().expect("scratch home");
+        let store = EmbeddedStore::open(home.path()).expect("store opens");
+        store.create(&summary("a", 10), &[]).expect("thread a");
+        store.create(&summary("b", 20), &[]).expect("thread b");
+        let query = PageQuery {
+            descending: true,
+            limit: 10,
+            ..PageQuery::default()
+        };
+        let ids = |rows: &[IndexRow]| -> Vec<String> {
+            rows.iter().map(|r| r.summary.meta.id.clone()).collect()
+        };
+        let free = store.page(&query).expect("page");
+        // The committer's side of the index is held: the page comes from the reader.
+        let held = store.index();
+        let while_held = store.page(&query).expect("page while the index is held");
+        drop(held);
+        assert_eq!(ids(&while_held), ["b", "a"]);
+        assert_eq!(ids(&while_held), ids(&free));
     }
 }
