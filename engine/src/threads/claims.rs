@@ -8,7 +8,7 @@ use agentwire_protocol::ThreadStatus;
 
 use super::error::ThreadError;
 use super::meta::now;
-use super::rollout::{RolloutRecord, settle_dangling};
+use super::rollout::settle_records;
 use super::store::Claim;
 use super::{LoadedThread, Threads, lock};
 
@@ -79,11 +79,8 @@ impl Threads {
         let replayed = self.read_rollout(&row)?;
         let mut turns = replayed.turns;
         let at = now();
-        let records: Vec<RolloutRecord> = if settle {
-            settle_dangling(&mut turns)
-                .into_iter()
-                .map(|turn| RolloutRecord::turn_completed(turn, at))
-                .collect()
+        let records = if settle {
+            settle_records(&mut turns, at)
         } else {
             Vec::new()
         };

@@ -22,7 +22,7 @@ use super::error::ThreadError;
 use super::meta::{
     CLI_VERSION, SettingsOverrides, ThreadMeta, ThreadSettings, ThreadSummary, new_id, now,
 };
-use super::rollout::{RolloutRecord, settle_dangling};
+use super::rollout::{RolloutRecord, settle_dangling, settle_records};
 use super::{LoadedThread, Threads, lock};
 use crate::turns::instructions::instruction_sources;
 
@@ -182,10 +182,7 @@ impl Threads {
         let mut turns = replayed.turns;
         let at = now();
         let mut records: Vec<RolloutRecord> = if self.left_open_turns_settle(id)? {
-            settle_dangling(&mut turns)
-                .into_iter()
-                .map(|turn| RolloutRecord::turn_completed(turn, at))
-                .collect()
+            settle_records(&mut turns, at)
         } else {
             // A turn runs on another server: it stays open here.
             Vec::new()

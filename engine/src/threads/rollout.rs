@@ -423,6 +423,15 @@ pub(crate) fn settle_dangling(turns: &mut [Turn]) -> Vec<&Turn> {
     settled
 }
 
+/// Settles the turns a crash left running (see [`settle_dangling`]) and returns the records that
+/// say so, stamped `at`.
+pub(crate) fn settle_records(turns: &mut [Turn], at: i64) -> Vec<RolloutRecord> {
+    settle_dangling(turns)
+        .into_iter()
+        .map(|turn| RolloutRecord::turn_completed(turn, at))
+        .collect()
+}
+
 /// An open rollout that records are appended to.
 #[derive(Debug)]
 pub(crate) struct RolloutWriter {

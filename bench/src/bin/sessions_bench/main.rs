@@ -14,6 +14,7 @@ mod driver;
 mod mock;
 mod server;
 mod table;
+mod workers;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -76,6 +77,14 @@ struct Args {
     /// Seconds a streaming phase may take before it counts as failed.
     #[arg(long, default_value_t = 180)]
     limit_seconds: u64,
+    /// Instead of the side-by-side run: agentwire workers on one PostgreSQL store, one against
+    /// two (`ADMIN_URL`: the cluster's `postgres` database, as `scripts/postgres-cluster.sh
+    /// start` prints it; a database per round is made there).
+    #[arg(long, value_name = "ADMIN_URL")]
+    postgres: Option<String>,
+    /// Concurrent turns of the workers phase.
+    #[arg(long, default_value_t = 50)]
+    worker_sessions: usize,
 }
 
 /// The figures of one streaming phase (S concurrent turns).
@@ -153,6 +162,7 @@ fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
         name: AGENTWIRE.into(),
         program: agentwire,
         home_vars: vec!["HOME", "AGENTWIRE_HOME"],
+        extra_args: Vec::new(),
     }];
     let mut results = vec![Results {
         name: AGENTWIRE.into(),
@@ -171,6 +181,7 @@ fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
             name: REFERENCE.into(),
             program: codex,
             home_vars: vec!["HOME", "CODEX_HOME"],
+            extra_args: Vec::new(),
         });
         None
     };
@@ -187,18 +198,13 @@ fn run(args: &Args) -> Result<(), String> {
         return Err("--rounds, --deltas and --list-seconds must be positive".into());
     }
     let (list, mut results) = contenders(args)?;
+    if let Some(admin) = &args.postgres {
+        return run_workers(&list[0], admin, args);
+    }
     // The mock streams on its own thread; the clients on two others.
-    let mock_runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the mock's runtime: {e}"))?;
+    let mock_runtime = runtime(1, "the mock's")?;
     let mock = mock_runtime.block_on(MockModel::start(args.deltas))?;
-    let clients = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the clients' runtime: {e}"))?;
+    let clients = runtime(2, "the clients'")?;
     let load_before = load_average();
     eprintln!(
         "sessions-bench: {} rounds of {} contenders, {} deltas per turn; load average {load_before}",
@@ -238,6 +244,32 @@ fn run(args: &Args) -> Result<(), String> {
     drop(clients);
     drop(mock_runtime);
     Ok(())
+}
+
+/// The workers phase alone (`--postgres`), with a mock of its own.
+fn run_workers(agentwire: &Contender, admin: &str, args: &Args) -> Result<(), String> {
+    let clients = runtime(2, "the clients'")?;
+    let mock_runtime = runtime(1, "the mock's")?;
+    let mock = mock_runtime.block_on(MockModel::start(args.deltas))?;
+    let shape = (args.worker_sessions, args.deltas, args.rounds);
+    let limit = Duration::from_secs(args.limit_seconds);
+    let figures = clients.block_on(workers::measure(agentwire, &mock, admin, shape, limit))?;
+    print!(
+        "{}",
+        workers::render(&figures, args.worker_sessions, args.deltas, args.rounds)
+    );
+    drop(clients);
+    drop(mock_runtime);
+    Ok(())
+}
+
+/// A runtime of `workers` threads for `whose` tasks.
+fn runtime(workers: usize, whose: &str) -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start {whose} runtime: {e}"))
 }
 
 /// One fresh server: every measurement of a round.

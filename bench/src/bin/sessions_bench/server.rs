@@ -16,6 +16,8 @@ pub struct Contender {
     pub program: PathBuf,
     /// The environment variables that get the throwaway home.
     pub home_vars: Vec<&'static str>,
+    /// More `app-server` arguments (`--store URL`).
+    pub extra_args: Vec<String>,
 }
 
 /// A running server; killed when dropped.
@@ -65,6 +67,7 @@ impl Running {
             .arg(format!("model_providers.mock.base_url=\"{mock_url}\""))
             .args(["-c", "model_providers.mock.wire_api=responses"])
             .args(["-c", "model=mock-model"])
+            .args(&contender.extra_args)
             .env("RUST_LOG", "warn")
             .current_dir(&work)
             .stdin(Stdio::null())
