@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the Rust workspace (unit, integration and end-to-end tests that
-# spawn the built binary, on both thread stores: the PostgreSQL one against a throwaway cluster), then the third-party checks of the generated output (tsc, ajv, Python
-# jsonschema) with the pinned tools that scripts/install-ci-tools.sh installs, then the semver check
-# of the protocol crate's Rust API against the last release (scripts/semver-checks.sh), then every fuzz
-# target for a bounded time (AGENTWIRE_FUZZ_SECONDS each, default 60; scripts/fuzz.sh).
+# spawn the built binary, on both thread stores, PostgreSQL's against a throwaway cluster), then
+# the third-party checks of the generated output (tsc, ajv, Python jsonschema) with the pinned
+# tools that scripts/install-ci-tools.sh installs, then the semver check of the protocol crate's
+# Rust API against the last release (scripts/semver-checks.sh), then every fuzz target for a
+# bounded time (AGENTWIRE_FUZZ_SECONDS each, default 60; scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
