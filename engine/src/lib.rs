@@ -162,6 +162,7 @@ impl Engine {
             config_store.clone(),
         ));
         turns.set_mcp(mcp.clone());
+        turns.accept_relayed_interrupts();
         Self {
             config,
             threads,

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use agentwire_protocol::method::{Decline, Method, Notification, Request};
+use agentwire_protocol::method::{Decline, Direction, Method, MethodInfo, Notification, Request};
 use agentwire_protocol::methods::ServerRequestResolved;
 use agentwire_protocol::{RequestId, ServerRequestResolvedNotification};
 use serde_json::Value;
@@ -246,6 +246,25 @@ impl Peer {
             .send(notification_message(M::NAME, params))
             .is_err()
         {
+            self.hub.close(self.connection.id());
+            return false;
+        }
+        true
+    }
+
+    /// Sends a notification that is already encoded (`message`, the JSON-RPC message of the
+    /// server notification `method`, as [`notification_message`] makes it) under the same rules
+    /// as [`Peer::notify`]: what another process produced and this one only passes on. A
+    /// `method` that is not a server notification is never sent. Returns whether it was sent.
+    pub fn notify_encoded(&self, method: &MethodInfo, message: Vec<u8>) -> bool {
+        if method.direction != Direction::ServerNotification
+            || !self
+                .connection
+                .wants_notification(method.name, method.experimental)
+        {
+            return false;
+        }
+        if self.connection.send(message).is_err() {
             self.hub.close(self.connection.id());
             return false;
         }

@@ -408,6 +408,9 @@ fn two_workers_share_threads_and_run_one_turn_at_a_time() {
     );
     let done = a.notification("turn/completed")["turn"].clone();
     assert_eq!(done["status"], json!("completed"), "{done}");
+    // B, following the thread since it resumed it, saw the turn end live.
+    let relayed = b.notification("turn/completed")["turn"].clone();
+    assert_eq!(relayed["id"], json!(second), "{relayed}");
 
     // Now B may run the next turn, and it starts from both of A's turns.
     let third = turn(&mut b, &thread, "Third, on B.");

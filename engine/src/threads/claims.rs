@@ -1,10 +1,9 @@
 //! Which server runs turns on a thread: claims (see [`super::store::ThreadStore::claim`]), and
-//! what a loaded
-//! thread learns from the store before a turn when other servers write to it too.
+//! what a loaded thread learns from the store before a turn when other servers write to it too.
 
 use std::sync::{Arc, Mutex};
 
-use agentwire_protocol::ThreadStatus;
+use agentwire_protocol::{ThreadStatus, Turn, TurnStatus};
 
 use super::error::ThreadError;
 use super::meta::now;
@@ -31,19 +30,56 @@ impl Threads {
             ))
         })?;
         if self.store.shared() {
-            self.read_back(id, &thread, true)?;
+            self.read_back(id, &thread, Settle::Always)?;
         }
         Ok(claim)
     }
 
-    /// Whether a turn that thread `id`'s records leave open was left by a server that is gone
-    /// (and so reads as interrupted): always in a store no other server writes to; in a shared
-    /// one, unless another server holds the thread's claim (the turn is running there).
-    pub(super) fn left_open_turns_settle(&self, id: &str) -> Result<bool, ThreadError> {
+    /// Whether turn `turn_id` of loaded thread `id` runs on another server, as far as this one
+    /// knows: the store is shared and the thread, as last read back, has the turn in progress
+    /// while no turn of it runs here.
+    pub(crate) fn runs_elsewhere(&self, id: &str, turn_id: &str) -> bool {
+        if !self.store.shared() {
+            return false;
+        }
+        let Some(thread) = self.loaded(id) else {
+            return false;
+        };
+        let thread = lock(&thread);
+        !matches!(thread.status, ThreadStatus::Active { .. })
+            && thread
+                .turns
+                .iter()
+                .any(|turn| turn.id == turn_id && turn.status == TurnStatus::InProgress)
+    }
+
+    /// Whether the turns of thread `id` that its records leave open (in `turns`) were left by
+    /// a server that is gone, and so read as interrupted: always in a store no other server
+    /// writes to; in a shared one, unless another server holds the thread's claim (the turn is
+    /// running there). The claim is only asked about when a turn is open.
+    pub(super) fn left_open_turns_settle(
+        &self,
+        id: &str,
+        turns: &[Turn],
+    ) -> Result<bool, ThreadError> {
         if !self.store.shared() {
             return Ok(true);
         }
-        Ok(self.store.claim(id)?.is_some())
+        if !turns
+            .iter()
+            .any(|turn| turn.status == TurnStatus::InProgress)
+        {
+            return Ok(false);
+        }
+        // Taken for a moment only, and given back in place: a turn starting on another server
+        // right after is not refused for it.
+        Ok(match self.store.claim(id)? {
+            Some(claim) => {
+                claim.release();
+                true
+            }
+            None => false,
+        })
     }
 
     /// In a store other servers write to, brings loaded thread `id` up to date with its
@@ -63,22 +99,25 @@ impl Threads {
                 return Ok(());
             }
         }
-        let settle = self.left_open_turns_settle(id)?;
-        self.read_back(id, thread, settle)
+        self.read_back(id, thread, Settle::IfUnclaimed)
     }
 
-    /// Replaces the turns and summary of loaded thread `id` with what its records say; with
-    /// `settle`, a turn they leave open is settled as interrupted and recorded so.
+    /// Replaces the turns and summary of loaded thread `id` with what its records say; a turn
+    /// they leave open is settled as interrupted and recorded so, as `settle` says.
     fn read_back(
         &self,
         id: &str,
         thread: &Arc<Mutex<LoadedThread>>,
-        settle: bool,
+        settle: Settle,
     ) -> Result<(), ThreadError> {
         let row = self.lookup(id)?;
         let replayed = self.read_rollout(&row)?;
         let mut turns = replayed.turns;
         let at = now();
+        let settle = match settle {
+            Settle::Always => true,
+            Settle::IfUnclaimed => self.left_open_turns_settle(id, &turns)?,
+        };
         let records = if settle {
             settle_records(&mut turns, at)
         } else {
@@ -95,4 +134,13 @@ impl Threads {
         };
         pending.wait()
     }
+}
+
+/// When [`Threads::read_back`] settles the turns a thread's records leave open.
+#[derive(Debug, Clone, Copy)]
+enum Settle {
+    /// This server holds the claim: any turn left open was left by a server that is gone.
+    Always,
+    /// Only if no server holds the claim (see [`Threads::left_open_turns_settle`]).
+    IfUnclaimed,
 }

@@ -226,7 +226,7 @@ impl Threads {
         let row = self.lookup(id)?;
         let Some(files) = self.store.files() else {
             let mut replayed = self.read_rollout(&row)?;
-            if self.left_open_turns_settle(id)? {
+            if self.left_open_turns_settle(id, &replayed.turns)? {
                 settle_dangling(&mut replayed.turns);
             }
             return Ok(Source::Memory {

@@ -443,36 +443,62 @@ fn upsert_with(conn: &Connection, row: &IndexRow) -> rusqlite::Result<()> {
 /// Reads a row; `None` (with a warning) for a row whose stored metadata no longer parses or
 /// whose path is not a plain relative path.
 fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Option<IndexRow>> {
-    let id: String = row.get(0)?;
-    let relative = PathBuf::from(row.get::<_, String>(1)?);
-    let meta: String = row.get(6)?;
-    let meta = match serde_json::from_str::<ThreadMeta>(&meta) {
-        Ok(meta) if is_plain_relative(&relative) => meta,
-        Ok(_) => {
-            tracing::warn!(id, path = %relative.display(), "index row with an unsafe path skipped");
-            return Ok(None);
-        }
-        Err(error) => {
-            tracing::warn!(id, %error, "index row with unreadable metadata skipped");
-            return Ok(None);
-        }
-    };
-    Ok(Some(IndexRow {
-        summary: ThreadSummary {
-            meta,
-            name: row.get(4)?,
-            preview: row.get(5)?,
-            updated_at: row.get(3)?,
-            ephemeral: false,
-            token_usage: None,
-        },
-        relative,
+    let listed = Listed {
+        id: row.get(0)?,
         archived: row.get(2)?,
-        stamp: FileStamp {
-            len: u64::try_from(row.get::<_, i64>(7)?).unwrap_or(0),
-            mtime_ns: row.get(8)?,
-        },
-    }))
+        updated_at: row.get(3)?,
+        name: row.get(4)?,
+        preview: row.get(5)?,
+        meta: row.get(6)?,
+    };
+    let relative = PathBuf::from(row.get::<_, String>(1)?);
+    if !is_plain_relative(&relative) {
+        tracing::warn!(id = listed.id, path = %relative.display(), "index row with an unsafe path skipped");
+        return Ok(None);
+    }
+    let stamp = FileStamp {
+        len: u64::try_from(row.get::<_, i64>(7)?).unwrap_or(0),
+        mtime_ns: row.get(8)?,
+    };
+    Ok(listed.into_row(relative, stamp))
+}
+
+/// The list columns of an index row as a store reads them back (SQLite here, or PostgreSQL).
+pub(crate) struct Listed {
+    pub id: String,
+    pub archived: bool,
+    pub updated_at: i64,
+    pub name: Option<String>,
+    pub preview: String,
+    /// The thread's [`ThreadMeta`] as JSON.
+    pub meta: String,
+}
+
+impl Listed {
+    /// The row these columns describe, its records at `relative` (empty where there is no file)
+    /// as of `stamp`; `None`, logged, when the metadata does not parse.
+    pub(crate) fn into_row(self, relative: PathBuf, stamp: FileStamp) -> Option<IndexRow> {
+        let meta = match serde_json::from_str::<ThreadMeta>(&self.meta) {
+            Ok(meta) => meta,
+            Err(error) => {
+                tracing::warn!(id = self.id, %error, "index row with unreadable metadata skipped");
+                return None;
+            }
+        };
+        Some(IndexRow {
+            summary: ThreadSummary {
+                meta,
+                name: self.name,
+                preview: self.preview,
+                updated_at: self.updated_at,
+                ephemeral: false,
+                token_usage: None,
+            },
+            relative,
+            archived: self.archived,
+            stamp,
+        })
+    }
 }
 
 /// The `thread/list` source kind of a thread's source, as stored in the index.

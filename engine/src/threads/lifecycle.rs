@@ -181,7 +181,7 @@ impl Threads {
         let log = self.store.reopen(&row, &replayed)?;
         let mut turns = replayed.turns;
         let at = now();
-        let mut records: Vec<RolloutRecord> = if self.left_open_turns_settle(id)? {
+        let mut records: Vec<RolloutRecord> = if self.left_open_turns_settle(id, &turns)? {
             settle_records(&mut turns, at)
         } else {
             // A turn runs on another server: it stays open here.
@@ -290,7 +290,7 @@ impl Threads {
         }
         let row = self.lookup(id)?;
         let mut replayed = self.read_rollout(&row)?;
-        if self.left_open_turns_settle(id)? {
+        if self.left_open_turns_settle(id, &replayed.turns)? {
             settle_dangling(&mut replayed.turns);
         }
         Ok((replayed.summary, replayed.turns))

@@ -37,7 +37,7 @@ impl Threads {
         let path = self.path_of(&row);
         let thread = if include_turns {
             let mut replayed = self.read_rollout(&row)?;
-            if self.left_open_turns_settle(&params.thread_id)? {
+            if self.left_open_turns_settle(&params.thread_id, &replayed.turns)? {
                 settle_dangling(&mut replayed.turns);
             }
             replayed

@@ -21,6 +21,7 @@ pub(crate) mod admin;
 pub(crate) mod claims;
 pub(crate) mod committer;
 pub(crate) mod cursor;
+pub(crate) mod elsewhere;
 pub(crate) mod error;
 pub(crate) mod history;
 pub(crate) mod index;
@@ -57,7 +58,7 @@ pub(crate) struct Threads {
     store: Arc<dyn ThreadStore>,
     loaded: Mutex<HashMap<String, Arc<Mutex<LoadedThread>>>>,
     /// The connections following each thread.
-    pub(crate) subscribers: subscribers::Subscribers,
+    pub(crate) subscribers: Arc<subscribers::Subscribers>,
 }
 
 /// A thread held in memory.
@@ -77,12 +78,24 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Threads {
     /// The threads kept in `store` (see [`store::open`]).
+    /// A shared store relays notifications between this server's followers of a thread and the
+    /// servers running its turns (see [`ThreadStore::relay`]).
     pub(crate) fn open(store: Arc<dyn ThreadStore>, defaults: Arc<dyn DefaultsSource>) -> Self {
+        let subscribers = Arc::new(subscribers::Subscribers::default());
+        let followers = Arc::downgrade(&subscribers);
+        let relay = store.relay(Box::new(move |thread_id, relayed| {
+            if let Some(followers) = followers.upgrade() {
+                followers.deliver(thread_id, relayed);
+            }
+        }));
+        if let Some(relay) = relay {
+            subscribers.elsewhere.relay_through(relay);
+        }
         Self {
             defaults,
             store,
             loaded: Mutex::new(HashMap::new()),
-            subscribers: subscribers::Subscribers::default(),
+            subscribers,
         }
     }
 

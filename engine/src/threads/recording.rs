@@ -162,12 +162,12 @@ impl Threads {
             Ok(changed)
         })?;
         if changed {
-            hub.broadcast::<ThreadStatusChanged>(
-                &ThreadStatusChangedNotification::builder()
-                    .thread_id(id.to_owned())
-                    .status(status)
-                    .build(),
-            );
+            let params = ThreadStatusChangedNotification::builder()
+                .thread_id(id.to_owned())
+                .status(status)
+                .build();
+            hub.broadcast::<ThreadStatusChanged>(&params);
+            self.subscribers.publish::<ThreadStatusChanged>(id, &params);
         }
         Ok(())
     }

@@ -1,13 +1,22 @@
 //! Which connections follow a thread: those that started, resumed or forked it, or started a
 //! turn on it. A turn's notifications go to every one of them, so a second client that resumes
 //! a running thread sees its progress. Closed connections are dropped as they are found.
+//!
+//! When other servers share the store, a thread's followers may be connected to any of them:
+//! what a turn here sends its followers is also published through the store's [`Relay`], and
+//! what the others publish is handed to the followers here ([`Subscribers::deliver`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use agentwire_protocol::method::Notification;
 use agentwire_runtime::Peer;
+use agentwire_runtime::outbound::notification_message;
 use tokio::sync::Notify;
+
+use super::elsewhere::Elsewhere;
+use super::store::{Relay, Relayed};
 
 /// The followers of every thread.
 #[derive(Default)]
@@ -18,6 +27,33 @@ pub(crate) struct Subscribers {
     /// Signalled once a connection that joined a thread (`thread/resume`) has its answer, so
     /// that a pending approval request is sent to it too.
     joined: Arc<Notify>,
+    /// The followers on other servers, when the store is shared.
+    pub(crate) elsewhere: Elsewhere,
+}
+
+/// The followers of one thread, as a turn sends them its notifications: the connections here
+/// and, through the relay, those on the other servers of a shared store.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Audience {
+    thread_id: Arc<str>,
+    peers: Vec<Peer>,
+    relay: Option<Arc<dyn Relay>>,
+}
+
+impl Audience {
+    /// Sends the notification `M` to every follower, here and elsewhere.
+    pub(crate) fn notify<M: Notification>(&self, params: &M::Params) {
+        for peer in &self.peers {
+            peer.notify::<M>(params);
+        }
+        if let Some(relay) = &self.relay {
+            relay.publish(
+                &self.thread_id,
+                M::NAME,
+                notification_message(M::NAME, params),
+            );
+        }
+    }
 }
 
 impl std::fmt::Debug for Subscribers {
@@ -42,11 +78,15 @@ impl Subscribers {
             .unwrap_or_else(PoisonError::into_inner);
         let peers = by_thread.entry(thread_id.to_owned()).or_default();
         peers.retain(Peer::is_open);
+        let first = peers.is_empty();
         if !peers
             .iter()
             .any(|p| p.connection_id() == peer.connection_id())
         {
             peers.push(peer.clone());
+        }
+        if first {
+            self.elsewhere.announce(thread_id, true);
         }
         self.version.fetch_add(1, Ordering::Release);
     }
@@ -63,6 +103,67 @@ impl Subscribers {
                 peers.clone()
             }
             None => Vec::new(),
+        }
+    }
+
+    /// The followers of `thread_id`, here and elsewhere.
+    pub(crate) fn audience(&self, thread_id: &str) -> Audience {
+        Audience {
+            thread_id: thread_id.into(),
+            peers: self.of(thread_id),
+            relay: self.elsewhere.relay_for(thread_id),
+        }
+    }
+
+    /// Publishes the notification `M` of `thread_id` to its followers on other servers only
+    /// (one sent here to every connection already, such as `thread/status/changed`).
+    pub(crate) fn publish<M: Notification>(&self, thread_id: &str, params: &M::Params) {
+        if let Some(relay) = self.elsewhere.relay_for(thread_id) {
+            relay.publish(thread_id, M::NAME, notification_message(M::NAME, params));
+        }
+    }
+
+    /// Asks the server running turn `turn_id` of `thread_id` to interrupt it; whether there is
+    /// another server to ask (the store is shared).
+    pub(crate) fn relay_interrupt(&self, thread_id: &str, turn_id: &str) -> bool {
+        let Some(relay) = self.elsewhere.relay() else {
+            return false;
+        };
+        relay.interrupt(thread_id, turn_id);
+        true
+    }
+
+    /// Acts on what another server relayed about `thread_id`.
+    pub(crate) fn deliver(&self, thread_id: &str, relayed: Relayed) {
+        match relayed {
+            Relayed::Notification { method, message } => {
+                for peer in self.of(thread_id) {
+                    peer.notify_encoded(method, message.clone());
+                }
+            }
+            Relayed::Interrupt { turn_id } => self.elsewhere.interrupt(thread_id, &turn_id),
+            Relayed::Following { origin, following } => {
+                if self.elsewhere.heard(thread_id, origin, following) {
+                    // Running turns pick the change up with their next notification.
+                    self.version.fetch_add(1, Ordering::Release);
+                }
+            }
+            Relayed::Joined => {
+                let followed: Vec<String> = {
+                    let mut by_thread = self
+                        .by_thread
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    by_thread.retain(|_, peers| {
+                        peers.retain(Peer::is_open);
+                        !peers.is_empty()
+                    });
+                    by_thread.keys().cloned().collect()
+                };
+                for thread_id in followed {
+                    self.elsewhere.announce(&thread_id, true);
+                }
+            }
         }
     }
 
@@ -86,6 +187,7 @@ impl Subscribers {
         let (was, left) = (peers.len() < before, peers.len());
         if left == 0 {
             by_thread.remove(thread_id);
+            self.elsewhere.announce(thread_id, false);
         }
         self.version.fetch_add(1, Ordering::Release);
         was.then_some(left)
@@ -93,10 +195,14 @@ impl Subscribers {
 
     /// Drops every follower of `thread_id` (the thread is gone).
     pub(crate) fn forget(&self, thread_id: &str) {
-        self.by_thread
+        let had = self
+            .by_thread
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(thread_id);
+        if had.is_some() {
+            self.elsewhere.announce(thread_id, false);
+        }
         self.version.fetch_add(1, Ordering::Release);
     }
 

@@ -126,9 +126,11 @@ enum Outcome {
 
 impl CompactRun {
     fn notify<M: Notification>(&self, params: &M::Params) {
-        for peer in self.turns.threads.subscribers.of(&self.thread_id) {
-            peer.notify::<M>(params);
-        }
+        self.turns
+            .threads
+            .subscribers
+            .audience(&self.thread_id)
+            .notify::<M>(params);
     }
 
     /// `item/started` (unless `started` is false) and `item/completed` of `kind`, recorded.

@@ -92,8 +92,8 @@ struct Running {
     /// Dropped when the turn is forgotten: its receivers learn that it ended.
     ended: tokio::sync::watch::Sender<()>,
     /// The store's claim that the turn runs here (no other server starts one meanwhile);
-    /// released when the turn is forgotten.
-    _claim: Claim,
+    /// released when the turn ends, before its `turn/completed` is sent.
+    claim: Claim,
 }
 
 impl Turns {
@@ -122,7 +122,7 @@ impl Turns {
                 steer,
                 accepts_steer: false,
                 ended: tokio::sync::watch::channel(()).0,
-                _claim: claim,
+                claim,
             },
         );
         Ok((turn_id, interrupt))
@@ -273,7 +273,7 @@ impl Turns {
                     steer: steer_sender,
                     accepts_steer: true,
                     ended: tokio::sync::watch::channel(()).0,
-                    _claim: claim,
+                    claim,
                 },
             );
         }
@@ -368,10 +368,24 @@ impl Turns {
 
     /// `turn/interrupt`: tells the running turn `turnId` to stop; it then completes as
     /// `interrupted`.
+    /// A turn that another server of a shared store runs is asked to stop there; its followers
+    /// here then see it complete as `interrupted` like any other.
     pub(crate) fn interrupt(
         &self,
         params: TurnInterruptParams,
     ) -> Result<TurnInterruptResponse, ThreadError> {
+        // The thread's lock is never taken while `running` is held.
+        if !self.is_running(&params.thread_id)
+            && self
+                .threads
+                .runs_elsewhere(&params.thread_id, &params.turn_id)
+            && self
+                .threads
+                .subscribers
+                .relay_interrupt(&params.thread_id, &params.turn_id)
+        {
+            return Ok(TurnInterruptResponse::builder().build());
+        }
         let mut running = lock(&self.running);
         Self::expect_running(&running, &params.thread_id, &params.turn_id)?;
         if let Some(turn) = running.get_mut(&params.thread_id)
@@ -403,6 +417,33 @@ impl Turns {
         let mut ended = ended;
         // Resolves with an error once the sender is dropped, i.e. the turn was forgotten.
         while ended.changed().await.is_ok() {}
+    }
+
+    /// Takes `turn/interrupt`s relayed from followers on the other servers of a shared store.
+    pub(crate) fn accept_relayed_interrupts(self: &Arc<Self>) {
+        let turns = Arc::downgrade(self);
+        self.threads
+            .subscribers
+            .elsewhere
+            .interrupt_with(Box::new(move |thread_id, turn_id| {
+                if let Some(turns) = turns.upgrade() {
+                    turns.interrupt_relayed(thread_id, turn_id);
+                }
+            }));
+    }
+
+    /// Interrupts turn `turn_id` of `thread_id` if it runs here (a relayed `turn/interrupt`).
+    fn interrupt_relayed(&self, thread_id: &str, turn_id: &str) {
+        let mut running = lock(&self.running);
+        match running.get_mut(thread_id) {
+            Some(turn) if turn.turn_id == turn_id => {
+                if let Some(interrupt) = turn.interrupt.take() {
+                    tracing::info!(thread_id, turn_id, "turn interrupted from another server");
+                    let _ = interrupt.send(());
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Interrupts whatever turn runs on `thread_id`.
@@ -447,9 +488,11 @@ impl Turns {
     }
 
     /// Forgets the running turn of `thread_id`. Returns what tells [`Turns::stop`] that it
-    /// ended: the turn drops it once its last notification is out.
-    fn finish(&self, thread_id: &str) -> Option<tokio::sync::watch::Sender<()>> {
-        lock(&self.running).remove(thread_id).map(|turn| turn.ended)
+    /// ended (the turn drops it once its last notification is out), and its claim.
+    fn finish(&self, thread_id: &str) -> Option<(tokio::sync::watch::Sender<()>, Claim)> {
+        lock(&self.running)
+            .remove(thread_id)
+            .map(|turn| (turn.ended, turn.claim))
     }
 
     /// Ends `turn` of `thread_id` as `status` (with `error`), `clock` having run since it
@@ -472,7 +515,15 @@ impl Turns {
             self.record_end(thread_id, turn, outcome, clock),
         )
         .await;
-        self.conclude(hub, thread_id, turn, shown)
+        let (completed, ended, claim) = self.conclude(hub, thread_id, turn, shown);
+        // A client told the turn completed may start the next one on another server at once,
+        // so the claim is given back first.
+        if let Some(claim) = claim
+            && let Err(error) = tokio::task::spawn_blocking(move || claim.release()).await
+        {
+            tracing::warn!(thread_id, %error, "turn claim not released in place");
+        }
+        (completed, ended)
     }
 
     /// Sets the end of `turn` (`status`, `error`, end time and duration, `clock` having run
@@ -493,8 +544,8 @@ impl Turns {
 
     /// After `turn` of `thread_id` was recorded as ended: idles the thread and forgets it as
     /// running. Returns the `turn/completed` to send, with `shown` as the turn's items (its
-    /// summary view), and the guard to drop once it is sent: whoever waits for the turn to end
-    /// (`thread/delete`) learns it only then.
+    /// summary view), the guard to drop once it is sent (whoever waits for the turn to end,
+    /// `thread/delete`, learns it only then), and the turn's claim.
     fn conclude(
         &self,
         hub: &Hub,
@@ -504,11 +555,12 @@ impl Turns {
     ) -> (
         TurnCompletedNotification,
         Option<tokio::sync::watch::Sender<()>>,
+        Option<Claim>,
     ) {
         if let Err(error) = self.threads.set_status(hub, thread_id, ThreadStatus::Idle) {
             tracing::warn!(thread_id, %error, "thread status not recorded");
         }
-        let ended = self.finish(thread_id);
+        let (ended, claim) = self.finish(thread_id).unzip();
         let completed = TurnCompletedNotification::builder()
             .thread_id(thread_id.to_owned())
             .turn({
@@ -518,6 +570,6 @@ impl Turns {
                 turn
             })
             .build();
-        (completed, ended)
+        (completed, ended, claim)
     }
 }

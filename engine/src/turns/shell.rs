@@ -135,9 +135,11 @@ impl Turns {
 impl ShellRun {
     /// Sends `M` to every connection following the thread.
     fn notify<M: Notification>(&self, params: &M::Params) {
-        for peer in self.turns.threads.subscribers.of(&self.thread_id) {
-            peer.notify::<M>(params);
-        }
+        self.turns
+            .threads
+            .subscribers
+            .audience(&self.thread_id)
+            .notify::<M>(params);
     }
 
     fn item(&self, id: &str, status: CommandExecutionStatus) -> ThreadItemKind {
@@ -205,7 +207,7 @@ impl ShellRun {
             sandbox_exe: self.turns.sandbox_exe.clone(),
             env: Some(self.turns.command_environment(&self.settings.cwd)),
         };
-        let audience = self.turns.threads.subscribers.of(&self.thread_id);
+        let audience = self.turns.threads.subscribers.audience(&self.thread_id);
         let ids = (
             self.thread_id.clone(),
             self.turn.id.clone(),
@@ -218,9 +220,7 @@ impl ShellRun {
                 .item_id(ids.2.clone())
                 .delta(delta.to_owned())
                 .build();
-            for peer in &audience {
-                peer.notify::<CommandExecutionOutputDelta>(&params);
-            }
+            audience.notify::<CommandExecutionOutputDelta>(&params);
         };
         let ran = tokio::select! {
             biased;

@@ -71,6 +71,15 @@ impl EmbeddedStore {
         lock(&self.shared.index)
     }
 
+    /// The index, locked, unless the committer holds it now (`None`: never waits).
+    fn try_index(&self) -> Option<MutexGuard<'_, Index>> {
+        match self.shared.index.try_lock() {
+            Ok(index) => Some(index),
+            Err(std::sync::TryLockError::Poisoned(index)) => Some(index.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
     fn rollout(&self, row: &IndexRow) -> PathBuf {
         self.layout().rollout(row.archived, &row.relative)
     }
@@ -84,22 +93,17 @@ impl ThreadStore for EmbeddedStore {
     fn page(&self, query: &PageQuery) -> Result<Arc<[IndexRow]>, ThreadError> {
         // While the committer writes, read the last commit on the reader instead of waiting:
         // a list never queues behind a group's index work.
-        match self.shared.index.try_lock() {
-            Ok(index) => Ok(index.page(query)?),
-            Err(std::sync::TryLockError::Poisoned(index)) => Ok(index.into_inner().page(query)?),
-            Err(std::sync::TryLockError::WouldBlock) => match &self.shared.reader {
-                Some(reader) => Ok(index::read_page(&lock(reader), query)?.into()),
-                None => Ok(self.index().page(query)?),
-            },
+        if let Some(index) = self.try_index() {
+            return Ok(index.page(query)?);
+        }
+        match &self.shared.reader {
+            Some(reader) => Ok(index::read_page(&lock(reader), query)?.into()),
+            None => Ok(self.index().page(query)?),
         }
     }
 
     fn kept_page(&self, query: &PageQuery) -> Option<Arc<[IndexRow]>> {
-        match self.shared.index.try_lock() {
-            Ok(index) => index.kept_page(query),
-            Err(std::sync::TryLockError::Poisoned(index)) => index.into_inner().kept_page(query),
-            Err(std::sync::TryLockError::WouldBlock) => None,
-        }
+        self.try_index()?.kept_page(query)
     }
 
     fn forget(&self, id: &str, why: &str) {

@@ -22,6 +22,8 @@ mod unavailable;
 use std::path::Path;
 use std::sync::Arc;
 
+use agentwire_protocol::method::MethodInfo;
+
 use super::committer::Pending;
 use super::error::ThreadError;
 use super::index::{IndexRow, PageQuery};
@@ -103,26 +105,90 @@ pub(crate) trait ThreadStore: Send + Sync + std::fmt::Debug {
     fn shared(&self) -> bool {
         false
     }
+
+    /// Connects this server's followers of a thread with the servers running its turns, for
+    /// stores that other servers share: what is published through the returned [`Relay`]
+    /// reaches every other server, and what they publish is handed to `deliver` here. `None`
+    /// where no other server can run a turn.
+    fn relay(&self, deliver: Deliver) -> Option<Arc<dyn Relay>> {
+        let _ = deliver;
+        None
+    }
 }
 
-/// A store's word that this server alone runs turns on a thread; released when dropped.
+/// Hands what another server relays about a thread (its id, then what) to this server.
+pub(crate) type Deliver = Box<dyn Fn(&str, Relayed) + Send + Sync>;
+
+/// What another server of a shared store relays about one of its threads.
+#[derive(Debug)]
+pub(crate) enum Relayed {
+    /// A notification for the thread's followers here: the message as that server encoded it.
+    Notification {
+        method: &'static MethodInfo,
+        message: Vec<u8>,
+    },
+    /// A follower there asks to interrupt turn `turn_id` (`turn/interrupt`), if it runs here.
+    Interrupt { turn_id: String },
+    /// Server `origin` has followers of the thread now (`true`), or no more (`false`): the
+    /// notifications of a turn on it here are published only while some server has.
+    Following { origin: String, following: bool },
+    /// A server (re)joined the relay and may have missed who follows what: every server says
+    /// again which threads it has followers of.
+    Joined,
+}
+
+/// Carries what concerns a thread between the servers of a shared store: the notifications of
+/// the turns running here to the followers elsewhere, and interrupts from followers here to
+/// the server running the turn.
+pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
+    /// Publishes `message`, the encoded notification `method` of thread `thread_id`. Never
+    /// blocks: what cannot be published (the database is gone, or too far behind) is dropped and
+    /// logged; followers elsewhere then read the turn in full once it ends.
+    fn publish(&self, thread_id: &str, method: &'static str, message: Vec<u8>);
+
+    /// Asks the server running turn `turn_id` of thread `thread_id` to interrupt it. Never
+    /// blocks; like a notification, it may be dropped (logged).
+    fn interrupt(&self, thread_id: &str, turn_id: &str);
+
+    /// Tells the other servers that this one has followers of thread `thread_id` now
+    /// (`following`), or no more. Never blocks.
+    fn follow(&self, thread_id: &str, following: bool);
+}
+
+/// A store's word that this server alone runs turns on a thread; released when dropped (in
+/// the background) or by [`Claim::release`] (in place).
 #[derive(Debug)]
 #[must_use = "the claim is released when dropped"]
 pub(crate) struct Claim {
-    /// Releases the claim when dropped; `None` when there is nothing to release.
-    _guard: Option<Box<dyn std::any::Any + Send + Sync>>,
+    /// Releases the claim; `None` when there is nothing to release.
+    guard: Option<Box<dyn ClaimGuard>>,
+}
+
+/// What releases a held claim: when dropped, without waiting; by
+/// [`ClaimGuard::release`], before returning (blocking).
+pub(crate) trait ClaimGuard: Send + Sync + std::fmt::Debug {
+    /// Releases the claim now; blocks until the store has.
+    fn release(self: Box<Self>);
 }
 
 impl Claim {
     /// A claim that holds nothing (the store has no other servers to keep out).
     pub(crate) fn granted() -> Self {
-        Self { _guard: None }
+        Self { guard: None }
     }
 
-    /// A claim held by `guard`, which releases it when dropped.
-    pub(crate) fn held(guard: impl std::any::Any + Send + Sync) -> Self {
+    /// A claim held by `guard`.
+    pub(crate) fn held(guard: impl ClaimGuard + 'static) -> Self {
         Self {
-            _guard: Some(Box::new(guard)),
+            guard: Some(Box::new(guard)),
+        }
+    }
+
+    /// Releases the claim before returning, so that another server may take it at once.
+    /// Blocks on the store: call it on the blocking pool.
+    pub(crate) fn release(mut self) {
+        if let Some(guard) = self.guard.take() {
+            guard.release();
         }
     }
 }

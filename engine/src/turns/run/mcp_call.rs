@@ -190,9 +190,7 @@ impl TurnRun {
                 .item_id(ids.2.clone())
                 .message(message)
                 .build();
-            for peer in &audience {
-                peer.notify::<McpToolCallProgress>(&params);
-            }
+            audience.notify::<McpToolCallProgress>(&params);
         };
         let call = slot.call_tool(&tool, object, None, caller, &mut on_progress);
         let result = tokio::select! {

@@ -57,6 +57,7 @@ use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, context_entries};
 use super::{Steer, Turns};
 use crate::provider::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use crate::threads::meta::{ThreadSettings, new_id, now};
+use crate::threads::subscribers::Audience;
 
 /// Most model calls one turn makes (each tool-call round is one more); a model that keeps
 /// calling tools past it fails the turn rather than running forever.
@@ -117,9 +118,9 @@ pub(super) struct TurnRun {
     answered: Answered,
     /// The turn's reasoning summary setting and output schema.
     output: OutputOptions,
-    /// The connections that get the turn's notifications, as of a version of the thread's
+    /// The followers that get the turn's notifications, as of a version of the thread's
     /// subscribers (refreshed when it changes).
-    audience: Mutex<(u64, Vec<Peer>)>,
+    audience: Mutex<(u64, Audience)>,
     /// Set for a review turn: see [`review_mode`].
     review: Option<ReviewMode>,
     /// When the turn began (reset once its `turn/start` answer is out).
@@ -173,7 +174,7 @@ impl TurnRun {
             settings: start.settings,
             answered: start.answered,
             output: start.output,
-            audience: Mutex::new((u64::MAX, Vec::new())),
+            audience: Mutex::new((u64::MAX, Audience::default())),
             review: start.review,
             clock: Instant::now(),
             settled: false,
@@ -433,29 +434,25 @@ impl TurnRun {
         }
     }
 
-    /// Runs `use_them` on the connections following the thread now.
-    fn with_audience<T>(&self, use_them: impl FnOnce(&[Peer]) -> T) -> T {
+    /// The followers of the thread now, refreshed if they changed since last asked.
+    fn followers(&self) -> std::sync::MutexGuard<'_, (u64, Audience)> {
         let subscribers = &self.turns.threads.subscribers;
         let version = subscribers.version();
         let mut audience = self.audience.lock().unwrap_or_else(PoisonError::into_inner);
         if audience.0 != version {
-            *audience = (version, subscribers.of(&self.thread_id));
+            *audience = (version, subscribers.audience(&self.thread_id));
         }
-        use_them(&audience.1)
+        audience
     }
 
-    /// The connections following the thread now.
-    fn audience(&self) -> Vec<Peer> {
-        self.with_audience(<[Peer]>::to_vec)
+    /// The followers of the thread now.
+    fn audience(&self) -> Audience {
+        self.followers().1.clone()
     }
 
-    /// Sends the notification `M` to every connection following the thread.
+    /// Sends the notification `M` to every follower of the thread.
     fn notify<M: Notification>(&self, params: &M::Params) {
-        self.with_audience(|peers| {
-            for peer in peers {
-                peer.notify::<M>(params);
-            }
-        });
+        self.followers().1.notify::<M>(params);
     }
 
     /// Sends `item/started` for a new output item.

@@ -304,9 +304,7 @@ impl TurnRun {
                 .item_id(delta_ids.2.clone())
                 .delta(delta.to_owned())
                 .build();
-            for peer in &audience {
-                peer.notify::<CommandExecutionOutputDelta>(&params);
-            }
+            audience.notify::<CommandExecutionOutputDelta>(&params);
         };
         let ran = self
             .unless_interrupted(exec::run(request, &mut on_output))

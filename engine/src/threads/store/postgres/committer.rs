@@ -7,6 +7,7 @@
 //! whole group durable; only then is every job answered. A group that fails is committed again
 //! thread by thread, so one thread's failure is reported to its own jobs alone.
 
+use std::collections::HashMap;
 use std::sync::mpsc;
 
 use postgres::{Client, NoTls};
@@ -115,20 +116,25 @@ struct Share {
 }
 
 fn commit(client: &mut Client, group: Vec<Job>, shown: &str) {
+    // In the order threads first appear in the group; `at` finds a thread's share.
     let mut shares: Vec<Share> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
     for job in group {
-        let id = &job.row.summary.meta.id;
-        match shares.iter_mut().find(|s| &s.row.summary.meta.id == id) {
-            Some(share) => {
+        match at.get(&job.row.summary.meta.id) {
+            Some(&n) => {
+                let share = &mut shares[n];
                 share.lines.extend(job.lines);
                 share.row = job.row;
                 share.answers.push(job.done);
             }
-            None => shares.push(Share {
-                lines: job.lines,
-                row: job.row,
-                answers: vec![job.done],
-            }),
+            None => {
+                at.insert(job.row.summary.meta.id.clone(), shares.len());
+                shares.push(Share {
+                    lines: job.lines,
+                    row: job.row,
+                    answers: vec![job.done],
+                });
+            }
         }
     }
     if let Err(fault) = write(client, &shares) {

@@ -21,13 +21,14 @@
 
 mod committer;
 mod db;
+mod relay;
 mod schema;
 mod sql;
 
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{Claim, ThreadLog, ThreadStore, redacted};
+use super::{Claim, ClaimGuard, Deliver, Relay, ThreadLog, ThreadStore, redacted};
 use crate::threads::committer::Pending;
 use crate::threads::error::ThreadError;
 use crate::threads::index::{IndexRow, PageQuery};
@@ -55,6 +56,8 @@ struct Shared {
     /// thread running a turn here; PostgreSQL releases them if this server dies).
     locks: Db,
     committer: committer::Committer,
+    /// How to connect, for the relay's own connections.
+    config: postgres::Config,
     /// The URL without its password.
     shown: String,
 }
@@ -75,13 +78,14 @@ impl PostgresStore {
         let locks = Db::start(&config, shown.clone(), 1)?;
         db.run(|client| schema::migrate(client).map_err(Fault::Other))
             .map_err(|e| e.to_string())?;
-        let committer = committer::Committer::start(config, shown.clone())?;
+        let committer = committer::Committer::start(config.clone(), shown.clone())?;
         tracing::info!(store = shown, "threads kept in PostgreSQL");
         Ok(Self {
             shared: Arc::new(Shared {
                 db,
                 locks,
                 committer,
+                config,
                 shown,
             }),
         })
@@ -235,23 +239,61 @@ impl ThreadStore for PostgresStore {
     fn shared(&self) -> bool {
         true
     }
+
+    fn relay(&self, deliver: Deliver) -> Option<Arc<dyn Relay>> {
+        match relay::PgRelay::start(&self.shared.config, deliver) {
+            Ok(relay) => Some(Arc::new(relay)),
+            Err(error) => {
+                tracing::error!(
+                    store = self.shared.shown,
+                    error,
+                    "no live notifications between workers"
+                );
+                None
+            }
+        }
+    }
 }
 
 /// A thread's advisory lock, held by this server while a turn runs on it here.
 #[derive(Debug)]
 struct TurnLock {
     shared: Arc<Shared>,
+    /// The thread; empty once released.
     id: String,
+}
+
+impl TurnLock {
+    /// Unlocks the thread on the claim connection.
+    fn unlock(client: &mut postgres::Client, id: &str) -> Result<(), Fault> {
+        client.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", &[&id])?;
+        Ok(())
+    }
+}
+
+impl ClaimGuard for TurnLock {
+    fn release(mut self: Box<Self>) {
+        let id = std::mem::take(&mut self.id);
+        let released = self
+            .shared
+            .locks
+            .run(move |client| Self::unlock(client, &id));
+        if let Err(error) = released {
+            tracing::warn!(%error, "turn claim not released; it goes with the connection");
+        }
+    }
 }
 
 impl Drop for TurnLock {
     fn drop(&mut self) {
+        if self.id.is_empty() {
+            return;
+        }
         let id = std::mem::take(&mut self.id);
         self.shared
             .locks
             .spawn("releasing a turn claim", move |client| {
-                client.execute("SELECT pg_advisory_unlock(hashtextextended($1, 0))", &[&id])?;
-                Ok(())
+                Self::unlock(client, &id)
             });
     }
 }

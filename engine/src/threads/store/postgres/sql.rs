@@ -7,8 +7,7 @@ use postgres::types::ToSql;
 
 use super::db::Fault;
 use crate::threads::cursor::SortColumn;
-use crate::threads::index::{IndexRow, PageQuery, source_kind};
-use crate::threads::meta::{ThreadMeta, ThreadSummary};
+use crate::threads::index::{IndexRow, Listed, PageQuery, source_kind};
 use crate::threads::rollout::FileStamp;
 
 const COLUMNS: &str = "id, archived, updated_at, name, preview, meta";
@@ -208,27 +207,14 @@ pub(super) fn delete(client: &mut impl GenericClient, id: &str) -> Result<(), Fa
 
 /// Reads a row; `None` (with a warning) for a row whose stored metadata no longer parses.
 fn read_row(row: &postgres::Row) -> Result<Option<IndexRow>, Fault> {
-    let id: String = row.try_get(0)?;
-    let meta: &str = row.try_get(5)?;
-    let meta = match serde_json::from_str::<ThreadMeta>(meta) {
-        Ok(meta) => meta,
-        Err(error) => {
-            tracing::warn!(id, %error, "thread row with unreadable metadata skipped");
-            return Ok(None);
-        }
-    };
-    Ok(Some(IndexRow {
-        summary: ThreadSummary {
-            meta,
-            name: row.try_get(3)?,
-            preview: row.try_get(4)?,
-            updated_at: row.try_get(2)?,
-            ephemeral: false,
-            token_usage: None,
-        },
-        // No file: the embedded store's locator stays empty here.
-        relative: PathBuf::new(),
+    let listed = Listed {
+        id: row.try_get(0)?,
         archived: row.try_get(1)?,
-        stamp: FileStamp::default(),
-    }))
+        updated_at: row.try_get(2)?,
+        name: row.try_get(3)?,
+        preview: row.try_get(4)?,
+        meta: row.try_get(5)?,
+    };
+    // No file: the embedded store's locator stays empty here.
+    Ok(listed.into_row(PathBuf::new(), FileStamp::default()))
 }

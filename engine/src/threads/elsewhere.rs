@@ -1,0 +1,145 @@
+//! The followers of threads on the other servers of a shared store, as far as this server
+//! knows them: which threads another server has followers of (so a turn here publishes its
+//! notifications only then), the relay they are published through, and what a relayed
+//! `turn/interrupt` does here.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::lock;
+use super::store::Relay;
+
+/// The most threads followed elsewhere that are remembered; announcements beyond are ignored
+/// (logged), as they come from outside.
+const MAX_THREADS: usize = 100_000;
+
+/// The most servers remembered as following one thread.
+const MAX_SERVERS: usize = 64;
+
+/// Interrupts turn `turn_id` of a thread (both ids, in that order) if it runs here.
+pub(crate) type Interrupts = Box<dyn Fn(&str, &str) + Send + Sync>;
+
+/// See the module documentation.
+#[derive(Default)]
+pub(crate) struct Elsewhere {
+    relay: OnceLock<Arc<dyn Relay>>,
+    /// Per thread, the servers (relay origins) that said they have followers of it.
+    followed: Mutex<HashMap<String, HashSet<String>>>,
+    interrupts: OnceLock<Interrupts>,
+}
+
+impl std::fmt::Debug for Elsewhere {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Elsewhere")
+            .field("relay", &self.relay.get().is_some())
+            .field("followed", &lock(&self.followed).len())
+            .finish()
+    }
+}
+
+impl Elsewhere {
+    /// Connects this server to the others through `relay`.
+    pub(crate) fn relay_through(&self, relay: Arc<dyn Relay>) {
+        let _ = self.relay.set(relay);
+    }
+
+    /// What a relayed `turn/interrupt` does here.
+    pub(crate) fn interrupt_with(&self, interrupts: Interrupts) {
+        let _ = self.interrupts.set(interrupts);
+    }
+
+    /// The relay, if the store is shared.
+    pub(crate) fn relay(&self) -> Option<&Arc<dyn Relay>> {
+        self.relay.get()
+    }
+
+    /// The relay to publish the notifications of `thread_id` through: while another server has
+    /// followers of it.
+    pub(crate) fn relay_for(&self, thread_id: &str) -> Option<Arc<dyn Relay>> {
+        let relay = self.relay.get()?;
+        lock(&self.followed)
+            .contains_key(thread_id)
+            .then(|| Arc::clone(relay))
+    }
+
+    /// Tells the other servers that this one has followers of `thread_id` now, or no more.
+    pub(crate) fn announce(&self, thread_id: &str, following: bool) {
+        if let Some(relay) = self.relay.get() {
+            relay.follow(thread_id, following);
+        }
+    }
+
+    /// Server `origin` has followers of `thread_id` now (`following`), or no more. Whether that
+    /// changed what is published.
+    pub(crate) fn heard(&self, thread_id: &str, origin: String, following: bool) -> bool {
+        let mut followed = lock(&self.followed);
+        if !following {
+            let Some(servers) = followed.get_mut(thread_id) else {
+                return false;
+            };
+            servers.remove(&origin);
+            if servers.is_empty() {
+                followed.remove(thread_id);
+                return true;
+            }
+            return false;
+        }
+        if let Some(servers) = followed.get_mut(thread_id) {
+            if servers.len() < MAX_SERVERS {
+                servers.insert(origin);
+            }
+            return false;
+        }
+        if followed.len() >= MAX_THREADS {
+            tracing::warn!(
+                thread_id,
+                "too many threads followed elsewhere; not relaying it"
+            );
+            return false;
+        }
+        followed.insert(thread_id.to_owned(), HashSet::from([origin]));
+        true
+    }
+
+    /// Interrupts turn `turn_id` of `thread_id` if it runs here.
+    pub(crate) fn interrupt(&self, thread_id: &str, turn_id: &str) {
+        if let Some(interrupt) = self.interrupts.get() {
+            interrupt(thread_id, turn_id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Default)]
+    struct Said(Mutex<Vec<(String, bool)>>);
+
+    impl Relay for Said {
+        fn publish(&self, _: &str, _: &'static str, _: Vec<u8>) {}
+        fn interrupt(&self, _: &str, _: &str) {}
+        fn follow(&self, thread_id: &str, following: bool) {
+            lock(&self.0).push((thread_id.to_owned(), following));
+        }
+    }
+
+    #[test]
+    fn a_thread_is_relayed_while_some_other_server_follows_it() {
+        let elsewhere = Elsewhere::default();
+        assert!(elsewhere.heard("t", "a".into(), true), "newly followed");
+        assert!(elsewhere.relay_for("t").is_none(), "no relay yet");
+        let said = Arc::new(Said::default());
+        elsewhere.relay_through(said.clone());
+        assert!(elsewhere.relay_for("t").is_some());
+        assert!(elsewhere.relay_for("u").is_none(), "no one follows u");
+        assert!(!elsewhere.heard("t", "b".into(), true), "already relayed");
+        assert!(!elsewhere.heard("t", "a".into(), false), "b still follows");
+        assert!(elsewhere.relay_for("t").is_some());
+        assert!(elsewhere.heard("t", "b".into(), false));
+        assert!(elsewhere.relay_for("t").is_none());
+        assert!(!elsewhere.heard("t", "b".into(), false), "already gone");
+        elsewhere.announce("v", true);
+        assert_eq!(*lock(&said.0), [("v".to_owned(), true)]);
+    }
+}

@@ -1,0 +1,202 @@
+//! Following a turn live from another worker: two app-servers on one PostgreSQL store, the turn
+//! running on one of them, a client resuming the thread on the other. What the running worker
+//! sends its followers reaches that client too (`LISTEN`/`NOTIFY`), in order and whole,
+//! notifications longer than one `NOTIFY` payload included.
+
+use serde_json::{Value, json};
+
+use crate::client::{Client, completed_turn, params, thread_id};
+use crate::common::scratch;
+use crate::stores::Store;
+
+/// The deltas the model streams, one every `DELAY_MS`: short ticks around one delta far longer
+/// than a `NOTIFY` payload (8000 bytes), with characters of several bytes at its cuts.
+fn script_deltas() -> Vec<String> {
+    let mut deltas: Vec<String> = (0..40).map(|n| format!("tick {n} ")).collect();
+    deltas.insert(20, format!("{}{}", "ü".repeat(6000), "x".repeat(5000)));
+    deltas
+}
+
+const DELAY_MS: u64 = 50;
+
+fn streaming_model(home: &std::path::Path) {
+    let script = json!({
+        "version": 1,
+        "deltaDelayMs": DELAY_MS,
+        "responses": [{"steps": [{"type": "message", "deltas": script_deltas()}]}]
+    });
+    std::fs::write(home.join("live.json"), script.to_string()).expect("write script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"live.json\"\n",
+    )
+    .expect("write config");
+}
+
+/// The `delta`s of every `item/agentMessage/delta` in `seen`, in order.
+fn message_deltas(seen: &[Value]) -> Vec<String> {
+    params(seen, "item/agentMessage/delta")
+        .iter()
+        .map(|p| p["delta"].as_str().expect("delta").to_owned())
+        .collect()
+}
+
+/// The text of the agent message `item/completed` in `seen` reports.
+fn completed_message(seen: &[Value]) -> Option<String> {
+    params(seen, "item/completed")
+        .iter()
+        .find(|p| p["item"]["type"] == json!("agentMessage"))
+        .and_then(|p| p["item"]["text"].as_str().map(str::to_owned))
+}
+
+/// A client starts a turn on worker A; another resumes the thread on worker B mid-turn and
+/// follows it there to its end: every delta from the one it joined at, once and in order, the
+/// long one whole, the completed item and turn as A reports them, and the thread going idle.
+#[test]
+fn a_client_on_another_worker_follows_a_running_turn_live() {
+    let store = Store::postgres("follow_live");
+    let (home_a, home_b) = (scratch("follow-live-a"), scratch("follow-live-b"));
+    for home in [&home_a, &home_b] {
+        streaming_model(home);
+    }
+    let project = scratch("follow-live-project");
+    let mut a = Client::start_with(&home_a, &store.args());
+    let mut b = Client::start_with(&home_b, &store.args());
+    let thread = thread_id(&a.start_thread(json!({"cwd": project})));
+    let turn = a.start_turn(&thread, "Stream for a while.");
+    let first = a.notification("item/agentMessage/delta");
+    assert_eq!(first["delta"], json!("tick 0 "), "{first}");
+
+    let resumed = b.call("thread/resume", json!({"threadId": thread}));
+    let turns = resumed["thread"]["turns"].as_array().expect("turns");
+    assert_eq!(
+        turns.last().map(|t| t["status"].clone()),
+        Some(json!("inProgress")),
+        "{resumed}"
+    );
+    let on_b = b.until_turn_completed();
+    let mut on_a = vec![json!({"method": "item/agentMessage/delta", "params": first})];
+    on_a.extend(a.until_turn_completed());
+
+    let sent = message_deltas(&on_a);
+    assert_eq!(sent, script_deltas(), "A streams the whole script");
+    let followed = message_deltas(&on_b);
+    assert!(
+        followed.len() > sent.len() / 2,
+        "B joined early and follows most of the turn: {} of {} deltas",
+        followed.len(),
+        sent.len()
+    );
+    assert_eq!(
+        followed,
+        sent[sent.len() - followed.len()..],
+        "B gets every delta from where it joined, once and in order"
+    );
+    for delta in params(&on_b, "item/agentMessage/delta") {
+        assert_eq!(delta["threadId"], json!(thread));
+        assert_eq!(delta["turnId"], json!(turn));
+    }
+    let text = completed_message(&on_a).expect("A reports the message");
+    assert_eq!(text, script_deltas().concat());
+    assert_eq!(
+        completed_message(&on_b).as_deref(),
+        Some(text.as_str()),
+        "the completed message, far longer than one NOTIFY payload, reaches B whole"
+    );
+    let (done_a, done_b) = (completed_turn(&on_a), completed_turn(&on_b));
+    assert_eq!(done_b["id"], json!(turn));
+    assert_eq!(done_b["status"], json!("completed"), "{done_b}");
+    assert_eq!(done_b, done_a, "B sees the turn end as A reports it");
+
+    let idle = |seen: &[Value]| {
+        params(seen, "thread/status/changed")
+            .iter()
+            .any(|p| p["threadId"] == json!(thread) && p["status"]["type"] == json!("idle"))
+    };
+    if !idle(&on_b) {
+        let status = b.notification("thread/status/changed");
+        assert!(
+            idle(&[json!({"method": "thread/status/changed", "params": status})]),
+            "{status}"
+        );
+    }
+    // What B now reads is what A ran.
+    let read = b.call(
+        "thread/read",
+        json!({"threadId": thread, "includeTurns": true}),
+    );
+    let last = read["thread"]["turns"]
+        .as_array()
+        .and_then(|t| t.last().cloned());
+    assert_eq!(last.map(|t| t["status"].clone()), Some(json!("completed")));
+    a.stop();
+    b.stop();
+    for dir in [home_a, home_b, project] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// `turn/interrupt` on the worker that follows a turn stops it on the worker that runs it: both
+/// clients see the turn complete as `interrupted`, and the thread takes a turn on the follower's
+/// worker next.
+#[test]
+fn a_client_on_another_worker_interrupts_a_running_turn() {
+    let store = Store::postgres("interrupt_live");
+    let (home_a, home_b) = (scratch("interrupt-live-a"), scratch("interrupt-live-b"));
+    // A streams for half a minute unless stopped; B answers at once.
+    let long = vec!["tick "; 600];
+    for (home, deltas) in [(&home_a, long), (&home_b, vec!["Done on B."])] {
+        let script = json!({"version": 1, "deltaDelayMs": DELAY_MS,
+            "responses": [{"steps": [{"type": "message", "deltas": deltas}]}]});
+        std::fs::write(home.join("live.json"), script.to_string()).expect("write script");
+        std::fs::write(
+            home.join("config.toml"),
+            "model_provider = \"fixture\"\nfixture_script = \"live.json\"\n",
+        )
+        .expect("write config");
+    }
+    let project = scratch("interrupt-live-project");
+    let mut a = Client::start_with(&home_a, &store.args());
+    let mut b = Client::start_with(&home_b, &store.args());
+    let thread = thread_id(&a.start_thread(json!({"cwd": project})));
+    let turn = a.start_turn(&thread, "Stream until stopped.");
+    a.notification("item/agentMessage/delta");
+    b.call("thread/resume", json!({"threadId": thread}));
+    b.notification("item/agentMessage/delta");
+
+    let wrong = b.call_err(
+        "turn/interrupt",
+        json!({"threadId": thread, "turnId": "no-such-turn"}),
+    );
+    assert_eq!(wrong["code"], json!(-32600), "{wrong}");
+    b.call(
+        "turn/interrupt",
+        json!({"threadId": thread, "turnId": turn}),
+    );
+    let (on_a, on_b) = (a.until_turn_completed(), b.until_turn_completed());
+    for (worker, seen) in [("A", &on_a), ("B", &on_b)] {
+        let done = completed_turn(seen);
+        assert_eq!(done["id"], json!(turn), "{worker}: {done}");
+        assert_eq!(done["status"], json!("interrupted"), "{worker}: {done}");
+    }
+    assert!(
+        message_deltas(&on_a).len() < 500,
+        "the turn stopped early, not at the end of its stream"
+    );
+    let partial = completed_message(&on_a).expect("the message so far is completed");
+    assert!(partial.len() < 500 * "tick ".len(), "{partial}");
+    assert_eq!(
+        completed_message(&on_b),
+        Some(partial),
+        "B sees the message as A completed it"
+    );
+    let next = b.start_turn(&thread, "Now on B.");
+    let seen = b.until_turn_completed();
+    assert_eq!(completed_turn(&seen)["id"], json!(next));
+    assert_eq!(completed_turn(&seen)["status"], json!("completed"));
+    a.stop();
+    b.stop();
+    for dir in [home_a, home_b, project] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
