@@ -8,7 +8,8 @@
 //! each streaming the same number of deltas: aggregate deltas/s, p99 gap between a turn's
 //! consecutive deltas, server CPU per 1000 deltas, and whether every delta of every turn came
 //! once and in order; `thread/list` latency on another connection while 10 turns stream back to
-//! back. The table ([`table`]) reports medians over rounds.
+//! back, as fast as the server reads them and again paced like a model ([`PACE`]). The table
+//! ([`table`]) reports medians over rounds.
 
 mod driver;
 mod mock;
@@ -44,6 +45,11 @@ pub const CONCURRENCY: [usize; 4] = [1, 10, 50, 200];
 const LAST_PHASE: usize = CONCURRENCY[CONCURRENCY.len() - 1];
 /// Turns streaming while `thread/list` is timed.
 pub const LIST_STREAMS: usize = 10;
+/// The pause between two deltas of the paced `thread/list` phase (each turn then streams a few
+/// hundred deltas a second, as received: several times the fastest hosted models), so that the
+/// figure is the server's own latency while turns stream rather than the queueing of cores the
+/// full-speed streams saturate.
+pub const PACE: Duration = Duration::from_millis(1);
 
 /// Many sessions over websocket, side by side with the reference server.
 #[derive(Debug, Parser)]
@@ -127,6 +133,23 @@ pub struct Results {
     pub list_calls: usize,
     /// The turns that streamed meanwhile.
     pub list_turns: StreamFigures,
+    /// The same, with the turns streaming at one delta per [`PACE`].
+    pub paced: ListFigures,
+}
+
+/// `thread/list` timed while turns stream.
+#[derive(Debug, Default)]
+pub struct ListFigures {
+    /// p50, ms.
+    pub p50_ms: Samples,
+    /// p99, ms.
+    pub p99_ms: Samples,
+    /// Calls timed.
+    pub calls: usize,
+    /// The turns that streamed meanwhile.
+    pub turns: StreamFigures,
+    /// Deltas per second within one turn (the pace each turn streamed at, as received).
+    pub turn_rate: Samples,
 }
 
 fn main() -> ExitCode {
@@ -308,7 +331,7 @@ async fn run_once(
     for (i, s) in CONCURRENCY.into_iter().enumerate() {
         if s == LAST_PHASE {
             // The largest last: a server that struggles with it cannot spoil the others.
-            list_phase(&url, &work, args, into).await?;
+            list_phase(&url, &work, args, mock, into).await?;
         }
         let figures = &mut into.streams[i];
         if figures.failure.is_some() {
@@ -333,8 +356,54 @@ async fn run_once(
     Ok(())
 }
 
-/// `thread/list` timed on its own connection while [`LIST_STREAMS`] turns stream.
-async fn list_phase(url: &str, work: &str, args: &Args, into: &mut Results) -> Result<(), String> {
+/// `thread/list` timed on its own connection while [`LIST_STREAMS`] turns stream, as fast as
+/// the server reads them, then paced (one delta per [`PACE`]).
+async fn list_phase(
+    url: &str,
+    work: &str,
+    args: &Args,
+    mock: &MockModel,
+    into: &mut Results,
+) -> Result<(), String> {
+    let (percentiles, calls, turns) = time_lists(url, work, args, "").await?;
+    if let Some((p50, p99)) = percentiles {
+        into.list_p50_ms.push(p50);
+        into.list_p99_ms.push(p99);
+    }
+    into.list_calls += calls;
+    tally(&mut into.list_turns, &turns);
+    mock.set_pace(Some(PACE));
+    let paced = time_lists(url, work, args, " (paced)").await;
+    mock.set_pace(None);
+    let (percentiles, calls, turns) = paced?;
+    if let Some((p50, p99)) = percentiles {
+        into.paced.p50_ms.push(p50);
+        into.paced.p99_ms.push(p99);
+    }
+    into.paced.calls += calls;
+    tally(&mut into.paced.turns, &turns);
+    let mut rates = Samples::default();
+    for turn in &turns {
+        if let (Some(first), Some(last)) = (turn.arrivals.first(), turn.arrivals.last())
+            && last > first
+        {
+            rates.push((turn.arrivals.len() - 1) as f64 / (*last - *first).as_secs_f64());
+        }
+    }
+    if let Some(rate) = rates.median() {
+        into.paced.turn_rate.push(rate);
+    }
+    Ok(())
+}
+
+/// One timing of `thread/list` while [`LIST_STREAMS`] turns stream (`what` names it in the
+/// log): its p50 and p99 in ms, the calls timed, and the turns that streamed meanwhile.
+async fn time_lists(
+    url: &str,
+    work: &str,
+    args: &Args,
+    what: &str,
+) -> Result<(Option<(f64, f64)>, usize, Vec<driver::TurnReport>), String> {
     let sessions = driver::sessions(url, work, LIST_STREAMS).await?;
     let duration = Duration::from_secs_f64(args.list_seconds);
     let (latencies, turns) =
@@ -344,14 +413,11 @@ async fn list_phase(url: &str, work: &str, args: &Args, into: &mut Results) -> R
     for latency in &latencies {
         samples.push(latency.as_secs_f64() * 1e3);
     }
-    into.list_calls += latencies.len();
-    if let (Some(p50), Some(p99)) = (samples.percentile(50.0), samples.percentile(99.0)) {
-        into.list_p50_ms.push(p50);
-        into.list_p99_ms.push(p99);
-        eprintln!("    thread/list while streaming: p50 {p50:.2} ms, p99 {p99:.2} ms");
+    let percentiles = samples.percentile(50.0).zip(samples.percentile(99.0));
+    if let Some((p50, p99)) = percentiles {
+        eprintln!("    thread/list while streaming{what}: p50 {p50:.2} ms, p99 {p99:.2} ms");
     }
-    tally(&mut into.list_turns, &turns);
-    Ok(())
+    Ok((percentiles, latencies.len(), turns))
 }
 
 /// S sessions, one turn each at once: the turns and the server CPU seconds they cost.

@@ -1,12 +1,14 @@
 //! The mock model both servers stream from: a loopback HTTP/1.1 server that answers every
 //! `POST …/responses` with an OpenAI Responses SSE stream of one assistant message in
-//! `deltas` text deltas, written as fast as the server under test reads them.
+//! `deltas` text deltas, written as fast as the server under test reads them, or paced (one
+//! delta per [`MockModel::set_pace`] interval, like a model generating them).
 //!
 //! Delta `k` of a stream is the text `<k>`, so the client can check that every delta of a turn
 //! arrived once and in order. `GET …/models` gets an empty list; anything else a 404.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
@@ -19,6 +21,8 @@ const MAX_REQUEST: usize = 8 * 1024 * 1024;
 pub struct MockModel {
     port: u16,
     deltas: Arc<AtomicUsize>,
+    /// Microseconds between two deltas of a stream; 0 for as fast as they are read.
+    pace_us: Arc<AtomicU64>,
     streams: Arc<AtomicUsize>,
 }
 
@@ -34,7 +38,8 @@ impl MockModel {
             .port();
         let deltas = Arc::new(AtomicUsize::new(deltas));
         let streams = Arc::new(AtomicUsize::new(0));
-        let (d, s) = (deltas.clone(), streams.clone());
+        let pace_us = Arc::new(AtomicU64::new(0));
+        let (d, s, p) = (deltas.clone(), streams.clone(), pace_us.clone());
         tokio::spawn(async move {
             loop {
                 let Ok((socket, _)) = listener.accept().await else {
@@ -42,14 +47,16 @@ impl MockModel {
                 };
                 let _ = socket.set_nodelay(true);
                 let (d, s) = (d.clone(), s.clone());
+                let pace = Duration::from_micros(p.load(Ordering::Relaxed));
                 tokio::spawn(async move {
-                    let _ = serve(socket, d.load(Ordering::Relaxed), &s).await;
+                    let _ = serve(socket, d.load(Ordering::Relaxed), pace, &s).await;
                 });
             }
         });
         Ok(Self {
             port,
             deltas,
+            pace_us,
             streams,
         })
     }
@@ -62,6 +69,12 @@ impl MockModel {
     /// Sets how many deltas each following stream has.
     pub fn set_deltas(&self, deltas: usize) {
         self.deltas.store(deltas, Ordering::Relaxed);
+    }
+
+    /// Paces each following stream at one delta per `pace` (`None`: as fast as it is read).
+    pub fn set_pace(&self, pace: Option<Duration>) {
+        let us = pace.map_or(0, |p| u64::try_from(p.as_micros()).unwrap_or(u64::MAX));
+        self.pace_us.store(us, Ordering::Relaxed);
     }
 
     /// Streams answered so far.
@@ -109,7 +122,12 @@ async fn read_request(socket: &mut TcpStream) -> std::io::Result<Option<(String,
     Ok(Some((method, path)))
 }
 
-async fn serve(mut socket: TcpStream, deltas: usize, streams: &AtomicUsize) -> std::io::Result<()> {
+async fn serve(
+    mut socket: TcpStream,
+    deltas: usize,
+    pace: Duration,
+    streams: &AtomicUsize,
+) -> std::io::Result<()> {
     let Some((method, path)) = read_request(&mut socket).await? else {
         return Ok(());
     };
@@ -124,6 +142,10 @@ async fn serve(mut socket: TcpStream, deltas: usize, streams: &AtomicUsize) -> s
         let mut stream = Stream { sequence: 0 };
         for event in stream.events(deltas) {
             out.write_all(event.as_bytes()).await?;
+            if !pace.is_zero() && event.starts_with("event: response.output_text.delta\n") {
+                out.flush().await?;
+                tokio::time::sleep(pace).await;
+            }
         }
         out.flush().await?;
         out.get_mut().shutdown().await?;
