@@ -137,6 +137,11 @@ impl Hub {
         self.connections().len()
     }
 
+    /// How long a server→client request waits for its answer.
+    pub fn request_timeout(&self) -> Duration {
+        self.request_timeout
+    }
+
     /// Whether no connection is open.
     pub fn is_empty(&self) -> bool {
         self.connections().is_empty()
@@ -290,17 +295,51 @@ impl Peer {
         self.exchange::<M>(&id, params, answer).await
     }
 
+    /// Sends the server request `method` with `params` as another process encoded them, under
+    /// the same rules as [`Peer::request`] (timeout, cancellation, `serverRequest/resolved` for
+    /// `thread_id`), and returns the client's result as it is: the process that asked checks
+    /// it against its result type. A `method` that is not a server request is never sent.
+    pub async fn request_encoded(
+        &self,
+        method: &MethodInfo,
+        thread_id: &str,
+        params: &serde_json::value::RawValue,
+    ) -> Result<Value, ServerRequestError> {
+        if method.direction != Direction::ServerRequest {
+            return Err(ServerRequestError::Malformed(format!(
+                "{} is not a server request",
+                method.name
+            )));
+        }
+        let (id, answer) = self.connection.register_request();
+        let _guard = PendingGuard {
+            peer: self,
+            id: id.clone(),
+            thread_id: thread_id.to_owned(),
+        };
+        self.exchange_raw(request_message(&id, method.name, &params), answer)
+            .await
+    }
+
     async fn exchange<M: Request>(
         &self,
         id: &RequestId,
         params: &M::Params,
         answer: tokio::sync::oneshot::Receiver<ClientAnswer>,
     ) -> Result<M::Response, ServerRequestError> {
-        if self
-            .connection
-            .send(request_message(id, M::NAME, params))
-            .is_err()
-        {
+        let result = self
+            .exchange_raw(request_message(id, M::NAME, params), answer)
+            .await?;
+        serde_json::from_value(result).map_err(|e| ServerRequestError::Malformed(e.to_string()))
+    }
+
+    /// Sends the request `message` and waits for its answer, at most the configured timeout.
+    async fn exchange_raw(
+        &self,
+        message: Vec<u8>,
+        answer: tokio::sync::oneshot::Receiver<ClientAnswer>,
+    ) -> Result<Value, ServerRequestError> {
+        if self.connection.send(message).is_err() {
             self.hub.close(self.connection.id());
             return Err(ServerRequestError::Closed);
         }
@@ -309,8 +348,7 @@ impl Peer {
             Err(_) => Err(ServerRequestError::TimedOut(timeout)),
             Ok(Err(_)) => Err(ServerRequestError::Closed),
             Ok(Ok(ClientAnswer::Error(error))) => Err(ServerRequestError::Client(error)),
-            Ok(Ok(ClientAnswer::Result(result))) => serde_json::from_value(result)
-                .map_err(|e| ServerRequestError::Malformed(e.to_string())),
+            Ok(Ok(ClientAnswer::Result(result))) => Ok(result),
         }
     }
 

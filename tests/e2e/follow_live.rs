@@ -19,18 +19,23 @@ fn script_deltas() -> Vec<String> {
 
 const DELAY_MS: u64 = 50;
 
-fn streaming_model(home: &std::path::Path) {
-    let script = json!({
-        "version": 1,
-        "deltaDelayMs": DELAY_MS,
-        "responses": [{"steps": [{"type": "message", "deltas": script_deltas()}]}]
-    });
+/// Makes `home`'s model the fixture provider playing `script`.
+fn fixture(home: &std::path::Path, script: &Value) {
     std::fs::write(home.join("live.json"), script.to_string()).expect("write script");
     std::fs::write(
         home.join("config.toml"),
         "model_provider = \"fixture\"\nfixture_script = \"live.json\"\n",
     )
     .expect("write config");
+}
+
+fn streaming_model(home: &std::path::Path) {
+    let script = json!({
+        "version": 1,
+        "deltaDelayMs": DELAY_MS,
+        "responses": [{"steps": [{"type": "message", "deltas": script_deltas()}]}]
+    });
+    fixture(home, &script);
 }
 
 /// The `delta`s of every `item/agentMessage/delta` in `seen`, in order.
@@ -148,12 +153,7 @@ fn a_client_on_another_worker_interrupts_a_running_turn() {
     for (home, deltas) in [(&home_a, long), (&home_b, vec!["Done on B."])] {
         let script = json!({"version": 1, "deltaDelayMs": DELAY_MS,
             "responses": [{"steps": [{"type": "message", "deltas": deltas}]}]});
-        std::fs::write(home.join("live.json"), script.to_string()).expect("write script");
-        std::fs::write(
-            home.join("config.toml"),
-            "model_provider = \"fixture\"\nfixture_script = \"live.json\"\n",
-        )
-        .expect("write config");
+        fixture(home, &script);
     }
     let project = scratch("interrupt-live-project");
     let mut a = Client::start_with(&home_a, &store.args());
@@ -197,6 +197,79 @@ fn a_client_on_another_worker_interrupts_a_running_turn() {
     a.stop();
     b.stop();
     for dir in [home_a, home_b, project] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// An approval a turn on worker A waits for is put to a client that resumes the thread on worker
+/// B meanwhile; B's answer counts on A, and A's client sees its own request withdrawn. Once B
+/// follows the thread, the next approval goes to both, and an answer on A withdraws B's.
+#[test]
+fn an_approval_waiting_on_one_worker_is_answered_from_another() {
+    let store = Store::postgres("approve_live");
+    let root = scratch("approve-live");
+    let (home_a, workspace) = crate::common::home_and_workspace(&root);
+    let home_b = scratch("approve-live-b");
+    let command = |line: &str| json!({"type": "command", "command": line});
+    let script = json!({"version": 1, "responses": [
+        {"when": "first", "steps": [command("touch from-b.txt"), {"type": "message", "deltas": ["ok"]}]},
+        {"when": "second", "steps": [command("touch from-a.txt"), {"type": "message", "deltas": ["ok"]}]}
+    ]});
+    for home in [&home_a, &home_b] {
+        fixture(home, &script);
+    }
+    let mut a = Client::start_with(&home_a, &store.args());
+    let mut b = Client::start_with(&home_b, &store.args());
+    let thread = thread_id(&a.start_thread(
+        json!({"cwd": workspace, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}),
+    ));
+    const APPROVAL: &str = "item/commandExecution/requestApproval";
+
+    // The client on A is asked and does not answer; one that resumes on B is asked too.
+    let turn = a.start_turn(&thread, "first");
+    let (on_a_id, on_a) = a.server_request(APPROVAL);
+    b.call("thread/resume", json!({"threadId": thread}));
+    let (on_b_id, on_b) = b.server_request(APPROVAL);
+    assert_eq!(on_b, on_a, "B is asked what A asks");
+    assert_eq!(on_b["turnId"], json!(turn));
+    b.send(&json!({"id": on_b_id, "result": {"decision": "accept"}}));
+    let (seen_a, seen_b) = (a.until_turn_completed(), b.until_turn_completed());
+    for (worker, seen) in [("A", &seen_a), ("B", &seen_b)] {
+        assert_eq!(
+            completed_turn(seen)["status"],
+            json!("completed"),
+            "{worker}"
+        );
+        let command = params(seen, "item/completed")
+            .into_iter()
+            .find(|p| p["item"]["type"] == json!("commandExecution"))
+            .cloned()
+            .unwrap_or_else(|| panic!("{worker}: no command item in {seen:#?}"));
+        assert_eq!(command["item"]["status"], json!("completed"), "{worker}");
+    }
+    assert!(
+        workspace.join("from-b.txt").exists(),
+        "B's accept ran the command on A"
+    );
+    let withdrawn = |seen: &[Value], id: &Value| {
+        params(seen, "serverRequest/resolved")
+            .iter()
+            .any(|p| p["requestId"] == *id && p["threadId"] == json!(thread))
+    };
+    assert!(withdrawn(&seen_a, &on_a_id), "A's request is withdrawn");
+    assert!(withdrawn(&seen_b, &on_b_id), "B's request is resolved");
+
+    // B follows now: the next request goes to both at once; A's answer withdraws B's.
+    a.start_turn(&thread, "second");
+    let (on_a_id, _) = a.server_request(APPROVAL);
+    let (on_b_id, _) = b.server_request(APPROVAL);
+    a.send(&json!({"id": on_a_id, "result": {"decision": "accept"}}));
+    let (_, seen_b) = (a.until_turn_completed(), b.until_turn_completed());
+    assert!(withdrawn(&seen_b, &on_b_id), "B's request is withdrawn");
+    assert!(workspace.join("from-a.txt").exists());
+    a.stop();
+    b.stop();
+    for dir in [root, home_b] {
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -6,6 +6,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use tokio::sync::Notify;
+
 use super::lock;
 use super::store::Relay;
 
@@ -26,6 +28,9 @@ pub(crate) struct Elsewhere {
     /// Per thread, the servers (relay origins) that said they have followers of it.
     followed: Mutex<HashMap<String, HashSet<String>>>,
     interrupts: OnceLock<Interrupts>,
+    /// Signalled when another server starts following a thread: a request waiting for an
+    /// answer is put to it too.
+    joined: Arc<Notify>,
 }
 
 impl std::fmt::Debug for Elsewhere {
@@ -85,8 +90,8 @@ impl Elsewhere {
             return false;
         }
         if let Some(servers) = followed.get_mut(thread_id) {
-            if servers.len() < MAX_SERVERS {
-                servers.insert(origin);
+            if servers.len() < MAX_SERVERS && servers.insert(origin) {
+                self.joined.notify_waiters();
             }
             return false;
         }
@@ -98,7 +103,18 @@ impl Elsewhere {
             return false;
         }
         followed.insert(thread_id.to_owned(), HashSet::from([origin]));
+        self.joined.notify_waiters();
         true
+    }
+
+    /// How many other servers said they have followers of `thread_id`.
+    pub(crate) fn servers_following(&self, thread_id: &str) -> usize {
+        lock(&self.followed).get(thread_id).map_or(0, HashSet::len)
+    }
+
+    /// The signal that another server started following a thread.
+    pub(crate) fn join_signal(&self) -> Arc<Notify> {
+        Arc::clone(&self.joined)
     }
 
     /// Interrupts turn `turn_id` of `thread_id` if it runs here.
@@ -122,6 +138,9 @@ mod tests {
         fn follow(&self, thread_id: &str, following: bool) {
             lock(&self.0).push((thread_id.to_owned(), following));
         }
+        fn ask(&self, _: &str, _: &str, _: &'static str, _: Vec<u8>) {}
+        fn answer(&self, _: &str, _: &str, _: Result<serde_json::Value, String>) {}
+        fn withdraw(&self, _: &str, _: &str) {}
     }
 
     #[test]

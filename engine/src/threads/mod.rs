@@ -18,6 +18,7 @@
 //! loaded list), [`error`].
 
 pub(crate) mod admin;
+pub(crate) mod asks;
 pub(crate) mod claims;
 pub(crate) mod committer;
 pub(crate) mod cursor;

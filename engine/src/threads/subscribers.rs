@@ -10,11 +10,12 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use agentwire_protocol::method::Notification;
+use agentwire_protocol::method::{Notification, Request};
 use agentwire_runtime::Peer;
 use agentwire_runtime::outbound::notification_message;
 use tokio::sync::Notify;
 
+use super::asks::{Asks, RemoteAsk};
 use super::elsewhere::Elsewhere;
 use super::store::{Relay, Relayed};
 
@@ -29,6 +30,8 @@ pub(crate) struct Subscribers {
     joined: Arc<Notify>,
     /// The followers on other servers, when the store is shared.
     pub(crate) elsewhere: Elsewhere,
+    /// Server requests to the followers on other servers, and theirs to the followers here.
+    asks: Asks,
 }
 
 /// The followers of one thread, as a turn sends them its notifications: the connections here
@@ -76,6 +79,7 @@ impl Subscribers {
             .by_thread
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        self.asks.note_runtime();
         let peers = by_thread.entry(thread_id.to_owned()).or_default();
         peers.retain(Peer::is_open);
         let first = peers.is_empty();
@@ -123,6 +127,18 @@ impl Subscribers {
         }
     }
 
+    /// Asks the followers of `thread_id` on other servers the server request `M`, if any
+    /// follow it there (see [`super::asks`]).
+    pub(crate) fn ask_elsewhere<M: Request>(
+        &self,
+        thread_id: &str,
+        params: &M::Params,
+    ) -> Option<RemoteAsk> {
+        let relay = self.elsewhere.relay_for(thread_id)?;
+        let params = serde_json::to_vec(params).ok()?;
+        Some(self.asks.ask(relay, thread_id, M::NAME, params))
+    }
+
     /// Asks the server running turn `turn_id` of `thread_id` to interrupt it; whether there is
     /// another server to ask (the store is shared).
     pub(crate) fn relay_interrupt(&self, thread_id: &str, turn_id: &str) -> bool {
@@ -148,6 +164,19 @@ impl Subscribers {
                     self.version.fetch_add(1, Ordering::Release);
                 }
             }
+            Relayed::Ask {
+                ask,
+                method,
+                params,
+            } => {
+                if let Some(relay) = self.elsewhere.relay() {
+                    let peers = self.of(thread_id);
+                    self.asks
+                        .put(Arc::clone(relay), thread_id, (ask, method, params), peers);
+                }
+            }
+            Relayed::Answer { ask, answer } => self.asks.answered(&ask, answer),
+            Relayed::Withdraw { ask } => self.asks.withdraw(&ask),
             Relayed::Joined => {
                 let followed: Vec<String> = {
                     let mut by_thread = self

@@ -135,6 +135,21 @@ pub(crate) enum Relayed {
     /// A server (re)joined the relay and may have missed who follows what: every server says
     /// again which threads it has followers of.
     Joined,
+    /// The server running a turn asks the followers here the server request `method` (an
+    /// approval, user input, a client tool call) as ask `ask`, with `params` as it encoded them.
+    Ask {
+        ask: String,
+        method: &'static MethodInfo,
+        params: Box<serde_json::value::RawValue>,
+    },
+    /// A server's followers answered ask `ask`: the first well-formed result, or why there is
+    /// none (the server running the turn checks the result against its type).
+    Answer {
+        ask: String,
+        answer: Result<serde_json::Value, String>,
+    },
+    /// Ask `ask` has its answer (or is given up): its requests to followers are withdrawn.
+    Withdraw { ask: String },
 }
 
 /// Carries what concerns a thread between the servers of a shared store: the notifications of
@@ -153,6 +168,16 @@ pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
     /// Tells the other servers that this one has followers of thread `thread_id` now
     /// (`following`), or no more. Never blocks.
     fn follow(&self, thread_id: &str, following: bool);
+
+    /// Asks the followers of thread `thread_id` on the other servers the server request
+    /// `method` with the encoded `params`, as ask `ask`. Never blocks.
+    fn ask(&self, thread_id: &str, ask: &str, method: &'static str, params: Vec<u8>);
+
+    /// Gives the server that asked `ask` this server's answer. Never blocks.
+    fn answer(&self, thread_id: &str, ask: &str, answer: Result<serde_json::Value, String>);
+
+    /// Withdraws ask `ask` from the other servers' followers. Never blocks.
+    fn withdraw(&self, thread_id: &str, ask: &str);
 }
 
 /// A store's word that this server alone runs turns on a thread; released when dropped (in

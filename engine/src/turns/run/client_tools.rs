@@ -22,7 +22,6 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use agentwire_protocol::method::{Method, Request};
 use agentwire_protocol::methods::{DynamicToolCall, ToolRequestUserInput};
 use agentwire_protocol::{
     DynamicToolCallOutputContentItem, DynamicToolCallParams, DynamicToolCallResponse,
@@ -31,9 +30,6 @@ use agentwire_protocol::{
     ToolRequestUserInputOption, ToolRequestUserInputParams, ToolRequestUserInputQuestion,
     ToolRequestUserInputResponse,
 };
-use agentwire_runtime::ConnectionId;
-use futures_util::StreamExt;
-use futures_util::stream::FuturesUnordered;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -352,48 +348,6 @@ impl TurnRun {
             .find(|f| f.function == call.name)
             .map(|f| (f.namespace.map(str::to_owned), f.tool.to_owned()))?;
         Some(self.dynamic_call(target.0, target.1, &call.arguments).await)
-    }
-
-    /// Sends the server request `M` to every connection following the thread (each under its
-    /// own request id), and to any that joins while it waits, once it has its `thread/resume`
-    /// answer. The first well-formed answer wins and the other requests are withdrawn
-    /// (`serverRequest/resolved`). `Some(Err(reason))` when no follower gave a well-formed
-    /// answer (timed out, answered with an error or malformed, left, or none follows);
-    /// `None` when the turn was interrupted while waiting (the requests are withdrawn).
-    pub(super) async fn ask_followers<M: Request>(
-        &mut self,
-        params: &M::Params,
-    ) -> Option<Result<M::Response, String>> {
-        let threads = self.turns.threads.clone();
-        let thread_id = self.thread_id.clone();
-        let asked = async {
-            let joined = threads.subscribers.join_signal();
-            let mut asked: Vec<ConnectionId> = Vec::new();
-            let mut pending = FuturesUnordered::new();
-            let mut last_error = "no client follows the thread to answer".to_owned();
-            loop {
-                // Armed before the followers are read, so that none joining after is missed.
-                let join = joined.notified();
-                for peer in threads.subscribers.of(&thread_id) {
-                    if !asked.contains(&peer.connection_id()) {
-                        asked.push(peer.connection_id());
-                        pending.push(async move { peer.request::<M>(params).await });
-                    }
-                }
-                if pending.is_empty() {
-                    break Err(format!("{}: {last_error}", <M as Method>::NAME));
-                }
-                tokio::select! {
-                    Some(answer) = pending.next() => match answer {
-                        Ok(answer) => break Ok(answer),
-                        Err(error) => last_error = error.to_string(),
-                    },
-                    () = join => {}
-                }
-            }
-            // The requests still waiting are withdrawn when `pending` is dropped here.
-        };
-        self.unless_interrupted(asked).await
     }
 
     /// Sets the thread's active flags (`thread/status/changed` to every connection).

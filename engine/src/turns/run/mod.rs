@@ -21,6 +21,7 @@
 //! ([`auto_compact`]); a Responses summary section opens with
 //! `item/reasoning/summaryPartAdded`.
 
+mod ask;
 mod auto_compact;
 mod client_tools;
 mod guard;

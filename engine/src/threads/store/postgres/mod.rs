@@ -22,6 +22,7 @@
 mod committer;
 mod db;
 mod relay;
+mod relay_wire;
 mod schema;
 mod sql;
 

@@ -5,7 +5,11 @@
 //! own followers of that thread. A client may so follow a turn from any worker, whichever one
 //! runs it, and interrupt it from there: `turn/interrupt` on a worker that does not run the
 //! turn is published the same way (`{"turnId": …}` under the method `turn/interrupt`), and the
-//! worker running it stops it.
+//! worker running it stops it. A server request of the turn (an approval, user input, a client
+//! tool call) is published as an ask (`{"ask": …, "params": …}` under the request's method);
+//! each worker with followers puts it to them and publishes the first answer (`@answer`), and
+//! the ask is withdrawn everywhere once one counts (`@withdraw`; see
+//! [`crate::threads::asks`]). The payload formats are in [`super::relay_wire`].
 //!
 //! A `NOTIFY` payload is text shorter than 8000 bytes, so one notification is published as one
 //! or more payloads, each a header line and a fragment of the encoded message:
@@ -36,25 +40,17 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use agentwire_protocol::method::{Direction, Method, MethodInfo};
+use agentwire_protocol::method::Method;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use agentwire_protocol::methods::TurnInterrupt;
 
-use crate::threads::store::{Deliver, Relay, Relayed};
+use super::relay_wire::{self as wire, Header, MAX_PARTS, fragments, parse};
+use crate::threads::store::{Deliver, Relay};
 
 /// The channel every worker of a database publishes and listens on.
 pub(super) const CHANNEL: &str = "agentwire_events";
-
-/// Bytes of the encoded message per payload, leaving room for the header under the 8000-byte
-/// limit.
-const FRAGMENT: usize = 7000;
-
-/// The most payloads one notification may take (about 14 MB); a longer one is not relayed.
-const MAX_PARTS: usize = 2048;
 
 /// Notifications waiting for the publisher; more are dropped.
 const QUEUE: usize = 16 * 1024;
@@ -70,15 +66,6 @@ const MAX_JOINING: usize = 256;
 
 /// How long the listener waits before connecting again after losing its connection.
 const RECONNECT: Duration = Duration::from_secs(1);
-
-/// The header's method of a worker saying it has followers of the thread now.
-const FOLLOW: &str = "@follow";
-
-/// The header's method of a worker saying it has no more followers of the thread.
-const UNFOLLOW: &str = "@unfollow";
-
-/// The header's method of a worker that (re)joined the relay (its thread id is `-`).
-const JOINED: &str = "@joined";
 
 /// One notification to publish.
 struct Outgoing {
@@ -142,26 +129,59 @@ impl Relay for PgRelay {
     }
 
     fn interrupt(&self, thread_id: &str, turn_id: &str) {
-        let request = Interrupt {
-            turn_id: turn_id.to_owned(),
-        };
-        self.queue(Outgoing {
-            thread_id: thread_id.to_owned(),
-            method: TurnInterrupt::NAME,
-            message: serde_json::to_vec(&request).unwrap_or_default(),
-        });
+        self.control(
+            thread_id,
+            TurnInterrupt::NAME,
+            &wire::Interrupt::new(turn_id),
+        );
     }
 
     fn follow(&self, thread_id: &str, following: bool) {
+        let method = if following {
+            wire::FOLLOW
+        } else {
+            wire::UNFOLLOW
+        };
         self.queue(Outgoing {
             thread_id: thread_id.to_owned(),
-            method: if following { FOLLOW } else { UNFOLLOW },
+            method,
             message: Vec::new(),
         });
+    }
+
+    fn ask(&self, thread_id: &str, ask: &str, method: &'static str, params: Vec<u8>) {
+        match wire::ask_body(ask, params) {
+            Ok(message) => self.queue(Outgoing {
+                thread_id: thread_id.to_owned(),
+                method,
+                message,
+            }),
+            Err(why) => tracing::warn!(method, why, "ask not relayed"),
+        }
+    }
+
+    fn answer(&self, thread_id: &str, ask: &str, answer: Result<serde_json::Value, String>) {
+        self.control(thread_id, wire::ANSWER, &wire::AnswerBody::new(ask, answer));
+    }
+
+    fn withdraw(&self, thread_id: &str, ask: &str) {
+        self.control(thread_id, wire::WITHDRAW, &wire::AskRef::new(ask));
     }
 }
 
 impl PgRelay {
+    /// Queues the control message `method` of `thread_id` with `body` as its JSON.
+    fn control(&self, thread_id: &str, method: &'static str, body: &impl serde::Serialize) {
+        match serde_json::to_vec(body) {
+            Ok(message) => self.queue(Outgoing {
+                thread_id: thread_id.to_owned(),
+                method,
+                message,
+            }),
+            Err(error) => tracing::warn!(method, %error, "not relayed"),
+        }
+    }
+
     /// Queues `outgoing` for the publisher, or drops it (counted) when the queue is full.
     fn queue(&self, outgoing: Outgoing) {
         if !enqueue(&self.queue, outgoing) {
@@ -263,52 +283,6 @@ impl Publisher {
     }
 }
 
-/// `text` cut into fragments of at most [`FRAGMENT`] bytes, on character boundaries.
-fn fragments(text: &str) -> Vec<&str> {
-    let mut fragments = Vec::with_capacity(text.len() / FRAGMENT + 1);
-    let mut rest = text;
-    loop {
-        if rest.len() <= FRAGMENT {
-            fragments.push(rest);
-            return fragments;
-        }
-        let mut end = FRAGMENT;
-        while !rest.is_char_boundary(end) {
-            end -= 1;
-        }
-        let (head, tail) = rest.split_at(end);
-        fragments.push(head);
-        rest = tail;
-    }
-}
-
-/// One payload's header, as parsed.
-#[derive(Debug, PartialEq)]
-struct Header<'a> {
-    origin: &'a str,
-    seq: u64,
-    part: usize,
-    parts: usize,
-    method: &'a str,
-    thread_id: &'a str,
-}
-
-/// Splits `payload` into its header and fragment; `None` when it is not a relay payload.
-fn parse(payload: &str) -> Option<(Header<'_>, &str)> {
-    let (header, fragment) = payload.split_once('\n')?;
-    let mut fields = header.splitn(6, ' ');
-    let header = Header {
-        origin: fields.next()?,
-        seq: fields.next()?.parse().ok()?,
-        part: fields.next()?.parse().ok()?,
-        parts: fields.next()?.parse().ok()?,
-        method: fields.next()?,
-        thread_id: fields.next()?,
-    };
-    let sound = header.part < header.parts && header.parts <= MAX_PARTS;
-    sound.then_some((header, fragment))
-}
-
 /// A notification whose fragments are still arriving.
 struct Joining {
     seq: u64,
@@ -348,7 +322,7 @@ impl Listener {
             // Listening now: whoever follows what is said again, for what was missed.
             let joined = Outgoing {
                 thread_id: "-".to_owned(),
-                method: JOINED,
+                method: wire::JOINED,
                 message: Vec::new(),
             };
             if !enqueue(&self.queue, joined) {
@@ -390,12 +364,12 @@ impl Listener {
             return;
         }
         if header.parts == 1 {
-            self.hand_over(&header, fragment.as_bytes().to_vec());
+            self.hand_over(&header, fragment.as_bytes());
             return;
         }
         let joined = self.join(&header, fragment);
         if let Some(text) = joined {
-            self.hand_over(&header, text.into_bytes());
+            self.hand_over(&header, text.as_bytes());
         }
     }
 
@@ -437,127 +411,11 @@ impl Listener {
         self.joining.remove(header.origin).map(|done| done.text)
     }
 
-    /// Hands `message` over, if it is what its header says: the JSON-RPC form of a server
-    /// notification for the followers here, or an interrupt.
-    fn hand_over(&self, header: &Header<'_>, message: Vec<u8>) {
-        let origin = header.origin.to_owned();
-        match header.method {
-            FOLLOW | UNFOLLOW => {
-                let following = header.method == FOLLOW;
-                (self.deliver)(header.thread_id, Relayed::Following { origin, following });
-                return;
-            }
-            JOINED => {
-                (self.deliver)(header.thread_id, Relayed::Joined);
-                return;
-            }
-            _ => {}
+    /// Hands `message` over, if it is what its header says (see [`wire::decode`]).
+    fn hand_over(&self, header: &Header<'_>, message: &[u8]) {
+        match wire::decode(header, message) {
+            Ok(relayed) => (self.deliver)(header.thread_id, relayed),
+            Err(why) => tracing::warn!(method = header.method, why, "relay payload dropped"),
         }
-        if header.method == TurnInterrupt::NAME {
-            match serde_json::from_slice::<Interrupt>(&message) {
-                Ok(Interrupt { turn_id }) => {
-                    (self.deliver)(header.thread_id, Relayed::Interrupt { turn_id });
-                }
-                Err(error) => tracing::warn!(%error, "relayed interrupt dropped: not understood"),
-            }
-            return;
-        }
-        let Some(method) = notification(header.method) else {
-            tracing::warn!(
-                method = header.method,
-                "relay payload dropped: not a server notification"
-            );
-            return;
-        };
-        if !encodes(&message, method.name) {
-            tracing::warn!(
-                method = method.name,
-                "relay payload dropped: not the notification's JSON-RPC message"
-            );
-            return;
-        }
-        (self.deliver)(header.thread_id, Relayed::Notification { method, message });
-    }
-}
-
-/// What a relayed interrupt carries (its thread is in the header).
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Interrupt {
-    turn_id: String,
-}
-
-/// The server notification called `name`.
-fn notification(name: &str) -> Option<&'static MethodInfo> {
-    agentwire_protocol::methods::find(name)
-        .filter(|method| method.direction == Direction::ServerNotification)
-}
-
-/// The shape every relayed message must have: a notification of one method.
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow)]
-    method: &'a str,
-    /// Checked to be present and JSON; passed on as it is.
-    #[serde(borrow, rename = "params")]
-    _params: &'a RawValue,
-}
-
-/// Whether `message` is a JSON-RPC notification of `method`.
-fn encodes(message: &[u8], method: &str) -> bool {
-    serde_json::from_slice::<Envelope<'_>>(message).is_ok_and(|envelope| envelope.method == method)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_messages_are_cut_on_character_boundaries_and_join_back() {
-        let text = format!("{}{}", "é".repeat(FRAGMENT), "x".repeat(10));
-        let parts = fragments(&text);
-        assert!(parts.len() > 1, "{}", parts.len());
-        assert!(parts.iter().all(|part| part.len() <= FRAGMENT));
-        assert_eq!(parts.concat(), text);
-        assert_eq!(fragments("short"), ["short"]);
-        assert_eq!(fragments(""), [""]);
-    }
-
-    #[test]
-    fn payloads_parse_and_malformed_ones_are_refused() {
-        let (header, fragment) = parse("ab 7 0 2 item/started thread one\n{\"x\"").expect("parses");
-        assert_eq!(
-            header,
-            Header {
-                origin: "ab",
-                seq: 7,
-                part: 0,
-                parts: 2,
-                method: "item/started",
-                thread_id: "thread one",
-            }
-        );
-        assert_eq!(fragment, "{\"x\"");
-        for bad in [
-            "no newline",
-            "ab x 0 1 m t\n",
-            "ab 1 2 2 m t\n",
-            "ab 1 0 999999 m t\n",
-            "ab 1 0 1 m\n",
-        ] {
-            assert!(parse(bad).is_none(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn only_server_notifications_in_their_json_rpc_form_are_handed_over() {
-        assert!(notification("item/started").is_some());
-        assert!(notification("turn/start").is_none(), "a client request");
-        assert!(notification("no/such").is_none());
-        let message = br#"{"method":"item/started","params":{"threadId":"t"}}"#;
-        assert!(encodes(message, "item/started"));
-        assert!(!encodes(message, "turn/started"), "another method");
-        assert!(!encodes(b"{\"method\":\"item/started\"", "item/started"));
-        assert!(!encodes(br#"{"method":"item/started"}"#, "item/started"));
     }
 }

@@ -1,0 +1,178 @@
+//! Server requests (approvals, user input, client tool calls) across the servers of a shared
+//! store. The server running a turn asks its own followers of the thread and, through the relay,
+//! those on the other servers: each of them puts the request to its followers (under request
+//! ids of its own) and answers with the first well-formed result, or why there is none. The first
+//! answer from anywhere wins; the rest are withdrawn (`serverRequest/resolved` everywhere).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use agentwire_protocol::method::MethodInfo;
+use agentwire_runtime::Peer;
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+use super::lock;
+use super::store::Relay;
+
+/// Answers one ask may get (one per server following the thread, at most).
+const ANSWERS: usize = 64;
+
+/// Asks from other servers being put to the followers here at once; more are refused.
+const MAX_ASKING: usize = 1024;
+
+/// Another server's answer to an ask: a result to check, or why it has none.
+type Answer = Result<Value, String>;
+
+/// Per ask of this server, where the other servers' answers go.
+type Waiting = Arc<Mutex<HashMap<String, mpsc::Sender<Answer>>>>;
+
+/// The asks of this server and of the others.
+#[derive(Debug, Default)]
+pub(crate) struct Asks {
+    /// Asked here: where the other servers' answers to each ask go.
+    waiting: Waiting,
+    /// Asked elsewhere and put to the followers here: the task asking them, per ask.
+    asking: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
+    /// The runtime the followers here are served on (taken when the first one subscribes).
+    runtime: OnceLock<tokio::runtime::Handle>,
+}
+
+/// An ask of this server waiting for the other servers' answers. Dropping it withdraws it.
+#[derive(Debug)]
+pub(crate) struct RemoteAsk {
+    id: String,
+    thread_id: String,
+    method: &'static str,
+    params: Vec<u8>,
+    relay: Arc<dyn Relay>,
+    answers: mpsc::Receiver<Answer>,
+    waiting: Waiting,
+}
+
+impl RemoteAsk {
+    /// The next answer of another server: a result to check, or why it has none.
+    pub(crate) async fn next(&mut self) -> Option<Answer> {
+        self.answers.recv().await
+    }
+
+    /// Asks again, for a server that started following the thread since.
+    pub(crate) fn again(&self) {
+        self.relay
+            .ask(&self.thread_id, &self.id, self.method, self.params.clone());
+    }
+}
+
+impl Drop for RemoteAsk {
+    fn drop(&mut self) {
+        lock(&self.waiting).remove(&self.id);
+        self.relay.withdraw(&self.thread_id, &self.id);
+    }
+}
+
+impl Asks {
+    /// Remembers the runtime the caller runs on, for the asks of other servers.
+    pub(crate) fn note_runtime(&self) {
+        if self.runtime.get().is_none()
+            && let Ok(handle) = tokio::runtime::Handle::try_current()
+        {
+            let _ = self.runtime.set(handle);
+        }
+    }
+
+    /// Asks the other servers' followers of `thread_id` the request `method` with the encoded
+    /// `params`, through `relay`.
+    pub(crate) fn ask(
+        &self,
+        relay: Arc<dyn Relay>,
+        thread_id: &str,
+        method: &'static str,
+        params: Vec<u8>,
+    ) -> RemoteAsk {
+        let id = crate::threads::meta::new_id();
+        let (answer, answers) = mpsc::channel(ANSWERS);
+        lock(&self.waiting).insert(id.clone(), answer);
+        let ask = RemoteAsk {
+            id,
+            thread_id: thread_id.to_owned(),
+            method,
+            params,
+            relay,
+            answers,
+            waiting: Arc::clone(&self.waiting),
+        };
+        ask.again();
+        ask
+    }
+
+    /// Another server's answer to ask `ask` of this one.
+    pub(crate) fn answered(&self, ask: &str, answer: Answer) {
+        if let Some(waiting) = lock(&self.waiting).get(ask) {
+            let _ = waiting.try_send(answer);
+        }
+    }
+
+    /// Puts ask `ask` of another server (the request `method` with `params`) to `peers`, the
+    /// followers of `thread_id` here, and answers it through `relay` with the first well-formed
+    /// result or why there is none. An ask already being put is not put twice.
+    pub(crate) fn put(
+        &self,
+        relay: Arc<dyn Relay>,
+        thread_id: &str,
+        (ask, method, params): (String, &'static MethodInfo, Box<RawValue>),
+        peers: Vec<Peer>,
+    ) {
+        let mut asking = lock(&self.asking);
+        if asking.contains_key(&ask) {
+            return;
+        }
+        let refused = if peers.is_empty() {
+            Some("no client follows the thread on that server")
+        } else if asking.len() >= MAX_ASKING {
+            Some("that server has too many requests from other servers open")
+        } else {
+            None
+        };
+        let runtime = match (refused, self.runtime.get()) {
+            (None, Some(runtime)) => runtime,
+            (refused, _) => {
+                let why = refused.unwrap_or("that server has no runtime to ask on");
+                relay.answer(thread_id, &ask, Err(why.to_owned()));
+                return;
+            }
+        };
+        let thread_id = thread_id.to_owned();
+        let registry = Arc::clone(&self.asking);
+        let id = ask.clone();
+        // The task removes itself once done; `asking` is held until it is registered.
+        let task = runtime.spawn(async move {
+            let mut pending: FuturesUnordered<_> = peers
+                .iter()
+                .map(|peer| peer.request_encoded(method, &thread_id, &params))
+                .collect();
+            let mut last = String::from("no client answered");
+            let answer = loop {
+                match pending.next().await {
+                    Some(Ok(result)) => break Ok(result),
+                    Some(Err(error)) => last = error.to_string(),
+                    None => break Err(format!("{}: {last}", method.name)),
+                }
+            };
+            // The requests still waiting are withdrawn here.
+            drop(pending);
+            lock(&registry).remove(&id);
+            relay.answer(&thread_id, &id, answer);
+        });
+        asking.insert(ask, task.abort_handle());
+    }
+
+    /// Ask `ask` of another server has its answer: its requests here are withdrawn.
+    pub(crate) fn withdraw(&self, ask: &str) {
+        if let Some(task) = lock(&self.asking).remove(ask) {
+            task.abort();
+        }
+    }
+}
