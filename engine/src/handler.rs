@@ -192,7 +192,13 @@ impl Handler for Engine {
         _context: RequestContext,
         params: TurnSteerParams,
     ) -> impl Future<Output = Result<TurnSteerResponse, HandlerError>> + Send {
-        answer::<TurnSteer, _>(self.turns.steer(params))
+        let turns = self.turns.clone();
+        async move {
+            turns
+                .steer_anywhere(params)
+                .await
+                .map_err(|e| e.into_handler(TurnSteer::NAME))
+        }
     }
 
     fn turn_interrupt(

@@ -162,7 +162,7 @@ impl Engine {
             config_store.clone(),
         ));
         turns.set_mcp(mcp.clone());
-        turns.accept_relayed_interrupts();
+        turns.accept_relayed();
         Self {
             config,
             threads,

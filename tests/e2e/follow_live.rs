@@ -273,3 +273,54 @@ fn an_approval_waiting_on_one_worker_is_answered_from_another() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+/// `turn/steer` on a worker that follows the turn is passed to the worker that runs it, which
+/// answers: the input joins the turn there (both clients see the reply to it), and a steer that
+/// names another turn is refused with the running worker's reason.
+#[test]
+fn a_client_on_another_worker_steers_a_running_turn() {
+    let store = Store::postgres("steer_live");
+    let (home_a, home_b) = (scratch("steer-live-a"), scratch("steer-live-b"));
+    let script = json!({"version": 1, "deltaDelayMs": DELAY_MS, "steerReply": "Noted: {input}",
+        "responses": [{"steps": [{"type": "message", "deltas": vec!["word "; 30]}]}]});
+    for home in [&home_a, &home_b] {
+        fixture(home, &script);
+    }
+    let project = scratch("steer-live-project");
+    let mut a = Client::start_with(&home_a, &store.args());
+    let mut b = Client::start_with(&home_b, &store.args());
+    let thread = thread_id(&a.start_thread(json!({"cwd": project})));
+    let turn = a.start_turn(&thread, "Write something.");
+    a.notification("item/agentMessage/delta");
+    b.call("thread/resume", json!({"threadId": thread}));
+    b.notification("item/agentMessage/delta");
+
+    let input = json!([{"type": "text", "text": "use tabs"}]);
+    let wrong = b.call_err(
+        "turn/steer",
+        json!({"threadId": thread, "expectedTurnId": "other", "input": input}),
+    );
+    assert_eq!(wrong["code"], json!(-32600), "{wrong}");
+    let steered = b.call(
+        "turn/steer",
+        json!({"threadId": thread, "expectedTurnId": turn, "input": input,
+               "clientUserMessageId": "from-b"}),
+    );
+    assert_eq!(steered, json!({"turnId": turn}));
+    let (on_a, on_b) = (a.until_turn_completed(), b.until_turn_completed());
+    for (worker, seen) in [("A", &on_a), ("B", &on_b)] {
+        let done = completed_turn(seen);
+        assert_eq!(done["status"], json!("completed"), "{worker}: {done}");
+        let reply = done["items"][0]["text"].as_str().unwrap_or_default();
+        assert!(reply.contains("use tabs"), "{worker}: {reply}");
+        let steered_in = params(seen, "item/completed").into_iter().any(|p| {
+            p["item"]["type"] == json!("userMessage") && p["item"]["clientId"] == json!("from-b")
+        });
+        assert!(steered_in, "{worker} sees the steered message: {seen:#?}");
+    }
+    a.stop();
+    b.stop();
+    for dir in [home_a, home_b, project] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

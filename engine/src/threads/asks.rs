@@ -46,8 +46,9 @@ pub(crate) struct Asks {
 pub(crate) struct RemoteAsk {
     id: String,
     thread_id: String,
-    method: &'static str,
-    params: Vec<u8>,
+    /// The request put to the other servers' followers and its encoded params; `None` for a
+    /// steer, which only the server running the turn answers (nothing to put again or withdraw).
+    request: Option<(&'static str, Vec<u8>)>,
     relay: Arc<dyn Relay>,
     answers: mpsc::Receiver<Answer>,
     waiting: Waiting,
@@ -61,15 +62,19 @@ impl RemoteAsk {
 
     /// Asks again, for a server that started following the thread since.
     pub(crate) fn again(&self) {
-        self.relay
-            .ask(&self.thread_id, &self.id, self.method, self.params.clone());
+        if let Some((method, params)) = &self.request {
+            self.relay
+                .ask(&self.thread_id, &self.id, method, params.clone());
+        }
     }
 }
 
 impl Drop for RemoteAsk {
     fn drop(&mut self) {
         lock(&self.waiting).remove(&self.id);
-        self.relay.withdraw(&self.thread_id, &self.id);
+        if self.request.is_some() {
+            self.relay.withdraw(&self.thread_id, &self.id);
+        }
     }
 }
 
@@ -98,14 +103,35 @@ impl Asks {
         let ask = RemoteAsk {
             id,
             thread_id: thread_id.to_owned(),
-            method,
-            params,
+            request: Some((method, params)),
             relay,
             answers,
             waiting: Arc::clone(&self.waiting),
         };
         ask.again();
         ask
+    }
+
+    /// Passes `turn/steer` (`params`, encoded) of `thread_id` to the other servers through
+    /// `relay`; the one running the turn answers.
+    pub(crate) fn steer(
+        &self,
+        relay: Arc<dyn Relay>,
+        thread_id: &str,
+        params: Vec<u8>,
+    ) -> RemoteAsk {
+        let id = crate::threads::meta::new_id();
+        let (answer, answers) = mpsc::channel(ANSWERS);
+        lock(&self.waiting).insert(id.clone(), answer);
+        relay.steer(thread_id, &id, params);
+        RemoteAsk {
+            id,
+            thread_id: thread_id.to_owned(),
+            request: None,
+            relay,
+            answers,
+            waiting: Arc::clone(&self.waiting),
+        }
     }
 
     /// Another server's answer to ask `ask` of this one.

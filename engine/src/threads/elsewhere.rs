@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use serde_json::value::RawValue;
 use tokio::sync::Notify;
 
 use super::lock;
@@ -21,6 +22,10 @@ const MAX_SERVERS: usize = 64;
 /// Interrupts turn `turn_id` of a thread (both ids, in that order) if it runs here.
 pub(crate) type Interrupts = Box<dyn Fn(&str, &str) + Send + Sync>;
 
+/// Steers the turn running here (`turn/steer` as another server received it): the answer, or
+/// why there is none.
+pub(crate) type Steers = Box<dyn Fn(&RawValue) -> Result<serde_json::Value, String> + Send + Sync>;
+
 /// See the module documentation.
 #[derive(Default)]
 pub(crate) struct Elsewhere {
@@ -28,6 +33,7 @@ pub(crate) struct Elsewhere {
     /// Per thread, the servers (relay origins) that said they have followers of it.
     followed: Mutex<HashMap<String, HashSet<String>>>,
     interrupts: OnceLock<Interrupts>,
+    steers: OnceLock<Steers>,
     /// Signalled when another server starts following a thread: a request waiting for an
     /// answer is put to it too.
     joined: Arc<Notify>,
@@ -51,6 +57,19 @@ impl Elsewhere {
     /// What a relayed `turn/interrupt` does here.
     pub(crate) fn interrupt_with(&self, interrupts: Interrupts) {
         let _ = self.interrupts.set(interrupts);
+    }
+
+    /// What a relayed `turn/steer` does here.
+    pub(crate) fn steer_with(&self, steers: Steers) {
+        let _ = self.steers.set(steers);
+    }
+
+    /// Steers the turn running here as a relayed `turn/steer` with `params` asks.
+    pub(crate) fn steer(&self, params: &RawValue) -> Result<serde_json::Value, String> {
+        match self.steers.get() {
+            Some(steer) => steer(params),
+            None => Err("this server takes no steered input".to_owned()),
+        }
     }
 
     /// The relay, if the store is shared.
@@ -141,6 +160,7 @@ mod tests {
         fn ask(&self, _: &str, _: &str, _: &'static str, _: Vec<u8>) {}
         fn answer(&self, _: &str, _: &str, _: Result<serde_json::Value, String>) {}
         fn withdraw(&self, _: &str, _: &str) {}
+        fn steer(&self, _: &str, _: &str, _: Vec<u8>) {}
     }
 
     #[test]

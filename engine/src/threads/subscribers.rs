@@ -139,6 +139,26 @@ impl Subscribers {
         Some(self.asks.ask(relay, thread_id, M::NAME, params))
     }
 
+    /// Passes `turn/steer` with `params` to the server running the turn of its thread and
+    /// waits (at most `patience`) for its answer: the response, or why there is none. `None`
+    /// when there is no other server to pass it to.
+    pub(crate) async fn steer_elsewhere(
+        &self,
+        params: &agentwire_protocol::TurnSteerParams,
+        patience: std::time::Duration,
+    ) -> Option<Result<serde_json::Value, String>> {
+        let relay = Arc::clone(self.elsewhere.relay()?);
+        let encoded = serde_json::to_vec(params).ok()?;
+        let mut ask = self.asks.steer(relay, &params.thread_id, encoded);
+        Some(match tokio::time::timeout(patience, ask.next()).await {
+            Ok(Some(answer)) => answer,
+            Ok(None) | Err(_) => Err(format!(
+                "the server running turn {} did not answer in time",
+                params.expected_turn_id
+            )),
+        })
+    }
+
     /// Asks the server running turn `turn_id` of `thread_id` to interrupt it; whether there is
     /// another server to ask (the store is shared).
     pub(crate) fn relay_interrupt(&self, thread_id: &str, turn_id: &str) -> bool {
@@ -177,20 +197,26 @@ impl Subscribers {
             }
             Relayed::Answer { ask, answer } => self.asks.answered(&ask, answer),
             Relayed::Withdraw { ask } => self.asks.withdraw(&ask),
+            Relayed::Steer { ask, params } => {
+                if let Some(relay) = self.elsewhere.relay() {
+                    relay.answer(thread_id, &ask, self.elsewhere.steer(&params));
+                }
+            }
             Relayed::Joined => {
-                let followed: Vec<String> = {
-                    let mut by_thread = self
-                        .by_thread
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner);
-                    by_thread.retain(|_, peers| {
+                // What is followed here now, said again (and what no open connection follows
+                // any more, said gone).
+                let followed: Vec<(String, bool)> = self
+                    .by_thread
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .iter_mut()
+                    .map(|(thread_id, peers)| {
                         peers.retain(Peer::is_open);
-                        !peers.is_empty()
-                    });
-                    by_thread.keys().cloned().collect()
-                };
-                for thread_id in followed {
-                    self.elsewhere.announce(&thread_id, true);
+                        (thread_id.clone(), !peers.is_empty())
+                    })
+                    .collect();
+                for (thread_id, following) in followed {
+                    self.elsewhere.announce(&thread_id, following);
                 }
             }
         }

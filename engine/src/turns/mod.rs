@@ -80,6 +80,9 @@ pub(crate) struct Turns {
     mcp: std::sync::OnceLock<Arc<crate::mcp::McpManager>>,
 }
 
+/// How long a `turn/steer` passed to the server running the turn waits for its answer.
+const STEER_ELSEWHERE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The turn running on a thread.
 #[derive(Debug)]
 struct Running {
@@ -368,6 +371,7 @@ impl Turns {
 
     /// `turn/interrupt`: tells the running turn `turnId` to stop; it then completes as
     /// `interrupted`.
+    ///
     /// A turn that another server of a shared store runs is asked to stop there; its followers
     /// here then see it complete as `interrupted` like any other.
     pub(crate) fn interrupt(
@@ -419,17 +423,59 @@ impl Turns {
         while ended.changed().await.is_ok() {}
     }
 
-    /// Takes `turn/interrupt`s relayed from followers on the other servers of a shared store.
-    pub(crate) fn accept_relayed_interrupts(self: &Arc<Self>) {
+    /// Takes `turn/interrupt` and `turn/steer` relayed from followers on the other servers of
+    /// a shared store.
+    pub(crate) fn accept_relayed(self: &Arc<Self>) {
+        let elsewhere = &self.threads.subscribers.elsewhere;
         let turns = Arc::downgrade(self);
-        self.threads
+        elsewhere.interrupt_with(Box::new(move |thread_id, turn_id| {
+            if let Some(turns) = turns.upgrade() {
+                turns.interrupt_relayed(thread_id, turn_id);
+            }
+        }));
+        let turns = Arc::downgrade(self);
+        elsewhere.steer_with(Box::new(move |params| {
+            let turns = turns.upgrade().ok_or("the server is stopping")?;
+            let params: TurnSteerParams =
+                serde_json::from_str(params.get()).map_err(|e| format!("turn/steer: {e}"))?;
+            let response = turns.steer(params).map_err(|e| e.to_string())?;
+            serde_json::to_value(response).map_err(|e| e.to_string())
+        }));
+    }
+
+    /// `turn/steer` from wherever the turn runs: here, or on another server of a shared store,
+    /// which is asked and answers (its refusals come back as conflicts, with its reason).
+    pub(crate) async fn steer_anywhere(
+        &self,
+        params: TurnSteerParams,
+    ) -> Result<TurnSteerResponse, ThreadError> {
+        if self.is_running(&params.thread_id)
+            || !self
+                .threads
+                .runs_elsewhere(&params.thread_id, &params.expected_turn_id)
+        {
+            return self.steer(params);
+        }
+        if params.input.is_empty() {
+            return Err(ThreadError::InvalidParams(
+                "input: must not be empty".to_owned(),
+            ));
+        }
+        crate::provider::content::check_input(&params.input).map_err(ThreadError::InvalidParams)?;
+        match self
+            .threads
             .subscribers
-            .elsewhere
-            .interrupt_with(Box::new(move |thread_id, turn_id| {
-                if let Some(turns) = turns.upgrade() {
-                    turns.interrupt_relayed(thread_id, turn_id);
-                }
-            }));
+            .steer_elsewhere(&params, STEER_ELSEWHERE)
+            .await
+        {
+            None => self.steer(params),
+            Some(Err(why)) => Err(ThreadError::Conflict(why)),
+            Some(Ok(answer)) => serde_json::from_value(answer).map_err(|e| {
+                ThreadError::Conflict(format!(
+                    "the server running the turn answered turn/steer malformed: {e}"
+                ))
+            }),
+        }
     }
 
     /// Interrupts turn `turn_id` of `thread_id` if it runs here (a relayed `turn/interrupt`).

@@ -150,6 +150,12 @@ pub(crate) enum Relayed {
     },
     /// Ask `ask` has its answer (or is given up): its requests to followers are withdrawn.
     Withdraw { ask: String },
+    /// A client there steers the turn running here (`turn/steer`, its params as sent); the
+    /// answer goes back as [`Relayed::Answer`] to ask `ask`.
+    Steer {
+        ask: String,
+        params: Box<serde_json::value::RawValue>,
+    },
 }
 
 /// Carries what concerns a thread between the servers of a shared store: the notifications of
@@ -178,6 +184,10 @@ pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
 
     /// Withdraws ask `ask` from the other servers' followers. Never blocks.
     fn withdraw(&self, thread_id: &str, ask: &str);
+
+    /// Passes `turn/steer` (`params`, encoded) to the server running the thread's turn, as ask
+    /// `ask`. Never blocks.
+    fn steer(&self, thread_id: &str, ask: &str, params: Vec<u8>);
 }
 
 /// A store's word that this server alone runs turns on a thread; released when dropped (in

@@ -37,7 +37,7 @@ impl TurnRun {
             );
             let mut asked: Vec<ConnectionId> = Vec::new();
             let mut pending = FuturesUnordered::new();
-            let mut elsewhere = Elsewhere::default();
+            let mut elsewhere = OtherServers::default();
             let mut last_error = "no client follows the thread to answer".to_owned();
             let deadline = tokio::time::sleep(patience);
             tokio::pin!(deadline);
@@ -85,15 +85,15 @@ impl TurnRun {
 
 /// One request's standing with the other servers of a shared store.
 #[derive(Default)]
-struct Elsewhere {
+struct OtherServers {
     ask: Option<RemoteAsk>,
-    /// Servers that follow the thread (as last counted) and servers that answered without a
-    /// result.
+    /// Servers that follow the thread (as last counted), and answers had from them (each
+    /// answers once; one that counted ends the wait).
     servers: usize,
-    failed: usize,
+    answered: usize,
 }
 
-impl Elsewhere {
+impl OtherServers {
     /// Puts the request to the other servers' followers, once some follow the thread.
     fn ask_servers<M: Request>(
         &mut self,
@@ -109,17 +109,15 @@ impl Elsewhere {
 
     /// Whether an answer from another server may still come.
     fn waiting(&self) -> bool {
-        self.ask.is_some() && self.failed < self.servers
+        self.ask.is_some() && self.answered < self.servers
     }
 
     /// The next answer of another server; never, while none is waited for.
     async fn next(&mut self) -> Option<Result<Value, String>> {
         match &mut self.ask {
-            Some(ask) if self.failed < self.servers => {
+            Some(ask) if self.answered < self.servers => {
                 let answer = ask.next().await;
-                if matches!(answer, Some(Err(_))) {
-                    self.failed += 1;
-                }
+                self.answered += 1;
                 answer
             }
             _ => std::future::pending().await,

@@ -3,9 +3,10 @@
 //! Every notification a turn here sends the followers of its thread is published on the
 //! channel [`CHANNEL`]; every worker listens on it and hands what the others published to its
 //! own followers of that thread. A client may so follow a turn from any worker, whichever one
-//! runs it, and interrupt it from there: `turn/interrupt` on a worker that does not run the
-//! turn is published the same way (`{"turnId": …}` under the method `turn/interrupt`), and the
-//! worker running it stops it. A server request of the turn (an approval, user input, a client
+//! runs it, and interrupt or steer it from there: `turn/interrupt` on a worker that does not run
+//! the turn is published the same way (`{"turnId": …}` under the method `turn/interrupt`), and
+//! the worker running it stops it; `turn/steer` goes as an ask (below) that the worker running
+//! the turn answers. A server request of the turn (an approval, user input, a client
 //! tool call) is published as an ask (`{"ask": …, "params": …}` under the request's method);
 //! each worker with followers puts it to them and publishes the first answer (`@answer`), and
 //! the ask is withdrawn everywhere once one counts (`@withdraw`; see
@@ -41,10 +42,9 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use agentwire_protocol::method::Method;
+use agentwire_protocol::methods::{TurnInterrupt, TurnSteer};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
-
-use agentwire_protocol::methods::TurnInterrupt;
 
 use super::relay_wire::{self as wire, Header, MAX_PARTS, fragments, parse};
 use crate::threads::store::{Deliver, Relay};
@@ -166,6 +166,10 @@ impl Relay for PgRelay {
 
     fn withdraw(&self, thread_id: &str, ask: &str) {
         self.control(thread_id, wire::WITHDRAW, &wire::AskRef::new(ask));
+    }
+
+    fn steer(&self, thread_id: &str, ask: &str, params: Vec<u8>) {
+        self.ask(thread_id, ask, TurnSteer::NAME, params);
     }
 }
 

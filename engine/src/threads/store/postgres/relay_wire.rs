@@ -3,7 +3,7 @@
 //! not parse, or is not what its header says, is refused with the reason.
 
 use agentwire_protocol::method::{Direction, Method};
-use agentwire_protocol::methods::TurnInterrupt;
+use agentwire_protocol::methods::{TurnInterrupt, TurnSteer};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -103,6 +103,13 @@ pub(super) fn decode(header: &Header<'_>, message: &[u8]) -> Result<Relayed, Str
             return Ok(Relayed::Withdraw { ask: body.ask });
         }
         _ => {}
+    }
+    if header.method == TurnSteer::NAME {
+        let body: AskBody = json(message)?;
+        return Ok(Relayed::Steer {
+            ask: body.ask,
+            params: body.params,
+        });
     }
     if header.method == TurnInterrupt::NAME {
         let body: Interrupt = json(message)?;
