@@ -91,6 +91,8 @@ struct OtherServers {
     /// answers once; one that counted ends the wait).
     servers: usize,
     answered: usize,
+    /// Given up on (in time no answer came): not asked again.
+    closed: bool,
 }
 
 impl OtherServers {
@@ -102,7 +104,7 @@ impl OtherServers {
         params: &M::Params,
     ) {
         self.servers = subscribers.elsewhere.servers_following(thread_id);
-        if self.ask.is_none() {
+        if self.ask.is_none() && !self.closed {
             self.ask = subscribers.ask_elsewhere::<M>(thread_id, params);
         }
     }
@@ -134,5 +136,69 @@ impl OtherServers {
     /// Stops waiting for the other servers (their requests are withdrawn).
     fn give_up(&mut self) {
         self.ask = None;
+        self.closed = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use agentwire_protocol::FileChangeRequestApprovalParams;
+    use agentwire_protocol::methods::FileChangeRequestApproval;
+
+    use super::*;
+    use crate::threads::store::Relay;
+    use crate::threads::subscribers::Subscribers;
+
+    /// Counts what is asked and withdrawn through it.
+    #[derive(Debug, Default)]
+    struct Counted {
+        asks: AtomicUsize,
+        withdrawn: AtomicUsize,
+    }
+
+    impl Relay for Counted {
+        fn publish(&self, _: &str, _: &'static str, _: Vec<u8>) {}
+        fn interrupt(&self, _: &str, _: &str) {}
+        fn follow(&self, _: &str, _: bool) {}
+        fn ask(&self, _: &str, _: &str, _: &'static str, _: Vec<u8>) {
+            self.asks.fetch_add(1, Ordering::Relaxed);
+        }
+        fn answer(&self, _: &str, _: &str, _: Result<Value, String>) {}
+        fn withdraw(&self, _: &str, _: &str) {
+            self.withdrawn.fetch_add(1, Ordering::Relaxed);
+        }
+        fn steer(&self, _: &str, _: &str, _: Vec<u8>) {}
+    }
+
+    #[test]
+    fn a_request_is_put_to_other_servers_once_and_never_again_once_given_up() {
+        let subscribers = Subscribers::default();
+        let relay = Arc::new(Counted::default());
+        subscribers.elsewhere.relay_through(relay.clone());
+        let params = FileChangeRequestApprovalParams::builder()
+            .thread_id("t")
+            .turn_id("u")
+            .item_id("i")
+            .started_at_ms(0)
+            .build();
+        let mut others = OtherServers::default();
+        others.ask_servers::<FileChangeRequestApproval>(&subscribers, "t", &params);
+        assert!(!others.waiting(), "no other server follows the thread");
+        assert_eq!(relay.asks.load(Ordering::Relaxed), 0);
+
+        assert!(subscribers.elsewhere.heard("t", "other".to_owned(), true));
+        others.ask_servers::<FileChangeRequestApproval>(&subscribers, "t", &params);
+        others.ask_servers::<FileChangeRequestApproval>(&subscribers, "t", &params);
+        assert!(others.waiting());
+        assert_eq!(relay.asks.load(Ordering::Relaxed), 1, "asked once");
+
+        others.give_up();
+        assert_eq!(relay.withdrawn.load(Ordering::Relaxed), 1, "withdrawn");
+        others.ask_servers::<FileChangeRequestApproval>(&subscribers, "t", &params);
+        assert!(!others.waiting());
+        assert_eq!(relay.asks.load(Ordering::Relaxed), 1, "not asked again");
     }
 }
