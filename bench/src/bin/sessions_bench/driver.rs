@@ -27,6 +27,13 @@ struct Incoming {
 }
 
 impl Conn {
+    /// Follows `thread` from this connection (`thread/resume`).
+    pub async fn resume(&mut self, thread: &str) -> Result<(), String> {
+        self.call("thread/resume", json!({"threadId": thread}))
+            .await
+            .map(drop)
+    }
+
     /// Connects and completes the handshake (`initialize`, then `initialized`).
     pub async fn open(url: &str) -> Result<Self, String> {
         let (ws, _) = tokio::time::timeout(ANSWER, tokio_tungstenite::connect_async(url))
@@ -137,6 +144,22 @@ pub async fn run_turn(conn: &mut Conn, thread: &str, deltas: usize) -> Result<Tu
             json!({"threadId": thread, "input": [{"type": "text", "text": "stream"}]}),
         )
         .await?;
+    collect_turn(conn, Some(id), deltas).await
+}
+
+/// Follows the next turn on a thread `conn` follows (resumed there, run from elsewhere) until
+/// `turn/completed`, with the checks of [`run_turn`].
+pub async fn follow_turn(conn: &mut Conn, deltas: usize) -> Result<TurnReport, String> {
+    collect_turn(conn, None, deltas).await
+}
+
+/// The deltas of a turn until its `turn/completed`; `id` is the `turn/start` that began it, if
+/// it was sent on `conn`.
+async fn collect_turn(
+    conn: &mut Conn,
+    id: Option<u64>,
+    deltas: usize,
+) -> Result<TurnReport, String> {
     let mut report = TurnReport {
         arrivals: Vec::with_capacity(deltas),
         defect: None,
@@ -177,7 +200,7 @@ pub async fn run_turn(conn: &mut Conn, thread: &str, deltas: usize) -> Result<Tu
                 return Err(format!("unexpected server request {}", value["method"]));
             }
             Some(_) => {}
-            None if value["id"] == json!(id) => {
+            None if id.is_some() && value["id"] == json!(id) => {
                 if let Some(error) = value.get("error") {
                     return Err(format!("turn/start failed: {error}"));
                 }

@@ -4,6 +4,8 @@
 //! servers on it, opens S sessions spread evenly over them and runs one turn on each at once, as
 //! the streaming phases do: aggregate deltas/s, and whether every delta of every turn came once
 //! and in order. The figure is the median over rounds; the ratio is two workers' over one's.
+//! Then two workers again with every turn also followed from the other worker, so that each of
+//! its notifications crosses the relay: the followers' deltas/s beside the runners'.
 
 use std::process::Command;
 use std::time::Duration;
@@ -24,6 +26,27 @@ pub struct Figures {
     turns: usize,
     turns_ok: usize,
     defect: Option<String>,
+    /// Two workers, every turn followed from the other: the runners' deltas/s, and the
+    /// followers'.
+    followed_rates: Samples,
+    relayed_rates: Samples,
+    followed_turns: usize,
+    followed_ok: usize,
+}
+
+impl Figures {
+    /// Counts the turns run, and the first defect among them.
+    fn count(&mut self, turns: &[driver::TurnReport]) {
+        self.turns += turns.len();
+        for turn in turns {
+            match &turn.defect {
+                None => self.turns_ok += 1,
+                Some(defect) => {
+                    self.defect.get_or_insert_with(|| defect.clone());
+                }
+            }
+        }
+    }
 }
 
 /// Runs `rounds` rounds of the phase.
@@ -38,57 +61,168 @@ pub async fn measure(
     mock.set_deltas(deltas);
     for round in 0..rounds {
         for (slot, workers) in WORKERS.into_iter().enumerate() {
-            let database = format!("sessions_bench_{}_r{round}_w{workers}", std::process::id());
-            psql(admin, &format!("DROP DATABASE IF EXISTS {database}"))?;
-            psql(admin, &format!("CREATE DATABASE {database}"))?;
-            let base = admin
-                .strip_suffix("/postgres")
-                .ok_or("--postgres must name the cluster's postgres database (…/postgres)")?;
-            let on_store = Contender {
-                extra_args: vec!["--store".into(), format!("{base}/{database}")],
-                ..contender.clone()
-            };
-            let servers = (0..workers)
-                .map(|n| {
-                    Running::start(
-                        &on_store,
-                        &mock.base_url(),
-                        &format!("w{workers}-{n}-r{round}"),
-                    )
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut all = Vec::with_capacity(sessions);
-            for (n, server) in servers.iter().enumerate() {
-                let share = sessions / workers + usize::from(n < sessions % workers);
-                let work = server.work.to_string_lossy().into_owned();
-                all.extend(driver::sessions(&server.url(), &work, share).await?);
-            }
+            let tag = format!("r{round}_w{workers}");
+            let store = Store::make(admin, &tag)?;
+            let servers = store.start(contender, mock, workers, &tag)?;
+            let all = spread(&servers, sessions).await?;
             let (streamed, back) = driver::stream_once(all, deltas, limit).await?;
             drop(back);
-            figures.turns += streamed.turns.len();
-            for turn in &streamed.turns {
-                match &turn.defect {
-                    None => figures.turns_ok += 1,
-                    Some(defect) => {
-                        figures.defect.get_or_insert_with(|| defect.clone());
-                    }
-                }
-            }
-            let delivered: usize = streamed.turns.iter().map(|t| t.arrivals.len()).sum();
-            let rate = delivered as f64 / streamed.wall.as_secs_f64().max(1e-9);
+            figures.count(&streamed.turns);
+            let rate = rate_of(&streamed.turns, streamed.wall);
             eprintln!(
                 "  workers round {}/{rounds}: {workers} worker(s): {rate:.0} deltas/s",
                 round + 1
             );
             figures.rates[slot].push(rate);
             drop(servers);
-            psql(
-                admin,
-                &format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"),
-            )?;
+            store.remove()?;
         }
+        followed_round(
+            &mut figures,
+            contender,
+            mock,
+            admin,
+            (sessions, deltas),
+            round,
+            limit,
+        )
+        .await?;
     }
     Ok(figures)
+}
+
+/// Two workers again, each turn also followed by a client of the other worker (resumed before
+/// the turn starts), so that every notification crosses the relay: the runners' and the
+/// followers' aggregate deltas/s, and whether every followed turn came whole.
+async fn followed_round(
+    figures: &mut Figures,
+    contender: &Contender,
+    mock: &MockModel,
+    admin: &str,
+    (sessions, deltas): (usize, usize),
+    round: usize,
+    limit: Duration,
+) -> Result<(), String> {
+    let tag = format!("r{round}_followed");
+    let store = Store::make(admin, &tag)?;
+    let servers = store.start(contender, mock, 2, &tag)?;
+    let all = spread(&servers, sessions).await?;
+    let mut followers = Vec::with_capacity(all.len());
+    for (n, (_, thread)) in all.iter().enumerate() {
+        // `spread` puts the first sessions on the first worker: follow each from the other.
+        let other = &servers[usize::from(n < sessions / 2 + sessions % 2)];
+        let mut conn = driver::Conn::open(&other.url()).await?;
+        conn.resume(thread).await?;
+        followers.push(conn);
+    }
+    // Let every worker hear who follows what before the turns begin.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let start = std::time::Instant::now();
+    let following: Vec<_> = followers
+        .into_iter()
+        .map(|mut conn| tokio::spawn(async move { driver::follow_turn(&mut conn, deltas).await }))
+        .collect();
+    let (streamed, back) = driver::stream_once(all, deltas, limit).await?;
+    let mut followed = Vec::with_capacity(following.len());
+    for task in following {
+        let report = tokio::time::timeout(limit, task)
+            .await
+            .map_err(|_| "a followed turn did not complete in time".to_owned())?
+            .map_err(|e| format!("task failed: {e}"))??;
+        followed.push(report);
+    }
+    let wall = start.elapsed();
+    drop(back);
+    figures.count(&streamed.turns);
+    figures.followed_turns += followed.len();
+    for turn in &followed {
+        match &turn.defect {
+            None => figures.followed_ok += 1,
+            Some(defect) => {
+                figures
+                    .defect
+                    .get_or_insert_with(|| format!("followed: {defect}"));
+            }
+        }
+    }
+    let (ran, relayed) = (
+        rate_of(&streamed.turns, streamed.wall),
+        rate_of(&followed, wall),
+    );
+    eprintln!(
+        "  workers round {}: followed from the other worker: {ran:.0} deltas/s run, {relayed:.0} relayed",
+        round + 1
+    );
+    figures.followed_rates.push(ran);
+    figures.relayed_rates.push(relayed);
+    drop(servers);
+    store.remove()
+}
+
+/// Deltas per second that `turns` received over `wall`.
+fn rate_of(turns: &[driver::TurnReport], wall: Duration) -> f64 {
+    let delivered: usize = turns.iter().map(|t| t.arrivals.len()).sum();
+    delivered as f64 / wall.as_secs_f64().max(1e-9)
+}
+
+/// `sessions` sessions spread evenly over `servers`, the first server's first.
+async fn spread(
+    servers: &[Running],
+    sessions: usize,
+) -> Result<Vec<(driver::Conn, String)>, String> {
+    let workers = servers.len();
+    let mut all = Vec::with_capacity(sessions);
+    for (n, server) in servers.iter().enumerate() {
+        let share = sessions / workers + usize::from(n < sessions % workers);
+        let work = server.work.to_string_lossy().into_owned();
+        all.extend(driver::sessions(&server.url(), &work, share).await?);
+    }
+    Ok(all)
+}
+
+/// A fresh database of the cluster for one measurement.
+struct Store<'a> {
+    admin: &'a str,
+    database: String,
+}
+
+impl<'a> Store<'a> {
+    /// Makes the database of measurement `tag` (dropping one left over).
+    fn make(admin: &'a str, tag: &str) -> Result<Self, String> {
+        let database = format!("sessions_bench_{}_{tag}", std::process::id());
+        psql(admin, &format!("DROP DATABASE IF EXISTS {database}"))?;
+        psql(admin, &format!("CREATE DATABASE {database}"))?;
+        Ok(Self { admin, database })
+    }
+
+    /// Starts `workers` servers on the database.
+    fn start(
+        &self,
+        contender: &Contender,
+        mock: &MockModel,
+        workers: usize,
+        tag: &str,
+    ) -> Result<Vec<Running>, String> {
+        let base = self
+            .admin
+            .strip_suffix("/postgres")
+            .ok_or("--postgres must name the cluster's postgres database (…/postgres)")?;
+        let on_store = Contender {
+            extra_args: vec!["--store".into(), format!("{base}/{}", self.database)],
+            ..contender.clone()
+        };
+        (0..workers)
+            .map(|n| Running::start(&on_store, &mock.base_url(), &format!("{tag}-{n}")))
+            .collect()
+    }
+
+    /// Removes the database (its servers stopped first).
+    fn remove(self) -> Result<(), String> {
+        psql(
+            self.admin,
+            &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.database),
+        )
+    }
 }
 
 /// The phase's table.
@@ -109,6 +243,14 @@ pub fn render(figures: &Figures, sessions: usize, deltas: usize, rounds: usize) 
         cell(rate(0)),
         cell(rate(1)),
     );
+    out.push_str(&format!(
+        "two workers, every turn also followed from the other worker: {} deltas/s run, {} \
+         delivered to the followers; followed turns whole, every delta once and in order: {} of {}\n",
+        cell(figures.followed_rates.median()),
+        cell(figures.relayed_rates.median()),
+        figures.followed_ok,
+        figures.followed_turns,
+    ));
     if let Some(defect) = &figures.defect {
         out.push_str(&format!("first defect: {defect}\n"));
     }
