@@ -97,17 +97,7 @@ impl Asks {
         method: &'static str,
         params: Vec<u8>,
     ) -> RemoteAsk {
-        let id = crate::threads::meta::new_id();
-        let (answer, answers) = mpsc::channel(ANSWERS);
-        lock(&self.waiting).insert(id.clone(), answer);
-        let ask = RemoteAsk {
-            id,
-            thread_id: thread_id.to_owned(),
-            request: Some((method, params)),
-            relay,
-            answers,
-            waiting: Arc::clone(&self.waiting),
-        };
+        let ask = self.open(relay, thread_id, Some((method, params)));
         ask.again();
         ask
     }
@@ -120,14 +110,26 @@ impl Asks {
         thread_id: &str,
         params: Vec<u8>,
     ) -> RemoteAsk {
+        let ask = self.open(relay, thread_id, None);
+        ask.relay.steer(thread_id, &ask.id, params);
+        ask
+    }
+
+    /// A new ask of `thread_id` (putting `request` to followers, if any), registered for the
+    /// other servers' answers before anything is published.
+    fn open(
+        &self,
+        relay: Arc<dyn Relay>,
+        thread_id: &str,
+        request: Option<(&'static str, Vec<u8>)>,
+    ) -> RemoteAsk {
         let id = crate::threads::meta::new_id();
         let (answer, answers) = mpsc::channel(ANSWERS);
         lock(&self.waiting).insert(id.clone(), answer);
-        relay.steer(thread_id, &id, params);
         RemoteAsk {
             id,
             thread_id: thread_id.to_owned(),
-            request: None,
+            request,
             relay,
             answers,
             waiting: Arc::clone(&self.waiting),

@@ -12,9 +12,9 @@ use std::time::Duration;
 
 use agentwire_bench::stats::Samples;
 
-use crate::driver;
 use crate::mock::MockModel;
 use crate::server::{Contender, Running};
+use crate::{StreamFigures, driver, tally};
 
 /// Worker counts compared.
 const WORKERS: [usize; 2] = [1, 2];
@@ -23,30 +23,13 @@ const WORKERS: [usize; 2] = [1, 2];
 #[derive(Debug, Default)]
 pub struct Figures {
     rates: [Samples; WORKERS.len()],
-    turns: usize,
-    turns_ok: usize,
-    defect: Option<String>,
-    /// Two workers, every turn followed from the other: the runners' deltas/s, and the
-    /// followers'.
+    /// The turns run, in every measurement.
+    run: StreamFigures,
+    /// Two workers, every turn followed from the other: the runners' deltas/s, the followers',
+    /// and the followed turns.
     followed_rates: Samples,
     relayed_rates: Samples,
-    followed_turns: usize,
-    followed_ok: usize,
-}
-
-impl Figures {
-    /// Counts the turns run, and the first defect among them.
-    fn count(&mut self, turns: &[driver::TurnReport]) {
-        self.turns += turns.len();
-        for turn in turns {
-            match &turn.defect {
-                None => self.turns_ok += 1,
-                Some(defect) => {
-                    self.defect.get_or_insert_with(|| defect.clone());
-                }
-            }
-        }
-    }
+    followed: StreamFigures,
 }
 
 /// Runs `rounds` rounds of the phase.
@@ -67,7 +50,7 @@ pub async fn measure(
             let all = spread(&servers, sessions).await?;
             let (streamed, back) = driver::stream_once(all, deltas, limit).await?;
             drop(back);
-            figures.count(&streamed.turns);
+            tally(&mut figures.run, &streamed.turns);
             let rate = rate_of(&streamed.turns, streamed.wall);
             eprintln!(
                 "  workers round {}/{rounds}: {workers} worker(s): {rate:.0} deltas/s",
@@ -133,18 +116,8 @@ async fn followed_round(
     }
     let wall = start.elapsed();
     drop(back);
-    figures.count(&streamed.turns);
-    figures.followed_turns += followed.len();
-    for turn in &followed {
-        match &turn.defect {
-            None => figures.followed_ok += 1,
-            Some(defect) => {
-                figures
-                    .defect
-                    .get_or_insert_with(|| format!("followed: {defect}"));
-            }
-        }
-    }
+    tally(&mut figures.run, &streamed.turns);
+    tally(&mut figures.followed, &followed);
     let (ran, relayed) = (
         rate_of(&streamed.turns, streamed.wall),
         rate_of(&followed, wall),
@@ -233,7 +206,7 @@ pub fn render(figures: &Figures, sessions: usize, deltas: usize, rounds: usize) 
         (Some(one), Some(two)) if one > 0.0 => format!("{:.2}×", two / one),
         _ => "—".to_owned(),
     };
-    let complete = format!("{} of {}", figures.turns_ok, figures.turns);
+    let complete = format!("{} of {}", figures.run.turns_ok, figures.run.turns);
     let mut out = format!(
         "\nagentwire workers on one PostgreSQL store: S = {sessions} turns of {deltas} deltas \
          spread over the workers, median of {rounds} round(s)\n\n\
@@ -248,10 +221,17 @@ pub fn render(figures: &Figures, sessions: usize, deltas: usize, rounds: usize) 
          delivered to the followers; followed turns whole, every delta once and in order: {} of {}\n",
         cell(figures.followed_rates.median()),
         cell(figures.relayed_rates.median()),
-        figures.followed_ok,
-        figures.followed_turns,
+        figures.followed.turns_ok,
+        figures.followed.turns,
     ));
-    if let Some(defect) = &figures.defect {
+    let defect = figures.run.defect.clone().or_else(|| {
+        figures
+            .followed
+            .defect
+            .as_ref()
+            .map(|defect| format!("followed: {defect}"))
+    });
+    if let Some(defect) = &defect {
         out.push_str(&format!("first defect: {defect}\n"));
     }
     out.push_str(&format!(
