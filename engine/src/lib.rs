@@ -26,6 +26,8 @@ pub mod mcp;
 mod mcp_status;
 mod provider;
 mod search;
+#[cfg(test)]
+mod test_peer;
 mod thread_surface;
 mod threads;
 mod tools;

@@ -285,6 +285,11 @@ impl Client {
         turn["id"].as_str().expect("turn id").to_owned()
     }
 
+    /// Every message received and not looked at yet, in order; the backlog is left empty.
+    pub fn backlog(&mut self) -> Vec<Value> {
+        self.notifications.drain(..).collect()
+    }
+
     /// Every notification up to and including `turn/completed`, in order.
     pub fn until_turn_completed(&mut self) -> Vec<Value> {
         let completed = self.notification("turn/completed");

@@ -20,7 +20,7 @@ fn script_deltas() -> Vec<String> {
 const DELAY_MS: u64 = 50;
 
 /// Makes `home`'s model the fixture provider playing `script`.
-fn fixture(home: &std::path::Path, script: &Value) {
+pub(crate) fn fixture(home: &std::path::Path, script: &Value) {
     std::fs::write(home.join("live.json"), script.to_string()).expect("write script");
     std::fs::write(
         home.join("config.toml"),

@@ -53,6 +53,30 @@ impl Threads {
                 .any(|turn| turn.id == turn_id && turn.status == TurnStatus::InProgress)
     }
 
+    /// Whether loaded `thread` has a turn that runs on another server: one its records leave
+    /// open that does not run here.
+    pub(super) fn turn_runs_elsewhere(&self, thread: &Arc<Mutex<LoadedThread>>) -> bool {
+        if !self.store.shared() {
+            return false;
+        }
+        let thread = lock(thread);
+        !matches!(thread.status, ThreadStatus::Active { .. })
+            && thread
+                .turns
+                .last()
+                .is_some_and(|turn| turn.status == TurnStatus::InProgress)
+    }
+
+    /// Reads loaded thread `id` again from its records: a turn that runs elsewhere has moved
+    /// on since it was read.
+    pub(super) fn reread(
+        &self,
+        id: &str,
+        thread: &Arc<Mutex<LoadedThread>>,
+    ) -> Result<(), ThreadError> {
+        self.read_back(id, thread, Settle::IfUnclaimed)
+    }
+
     /// Whether the turns of thread `id` that its records leave open (in `turns`) were left by
     /// a server that is gone, and so read as interrupted: always in a store no other server
     /// writes to; in a shared one, unless another server holds the thread's claim (the turn is

@@ -26,6 +26,9 @@ pub(crate) type Interrupts = Box<dyn Fn(&str, &str) + Send + Sync>;
 /// why there is none.
 pub(crate) type Steers = Box<dyn Fn(&RawValue) -> Result<serde_json::Value, String> + Send + Sync>;
 
+/// Whether a turn of the thread runs here.
+pub(crate) type Runs = Box<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// See the module documentation.
 #[derive(Default)]
 pub(crate) struct Elsewhere {
@@ -34,6 +37,7 @@ pub(crate) struct Elsewhere {
     followed: Mutex<HashMap<String, HashSet<String>>>,
     interrupts: OnceLock<Interrupts>,
     steers: OnceLock<Steers>,
+    runs: OnceLock<Runs>,
     /// Signalled when another server starts following a thread: a request waiting for an
     /// answer is put to it too.
     joined: Arc<Notify>,
@@ -62,6 +66,16 @@ impl Elsewhere {
     /// What a relayed `turn/steer` does here.
     pub(crate) fn steer_with(&self, steers: Steers) {
         let _ = self.steers.set(steers);
+    }
+
+    /// How this server tells whether a turn of a thread runs here.
+    pub(crate) fn runs_with(&self, runs: Runs) {
+        let _ = self.runs.set(runs);
+    }
+
+    /// Whether a turn of `thread_id` runs here.
+    pub(crate) fn runs_here(&self, thread_id: &str) -> bool {
+        self.runs.get().is_some_and(|runs| runs(thread_id))
     }
 
     /// Steers the turn running here as a relayed `turn/steer` with `params` asks.
@@ -156,6 +170,9 @@ mod tests {
         fn interrupt(&self, _: &str, _: &str) {}
         fn follow(&self, thread_id: &str, following: bool) {
             lock(&self.0).push((thread_id.to_owned(), following));
+        }
+        fn join(&self, thread_id: &str, _: &str) {
+            self.follow(thread_id, true);
         }
         fn ask(&self, _: &str, _: &str, _: &'static str, _: Vec<u8>) {}
         fn answer(&self, _: &str, _: &str, _: Result<serde_json::Value, String>) {}

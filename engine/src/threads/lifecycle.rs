@@ -18,6 +18,7 @@ use agentwire_protocol::{
 };
 use agentwire_runtime::RequestContext;
 
+use super::catch_up::Known;
 use super::error::ThreadError;
 use super::meta::{
     CLI_VERSION, SettingsOverrides, ThreadMeta, ThreadSettings, ThreadSummary, new_id, now,
@@ -128,19 +129,30 @@ impl Threads {
             None => {
                 let thread = self.load(&params.thread_id, overrides)?;
                 let id = params.thread_id.clone();
+                let status = lock(&thread).reported_status();
                 let hub = context.peer.hub().clone();
                 context.after_response(move || {
                     hub.broadcast::<ThreadStatusChanged>(
                         &ThreadStatusChangedNotification::builder()
                             .thread_id(id)
-                            .status(ThreadStatus::Idle)
+                            .status(status)
                             .build(),
                     );
                 });
                 thread
             }
         };
-        self.subscribers.subscribe(&params.thread_id, &context.peer);
+        if self.turn_runs_elsewhere(&thread) {
+            // Caught up with the turn through the relay, then read again: nothing between the
+            // read and what is relayed after it is missed (see `catch_up`).
+            let mut catching_up = self.subscribers.catch_up(&params.thread_id, &context.peer);
+            catching_up.wait();
+            self.reread(&params.thread_id, &thread)?;
+            let known = Known::of(&lock(&thread).turns);
+            context.after_response(move || catching_up.finish(known));
+        } else {
+            self.subscribers.subscribe(&params.thread_id, &context.peer);
+        }
         let thread = lock(&thread);
         super::usage::after_resume(
             context,

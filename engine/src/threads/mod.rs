@@ -19,6 +19,7 @@
 
 pub(crate) mod admin;
 pub(crate) mod asks;
+pub(crate) mod catch_up;
 pub(crate) mod claims;
 pub(crate) mod committer;
 pub(crate) mod cursor;
@@ -167,6 +168,19 @@ impl LoadedThread {
     }
 
     /// The wire form; `turns` only when `include_turns`.
+    /// The status clients are told: a thread whose turn runs on another server of a shared
+    /// store (open in its records, not running here) is active here too.
+    fn reported_status(&self) -> ThreadStatus {
+        let open = self
+            .turns
+            .last()
+            .is_some_and(|turn| turn.status == agentwire_protocol::TurnStatus::InProgress);
+        match &self.status {
+            ThreadStatus::Idle if open => ThreadStatus::active().build(),
+            status => status.clone(),
+        }
+    }
+
     fn to_thread(&self, include_turns: bool) -> Thread {
         let path = self.log.as_ref().and_then(|log| log.location());
         let turns = if include_turns {
@@ -174,6 +188,6 @@ impl LoadedThread {
         } else {
             Vec::new()
         };
-        self.summary.to_thread(self.status.clone(), path, turns)
+        self.summary.to_thread(self.reported_status(), path, turns)
     }
 }

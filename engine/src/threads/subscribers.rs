@@ -4,7 +4,9 @@
 //!
 //! When other servers share the store, a thread's followers may be connected to any of them:
 //! what a turn here sends its followers is also published through the store's [`Relay`], and
-//! what the others publish is handed to the followers here ([`Subscribers::deliver`]).
+//! what the others publish is handed to the followers here ([`Subscribers::deliver`]). A
+//! connection that resumes a thread whose turn runs elsewhere catches up with it first (see
+//! [`super::catch_up`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,7 +18,9 @@ use agentwire_runtime::outbound::notification_message;
 use tokio::sync::Notify;
 
 use super::asks::{Asks, RemoteAsk};
+use super::catch_up::{CatchUps, Deferred, Known, PATIENCE};
 use super::elsewhere::Elsewhere;
+use super::lock;
 use super::store::{Relay, Relayed};
 
 /// The followers of every thread.
@@ -32,6 +36,52 @@ pub(crate) struct Subscribers {
     pub(crate) elsewhere: Elsewhere,
     /// Server requests to the followers on other servers, and theirs to the followers here.
     asks: Asks,
+    /// The connections catching up with turns that run elsewhere. Taken before `by_thread`
+    /// when both are.
+    catch_ups: Mutex<CatchUps>,
+}
+
+/// A connection catching up with the turn of a thread that runs on another server (see
+/// [`super::catch_up`]); forgotten if dropped before [`CatchingUp::finish`].
+#[derive(Debug)]
+pub(crate) struct CatchingUp {
+    subscribers: Arc<Subscribers>,
+    thread_id: String,
+    peer: Peer,
+    /// Hears the answer of the server running the turn, when it was asked.
+    answered: Option<std::sync::mpsc::Receiver<()>>,
+    finished: bool,
+}
+
+impl CatchingUp {
+    /// Blocks until the server running the turn publishes it to this one (at most
+    /// [`PATIENCE`]); the thread is to be read after this.
+    pub(crate) fn wait(&mut self) {
+        if let Some(answered) = self.answered.take()
+            && answered.recv_timeout(PATIENCE).is_err()
+        {
+            tracing::debug!(
+                thread_id = self.thread_id.as_str(),
+                "no server said it runs the thread's turn; reading it as it is"
+            );
+        }
+    }
+
+    /// The connection has its answer, built from a read holding `known`: it follows the thread
+    /// from here, getting first what was relayed since it was registered, less what it read.
+    pub(crate) fn finish(mut self, known: Known) {
+        self.finished = true;
+        self.subscribers
+            .caught_up(&self.thread_id, &self.peer, known);
+    }
+}
+
+impl Drop for CatchingUp {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.subscribers.abandon(&self.thread_id, &self.peer);
+        }
+    }
 }
 
 /// The followers of one thread, as a turn sends them its notifications: the connections here
@@ -169,13 +219,88 @@ impl Subscribers {
         true
     }
 
+    /// Starts `peer`'s connection catching up with `thread_id`, whose turn runs on another
+    /// server: what is relayed for the thread is kept for it from now on and, unless the thread
+    /// is followed here already, the server running the turn is asked to say when it publishes
+    /// it here (see [`super::catch_up`]).
+    pub(crate) fn catch_up(self: &Arc<Self>, thread_id: &str, peer: &Peer) -> CatchingUp {
+        self.asks.note_runtime();
+        let relay = self.elsewhere.relay().cloned();
+        let mut catch_ups = lock(&self.catch_ups);
+        let followed = !self.of(thread_id).is_empty();
+        let ask = (relay.is_some() && !followed).then(crate::threads::meta::new_id);
+        let answered = catch_ups.register(thread_id, peer, ask.clone());
+        drop(catch_ups);
+        if let (Some(relay), Some(ask)) = (relay, ask) {
+            relay.join(thread_id, &ask);
+        }
+        CatchingUp {
+            subscribers: Arc::clone(self),
+            thread_id: thread_id.to_owned(),
+            peer: peer.clone(),
+            answered,
+            finished: false,
+        }
+    }
+
+    /// `peer`'s connection read `known` of `thread_id` and has its answer: it follows the
+    /// thread, and gets what was kept for it (see [`CatchingUp::finish`]).
+    fn caught_up(&self, thread_id: &str, peer: &Peer, known: Known) {
+        let mut catch_ups = lock(&self.catch_ups);
+        // Not caught up when the connection stopped following the thread meanwhile.
+        let Some(kept) = catch_ups.caught_up(thread_id, peer, known) else {
+            return;
+        };
+        self.subscribe(thread_id, peer);
+        for (method, message) in kept {
+            peer.notify_encoded(method, message);
+        }
+        let deferred = catch_ups.settle(thread_id, true);
+        drop(catch_ups);
+        // A request the turn is waiting on is put to this connection too.
+        self.joined.notify_waiters();
+        self.put_deferred(thread_id, deferred);
+    }
+
+    /// Puts the requests of other servers that waited for connections catching up with
+    /// `thread_id` to its followers here, or refuses them when there are none.
+    fn put_deferred(&self, thread_id: &str, deferred: Vec<Deferred>) {
+        let Some(relay) = self.elsewhere.relay() else {
+            return;
+        };
+        for request in deferred {
+            self.asks
+                .put(Arc::clone(relay), thread_id, request, self.of(thread_id));
+        }
+    }
+
+    /// `peer`'s connection stopped catching up with `thread_id` before it followed it.
+    fn abandon(&self, thread_id: &str, peer: &Peer) {
+        let mut catch_ups = lock(&self.catch_ups);
+        let others = catch_ups.forget(thread_id, peer.connection_id());
+        let deferred = catch_ups.settle(thread_id, false);
+        if !others && self.of(thread_id).is_empty() {
+            self.elsewhere.announce(thread_id, false);
+        }
+        drop(catch_ups);
+        self.put_deferred(thread_id, deferred);
+    }
+
     /// Acts on what another server relayed about `thread_id`.
     pub(crate) fn deliver(&self, thread_id: &str, relayed: Relayed) {
         match relayed {
             Relayed::Notification { method, message } => {
+                let mut catch_ups = lock(&self.catch_ups);
+                let skip = catch_ups.take(thread_id, method, &message);
+                // Connections that closed while catching up are forgotten by `take`.
+                let deferred = catch_ups.settle(thread_id, false);
                 for peer in self.of(thread_id) {
-                    peer.notify_encoded(method, message.clone());
+                    if !skip.contains(&peer.connection_id()) {
+                        peer.notify_encoded(method, message.clone());
+                    }
                 }
+                drop(catch_ups);
+                self.put_deferred(thread_id, deferred);
             }
             Relayed::Interrupt { turn_id } => self.elsewhere.interrupt(thread_id, &turn_id),
             Relayed::Following { origin, following } => {
@@ -184,19 +309,49 @@ impl Subscribers {
                     self.version.fetch_add(1, Ordering::Release);
                 }
             }
+            Relayed::Join { origin, ask } => {
+                if self.elsewhere.heard(thread_id, origin, true) {
+                    self.version.fetch_add(1, Ordering::Release);
+                }
+                // Published after the change above, so after every notification that missed
+                // it: what those said is durable by now.
+                if self.elsewhere.runs_here(thread_id)
+                    && let Some(relay) = self.elsewhere.relay()
+                {
+                    relay.answer(thread_id, &ask, Ok(serde_json::Value::Null));
+                }
+            }
             Relayed::Ask {
                 ask,
                 method,
                 params,
             } => {
                 if let Some(relay) = self.elsewhere.relay() {
+                    let mut catch_ups = lock(&self.catch_ups);
                     let peers = self.of(thread_id);
-                    self.asks
-                        .put(Arc::clone(relay), thread_id, (ask, method, params), peers);
+                    let request = (ask, method, params);
+                    // Asked again as soon as the server running the turn hears of a connection
+                    // here, which is still catching up: put to it once it follows.
+                    let request = if peers.is_empty() {
+                        catch_ups.defer(thread_id, request)
+                    } else {
+                        Err(request)
+                    };
+                    drop(catch_ups);
+                    if let Err(request) = request {
+                        self.asks.put(Arc::clone(relay), thread_id, request, peers);
+                    }
                 }
             }
-            Relayed::Answer { ask, answer } => self.asks.answered(&ask, answer),
-            Relayed::Withdraw { ask } => self.asks.withdraw(&ask),
+            Relayed::Answer { ask, answer } => {
+                if !lock(&self.catch_ups).answered(thread_id, &ask) {
+                    self.asks.answered(&ask, answer);
+                }
+            }
+            Relayed::Withdraw { ask } => {
+                lock(&self.catch_ups).withdraw(thread_id, &ask);
+                self.asks.withdraw(&ask);
+            }
             Relayed::Steer { ask, params } => {
                 if let Some(relay) = self.elsewhere.relay() {
                     relay.answer(thread_id, &ask, self.elsewhere.steer(&params));
@@ -204,17 +359,19 @@ impl Subscribers {
             }
             Relayed::Joined => {
                 // What is followed here now, said again (and what no open connection follows
-                // any more, said gone).
-                let followed: Vec<(String, bool)> = self
-                    .by_thread
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
+                // any more, said gone); a thread being caught up with is followed.
+                let catch_ups = lock(&self.catch_ups);
+                let mut followed: HashMap<String, bool> = lock(&self.by_thread)
                     .iter_mut()
                     .map(|(thread_id, peers)| {
                         peers.retain(Peer::is_open);
                         (thread_id.clone(), !peers.is_empty())
                     })
                     .collect();
+                for thread_id in catch_ups.threads() {
+                    followed.insert(thread_id.to_owned(), true);
+                }
+                drop(catch_ups);
                 for (thread_id, following) in followed {
                     self.elsewhere.announce(&thread_id, following);
                 }
@@ -231,30 +388,47 @@ impl Subscribers {
     /// Stops `peer`'s connection following `thread_id`: how many open connections still
     /// follow it, or `None` when `peer`'s did not.
     pub(crate) fn unsubscribe(&self, thread_id: &str, peer: &Peer) -> Option<usize> {
-        let mut by_thread = self
-            .by_thread
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let peers = by_thread.get_mut(thread_id)?;
-        peers.retain(Peer::is_open);
-        let before = peers.len();
-        peers.retain(|p| p.connection_id() != peer.connection_id());
-        let (was, left) = (peers.len() < before, peers.len());
-        if left == 0 {
+        let connection = peer.connection_id();
+        let mut catch_ups = lock(&self.catch_ups);
+        // A connection still catching up follows the thread as far as its client knows.
+        let catching_up = catch_ups.holds(thread_id, connection);
+        let others_catching_up = catch_ups.forget(thread_id, connection);
+        let deferred = catch_ups.settle(thread_id, false);
+        let mut by_thread = lock(&self.by_thread);
+        let (was, left) = match by_thread.get_mut(thread_id) {
+            Some(peers) => {
+                peers.retain(Peer::is_open);
+                let before = peers.len();
+                peers.retain(|p| p.connection_id() != connection);
+                (peers.len() < before, peers.len())
+            }
+            None => (false, 0),
+        };
+        let was = was || catching_up;
+        if was && left == 0 {
             by_thread.remove(thread_id);
-            self.elsewhere.announce(thread_id, false);
+            if !others_catching_up {
+                self.elsewhere.announce(thread_id, false);
+            }
         }
+        drop(by_thread);
+        drop(catch_ups);
+        self.put_deferred(thread_id, deferred);
         self.version.fetch_add(1, Ordering::Release);
         was.then_some(left)
     }
 
     /// Drops every follower of `thread_id` (the thread is gone).
     pub(crate) fn forget(&self, thread_id: &str) {
+        let mut catch_ups = lock(&self.catch_ups);
+        let deferred = catch_ups.forget_thread(thread_id);
         let had = self
             .by_thread
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(thread_id);
+        drop(catch_ups);
+        self.put_deferred(thread_id, deferred);
         if had.is_some() {
             self.elsewhere.announce(thread_id, false);
         }

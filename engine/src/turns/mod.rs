@@ -434,6 +434,12 @@ impl Turns {
             }
         }));
         let turns = Arc::downgrade(self);
+        elsewhere.runs_with(Box::new(move |thread_id| {
+            turns
+                .upgrade()
+                .is_some_and(|turns| turns.is_running(thread_id))
+        }));
+        let turns = Arc::downgrade(self);
         elsewhere.steer_with(Box::new(move |params| {
             let turns = turns.upgrade().ok_or("the server is stopping")?;
             let params: TurnSteerParams =

@@ -416,20 +416,9 @@ async fn flush(shared: Arc<Shared>) {
 #[cfg(test)]
 mod tests {
     use agentwire_runtime::Hub;
-    use agentwire_runtime::outbound::{Closed, Outbound};
 
     use super::*;
     use crate::fs::roots::{Private, Root};
-
-    /// An outbound that keeps nothing.
-    struct Discard;
-
-    impl Outbound for Discard {
-        fn send(&self, _message: Vec<u8>) -> Result<(), Closed> {
-            Ok(())
-        }
-        fn close(&self) {}
-    }
 
     impl Watches {
         /// (kernel-watched directories, watches).
@@ -449,8 +438,7 @@ mod tests {
             Private::default(),
         );
         let hub = Arc::new(Hub::new(Duration::from_secs(1)));
-        let connection = hub.open(Box::new(Discard));
-        let peer = Peer::new(hub.clone(), connection.clone());
+        let peer = crate::test_peer::discarding(&hub);
         let watches = Watches::default();
         let raw = |p: &Path| p.to_str().expect("utf-8").to_owned();
         // A directory and a file in it share one kernel watch; another directory has its own.
@@ -468,10 +456,10 @@ mod tests {
             }
         }
         assert_eq!(watches.counts(), (2, 3));
-        assert!(watches.remove(connection.id(), "s"));
-        assert!(!watches.remove(connection.id(), "s"));
+        assert!(watches.remove(peer.connection_id(), "s"));
+        assert!(!watches.remove(peer.connection_id(), "s"));
         assert_eq!(watches.counts(), (1, 2));
-        hub.close(connection.id());
+        hub.close(peer.connection_id());
         // The flusher notices within a second or so; wait for it (generously) rather than time it.
         for _ in 0..600 {
             if watches.counts() == (0, 0) {

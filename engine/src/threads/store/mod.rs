@@ -132,6 +132,11 @@ pub(crate) enum Relayed {
     /// Server `origin` has followers of the thread now (`true`), or no more (`false`): the
     /// notifications of a turn on it here are published only while some server has.
     Following { origin: String, following: bool },
+    /// Server `origin` has followers of the thread now, one of whom is catching up with a turn
+    /// that runs here: once this server publishes that turn's notifications, it answers ask
+    /// `ask`, so that server knows that what it reads of the thread after the answer and what
+    /// it is sent from then on leave nothing out.
+    Join { origin: String, ask: String },
     /// A server (re)joined the relay and may have missed who follows what: every server says
     /// again which threads it has followers of.
     Joined,
@@ -174,6 +179,10 @@ pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
     /// Tells the other servers that this one has followers of thread `thread_id` now
     /// (`following`), or no more. Never blocks.
     fn follow(&self, thread_id: &str, following: bool);
+
+    /// Like [`Relay::follow`] (`true`), and asks the server running the thread's turn to answer
+    /// ask `ask` once it publishes the turn's notifications. Never blocks.
+    fn join(&self, thread_id: &str, ask: &str);
 
     /// Asks the followers of thread `thread_id` on the other servers the server request
     /// `method` with the encoded `params`, as ask `ask`. Never blocks.

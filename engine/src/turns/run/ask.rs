@@ -163,6 +163,7 @@ mod tests {
         fn publish(&self, _: &str, _: &'static str, _: Vec<u8>) {}
         fn interrupt(&self, _: &str, _: &str) {}
         fn follow(&self, _: &str, _: bool) {}
+        fn join(&self, _: &str, _: &str) {}
         fn ask(&self, _: &str, _: &str, _: &'static str, _: Vec<u8>) {
             self.asks.fetch_add(1, Ordering::Relaxed);
         }

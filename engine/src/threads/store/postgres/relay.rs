@@ -149,6 +149,10 @@ impl Relay for PgRelay {
         });
     }
 
+    fn join(&self, thread_id: &str, ask: &str) {
+        self.control(thread_id, wire::JOIN, &wire::AskRef::new(ask));
+    }
+
     fn ask(&self, thread_id: &str, ask: &str, method: &'static str, params: Vec<u8>) {
         match wire::ask_body(ask, params) {
             Ok(message) => self.queue(Outgoing {

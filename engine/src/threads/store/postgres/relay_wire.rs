@@ -22,6 +22,11 @@ pub(super) const FOLLOW: &str = "@follow";
 /// The header's method of a worker saying it has no more followers of the thread.
 pub(super) const UNFOLLOW: &str = "@unfollow";
 
+/// The header's method of a worker saying it has followers of the thread now, one of whom is
+/// catching up with a turn running elsewhere: the worker running it answers the ask named in the
+/// body once it publishes that turn's notifications (see [`Relayed::Join`]).
+pub(super) const JOIN: &str = "@join";
+
 /// The header's method of a worker that (re)joined the relay (its thread id is `-`).
 pub(super) const JOINED: &str = "@joined";
 
@@ -86,6 +91,13 @@ pub(super) fn decode(header: &Header<'_>, message: &[u8]) -> Result<Relayed, Str
             return Ok(Relayed::Following { origin, following });
         }
         JOINED => return Ok(Relayed::Joined),
+        JOIN => {
+            let body: AskRef = json(message)?;
+            return Ok(Relayed::Join {
+                origin,
+                ask: body.ask,
+            });
+        }
         ANSWER => {
             let body: AnswerBody = json(message)?;
             let answer = match (body.result, body.error) {
@@ -205,7 +217,12 @@ pub(super) fn ask_body(ask: &str, params: Vec<u8>) -> Result<Vec<u8>, String> {
 #[serde(deny_unknown_fields)]
 pub(super) struct AnswerBody {
     ask: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Present (`Some`) even when the result is `null`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     result: Option<serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<String>,
@@ -224,6 +241,13 @@ impl AnswerBody {
             error,
         }
     }
+}
+
+/// A field that is there, whatever its value: a `null` result is a result.
+fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(deserializer).map(Some)
 }
 
 /// Names an ask.
@@ -333,6 +357,18 @@ mod tests {
             decode(&header(ANSWER), &answer),
             Ok(Relayed::Answer { ask, answer: Ok(_) }) if ask == "k"
         ));
+        let null = serde_json::to_vec(&AnswerBody::new("k", Ok(serde_json::Value::Null)))
+            .expect("encodes");
+        assert!(
+            matches!(
+                decode(&header(ANSWER), &null),
+                Ok(Relayed::Answer {
+                    answer: Ok(serde_json::Value::Null),
+                    ..
+                })
+            ),
+            "a null result is a result"
+        );
         let failed =
             serde_json::to_vec(&AnswerBody::new("k", Err("timed out".into()))).expect("encodes");
         assert!(matches!(
@@ -341,6 +377,10 @@ mod tests {
         ));
         let withdraw = serde_json::to_vec(&AskRef::new("k")).expect("encodes");
         assert!(matches!(
+            decode(&header(JOIN), &withdraw),
+            Ok(Relayed::Join { origin, ask }) if origin == "o" && ask == "k"
+        ));
+        assert!(matches!(
             decode(&header(WITHDRAW), &withdraw),
             Ok(Relayed::Withdraw { ask }) if ask == "k"
         ));
@@ -348,6 +388,8 @@ mod tests {
             (ANSWER, &br#"{"ask":"k"}"#[..]),
             (ANSWER, br#"{"ask":"k","result":1,"error":"x"}"#),
             (WITHDRAW, br#"{"ask":"k","extra":1}"#),
+            (JOIN, b""),
+            (JOIN, br#"{"ask":7}"#),
             (method, br#"{"ask":"k"}"#),
             ("turn/start", br#"{"ask":"k","params":{}}"#),
             ("no/such", b"{}"),
