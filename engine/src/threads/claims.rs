@@ -56,15 +56,7 @@ impl Threads {
     /// Whether loaded `thread` has a turn that runs on another server: one its records leave
     /// open that does not run here.
     pub(super) fn turn_runs_elsewhere(&self, thread: &Arc<Mutex<LoadedThread>>) -> bool {
-        if !self.store.shared() {
-            return false;
-        }
-        let thread = lock(thread);
-        !matches!(thread.status, ThreadStatus::Active { .. })
-            && thread
-                .turns
-                .last()
-                .is_some_and(|turn| turn.status == TurnStatus::InProgress)
+        self.store.shared() && lock(thread).runs_elsewhere()
     }
 
     /// Reads loaded thread `id` again from its records: a turn that runs elsewhere has moved

@@ -167,20 +167,27 @@ impl LoadedThread {
         }
     }
 
-    /// The wire form; `turns` only when `include_turns`.
-    /// The status clients are told: a thread whose turn runs on another server of a shared
-    /// store (open in its records, not running here) is active here too.
+    /// Whether the thread's last turn runs on another server of a shared store: open in its
+    /// records while nothing runs here.
+    fn runs_elsewhere(&self) -> bool {
+        matches!(self.status, ThreadStatus::Idle)
+            && self
+                .turns
+                .last()
+                .is_some_and(|turn| turn.status == agentwire_protocol::TurnStatus::InProgress)
+    }
+
+    /// The status clients are told: a thread whose turn runs on another server is active here
+    /// too.
     fn reported_status(&self) -> ThreadStatus {
-        let open = self
-            .turns
-            .last()
-            .is_some_and(|turn| turn.status == agentwire_protocol::TurnStatus::InProgress);
-        match &self.status {
-            ThreadStatus::Idle if open => ThreadStatus::active().build(),
-            status => status.clone(),
+        if self.runs_elsewhere() {
+            ThreadStatus::active().build()
+        } else {
+            self.status.clone()
         }
     }
 
+    /// The wire form; `turns` only when `include_turns`.
     fn to_thread(&self, include_turns: bool) -> Thread {
         let path = self.log.as_ref().and_then(|log| log.location());
         let turns = if include_turns {
