@@ -5,9 +5,11 @@
 
 use serde_json::{Value, json};
 
+use crate::app_server_ws::App;
 use crate::client::{Client, completed_turn, params, thread_id};
 use crate::common::scratch;
 use crate::stores::Store;
+use crate::ws_conn::Conn;
 
 /// The deltas the model streams, one every `DELAY_MS`: short ticks around one delta far longer
 /// than a `NOTIFY` payload (8000 bytes), with characters of several bytes at its cuts.
@@ -269,6 +271,77 @@ fn an_approval_waiting_on_one_worker_is_answered_from_another() {
     assert!(workspace.join("from-a.txt").exists());
     a.stop();
     b.stop();
+    for dir in [root, home_b] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// An approval a turn on worker A waits for, already put to a client on worker B, is put as well
+/// to a second client that resumes the thread on B afterwards (B is not asked again: it follows
+/// the thread already); that client's answer counts on A, and the others' requests are withdrawn.
+#[test]
+fn an_approval_put_to_a_worker_reaches_a_client_joining_it_later() {
+    let store = Store::postgres("approve_late");
+    let root = scratch("approve-late");
+    let (home_a, workspace) = crate::common::home_and_workspace(&root);
+    let home_b = scratch("approve-late-b");
+    let script = json!({"version": 1, "responses": [{"steps": [
+        {"type": "command", "command": "touch from-late.txt"},
+        {"type": "message", "deltas": ["ok"]}
+    ]}]});
+    for home in [&home_a, &home_b] {
+        fixture(home, &script);
+    }
+    let mut a = Client::start_with(&home_a, &store.args());
+    let mut listen = store.args();
+    listen.extend(["--listen", "ws://127.0.0.1:0"]);
+    let worker_b = App::spawn(&home_b, &listen);
+    let addr = worker_b.listening_addr();
+    let thread = thread_id(&a.start_thread(
+        json!({"cwd": workspace, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}),
+    ));
+    const APPROVAL: &str = "item/commandExecution/requestApproval";
+
+    let mut first = Conn::open(addr);
+    first.call("thread/resume", json!({"threadId": thread}));
+    let turn = a.start_turn(&thread, "run it");
+    let (on_a_id, on_a) = a.server_request(APPROVAL);
+    let (first_id, on_first) = first.server_request(APPROVAL);
+    assert_eq!(on_first, on_a, "B's first client is asked what A asks");
+
+    let mut late = Conn::open(addr);
+    late.call("thread/resume", json!({"threadId": thread}));
+    let (late_id, on_late) = late.server_request(APPROVAL);
+    assert_eq!(on_late, on_a, "the client joining later is asked too");
+    assert_eq!(on_late["turnId"], json!(turn));
+    late.send(&json!({"id": late_id, "result": {"decision": "accept"}}));
+
+    let seen_a = a.until_turn_completed();
+    let (seen_first, seen_late) = (first.until_turn_completed(), late.until_turn_completed());
+    for (who, seen) in [("A", &seen_a), ("first", &seen_first), ("late", &seen_late)] {
+        assert_eq!(completed_turn(seen)["status"], json!("completed"), "{who}");
+    }
+    assert!(
+        workspace.join("from-late.txt").exists(),
+        "the late client's accept ran the command on A"
+    );
+    let withdrawn = |seen: &[Value], id: &Value| {
+        params(seen, "serverRequest/resolved")
+            .iter()
+            .any(|p| p["requestId"] == *id && p["threadId"] == json!(thread))
+    };
+    assert!(withdrawn(&seen_a, &on_a_id), "A's request is withdrawn");
+    assert!(
+        withdrawn(&seen_first, &first_id),
+        "B's first client's is withdrawn"
+    );
+    assert!(
+        withdrawn(&seen_late, &late_id),
+        "the late client's is resolved"
+    );
+    a.stop();
+    drop((first, late));
+    let _ = worker_b.terminate();
     for dir in [root, home_b] {
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -45,3 +45,4 @@ mod turn_panic;
 mod wire_contract;
 mod ws_budget;
 mod ws_buffers;
+mod ws_conn;

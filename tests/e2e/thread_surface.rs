@@ -3,108 +3,14 @@
 //! `thread/revert` and `thread/shellCommand`. Each test has its own `AGENTWIRE_HOME`; some write
 //! a rollout in the 0.2.0 on-disk format themselves (so old files are shown to load).
 
-use std::collections::VecDeque;
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use futures_util::SinkExt;
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::app_server_ws::{App, initialize, next_json, open};
+use crate::app_server_ws::App;
 use crate::client::{Client, params, thread_id};
 use crate::common::{home_and_workspace, scratch};
-
-/// One of several connections to the same server (a websocket), driven synchronously like
-/// [`Client`].
-struct Conn {
-    runtime: tokio::runtime::Runtime,
-    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
-    next_id: i64,
-    backlog: VecDeque<Value>,
-}
-
-impl Conn {
-    fn open(addr: SocketAddr) -> Self {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        let mut ws = runtime.block_on(open(addr, None)).expect("upgrade");
-        runtime.block_on(initialize(&mut ws));
-        Self {
-            runtime,
-            ws,
-            next_id: 100,
-            backlog: VecDeque::new(),
-        }
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
-        self.next_id += 1;
-        let id = json!(self.next_id);
-        let message = json!({"id": id, "method": method, "params": params}).to_string();
-        self.runtime
-            .block_on(self.ws.send(Message::text(message)))
-            .expect("send");
-        loop {
-            let message = self.runtime.block_on(next_json(&mut self.ws));
-            if message["id"] == id && message.get("method").is_none() {
-                return match message.get("error") {
-                    Some(error) => Err(error.clone()),
-                    None => Ok(message["result"].clone()),
-                };
-            }
-            self.backlog.push_back(message);
-        }
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        self.request(method, params)
-            .unwrap_or_else(|error| panic!("{method} failed: {error}"))
-    }
-
-    fn call_err(&mut self, method: &str, params: Value) -> Value {
-        match self.request(method, params) {
-            Ok(result) => panic!("{method} should have failed, got {result}"),
-            Err(error) => error,
-        }
-    }
-
-    /// The params of the first notification `method` (waiting for it); removed from the backlog.
-    fn notification(&mut self, method: &str) -> Value {
-        loop {
-            if let Some(at) = self
-                .backlog
-                .iter()
-                .position(|n| n["method"] == json!(method))
-            {
-                let found = self.backlog.remove(at).expect("position is valid");
-                return found["params"].clone();
-            }
-            let message = self.runtime.block_on(next_json(&mut self.ws));
-            self.backlog.push_back(message);
-        }
-    }
-
-    /// Every message up to and including `turn/completed`, in order.
-    fn until_turn_completed(&mut self) -> Vec<Value> {
-        let completed = self.notification("turn/completed");
-        let mut all: Vec<Value> = self.backlog.drain(..).collect();
-        all.push(json!({"method": "turn/completed", "params": completed}));
-        all
-    }
-
-    fn start_turn(&mut self, thread: &str, text: &str) -> String {
-        let answer = self.call(
-            "turn/start",
-            json!({"threadId": thread, "input": [{"type": "text", "text": text}]}),
-        );
-        answer["turn"]["id"].as_str().expect("turn id").to_owned()
-    }
-}
+use crate::ws_conn::Conn;
 
 /// What the tests ask of a connection, stdio or websocket.
 trait Rpc {
@@ -315,11 +221,11 @@ fn unsubscribe_unloads_the_thread_when_its_last_follower_leaves() {
     assert_eq!(read["thread"]["id"], json!(id));
     assert!(
         !second
-            .backlog
+            .backlog()
             .iter()
             .any(|m| m["method"] == json!("turn/started")),
         "turn {turn} reached a connection that unsubscribed: {:?}",
-        second.backlog
+        second.backlog()
     );
 
     assert_eq!(

@@ -19,7 +19,7 @@ pub(crate) async fn get_conversation_summary(
     params: GetConversationSummaryParams,
 ) -> Result<GetConversationSummaryResponse, HandlerError> {
     let _ = context;
-    summary::get(engine, params)
+    summary::get(engine, params).await
 }
 
 /// Serves `gitDiffToRemote`.

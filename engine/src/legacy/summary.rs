@@ -9,6 +9,9 @@
 //!
 //! `preview` is the first user message, `timestamp` and `updatedAt` are RFC 3339 (UTC, whole
 //! seconds), `gitInfo` is what was recorded when the thread was created.
+//!
+//! Both lookups read the disk (the index, the rollout, the path's folders), so the whole lookup
+//! runs on the blocking pool.
 
 use std::path::{Path, PathBuf};
 
@@ -21,22 +24,34 @@ use agentwire_protocol::{
 use agentwire_runtime::HandlerError;
 
 use crate::Engine;
+use crate::handler::blocking;
+use crate::threads::Threads;
 use crate::threads::error::ThreadError;
 use crate::threads::paths::{ARCHIVED_SESSIONS, SESSIONS};
 
 const METHOD: &str = GetConversationSummary::NAME;
 
 /// Answers `getConversationSummary`.
-pub(super) fn get(
+pub(super) async fn get(
     engine: &Engine,
+    params: GetConversationSummaryParams,
+) -> Result<GetConversationSummaryResponse, HandlerError> {
+    let threads = engine.threads.clone();
+    let home = engine.config().home.clone();
+    blocking::<GetConversationSummary, _, _>(move || look_up(&threads, &home, params)).await
+}
+
+/// The summary `params` names, read from the index or the rollout.
+fn look_up(
+    threads: &Threads,
+    home: &Path,
     params: GetConversationSummaryParams,
 ) -> Result<GetConversationSummaryResponse, HandlerError> {
     let thread = match params {
         GetConversationSummaryParams::ConversationId {
             conversation_id, ..
         } => {
-            engine
-                .threads
+            threads
                 .read(
                     ThreadReadParams::builder()
                         .thread_id(conversation_id.clone())
@@ -51,8 +66,8 @@ pub(super) fn get(
                 .thread
         }
         GetConversationSummaryParams::RolloutPath { rollout_path, .. } => {
-            let path = rollout_inside_home(&engine.config().home, &rollout_path)?;
-            engine.threads.read_rollout_at(&path).map_err(|e| match e {
+            let path = rollout_inside_home(home, &rollout_path)?;
+            threads.read_rollout_at(&path).map_err(|e| match e {
                 ThreadError::Storage(reason) => HandlerError::invalid_params(
                     METHOD,
                     format!("rolloutPath: {rollout_path} is not a readable rollout: {reason}"),

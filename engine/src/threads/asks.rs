@@ -3,17 +3,19 @@
 //! those on the other servers: each of them puts the request to its followers (under request
 //! ids of its own) and answers with the first well-formed result, or why there is none. The first
 //! answer from anywhere wins; the rest are withdrawn (`serverRequest/resolved` everywhere).
+//! A connection here that starts following the thread while another server's request is being
+//! put to the followers here is asked too ([`Asks::joined`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use agentwire_protocol::method::MethodInfo;
-use agentwire_runtime::Peer;
+use agentwire_runtime::{ConnectionId, Peer};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 use super::lock;
 use super::store::Relay;
@@ -36,9 +38,46 @@ pub(crate) struct Asks {
     /// Asked here: where the other servers' answers to each ask go.
     waiting: Waiting,
     /// Asked elsewhere and put to the followers here: the task asking them, per ask.
-    asking: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
+    asking: Arc<Mutex<HashMap<String, Putting>>>,
     /// The runtime the followers here are served on (taken when the first one subscribes).
     runtime: OnceLock<tokio::runtime::Handle>,
+}
+
+/// Another server's ask being put to the followers here.
+#[derive(Debug)]
+struct Putting {
+    thread_id: String,
+    task: tokio::task::AbortHandle,
+    joiners: Arc<Joiners>,
+}
+
+/// Connections that started following a thread while an ask of it is being put here: the task
+/// putting it asks them too. Each connection is held once, so this is bounded by the
+/// connections.
+#[derive(Debug, Default)]
+struct Joiners {
+    peers: Mutex<Vec<Peer>>,
+    arrived: Notify,
+}
+
+impl Joiners {
+    fn add(&self, peers: impl IntoIterator<Item = Peer>) {
+        let mut held = lock(&self.peers);
+        for peer in peers {
+            if !held
+                .iter()
+                .any(|p| p.connection_id() == peer.connection_id())
+            {
+                held.push(peer);
+            }
+        }
+        drop(held);
+        self.arrived.notify_one();
+    }
+
+    fn take(&self) -> Vec<Peer> {
+        std::mem::take(&mut *lock(&self.peers))
+    }
 }
 
 /// An ask of this server waiting for the other servers' answers. Dropping it withdraws it.
@@ -145,7 +184,8 @@ impl Asks {
 
     /// Puts ask `ask` of another server (the request `method` with `params`) to `peers`, the
     /// followers of `thread_id` here, and answers it through `relay` with the first well-formed
-    /// result or why there is none. An ask already being put is not put twice.
+    /// result or why there is none. An ask already being put is not put twice: those of `peers`
+    /// not asked yet are asked too.
     pub(crate) fn put(
         &self,
         relay: Arc<dyn Relay>,
@@ -154,7 +194,8 @@ impl Asks {
         peers: Vec<Peer>,
     ) {
         let mut asking = lock(&self.asking);
-        if asking.contains_key(&ask) {
+        if let Some(putting) = asking.get(&ask) {
+            putting.joiners.add(peers);
             return;
         }
         let refused = if peers.is_empty() {
@@ -172,35 +213,73 @@ impl Asks {
                 return;
             }
         };
-        let thread_id = thread_id.to_owned();
+        let joiners = Arc::new(Joiners::default());
+        joiners.add(peers);
         let registry = Arc::clone(&self.asking);
         let id = ask.clone();
+        let (thread, from) = (thread_id.to_owned(), Arc::clone(&joiners));
         // The task removes itself once done; `asking` is held until it is registered.
         let task = runtime.spawn(async move {
-            let mut pending: FuturesUnordered<_> = peers
-                .iter()
-                .map(|peer| peer.request_encoded(method, &thread_id, &params))
-                .collect();
-            let mut last = String::from("no client answered");
-            let answer = loop {
-                match pending.next().await {
-                    Some(Ok(result)) => break Ok(result),
-                    Some(Err(error)) => last = error.to_string(),
-                    None => break Err(format!("{}: {last}", method.name)),
-                }
-            };
-            // The requests still waiting are withdrawn here.
-            drop(pending);
+            let answer = first_answer(method, &thread, &params, &from).await;
             lock(&registry).remove(&id);
-            relay.answer(&thread_id, &id, answer);
+            relay.answer(&thread, &id, answer);
         });
-        asking.insert(ask, task.abort_handle());
+        let putting = Putting {
+            thread_id: thread_id.to_owned(),
+            task: task.abort_handle(),
+            joiners,
+        };
+        asking.insert(ask, putting);
+    }
+
+    /// `peer`'s connection started following `thread_id` and has its answer: the asks of other
+    /// servers being put to the thread's followers here are put to it too.
+    pub(crate) fn joined(&self, thread_id: &str, peer: &Peer) {
+        for putting in lock(&self.asking).values() {
+            if putting.thread_id == thread_id {
+                putting.joiners.add([peer.clone()]);
+            }
+        }
     }
 
     /// Ask `ask` of another server has its answer: its requests here are withdrawn.
     pub(crate) fn withdraw(&self, ask: &str) {
-        if let Some(task) = lock(&self.asking).remove(ask) {
-            task.abort();
+        if let Some(putting) = lock(&self.asking).remove(ask) {
+            putting.task.abort();
+        }
+    }
+}
+
+/// Puts the request `method` with `params` of `thread_id` to every connection `joiners` holds,
+/// now or later, each once: the first well-formed result, or why there is none once every
+/// connection asked has failed. The requests still waiting are withdrawn when it returns.
+async fn first_answer(
+    method: &'static MethodInfo,
+    thread_id: &str,
+    params: &RawValue,
+    joiners: &Joiners,
+) -> Answer {
+    let mut asked: Vec<ConnectionId> = Vec::new();
+    let mut pending = FuturesUnordered::new();
+    let mut last = String::from("no client answered");
+    loop {
+        // Armed before the joiners are taken, so that none added after is missed.
+        let arrived = joiners.arrived.notified();
+        for peer in joiners.take() {
+            if !asked.contains(&peer.connection_id()) {
+                asked.push(peer.connection_id());
+                pending.push(async move { peer.request_encoded(method, thread_id, params).await });
+            }
+        }
+        if pending.is_empty() {
+            return Err(format!("{}: {last}", method.name));
+        }
+        tokio::select! {
+            Some(answer) = pending.next() => match answer {
+                Ok(result) => return Ok(result),
+                Err(error) => last = error.to_string(),
+            },
+            () = arrived => {}
         }
     }
 }

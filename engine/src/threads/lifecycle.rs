@@ -158,7 +158,7 @@ impl Threads {
             context,
             &params.thread_id,
             &thread.summary,
-            self.subscribers.join_signal(),
+            Arc::clone(&self.subscribers),
         );
         let settings = thread.summary.meta.settings.clone();
         let sources = self.instruction_sources(&settings.cwd);

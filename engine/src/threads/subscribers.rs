@@ -385,6 +385,14 @@ impl Subscribers {
         self.joined.clone()
     }
 
+    /// `peer`'s connection joined `thread_id` (`thread/resume`) and has its answer: the
+    /// requests the thread's turn waits on are put to it too, the turn's own (if it runs here)
+    /// and those another server is putting to the followers here.
+    pub(crate) fn joined(&self, thread_id: &str, peer: &Peer) {
+        self.joined.notify_waiters();
+        self.asks.joined(thread_id, peer);
+    }
+
     /// Stops `peer`'s connection following `thread_id`: how many open connections still
     /// follow it, or `None` when `peer`'s did not.
     pub(crate) fn unsubscribe(&self, thread_id: &str, peer: &Peer) -> Option<usize> {

@@ -9,11 +9,11 @@ use agentwire_protocol::{
     ThreadTokenUsage, ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown,
 };
 use agentwire_runtime::RequestContext;
-use tokio::sync::Notify;
 
 use super::error::ThreadError;
 use super::meta::{ThreadSummary, TokenTotals, now};
 use super::rollout::RolloutRecord;
+use super::subscribers::Subscribers;
 use super::{Threads, lock};
 
 /// No tokens.
@@ -152,14 +152,14 @@ impl Threads {
 
 /// Once the answer to `context`'s request (a `thread/resume`) is sent: sends the resuming
 /// connection alone the totals of thread `thread_id` (`summary`'s), if it has any, as the
-/// reference does so a client shows them before the next turn; then signals `joined` (see
-/// [`super::subscribers::Subscribers::join_signal`]), so that an approval request the
-/// thread's turn is waiting on is sent to the new follower too.
+/// reference does so a client shows them before the next turn; then tells `subscribers` it
+/// joined (see [`Subscribers::joined`]), so that an approval request the thread's turn is
+/// waiting on is sent to the new follower too.
 pub(crate) fn after_resume(
     context: &RequestContext,
     thread_id: &str,
     summary: &ThreadSummary,
-    joined: Arc<Notify>,
+    subscribers: Arc<Subscribers>,
 ) {
     let totals = summary.token_usage.clone();
     let peer = context.peer.clone();
@@ -168,13 +168,13 @@ pub(crate) fn after_resume(
         if let Some(totals) = totals {
             peer.notify::<ThreadTokenUsageUpdated>(
                 &ThreadTokenUsageUpdatedNotification::builder()
-                    .thread_id(thread_id)
+                    .thread_id(thread_id.clone())
                     .turn_id(totals.turn_id)
                     .token_usage(totals.usage)
                     .build(),
             );
         }
-        joined.notify_waiters();
+        subscribers.joined(&thread_id, &peer);
     });
 }
 
