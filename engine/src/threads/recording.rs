@@ -115,8 +115,23 @@ impl Threads {
     }
 
     /// The turns of thread `id`, loaded or not, oldest first.
+    #[cfg(test)]
     pub(crate) fn turns(&self, id: &str) -> Result<Vec<Turn>, ThreadError> {
-        self.snapshot(id).map(|(_, turns)| turns)
+        self.with_turns(id, <[Turn]>::to_vec)
+    }
+
+    /// What `read` makes of the turns of thread `id` (loaded or not, oldest first). A loaded
+    /// thread's turns are read in place, under its lock, rather than copied first: a turn's
+    /// history is built from every item of the thread.
+    pub(crate) fn with_turns<T>(
+        &self,
+        id: &str,
+        read: impl FnOnce(&[Turn]) -> T,
+    ) -> Result<T, ThreadError> {
+        match self.loaded(id) {
+            Some(thread) => Ok(read(&lock(&thread).turns)),
+            None => self.snapshot(id).map(|(_, turns)| read(&turns)),
+        }
     }
 
     /// Applies `overrides` to the settings of loaded thread `id`; records them when they

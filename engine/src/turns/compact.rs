@@ -68,7 +68,7 @@ impl Turns {
         let settings = self
             .threads
             .update_settings(&thread_id, SettingsOverrides::default())?;
-        let mut history = history::from_turns(&self.threads.turns(&thread_id)?);
+        let mut history = self.threads.with_turns(&thread_id, history::from_turns)?;
         if history.is_empty() {
             return Err(ThreadError::Conflict(format!(
                 "thread {thread_id} has no history to compact"

@@ -247,7 +247,7 @@ impl Turns {
             summary: settings.reasoning_summary.clone(),
             schema: params.output_schema,
         };
-        let history = history::from_turns(&self.threads.turns(&thread_id)?);
+        let history = self.threads.with_turns(&thread_id, history::from_turns)?;
         self.threads
             .subscribers
             .subscribe(&thread_id, &context.peer);
