@@ -93,6 +93,10 @@ impl Handler for Engine {
         crate::initialize::response(client, &self.config.home)
     }
 
+    fn connection_closed(&self, connection: agentwire_runtime::ConnectionId) {
+        self.threads.subscribers.closed(connection);
+    }
+
     fn initialized(
         &self,
         context: NotificationContext,

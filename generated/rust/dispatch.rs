@@ -5,7 +5,7 @@
 
 use agentwire_protocol::*;
 
-use crate::handler::{HandlerError, NotificationContext, RequestContext, decode_params, encode_result};
+use crate::handler::{ConnectionId, HandlerError, NotificationContext, RequestContext, decode_params, encode_result};
 
 /// Serves client requests and notifications.
 ///
@@ -16,6 +16,14 @@ pub trait Handler: Send + Sync + 'static {
     /// (`userAgent`, `codexHome`, the platform). The runtime answers the handshake itself (it
     /// negotiates the connection's capabilities) with what this returns.
     fn initialize_response(&self, client: &ClientInfo) -> InitializeResponse;
+
+    /// Connection `connection` closed (its client went away, or the server closed it): nothing
+    /// will reach it again, so whatever the handler keeps for it can go. Called once per
+    /// connection, on the runtime, after the call that closed it has returned. Does nothing by
+    /// default.
+    fn connection_closed(&self, connection: ConnectionId) {
+        let _ = connection;
+    }
     /// Creates a new thread and loads it.
     ///
     /// Wire method `thread/start`.

@@ -31,7 +31,11 @@ pub struct Hub {
     background: TaskTracker,
     stop: CancellationToken,
     recorder: OnceLock<Arc<Recorder>>,
+    closed: OnceLock<(tokio::runtime::Handle, CloseHook)>,
 }
+
+/// What is told of every connection the hub closes (see [`Hub::on_close`]).
+type CloseHook = Arc<dyn Fn(ConnectionId) + Send + Sync>;
 
 impl Hub {
     /// An empty hub whose server→client requests time out after `request_timeout`.
@@ -43,6 +47,7 @@ impl Hub {
             background: TaskTracker::new(),
             stop: CancellationToken::new(),
             recorder: OnceLock::new(),
+            closed: OnceLock::new(),
         }
     }
 
@@ -125,10 +130,28 @@ impl Hub {
         connection
     }
 
-    /// Closes a connection and forgets it.
+    /// Tells `hook` of every connection closed from now on, once each, as a task on `runtime`:
+    /// never inside the call that closed the connection (a send that found its queue full, say),
+    /// so the hook may take locks that the sender held. Only the first hook set counts.
+    pub fn on_close(
+        &self,
+        runtime: tokio::runtime::Handle,
+        hook: impl Fn(ConnectionId) + Send + Sync + 'static,
+    ) {
+        if self.closed.set((runtime, Arc::new(hook))).is_err() {
+            tracing::warn!("a second connection-closed hook was ignored");
+        }
+    }
+
+    /// Closes a connection and forgets it; the hook set by [`Hub::on_close`] hears of it.
     pub fn close(&self, id: ConnectionId) {
-        if let Some(connection) = self.connections().remove(&id) {
-            connection.close();
+        let Some(connection) = self.connections().remove(&id) else {
+            return;
+        };
+        connection.close();
+        if let Some((runtime, hook)) = self.closed.get() {
+            let hook = Arc::clone(hook);
+            drop(runtime.spawn(async move { hook(id) }));
         }
     }
 

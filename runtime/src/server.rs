@@ -127,9 +127,17 @@ impl<H: Handler> Server<H> {
             hub.record_with(recorder.clone());
         }
         let in_flight = Arc::new(Semaphore::new(config.max_in_flight_requests));
+        let handler = Arc::new(handler);
+        // Weak: the handler keeps peers, and so the hub, alive.
+        let told = Arc::downgrade(&handler);
+        hub.on_close(runtime.clone(), move |connection| {
+            if let Some(handler) = told.upgrade() {
+                handler.connection_closed(connection);
+            }
+        });
         Self {
             shared: Arc::new(Shared {
-                handler: Arc::new(handler),
+                handler,
                 validators: Validators::new(),
                 config,
                 hub,

@@ -18,6 +18,7 @@ mod engine_openai;
 mod engine_threads;
 mod engine_tools;
 mod engine_turns;
+mod follow_closed;
 mod follow_hops;
 mod follow_live;
 mod fs;

@@ -251,7 +251,9 @@ impl CatchUps {
 
     /// Takes the relayed notification `method` of `thread_id`: kept for the connections still
     /// reading the thread, or weighed for those being spared. The connections not to send it
-    /// to (the ones it was kept for, or that are spared it).
+    /// to (the ones it was kept for, or that are spared it). A connection that closed stays
+    /// until it is forgotten (`Subscribers::closed`), which also says whether this server still
+    /// follows the thread.
     pub(crate) fn take(
         &mut self,
         thread_id: &str,
@@ -270,13 +272,13 @@ impl CatchUps {
                     *dropped += 1;
                 }
                 skip.push(c.peer.connection_id());
-                c.peer.is_open()
+                true
             }
             Stage::Sparing(known) => match known.verdict(method.name, message) {
-                Verdict::Pass => c.peer.is_open(),
+                Verdict::Pass => true,
                 Verdict::Spare => {
                     skip.push(c.peer.connection_id());
-                    c.peer.is_open()
+                    true
                 }
                 Verdict::PassAndEnd => false,
                 Verdict::SpareAndEnd => {

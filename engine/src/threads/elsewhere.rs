@@ -140,6 +140,18 @@ impl Elsewhere {
         true
     }
 
+    /// Server `origin` is gone: it follows nothing any more. Whether that changed what is
+    /// published.
+    pub(crate) fn gone(&self, origin: &str) -> bool {
+        let mut followed = lock(&self.followed);
+        let before = followed.len();
+        followed.retain(|_, servers| {
+            servers.remove(origin);
+            !servers.is_empty()
+        });
+        followed.len() != before
+    }
+
     /// How many other servers said they have followers of `thread_id`.
     pub(crate) fn servers_following(&self, thread_id: &str) -> usize {
         lock(&self.followed).get(thread_id).map_or(0, HashSet::len)
@@ -197,5 +209,20 @@ mod tests {
         assert!(!elsewhere.heard("t", "b".into(), false), "already gone");
         elsewhere.announce("v", true);
         assert_eq!(*lock(&said.0), [("v".to_owned(), true)]);
+    }
+
+    #[test]
+    fn a_server_that_is_gone_follows_nothing() {
+        let elsewhere = Elsewhere::default();
+        elsewhere.relay_through(Arc::new(Said::default()));
+        elsewhere.heard("t", "dead".into(), true);
+        elsewhere.heard("u", "dead".into(), true);
+        elsewhere.heard("u", "alive".into(), true);
+        assert!(!elsewhere.gone("nobody"), "no one followed anything");
+        assert!(elsewhere.gone("dead"), "t is followed by no one now");
+        assert!(elsewhere.relay_for("t").is_none());
+        assert!(elsewhere.relay_for("u").is_some(), "u is still followed");
+        assert_eq!(elsewhere.servers_following("u"), 1);
+        assert!(!elsewhere.gone("dead"), "already gone");
     }
 }

@@ -1,6 +1,7 @@
 //! Which connections follow a thread: those that started, resumed or forked it, or started a
 //! turn on it. A turn's notifications go to every one of them, so a second client that resumes
-//! a running thread sees its progress. Closed connections are dropped as they are found.
+//! a running thread sees its progress. A connection that closes is dropped from every thread at
+//! once ([`Subscribers::closed`]).
 //!
 //! When other servers share the store, a thread's followers may be connected to any of them:
 //! what a turn here sends its followers is also published through the store's [`Relay`], and
@@ -8,13 +9,13 @@
 //! connection that resumes a thread whose turn runs elsewhere catches up with it first (see
 //! [`super::catch_up`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agentwire_protocol::method::{Notification, Request};
-use agentwire_runtime::Peer;
 use agentwire_runtime::outbound::notification_message;
+use agentwire_runtime::{ConnectionId, Peer};
 use tokio::sync::Notify;
 
 use super::asks::{Asks, RemoteAsk};
@@ -130,8 +131,12 @@ impl Subscribers {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         self.asks.note_runtime();
+        // Checked under the lock that `closed` takes after the connection is gone: a closed
+        // connection is either refused here or found there.
+        if !peer.is_open() {
+            return;
+        }
         let peers = by_thread.entry(thread_id.to_owned()).or_default();
-        peers.retain(Peer::is_open);
         let first = peers.is_empty();
         if !peers
             .iter()
@@ -147,15 +152,14 @@ impl Subscribers {
 
     /// The open connections following `thread_id`.
     pub(crate) fn of(&self, thread_id: &str) -> Vec<Peer> {
-        let mut by_thread = self
+        let by_thread = self
             .by_thread
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        match by_thread.get_mut(thread_id) {
-            Some(peers) => {
-                peers.retain(Peer::is_open);
-                peers.clone()
-            }
+        // A closed connection stays listed until `closed` takes it out (and says whether the
+        // thread is still followed here); it is left out here.
+        match by_thread.get(thread_id) {
+            Some(peers) => peers.iter().filter(|p| p.is_open()).cloned().collect(),
             None => Vec::new(),
         }
     }
@@ -303,6 +307,11 @@ impl Subscribers {
                 self.put_deferred(thread_id, deferred);
             }
             Relayed::Interrupt { turn_id } => self.elsewhere.interrupt(thread_id, &turn_id),
+            Relayed::Gone { origin } => {
+                if self.elsewhere.gone(&origin) {
+                    self.version.fetch_add(1, Ordering::Release);
+                }
+            }
             Relayed::Following { origin, following } => {
                 if self.elsewhere.heard(thread_id, origin, following) {
                     // Running turns pick the change up with their next notification.
@@ -362,11 +371,8 @@ impl Subscribers {
                 // any more, said gone); a thread being caught up with is followed.
                 let catch_ups = lock(&self.catch_ups);
                 let mut followed: HashMap<String, bool> = lock(&self.by_thread)
-                    .iter_mut()
-                    .map(|(thread_id, peers)| {
-                        peers.retain(Peer::is_open);
-                        (thread_id.clone(), !peers.is_empty())
-                    })
+                    .iter()
+                    .map(|(thread_id, peers)| (thread_id.clone(), peers.iter().any(Peer::is_open)))
                     .collect();
                 for thread_id in catch_ups.threads() {
                     followed.insert(thread_id.to_owned(), true);
@@ -396,24 +402,53 @@ impl Subscribers {
     /// Stops `peer`'s connection following `thread_id`: how many open connections still
     /// follow it, or `None` when `peer`'s did not.
     pub(crate) fn unsubscribe(&self, thread_id: &str, peer: &Peer) -> Option<usize> {
-        let connection = peer.connection_id();
+        self.unsubscribe_connection(thread_id, peer.connection_id())
+    }
+
+    /// Connection `connection` closed: it follows no thread and catches up with none from now
+    /// on. A thread it was the last follower of here stops being followed at once, so another
+    /// server running its turns stops publishing them. Connections are taken out only here
+    /// (or by `thread/unsubscribe`), never on the way, so that none is missed.
+    pub(crate) fn closed(&self, connection: ConnectionId) {
+        let threads: BTreeSet<String> = {
+            let catch_ups = lock(&self.catch_ups);
+            let by_thread = lock(&self.by_thread);
+            let following = by_thread
+                .iter()
+                .filter(|(_, peers)| peers.iter().any(|p| p.connection_id() == connection))
+                .map(|(thread_id, _)| thread_id.clone());
+            let catching_up = catch_ups
+                .threads()
+                .filter(|thread_id| catch_ups.holds(thread_id, connection))
+                .map(str::to_owned);
+            following.chain(catching_up).collect()
+        };
+        for thread_id in threads {
+            self.unsubscribe_connection(&thread_id, connection);
+        }
+    }
+
+    /// See [`Subscribers::unsubscribe`].
+    fn unsubscribe_connection(&self, thread_id: &str, connection: ConnectionId) -> Option<usize> {
         let mut catch_ups = lock(&self.catch_ups);
         // A connection still catching up follows the thread as far as its client knows.
         let catching_up = catch_ups.holds(thread_id, connection);
         let others_catching_up = catch_ups.forget(thread_id, connection);
         let deferred = catch_ups.settle(thread_id, false);
         let mut by_thread = lock(&self.by_thread);
-        let (was, left) = match by_thread.get_mut(thread_id) {
+        // Closed connections still listed count as followers until their own turn here:
+        // the thread stops being followed once the last of them is taken out.
+        let (was, listed, left) = match by_thread.get_mut(thread_id) {
             Some(peers) => {
-                peers.retain(Peer::is_open);
                 let before = peers.len();
                 peers.retain(|p| p.connection_id() != connection);
-                (peers.len() < before, peers.len())
+                let open = peers.iter().filter(|p| p.is_open()).count();
+                (peers.len() < before, peers.len(), open)
             }
-            None => (false, 0),
+            None => (false, 0, 0),
         };
         let was = was || catching_up;
-        if was && left == 0 {
+        if was && listed == 0 {
             by_thread.remove(thread_id);
             if !others_catching_up {
                 self.elsewhere.announce(thread_id, false);

@@ -12,7 +12,8 @@
 //!   usable answer. `command[1]`, when present, is the approval's `threadId`.
 //!
 //! Every call appends `start <key>` and `end <key>` to [`State::log`] (the key is the `threadId`,
-//! plus `/<name>` for `thread/name/set`), so tests can see the order calls ran in.
+//! plus `/<name>` for `thread/name/set`), so tests can see the order calls ran in; a connection
+//! that closes appends `closed <connection id>`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -28,7 +29,7 @@ use agentwire_protocol::{
     ThreadListParams, ThreadListResponse, ThreadNameUpdatedNotification, ThreadReadParams,
     ThreadReadResponse, ThreadSetNameParams, ThreadSetNameResponse, WarningNotification,
 };
-use agentwire_runtime::{Handler, HandlerError, RequestContext, ServerRequestError};
+use agentwire_runtime::{ConnectionId, Handler, HandlerError, RequestContext, ServerRequestError};
 use serde_json::json;
 
 /// A server notification declared experimental, which the method table does not have: it lets
@@ -57,6 +58,13 @@ pub struct State {
 }
 
 impl State {
+    /// The `closed …` entries of [`State::log`]: one per connection closed so far.
+    pub fn closed(&self) -> Vec<String> {
+        let mut log = self.log();
+        log.retain(|entry| entry.starts_with("closed "));
+        log
+    }
+
     /// Every `start …` / `end …` entry so far, in the order they happened.
     pub fn log(&self) -> Vec<String> {
         self.log
@@ -152,6 +160,10 @@ impl Handler for Scripted {
             .platform_family(std::env::consts::FAMILY.to_owned())
             .platform_os(std::env::consts::OS.to_owned())
             .build()
+    }
+
+    fn connection_closed(&self, connection: ConnectionId) {
+        self.state.record(format!("closed {}", connection.0));
     }
 
     async fn thread_read(

@@ -530,6 +530,51 @@ async fn slow_reader_is_cut(limits: impl FnOnce(&mut RuntimeConfig)) {
     }
     let listed = request(&mut fast, json!("after"), ThreadList::NAME, json!({})).await;
     assert_eq!(listed["result"]["data"], json!([]));
+    // Closed by the server, not the client, the handler hears of it all the same.
+    closed_within(&served.state, 1).await;
+    served.shutdown().await;
+}
+
+/// Waits until the handler has heard of `count` closed connections, then checks it hears of
+/// no more: each one once.
+async fn closed_within(state: &State, count: usize) -> Vec<String> {
+    let deadline = Instant::now() + PATIENCE;
+    while state.closed().len() < count {
+        assert!(
+            Instant::now() < deadline,
+            "the handler heard of {:?}, not {count} closed connections",
+            state.closed()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let closed = state.closed();
+    assert_eq!(closed.len(), count, "told more than once: {closed:?}");
+    closed
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_handler_hears_of_each_closed_connection_once() {
+    let served = Served::tcp(|_| {}, None).await;
+    let mut a = connect(&served.url()).await;
+    let mut b = connect(&served.url()).await;
+    initialize(&mut a).await;
+    initialize(&mut b).await;
+    assert!(served.state.closed().is_empty());
+
+    a.close(None).await.expect("close a");
+    drop(a);
+    let first = closed_within(&served.state, 1).await;
+    // The other connection is not told about, and is served as before.
+    let listed = request(&mut b, json!(1), ThreadList::NAME, json!({})).await;
+    assert_eq!(listed["result"]["data"], json!([]));
+    assert_eq!(served.server.hub().len(), 1);
+
+    // Dropped without a close frame: the same.
+    drop(b);
+    let both = closed_within(&served.state, 2).await;
+    assert_eq!(both[0], first[0]);
+    assert_ne!(both[1], both[0], "two connections, two ids: {both:?}");
     served.shutdown().await;
 }
 
@@ -558,7 +603,9 @@ async fn shutdown_answers_requests_in_flight_then_closes_with_1001() {
         other => panic!("expected a close frame with 1001, got {other:?}"),
     }
     shutting_down.await.expect("shut down");
-    assert_eq!(state.log(), ["start sleep:500:a", "end sleep:500:a"]);
+    let mut calls = state.log();
+    calls.retain(|entry| !entry.starts_with("closed "));
+    assert_eq!(calls, ["start sleep:500:a", "end sleep:500:a"]);
     assert!(TcpStream::connect(addr).await.is_err(), "still accepting");
 }
 

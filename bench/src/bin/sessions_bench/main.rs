@@ -11,6 +11,7 @@
 //! back, as fast as the server reads them and again paced like a model ([`PACE`]). The table
 //! ([`table`]) reports medians over rounds.
 
+mod cpu_cap;
 mod driver;
 mod mock;
 mod server;
@@ -91,6 +92,11 @@ struct Args {
     /// Concurrent turns of the workers phase.
     #[arg(long, default_value_t = 50)]
     worker_sessions: usize,
+    /// In the workers phase, holds each worker to this many cores (a control group of its own
+    /// with a CPU quota; needs root): a worker then stands for one on a machine of that size,
+    /// where this machine has too few cores to give each its own.
+    #[arg(long, value_name = "CORES")]
+    worker_cpu: Option<f64>,
 }
 
 /// The figures of one streaming phase (S concurrent turns).
@@ -274,13 +280,15 @@ fn run_workers(agentwire: &Contender, admin: &str, args: &Args) -> Result<(), St
     let clients = runtime(2, "the clients'")?;
     let mock_runtime = runtime(1, "the mock's")?;
     let mock = mock_runtime.block_on(MockModel::start(args.deltas))?;
-    let shape = (args.worker_sessions, args.deltas, args.rounds);
+    let shape = workers::Shape {
+        sessions: args.worker_sessions,
+        deltas: args.deltas,
+        rounds: args.rounds,
+        cpu: args.worker_cpu,
+    };
     let limit = Duration::from_secs(args.limit_seconds);
-    let figures = clients.block_on(workers::measure(agentwire, &mock, admin, shape, limit))?;
-    print!(
-        "{}",
-        workers::render(&figures, args.worker_sessions, args.deltas, args.rounds)
-    );
+    let figures = clients.block_on(workers::measure(agentwire, &mock, admin, &shape, limit))?;
+    print!("{}", workers::render(&figures, &shape));
     drop(clients);
     drop(mock_runtime);
     Ok(())

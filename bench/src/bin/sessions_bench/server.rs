@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::cpu_cap::CpuCap;
+
 /// What to start.
 #[derive(Debug, Clone)]
 pub struct Contender {
@@ -29,6 +31,8 @@ pub struct Running {
     home: PathBuf,
     /// A directory for threads to work in.
     pub work: PathBuf,
+    /// Its CPU budget, when it has one (dropped after the process is reaped).
+    cap: Option<CpuCap>,
 }
 
 fn free_port() -> Result<u16, String> {
@@ -84,6 +88,7 @@ impl Running {
             port,
             home,
             work,
+            cap: None,
         };
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
@@ -102,6 +107,13 @@ impl Running {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Holds the server to `cores` cores from now on (see [`CpuCap`]).
+    pub fn cap_cpu(&mut self, cores: f64) -> Result<(), String> {
+        let name = format!("sessions-bench-{}-{}", std::process::id(), self.port);
+        self.cap = Some(CpuCap::apply(self.child.id(), cores, &name)?);
+        Ok(())
     }
 
     /// The websocket URL.

@@ -19,6 +19,19 @@ use crate::{StreamFigures, driver, tally};
 /// Worker counts compared.
 const WORKERS: [usize; 2] = [1, 2];
 
+/// What the phase runs.
+#[derive(Debug)]
+pub struct Shape {
+    /// Concurrent turns, spread over the workers.
+    pub sessions: usize,
+    /// Deltas per turn.
+    pub deltas: usize,
+    /// Rounds; every figure is the median over them.
+    pub rounds: usize,
+    /// Cores each worker is held to (`--worker-cpu`), if any.
+    pub cpu: Option<f64>,
+}
+
 /// What the phase measured, per worker count.
 #[derive(Debug, Default)]
 pub struct Figures {
@@ -37,16 +50,22 @@ pub async fn measure(
     contender: &Contender,
     mock: &MockModel,
     admin: &str,
-    (sessions, deltas, rounds): (usize, usize, usize),
+    shape: &Shape,
     limit: Duration,
 ) -> Result<Figures, String> {
+    let &Shape {
+        sessions,
+        deltas,
+        rounds,
+        cpu,
+    } = shape;
     let mut figures = Figures::default();
     mock.set_deltas(deltas);
     for round in 0..rounds {
         for (slot, workers) in WORKERS.into_iter().enumerate() {
             let tag = format!("r{round}_w{workers}");
             let store = Store::make(admin, &tag)?;
-            let servers = store.start(contender, mock, workers, &tag)?;
+            let servers = store.start(contender, mock, workers, &tag, cpu)?;
             let all = spread(&servers, sessions).await?;
             let (streamed, back) = driver::stream_once(all, deltas, limit).await?;
             drop(back);
@@ -60,16 +79,7 @@ pub async fn measure(
             drop(servers);
             store.remove()?;
         }
-        followed_round(
-            &mut figures,
-            contender,
-            mock,
-            admin,
-            (sessions, deltas),
-            round,
-            limit,
-        )
-        .await?;
+        followed_round(&mut figures, contender, mock, admin, shape, round, limit).await?;
     }
     Ok(figures)
 }
@@ -82,13 +92,14 @@ async fn followed_round(
     contender: &Contender,
     mock: &MockModel,
     admin: &str,
-    (sessions, deltas): (usize, usize),
+    shape: &Shape,
     round: usize,
     limit: Duration,
 ) -> Result<(), String> {
+    let (sessions, deltas) = (shape.sessions, shape.deltas);
     let tag = format!("r{round}_followed");
     let store = Store::make(admin, &tag)?;
-    let servers = store.start(contender, mock, 2, &tag)?;
+    let servers = store.start(contender, mock, 2, &tag, shape.cpu)?;
     let all = spread(&servers, sessions).await?;
     let mut followers = Vec::with_capacity(all.len());
     for (n, (_, thread)) in all.iter().enumerate() {
@@ -168,13 +179,14 @@ impl<'a> Store<'a> {
         Ok(Self { admin, database })
     }
 
-    /// Starts `workers` servers on the database.
+    /// Starts `workers` servers on the database, each held to `cpu` cores if given.
     fn start(
         &self,
         contender: &Contender,
         mock: &MockModel,
         workers: usize,
         tag: &str,
+        cpu: Option<f64>,
     ) -> Result<Vec<Running>, String> {
         let base = self
             .admin
@@ -185,7 +197,14 @@ impl<'a> Store<'a> {
             ..contender.clone()
         };
         (0..workers)
-            .map(|n| Running::start(&on_store, &mock.base_url(), &format!("{tag}-{n}")))
+            .map(|n| {
+                let mut running =
+                    Running::start(&on_store, &mock.base_url(), &format!("{tag}-{n}"))?;
+                if let Some(cores) = cpu {
+                    running.cap_cpu(cores)?;
+                }
+                Ok(running)
+            })
             .collect()
     }
 
@@ -199,7 +218,11 @@ impl<'a> Store<'a> {
 }
 
 /// The phase's table.
-pub fn render(figures: &Figures, sessions: usize, deltas: usize, rounds: usize) -> String {
+pub fn render(figures: &Figures, shape: &Shape) -> String {
+    let (sessions, deltas, rounds) = (shape.sessions, shape.deltas, shape.rounds);
+    let capped = shape.cpu.map_or(String::new(), |cores| {
+        format!(", each worker held to {cores} core(s) (--worker-cpu)")
+    });
     let rate = |slot: usize| figures.rates[slot].median();
     let cell = |value: Option<f64>| value.map_or("—".to_owned(), |v| format!("{:.0}k", v / 1e3));
     let ratio = match (rate(0), rate(1)) {
@@ -209,7 +232,7 @@ pub fn render(figures: &Figures, sessions: usize, deltas: usize, rounds: usize) 
     let complete = format!("{} of {}", figures.run.turns_ok, figures.run.turns);
     let mut out = format!(
         "\nagentwire workers on one PostgreSQL store: S = {sessions} turns of {deltas} deltas \
-         spread over the workers, median of {rounds} round(s)\n\n\
+         spread over the workers{capped}, median of {rounds} round(s)\n\n\
          | workers | aggregate deltas/s |\n|---|---|\n| 1 | {} |\n| 2 | {} |\n\n\
          two workers / one: {ratio} (target ≥ 1.6×); turns complete, every delta once and in \
          order: {complete}\n",
@@ -234,8 +257,11 @@ pub fn render(figures: &Figures, sessions: usize, deltas: usize, rounds: usize) 
     if let Some(defect) = &defect {
         out.push_str(&format!("first defect: {defect}\n"));
     }
+    let cap = shape
+        .cpu
+        .map_or(String::new(), |cores| format!(" --worker-cpu {cores}"));
     out.push_str(&format!(
-        "reproduce: {} --postgres \"$(bash scripts/postgres-cluster.sh start)\"\n",
+        "reproduce: {} --postgres \"$(bash scripts/postgres-cluster.sh start)\"{cap}\n",
         crate::REPRODUCE
     ));
     out

@@ -140,6 +140,9 @@ pub(crate) enum Relayed {
     /// A server (re)joined the relay and may have missed who follows what: every server says
     /// again which threads it has followers of.
     Joined,
+    /// Server `origin` is gone (its database session ended without a word): it follows no
+    /// thread any more. Not about one thread.
+    Gone { origin: String },
     /// The server running a turn asks the followers here the server request `method` (an
     /// approval, user input, a client tool call) as ask `ask`, with `params` as it encoded them.
     Ask {

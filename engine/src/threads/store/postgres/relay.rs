@@ -31,15 +31,23 @@
 //! goes (`@unfollow`), and says again what it follows whenever a worker (re)joins (`@joined`,
 //! sent by each listener once it listens), so one that missed it learns it.
 //!
+//! A worker that dies says no `@unfollow`. Each listener remembers which database session every
+//! worker's payloads come from (its publisher's) and, every [`SWEEP`], asks PostgreSQL which
+//! of those sessions still exist: a worker whose session ended follows nothing any more
+//! ([`Relayed::Gone`]), so its threads stop being published for it. When the ended session is
+//! this worker's own publisher's, or its publisher turns up on a new session, this worker says
+//! again what it follows (as it does whenever its listener connects), so that a worker that
+//! lives on is not forgotten for good.
+//!
 //! Publishing never blocks a turn: notifications queue for the publisher thread, which sends
 //! up to [`BATCH`] payloads per round trip. When the queue is full or the database is gone they
 //! are dropped (and counted in the log); a follower elsewhere then reads the turn in full once it
 //! ends, as it would without the relay.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{TurnInterrupt, TurnSteer};
@@ -47,7 +55,7 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
 
 use super::relay_wire::{self as wire, Header, MAX_PARTS, fragments, parse};
-use crate::threads::store::{Deliver, Relay};
+use crate::threads::store::{Deliver, Relay, Relayed};
 
 /// The channel every worker of a database publishes and listens on.
 pub(super) const CHANNEL: &str = "agentwire_events";
@@ -66,6 +74,12 @@ const MAX_JOINING: usize = 256;
 
 /// How long the listener waits before connecting again after losing its connection.
 const RECONNECT: Duration = Duration::from_secs(1);
+
+/// How often the listener checks that the workers it heard from are still connected.
+const SWEEP: Duration = Duration::from_secs(5);
+
+/// The most workers whose sessions are watched; payloads of others are still handled.
+const MAX_WATCHED: usize = 1024;
 
 /// One notification to publish.
 struct Outgoing {
@@ -105,6 +119,8 @@ impl PgRelay {
             queue: queue.clone(),
             deliver,
             joining: HashMap::new(),
+            sessions: HashMap::new(),
+            swept: Instant::now(),
             stop: Arc::clone(&stop),
         };
         std::thread::Builder::new()
@@ -267,27 +283,42 @@ impl Publisher {
         }
     }
 
-    /// Sends `payloads` in one transaction, in order; a failure drops them (logged).
+    /// Sends `payloads` in one transaction, in order. A session found ended (the database
+    /// restarted, or the session was terminated) is replaced and the send tried once more;
+    /// any other failure drops them (logged).
     fn send(&mut self, payloads: &[String]) {
-        if self.client.as_ref().is_none_or(Client::is_closed) {
-            match self.config.connect(NoTls) {
-                Ok(client) => self.client = Some(client),
+        for attempt in 0..2 {
+            let client = match self.connected() {
+                Ok(client) => client,
                 Err(error) => {
                     tracing::warn!(%error, dropped = payloads.len(), "relay cannot connect");
                     return;
                 }
+            };
+            let sent = client.execute(
+                "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload",
+                &[&CHANNEL, &payloads],
+            );
+            match sent {
+                Ok(_) => return,
+                Err(error) if attempt == 0 && client.is_closed() => {
+                    tracing::info!(%error, "relay session ended; publishing through a new one");
+                }
+                Err(error) => {
+                    tracing::warn!(%error, dropped = payloads.len(), "relay could not publish");
+                    return;
+                }
             }
         }
-        let Some(client) = self.client.as_mut() else {
-            return;
+    }
+
+    /// The publishing session, made anew when there is none or it ended.
+    fn connected(&mut self) -> Result<&mut Client, postgres::Error> {
+        let client = match self.client.take() {
+            Some(client) if !client.is_closed() => client,
+            _ => self.config.connect(NoTls)?,
         };
-        let sent = client.execute(
-            "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload",
-            &[&CHANNEL, &payloads],
-        );
-        if let Err(error) = sent {
-            tracing::warn!(%error, dropped = payloads.len(), "relay could not publish");
-        }
+        Ok(self.client.insert(client))
     }
 }
 
@@ -307,6 +338,11 @@ struct Listener {
     deliver: Deliver,
     /// Per origin, the notification being joined.
     joining: HashMap<String, Joining>,
+    /// Per origin (this worker's own included), the backend process id of the database
+    /// session its last payload came from: its publisher's.
+    sessions: HashMap<String, i32>,
+    /// When [`Listener::sweep`] last ran.
+    swept: Instant,
     stop: Arc<AtomicBool>,
 }
 
@@ -336,6 +372,9 @@ impl Listener {
             if !enqueue(&self.queue, joined) {
                 tracing::warn!("relay behind: could not say that this worker joined");
             }
+            // And this worker says again what it follows, which the others may have missed or
+            // forgotten (its session seen ended) while it was cut off.
+            (self.deliver)("-", Relayed::Joined);
             self.listen(&mut client);
         }
     }
@@ -346,7 +385,7 @@ impl Listener {
             let next = client.notifications().timeout_iter(POLL).next();
             match next {
                 Ok(Some(notification)) if notification.channel() == CHANNEL => {
-                    self.receive(notification.payload());
+                    self.receive(notification.payload(), notification.process_id());
                 }
                 Ok(Some(_)) => {}
                 Ok(None) if client.is_closed() => break,
@@ -356,11 +395,75 @@ impl Listener {
                     break;
                 }
             }
+            if self.swept.elapsed() >= SWEEP {
+                self.sweep(client);
+            }
         }
     }
 
-    /// Handles one payload.
-    fn receive(&mut self, payload: &str) {
+    /// Forgets the workers whose publishing session has ended: they follow nothing any more.
+    /// When the session is this worker's own publisher's, it says again what it follows (the
+    /// others forget it too), which the publisher sends through a new session.
+    fn sweep(&mut self, client: &mut Client) {
+        self.swept = Instant::now();
+        if self.sessions.is_empty() {
+            return;
+        }
+        let pids: Vec<i32> = self.sessions.values().copied().collect();
+        let rows = client.query(
+            "SELECT pid FROM pg_stat_activity WHERE pid = ANY($1)",
+            &[&pids],
+        );
+        let alive: HashSet<i32> = match rows {
+            Ok(rows) => rows.iter().filter_map(|row| row.try_get(0).ok()).collect(),
+            Err(error) => {
+                tracing::warn!(%error, "relay: cannot tell which workers are connected");
+                return;
+            }
+        };
+        let ended: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, pid)| !alive.contains(pid))
+            .map(|(origin, _)| origin.clone())
+            .collect();
+        for origin in ended {
+            self.sessions.remove(&origin);
+            self.joining.remove(&origin);
+            if origin == self.origin {
+                tracing::info!("relay: this worker's publishing session ended; following again");
+                (self.deliver)("-", Relayed::Joined);
+            } else {
+                tracing::info!(
+                    origin,
+                    "relay: a worker's session ended; it follows nothing now"
+                );
+                (self.deliver)("-", Relayed::Gone { origin });
+            }
+        }
+    }
+
+    /// Notes that `origin` publishes from the session of backend `pid`. When this worker's own
+    /// publisher is found on a new session, the others may have seen the old one end and
+    /// forgotten what this worker follows, before its own sweep could: it says it again.
+    fn watch(&mut self, origin: &str, pid: i32) {
+        let moved = match self.sessions.get_mut(origin) {
+            Some(known) => std::mem::replace(known, pid) != pid,
+            None => {
+                if self.sessions.len() < MAX_WATCHED {
+                    self.sessions.insert(origin.to_owned(), pid);
+                }
+                false
+            }
+        };
+        if moved && origin == self.origin {
+            tracing::info!("relay: this worker publishes through a new session; following again");
+            (self.deliver)("-", Relayed::Joined);
+        }
+    }
+
+    /// Handles one payload, sent from the session of backend `pid`.
+    fn receive(&mut self, payload: &str, pid: i32) {
         let Some((header, fragment)) = parse(payload) else {
             tracing::warn!(
                 bytes = payload.len(),
@@ -368,6 +471,7 @@ impl Listener {
             );
             return;
         };
+        self.watch(header.origin, pid);
         if header.origin == self.origin {
             return;
         }
