@@ -28,22 +28,26 @@ impl CpuCap {
             ));
         }
         let quota = (cores * PERIOD_US as f64).round() as u64;
-        let (dir, limit) = if v2_has_cpu() {
+        // The limit's files, written in this order.
+        let (dir, limits) = if v2_has_cpu() {
             let dir = Path::new("/sys/fs/cgroup").join(name);
-            (dir, ("cpu.max", format!("{quota} {PERIOD_US}")))
+            (dir, vec![("cpu.max", format!("{quota} {PERIOD_US}"))])
         } else if Path::new("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").exists() {
             let dir = Path::new("/sys/fs/cgroup/cpu").join(name);
-            (dir, ("cpu.cfs_quota_us", quota.to_string()))
+            let limits = vec![
+                ("cpu.cfs_period_us", PERIOD_US.to_string()),
+                ("cpu.cfs_quota_us", quota.to_string()),
+            ];
+            (dir, limits)
         } else {
             return Err("--worker-cpu needs the cgroup cpu controller (v2 or v1)".to_owned());
         };
-        let io = |what: &str, e: std::io::Error| format!("{what} {}: {e}", dir.display());
-        std::fs::create_dir_all(&dir).map_err(|e| io("cannot make the control group", e))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot make the control group {}: {e}", dir.display()))?;
         let cap = Self { dir };
-        if limit.0 == "cpu.cfs_quota_us" {
-            cap.write("cpu.cfs_period_us", &PERIOD_US.to_string())?;
+        for (file, value) in &limits {
+            cap.write(file, value)?;
         }
-        cap.write(limit.0, &limit.1)?;
         cap.write("cgroup.procs", &pid.to_string())?;
         Ok(cap)
     }
