@@ -137,7 +137,9 @@ impl Subscribers {
             return;
         }
         let peers = by_thread.entry(thread_id.to_owned()).or_default();
-        let first = peers.is_empty();
+        // Followed here means followed by an open connection, as for `of`, `abandon` and
+        // `@joined`: a closed one still listed does not count.
+        let first = !peers.iter().any(Peer::is_open);
         if !peers
             .iter()
             .any(|p| p.connection_id() == peer.connection_id())
@@ -436,8 +438,8 @@ impl Subscribers {
         let others_catching_up = catch_ups.forget(thread_id, connection);
         let deferred = catch_ups.settle(thread_id, false);
         let mut by_thread = lock(&self.by_thread);
-        // Closed connections still listed count as followers until their own turn here:
-        // the thread stops being followed once the last of them is taken out.
+        // Closed connections stay listed until their own turn here, but do not follow: the
+        // thread stops being followed once no open connection does.
         let (was, listed, left) = match by_thread.get_mut(thread_id) {
             Some(peers) => {
                 let before = peers.len();
@@ -450,9 +452,9 @@ impl Subscribers {
         let was = was || catching_up;
         if was && listed == 0 {
             by_thread.remove(thread_id);
-            if !others_catching_up {
-                self.elsewhere.announce(thread_id, false);
-            }
+        }
+        if was && left == 0 && !others_catching_up {
+            self.elsewhere.announce(thread_id, false);
         }
         drop(by_thread);
         drop(catch_ups);

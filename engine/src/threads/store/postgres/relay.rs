@@ -374,7 +374,7 @@ impl Listener {
             }
             // And this worker says again what it follows, which the others may have missed or
             // forgotten (its session seen ended) while it was cut off.
-            (self.deliver)("-", Relayed::Joined);
+            self.follow_again();
             self.listen(&mut client);
         }
     }
@@ -432,7 +432,7 @@ impl Listener {
             self.joining.remove(&origin);
             if origin == self.origin {
                 tracing::info!("relay: this worker's publishing session ended; following again");
-                (self.deliver)("-", Relayed::Joined);
+                self.follow_again();
             } else {
                 tracing::info!(
                     origin,
@@ -458,8 +458,14 @@ impl Listener {
         };
         if moved && origin == self.origin {
             tracing::info!("relay: this worker publishes through a new session; following again");
-            (self.deliver)("-", Relayed::Joined);
+            self.follow_again();
         }
+    }
+
+    /// Has this worker say again which threads it follows (the others may have forgotten it),
+    /// as its answer to a worker that joined would.
+    fn follow_again(&self) {
+        (self.deliver)("-", Relayed::Joined);
     }
 
     /// Handles one payload, sent from the session of backend `pid`.
