@@ -8,8 +8,8 @@
 //! each streaming the same number of deltas: aggregate deltas/s, p99 gap between a turn's
 //! consecutive deltas, server CPU per 1000 deltas, and whether every delta of every turn came
 //! once and in order; `thread/list` latency on another connection while 10 turns stream back to
-//! back, as fast as the server reads them and again paced like a model ([`PACE`]). The table
-//! ([`table`]) reports medians over rounds.
+//! back, as fast as the server reads them and again at each of [`LIST_PACES`], slower and slower,
+//! like models generating them. The table ([`table`]) reports medians over rounds.
 
 mod cpu_cap;
 mod driver;
@@ -46,11 +46,12 @@ pub const CONCURRENCY: [usize; 4] = [1, 10, 50, 200];
 const LAST_PHASE: usize = CONCURRENCY[CONCURRENCY.len() - 1];
 /// Turns streaming while `thread/list` is timed.
 pub const LIST_STREAMS: usize = 10;
-/// The pause between two deltas of the paced `thread/list` phase (each turn then streams a few
-/// hundred deltas a second, as received: several times the fastest hosted models), so that the
-/// figure is the server's own latency while turns stream rather than the queueing of cores the
-/// full-speed streams saturate.
-pub const PACE: Duration = Duration::from_millis(1);
+/// How the turns stream while `thread/list` is timed, one timing each: `None` as fast as the
+/// server reads them (the turns then take every core they can get), else that many deltas per
+/// pause of the mock ([`mock::PAUSE`]). One burst per pause is a few hundred deltas a second per
+/// turn as received, several times a fast hosted model; the bursts between are there to show
+/// where, between a model's pace and saturation, the latency grows.
+pub const LIST_PACES: [Option<usize>; 5] = [None, Some(32), Some(16), Some(4), Some(1)];
 
 /// Many sessions over websocket, side by side with the reference server.
 #[derive(Debug, Parser)]
@@ -131,16 +132,8 @@ pub struct Results {
     pub idle_bytes: [Samples; IDLE_COUNTS.len()],
     /// Each of [`CONCURRENCY`].
     pub streams: [StreamFigures; CONCURRENCY.len()],
-    /// `thread/list` p50 while turns stream, ms.
-    pub list_p50_ms: Samples,
-    /// `thread/list` p99 while turns stream, ms.
-    pub list_p99_ms: Samples,
-    /// `thread/list` calls timed.
-    pub list_calls: usize,
-    /// The turns that streamed meanwhile.
-    pub list_turns: StreamFigures,
-    /// The same, with the turns streaming at one delta per [`PACE`].
-    pub paced: ListFigures,
+    /// `thread/list` timed while turns stream at each of [`LIST_PACES`].
+    pub lists: [ListFigures; LIST_PACES.len()],
 }
 
 /// `thread/list` timed while turns stream.
@@ -154,8 +147,8 @@ pub struct ListFigures {
     pub calls: usize,
     /// The turns that streamed meanwhile.
     pub turns: StreamFigures,
-    /// Deltas per second within one turn (the pace each turn streamed at, as received).
-    pub turn_rate: Samples,
+    /// Deltas per second of all the turns together while the calls were timed, as received.
+    pub rate: Samples,
 }
 
 fn main() -> ExitCode {
@@ -364,8 +357,8 @@ async fn run_once(
     Ok(())
 }
 
-/// `thread/list` timed on its own connection while [`LIST_STREAMS`] turns stream, as fast as
-/// the server reads them, then paced (one delta per [`PACE`]).
+/// `thread/list` timed on its own connection while [`LIST_STREAMS`] turns stream, once at each
+/// of [`LIST_PACES`].
 async fn list_phase(
     url: &str,
     work: &str,
@@ -373,35 +366,32 @@ async fn list_phase(
     mock: &MockModel,
     into: &mut Results,
 ) -> Result<(), String> {
-    let (percentiles, calls, turns) = time_lists(url, work, args, "").await?;
-    if let Some((p50, p99)) = percentiles {
-        into.list_p50_ms.push(p50);
-        into.list_p99_ms.push(p99);
-    }
-    into.list_calls += calls;
-    tally(&mut into.list_turns, &turns);
-    mock.set_pace(Some(PACE));
-    let paced = time_lists(url, work, args, " (paced)").await;
-    mock.set_pace(None);
-    let (percentiles, calls, turns) = paced?;
-    if let Some((p50, p99)) = percentiles {
-        into.paced.p50_ms.push(p50);
-        into.paced.p99_ms.push(p99);
-    }
-    into.paced.calls += calls;
-    tally(&mut into.paced.turns, &turns);
-    let mut rates = Samples::default();
-    for turn in &turns {
-        if let (Some(first), Some(last)) = (turn.arrivals.first(), turn.arrivals.last())
-            && last > first
-        {
-            rates.push((turn.arrivals.len() - 1) as f64 / (*last - *first).as_secs_f64());
+    for (pace, figures) in LIST_PACES.into_iter().zip(&mut into.lists) {
+        let what = pace.map_or_else(String::new, |burst| format!(" ({burst} per pause)"));
+        mock.set_pace(pace);
+        let timed = time_lists(url, work, args, &what).await;
+        mock.set_pace(None);
+        let (percentiles, calls, turns) = timed?;
+        if let Some((p50, p99)) = percentiles {
+            figures.p50_ms.push(p50);
+            figures.p99_ms.push(p99);
+        }
+        figures.calls += calls;
+        tally(&mut figures.turns, &turns);
+        if let Some(rate) = aggregate_rate(&turns) {
+            figures.rate.push(rate);
         }
     }
-    if let Some(rate) = rates.median() {
-        into.paced.turn_rate.push(rate);
-    }
     Ok(())
+}
+
+/// Deltas per second of `turns` together, from the first delta of any to the last of any.
+fn aggregate_rate(turns: &[driver::TurnReport]) -> Option<f64> {
+    let first = turns.iter().filter_map(|t| t.arrivals.first()).min()?;
+    let last = turns.iter().filter_map(|t| t.arrivals.last()).max()?;
+    let delivered: usize = turns.iter().map(|t| t.arrivals.len()).sum();
+    let span = last.duration_since(*first).as_secs_f64();
+    (span > 0.0).then(|| delivered as f64 / span)
 }
 
 /// One timing of `thread/list` while [`LIST_STREAMS`] turns stream (`what` names it in the

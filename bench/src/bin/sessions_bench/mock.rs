@@ -1,13 +1,14 @@
 //! The mock model both servers stream from: a loopback HTTP/1.1 server that answers every
 //! `POST …/responses` with an OpenAI Responses SSE stream of one assistant message in
-//! `deltas` text deltas, written as fast as the server under test reads them, or paced (one
-//! delta per [`MockModel::set_pace`] interval, like a model generating them).
+//! `deltas` text deltas, written as fast as the server under test reads them, or paced (a few
+//! deltas, then a pause of [`PAUSE`]: the chunks of a model generating them; see
+//! [`MockModel::set_pace`]).
 //!
 //! Delta `k` of a stream is the text `<k>`, so the client can check that every delta of a turn
 //! arrived once and in order. `GET …/models` gets an empty list; anything else a 404.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -16,13 +17,15 @@ use tokio::net::{TcpListener, TcpStream};
 
 /// The largest request (head and body) the mock reads.
 const MAX_REQUEST: usize = 8 * 1024 * 1024;
+/// The pause after each burst of deltas of a paced stream.
+pub const PAUSE: Duration = Duration::from_millis(1);
 
 /// A running mock; its accept loop lives on the runtime it was started on.
 pub struct MockModel {
     port: u16,
     deltas: Arc<AtomicUsize>,
-    /// Microseconds between two deltas of a stream; 0 for as fast as they are read.
-    pace_us: Arc<AtomicU64>,
+    /// Deltas written between two pauses of a stream; 0 for as fast as they are read.
+    burst: Arc<AtomicUsize>,
     streams: Arc<AtomicUsize>,
 }
 
@@ -38,8 +41,8 @@ impl MockModel {
             .port();
         let deltas = Arc::new(AtomicUsize::new(deltas));
         let streams = Arc::new(AtomicUsize::new(0));
-        let pace_us = Arc::new(AtomicU64::new(0));
-        let (d, s, p) = (deltas.clone(), streams.clone(), pace_us.clone());
+        let burst = Arc::new(AtomicUsize::new(0));
+        let (d, s, b) = (deltas.clone(), streams.clone(), burst.clone());
         tokio::spawn(async move {
             loop {
                 let Ok((socket, _)) = listener.accept().await else {
@@ -47,16 +50,16 @@ impl MockModel {
                 };
                 let _ = socket.set_nodelay(true);
                 let (d, s) = (d.clone(), s.clone());
-                let pace = Duration::from_micros(p.load(Ordering::Relaxed));
+                let burst = b.load(Ordering::Relaxed);
                 tokio::spawn(async move {
-                    let _ = serve(socket, d.load(Ordering::Relaxed), pace, &s).await;
+                    let _ = serve(socket, d.load(Ordering::Relaxed), burst, &s).await;
                 });
             }
         });
         Ok(Self {
             port,
             deltas,
-            pace_us,
+            burst,
             streams,
         })
     }
@@ -71,10 +74,10 @@ impl MockModel {
         self.deltas.store(deltas, Ordering::Relaxed);
     }
 
-    /// Paces each following stream at one delta per `pace` (`None`: as fast as it is read).
-    pub fn set_pace(&self, pace: Option<Duration>) {
-        let us = pace.map_or(0, |p| u64::try_from(p.as_micros()).unwrap_or(u64::MAX));
-        self.pace_us.store(us, Ordering::Relaxed);
+    /// Paces each following stream: `burst` deltas, then a pause of [`PAUSE`], and so on
+    /// (`None`: as fast as it is read).
+    pub fn set_pace(&self, burst: Option<usize>) {
+        self.burst.store(burst.unwrap_or(0), Ordering::Relaxed);
     }
 
     /// Streams answered so far.
@@ -125,7 +128,7 @@ async fn read_request(socket: &mut TcpStream) -> std::io::Result<Option<(String,
 async fn serve(
     mut socket: TcpStream,
     deltas: usize,
-    pace: Duration,
+    burst: usize,
     streams: &AtomicUsize,
 ) -> std::io::Result<()> {
     let Some((method, path)) = read_request(&mut socket).await? else {
@@ -140,11 +143,15 @@ async fn serve(
         )
         .await?;
         let mut stream = Stream { sequence: 0 };
+        let mut written = 0;
         for event in stream.events(deltas) {
             out.write_all(event.as_bytes()).await?;
-            if !pace.is_zero() && event.starts_with("event: response.output_text.delta\n") {
-                out.flush().await?;
-                tokio::time::sleep(pace).await;
+            if burst > 0 && event.starts_with("event: response.output_text.delta\n") {
+                written += 1;
+                if written % burst == 0 {
+                    out.flush().await?;
+                    tokio::time::sleep(PAUSE).await;
+                }
             }
         }
         out.flush().await?;

@@ -4,9 +4,10 @@ use std::fmt::Write as _;
 
 use agentwire_bench::stats::{Samples, grouped};
 
+use crate::mock::PAUSE;
 use crate::{
-    AGENTWIRE, CONCURRENCY, IDLE_COUNTS, LIST_STREAMS, PACE, REFERENCE, REPRODUCE, Results,
-    StreamFigures,
+    AGENTWIRE, CONCURRENCY, IDLE_COUNTS, LIST_PACES, LIST_STREAMS, ListFigures, REFERENCE,
+    REPRODUCE, Results, StreamFigures,
 };
 
 /// Where and how the run happened.
@@ -96,11 +97,9 @@ fn order_cell(results: &Results, figures: &StreamFigures) -> String {
 
 /// One figure of a streaming phase.
 type StreamPick = fn(&StreamFigures) -> &Samples;
-/// One figure of a contender.
-type ResultsPick = fn(&Results) -> &Samples;
+/// One figure of a `thread/list` timing.
+type ListPick = fn(&ListFigures) -> &Samples;
 
-/// The calls timed and the turns streamed meanwhile of one `thread/list` timing.
-type CountsPick = fn(&Results) -> (usize, &StreamFigures);
 /// How a figure is printed.
 type Format = fn(f64) -> String;
 
@@ -116,20 +115,24 @@ fn cpu_per_1000(f: &StreamFigures) -> &Samples {
     &f.cpu_per_1000_ms
 }
 
-fn list_p50(r: &Results) -> &Samples {
-    &r.list_p50_ms
+/// How the turns streamed in a `thread/list` timing at `pace` (see [`LIST_PACES`]).
+fn pace_words(pace: Option<usize>) -> String {
+    match pace {
+        None => "as fast as the server reads them".into(),
+        Some(burst) => format!(
+            "paced: {burst} delta{}, then a {} ms pause",
+            if burst == 1 { "" } else { "s" },
+            PAUSE.as_millis()
+        ),
+    }
 }
 
-fn list_p99(r: &Results) -> &Samples {
-    &r.list_p99_ms
-}
-
-fn paced_p50(r: &Results) -> &Samples {
-    &r.paced.p50_ms
-}
-
-fn paced_p99(r: &Results) -> &Samples {
-    &r.paced.p99_ms
+/// The median aggregate rate of a `thread/list` timing, in words.
+fn rate_words(figures: &ListFigures) -> String {
+    figures.rate.median().map_or_else(
+        || "rate not measured".into(),
+        |r| format!("{} deltas/s in all", grouped(r)),
+    )
 }
 
 fn met(ok: Option<bool>) -> &'static str {
@@ -162,7 +165,7 @@ pub fn render(results: &[Results], env: &Environment) -> String {
     let _ = writeln!(
         out,
         "Medians over {} rounds [min–max], each round a fresh server per contender, interleaved in \
-         rotating order; `thread/list` timed for {} s per round; {} deltas per turn from one loopback mock model (OpenAI Responses SSE, \
+         rotating order; `thread/list` timed for {} s at each pace per round; {} deltas per turn from one loopback mock model (OpenAI Responses SSE, \
          {} streams served); {} cores, load average {} before, {} after (the machine is shared: \
          other work ran meanwhile).\n",
         env.rounds,
@@ -210,49 +213,50 @@ pub fn render(results: &[Results], env: &Environment) -> String {
             order_cell(theirs, b),
         );
     }
-    let pace = ours.paced.turn_rate.median().map_or_else(
-        || format!("one delta per {}", ms(PACE.as_secs_f64() * 1e3)),
-        |rate| format!("at {rate:.0} deltas/s each"),
-    );
-    let timings: [(String, [ResultsPick; 2], CountsPick); 2] = [
-        (String::new(), [list_p50, list_p99], |r| {
-            (r.list_calls, &r.list_turns)
-        }),
-        (format!(" {pace}"), [paced_p50, paced_p99], |r| {
-            (r.paced.calls, &r.paced.turns)
-        }),
-    ];
-    for (how, picks, counts) in timings {
-        for (label, pick) in ["p50", "p99"].into_iter().zip(picks) {
+    let picks: [(&str, ListPick); 2] = [("p50", |f| &f.p50_ms), ("p99", |f| &f.p99_ms)];
+    for (i, pace) in LIST_PACES.into_iter().enumerate() {
+        let (a, b) = (&ours.lists[i], &theirs.lists[i]);
+        let how = pace_words(pace);
+        for (label, pick) in picks {
             let _ = writeln!(
                 out,
-                "| `thread/list` {label} while {LIST_STREAMS} turns stream{how} | {} | {} | {} |",
-                median_cell(ours, pick(ours), ms),
-                median_cell(theirs, pick(theirs), ms),
-                ratio(pick(ours), pick(theirs)),
+                "| `thread/list` {label} while {LIST_STREAMS} turns stream, {how} | {} | {} | {} |",
+                median_cell(ours, pick(a), ms),
+                median_cell(theirs, pick(b), ms),
+                ratio(pick(a), pick(b)),
             );
         }
-        let ((our_calls, our_turns), (their_calls, their_turns)) = (counts(ours), counts(theirs));
         let _ = writeln!(
             out,
-            "| `thread/list` calls timed{how}; turns streamed meanwhile | {our_calls} calls; {} | {their_calls} calls; {} | |",
-            order_cell(ours, our_turns),
-            order_cell(theirs, their_turns),
+            "| `thread/list` calls timed, {how}; turns streamed meanwhile | {} calls; {}; {} | {} calls; {}; {} | |",
+            a.calls,
+            order_cell(ours, &a.turns),
+            rate_words(a),
+            b.calls,
+            order_cell(theirs, &b.turns),
+            rate_words(b),
         );
     }
 
     let _ = writeln!(out, "\n### Targets (issue #14 item 4)\n");
-    let list_p99 = ours.list_p99_ms.median();
-    let paced_p99 = ours.paced.p99_ms.median();
+    let timings: Vec<String> = LIST_PACES
+        .into_iter()
+        .zip(&ours.lists)
+        .map(|(pace, figures)| {
+            let p99 = figures.p99_ms.median();
+            format!(
+                "{} ({}): {} ({})",
+                pace_words(pace),
+                rate_words(figures),
+                met(p99.map(|v| v < LIST_TARGET_MS)),
+                p99.map_or("—".into(), ms),
+            )
+        })
+        .collect();
     let _ = writeln!(
         out,
-        "- `thread/list` p99 under {LIST_TARGET_MS} ms while {LIST_STREAMS} turns stream: \
-         as fast as the server reads them (both cores saturated) {} ({}); \
-         {pace} {} ({})",
-        met(list_p99.map(|v| v < LIST_TARGET_MS)),
-        list_p99.map_or("—".into(), ms),
-        met(paced_p99.map(|v| v < LIST_TARGET_MS)),
-        paced_p99.map_or("—".into(), ms),
+        "- `thread/list` p99 under {LIST_TARGET_MS} ms while {LIST_STREAMS} turns stream: {}",
+        timings.join("; ")
     );
     let idle: Vec<f64> = ours.idle_bytes[1..]
         .iter()
