@@ -3,7 +3,8 @@
 //! for B (`LISTEN`/`NOTIFY`). When that client's connection closes, B says at once that it
 //! follows the thread no more (`@unfollow`), and A's next turn is published to nobody. When B
 //! dies instead, saying nothing, A sees B's database session end and stops publishing too; a
-//! worker whose publishing session ends while it lives says again what it follows.
+//! worker whose publishing session ends while it lives says again what it follows, and one
+//! whose `@unfollow` was lost says all it follows again, which drops the rest.
 //! Watched from outside by a `psql` listening on the relay's channel.
 
 use std::io::{BufRead, BufReader, Write};
@@ -323,6 +324,72 @@ fn a_worker_whose_publishing_session_ends_says_again_what_it_follows() {
             b.stderr()
         );
     }
+    a.stop();
+    b.stop();
+    for dir in dirs {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn a_worker_whose_unfollow_was_lost_says_again_all_it_follows() {
+    let FollowedFromB {
+        store,
+        mut listener,
+        mut a,
+        mut b,
+        thread,
+        dirs,
+    } = followed_from_b("follow_lost");
+    // B follows a second thread of A as well, and keeps following it.
+    let kept = thread_id(&a.start_thread(json!({"cwd": dirs[2]})));
+    b.call("thread/resume", json!({"threadId": kept}));
+    listener.expect("@follow", &kept, 2);
+    let session = listener.session_of("@follow", &thread, 2);
+
+    // B's publisher loses its session and cannot make a new one, so the `@unfollow` of B's
+    // client dropping the first thread is lost.
+    store.allow_connections(false);
+    assert!(store.terminate(session), "B's publishing session ended");
+    b.call("thread/unsubscribe", json!({"threadId": thread}));
+    let deadline = Instant::now() + WAIT;
+    while !b.stderr().contains("relay cannot connect") {
+        assert!(
+            Instant::now() < deadline,
+            "B did not try to publish within {WAIT:?}; B's log:\n{}",
+            b.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    store.allow_connections(true);
+
+    // Back, B says everything it follows again, through a new session; the `@unfollow` itself
+    // never comes.
+    listener.expect("@synced", "-", 1);
+    assert_ne!(listener.session_of("@synced", "-", 1), session);
+    assert_eq!(
+        listener.count("@unfollow", &thread),
+        0,
+        "seen: {:#?}",
+        listener.seen
+    );
+    assert!(
+        listener.count("@follow", &kept) >= 3,
+        "seen: {:#?}",
+        listener.seen
+    );
+
+    // A publishes the thread B still follows, and no longer the one it dropped.
+    assert!(
+        !published(&mut a, &mut listener, &thread),
+        "A still publishes the thread B dropped; A's log:\n{}",
+        a.stderr()
+    );
+    assert!(
+        published(&mut a, &mut listener, &kept),
+        "A stopped publishing the thread B follows; A's log:\n{}",
+        a.stderr()
+    );
     a.stop();
     b.stop();
     for dir in dirs {

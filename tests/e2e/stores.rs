@@ -51,6 +51,32 @@ impl Store {
         }
     }
 
+    /// This store's database and the URL of the cluster's `postgres` database, from which it
+    /// can be altered (PostgreSQL only).
+    fn database(&self) -> (&str, String) {
+        let Store::Postgres(url) = self else {
+            panic!("the embedded store has no database");
+        };
+        let (base, name) = url.rsplit_once('/').expect("the URL names a database");
+        (name, format!("{base}/postgres"))
+    }
+
+    /// Whether this store's database takes new connections (PostgreSQL only); those open stay.
+    pub fn allow_connections(&self, allowed: bool) {
+        let (name, admin) = self.database();
+        psql(
+            &admin,
+            &format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS {allowed}"),
+        );
+    }
+
+    /// Ends the database session of backend process `pid` (PostgreSQL only), from outside this
+    /// store's database so that it works while that refuses connections; whether it ended.
+    pub fn terminate(&self, pid: u32) -> bool {
+        let (_, admin) = self.database();
+        psql(&admin, &format!("SELECT pg_terminate_backend({pid})")).trim() == "t"
+    }
+
     /// Runs `sql` in this store's database (PostgreSQL only); returns what `psql` printed, one
     /// row per line, fields separated by `|`.
     pub fn query(&self, sql: &str) -> String {

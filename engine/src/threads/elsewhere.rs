@@ -19,6 +19,10 @@ const MAX_THREADS: usize = 100_000;
 /// The most servers remembered as following one thread.
 const MAX_SERVERS: usize = 64;
 
+/// The most servers saying again what they follow at once; more are ignored (logged), and
+/// what they followed stands.
+const MAX_RESYNCING: usize = 1024;
+
 /// Interrupts turn `turn_id` of a thread (both ids, in that order) if it runs here.
 pub(crate) type Interrupts = Box<dyn Fn(&str, &str) + Send + Sync>;
 
@@ -33,8 +37,7 @@ pub(crate) type Runs = Box<dyn Fn(&str) -> bool + Send + Sync>;
 #[derive(Default)]
 pub(crate) struct Elsewhere {
     relay: OnceLock<Arc<dyn Relay>>,
-    /// Per thread, the servers (relay origins) that said they have followers of it.
-    followed: Mutex<HashMap<String, HashSet<String>>>,
+    followed: Mutex<Followed>,
     interrupts: OnceLock<Interrupts>,
     steers: OnceLock<Steers>,
     runs: OnceLock<Runs>,
@@ -43,11 +46,36 @@ pub(crate) struct Elsewhere {
     joined: Arc<Notify>,
 }
 
+/// Who follows what elsewhere.
+#[derive(Debug, Default)]
+struct Followed {
+    /// Per thread, the servers (relay origins) that said they have followers of it.
+    by_thread: HashMap<String, HashSet<String>>,
+    /// Per server saying again what it follows ([`Elsewhere::resyncing`]), the threads it
+    /// followed before and has not said again yet.
+    unconfirmed: HashMap<String, HashSet<String>>,
+}
+
+impl Followed {
+    /// `origin` no longer follows `thread_id`; whether no server does now.
+    fn drop_follower(&mut self, thread_id: &str, origin: &str) -> bool {
+        let Some(servers) = self.by_thread.get_mut(thread_id) else {
+            return false;
+        };
+        servers.remove(origin);
+        if servers.is_empty() {
+            self.by_thread.remove(thread_id);
+            return true;
+        }
+        false
+    }
+}
+
 impl std::fmt::Debug for Elsewhere {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Elsewhere")
             .field("relay", &self.relay.get().is_some())
-            .field("followed", &lock(&self.followed).len())
+            .field("followed", &lock(&self.followed).by_thread.len())
             .finish()
     }
 }
@@ -96,6 +124,7 @@ impl Elsewhere {
     pub(crate) fn relay_for(&self, thread_id: &str) -> Option<Arc<dyn Relay>> {
         let relay = self.relay.get()?;
         lock(&self.followed)
+            .by_thread
             .contains_key(thread_id)
             .then(|| Arc::clone(relay))
     }
@@ -110,18 +139,15 @@ impl Elsewhere {
     /// Server `origin` has followers of `thread_id` now (`following`), or no more. Whether that
     /// changed what is published.
     pub(crate) fn heard(&self, thread_id: &str, origin: String, following: bool) -> bool {
-        let mut followed = lock(&self.followed);
-        if !following {
-            let Some(servers) = followed.get_mut(thread_id) else {
-                return false;
-            };
-            servers.remove(&origin);
-            if servers.is_empty() {
-                followed.remove(thread_id);
-                return true;
-            }
-            return false;
+        let mut guard = lock(&self.followed);
+        let followed = &mut *guard;
+        if let Some(unconfirmed) = followed.unconfirmed.get_mut(&origin) {
+            unconfirmed.remove(thread_id);
         }
+        if !following {
+            return followed.drop_follower(thread_id, &origin);
+        }
+        let followed = &mut followed.by_thread;
         if let Some(servers) = followed.get_mut(thread_id) {
             if servers.len() < MAX_SERVERS && servers.insert(origin) {
                 self.joined.notify_waiters();
@@ -144,17 +170,57 @@ impl Elsewhere {
     /// published.
     pub(crate) fn gone(&self, origin: &str) -> bool {
         let mut followed = lock(&self.followed);
-        let before = followed.len();
-        followed.retain(|_, servers| {
+        followed.unconfirmed.remove(origin);
+        let before = followed.by_thread.len();
+        followed.by_thread.retain(|_, servers| {
             servers.remove(origin);
             !servers.is_empty()
         });
-        followed.len() != before
+        followed.by_thread.len() != before
+    }
+
+    /// Server `origin` starts saying again everything it follows: the threads it followed
+    /// stay followed until [`Elsewhere::resynced`], unless it says them again (or says it
+    /// follows them no more) before that.
+    pub(crate) fn resyncing(&self, origin: &str) {
+        let mut followed = lock(&self.followed);
+        if followed.unconfirmed.len() >= MAX_RESYNCING && !followed.unconfirmed.contains_key(origin)
+        {
+            tracing::warn!(
+                origin,
+                "too many servers saying again what they follow; keeping what it followed"
+            );
+            return;
+        }
+        let threads: HashSet<String> = followed
+            .by_thread
+            .iter()
+            .filter(|(_, servers)| servers.contains(origin))
+            .map(|(thread_id, _)| thread_id.clone())
+            .collect();
+        followed.unconfirmed.insert(origin.to_owned(), threads);
+    }
+
+    /// Server `origin` has said again everything it follows: it follows none of the threads it
+    /// did not say again. Whether that changed what is published.
+    pub(crate) fn resynced(&self, origin: &str) -> bool {
+        let mut followed = lock(&self.followed);
+        let Some(unconfirmed) = followed.unconfirmed.remove(origin) else {
+            return false;
+        };
+        let mut changed = false;
+        for thread_id in unconfirmed {
+            changed |= followed.drop_follower(&thread_id, origin);
+        }
+        changed
     }
 
     /// How many other servers said they have followers of `thread_id`.
     pub(crate) fn servers_following(&self, thread_id: &str) -> usize {
-        lock(&self.followed).get(thread_id).map_or(0, HashSet::len)
+        lock(&self.followed)
+            .by_thread
+            .get(thread_id)
+            .map_or(0, HashSet::len)
     }
 
     /// The signal that another server started following a thread.
@@ -224,5 +290,62 @@ mod tests {
         assert!(elsewhere.relay_for("u").is_some(), "u is still followed");
         assert_eq!(elsewhere.servers_following("u"), 1);
         assert!(!elsewhere.gone("dead"), "already gone");
+    }
+
+    #[test]
+    fn a_server_saying_again_what_it_follows_keeps_only_that() {
+        let elsewhere = Elsewhere::default();
+        elsewhere.relay_through(Arc::new(Said::default()));
+        for thread in ["kept", "dropped", "unfollowed", "shared"] {
+            elsewhere.heard(thread, "b".into(), true);
+        }
+        elsewhere.heard("shared", "c".into(), true);
+        elsewhere.heard("c-only", "c".into(), true);
+
+        elsewhere.resyncing("b");
+        // Until it is done, everything b followed is still published.
+        for thread in ["kept", "dropped", "unfollowed", "shared"] {
+            assert!(
+                elsewhere.relay_for(thread).is_some(),
+                "{thread} while resyncing"
+            );
+        }
+        assert!(!elsewhere.heard("kept", "b".into(), true), "said again");
+        assert!(
+            elsewhere.heard("unfollowed", "b".into(), false),
+            "said gone"
+        );
+        assert!(elsewhere.heard("new", "b".into(), true), "newly followed");
+        assert!(
+            elsewhere.resynced("b"),
+            "\"dropped\" is followed by no one now"
+        );
+
+        assert!(elsewhere.relay_for("kept").is_some());
+        assert!(elsewhere.relay_for("new").is_some());
+        assert!(elsewhere.relay_for("dropped").is_none(), "not said again");
+        assert!(elsewhere.relay_for("unfollowed").is_none());
+        assert_eq!(
+            elsewhere.servers_following("shared"),
+            1,
+            "c still follows it"
+        );
+        assert!(
+            elsewhere.relay_for("c-only").is_some(),
+            "c is not resyncing"
+        );
+        assert!(!elsewhere.resynced("b"), "b is done already");
+        assert!(!elsewhere.resynced("c"), "c never started");
+    }
+
+    #[test]
+    fn a_server_gone_while_resyncing_is_forgotten_at_once() {
+        let elsewhere = Elsewhere::default();
+        elsewhere.relay_through(Arc::new(Said::default()));
+        elsewhere.heard("t", "b".into(), true);
+        elsewhere.resyncing("b");
+        assert!(elsewhere.gone("b"));
+        assert!(elsewhere.relay_for("t").is_none());
+        assert!(!elsewhere.resynced("b"), "nothing left to settle");
     }
 }

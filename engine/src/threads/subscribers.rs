@@ -314,6 +314,12 @@ impl Subscribers {
                     self.version.fetch_add(1, Ordering::Release);
                 }
             }
+            Relayed::Resyncing { origin } => self.elsewhere.resyncing(&origin),
+            Relayed::Resynced { origin } => {
+                if self.elsewhere.resynced(&origin) {
+                    self.version.fetch_add(1, Ordering::Release);
+                }
+            }
             Relayed::Following { origin, following } => {
                 if self.elsewhere.heard(thread_id, origin, following) {
                     // Running turns pick the change up with their next notification.

@@ -143,6 +143,14 @@ pub(crate) enum Relayed {
     /// Server `origin` is gone (its database session ended without a word): it follows no
     /// thread any more. Not about one thread.
     Gone { origin: String },
+    /// Server `origin` will now say again every thread it follows, because some of what it
+    /// said may have been lost: what it follows as far as this server knows stands until it
+    /// is said again or [`Relayed::Resynced`] comes, so nothing stops being published in the
+    /// meantime. Not about one thread.
+    Resyncing { origin: String },
+    /// Server `origin` has said again every thread it follows since [`Relayed::Resyncing`]:
+    /// it follows no other. Not about one thread.
+    Resynced { origin: String },
     /// The server running a turn asks the followers here the server request `method` (an
     /// approval, user input, a client tool call) as ask `ask`, with `params` as it encoded them.
     Ask {

@@ -39,6 +39,14 @@
 //! again what it follows (as it does whenever its listener connects), so that a worker that
 //! lives on is not forgotten for good.
 //!
+//! A worker whose `@follow` or `@unfollow` may have been lost (its queue was full, or the
+//! database refused the batch) says everything it follows again, between `@resync` and
+//! `@synced`: the others keep publishing what it followed until `@synced`, and then drop the
+//! threads it did not say again ([`Relayed::Resyncing`], [`Relayed::Resynced`]). So a thread
+//! it stopped following while cut off is not published for it for good, and nothing it still
+//! follows stops being published meanwhile. It does the same when its publisher has moved to
+//! a new session, through which a lost word may have gone unsaid.
+//!
 //! Publishing never blocks a turn: notifications queue for the publisher thread, which sends
 //! up to [`BATCH`] payloads per round trip. When the queue is full or the database is gone they
 //! are dropped (and counted in the log); a follower elsewhere then reads the turn in full once it
@@ -88,11 +96,25 @@ struct Outgoing {
     message: Vec<u8>,
 }
 
+impl Outgoing {
+    /// The control message `method` about no thread in particular (thread id `-`, no body).
+    fn marker(method: &'static str) -> Self {
+        Self {
+            thread_id: "-".to_owned(),
+            method,
+            message: Vec::new(),
+        }
+    }
+}
+
 /// This worker's side of the relay: the publisher's queue, and the listener's stop flag.
 #[derive(Debug)]
 pub(super) struct PgRelay {
     queue: mpsc::SyncSender<Outgoing>,
     dropped: AtomicU64,
+    /// Set when something this worker said about what it follows was dropped: the listener
+    /// then has it all said again ([`Listener::resync`]).
+    lost: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
 }
 
@@ -102,12 +124,14 @@ impl PgRelay {
     pub(super) fn start(config: &postgres::Config, deliver: Deliver) -> Result<Self, String> {
         let origin = uuid::Uuid::now_v7().simple().to_string();
         let stop = Arc::new(AtomicBool::new(false));
+        let lost = Arc::new(AtomicBool::new(false));
         let (queue, outgoing) = mpsc::sync_channel(QUEUE);
         let publisher = Publisher {
             config: config.clone(),
             origin: origin.clone(),
             client: None,
             seq: 0,
+            lost: Arc::clone(&lost),
         };
         std::thread::Builder::new()
             .name("agentwire-pg-publish".to_owned())
@@ -121,6 +145,8 @@ impl PgRelay {
             joining: HashMap::new(),
             sessions: HashMap::new(),
             swept: Instant::now(),
+            lost: Arc::clone(&lost),
+            resynced: None,
             stop: Arc::clone(&stop),
         };
         std::thread::Builder::new()
@@ -130,6 +156,7 @@ impl PgRelay {
         Ok(Self {
             queue,
             dropped: AtomicU64::new(0),
+            lost,
             stop,
         })
     }
@@ -208,7 +235,11 @@ impl PgRelay {
 
     /// Queues `outgoing` for the publisher, or drops it (counted) when the queue is full.
     fn queue(&self, outgoing: Outgoing) {
+        let method = outgoing.method;
         if !enqueue(&self.queue, outgoing) {
+            if wire::says_what_is_followed(method) {
+                self.lost.store(true, Ordering::Relaxed);
+            }
             let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             if dropped.is_power_of_two() {
                 tracing::warn!(
@@ -238,20 +269,28 @@ struct Publisher {
     origin: String,
     client: Option<Client>,
     seq: u64,
+    /// See [`PgRelay::lost`].
+    lost: Arc<AtomicBool>,
 }
 
 impl Publisher {
     fn run(mut self, outgoing: &mpsc::Receiver<Outgoing>) {
         while let Ok(first) = outgoing.recv() {
             let mut payloads = Vec::new();
+            let mut says_what_is_followed = wire::says_what_is_followed(first.method);
             self.encode(first, &mut payloads);
             while payloads.len() < BATCH {
                 match outgoing.try_recv() {
-                    Ok(next) => self.encode(next, &mut payloads),
+                    Ok(next) => {
+                        says_what_is_followed |= wire::says_what_is_followed(next.method);
+                        self.encode(next, &mut payloads);
+                    }
                     Err(_) => break,
                 }
             }
-            self.send(&payloads);
+            if !self.send(&payloads) && says_what_is_followed {
+                self.lost.store(true, Ordering::Relaxed);
+            }
         }
     }
 
@@ -283,16 +322,16 @@ impl Publisher {
         }
     }
 
-    /// Sends `payloads` in one transaction, in order. A session found ended (the database
-    /// restarted, or the session was terminated) is replaced and the send tried once more;
-    /// any other failure drops them (logged).
-    fn send(&mut self, payloads: &[String]) {
+    /// Sends `payloads` in one transaction, in order; whether they were sent. A session found
+    /// ended (the database restarted, or the session was terminated) is replaced and the send
+    /// tried once more; any other failure drops them (logged).
+    fn send(&mut self, payloads: &[String]) -> bool {
         for attempt in 0..2 {
             let client = match self.connected() {
                 Ok(client) => client,
                 Err(error) => {
                     tracing::warn!(%error, dropped = payloads.len(), "relay cannot connect");
-                    return;
+                    return false;
                 }
             };
             let sent = client.execute(
@@ -300,16 +339,17 @@ impl Publisher {
                 &[&CHANNEL, &payloads],
             );
             match sent {
-                Ok(_) => return,
+                Ok(_) => return true,
                 Err(error) if attempt == 0 && client.is_closed() => {
                     tracing::info!(%error, "relay session ended; publishing through a new one");
                 }
                 Err(error) => {
                     tracing::warn!(%error, dropped = payloads.len(), "relay could not publish");
-                    return;
+                    return false;
                 }
             }
         }
+        false
     }
 
     /// The publishing session, made anew when there is none or it ended.
@@ -343,6 +383,11 @@ struct Listener {
     sessions: HashMap<String, i32>,
     /// When [`Listener::sweep`] last ran.
     swept: Instant,
+    /// See [`PgRelay::lost`].
+    lost: Arc<AtomicBool>,
+    /// When [`Listener::resync`] last ran: a loss is acted on at most once per [`RECONNECT`],
+    /// so that a publisher that cannot connect is not asked to say it all again and again.
+    resynced: Option<Instant>,
     stop: Arc<AtomicBool>,
 }
 
@@ -364,12 +409,7 @@ impl Listener {
             }
             self.joining.clear();
             // Listening now: whoever follows what is said again, for what was missed.
-            let joined = Outgoing {
-                thread_id: "-".to_owned(),
-                method: wire::JOINED,
-                message: Vec::new(),
-            };
-            if !enqueue(&self.queue, joined) {
+            if !enqueue(&self.queue, Outgoing::marker(wire::JOINED)) {
                 tracing::warn!("relay behind: could not say that this worker joined");
             }
             // And this worker says again what it follows, which the others may have missed or
@@ -382,6 +422,13 @@ impl Listener {
     /// Handles notifications until the connection breaks or the store closes.
     fn listen(&mut self, client: &mut Client) {
         while !self.stop.load(Ordering::Relaxed) {
+            let rested = self.resynced.is_none_or(|at| at.elapsed() >= RECONNECT);
+            if rested && self.lost.swap(false, Ordering::Relaxed) {
+                tracing::info!(
+                    "relay: what this worker follows may not have been heard; saying all of it again"
+                );
+                self.resync();
+            }
             let next = client.notifications().timeout_iter(POLL).next();
             match next {
                 Ok(Some(notification)) if notification.channel() == CHANNEL => {
@@ -432,7 +479,7 @@ impl Listener {
             self.joining.remove(&origin);
             if origin == self.origin {
                 tracing::info!("relay: this worker's publishing session ended; following again");
-                self.follow_again();
+                self.resync();
             } else {
                 tracing::info!(
                     origin,
@@ -458,7 +505,22 @@ impl Listener {
         };
         if moved && origin == self.origin {
             tracing::info!("relay: this worker publishes through a new session; following again");
-            self.follow_again();
+            self.resync();
+        }
+    }
+
+    /// Has this worker say again everything it follows, between `@resync` and `@synced`, so
+    /// that the others also drop what it stopped following while what it said was lost. What
+    /// cannot be queued now is tried again (see [`PgRelay::lost`]).
+    fn resync(&mut self) {
+        self.resynced = Some(Instant::now());
+        if !enqueue(&self.queue, Outgoing::marker(wire::RESYNC)) {
+            self.lost.store(true, Ordering::Relaxed);
+            return;
+        }
+        self.follow_again();
+        if !enqueue(&self.queue, Outgoing::marker(wire::SYNCED)) {
+            self.lost.store(true, Ordering::Relaxed);
         }
     }
 

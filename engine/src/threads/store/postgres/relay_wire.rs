@@ -30,6 +30,21 @@ pub(super) const JOIN: &str = "@join";
 /// The header's method of a worker that (re)joined the relay (its thread id is `-`).
 pub(super) const JOINED: &str = "@joined";
 
+/// The header's method of a worker that is about to say again everything it follows, because
+/// some of what it said may have been lost: what it does not say again before [`SYNCED`] it
+/// follows no more (its thread id is `-`; see [`Relayed::Resyncing`]).
+pub(super) const RESYNC: &str = "@resync";
+
+/// The header's method of a worker that has said again everything it follows since its
+/// [`RESYNC`] (its thread id is `-`; see [`Relayed::Resynced`]).
+pub(super) const SYNCED: &str = "@synced";
+
+/// Whether payloads of `method` say what their worker follows: losing one leaves the others
+/// with a wrong picture until the worker says all of it again.
+pub(super) fn says_what_is_followed(method: &str) -> bool {
+    matches!(method, FOLLOW | UNFOLLOW | JOIN | RESYNC | SYNCED)
+}
+
 /// The header's method of a worker's answer to an ask (see [`Relayed::Answer`]).
 pub(super) const ANSWER: &str = "@answer";
 
@@ -91,6 +106,8 @@ pub(super) fn decode(header: &Header<'_>, message: &[u8]) -> Result<Relayed, Str
             return Ok(Relayed::Following { origin, following });
         }
         JOINED => return Ok(Relayed::Joined),
+        RESYNC => return Ok(Relayed::Resyncing { origin }),
+        SYNCED => return Ok(Relayed::Resynced { origin }),
         JOIN => {
             let body: AskRef = json(message)?;
             return Ok(Relayed::Join {
@@ -318,6 +335,30 @@ mod tests {
         assert!(!encodes(message, "turn/started"), "another method");
         assert!(!encodes(b"{\"method\":\"item/started\"", "item/started"));
         assert!(!encodes(br#"{"method":"item/started"}"#, "item/started"));
+    }
+
+    #[test]
+    fn what_a_worker_follows_decodes_with_its_origin() {
+        for (method, following) in [(FOLLOW, true), (UNFOLLOW, false)] {
+            assert!(matches!(
+                decode(&header(method), b""),
+                Ok(Relayed::Following { origin, following: f }) if origin == "o" && f == following
+            ));
+        }
+        assert!(matches!(
+            decode(&header(RESYNC), b""),
+            Ok(Relayed::Resyncing { origin }) if origin == "o"
+        ));
+        assert!(matches!(
+            decode(&header(SYNCED), b""),
+            Ok(Relayed::Resynced { origin }) if origin == "o"
+        ));
+        for method in [FOLLOW, UNFOLLOW, JOIN, RESYNC, SYNCED] {
+            assert!(says_what_is_followed(method), "{method}");
+        }
+        for method in [JOINED, ANSWER, WITHDRAW, "item/started", "turn/interrupt"] {
+            assert!(!says_what_is_followed(method), "{method}");
+        }
     }
 
     fn header(method: &str) -> Header<'_> {
