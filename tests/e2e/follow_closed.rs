@@ -4,7 +4,8 @@
 //! follows the thread no more (`@unfollow`), and A's next turn is published to nobody. When B
 //! dies instead, saying nothing, A sees B's database session end and stops publishing too; a
 //! worker whose publishing session ends while it lives says again what it follows, and one
-//! whose `@unfollow` was lost says all it follows again, which drops the rest.
+//! whose `@unfollow` was lost says all it follows again, which drops the rest. A request of a
+//! turn that waits for the answer of a worker that dies stops waiting once it is seen gone.
 //! Watched from outside by a `psql` listening on the relay's channel.
 
 use std::io::{BufRead, BufReader, Write};
@@ -393,6 +394,81 @@ fn a_worker_whose_unfollow_was_lost_says_again_all_it_follows() {
     a.stop();
     b.stop();
     for dir in dirs {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn a_request_waiting_on_a_worker_that_dies_stops_waiting_for_it() {
+    let store = Store::postgres("ask_dies");
+    let root = scratch("ask-dies");
+    let (home_a, workspace) = crate::common::home_and_workspace(&root);
+    let home_b = scratch("ask-dies-b");
+    let script = json!({"version": 1, "responses": [{"steps": [
+        {"type": "command", "command": "touch never.txt"},
+        {"type": "message", "deltas": ["done"]}
+    ]}]});
+    for home in [&home_a, &home_b] {
+        fixture(home, &script);
+    }
+    let mut listen = store.args();
+    listen.extend(["--listen", "ws://127.0.0.1:0"]);
+    let worker_a = App::spawn(&home_a, &listen);
+    let addr = worker_a.listening_addr();
+    let mut starter = Conn::open(addr);
+    let thread = thread_id(&starter.call(
+        "thread/start",
+        json!({"cwd": workspace, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}),
+    ));
+    let mut b = Client::start_with(&home_b, &store.args());
+    b.call("thread/resume", json!({"threadId": thread}));
+    const APPROVAL: &str = "item/commandExecution/requestApproval";
+
+    // The approval is put to the client on A and, through B, to B's client; neither answers.
+    // The client on A leaves, so only B's answer can still come, when B is SIGKILLed.
+    starter.call(
+        "turn/start",
+        json!({"threadId": thread, "input": [{"type": "text", "text": "run it"}]}),
+    );
+    starter.server_request(APPROVAL);
+    b.server_request(APPROVAL);
+    drop(starter);
+    drop(b);
+    let killed = Instant::now();
+
+    // A sees B's session end within its 5 s sweep and stops waiting for B's answer, which the
+    // server request timeout (600 s) would otherwise bound: the command is not run, and the
+    // turn goes on to its end.
+    let mut reader = Conn::open(addr);
+    let status = loop {
+        let read = reader.call(
+            "thread/read",
+            json!({"threadId": thread, "includeTurns": true}),
+        );
+        let status = read["thread"]["turns"][0]["status"].clone();
+        if status != json!("inProgress") {
+            break status;
+        }
+        assert!(
+            killed.elapsed() < WAIT,
+            "the turn still waits for the dead worker's answer after {WAIT:?}; A's log:\n{}",
+            worker_a.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(
+        status,
+        json!("completed"),
+        "A's log:\n{}",
+        worker_a.stderr()
+    );
+    assert!(
+        !workspace.join("never.txt").exists(),
+        "no one approved the command"
+    );
+    drop(reader);
+    let _ = worker_a.terminate();
+    for dir in [root, home_b] {
         let _ = std::fs::remove_dir_all(dir);
     }
 }

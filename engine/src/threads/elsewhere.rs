@@ -44,6 +44,9 @@ pub(crate) struct Elsewhere {
     /// Signalled when another server starts following a thread: a request waiting for an
     /// answer is put to it too.
     joined: Arc<Notify>,
+    /// Signalled when another server may have stopped following a thread (it said so, or is
+    /// gone): a request waiting for its answer stops waiting.
+    left: Arc<Notify>,
 }
 
 /// Who follows what elsewhere.
@@ -145,7 +148,9 @@ impl Elsewhere {
             unconfirmed.remove(thread_id);
         }
         if !following {
-            return followed.drop_follower(thread_id, &origin);
+            let unfollowed = followed.drop_follower(thread_id, &origin);
+            self.left.notify_waiters();
+            return unfollowed;
         }
         let followed = &mut followed.by_thread;
         if let Some(servers) = followed.get_mut(thread_id) {
@@ -176,6 +181,7 @@ impl Elsewhere {
             servers.remove(origin);
             !servers.is_empty()
         });
+        self.left.notify_waiters();
         followed.by_thread.len() != before
     }
 
@@ -212,6 +218,7 @@ impl Elsewhere {
         for thread_id in unconfirmed {
             changed |= followed.drop_follower(&thread_id, origin);
         }
+        self.left.notify_waiters();
         changed
     }
 
@@ -226,6 +233,11 @@ impl Elsewhere {
     /// The signal that another server started following a thread.
     pub(crate) fn join_signal(&self) -> Arc<Notify> {
         Arc::clone(&self.joined)
+    }
+
+    /// The signal that another server may have stopped following a thread.
+    pub(crate) fn leave_signal(&self) -> Arc<Notify> {
+        Arc::clone(&self.left)
     }
 
     /// Interrupts turn `turn_id` of `thread_id` if it runs here.

@@ -31,9 +31,10 @@ impl TurnRun {
         let patience = self.peer.hub().request_timeout() + ELSEWHERE_GRACE;
         let asked = async {
             let subscribers = &threads.subscribers;
-            let (joined, joined_elsewhere) = (
+            let (joined, joined_elsewhere, left_elsewhere) = (
                 subscribers.join_signal(),
                 subscribers.elsewhere.join_signal(),
+                subscribers.elsewhere.leave_signal(),
             );
             let mut asked: Vec<ConnectionId> = Vec::new();
             let mut pending = FuturesUnordered::new();
@@ -42,8 +43,13 @@ impl TurnRun {
             let deadline = tokio::time::sleep(patience);
             tokio::pin!(deadline);
             loop {
-                // Armed before the followers are read, so that none joining after is missed.
-                let (join, join_elsewhere) = (joined.notified(), joined_elsewhere.notified());
+                // Armed before the followers are read, so that none joining (or server leaving)
+                // after is missed.
+                let (join, join_elsewhere, leave_elsewhere) = (
+                    joined.notified(),
+                    joined_elsewhere.notified(),
+                    left_elsewhere.notified(),
+                );
                 for peer in subscribers.of(&thread_id) {
                     if !asked.contains(&peer.connection_id()) {
                         asked.push(peer.connection_id());
@@ -70,6 +76,8 @@ impl TurnRun {
                     },
                     () = join => {}
                     () = join_elsewhere => elsewhere.again(),
+                    // Counted again above: a server that left (or died) answers no more.
+                    () = leave_elsewhere => {}
                     () = &mut deadline, if elsewhere.waiting() => {
                         elsewhere.give_up();
                         last_error = "no answer came from the other servers in time".to_owned();
