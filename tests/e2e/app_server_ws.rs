@@ -97,7 +97,7 @@ impl App {
 
     /// The address from the `listening addr=…` log line.
     pub(crate) fn listening_addr(&self) -> SocketAddr {
-        let line = self.wait_for_line("listening");
+        let line = self.wait_for_line("listening addr=");
         let addr = line
             .split_whitespace()
             .find_map(|word| word.strip_prefix("addr="))

@@ -33,11 +33,12 @@
 //!
 //! A worker that dies says no `@unfollow`. Each listener remembers which database session every
 //! worker's payloads come from (its publisher's) and, every [`SWEEP`], asks PostgreSQL which
-//! of those sessions still exist: a worker whose session ended follows nothing any more
-//! ([`Relayed::Gone`]), so its threads stop being published for it. When the ended session is
-//! this worker's own publisher's, or its publisher turns up on a new session, this worker says
-//! again what it follows (as it does whenever its listener connects), so that a worker that
-//! lives on is not forgotten for good.
+//! of those sessions still exist (by process id and start, so that a process id the system
+//! has given to a new session since does not keep the old one alive): a worker whose session
+//! ended follows nothing any more ([`Relayed::Gone`]), so its threads stop being published for
+//! it. When the ended session is this worker's own publisher's, or its publisher turns up on a
+//! new session, this worker says again what it follows (as it does whenever its listener
+//! connects), so that a worker that lives on is not forgotten for good.
 //!
 //! A worker whose `@follow` or `@unfollow` may have been lost (its queue was full, or the
 //! database refused the batch) says everything it follows again, between `@resync` and
@@ -52,7 +53,7 @@
 //! are dropped (and counted in the log); a follower elsewhere then reads the turn in full once it
 //! ends, as it would without the relay.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
@@ -362,6 +363,45 @@ impl Publisher {
     }
 }
 
+/// The database session a worker publishes from.
+#[derive(Debug, PartialEq)]
+struct Session {
+    /// Its backend process id, as `NOTIFY` names the sender.
+    pid: i32,
+    /// When it started (`pg_stat_activity.backend_start`), once a sweep found it: a process id
+    /// the system has given to a new session since is told apart by it.
+    started: Option<String>,
+}
+
+impl Session {
+    fn new(pid: i32) -> Self {
+        Self { pid, started: None }
+    }
+}
+
+/// The origins of `sessions` whose session has ended, taken out of it, given the sessions that
+/// exist now (`alive`: backend process id → start, if shown). A session's start is learnt the
+/// first time it is found; a process id found again with another start belongs to a new
+/// session, and the one watched has ended.
+fn ended(
+    sessions: &mut HashMap<String, Session>,
+    alive: &HashMap<i32, Option<String>>,
+) -> Vec<String> {
+    let mut ended = Vec::new();
+    for (origin, session) in sessions.iter_mut() {
+        match (alive.get(&session.pid), &session.started) {
+            (None, _) => ended.push(origin.clone()),
+            (Some(Some(now)), Some(started)) if now != started => ended.push(origin.clone()),
+            (Some(Some(now)), None) => session.started = Some(now.clone()),
+            (Some(_), _) => {}
+        }
+    }
+    for origin in &ended {
+        sessions.remove(origin);
+    }
+    ended
+}
+
 /// A notification whose fragments are still arriving.
 struct Joining {
     seq: u64,
@@ -378,9 +418,9 @@ struct Listener {
     deliver: Deliver,
     /// Per origin, the notification being joined.
     joining: HashMap<String, Joining>,
-    /// Per origin (this worker's own included), the backend process id of the database
-    /// session its last payload came from: its publisher's.
-    sessions: HashMap<String, i32>,
+    /// Per origin (this worker's own included), the database session its last payload came
+    /// from: its publisher's.
+    sessions: HashMap<String, Session>,
     /// When [`Listener::sweep`] last ran.
     swept: Instant,
     /// See [`PgRelay::lost`].
@@ -456,26 +496,23 @@ impl Listener {
         if self.sessions.is_empty() {
             return;
         }
-        let pids: Vec<i32> = self.sessions.values().copied().collect();
+        let pids: Vec<i32> = self.sessions.values().map(|session| session.pid).collect();
         let rows = client.query(
-            "SELECT pid FROM pg_stat_activity WHERE pid = ANY($1)",
+            "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = ANY($1)",
             &[&pids],
         );
-        let alive: HashSet<i32> = match rows {
-            Ok(rows) => rows.iter().filter_map(|row| row.try_get(0).ok()).collect(),
+        // The start is hidden (NULL) from a role that may not see another's sessions in full.
+        let alive: HashMap<i32, Option<String>> = match rows {
+            Ok(rows) => rows
+                .iter()
+                .filter_map(|row| Some((row.try_get(0).ok()?, row.try_get(1).ok()?)))
+                .collect(),
             Err(error) => {
                 tracing::warn!(%error, "relay: cannot tell which workers are connected");
                 return;
             }
         };
-        let ended: Vec<String> = self
-            .sessions
-            .iter()
-            .filter(|(_, pid)| !alive.contains(pid))
-            .map(|(origin, _)| origin.clone())
-            .collect();
-        for origin in ended {
-            self.sessions.remove(&origin);
+        for origin in ended(&mut self.sessions, &alive) {
             self.joining.remove(&origin);
             if origin == self.origin {
                 tracing::info!("relay: this worker's publishing session ended; following again");
@@ -495,10 +532,14 @@ impl Listener {
     /// forgotten what this worker follows, before its own sweep could: it says it again.
     fn watch(&mut self, origin: &str, pid: i32) {
         let moved = match self.sessions.get_mut(origin) {
-            Some(known) => std::mem::replace(known, pid) != pid,
+            Some(known) if known.pid == pid => false,
+            Some(known) => {
+                *known = Session::new(pid);
+                true
+            }
             None => {
                 if self.sessions.len() < MAX_WATCHED {
-                    self.sessions.insert(origin.to_owned(), pid);
+                    self.sessions.insert(origin.to_owned(), Session::new(pid));
                 }
                 false
             }
@@ -597,5 +638,57 @@ impl Listener {
             Ok(relayed) => (self.deliver)(header.thread_id, relayed),
             Err(why) => tracing::warn!(method = header.method, why, "relay payload dropped"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn watched(sessions: &[(&str, i32, Option<&str>)]) -> HashMap<String, Session> {
+        sessions
+            .iter()
+            .map(|(origin, pid, started)| {
+                let session = Session {
+                    pid: *pid,
+                    started: started.map(str::to_owned),
+                };
+                ((*origin).to_owned(), session)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_session_ends_when_its_process_is_gone_or_serves_a_newer_session() {
+        let mut sessions = watched(&[
+            ("gone", 1, Some("t1")),
+            ("reused", 2, Some("t2")),
+            ("same", 3, Some("t3")),
+            ("new", 4, None),
+            ("hidden", 5, Some("t5")),
+        ]);
+        let alive = HashMap::from([
+            (2, Some("later".to_owned())),
+            (3, Some("t3".to_owned())),
+            (4, Some("t4".to_owned())),
+            (5, None),
+        ]);
+        let mut gone = ended(&mut sessions, &alive);
+        gone.sort();
+        assert_eq!(gone, ["gone", "reused"]);
+        assert_eq!(
+            sessions,
+            watched(&[
+                ("same", 3, Some("t3")),
+                ("new", 4, Some("t4")),
+                ("hidden", 5, Some("t5")),
+            ]),
+            "the new session's start is learnt; a hidden start ends nothing"
+        );
+        let alive = HashMap::from([(3, Some("t3".to_owned())), (4, Some("other".to_owned()))]);
+        let mut gone = ended(&mut sessions, &alive);
+        gone.sort();
+        assert_eq!(gone, ["hidden", "new"], "gone, and a new start for 4");
+        assert_eq!(sessions, watched(&[("same", 3, Some("t3"))]));
     }
 }
