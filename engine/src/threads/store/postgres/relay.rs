@@ -659,6 +659,59 @@ mod tests {
     }
 
     #[test]
+    fn only_a_dropped_word_on_what_is_followed_counts_as_lost() {
+        let (queue, _outgoing) = mpsc::sync_channel(1);
+        let relay = PgRelay {
+            queue,
+            dropped: AtomicU64::new(0),
+            lost: Arc::new(AtomicBool::new(false)),
+            stop: Arc::new(AtomicBool::new(false)),
+        };
+        relay.publish("t", "item/started", b"{}".to_vec());
+        relay.publish("t", "item/started", b"{}".to_vec());
+        assert_eq!(
+            relay.dropped.load(Ordering::Relaxed),
+            1,
+            "the queue was full"
+        );
+        assert!(
+            !relay.lost.load(Ordering::Relaxed),
+            "a dropped notification says nothing about what is followed"
+        );
+        relay.follow("t", false);
+        assert!(relay.lost.load(Ordering::Relaxed), "a dropped @unfollow is");
+    }
+
+    #[test]
+    fn a_batch_the_publisher_cannot_send_is_lost_if_it_said_what_is_followed() {
+        // Nothing listens on port 1 of the loopback: every connection is refused at once.
+        let config: postgres::Config = "host=127.0.0.1 port=1 user=nobody connect_timeout=5"
+            .parse()
+            .expect("a config");
+        for (method, lost) in [("item/started", false), (wire::FOLLOW, true)] {
+            let flag = Arc::new(AtomicBool::new(false));
+            let publisher = Publisher {
+                config: config.clone(),
+                origin: "o".to_owned(),
+                client: None,
+                seq: 0,
+                lost: Arc::clone(&flag),
+            };
+            let (queue, outgoing) = mpsc::sync_channel(4);
+            queue
+                .send(Outgoing {
+                    thread_id: "t".to_owned(),
+                    method,
+                    message: Vec::new(),
+                })
+                .expect("queued");
+            drop(queue);
+            publisher.run(&outgoing);
+            assert_eq!(flag.load(Ordering::Relaxed), lost, "{method}");
+        }
+    }
+
+    #[test]
     fn a_session_ends_when_its_process_is_gone_or_serves_a_newer_session() {
         let mut sessions = watched(&[
             ("gone", 1, Some("t1")),
