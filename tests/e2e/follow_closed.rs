@@ -158,6 +158,18 @@ fn published(a: &mut Client, listener: &mut Listener, thread: &str) -> bool {
     listener.count("turn/completed", thread) > before
 }
 
+/// Runs turns on `a`'s thread `thread` until one is published (`wanted`) or one is not;
+/// whether that came within [`WAIT`].
+fn published_within(a: &mut Client, listener: &mut Listener, thread: &str, wanted: bool) -> bool {
+    let deadline = Instant::now() + WAIT;
+    while published(a, listener, thread) != wanted {
+        if Instant::now() >= deadline {
+            return false;
+        }
+    }
+    true
+}
+
 #[test]
 fn a_follower_whose_connection_closes_is_forgotten_at_once() {
     let store = Store::postgres("follow_closed");
@@ -267,14 +279,11 @@ fn a_worker_that_dies_is_forgotten_by_the_others() {
 
     // SIGKILL: B says nothing more, and its sessions end with its process.
     drop(b);
-    let deadline = Instant::now() + WAIT;
-    while published(&mut a, &mut listener, &thread) {
-        assert!(
-            Instant::now() < deadline,
-            "A still publishes for the dead worker after {WAIT:?}; A's log:\n{}",
-            a.stderr()
-        );
-    }
+    assert!(
+        published_within(&mut a, &mut listener, &thread, false),
+        "A still publishes for the dead worker after {WAIT:?}; A's log:\n{}",
+        a.stderr()
+    );
     assert!(
         !published(&mut a, &mut listener, &thread),
         "A stays quiet once it forgot B"
@@ -313,18 +322,14 @@ fn a_worker_whose_publishing_session_ends_says_again_what_it_follows() {
 
     // B's publisher loses its session; B lives on. A forgets B when it sees the session gone,
     // and B says again what it follows through a new one.
-    let ended = store.query(&format!("SELECT pg_terminate_backend({session})"));
-    assert_eq!(ended.trim(), "t", "B's publishing session ended");
+    assert!(store.terminate(session), "B's publishing session ended");
     listener.expect("@follow", &thread, 3);
     assert_ne!(listener.session_of("@follow", &thread, 3), session);
-    let deadline = Instant::now() + WAIT;
-    while !published(&mut a, &mut listener, &thread) {
-        assert!(
-            Instant::now() < deadline,
-            "A does not publish for B again within {WAIT:?}; B's log:\n{}",
-            b.stderr()
-        );
-    }
+    assert!(
+        published_within(&mut a, &mut listener, &thread, true),
+        "A does not publish for B again within {WAIT:?}; B's log:\n{}",
+        b.stderr()
+    );
     a.stop();
     b.stop();
     for dir in dirs {

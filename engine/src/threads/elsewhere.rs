@@ -142,8 +142,7 @@ impl Elsewhere {
     /// Server `origin` has followers of `thread_id` now (`following`), or no more. Whether that
     /// changed what is published.
     pub(crate) fn heard(&self, thread_id: &str, origin: String, following: bool) -> bool {
-        let mut guard = lock(&self.followed);
-        let followed = &mut *guard;
+        let mut followed = lock(&self.followed);
         if let Some(unconfirmed) = followed.unconfirmed.get_mut(&origin) {
             unconfirmed.remove(thread_id);
         }
@@ -152,21 +151,21 @@ impl Elsewhere {
             self.left.notify_waiters();
             return unfollowed;
         }
-        let followed = &mut followed.by_thread;
-        if let Some(servers) = followed.get_mut(thread_id) {
+        let by_thread = &mut followed.by_thread;
+        if let Some(servers) = by_thread.get_mut(thread_id) {
             if servers.len() < MAX_SERVERS && servers.insert(origin) {
                 self.joined.notify_waiters();
             }
             return false;
         }
-        if followed.len() >= MAX_THREADS {
+        if by_thread.len() >= MAX_THREADS {
             tracing::warn!(
                 thread_id,
                 "too many threads followed elsewhere; not relaying it"
             );
             return false;
         }
-        followed.insert(thread_id.to_owned(), HashSet::from([origin]));
+        by_thread.insert(thread_id.to_owned(), HashSet::from([origin]));
         self.joined.notify_waiters();
         true
     }
