@@ -18,7 +18,7 @@ use serde_json::json;
 use crate::app_server_ws::App;
 use crate::client::{Client, completed_turn, thread_id};
 use crate::common::scratch;
-use crate::follow_live::fixture;
+use crate::follow_live::{TwoHomes, fixture};
 use crate::stores::Store;
 use crate::ws_conn::Conn;
 
@@ -239,6 +239,17 @@ struct FollowedFromB {
     dirs: [std::path::PathBuf; 3],
 }
 
+/// The end of a test that began with [`followed_from_b`]: stops both clients and removes the
+/// test's directories.
+fn finish(clients: [Client; 2], dirs: [std::path::PathBuf; 3]) {
+    for client in clients {
+        client.stop();
+    }
+    for dir in dirs {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 fn followed_from_b(test: &str) -> FollowedFromB {
     let store = Store::postgres(test);
     let Store::Postgres(url) = &store else {
@@ -301,11 +312,7 @@ fn a_worker_that_dies_is_forgotten_by_the_others() {
     c.call("thread/resume", json!({"threadId": thread}));
     listener.expect("@follow", &thread, 3);
     assert!(published(&mut a, &mut listener, &thread));
-    a.stop();
-    c.stop();
-    for dir in dirs {
-        let _ = std::fs::remove_dir_all(dir);
-    }
+    finish([a, c], dirs);
 }
 
 #[test]
@@ -330,11 +337,7 @@ fn a_worker_whose_publishing_session_ends_says_again_what_it_follows() {
         "A does not publish for B again within {WAIT:?}; B's log:\n{}",
         b.stderr()
     );
-    a.stop();
-    b.stop();
-    for dir in dirs {
-        let _ = std::fs::remove_dir_all(dir);
-    }
+    finish([a, b], dirs);
 }
 
 #[test]
@@ -396,26 +399,22 @@ fn a_worker_whose_unfollow_was_lost_says_again_all_it_follows() {
         "A stopped publishing the thread B follows; A's log:\n{}",
         a.stderr()
     );
-    a.stop();
-    b.stop();
-    for dir in dirs {
-        let _ = std::fs::remove_dir_all(dir);
-    }
+    finish([a, b], dirs);
 }
 
 #[test]
 fn a_request_waiting_on_a_worker_that_dies_stops_waiting_for_it() {
     let store = Store::postgres("ask_dies");
-    let root = scratch("ask-dies");
-    let (home_a, workspace) = crate::common::home_and_workspace(&root);
-    let home_b = scratch("ask-dies-b");
     let script = json!({"version": 1, "responses": [{"steps": [
         {"type": "command", "command": "touch never.txt"},
         {"type": "message", "deltas": ["done"]}
     ]}]});
-    for home in [&home_a, &home_b] {
-        fixture(home, &script);
-    }
+    let TwoHomes {
+        root,
+        home_a,
+        workspace,
+        home_b,
+    } = TwoHomes::new("ask-dies", &script);
     let mut listen = store.args();
     listen.extend(["--listen", "ws://127.0.0.1:0"]);
     let worker_a = App::spawn(&home_a, &listen);

@@ -3,6 +3,8 @@
 //! sends its followers reaches that client too (`LISTEN`/`NOTIFY`), in order and whole,
 //! notifications longer than one `NOTIFY` payload included.
 
+use std::path::PathBuf;
+
 use serde_json::{Value, json};
 
 use crate::app_server_ws::App;
@@ -29,6 +31,33 @@ pub(crate) fn fixture(home: &std::path::Path, script: &Value) {
         "model_provider = \"fixture\"\nfixture_script = \"live.json\"\n",
     )
     .expect("write config");
+}
+
+/// The directories of a test with two workers that play one script: A's home and workspace
+/// under `root`, and B's home.
+pub(crate) struct TwoHomes {
+    pub(crate) root: PathBuf,
+    pub(crate) home_a: PathBuf,
+    pub(crate) workspace: PathBuf,
+    pub(crate) home_b: PathBuf,
+}
+
+impl TwoHomes {
+    /// Fresh directories named after `test`, both homes' model playing `script`.
+    pub(crate) fn new(test: &str, script: &Value) -> Self {
+        let root = scratch(test);
+        let (home_a, workspace) = crate::common::home_and_workspace(&root);
+        let home_b = scratch(&format!("{test}-b"));
+        for home in [&home_a, &home_b] {
+            fixture(home, script);
+        }
+        Self {
+            root,
+            home_a,
+            workspace,
+            home_b,
+        }
+    }
 }
 
 fn streaming_model(home: &std::path::Path) {
@@ -209,17 +238,17 @@ fn a_client_on_another_worker_interrupts_a_running_turn() {
 #[test]
 fn an_approval_waiting_on_one_worker_is_answered_from_another() {
     let store = Store::postgres("approve_live");
-    let root = scratch("approve-live");
-    let (home_a, workspace) = crate::common::home_and_workspace(&root);
-    let home_b = scratch("approve-live-b");
     let command = |line: &str| json!({"type": "command", "command": line});
     let script = json!({"version": 1, "responses": [
         {"when": "first", "steps": [command("touch from-b.txt"), {"type": "message", "deltas": ["ok"]}]},
         {"when": "second", "steps": [command("touch from-a.txt"), {"type": "message", "deltas": ["ok"]}]}
     ]});
-    for home in [&home_a, &home_b] {
-        fixture(home, &script);
-    }
+    let TwoHomes {
+        root,
+        home_a,
+        workspace,
+        home_b,
+    } = TwoHomes::new("approve-live", &script);
     let mut a = Client::start_with(&home_a, &store.args());
     let mut b = Client::start_with(&home_b, &store.args());
     let thread = thread_id(&a.start_thread(
@@ -282,16 +311,16 @@ fn an_approval_waiting_on_one_worker_is_answered_from_another() {
 #[test]
 fn an_approval_put_to_a_worker_reaches_a_client_joining_it_later() {
     let store = Store::postgres("approve_late");
-    let root = scratch("approve-late");
-    let (home_a, workspace) = crate::common::home_and_workspace(&root);
-    let home_b = scratch("approve-late-b");
     let script = json!({"version": 1, "responses": [{"steps": [
         {"type": "command", "command": "touch from-late.txt"},
         {"type": "message", "deltas": ["ok"]}
     ]}]});
-    for home in [&home_a, &home_b] {
-        fixture(home, &script);
-    }
+    let TwoHomes {
+        root,
+        home_a,
+        workspace,
+        home_b,
+    } = TwoHomes::new("approve-late", &script);
     let mut a = Client::start_with(&home_a, &store.args());
     let mut listen = store.args();
     listen.extend(["--listen", "ws://127.0.0.1:0"]);
