@@ -11,6 +11,8 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+use crate::server::Running;
+
 /// How long any one answer may take.
 const ANSWER: Duration = Duration::from_secs(60);
 
@@ -18,6 +20,8 @@ const ANSWER: Duration = Duration::from_secs(60);
 pub struct Conn {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     next_id: u64,
+    /// The `cwd` of the last thread started on it.
+    cwd: String,
 }
 
 /// A message from the server and when it arrived.
@@ -40,7 +44,11 @@ impl Conn {
             .await
             .map_err(|_| format!("connecting to {url} timed out"))?
             .map_err(|e| format!("cannot connect to {url}: {e}"))?;
-        let mut conn = Self { ws, next_id: 0 };
+        let mut conn = Self {
+            ws,
+            next_id: 0,
+            cwd: String::new(),
+        };
         conn.call(
             "initialize",
             json!({"clientInfo": {"name": "sessions_bench", "title": "sessions bench", "version": "0.1.0"}}),
@@ -119,6 +127,7 @@ impl Conn {
     /// Starts a thread in `cwd`; its id.
     pub async fn start_thread(&mut self, cwd: &str) -> Result<String, String> {
         let result = self.call("thread/start", json!({"cwd": cwd})).await?;
+        cwd.clone_into(&mut self.cwd);
         result["thread"]["id"]
             .as_str()
             .map(str::to_owned)
@@ -233,17 +242,23 @@ pub async fn open_many(url: &str, count: usize, parallel: usize) -> Result<Vec<C
 /// Sessions that each have a connection and a thread.
 pub async fn sessions(url: &str, cwd: &str, count: usize) -> Result<Vec<(Conn, String)>, String> {
     let conns = open_many(url, count, 50).await?;
-    let mut out = Vec::with_capacity(count);
+    start_threads(conns.into_iter().map(|conn| (conn, cwd.to_owned()))).await
+}
+
+/// Starts a thread on each connection in the directory given with it, all at once.
+async fn start_threads(
+    conns: impl IntoIterator<Item = (Conn, String)>,
+) -> Result<Vec<(Conn, String)>, String> {
     let starting: Vec<_> = conns
         .into_iter()
-        .map(|mut conn| {
-            let cwd = cwd.to_owned();
+        .map(|(mut conn, cwd)| {
             tokio::spawn(async move {
                 let thread = conn.start_thread(&cwd).await?;
                 Ok::<_, String>((conn, thread))
             })
         })
         .collect();
+    let mut out = Vec::with_capacity(starting.len());
     for handle in starting {
         out.push(handle.await.map_err(|e| format!("task failed: {e}"))??);
     }
@@ -255,8 +270,50 @@ pub async fn sessions(url: &str, cwd: &str, count: usize) -> Result<Vec<(Conn, S
 pub struct Streamed {
     /// The turns, in no particular order.
     pub turns: Vec<TurnReport>,
-    /// From the first `turn/start` sent to the last `turn/completed` received.
+    /// From the first `turn/start` sent to the last `turn/completed` received (added up over
+    /// the waves of a phase that has several).
     pub wall: Duration,
+}
+
+/// One turn on each session at once, wave after wave until the waves have streamed for `least`
+/// in all. Each wave after the first starts a new thread on every connection, where its last
+/// one was, so that every turn is the first of its thread, as in one wave. Also the CPU time the
+/// waves cost `servers` (not counting the `thread/start`s between them), in seconds.
+pub async fn stream_waves(
+    mut sessions: Vec<(Conn, String)>,
+    deltas: usize,
+    least: Duration,
+    limit: Duration,
+    servers: &[Running],
+) -> Result<(Streamed, f64, Vec<(Conn, String)>), String> {
+    let cpu = || {
+        servers
+            .iter()
+            .map(|server| server.cpu().ok_or("cannot read a server's CPU time"))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let mut all = Streamed::default();
+    let mut seconds = 0.0;
+    loop {
+        let before = cpu()?;
+        let (wave, back) = stream_once(sessions, deltas, limit).await?;
+        let after = cpu()?;
+        seconds += after
+            .iter()
+            .zip(&before)
+            .map(|(after, before)| after.seconds_since(before))
+            .sum::<f64>();
+        all.wall += wave.wall;
+        all.turns.extend(wave.turns);
+        if all.wall >= least {
+            return Ok((all, seconds, back));
+        }
+        sessions = start_threads(back.into_iter().map(|(conn, _)| {
+            let cwd = conn.cwd.clone();
+            (conn, cwd)
+        }))
+        .await?;
+    }
 }
 
 /// One turn on each session at once.

@@ -5,7 +5,8 @@
 //! Each round starts every contender afresh (interleaved, in a rotating order) and measures:
 //! idle memory per websocket connection at 1 / 100 / 500 connections past `initialize`
 //! ((VmRSS at N − VmRSS at 0) / N); S concurrent turns, each on its own connection and thread,
-//! each streaming the same number of deltas: aggregate deltas/s, p99 gap between a turn's
+//! each streaming the same number of deltas, in waves of S (fresh threads each wave) until the
+//! waves have streamed for `--stream-seconds`: aggregate deltas/s, p99 gap between a turn's
 //! consecutive deltas, server CPU per 1000 deltas, and whether every delta of every turn came
 //! once and in order; `thread/list` latency on another connection while 10 turns stream back to
 //! back, as fast as the server reads them and again at each of [`LIST_PACES`], slower and slower,
@@ -66,7 +67,8 @@ struct Args {
     /// Leave the reference server out.
     #[arg(long)]
     skip_codex: bool,
-    /// A short run: 1 round, 100 deltas per turn, 1 s of `thread/list`.
+    /// A short run: 1 round, 100 deltas per turn, 0.2 s of each streaming phase, 1 s of
+    /// `thread/list`.
     #[arg(long)]
     quick: bool,
     /// Rounds; every figure is the median over rounds.
@@ -75,6 +77,11 @@ struct Args {
     /// Deltas per turn.
     #[arg(long, default_value_t = 500)]
     deltas: usize,
+    /// Seconds each streaming phase streams for at least: its S turns run at once, then S
+    /// more on fresh threads, and so on, until the waves add up to this. One wave of 500 deltas
+    /// can take a few milliseconds, too short to measure a rate or CPU time by.
+    #[arg(long, default_value_t = 1.0)]
+    stream_seconds: f64,
     /// Seconds of `thread/list` timing while turns stream.
     #[arg(long, default_value_t = 3.0)]
     list_seconds: f64,
@@ -82,7 +89,7 @@ struct Args {
     /// comparing the two separates the runtime's share from the thread store's).
     #[arg(long, default_value = "thread/list", value_name = "METHOD")]
     list_method: String,
-    /// Seconds a streaming phase may take before it counts as failed.
+    /// Seconds one wave of a streaming phase may take before it counts as failed.
     #[arg(long, default_value_t = 180)]
     limit_seconds: u64,
     /// Instead of the side-by-side run: agentwire workers on one PostgreSQL store, one against
@@ -156,6 +163,7 @@ fn main() -> ExitCode {
     if args.quick {
         args.rounds = 1;
         args.deltas = args.deltas.min(100);
+        args.stream_seconds = args.stream_seconds.min(0.2);
         args.list_seconds = args.list_seconds.min(1.0);
     }
     match run(&args) {
@@ -216,8 +224,14 @@ fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    if args.rounds == 0 || args.deltas == 0 || args.list_seconds <= 0.0 {
-        return Err("--rounds, --deltas and --list-seconds must be positive".into());
+    if args.rounds == 0
+        || args.deltas == 0
+        || args.list_seconds <= 0.0
+        || args.stream_seconds <= 0.0
+    {
+        return Err(
+            "--rounds, --deltas, --stream-seconds and --list-seconds must be positive".into(),
+        );
     }
     let (list, mut results) = contenders(args)?;
     if let Some(admin) = &args.postgres {
@@ -255,6 +269,7 @@ fn run(args: &Args) -> Result<(), String> {
     let environment = table::Environment {
         rounds: args.rounds,
         deltas: args.deltas,
+        stream_seconds: args.stream_seconds,
         list_seconds: args.list_seconds,
         cores: std::thread::available_parallelism().map_or(1, usize::from),
         load_before,
@@ -277,6 +292,7 @@ fn run_workers(agentwire: &Contender, admin: &str, args: &Args) -> Result<(), St
         sessions: args.worker_sessions,
         deltas: args.deltas,
         rounds: args.rounds,
+        least: Duration::from_secs_f64(args.stream_seconds),
         cpu: args.worker_cpu,
     };
     let limit = Duration::from_secs(args.limit_seconds);
@@ -338,7 +354,8 @@ async fn run_once(
         if figures.failure.is_some() {
             continue;
         }
-        match stream_phase(&server, &url, &work, s, args.deltas, limit).await {
+        let least = Duration::from_secs_f64(args.stream_seconds);
+        match stream_phase(&server, &url, &work, s, args.deltas, least, limit).await {
             Ok(_) if !server.alive() => {
                 figures.failure = Some("the server exited".into());
             }
@@ -418,25 +435,20 @@ async fn time_lists(
     Ok((percentiles, latencies.len(), turns))
 }
 
-/// S sessions, one turn each at once: the turns and the server CPU seconds they cost.
+/// S sessions streaming one turn each at once, in waves ([`driver::stream_waves`]): the turns
+/// and the server CPU seconds they cost.
 async fn stream_phase(
     server: &Running,
     url: &str,
     work: &str,
     s: usize,
     deltas: usize,
+    least: Duration,
     limit: Duration,
 ) -> Result<(Streamed, f64), String> {
     let sessions = driver::sessions(url, work, s).await?;
-    let cpu_before = server
-        .cpu_seconds()
-        .ok_or("cannot read the server's CPU time")?;
-    let (streamed, sessions) = driver::stream_once(sessions, deltas, limit).await?;
-    let cpu = server
-        .cpu_seconds()
-        .ok_or("cannot read the server's CPU time")?
-        - cpu_before;
-    drop(sessions);
+    let servers = std::slice::from_ref(server);
+    let (streamed, cpu, _) = driver::stream_waves(sessions, deltas, least, limit, servers).await?;
     Ok((streamed, cpu))
 }
 
@@ -462,7 +474,7 @@ fn record(figures: &mut StreamFigures, streamed: &Streamed, cpu: f64) {
     figures.rate.push(delivered as f64 / wall);
     figures
         .cpu_per_1000_ms
-        .push(cpu * 1e3 / delivered as f64 * 1000.0);
+        .push(cpu_per_1000_ms(cpu, &streamed.turns));
     let mut gaps = Samples::default();
     for turn in &streamed.turns {
         for pair in turn.arrivals.windows(2) {
@@ -472,4 +484,10 @@ fn record(figures: &mut StreamFigures, streamed: &Streamed, cpu: f64) {
     if let Some(p99) = gaps.percentile(99.0) {
         figures.gap_p99_ms.push(p99);
     }
+}
+
+/// Milliseconds of CPU per 1000 deltas, for `cpu_seconds` spent on what `turns` delivered.
+pub fn cpu_per_1000_ms(cpu_seconds: f64, turns: &[driver::TurnReport]) -> f64 {
+    let delivered: usize = turns.iter().map(|t| t.arrivals.len()).sum();
+    cpu_seconds * 1e6 / delivered.max(1) as f64
 }

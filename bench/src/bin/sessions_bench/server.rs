@@ -1,7 +1,8 @@
 //! A server under test: started fresh on a loopback websocket port with its own throwaway home,
 //! pointed at the mock model, and read from outside (`/proc/PID/status` VmRSS,
-//! `/proc/PID/stat` utime + stime).
+//! `/proc/PID/task/TID/schedstat` time on a core).
 
+use std::collections::HashMap;
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -129,15 +130,24 @@ impl Running {
         Some(kib * 1024)
     }
 
-    /// CPU time used so far (user + system), in seconds.
-    pub fn cpu_seconds(&self) -> Option<f64> {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
-        // Fields after the command name (which may hold spaces) start at field 3.
-        let rest = stat.get(stat.rfind(')')? + 2..)?;
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let utime: f64 = fields.get(11)?.parse().ok()?;
-        let stime: f64 = fields.get(12)?.parse().ok()?;
-        Some((utime + stime) / clock_ticks())
+    /// Time on a core so far, thread by thread (see [`CpuSnapshot`]); `None` once the process
+    /// is gone.
+    pub fn cpu(&self) -> Option<CpuSnapshot> {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()?;
+        let mut threads = HashMap::new();
+        for task in tasks.flatten() {
+            let Some(tid) = task.file_name().to_str().and_then(|t| t.parse().ok()) else {
+                continue;
+            };
+            // A thread that ends between the listing and the read is simply not counted.
+            let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
+                continue;
+            };
+            if let Some(ns) = stat.split_whitespace().next().and_then(|f| f.parse().ok()) {
+                threads.insert(tid, ns);
+            }
+        }
+        Some(CpuSnapshot(threads))
     }
 
     /// Whether the process is still running.
@@ -146,9 +156,24 @@ impl Running {
     }
 }
 
-fn clock_ticks() -> f64 {
-    // USER_HZ is 100 on every Linux configuration this runs on.
-    100.0
+/// Nanoseconds each thread of a server has run on a core (the first field of its
+/// `schedstat`), by thread id. Unlike `utime + stime` in `/proc/PID/stat`, which come in 10 ms
+/// ticks, this resolves the few milliseconds a small phase costs.
+#[derive(Debug, Default)]
+pub struct CpuSnapshot(HashMap<u32, u64>);
+
+impl CpuSnapshot {
+    /// Seconds on a core since `earlier`: what each thread ran since, and all of what a thread
+    /// started since ran. A thread that ended in between takes its share with it, so a phase
+    /// during which a server retires threads is slightly undercounted.
+    pub fn seconds_since(&self, earlier: &CpuSnapshot) -> f64 {
+        let ns: u64 = self
+            .0
+            .iter()
+            .map(|(tid, now)| now.saturating_sub(earlier.0.get(tid).copied().unwrap_or(0)))
+            .sum();
+        ns as f64 / 1e9
+    }
 }
 
 impl Drop for Running {

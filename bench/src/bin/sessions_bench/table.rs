@@ -17,6 +17,8 @@ pub struct Environment {
     pub rounds: usize,
     /// Deltas per turn.
     pub deltas: usize,
+    /// Seconds each streaming phase streams for at least.
+    pub stream_seconds: f64,
     /// Seconds of `thread/list` timing.
     pub list_seconds: f64,
     /// CPU cores available.
@@ -165,10 +167,13 @@ pub fn render(results: &[Results], env: &Environment) -> String {
     let _ = writeln!(
         out,
         "Medians over {} rounds [min–max], each round a fresh server per contender, interleaved in \
-         rotating order; `thread/list` timed for {} s at each pace per round; {} deltas per turn from one loopback mock model (OpenAI Responses SSE, \
-         {} streams served); {} cores, load average {} before, {} after (the machine is shared: \
-         other work ran meanwhile).\n",
+         rotating order; each S phase runs waves of S turns at once, each wave on fresh threads, \
+         until the waves have streamed for {} s (server CPU from the threads' `schedstat`, waves \
+         only); `thread/list` timed for {} s at each pace per round; {} deltas per turn from one \
+         loopback mock model (OpenAI Responses SSE, {} streams served); {} cores, load average {} \
+         before, {} after (the machine is shared: other work ran meanwhile).\n",
         env.rounds,
+        env.stream_seconds,
         env.list_seconds,
         env.deltas,
         env.mock_streams,

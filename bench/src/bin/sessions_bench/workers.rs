@@ -1,11 +1,12 @@
 //! The workers phase (`--postgres ADMIN_URL`): agentwire workers sharing one PostgreSQL thread
 //! store, one worker against two. Each round makes a fresh database per worker count (with
 //! `psql`, through the cluster's `postgres` database that `ADMIN_URL` names), starts that many
-//! servers on it, opens S sessions spread evenly over them and runs one turn on each at once, as
-//! the streaming phases do: aggregate deltas/s, and whether every delta of every turn came once
-//! and in order. The figure is the median over rounds; the ratio is two workers' over one's.
-//! Then two workers again with every turn also followed from the other worker, so that each of
-//! its notifications crosses the relay: the followers' deltas/s beside the runners'.
+//! servers on it, opens S sessions spread evenly over them and runs one turn on each at once, in
+//! waves as the streaming phases do ([`driver::stream_waves`]): aggregate deltas/s, the workers'
+//! CPU per 1000 deltas, and whether every delta of every turn came once and in order. The figure
+//! is the median over rounds; the ratio is two workers' over one's. Then two workers again with
+//! every turn also followed from the other worker, so that each of its notifications crosses the
+//! relay: the followers' deltas/s beside the runners' (one wave: a follower follows one turn).
 
 use std::process::Command;
 use std::time::Duration;
@@ -28,6 +29,8 @@ pub struct Shape {
     pub deltas: usize,
     /// Rounds; every figure is the median over them.
     pub rounds: usize,
+    /// How long the waves of one measurement stream for at least.
+    pub least: Duration,
     /// Cores each worker is held to (`--worker-cpu`), if any.
     pub cpu: Option<f64>,
 }
@@ -36,6 +39,8 @@ pub struct Shape {
 #[derive(Debug, Default)]
 pub struct Figures {
     rates: [Samples; WORKERS.len()],
+    /// The workers' CPU per 1000 deltas, all workers together, ms.
+    cpu_per_1000_ms: [Samples; WORKERS.len()],
     /// The turns run, in every measurement.
     run: StreamFigures,
     /// Two workers, every turn followed from the other: the runners' deltas/s, the followers',
@@ -57,6 +62,7 @@ pub async fn measure(
         sessions,
         deltas,
         rounds,
+        least,
         cpu,
     } = shape;
     let mut figures = Figures::default();
@@ -67,15 +73,19 @@ pub async fn measure(
             let store = Store::make(admin, &tag)?;
             let servers = store.start(contender, mock, workers, &tag, cpu)?;
             let all = spread(&servers, sessions).await?;
-            let (streamed, back) = driver::stream_once(all, deltas, limit).await?;
+            let (streamed, cpu_seconds, back) =
+                driver::stream_waves(all, deltas, least, limit, &servers).await?;
             drop(back);
             tally(&mut figures.run, &streamed.turns);
             let rate = rate_of(&streamed.turns, streamed.wall);
+            let cpu_per_1000 = crate::cpu_per_1000_ms(cpu_seconds, &streamed.turns);
             eprintln!(
-                "  workers round {}/{rounds}: {workers} worker(s): {rate:.0} deltas/s",
+                "  workers round {}/{rounds}: {workers} worker(s): {rate:.0} deltas/s, \
+                 {cpu_per_1000:.1} ms CPU per 1000 deltas",
                 round + 1
             );
             figures.rates[slot].push(rate);
+            figures.cpu_per_1000_ms[slot].push(cpu_per_1000);
             drop(servers);
             store.remove()?;
         }
@@ -220,24 +230,34 @@ impl<'a> Store<'a> {
 /// The phase's table.
 pub fn render(figures: &Figures, shape: &Shape) -> String {
     let (sessions, deltas, rounds) = (shape.sessions, shape.deltas, shape.rounds);
+    let least = shape.least.as_secs_f64();
     let capped = shape.cpu.map_or(String::new(), |cores| {
         format!(", each worker held to {cores} core(s) (--worker-cpu)")
     });
     let rate = |slot: usize| figures.rates[slot].median();
     let cell = |value: Option<f64>| value.map_or("—".to_owned(), |v| format!("{:.0}k", v / 1e3));
+    let cpu = |slot: usize| {
+        figures.cpu_per_1000_ms[slot]
+            .median()
+            .map_or("—".to_owned(), |ms| format!("{ms:.1} ms"))
+    };
     let ratio = match (rate(0), rate(1)) {
         (Some(one), Some(two)) if one > 0.0 => format!("{:.2}×", two / one),
         _ => "—".to_owned(),
     };
     let complete = format!("{} of {}", figures.run.turns_ok, figures.run.turns);
     let mut out = format!(
-        "\nagentwire workers on one PostgreSQL store: S = {sessions} turns of {deltas} deltas \
-         spread over the workers{capped}, median of {rounds} round(s)\n\n\
-         | workers | aggregate deltas/s |\n|---|---|\n| 1 | {} |\n| 2 | {} |\n\n\
+        "\nagentwire workers on one PostgreSQL store: S = {sessions} turns of {deltas} deltas at \
+         once, spread over the workers{capped}, in waves for at least {least:.1} s, median of \
+         {rounds} round(s)\n\n\
+         | workers | aggregate deltas/s | workers' CPU per 1000 deltas |\n|---|---|---|\n\
+         | 1 | {} | {} |\n| 2 | {} | {} |\n\n\
          two workers / one: {ratio} (target ≥ 1.6×); turns complete, every delta once and in \
          order: {complete}\n",
         cell(rate(0)),
+        cpu(0),
         cell(rate(1)),
+        cpu(1),
     );
     out.push_str(&format!(
         "two workers, every turn also followed from the other worker: {} deltas/s run, {} \
