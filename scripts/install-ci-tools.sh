@@ -15,6 +15,9 @@
 # the system Node alone.
 # Debian packages the tests drive, pinned to the versions of this Debian release:
 #   - tmux                 the real pseudo-terminal the terminal client is tested in (tests/e2e/tui.rs)
+#   - strace               traces the server's system calls, to prove records and config writes
+#                          are synced (fsync, fdatasync) before they are acknowledged
+#                          (tests/e2e/durable_sync.rs)
 # Idempotent: re-running reinstalls the npm tree from the lock file and leaves a venv that
 # already matches the pins alone. Only the npm registry and PyPI are contacted.
 set -euo pipefail
@@ -88,6 +91,8 @@ apt_pinned_any() {
   die "none of the pinned builds of $package ($*) is offered any more (offered: $(echo $offered)); add the current one to the list in scripts/install-ci-tools.sh"
 }
 apt_pinned tmux=3.3a-3
+# Traces the server's fsync/fdatasync/rename calls (tests/e2e/durable_sync.rs).
+apt_pinned strace=6.1-0.1
 # Headless browser for the protocol reference site (tools/docs-site/check.sh).
 apt_pinned_any chromium 156.0.8078.114-1~deb12u1 150.0.7871.100-1~deb12u1 148.0.7778.167-1~deb12u1
 # PostgreSQL server for the PostgreSQL thread store's tests (scripts/postgres-cluster.sh starts a

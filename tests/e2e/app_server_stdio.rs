@@ -29,9 +29,15 @@ fn drain(mut from: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
 /// Runs `agentwire app-server` with `input` on stdin (then end of file) and `env` on top of a
 /// cleaned environment; fails the test if it does not exit within a minute.
 fn serve(home: &Path, input: &[u8], env: &[(&str, &str)]) -> Run {
+    serve_with(home, &[], input, env)
+}
+
+/// [`serve`] with more `app-server` arguments.
+fn serve_with(home: &Path, args: &[&str], input: &[u8], env: &[(&str, &str)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agentwire"));
     command
         .arg("app-server")
+        .args(args)
         .env_remove("RUST_LOG")
         .env_remove("LOG_FORMAT")
         .env("AGENTWIRE_HOME", home)
@@ -344,4 +350,55 @@ fn a_value_past_its_type_range_is_rejected_with_its_pointer() {
         "{refused}"
     );
     let _ = std::fs::remove_dir_all(&home);
+}
+
+/// A `thread/list` request `id` padded with spaces to exactly `bytes` bytes.
+fn padded_list(id: i64, bytes: usize) -> String {
+    let mut line = json!({"id": id, "method": "thread/list", "params": {}}).to_string();
+    line.push_str(&" ".repeat(bytes - line.len()));
+    line
+}
+
+/// A line over the message limit gets -32600 naming its size and the limit, and the next line
+/// is served: at `--max-message-bytes`, and at the 64 MiB the README gives as the default.
+#[test]
+fn a_line_over_the_message_limit_is_refused_and_the_next_is_served() {
+    for (args, limit) in [
+        (&["--max-message-bytes", "1024"][..], 1024),
+        (&[][..], 64 * 1024 * 1024),
+    ] {
+        let home = scratch("stdio-message-limit");
+        let mut input = lines(&[initialize(1)]);
+        for line in [padded_list(2, limit), padded_list(3, limit + 1)] {
+            input.extend_from_slice(line.as_bytes());
+            input.push(b'\n');
+        }
+        input.extend_from_slice(&lines(&[
+            json!({"id": 4, "method": "thread/list", "params": {}}),
+        ]));
+        let run = serve_with(&home, args, &input, &[]);
+        assert!(run.status.success(), "{:?}\n{}", run.status, run.stderr);
+        assert!(
+            answer(&run, &json!(2)).get("result").is_some(),
+            "exactly the limit is served"
+        );
+        let refused = answer(&run, &Value::Null);
+        assert_eq!(
+            refused,
+            &error(
+                Value::Null,
+                -32600,
+                &format!(
+                    "Message of {} bytes exceeds the limit of {limit} bytes",
+                    limit + 1
+                )
+            )
+        );
+        assert!(run.stdout.iter().all(|m| m.get("id") != Some(&json!(3))));
+        assert!(
+            answer(&run, &json!(4)).get("result").is_some(),
+            "the next line is served"
+        );
+        let _ = std::fs::remove_dir_all(&home);
+    }
 }

@@ -435,6 +435,62 @@ async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
     }
 }
 
+/// Through the binary, `--max-message-bytes` on ws: a binary frame gets -32600 and the
+/// connection goes on; a message at the limit is served; one past it gets -32600 naming both
+/// sizes, then close 1009.
+#[tokio::test]
+async fn ws_refuses_binary_frames_and_messages_over_the_limit() {
+    const LIMIT: usize = 1024;
+    let home = scratch("ws-message-limit");
+    let app = App::spawn(
+        &home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--max-message-bytes",
+            "1024",
+        ],
+    );
+    let mut ws = open(app.listening_addr(), None).await.expect("upgrade");
+    initialize(&mut ws).await;
+    let padded = |id: u64, bytes: usize| {
+        let mut text = json!({"id": id, "method": "thread/list", "params": {}}).to_string();
+        text.push_str(&" ".repeat(bytes - text.len()));
+        Message::text(text)
+    };
+
+    ws.send(Message::binary(b"{}".to_vec()))
+        .await
+        .expect("send");
+    let refused = next_json(&mut ws).await;
+    assert_eq!(refused["error"]["code"], json!(-32600), "{refused}");
+    ws.send(padded(1, LIMIT)).await.expect("send");
+    let listed = next_json(&mut ws).await;
+    assert_eq!(listed["id"], json!(1), "{listed}");
+    assert!(listed.get("result").is_some(), "{listed}");
+
+    ws.send(padded(2, LIMIT + 1)).await.expect("send");
+    let refused = next_json(&mut ws).await;
+    assert_eq!(
+        refused["error"]["message"],
+        json!(format!(
+            "Message of {} bytes exceeds the limit of {LIMIT} bytes",
+            LIMIT + 1
+        )),
+        "{refused}"
+    );
+    assert_eq!(refused["error"]["code"], json!(-32600));
+    match tokio::time::timeout(WAIT, ws.next())
+        .await
+        .expect("in time")
+    {
+        Some(Ok(Message::Close(Some(frame)))) => assert_eq!(u16::from(frame.code), 1009),
+        other => panic!("expected a close frame with 1009, got {other:?}"),
+    }
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status:?}");
+}
+
 #[tokio::test]
 async fn unix_default_socket_is_private_serves_and_is_removed_on_exit() {
     let home = scratch("ws-unix");

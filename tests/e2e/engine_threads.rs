@@ -698,3 +698,28 @@ fn rollouts_outside_the_home_are_never_read() {
     assert_eq!(error["code"], json!(-32600));
     client.stop();
 }
+
+/// A rollout in the home that belongs to another user (planted there, say, by someone with
+/// write access to the directory) is neither listed nor read; the user's own beside it is.
+/// Changing a file's owner needs root, as CI runs.
+#[test]
+fn rollouts_of_another_user_are_never_read() {
+    let home = scratch("threads-other-user");
+    let (ours, theirs) = (
+        Fixture::new(10, 1_770_000_000),
+        Fixture::new(11, 1_770_000_001),
+    );
+    write_rollout(&home, &ours, &[("mine", "kept")]);
+    let planted = write_rollout(&home, &theirs, &[("planted", "data")]);
+    std::os::unix::fs::chown(&planted, Some(65534), Some(65534))
+        .expect("chown the planted rollout to nobody (the tests run as root)");
+    let mut client = Client::start(&home);
+    assert_eq!(
+        ids(&client.call("thread/list", json!({}))),
+        vec![ours.id.clone()]
+    );
+    client.call("thread/read", json!({"threadId": ours.id}));
+    let error = client.call_err("thread/read", json!({"threadId": theirs.id}));
+    assert_eq!(error["code"], json!(-32600), "{error}");
+    client.stop();
+}

@@ -13,6 +13,7 @@ mod config;
 mod conformance;
 mod contract;
 mod docs_site;
+mod durable_sync;
 mod engine_crash;
 mod engine_openai;
 mod engine_threads;

@@ -51,10 +51,10 @@ fn attack(home: &Path, udp_port: u16) -> String {
 
 #[test]
 fn a_confined_command_cannot_reach_the_server_or_its_secrets() {
-    if !Path::new("/usr/bin/python3").exists() {
-        eprintln!("skipped: /usr/bin/python3 is needed to play the attacker");
-        return;
-    }
+    assert!(
+        Path::new("/usr/bin/python3").exists(),
+        "/usr/bin/python3 (Debian's python3-minimal) plays the attacker"
+    );
     let root = scratch("sandbox-escape");
     let (home, workspace) = home_and_workspace(&root);
     std::fs::write(
@@ -179,11 +179,52 @@ fn command_output(seen: &[serde_json::Value]) -> String {
         .collect()
 }
 
+/// Over a websocket client `ws`: a thread under `sandbox` in `workspace`, one turn whose
+/// script runs the attack, and what the command printed (it must end with `END`, so the test
+/// knows it ran). `ids` numbers the requests.
+async fn ws_attack<S>(
+    ws: &mut tokio_tungstenite::WebSocketStream<S>,
+    ids: &mut u64,
+    workspace: &Path,
+    sandbox: &str,
+) -> String
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    use crate::app_server_ws::{request, until};
+
+    *ids += 2;
+    let started = request(
+        ws,
+        json!(*ids - 1),
+        "thread/start",
+        json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": sandbox}),
+    )
+    .await;
+    let thread = started["result"]["thread"]["id"].clone();
+    until(ws, "thread/started").await;
+    request(
+        ws,
+        json!(*ids),
+        "turn/start",
+        json!({"threadId": thread, "input": [{"type": "text", "text": "attack"}]}),
+    )
+    .await;
+    let seen = until(ws, "turn/completed").await;
+    let output = command_output(&seen);
+    assert!(
+        output.contains("END"),
+        "{sandbox}: the command ran:\n{output}"
+    );
+    output
+}
+
 /// A server on `ws://` with a token file outside its home hides that file too: a confined
-/// command cannot read the token it would need to connect.
+/// command cannot read the token it would need to connect. Unconfined, the same command reads
+/// it.
 #[tokio::test]
 async fn a_confined_command_cannot_read_the_websocket_token_file() {
-    use crate::app_server_ws::{App, initialize, open, request, until};
+    use crate::app_server_ws::{App, initialize, open};
 
     let root = scratch("sandbox-escape-token");
     let (home, workspace) = home_and_workspace(&root);
@@ -210,38 +251,65 @@ async fn a_confined_command_cannot_read_the_websocket_token_file() {
         .await
         .expect("upgrade");
     initialize(&mut ws).await;
-    let started = request(
-        &mut ws,
-        json!(1),
-        "thread/start",
-        json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": "read-only"}),
-    )
-    .await;
-    let thread = started["result"]["thread"]["id"].clone();
-    until(&mut ws, "thread/started").await;
-    request(
-        &mut ws,
-        json!(2),
-        "turn/start",
-        json!({"threadId": thread, "input": [{"type": "text", "text": "attack"}]}),
-    )
-    .await;
-    let seen = until(&mut ws, "turn/completed").await;
-    let command = seen
-        .iter()
-        .find(|m| {
-            m["method"] == json!("item/completed")
-                && m["params"]["item"]["type"] == json!("commandExecution")
-        })
-        .unwrap_or_else(|| panic!("no command item in {seen:#?}"));
-    let output = command["params"]["item"]["aggregatedOutput"]
-        .as_str()
-        .expect("output");
-    assert!(output.contains("END"), "the command ran: {output}");
+    let mut ids = 0;
+    for sandbox in ["read-only", "workspace-write"] {
+        let output = ws_attack(&mut ws, &mut ids, &workspace, sandbox).await;
+        assert!(
+            !output.contains("ws-token-not-for-commands"),
+            "{sandbox}: read the token: {output}"
+        );
+    }
+    let output = ws_attack(&mut ws, &mut ids, &workspace, "danger-full-access").await;
+    assert!(output.contains("ws-token-not-for-commands"), "{output}");
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status:?}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A server on `unix://PATH` with the socket outside its home hides the socket too: a confined
+/// command cannot connect to the server that runs it (and ask it for an unconfined thread).
+/// Unconfined, the same command connects.
+#[tokio::test]
+async fn a_confined_command_cannot_reach_a_unix_socket_outside_the_home() {
+    use crate::app_server_ws::{App, initialize};
+
     assert!(
-        !output.contains("ws-token-not-for-commands"),
-        "read the token: {output}"
+        Path::new("/usr/bin/python3").exists(),
+        "/usr/bin/python3 (Debian's python3-minimal) plays the attacker"
     );
+    let root = scratch("sandbox-escape-socket");
+    let (home, workspace) = home_and_workspace(&root);
+    let socket = root.join("app-server.sock");
+    let line = format!(
+        "/usr/bin/python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); \
+         s.connect('{}'); print('CONNECTED')\"; echo END",
+        socket.display()
+    );
+    fixture_steps(
+        &home,
+        json!([{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]),
+        "",
+    );
+    let listen = format!("unix://{}", socket.display());
+    let app = App::spawn(&home, &["--listen", &listen]);
+    app.wait_for_line("listening");
+    let stream = tokio::net::UnixStream::connect(&socket)
+        .await
+        .expect("connect");
+    let (mut ws, _) = tokio_tungstenite::client_async("ws://localhost/", stream)
+        .await
+        .expect("websocket handshake over the socket");
+    initialize(&mut ws).await;
+    let mut ids = 0;
+    for sandbox in ["read-only", "workspace-write"] {
+        let output = ws_attack(&mut ws, &mut ids, &workspace, sandbox).await;
+        assert!(
+            !output.contains("CONNECTED"),
+            "{sandbox}: reached the server's socket:\n{output}"
+        );
+    }
+    let output = ws_attack(&mut ws, &mut ids, &workspace, "danger-full-access").await;
+    assert!(output.contains("CONNECTED"), "{output}");
     let (status, _) = app.terminate();
     assert!(status.success(), "{status:?}");
     let _ = std::fs::remove_dir_all(&root);
@@ -337,7 +405,8 @@ fn a_confined_command_cannot_change_metadata_outside_its_roots() {
 
 /// A directory swapped for a symbolic link to outside the roots while a run of patches writes
 /// into it (the check-then-write race) gets nothing written outside: the patches are written
-/// by `agentwire apply-patch` inside the sandbox, where the kernel checks each write.
+/// by `agentwire apply-patch` inside the sandbox, where the kernel checks each write. The same
+/// patches in a workspace nobody attacks all land, so the patches themselves are sound.
 #[test]
 fn swapping_a_directory_for_a_link_during_patches_writes_nothing_outside() {
     use std::sync::Arc;
@@ -348,8 +417,8 @@ fn swapping_a_directory_for_a_link_during_patches_writes_nothing_outside() {
     const PATCHES: usize = 200;
     let root = scratch("sandbox-escape-race");
     let (home, workspace) = home_and_workspace(&root);
-    let outside = root.join("outside");
-    for dir in [&outside, &workspace.join("target")] {
+    let (outside, quiet) = (root.join("outside"), root.join("quiet"));
+    for dir in [&outside, &workspace.join("target"), &quiet.join("target")] {
         std::fs::create_dir_all(dir).expect("dir");
     }
     std::os::unix::fs::symlink(&outside, workspace.join("swap")).expect("symlink");
@@ -366,6 +435,16 @@ fn swapping_a_directory_for_a_link_during_patches_writes_nothing_outside() {
         "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n",
     );
 
+    let mut client = Client::start(&home);
+    let mut patch_in = |cwd: &Path| {
+        let thread = thread_id(&client.start_thread(
+            json!({"cwd": cwd, "approvalPolicy": "never", "sandbox": "workspace-write"}),
+        ));
+        client.start_turn(&thread, "write many files");
+        client.until_turn_completed();
+    };
+    patch_in(&quiet);
+
     // The attacker: swaps `target` (a directory) and `swap` (a link to outside) as fast as it can.
     let stop = Arc::new(AtomicBool::new(false));
     let swapper = {
@@ -381,16 +460,15 @@ fn swapping_a_directory_for_a_link_during_patches_writes_nothing_outside() {
             swaps
         })
     };
-    let mut client = Client::start(&home);
-    let thread = thread_id(&client.start_thread(
-        json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": "workspace-write"}),
-    ));
-    client.start_turn(&thread, "write many files");
-    client.until_turn_completed();
+    patch_in(&workspace);
     stop.store(true, Ordering::Relaxed);
     let swaps = swapper.join().expect("swapper");
     client.stop();
     assert!(swaps > 0, "the attacker never swapped");
+    let landed = std::fs::read_dir(quiet.join("target"))
+        .expect("quiet")
+        .count();
+    assert_eq!(landed, PATCHES, "unattacked, every patch lands");
     let leaked: Vec<_> = std::fs::read_dir(&outside)
         .expect("outside")
         .flatten()
@@ -402,38 +480,97 @@ fn swapping_a_directory_for_a_link_during_patches_writes_nothing_outside() {
 
 /// A confined command dies with the server, even killed with SIGKILL (no chance to clean up),
 /// and so does what it started in the background: nothing writes after the server is gone.
+/// The same command left to run writes both files, so their absence is the kill's doing.
 #[test]
 fn confined_commands_die_with_a_killed_server() {
     let root = scratch("sandbox-escape-orphans");
     let (home, workspace) = home_and_workspace(&root);
-    let line = "(sleep 1; touch background.txt) & sleep 1; touch foreground.txt";
+    let line = "touch started.txt; (sleep 1; touch background.txt) & sleep 2; touch foreground.txt";
     fixture_steps(
         &home,
         json!([{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]),
         "",
     );
+    let written = ["started.txt", "background.txt", "foreground.txt"].map(|f| workspace.join(f));
     let mut client = Client::start(&home);
-    let thread = thread_id(&client.start_thread(
-        json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": "workspace-write"}),
-    ));
-    client.start_turn(&thread, "run it");
-    // The command is running once its item has started (the user message comes first).
-    while client.notification("item/started")["item"]["type"] != json!("commandExecution") {}
+    let start = |client: &mut Client| {
+        let thread = thread_id(&client.start_thread(
+            json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": "workspace-write"}),
+        ));
+        client.start_turn(&thread, "run it");
+    };
+
+    // Left alone, the command and its background job write their files.
+    start(&mut client);
+    client.until_turn_completed();
+    for file in &written {
+        assert!(
+            file.exists(),
+            "{file:?} was not written by a turn left alone"
+        );
+        std::fs::remove_file(file).expect("remove");
+    }
+
+    // Killed once it has started: nothing more is written.
+    start(&mut client);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !written[0].exists() {
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let killed = Command::new("kill")
         .args(["-KILL", &client.pid().to_string()])
         .status()
         .expect("run kill");
     assert!(killed.success());
     client.wait_exit();
-    // Well past the second both writes waited for.
-    std::thread::sleep(Duration::from_millis(2500));
+    // Well past the two seconds the writes waited for.
+    std::thread::sleep(Duration::from_millis(3000));
+    assert!(!written[2].exists(), "the command outlived the server");
     assert!(
-        !workspace.join("foreground.txt").exists(),
-        "the command outlived the server"
-    );
-    assert!(
-        !workspace.join("background.txt").exists(),
+        !written[1].exists(),
         "its background job outlived the server"
     );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The transcript `--record` writes (every message of every connection) is hidden from
+/// confined commands like the server's home, even kept outside it; unconfined, the same
+/// command reads it.
+#[test]
+fn a_confined_command_cannot_read_the_record_transcript() {
+    let root = scratch("sandbox-escape-record");
+    let (home, workspace) = home_and_workspace(&root);
+    let transcript = root.join("transcript.jsonl");
+    let line = format!("cat {}; echo END", transcript.display());
+    fixture_steps(
+        &home,
+        json!([{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]),
+        "",
+    );
+    let record = transcript.to_str().expect("utf-8 path");
+    let mut client = Client::start_with(&home, &["--record", record]);
+    let mut run = |sandbox: &str| {
+        let thread = thread_id(&client.start_thread(
+            json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": sandbox}),
+        ));
+        client.start_turn(&thread, "attack");
+        let output = command_output(&client.until_turn_completed());
+        assert!(
+            output.contains("END"),
+            "{sandbox}: the command ran:\n{output}"
+        );
+        output
+    };
+    for sandbox in ["read-only", "workspace-write"] {
+        let output = run(sandbox);
+        assert!(
+            !output.contains("initialize"),
+            "{sandbox}: read the transcript:\n{output}"
+        );
+    }
+    let output = run("danger-full-access");
+    assert!(output.contains("initialize"), "{output}");
+    client.stop();
     let _ = std::fs::remove_dir_all(&root);
 }
