@@ -192,6 +192,28 @@ fn streamed_output_arrives_before_the_answer_and_reassembles() {
     assert!(deltas.iter().all(|d| d["capReached"] == json!(false)));
 }
 
+/// With no `timeoutMs`, a command is stopped at the 10 s the README gives as the default
+/// (`command/exec`), not before and not much after.
+#[test]
+fn without_a_timeout_a_command_is_stopped_after_ten_seconds() {
+    let (mut client, _home) = client("default-timeout");
+    let started = Instant::now();
+    let answer = sh(
+        &mut client,
+        "echo started; sleep 60",
+        json!({"sandboxPolicy": policy(FULL_ACCESS)}),
+    );
+    let took = started.elapsed();
+    assert_eq!(
+        answer,
+        json!({"exitCode": 124, "stdout": "started\n", "stderr": ""})
+    );
+    assert!(
+        (10.0..20.0).contains(&took.as_secs_f64()),
+        "stopped after {took:?}, the default is 10 s"
+    );
+}
+
 #[test]
 fn the_timeout_kills_the_process_group_and_reports_124() {
     let (mut client, home) = client("timeout");

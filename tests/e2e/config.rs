@@ -435,6 +435,50 @@ fn two_writers_with_the_same_version_cannot_lose_a_change() {
     assert!(text.contains("model = \"first\"") && text.contains("approval_policy = \"never\""));
 }
 
+/// Two servers on one home write different keys at the same time, neither with
+/// `expectedVersion`: every write lands, because a lock file beside `config.toml` serialises
+/// the read-edit-rename of both processes, and the file keeps its mode (README, Configuration).
+#[test]
+fn writers_in_two_processes_lose_no_write_and_the_file_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+
+    const WRITES: usize = 40;
+    let (root, home) = home_with("config-two-processes", "# kept by hand\n");
+    let file = home.join("config.toml");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    let writers: Vec<_> = ["a", "b"]
+        .into_iter()
+        .map(|writer| {
+            let home = home.clone();
+            std::thread::spawn(move || {
+                let mut client = Client::start(&home);
+                for n in 0..WRITES {
+                    client.call(
+                        "config/value/write",
+                        json!({"keyPath": format!("profiles.{writer}{n}.model"),
+                               "value": format!("{writer}{n}"), "mergeStrategy": "replace"}),
+                    );
+                }
+                client.stop();
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().expect("writer");
+    }
+    let written = std::fs::read_to_string(&file).expect("read config");
+    let lost: Vec<String> = ["a", "b"]
+        .into_iter()
+        .flat_map(|writer| (0..WRITES).map(move |n| format!("{writer}{n}")))
+        .filter(|value| !written.contains(&format!("model = \"{value}\"")))
+        .collect();
+    assert!(lost.is_empty(), "writes lost: {lost:?}\n{written}");
+    assert!(written.contains("# kept by hand\n"), "{written}");
+    let mode = std::fs::metadata(&file).expect("stat").permissions().mode();
+    assert_eq!(mode & 0o777, 0o640, "mode {mode:o}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 #[test]
 fn an_unreadable_or_unwritable_file_is_an_error_naming_it() {
     // config.toml is a directory: it cannot be read.

@@ -1,7 +1,9 @@
 //! `fs/*` through the binary: every method inside the workspace, the escapes that must fail
 //! (`..`, absolute paths outside, symlinks leading out, `/proc/self/root`, a symlinked parent,
 //! the agentwire home), a directory swapped for a symlink while writes run, `fs/watch` and
-//! `fs/unwatch`, and bad params naming their field. `docs/fs.md` lists the promises.
+//! `fs/unwatch`, bad params naming their field, and the limits of `docs/fs.md` ("Limits"):
+//! entries, nesting, watches and `watchId`, each at the limit and one past it. `docs/fs.md`
+//! lists the promises.
 
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
@@ -12,8 +14,10 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
+use crate::app_server_ws::App;
 use crate::client::Client;
 use crate::common::{home_and_workspace, scratch, tree};
+use crate::ws_conn::Conn;
 
 /// `path` as a JSON string.
 fn p(path: &Path) -> Value {
@@ -933,4 +937,290 @@ fn bad_params_and_wrong_kinds_name_the_field_and_the_reason() {
         .and_then(|f| f.set_len(limit))
         .expect("resize");
     assert_eq!(read(&mut client, &big).len() as u64, limit);
+}
+
+/// Asserts that the message of `error` names `limit` (outside the path it quotes, so a digit of
+/// the path does not count).
+fn names_limit(error: &Value, limit: usize) {
+    let message = error["message"].as_str().expect("message");
+    let without_path = match error["data"]["path"].as_str() {
+        Some(path) if !path.is_empty() => message.replace(path, ""),
+        _ => message.to_owned(),
+    };
+    assert!(
+        without_path.contains(&limit.to_string()),
+        "the message should name the limit {limit}: {error}"
+    );
+}
+
+/// The number of entries of `dir`, read directly.
+fn entry_count(dir: &Path) -> usize {
+    std::fs::read_dir(dir).expect("read dir").count()
+}
+
+/// The name of the `n`th entry made by [`links`] (names sort like their numbers).
+fn nth(n: usize) -> String {
+    format!("p{n:06}")
+}
+
+/// Creates the dangling symlinks [`nth`]`(n)` for each `n` of `range` in `dir` (one call each
+/// to make, and to copy).
+fn links(dir: &Path, range: std::ops::Range<usize>) {
+    for n in range {
+        symlink("nowhere", dir.join(nth(n))).expect("symlink");
+    }
+}
+
+/// Asserts that a recursive `fs/copy` of `from` to `to` is refused on `sourcePath` for
+/// `reason`; returns the error.
+fn refused_copy(client: &mut Client, from: &Path, to: &Path, reason: &str) -> Value {
+    let params = json!({"sourcePath": p(from), "destinationPath": p(to), "recursive": true});
+    refused(client, "fs/copy", params, "sourcePath", reason)
+}
+
+/// Creates `top` and `levels` directories nested below it (`top/d/d/…`); returns the deepest.
+fn nested(top: &Path, levels: usize) -> PathBuf {
+    let deepest = (0..levels).fold(top.to_path_buf(), |dir, _| dir.join("d"));
+    std::fs::create_dir_all(&deepest).expect("nested dirs");
+    deepest
+}
+
+/// The 100,000-entry limits (docs/fs.md lines 71-72, "Limits": "`fs/readDirectory` entries |
+/// 100,000 | `tooManyEntries`", "`fs/copy` tree entries | 100,000 | `tooManyEntries`").
+/// `fs/readDirectory` lists a directory of exactly 100,000 entries in full and refuses one of
+/// 100,001. `fs/copy` copies a tree of exactly 100,000 entries (symlinks, which cost one call
+/// each to copy) and refuses 100,001, in one directory or over a tree (1 + 100,000, no
+/// directory of it over the limit), before making anything. The source is left as it was.
+#[test]
+fn listing_and_copy_take_100_000_entries_and_refuse_one_more() {
+    const LIMIT: usize = 100_000;
+    let root = scratch("fs-many");
+    let (home, ws) = home_and_workspace(&root);
+    let big = ws.join("big");
+    std::fs::create_dir(&big).expect("big dir");
+    links(&big, 0..LIMIT);
+    let mut client = server(&home, &ws);
+
+    // Exactly the limit: every entry listed, sorted, and copied.
+    let listed = listing(&mut client, &big);
+    assert_eq!(listed.len(), LIMIT);
+    assert_eq!(listed[0], (nth(0), false, false));
+    assert_eq!(listed[LIMIT - 1], (nth(LIMIT - 1), false, false));
+    let copied = ws.join("copy-1");
+    client.call(
+        "fs/copy",
+        json!({"sourcePath": p(&big), "destinationPath": p(&copied), "recursive": true}),
+    );
+    assert_eq!(entry_count(&copied), LIMIT, "every entry copied");
+    std::fs::remove_dir_all(&copied).expect("remove the copy");
+
+    // A tree of 1 + 100,000 entries: each directory alone is within the limit, the tree is not.
+    let tree_dir = ws.join("tree");
+    std::fs::create_dir(&tree_dir).expect("tree dir");
+    let big = tree_dir.join("big");
+    std::fs::rename(ws.join("big"), &big).expect("move big into tree");
+    let error = refused_copy(&mut client, &tree_dir, &ws.join("copy-2"), "tooManyEntries");
+    names_limit(&error, LIMIT);
+    let at = error["data"]["path"].as_str().expect("data.path");
+    assert!(Path::new(at).starts_with(&tree_dir), "{error}");
+    assert_eq!(entry_count(&big), LIMIT, "the source is untouched");
+    assert!(!ws.join("copy-2").exists(), "a refused copy makes nothing");
+
+    // One more entry in a directory: neither listed nor copied.
+    links(&big, LIMIT..LIMIT + 1);
+    let error = refused(
+        &mut client,
+        "fs/readDirectory",
+        json!({"path": p(&big)}),
+        "path",
+        "tooManyEntries",
+    );
+    names_limit(&error, LIMIT);
+    assert_eq!(error["data"]["path"], p(&big), "{error}");
+    let error = refused_copy(&mut client, &big, &ws.join("copy-3"), "tooManyEntries");
+    names_limit(&error, LIMIT);
+    assert_eq!(entry_count(&big), LIMIT + 1, "the source is untouched");
+    assert!(!ws.join("copy-3").exists(), "a refused copy makes nothing");
+
+    drop(client);
+    std::fs::remove_dir_all(&root).expect("clean up");
+}
+
+/// The nesting limit (docs/fs.md line 73, "Limits": "`fs/remove` / `fs/copy` nesting | 256
+/// levels | `tooDeep`"), counted in directories below the one named. 257, a file at every
+/// level: `fs/remove` is refused before it removes anything; 256 with a file in the deepest:
+/// `fs/copy` copies it whole (the walk holds no stack frame per level, so even the debug
+/// build has room) and `fs/remove` removes the copy; 257 again: `fs/copy` is refused and makes
+/// nothing; and the server still serves afterwards.
+#[test]
+fn remove_and_copy_walk_256_levels_and_refuse_257() {
+    const LIMIT: usize = 256;
+    let root = scratch("fs-deep");
+    let (home, ws) = home_and_workspace(&root);
+    let top = ws.join("deep");
+    let too_deep = nested(&top, LIMIT + 1);
+    let deepest = too_deep.parent().expect("a parent").to_path_buf();
+    let levels: Vec<PathBuf> = too_deep
+        .ancestors()
+        .take(LIMIT + 2)
+        .map(Path::to_path_buf)
+        .collect();
+    for level in &levels {
+        std::fs::write(level.join("kept.txt"), "kept").expect("a file at every level");
+    }
+    let mut client = server(&home, &ws);
+
+    let error = refused(
+        &mut client,
+        "fs/remove",
+        json!({"path": p(&top)}),
+        "path",
+        "tooDeep",
+    );
+    names_limit(&error, LIMIT);
+    let at = error["data"]["path"].as_str().expect("data.path");
+    assert!(Path::new(at).starts_with(&top), "{error}");
+    let removed: Vec<_> = levels
+        .iter()
+        .filter(|level| !level.join("kept.txt").exists())
+        .collect();
+    assert!(
+        removed.is_empty(),
+        "a refused remove removed files: {removed:?}"
+    );
+
+    // 256 levels and a file: copied whole, the copy removed.
+    std::fs::remove_dir_all(&too_deep).expect("one level less");
+    std::fs::write(deepest.join("leaf.txt"), "leaf").expect("leaf");
+    let copy = ws.join("copy-256");
+    client.call(
+        "fs/copy",
+        json!({"sourcePath": p(&top), "destinationPath": p(&copy), "recursive": true}),
+    );
+    let copied = copy.join(deepest.strip_prefix(&top).expect("under top"));
+    assert_eq!(
+        std::fs::read(copied.join("leaf.txt")).expect("the leaf is copied"),
+        b"leaf"
+    );
+    client.call("fs/remove", json!({"path": p(&copy)}));
+    assert!(!copy.exists(), "the 256-level copy is removed");
+
+    // 257 levels: the copy is refused.
+    std::fs::create_dir(&too_deep).expect("one level more");
+    let error = refused_copy(&mut client, &top, &ws.join("copy-257"), "tooDeep");
+    names_limit(&error, LIMIT);
+    let at = error["data"]["path"].as_str().expect("data.path");
+    assert!(Path::new(at).starts_with(&top), "{error}");
+    assert!(
+        !ws.join("copy-257").exists(),
+        "a refused copy makes nothing"
+    );
+
+    // The server is still there: one level less, and the tree is removed.
+    std::fs::remove_dir(&too_deep).expect("one level less");
+    client.call("fs/remove", json!({"path": p(&top)}));
+    assert!(!top.exists(), "the 256-level tree is removed");
+
+    drop(client);
+    std::fs::remove_dir_all(&root).expect("clean up");
+}
+
+/// The server-wide watch limit (docs/fs.md line 75: "watches per server | 1,024 | -32600"),
+/// over 16 websocket connections of 64 watches each (the per-connection limit), all on one
+/// directory (one kernel watch): the 1,025th is refused naming the limit and leaves nothing
+/// behind (its `watchId` is taken again later); after one `fs/unwatch` one more is accepted,
+/// and the next is refused again.
+#[test]
+fn the_server_holds_1024_watches_and_one_more_after_an_unwatch() {
+    const TOTAL: usize = 1024;
+    const PER_CONNECTION: usize = 64;
+    let root = scratch("fs-watch-total");
+    let (home, ws) = home_and_workspace(&root);
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let addr = app.listening_addr();
+    let mut conns: Vec<Conn> = (0..TOTAL / PER_CONNECTION)
+        .map(|_| Conn::open(addr))
+        .collect();
+    conns[0].call("thread/start", json!({"cwd": ws}));
+    for conn in &mut conns {
+        for n in 0..PER_CONNECTION {
+            conn.call(
+                "fs/watch",
+                json!({"watchId": format!("w{n}"), "path": p(&ws)}),
+            );
+        }
+    }
+
+    let mut last = Conn::open(addr);
+    let over = |conn: &mut Conn, id: &str| {
+        let error = conn.call_err("fs/watch", json!({"watchId": id, "path": p(&ws)}));
+        assert_eq!(error["code"], json!(-32600), "{error}");
+        names_limit(&error, TOTAL);
+    };
+    over(&mut last, "extra");
+    conns[0].call("fs/unwatch", json!({"watchId": "w0"}));
+    last.call("fs/watch", json!({"watchId": "extra", "path": p(&ws)}));
+    over(&mut last, "extra-2");
+    over(&mut conns[0], "w0");
+
+    drop((conns, last, app));
+    std::fs::remove_dir_all(&root).expect("clean up");
+}
+
+/// The `watchId` length (docs/fs.md line 76: "`watchId` | 1–256 bytes | -32602 on
+/// `watchId`"): 256 bytes are accepted whole (in ASCII and as 128 two-byte characters) and
+/// come back in `fs/changed`; 257 bytes (also as 256 characters) are refused naming the field
+/// and the limit, and register nothing (`fs/unwatch` does not know them). `data` names the
+/// field, as docs/fs.md lines 115-117 ("Errors") say of every refusal.
+#[test]
+fn a_watch_id_of_256_bytes_is_accepted_and_257_refused() {
+    const LIMIT: usize = 256;
+    let root = scratch("fs-watch-id");
+    let (home, ws) = home_and_workspace(&root);
+    let mut client = server(&home, &ws);
+
+    let ascii = "w".repeat(LIMIT);
+    let accented = "é".repeat(LIMIT / 2);
+    assert_eq!(accented.len(), LIMIT);
+    for id in [&ascii, &accented] {
+        client.call("fs/watch", json!({"watchId": id, "path": p(&ws)}));
+    }
+
+    let mut refusals = Vec::new();
+    for id in ["w".repeat(LIMIT + 1), format!("{}é", "w".repeat(LIMIT - 1))] {
+        assert_eq!(id.len(), LIMIT + 1);
+        let error = client.call_err("fs/watch", json!({"watchId": id, "path": p(&ws)}));
+        assert_eq!(error["code"], json!(-32602), "{error}");
+        let message = error["message"].as_str().expect("message");
+        assert!(
+            message.contains("fs/watch") && message.contains("`watchId`"),
+            "{error}"
+        );
+        names_limit(&error, LIMIT);
+        let unknown = client.call_err("fs/unwatch", json!({"watchId": id}));
+        assert_eq!(
+            unknown["code"],
+            json!(-32600),
+            "nothing registered: {unknown}"
+        );
+        refusals.push(error);
+    }
+
+    // The accepted ids are kept whole: a change reports them, and they end the watches.
+    std::fs::write(ws.join("change.txt"), "x").expect("a change");
+    for id in [&ascii, &accented] {
+        let paths = changed(&mut client, id);
+        assert!(paths.iter().any(|p| p.ends_with("change.txt")), "{paths:?}");
+        client.call("fs/unwatch", json!({"watchId": id}));
+    }
+
+    drop(client);
+    std::fs::remove_dir_all(&root).expect("clean up");
+    for error in refusals {
+        assert_eq!(
+            error["data"]["field"],
+            json!("watchId"),
+            "docs/fs.md lines 115-117: `data` is {{field, path, reason}}: {error}"
+        );
+    }
 }

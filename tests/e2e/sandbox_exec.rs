@@ -5,16 +5,19 @@
 
 use std::io::ErrorKind;
 use std::net::TcpListener;
+use std::os::linux::net::SocketAddrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{SocketAddr, UnixListener};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::common::{scratch, text};
 
-/// Runs `agentwire sandbox-exec --policy POLICY --cwd CWD -- ARGV…`, with `envs` set.
-fn sandbox_exec_with(policy: &Value, cwd: &Path, argv: &[&str], envs: &[(&str, &Path)]) -> Output {
+/// `agentwire sandbox-exec --policy POLICY --cwd CWD -- ARGV…`, not started yet.
+fn sandbox_command(policy: &Value, cwd: &Path, argv: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agentwire"));
     command
         .arg("sandbox-exec")
@@ -24,6 +27,12 @@ fn sandbox_exec_with(policy: &Value, cwd: &Path, argv: &[&str], envs: &[(&str, &
         .arg(cwd)
         .arg("--")
         .args(argv);
+    command
+}
+
+/// Runs `agentwire sandbox-exec --policy POLICY --cwd CWD -- ARGV…`, with `envs` set.
+fn sandbox_exec_with(policy: &Value, cwd: &Path, argv: &[&str], envs: &[(&str, &Path)]) -> Output {
+    let mut command = sandbox_command(policy, cwd, argv);
     for (name, value) in envs {
         command.env(name, value);
     }
@@ -319,4 +328,450 @@ fn bad_policies_and_missing_programs_have_their_own_exit_codes() {
         .expect("spawn agentwire");
     assert!(!text(&help).0.contains("sandbox-exec"));
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The Python that plays the attacker where `sh` cannot (sockets, ioctls, shared memory).
+const PYTHON: &str = "/usr/bin/python3";
+
+fn assert_python() {
+    assert!(
+        Path::new(PYTHON).exists(),
+        "{PYTHON} (Debian's python3-minimal) plays the attacker"
+    );
+}
+
+/// Whether `output` succeeded, and its stdout and stderr together, for messages.
+fn outcome(output: &Output) -> (bool, String) {
+    let (stdout, stderr) = text(output);
+    (output.status.success(), format!("{stdout}{stderr}"))
+}
+
+/// Runs `argv` in `cwd` under `policy`.
+fn confined(policy: &Value, cwd: &Path, argv: &[&str]) -> (bool, String) {
+    outcome(&sandbox_exec(policy, cwd, argv))
+}
+
+/// Runs `argv` in `cwd` with no sandbox at all: the control that shows an attack is real.
+fn unconfined(cwd: &Path, argv: &[&str]) -> (bool, String) {
+    let (program, args) = argv.split_first().expect("a command");
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("spawn {program}: {e}"));
+    outcome(&output)
+}
+
+/// The confining policies, named for messages: `readOnly`, and `workspaceWrite` at its most
+/// permissive (network allowed, `/tmp` and `$TMPDIR` writable).
+fn confining_policies() -> [(&'static str, Value); 2] {
+    [
+        ("readOnly", json!({"type": "readOnly"})),
+        (
+            "workspaceWrite with network, /tmp and $TMPDIR",
+            json!({"type": "workspaceWrite", "networkAccess": true}),
+        ),
+    ]
+}
+
+/// docs/sandbox.md line 36: "`/dev/shm` is not writable, so POSIX shared memory and named
+/// semaphores fail", under `readOnly` and `workspaceWrite`. Each attack prints `WRITTEN` once it
+/// has created something in `/dev/shm`; unconfined, each one does.
+#[test]
+fn dev_shm_is_not_writable_so_shared_memory_and_named_semaphores_fail() {
+    assert_python();
+    let work = scratch("sandbox-dev-shm");
+    let shm_file = Path::new("/dev/shm").join(format!("agentwire-e2e-{}-shm", std::process::id()));
+    let _ = std::fs::remove_file(&shm_file);
+    let write_file = format!("echo x > {} && echo WRITTEN", shm_file.display());
+    let attacks = [
+        ("a file in /dev/shm", ["sh", "-c", write_file.as_str()]),
+        (
+            "POSIX shared memory (shm_open)",
+            [
+                PYTHON,
+                "-c",
+                "from multiprocessing import shared_memory\n\
+                 m = shared_memory.SharedMemory(create=True, size=16)\n\
+                 m.close()\n\
+                 m.unlink()\n\
+                 print('WRITTEN')",
+            ],
+        ),
+        (
+            "a named semaphore (sem_open)",
+            [
+                PYTHON,
+                "-c",
+                "import multiprocessing\nmultiprocessing.Semaphore(1)\nprint('WRITTEN')",
+            ],
+        ),
+    ];
+    for (name, attack) in &attacks {
+        for (policy_name, policy) in confining_policies() {
+            let (ok, out) = confined(&policy, &work, attack);
+            assert!(
+                !ok && !out.contains("WRITTEN"),
+                "{name} under {policy_name}: the confined command wrote to /dev/shm: {out}"
+            );
+            assert!(
+                !shm_file.exists(),
+                "{name} under {policy_name}: {} was created",
+                shm_file.display()
+            );
+        }
+        let (ok, out) = unconfined(&work, attack);
+        let _ = std::fs::remove_file(&shm_file);
+        assert!(
+            ok && out.contains("WRITTEN"),
+            "{name}: unconfined, the attack failed, so it proves nothing: {out}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(work);
+}
+
+/// docs/sandbox.md line 38: "Mounting (`mount`, `pivot_root`) is denied, as Landlock does for
+/// every confined process", and line 105: the covering mounts "cannot be undone, as Landlock
+/// refuses `umount`". The confined command is root in a mount namespace of its own, so only
+/// Landlock stands in its way: each attack must fail with `EPERM` (as util-linux words it).
+/// Unconfined, in a mount namespace of its own too (`unshare`, so nothing reaches the host's
+/// mounts and nothing is left to unmount) with the working directory bound onto itself as the
+/// sandbox binds a writable root, the same commands succeed.
+#[test]
+fn mount_umount_and_pivot_root_are_denied() {
+    let root = scratch("sandbox-mount");
+    let work = root.join("work");
+    for dir in [work.join("target"), work.join("old")] {
+        std::fs::create_dir_all(dir).expect("mkdir");
+    }
+    let read_only = json!({"type": "readOnly"});
+    let workspace = json!({"type": "workspaceWrite", "networkAccess": true});
+    // (attack, script, how the refusal reads, whether to try it under `readOnly` too: the new
+    // root of `pivot_root` must be a mount point, which a working directory is only when it
+    // is a writable root)
+    let attacks = [
+        (
+            "mount a tmpfs",
+            "mount -t tmpfs tmpfs target && mountpoint -q target && echo MOUNTED",
+            "permission denied",
+            true,
+        ),
+        (
+            "bind-mount a directory",
+            "mount --bind old target && echo MOUNTED",
+            "permission denied",
+            true,
+        ),
+        (
+            "umount the sandbox's own /proc",
+            "umount -l /proc && echo MOUNTED",
+            "must be superuser",
+            true,
+        ),
+        (
+            "pivot_root into the working directory",
+            "pivot_root . old && echo MOUNTED",
+            "Operation not permitted",
+            false,
+        ),
+    ];
+    for (name, script, refusal, under_read_only) in attacks {
+        let mut policies = vec![("workspaceWrite", &workspace)];
+        if under_read_only {
+            policies.push(("readOnly", &read_only));
+        }
+        for (policy_name, policy) in policies {
+            let (ok, out) = confined(policy, &work, &["sh", "-c", script]);
+            assert!(
+                !ok && !out.contains("MOUNTED"),
+                "{name} under {policy_name} succeeded: {out}"
+            );
+            assert!(
+                out.contains(refusal),
+                "{name} under {policy_name}: not refused with EPERM ({refusal:?}): {out}"
+            );
+        }
+        let control = format!("mount --bind {0} {0} && cd {0} && {script}", work.display());
+        let (ok, out) = unconfined(
+            &root,
+            &[
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                &control,
+            ],
+        );
+        assert!(
+            ok && out.contains("MOUNTED"),
+            "{name}: unconfined, the attack failed, so it proves nothing: {out}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(root);
+}
+
+/// docs/sandbox.md line 40: "`no_new_privs` is set: set-user-ID programs such as `sudo` do not
+/// gain privileges". The command (root, as the tests run) reports its `NoNewPrivs`, drops to
+/// `nobody` with `setpriv` and runs a set-user-ID-root copy of `id`: confined, `id -u` says
+/// 65534 (the bit was ignored); unconfined, the copy runs as root.
+#[test]
+fn no_new_privs_is_set_so_set_user_id_programs_gain_nothing() {
+    let root = scratch("sandbox-setuid");
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).expect("mkdir work");
+    // `nobody` must reach the copy, whatever the umask made of the scratch directory.
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let id = root.join("id-setuid");
+    std::fs::copy("/usr/bin/id", &id).expect("copy /usr/bin/id");
+    std::fs::set_permissions(&id, std::fs::Permissions::from_mode(0o4755)).expect("chmod u+s");
+    let script = format!(
+        "grep NoNewPrivs /proc/self/status && \
+         setpriv --reuid=65534 --regid=65534 --clear-groups {} -u",
+        id.display()
+    );
+    let attack = ["sh", "-c", script.as_str()];
+    for (policy_name, policy) in confining_policies() {
+        let (ok, out) = confined(&policy, &work, &attack);
+        assert!(ok, "under {policy_name}: {out}");
+        assert!(
+            out.contains("NoNewPrivs:\t1"),
+            "under {policy_name}: no_new_privs is not set: {out}"
+        );
+        assert_eq!(
+            out.lines().last(),
+            Some("65534"),
+            "under {policy_name}: the set-user-ID copy of `id` gained privileges: {out}"
+        );
+    }
+    let (ok, out) = unconfined(&work, &attack);
+    assert!(ok, "unconfined: {out}");
+    assert!(out.contains("NoNewPrivs:\t0"), "unconfined: {out}");
+    assert_eq!(
+        out.lines().last(),
+        Some("0"),
+        "unconfined, the set-user-ID copy did not run as root, so the attack proves nothing: {out}"
+    );
+    let _ = std::fs::remove_dir_all(root);
+}
+
+/// Runs, in `work` under `policy`, a command that waits for `later` (which the test creates once
+/// the command has started) and then writes `later/f`.
+fn write_into_a_directory_created_after_start(
+    policy: &Value,
+    work: &Path,
+    later: &Path,
+) -> (bool, String) {
+    let started = work.join("started");
+    let _ = std::fs::remove_file(&started);
+    let script = format!(
+        "touch started && i=0 && while [ ! -d {0} ] && [ $i -lt 600 ]; do sleep 0.05; \
+         i=$((i + 1)); done; echo x > {0}/f && echo WROTE",
+        later.display()
+    );
+    let mut child = sandbox_command(policy, work, &["sh", "-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agentwire");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !started.exists() {
+        if child.try_wait().expect("poll the command").is_some() || Instant::now() > deadline {
+            let _ = child.kill();
+            let output = child.wait_with_output().expect("wait for the command");
+            panic!("the command never started waiting: {:?}", outcome(&output));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::create_dir(later).expect("create the root");
+    outcome(&child.wait_with_output().expect("wait for the command"))
+}
+
+/// docs/sandbox.md line 31: "A root counts when it exists at the moment the command starts; a
+/// root created later stays read-only for that command." A `writableRoots` entry that does not
+/// exist yet is created (by the test, outside) once the command runs; the command then cannot
+/// write in it. The same root existing at the start is writable, and unconfined the late
+/// directory is written to.
+#[test]
+fn a_writable_root_created_after_the_command_started_stays_read_only() {
+    let root = scratch("sandbox-late-root");
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).expect("mkdir work");
+    let later = root.join("later");
+    let policy = workspace_only(&[&later]);
+
+    let (ok, out) = write_into_a_directory_created_after_start(&policy, &work, &later);
+    assert!(
+        !ok && !out.contains("WROTE"),
+        "a root created after the start was writable: {out}"
+    );
+    assert!(!later.join("f").exists(), "{out}");
+
+    // Existing at the start, the same root is writable: the policy does name it.
+    let (ok, out) = sh(
+        &policy,
+        &work,
+        &format!("echo x > {}/f && echo WROTE", later.display()),
+    );
+    assert!(ok && later.join("f").exists(), "an existing root: {out}");
+
+    std::fs::remove_dir_all(&later).expect("remove the root");
+    let (ok, out) = write_into_a_directory_created_after_start(
+        &json!({"type": "dangerFullAccess"}),
+        &work,
+        &later,
+    );
+    assert!(
+        ok && out.contains("WROTE") && later.join("f").exists(),
+        "unconfined, the late directory was not written to, so the attack proves nothing: {out}"
+    );
+    let _ = std::fs::remove_dir_all(root);
+}
+
+/// docs/sandbox.md lines 27-30 and 35: `ioctl` on device files is writing, denied outside the
+/// writable roots, allowed on the few devices listed (`/dev/urandom`…). The command opens each
+/// device read-only (reading is allowed everywhere), prints `OPENED`, then asks it something
+/// harmless: `/dev/ptmx` the number of the terminal it made (`TIOCGPTN`), a random device its
+/// entropy count (`RNDGETENTCNT`) — `/dev/urandom` itself, and nodes of the same device (1, 9)
+/// that the test makes outside the roots and in the workspace. Under `workspaceWrite` with
+/// only the workspace writable (`/tmp` holds the scratch directory). Unconfined, every ioctl
+/// succeeds.
+#[test]
+fn ioctl_on_devices_outside_the_writable_roots_is_refused() {
+    assert_python();
+    let root = scratch("sandbox-ioctl");
+    let work = root.join("work");
+    let outside = root.join("outside");
+    for dir in [&work, &outside] {
+        std::fs::create_dir_all(dir).expect("mkdir");
+    }
+    let outside_node = outside.join("urandom");
+    let inside_node = work.join("urandom");
+    for node in [&outside_node, &inside_node] {
+        let status = Command::new("mknod")
+            .arg(node)
+            .args(["c", "1", "9"])
+            .status()
+            .expect("run mknod");
+        assert!(status.success(), "mknod {}", node.display());
+    }
+    let (outside_node, inside_node) = (
+        outside_node.display().to_string(),
+        inside_node.display().to_string(),
+    );
+    const TIOCGPTN: &str = "0x80045430";
+    const RNDGETENTCNT: &str = "0x80045200";
+    let probe = "import fcntl, os, sys\n\
+                 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NOCTTY)\n\
+                 print('OPENED', flush=True)\n\
+                 fcntl.ioctl(fd, int(sys.argv[2], 16), bytes(4))\n\
+                 print('IOCTL DONE')";
+    let read_only = json!({"type": "readOnly"});
+    let workspace = workspace_only(&[]);
+    // (device, its path, the request, allowed under readOnly, allowed under workspaceWrite)
+    let cases = [
+        ("/dev/ptmx", "/dev/ptmx", TIOCGPTN, false, false),
+        (
+            "a random device node outside the roots",
+            outside_node.as_str(),
+            RNDGETENTCNT,
+            false,
+            false,
+        ),
+        (
+            "a random device node in the working directory",
+            inside_node.as_str(),
+            RNDGETENTCNT,
+            false,
+            true,
+        ),
+        (
+            "/dev/urandom, writable everywhere",
+            "/dev/urandom",
+            RNDGETENTCNT,
+            true,
+            true,
+        ),
+    ];
+    for (device, path, request, read_only_allows, workspace_allows) in cases {
+        let attack = [PYTHON, "-c", probe, path, request];
+        for (policy_name, policy, allowed) in [
+            ("readOnly", &read_only, read_only_allows),
+            ("workspaceWrite", &workspace, workspace_allows),
+        ] {
+            let (ok, out) = confined(policy, &work, &attack);
+            if allowed {
+                assert!(
+                    ok && out.contains("IOCTL DONE"),
+                    "ioctl on {device} under {policy_name} was refused: {out}"
+                );
+            } else {
+                assert!(
+                    !ok && !out.contains("IOCTL DONE"),
+                    "ioctl on {device} under {policy_name} went through: {out}"
+                );
+                assert!(
+                    out.contains("OPENED") && out.contains("Permission denied"),
+                    "ioctl on {device} under {policy_name}: not refused with EACCES: {out}"
+                );
+            }
+        }
+        let (ok, out) = unconfined(&work, &attack);
+        assert!(
+            ok && out.contains("IOCTL DONE"),
+            "ioctl on {device}: unconfined, it failed, so the attack proves nothing: {out}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(root);
+}
+
+/// docs/sandbox.md line 53: without `networkAccess`, "abstract Unix sockets created outside the
+/// sandbox are refused". The test listens on an abstract socket; a confined `python3` cannot
+/// connect to it and the listener sees nothing. Unconfined, it connects.
+#[test]
+fn abstract_unix_sockets_created_outside_cannot_be_reached() {
+    assert_python();
+    let work = scratch("sandbox-abstract");
+    let name = format!("agentwire-e2e-{}-abstract", std::process::id());
+    let address = SocketAddr::from_abstract_name(name.as_bytes()).expect("abstract address");
+    let listener = UnixListener::bind_addr(&address).expect("listen on the abstract socket");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let attack = [
+        PYTHON,
+        "-c",
+        "import socket, sys\n\
+         s = socket.socket(socket.AF_UNIX)\n\
+         s.connect(b'\\0' + sys.argv[1].encode())\n\
+         print('CONNECTED')",
+        name.as_str(),
+    ];
+    for (policy_name, policy) in [
+        ("readOnly", json!({"type": "readOnly"})),
+        ("workspaceWrite", json!({"type": "workspaceWrite"})),
+    ] {
+        let (ok, out) = confined(&policy, &work, &attack);
+        assert!(
+            !ok && !out.contains("CONNECTED"),
+            "under {policy_name}: the confined command connected to @{name}: {out}"
+        );
+        let accepted = listener.accept();
+        assert!(
+            matches!(&accepted, Err(e) if e.kind() == ErrorKind::WouldBlock),
+            "under {policy_name}: the listener saw {accepted:?}: {out}"
+        );
+    }
+    let (ok, out) = unconfined(&work, &attack);
+    assert!(
+        ok && out.contains("CONNECTED"),
+        "unconfined, the connection failed, so the attack proves nothing: {out}"
+    );
+    let accepted = listener.accept();
+    assert!(
+        accepted.is_ok(),
+        "unconfined: the listener saw {accepted:?}"
+    );
+    let _ = std::fs::remove_dir_all(work);
 }

@@ -1,25 +1,28 @@
 //! `fs/copy`: a file (put in place atomically, with the source's mode), or, with
 //! `recursive: true`, a directory tree into a destination that does not exist yet. Inside a
 //! tree, directories and files are copied and symlinks are copied as symlinks (never
-//! followed); FIFOs, sockets and devices are refused. A tree holding a private path, and a
-//! destination inside the source, are refused before anything is copied.
+//! followed); FIFOs, sockets and devices are refused. A tree that is too deep or too large,
+//! or holds a private path or an entry that cannot be copied, and a destination inside the
+//! source, are refused before anything is copied ([`survey`]); a copy that fails half-way
+//! (an I/O error, a tree changed meanwhile) removes what it made.
 
 use std::ffi::OsStr;
 use std::fs::File;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use agentwire_protocol::{FsCopyParams, FsCopyResponse};
 use rustix::fs::{
-    AtFlags, Dir, FileType, Mode, OFlags, fstat, mkdirat, openat, readlinkat, statat, symlinkat,
+    AtFlags, FileType, Mode, OFlags, fstat, mkdirat, openat, readlinkat, statat, symlinkat,
 };
 use rustix::io::Errno;
 
 use super::error::{FsError, FsResult, Reason};
 use super::resolve::{RESOLVE_NAME, kind, open_beneath};
 use super::roots::{Private, Scope, real_path};
-use super::{MAX_DEPTH, MAX_TREE_ENTRIES};
+use super::walk::{Frame, Limits, survey};
+use super::{MAX_DEPTH, MAX_TREE_ENTRIES, remove};
 use crate::atomic_file::replace_at;
 
 /// Serves `fs/copy` under `scope`.
@@ -68,28 +71,33 @@ pub(crate) fn copy(scope: &Scope, params: &FsCopyParams) -> FsResult<FsCopyRespo
             if real_destination.starts_with(&real_source) {
                 return Err(destination.fail(Reason::IntoItself));
             }
+            let shown = Path::new(source.shown());
+            let surveyed = from
+                .try_clone()
+                .map_err(|e| source.fail(Reason::from_io(&e)))?;
+            let limits = Limits {
+                entries: Some(MAX_TREE_ENTRIES),
+                copyable_only: true,
+            };
+            survey(surveyed, shown, source.private(), limits).map_err(|(path, reason)| {
+                FsError::new("sourcePath", path.display().to_string(), reason)
+            })?;
             let mut tree = Tree {
                 private: source.private(),
                 entries: 0,
             };
-            tree.copy_dir(
-                from,
-                entry.dir.as_fd(),
-                &entry.name,
-                Path::new(source.shown()),
-                0,
-            )
-            .map_err(|(at_source, e)| {
-                if at_source {
-                    e
-                } else {
-                    FsError {
-                        field: "destinationPath",
-                        path: destination.shown().to_owned(),
-                        ..e
+            tree.copy_tree(from, entry.dir.as_fd(), &entry.name, shown)
+                .map_err(|(at_source, e)| {
+                    if at_source {
+                        e
+                    } else {
+                        FsError {
+                            field: "destinationPath",
+                            path: destination.shown().to_owned(),
+                            ..e
+                        }
                     }
-                }
-            })?;
+                })?;
         }
         _ => return Err(source.fail(Reason::NotARegularFile)),
     }
@@ -124,15 +132,62 @@ impl Tree<'_> {
         )
     }
 
-    /// Copies the open directory `from` (shown as `shown`) to a new directory `name` of `into`.
-    fn copy_dir(
+    /// Copies the open directory `from` (shown as `shown`) to a new directory `name` of `into`,
+    /// top down, one frame per directory on the way ([`Frame`]). If it fails once `name` is
+    /// made, `name` is removed again (what was copied so far is ours alone).
+    fn copy_tree(
         &mut self,
         from: OwnedFd,
         into: BorrowedFd<'_>,
         name: &OsStr,
         shown: &Path,
-        depth: usize,
     ) -> TreeResult<()> {
+        let to = self.make_dir(&from, into, name, shown, 0)?;
+        let copied = Frame::open(from, shown.to_owned(), 0)
+            .map_err(|errno| Self::source_fail(shown, Reason::from_errno(errno)))
+            .and_then(|top| self.copy_below(top, to));
+        if copied.is_err() {
+            remove::remove_made(into, name, self.private);
+        }
+        copied
+    }
+
+    /// Copies what `top` holds into `to`, and below, depth first.
+    fn copy_below(&mut self, top: Frame, to: OwnedFd) -> TreeResult<()> {
+        let mut stack = vec![(top, to)];
+        while let Some((frame, to)) = stack.last_mut() {
+            let Some((child, _)) = frame.next_child() else {
+                stack.pop();
+                continue;
+            };
+            self.entries += 1;
+            if self.entries > MAX_TREE_ENTRIES {
+                return Err(Self::source_fail(
+                    &frame.shown,
+                    Reason::TooManyEntries {
+                        limit: MAX_TREE_ENTRIES,
+                    },
+                ));
+            }
+            let child = OsStr::from_bytes(&child);
+            let shown = frame.shown.join(child);
+            if let Some(below) = self.copy_entry(frame, to.as_fd(), child, shown)? {
+                stack.push(below);
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes directory `name` of `into` with the mode of `from` (at `depth`, shown as
+    /// `shown`), and opens it.
+    fn make_dir(
+        &self,
+        from: &OwnedFd,
+        into: BorrowedFd<'_>,
+        name: &OsStr,
+        shown: &Path,
+        depth: usize,
+    ) -> TreeResult<OwnedFd> {
         if depth > MAX_DEPTH {
             return Err(Self::source_fail(
                 shown,
@@ -140,75 +195,45 @@ impl Tree<'_> {
             ));
         }
         let stat =
-            fstat(&from).map_err(|errno| Self::source_fail(shown, Reason::from_errno(errno)))?;
+            fstat(from).map_err(|errno| Self::source_fail(shown, Reason::from_errno(errno)))?;
         if self.private.is_private_inode(stat.st_dev, stat.st_ino) {
             return Err(Self::source_fail(shown, Reason::Private));
         }
         mkdirat(into, name, Mode::from_raw_mode(stat.st_mode & 0o777))
             .map_err(|errno| Self::destination_fail(shown, errno))?;
-        let to = open_beneath(
+        open_beneath(
             into,
             Path::new(name),
             OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW,
             RESOLVE_NAME,
         )
-        .map_err(|errno| Self::destination_fail(shown, errno))?;
-        let reader = from
-            .try_clone()
-            .map_err(|e| Self::source_fail(shown, Reason::from_io(&e)))?;
-        let mut children = Vec::new();
-        for entry in
-            Dir::new(reader).map_err(|errno| Self::source_fail(shown, Reason::from_errno(errno)))?
-        {
-            let entry =
-                entry.map_err(|errno| Self::source_fail(shown, Reason::from_errno(errno)))?;
-            let child = entry.file_name().to_bytes();
-            if child == b"." || child == b".." {
-                continue;
-            }
-            self.entries += 1;
-            if self.entries > MAX_TREE_ENTRIES {
-                return Err(Self::source_fail(
-                    shown,
-                    Reason::TooManyEntries {
-                        limit: MAX_TREE_ENTRIES,
-                    },
-                ));
-            }
-            children.push(child.to_vec());
-        }
-        for child in children {
-            let child = OsStr::from_bytes(&child);
-            self.copy_entry(&from, to.as_fd(), child, &shown.join(child), depth)?;
-        }
-        Ok(())
+        .map_err(|errno| Self::destination_fail(shown, errno))
     }
 
-    /// Copies entry `name` of `from` to the same name in `to`.
+    /// Copies entry `name` of `from` to the same name in `to`; for a directory, the frame to
+    /// copy its entries from and the directory made for them.
     fn copy_entry(
         &mut self,
-        from: &OwnedFd,
+        from: &Frame,
         to: BorrowedFd<'_>,
         name: &OsStr,
-        shown: &Path,
-        depth: usize,
-    ) -> TreeResult<()> {
+        shown: PathBuf,
+    ) -> TreeResult<Option<(Frame, OwnedFd)>> {
+        let shown = shown.as_path();
         let source_error = |errno| Self::source_fail(shown, Reason::from_errno(errno));
-        let stat = statat(from, name, AtFlags::SYMLINK_NOFOLLOW).map_err(source_error)?;
+        let stat = statat(&from.dir, name, AtFlags::SYMLINK_NOFOLLOW).map_err(source_error)?;
         if self.private.is_private_inode(stat.st_dev, stat.st_ino) {
             return Err(Self::source_fail(shown, Reason::Private));
         }
+        if kind(&stat) == FileType::Directory {
+            let depth = from.depth + 1;
+            let sub = from.open_child_dir(name).map_err(source_error)?;
+            let made = self.make_dir(&sub, to, name, shown, depth)?;
+            let below = Frame::open(sub, shown.to_owned(), depth).map_err(source_error)?;
+            return Ok(Some((below, made)));
+        }
+        let from = &from.dir;
         match kind(&stat) {
-            FileType::Directory => {
-                let sub = open_beneath(
-                    from.as_fd(),
-                    Path::new(name),
-                    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW,
-                    RESOLVE_NAME,
-                )
-                .map_err(source_error)?;
-                self.copy_dir(sub, to, name, shown, depth + 1)
-            }
             FileType::RegularFile => {
                 let input = open_beneath(
                     from.as_fd(),
@@ -236,15 +261,15 @@ impl Tree<'_> {
                 )
                 .map_err(|errno| Self::destination_fail(shown, errno))?;
                 std::io::copy(&mut File::from(input), &mut File::from(output))
-                    .map(drop)
-                    .map_err(|e| Self::source_fail(shown, Reason::from_io(&e)))
+                    .map_err(|e| Self::source_fail(shown, Reason::from_io(&e)))?;
             }
             FileType::Symlink => {
                 let target = readlinkat(from, name, Vec::new()).map_err(source_error)?;
                 symlinkat(target.as_c_str(), to, name)
-                    .map_err(|errno| Self::destination_fail(shown, errno))
+                    .map_err(|errno| Self::destination_fail(shown, errno))?;
             }
-            _ => Err(Self::source_fail(shown, Reason::NotARegularFile)),
+            _ => return Err(Self::source_fail(shown, Reason::NotARegularFile)),
         }
+        Ok(None)
     }
 }

@@ -3,7 +3,8 @@
 //! Module map: [`roots`] (which directories `fs/*` may use and which paths it never touches),
 //! [`resolve`] (opening a path beneath its root with `openat2`), [`error`] (failures and their
 //! JSON-RPC errors), one module per operation — [`read`], [`write`] (writeFile and
-//! createDirectory), [`metadata`], [`listing`], [`remove`], [`copy`] — and [`watch`]
+//! createDirectory), [`metadata`], [`listing`], [`remove`], [`copy`] (their trees walked by
+//! [`walk`]) — and [`watch`]
 //! (`fs/watch`, `fs/unwatch`, `fs/changed`). `docs/fs.md` states the promises and the tests that
 //! hold them.
 //!
@@ -31,6 +32,7 @@ mod read;
 mod remove;
 mod resolve;
 mod roots;
+mod walk;
 mod watch;
 mod write;
 
@@ -204,6 +206,12 @@ pub(crate) async fn watch(
 ) -> Result<FsWatchResponse, HandlerError> {
     let id = params.watch_id;
     if id.is_empty() || id.len() > watch::MAX_WATCH_ID {
+        // `data` as for every refusal of a path: the path is the one the watch was for.
+        let data = serde_json::json!({
+            "field": "watchId",
+            "path": params.path.0,
+            "reason": "refused",
+        });
         return Err(HandlerError::invalid_params(
             FsWatch::NAME,
             format_args!(
@@ -211,7 +219,8 @@ pub(crate) async fn watch(
                 watch::MAX_WATCH_ID,
                 id.len()
             ),
-        ));
+        )
+        .with_data(data));
     }
     let raw = params.path.0;
     let target = serve::<FsWatch, _>(engine, move |scope| watch::target(scope, &raw)).await?;

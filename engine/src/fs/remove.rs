@@ -1,19 +1,22 @@
 //! `fs/remove`: a file, a symlink (itself, never its target) or a directory tree. Trees are
-//! removed through directory descriptors, one name at a time, never following a symlink; a
-//! tree that holds a private path (the agentwire home) is refused before anything is removed.
+//! removed through directory descriptors, one name at a time, bottom up and never following a
+//! symlink; a tree deeper than [`MAX_DEPTH`] or holding a private path (the agentwire home) is
+//! refused before anything is removed ([`survey`]).
 
+use std::ffi::OsStr;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use agentwire_protocol::{FsRemoveParams, FsRemoveResponse};
-use rustix::fs::{AtFlags, Dir, FileType, OFlags, fstat, statat, unlinkat};
+use rustix::fs::{AtFlags, FileType, fstat, statat, unlinkat};
 use rustix::io::Errno;
 
 use super::MAX_DEPTH;
 use super::error::{FsError, FsResult, Reason};
-use super::resolve::{RESOLVE_NAME, kind, open_beneath};
+use super::resolve::kind;
 use super::roots::{Private, Scope, real_path};
+use super::walk::{Frame, Limits, open_dir, survey};
 
 /// Serves `fs/remove` under `scope`.
 pub(crate) fn remove(scope: &Scope, params: &FsRemoveParams) -> FsResult<FsRemoveResponse> {
@@ -58,12 +61,39 @@ pub(crate) fn remove(scope: &Scope, params: &FsRemoveParams) -> FsResult<FsRemov
     if at.private().inside(&real) {
         return Err(at.fail(Reason::Private));
     }
-    let mut tree = Tree {
+    let shown = Path::new(at.shown());
+    match open_dir(entry.dir.as_fd(), &entry.name) {
+        Ok(top) => {
+            let limits = Limits {
+                entries: None,
+                copyable_only: false,
+            };
+            survey(top, shown, at.private(), limits).map_err(|(path, reason)| {
+                FsError::new(at.field(), path.display().to_string(), reason)
+            })?;
+        }
+        Err(Errno::NOENT) => return missing(at.fail(Reason::NotFound)),
+        // Replaced by something else meanwhile: the removal below deals with it.
+        Err(_) => {}
+    }
+    let tree = Tree {
         private: at.private(),
         field: at.field(),
     };
-    tree.remove(entry.dir.as_fd(), &entry.name, Path::new(at.shown()), 0)?;
+    tree.remove(entry.dir.as_fd(), &entry.name, shown)?;
     Ok(FsRemoveResponse::builder().build())
+}
+
+/// Removes the directory `name` of `into` that a failed `fs/copy` made, as far as it can (it
+/// holds only what the copy put there).
+pub(super) fn remove_made(into: BorrowedFd<'_>, name: &OsStr, private: &Private) {
+    let tree = Tree {
+        private,
+        field: "destinationPath",
+    };
+    if let Err(error) = tree.remove(into, name, Path::new(name)) {
+        tracing::warn!(?error, "cannot remove what a failed fs/copy made");
+    }
 }
 
 /// One recursive removal.
@@ -77,83 +107,92 @@ impl Tree<'_> {
         FsError::new(self.field, shown.display().to_string(), reason)
     }
 
-    /// Removes the directory `name` of `dir` and everything in it; `shown` is its path for
-    /// errors. Something that is no longer a directory is unlinked; something gone is fine.
-    fn remove(
-        &mut self,
+    /// Removes the directory `name` of `parent` and everything in it, bottom up, one frame per
+    /// directory on the way ([`Frame`]); `shown` is its path for errors. Something that is no
+    /// longer a directory is unlinked; something gone is fine.
+    fn remove(&self, parent: BorrowedFd<'_>, name: &OsStr, shown: &Path) -> FsResult<()> {
+        let Some(top) = self.enter(parent, name, shown, 0)? else {
+            return Ok(());
+        };
+        // Each frame with its name in the frame below it (the first: in `parent`).
+        let mut stack = vec![(top, name.to_owned())];
+        while let Some((frame, _)) = stack.last_mut() {
+            let Some((child, file_type)) = frame.next_child() else {
+                let Some((done, name)) = stack.pop() else {
+                    break;
+                };
+                drop(done.dir);
+                let dir = stack.last().map_or(parent, |(below, _)| below.dir.as_fd());
+                match unlinkat(dir, &name, AtFlags::REMOVEDIR) {
+                    Ok(()) | Err(Errno::NOENT) => continue,
+                    Err(errno) => return Err(self.fail(&done.shown, Reason::from_errno(errno))),
+                }
+            };
+            let child = OsStr::from_bytes(&child);
+            let shown = frame.shown.join(child);
+            let depth = frame.depth + 1;
+            let is_dir = match file_type {
+                FileType::Directory => true,
+                FileType::Unknown => statat(&frame.dir, child, AtFlags::SYMLINK_NOFOLLOW)
+                    .is_ok_and(|stat| kind(&stat) == FileType::Directory),
+                _ => false,
+            };
+            let is_dir = is_dir || self.unlink(frame.dir.as_fd(), child, &shown)?;
+            if is_dir && let Some(below) = self.enter(frame.dir.as_fd(), child, &shown, depth)? {
+                stack.push((below, child.to_owned()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens the directory `name` of `dir` (at `depth`) to remove what it holds: `None` when
+    /// it is gone, or was not a directory after all and has been unlinked.
+    fn enter(
+        &self,
         dir: BorrowedFd<'_>,
-        name: &std::ffi::OsStr,
+        name: &OsStr,
         shown: &Path,
         depth: usize,
-    ) -> FsResult<()> {
+    ) -> FsResult<Option<Frame>> {
         if depth > MAX_DEPTH {
             return Err(self.fail(shown, Reason::TooDeep { limit: MAX_DEPTH }));
         }
-        let fd = match open_beneath(
-            dir,
-            Path::new(name),
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW,
-            RESOLVE_NAME,
-        ) {
+        let fd = match open_dir(dir, name) {
             Ok(fd) => fd,
             // Replaced meanwhile by a symlink or a file: remove that instead.
-            Err(Errno::NOTDIR | Errno::LOOP) => return self.unlink(dir, name, shown, depth),
-            Err(Errno::NOENT) => return Ok(()),
+            Err(Errno::NOTDIR | Errno::LOOP) => {
+                return if self.unlink(dir, name, shown)? {
+                    Err(self.fail(
+                        shown,
+                        Reason::Refused("changed while it was being removed".to_owned()),
+                    ))
+                } else {
+                    Ok(None)
+                };
+            }
+            Err(Errno::NOENT) => return Ok(None),
             Err(errno) => return Err(self.fail(shown, Reason::from_errno(errno))),
         };
         let stat = fstat(&fd).map_err(|errno| self.fail(shown, Reason::from_errno(errno)))?;
         if self.private.is_private_inode(stat.st_dev, stat.st_ino) {
             return Err(self.fail(shown, Reason::Private));
         }
-        let this = fd
-            .try_clone()
-            .map_err(|e| self.fail(shown, Reason::from_io(&e)))?;
-        let mut children = Vec::new();
-        for entry in Dir::new(fd).map_err(|errno| self.fail(shown, Reason::from_errno(errno)))? {
-            let entry = entry.map_err(|errno| self.fail(shown, Reason::from_errno(errno)))?;
-            let child = entry.file_name().to_bytes();
-            if child != b"." && child != b".." {
-                children.push((child.to_vec(), entry.file_type()));
-            }
-        }
-        for (child, file_type) in children {
-            let child = std::ffi::OsStr::from_bytes(&child);
-            let child_shown = shown.join(child);
-            let is_dir = match file_type {
-                FileType::Directory => true,
-                FileType::Unknown => statat(&this, child, AtFlags::SYMLINK_NOFOLLOW)
-                    .is_ok_and(|stat| kind(&stat) == FileType::Directory),
-                _ => false,
-            };
-            if is_dir {
-                self.remove(this.as_fd(), child, &child_shown, depth + 1)?;
-            } else {
-                self.unlink(this.as_fd(), child, &child_shown, depth + 1)?;
-            }
-        }
-        match unlinkat(dir, name, AtFlags::REMOVEDIR) {
-            Ok(()) | Err(Errno::NOENT) => Ok(()),
-            Err(errno) => Err(self.fail(shown, Reason::from_errno(errno))),
-        }
+        Frame::open(fd, shown.to_owned(), depth)
+            .map(Some)
+            .map_err(|errno| self.fail(shown, Reason::from_errno(errno)))
     }
 
-    /// Unlinks a non-directory `name` of `dir` (a directory put there meanwhile is removed
-    /// as a tree).
-    fn unlink(
-        &mut self,
-        dir: BorrowedFd<'_>,
-        name: &std::ffi::OsStr,
-        shown: &Path,
-        depth: usize,
-    ) -> FsResult<()> {
+    /// Unlinks a non-directory `name` of `dir`; `true` when it is a directory after all (put
+    /// there meanwhile), left for the caller to remove as a tree.
+    fn unlink(&self, dir: BorrowedFd<'_>, name: &OsStr, shown: &Path) -> FsResult<bool> {
         if let Ok(stat) = statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
             && self.private.is_private_inode(stat.st_dev, stat.st_ino)
         {
             return Err(self.fail(shown, Reason::Private));
         }
         match unlinkat(dir, name, AtFlags::empty()) {
-            Ok(()) | Err(Errno::NOENT) => Ok(()),
-            Err(Errno::ISDIR) => self.remove(dir, name, shown, depth + 1),
+            Ok(()) | Err(Errno::NOENT) => Ok(false),
+            Err(Errno::ISDIR) => Ok(true),
             Err(errno) => Err(self.fail(shown, Reason::from_errno(errno))),
         }
     }
