@@ -22,6 +22,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 use tokio::sync::OnceCell;
+use tokio_util::sync::CancellationToken;
 
 use crate::calls;
 use crate::engine_link::EngineLink;
@@ -40,6 +41,8 @@ pub const SERVER_TITLE: &str = "agentwire";
 pub struct CodexMcpServer {
     server: Server<Engine>,
     session: Arc<Session>,
+    /// Cancelled when the host's input ends (stdio); see [`CodexMcpServer::input_ended`].
+    input_ended: CancellationToken,
 }
 
 struct Session {
@@ -93,6 +96,7 @@ impl CodexMcpServer {
     /// A handler for a new session on `server`.
     pub fn new(server: Server<Engine>) -> Self {
         Self {
+            input_ended: CancellationToken::new(),
             server,
             session: Arc::new(Session {
                 initialized: AtomicBool::new(false),
@@ -101,6 +105,13 @@ impl CodexMcpServer {
                 tools: tool_list(),
             }),
         }
+    }
+
+    /// The token to cancel when the host's input ends: tool calls then stop sending it events
+    /// and asking it for approvals (rmcp no longer carries them), so they end as soon as their
+    /// turns do.
+    pub fn input_ended(&self) -> CancellationToken {
+        self.input_ended.clone()
     }
 
     /// The session's engine connection, opened at its first tool call (named after the host).
@@ -189,7 +200,7 @@ impl ServerHandler for CodexMcpServer {
         let request_id: RequestId = serde_json::to_value(&context.id)
             .and_then(serde_json::from_value)
             .map_err(|e| McpError::internal_error(format!("request id: {e}"), None))?;
-        let host = Host::new(context.peer.clone(), request_id);
+        let host = Host::new(context.peer.clone(), request_id, self.input_ended.clone());
         let result = calls::run(&link, &host, &context.ct, call).await;
         response(&result)
     }

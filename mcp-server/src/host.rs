@@ -10,17 +10,25 @@ use rmcp::RoleServer;
 use rmcp::model::{CustomNotification, CustomRequest, ServerNotification, ServerRequest};
 use rmcp::service::Peer;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 /// The host of one tool call.
 pub struct Host {
     peer: Peer<RoleServer>,
     request_id: RequestId,
+    /// Cancelled once the host's input has ended: rmcp then no longer carries messages to
+    /// the host, and waiting on it would hold the call (and the server's exit) for nothing.
+    gone: CancellationToken,
 }
 
 impl Host {
-    /// The host that sent `tools/call` `request_id`, reached through `peer`.
-    pub fn new(peer: Peer<RoleServer>, request_id: RequestId) -> Self {
-        Self { peer, request_id }
+    /// The host that sent `tools/call` `request_id`, reached through `peer` until `gone`.
+    pub fn new(peer: Peer<RoleServer>, request_id: RequestId, gone: CancellationToken) -> Self {
+        Self {
+            peer,
+            request_id,
+            gone,
+        }
     }
 
     /// The `tools/call` request's id.
@@ -49,25 +57,31 @@ impl Host {
             }
         };
         let notification = CustomNotification::new(CODEX_EVENT_METHOD, Some(params));
-        if let Err(e) = self
+        let sent = self
             .peer
-            .send_notification(ServerNotification::CustomNotification(notification))
-            .await
-        {
-            tracing::debug!(error = %e, "codex/event not delivered");
+            .send_notification(ServerNotification::CustomNotification(notification));
+        tokio::select! {
+            sent = sent => {
+                if let Err(e) = sent {
+                    tracing::debug!(error = %e, "codex/event not delivered");
+                }
+            }
+            () = self.gone.cancelled() => tracing::debug!("codex/event dropped: the host has gone"),
         }
     }
 
     /// Sends an approval `elicitation/create` and waits for the host's answer; `Err` says why
-    /// there is none (an error answer, a closed connection).
+    /// there is none (an error answer, a closed connection, a host whose input has ended).
     pub async fn elicit(&self, params: &CodexApprovalElicitationParams) -> Result<Value, String> {
         let params = serde_json::to_value(params).map_err(|e| e.to_string())?;
         let request = CustomRequest::new(ELICITATION_CREATE_METHOD, Some(params));
-        let answer = self
+        let asked = self
             .peer
-            .send_request(ServerRequest::CustomRequest(request))
-            .await
-            .map_err(|e| e.to_string())?;
+            .send_request(ServerRequest::CustomRequest(request));
+        let answer = tokio::select! {
+            answer = asked => answer.map_err(|e| e.to_string())?,
+            () = self.gone.cancelled() => return Err("the host's input has ended".to_owned()),
+        };
         serde_json::to_value(answer).map_err(|e| e.to_string())
     }
 }

@@ -16,6 +16,7 @@ mod handler;
 mod host;
 pub mod http;
 pub mod listen;
+mod stdin_end;
 pub mod tools;
 
 use std::time::Duration;
@@ -79,8 +80,17 @@ pub fn run(options: Options) -> Result<(), String> {
 }
 
 async fn serve_stdio(server: &Server<Engine>) -> Result<(), String> {
-    let running = CodexMcpServer::new(server.clone())
-        .serve(rmcp::transport::stdio())
+    let handler = CodexMcpServer::new(server.clone());
+    // At the end of the host's input, running turns are interrupted and recorded at once, and
+    // their calls stop writing to the host, so rmcp's wait for the calls' answers is short.
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let (stopping, gone) = (server.clone(), handler.input_ended());
+    let stdin = stdin_end::StopAtEnd::new(stdin, move || {
+        gone.cancel();
+        stopping.stop();
+    });
+    let running = handler
+        .serve((stdin, stdout))
         .await
         .map_err(|e| format!("MCP session failed to start: {e}"))?;
     let cancel = running.cancellation_token();

@@ -6,9 +6,12 @@
 //! whose `item/completed` the client saw (and no partial item), with the second turn settled
 //! as `interrupted` (`settle_dangling`), and a resumed thread must run a new turn.
 //!
-//! A last case runs turns on several threads at once, so that the rollout committer writes
-//! their records in shared groups, checks at each `item/completed` that the item is in its
-//! rollout already, and kills the server midway.
+//! The last two cases, one per store, run turns on several threads at once, so that the
+//! committer makes their records durable in shared groups (embedded: one `write` and
+//! `fdatasync` per rollout; PostgreSQL: one transaction per group), check at each
+//! `item/completed` that the item is durable already, kill the server midway and read every
+//! acknowledged item back: the promise of README (Persistence) and docs/deployment.md that an
+//! item is announced only once it is durable and a kill loses at most the item in flight.
 
 use std::path::Path;
 
@@ -251,22 +254,38 @@ fn a_worker_killed_mid_turn_leaves_the_thread_whole_and_resumable_on_another() {
     }
 }
 
-/// Turns on this many threads complete items at the same moment in the group-commit test.
+/// Turns on this many threads complete items at the same moment in the group-commit tests.
 const CONCURRENT: usize = 6;
 /// Messages of each of those turns (one delta each, no pause: items complete back to back).
 const QUICK_MESSAGES: usize = 40;
 /// Completions the client sees before the kill: well inside the turns, so that most of the
 /// concurrent turns are mid-stream when it lands.
 const SEEN_BEFORE_KILL: usize = 60;
+/// How long each commit group is held before it is made durable, in both stores.
+const HOLD_MS: u64 = 100;
 
-/// The rollout committer makes the records of all running turns durable in groups, and an item
-/// is announced only once its record is written: when `item/completed` arrives, the item is in
-/// its thread's rollout file already (read by the test at that moment). A server killed while
-/// several turns complete items at once still has, for every thread, each item whose
-/// `item/completed` the client saw, in order, and nothing partial.
-#[test]
-fn concurrent_turns_keep_every_acknowledged_item_across_a_kill() {
-    let home = scratch("crash-concurrent");
+/// Makes every transaction that appends records to the PostgreSQL store wait [`HOLD_MS`]
+/// before it commits, once per transaction, so once per commit group: what
+/// `AGENTWIRE_TEST_COMMIT_DELAY_MS` does for the embedded committer (the PostgreSQL committer
+/// has no such hook). A statement-level trigger on the records table of the test's own
+/// database, run after the server has created its tables; records inserted but not committed
+/// stay invisible to the test's queries, which run in sessions of their own.
+fn hold_postgres_groups(store: &Store) {
+    store.query(&format!(
+        "CREATE FUNCTION e2e_hold_group() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+           IF current_setting('e2e.held', true) IS DISTINCT FROM 'yes' THEN \
+             PERFORM set_config('e2e.held', 'yes', true); \
+             PERFORM pg_sleep({HOLD_MS} / 1000.0); \
+           END IF; \
+           RETURN NULL; \
+         END $$; \
+         CREATE TRIGGER e2e_hold_group AFTER INSERT ON agentwire_records \
+           FOR EACH STATEMENT EXECUTE FUNCTION e2e_hold_group()"
+    ));
+}
+
+/// Selects a fixture script whose answer is [`QUICK_MESSAGES`] one-delta messages.
+fn quick_script(home: &Path) {
     let steps: Vec<Value> = (0..QUICK_MESSAGES)
         .map(|m| json!({"type": "message", "deltas": [format!("q{m}")]}))
         .collect();
@@ -277,11 +296,74 @@ fn concurrent_turns_keep_every_acknowledged_item_across_a_kill() {
         "model_provider = \"fixture\"\nfixture_script = \"quick.json\"\n",
     )
     .expect("write config");
+}
 
-    // Each group is held 100 ms before it is written, so that an item announced before its
-    // record is written is caught reading the file (the committer is otherwise faster than this
-    // client, which checks every message against the schema before the test sees it).
-    let mut client = Client::start_with_env(&home, &[("AGENTWIRE_TEST_COMMIT_DELAY_MS", "100")]);
+/// Starts `agentwire app-server` on `store` with `env` added, and completes the handshake.
+fn start_on(home: &Path, store: &Store, env: &[(&str, &str)]) -> Client {
+    let mut client = Client::spawn_with_env(home, &store.args(), env);
+    let answer = client.request(
+        "initialize",
+        json!({"clientInfo": {"name": "e2e", "version": "0.0.1"}, "capabilities": null}),
+    );
+    assert!(answer.is_ok(), "initialize failed: {answer:?}");
+    client.send(&json!({"method": "initialized"}));
+    client
+}
+
+/// Whether the record of item `item` of `thread` is durable already, read from outside the
+/// server: in the thread's rollout file (embedded), or committed in the database (PostgreSQL).
+fn on_record(store: &Store, rollout: Option<&Path>, thread: &str, item: &str) -> bool {
+    let needle = format!("\"id\":\"{item}\"");
+    match store {
+        Store::Embedded => {
+            let rollout = rollout.expect("an embedded thread has a rollout path");
+            std::fs::read_to_string(rollout)
+                .expect("read rollout")
+                .contains(&needle)
+        }
+        Store::Postgres(_) => {
+            let quoted = |text: &str| format!("'{}'", text.replace('\'', "''"));
+            let found = store.query(&format!(
+                "SELECT count(*) FROM agentwire_records WHERE thread_id = {} AND strpos(line, {}) > 0",
+                quoted(thread),
+                quoted(&needle)
+            ));
+            found.trim() != "0"
+        }
+    }
+}
+
+/// Runs [`CONCURRENT`] turns at once on `store`, so that the committer makes their records
+/// durable in shared groups, each held [`HOLD_MS`]. The promise (README, Persistence;
+/// docs/deployment.md, "When a worker dies"): an item is announced (`item/completed`) only once
+/// it is durable, and a process killed at any instant loses at most the item in flight.
+///
+/// At each of the first [`SEEN_BEFORE_KILL`] `item/completed` the item is looked up in the
+/// store from outside the server; then the server is SIGKILLed with most turns mid-stream. A
+/// fresh server on the same store (for PostgreSQL, another worker with a home of its own)
+/// lists every thread and reads back, for each, every item whose `item/completed` the client
+/// saw, equal to what was announced and in order, nothing partial, and the turn the kill left
+/// running settled as `interrupted`.
+fn kill_amid_concurrent_turns(store: &Store, name: &str) {
+    let home = scratch(&format!("crash-concurrent-{name}"));
+    quick_script(&home);
+    let hold = HOLD_MS.to_string();
+    // The hold makes an item announced before its record is durable visible to the lookup
+    // below (the committer is otherwise faster than this client, which checks every message
+    // against the schema before the test sees it), and paces the turns so that the kill lands
+    // well inside them.
+    let mut client = match store {
+        Store::Embedded => start_on(
+            &home,
+            store,
+            &[("AGENTWIRE_TEST_COMMIT_DELAY_MS", hold.as_str())],
+        ),
+        Store::Postgres(_) => {
+            let client = start_on(&home, store, &[]);
+            hold_postgres_groups(store);
+            client
+        }
+    };
     let mut rollouts = std::collections::HashMap::new();
     let threads: Vec<String> = (0..CONCURRENT)
         .map(|n| {
@@ -290,8 +372,10 @@ fn concurrent_turns_keep_every_acknowledged_item_across_a_kill() {
                 .as_str()
                 .expect("thread id")
                 .to_owned();
-            let path = started["thread"]["path"].as_str().expect("rollout path");
-            rollouts.insert(id.clone(), std::path::PathBuf::from(path));
+            let path = started["thread"]["path"]
+                .as_str()
+                .map(std::path::PathBuf::from);
+            rollouts.insert(id.clone(), path);
             id
         })
         .collect();
@@ -306,45 +390,121 @@ fn concurrent_turns_keep_every_acknowledged_item_across_a_kill() {
         let completed = client.notification("item/completed");
         let thread = completed["threadId"].as_str().expect("threadId").to_owned();
         let item_id = completed["item"]["id"].as_str().expect("item id");
-        let on_disk = std::fs::read_to_string(&rollouts[&thread]).expect("read rollout");
         assert!(
-            on_disk.contains(&format!("\"id\":\"{item_id}\"")),
-            "item {item_id} of thread {thread} was announced before its record was written"
+            on_record(store, rollouts[&thread].as_deref(), &thread, item_id),
+            "{name}: item {item_id} of thread {thread} was announced before its record was durable"
         );
         seen.entry(thread)
             .or_default()
             .push(completed["item"].clone());
     }
+    let announced: usize = seen.values().map(Vec::len).sum();
+    assert_eq!(
+        announced, SEEN_BEFORE_KILL,
+        "{name}: items announced before the kill"
+    );
     assert!(
         seen.len() > 1,
-        "items of several turns completed before the kill: {:?}",
+        "{name}: items of several turns completed before the kill: {:?}",
         seen.keys()
     );
     // Dropping the client SIGKILLs the server (`Child::kill`) and reaps it.
     drop(client);
 
-    let mut restarted = Client::start(&home);
+    let other_home = match store {
+        Store::Embedded => home.clone(),
+        Store::Postgres(_) => {
+            // One transaction per commit group: the records a group inserted share their
+            // `xmin`, and some group carried the records of several turns.
+            let widest = store.query(
+                "SELECT coalesce(max(n), 0) FROM (SELECT count(DISTINCT thread_id) AS n \
+                 FROM agentwire_records GROUP BY xmin::text) AS groups",
+            );
+            let widest: usize = widest.trim().parse().expect("a count");
+            assert!(
+                widest > 1,
+                "{name}: some commit group held the records of several threads ({widest})"
+            );
+            let other = scratch(&format!("crash-concurrent-{name}-other-worker"));
+            quick_script(&other);
+            other
+        }
+    };
+    let mut restarted = start_on(&other_home, store, &[]);
+    let listed = restarted.call("thread/list", json!({}));
+    let mut ids: Vec<&str> = listed["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(|t| t["id"].as_str().expect("thread id"))
+        .collect();
+    ids.sort_unstable();
+    let mut expected: Vec<&str> = threads.iter().map(String::as_str).collect();
+    expected.sort_unstable();
+    assert_eq!(ids, expected, "{name}: every thread is listed");
+
+    let mut interrupted = 0;
     for thread in &threads {
         let after = read(&mut restarted, thread);
         let turns = after["turns"].as_array().expect("turns");
-        let items = turns
-            .first()
-            .and_then(|turn| turn["items"].as_array())
-            .cloned()
-            .unwrap_or_default();
+        assert_eq!(turns.len(), 1, "{name}: thread {thread} has its one turn");
+        let turn = &turns[0];
+        let items = turn["items"].as_array().expect("items");
         let acknowledged = seen.get(thread).map(Vec::as_slice).unwrap_or_default();
-        assert!(
-            items.len() >= acknowledged.len() && items[..acknowledged.len()] == *acknowledged,
-            "thread {thread}: every acknowledged item is on record, in order\nseen: {acknowledged:#?}\nread: {items:#?}"
-        );
-        for item in items.iter().skip(1) {
-            let text = item["text"].as_str().unwrap_or_default();
-            assert!(
-                text.starts_with('q') && text.len() <= 3,
-                "thread {thread}: no partial item: {item}"
+        if let Some(k) = (0..acknowledged.len()).find(|&k| items.get(k) != Some(&acknowledged[k])) {
+            panic!(
+                "{name}: thread {thread}: acknowledged item {} (number {k} of the turn) is not \
+                 on record as announced: every acknowledged item is, in order\n\
+                 announced: {:#}\nread there: {:#}\nall read: {items:#?}",
+                acknowledged[k]["id"],
+                acknowledged[k],
+                items.get(k).unwrap_or(&Value::Null),
             );
         }
+        for (n, item) in items.iter().enumerate() {
+            if n == 0 {
+                assert_eq!(item["type"], json!("userMessage"), "{name}: {item}");
+            } else {
+                assert_eq!(
+                    (&item["type"], &item["text"]),
+                    (&json!("agentMessage"), &json!(format!("q{}", n - 1))),
+                    "{name}: thread {thread}: no partial item"
+                );
+            }
+        }
+        // A turn the kill left running reads back as interrupted, without an error.
+        if items.len() < 1 + QUICK_MESSAGES {
+            assert_eq!(
+                turn["status"],
+                json!("interrupted"),
+                "{name}: thread {thread}: {turn}"
+            );
+            assert_eq!(turn["error"], Value::Null, "{name}: thread {thread}");
+            interrupted += 1;
+        }
     }
+    assert!(
+        interrupted > 1,
+        "{name}: the kill landed while several turns were mid-stream ({interrupted})"
+    );
     restarted.stop();
     let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&other_home);
+}
+
+/// Embedded store: the rollout committer writes the records of all running turns in groups
+/// (one `write` and one `fdatasync` per rollout), and each announced item is in its rollout file
+/// already when `item/completed` arrives ([`kill_amid_concurrent_turns`]).
+#[test]
+fn concurrent_turns_keep_every_acknowledged_item_across_a_kill() {
+    kill_amid_concurrent_turns(&Store::Embedded, "embedded");
+}
+
+/// PostgreSQL store: the committer commits the records of all running turns in groups, one
+/// transaction per group, and each announced item is committed already when `item/completed`
+/// arrives; another worker reads every acknowledged item back after the kill
+/// ([`kill_amid_concurrent_turns`]).
+#[test]
+fn concurrent_turns_on_postgres_keep_every_acknowledged_item_across_a_kill() {
+    kill_amid_concurrent_turns(&Store::postgres("crash_concurrent"), "postgres");
 }

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::client::Client;
 use crate::common::{home_and_workspace, scratch};
+use crate::engine_turns::slow_script;
 
 /// How long any single message may take.
 const WAIT: Duration = Duration::from_secs(60);
@@ -761,6 +763,148 @@ fn a_host_that_stops_reading_fails_its_call_instead_of_queueing_without_bound() 
         json!({"threadId": thread, "prompt": "hello"}),
     );
     assert_eq!(next.get("isError"), None, "{next}");
+}
+
+// ---- stopping the server ------------------------------------------------------------------------
+
+/// How the host stops the server (docs/mcp-server.md:30).
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    Sigterm,
+    Sigint,
+    EndOfStdin,
+}
+
+/// How long the server may take to exit once told to stop. The doc names no time, but a stop
+/// that interrupts the running turn at once (the fixture notices between deltas, 50 ms apart)
+/// lets the server exit in about a second on an idle machine (the async runtime gives its
+/// blocking tasks 1 s to end); the rest of the 5 s is slack for a loaded one.
+const STOP_BOUND: Duration = Duration::from_secs(5);
+
+/// Deltas in the slow turn: 1000 at 50 ms, some 50 s, far longer than [`STOP_BOUND`].
+const SLOW_DELTAS: usize = 1000;
+
+/// Starts a `codex` call whose turn streams [`SLOW_DELTAS`] deltas slowly, waits for its first
+/// delta (the turn really runs), stops the server `how`, and checks that the server exits with
+/// status 0 within [`STOP_BOUND`] and that the turn is recorded as interrupted: `agentwire
+/// app-server` on the same home reads it back (`thread/read` with `includeTurns`) as the
+/// thread's only turn, `interrupted`, with the partial agent message it had streamed.
+fn a_stop_interrupts_and_records_the_running_turn(name: &str, how: Stop) {
+    let root = scratch(name);
+    let (home, workspace) = home_and_workspace(&root);
+    slow_script(&home, SLOW_DELTAS, 50);
+    let mut host = Host::start(&home);
+    let call = host.send_request(
+        "tools/call",
+        json!({"name": "codex", "arguments": {"prompt": "Talk for a long time.", "cwd": workspace,
+               "approval-policy": "never", "sandbox": "read-only"}}),
+    );
+    let delta = host.wait_for("the turn's first delta", |m| {
+        m["method"] == json!("codex/event")
+            && m["params"]["_meta"]["requestId"] == call
+            && m["params"]["msg"]["type"] == json!("agent_message_content_delta")
+    });
+    let thread = delta["params"]["_meta"]["threadId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the event names its thread: {delta}"))
+        .to_owned();
+    let turn = delta["params"]["id"]
+        .as_str()
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| panic!("the event names its turn: {delta}"))
+        .to_owned();
+
+    let asked = Instant::now();
+    match how {
+        Stop::Sigterm | Stop::Sigint => {
+            let name = if matches!(how, Stop::Sigterm) {
+                "TERM"
+            } else {
+                "INT"
+            };
+            let sent = Command::new("kill")
+                .args([format!("-{name}"), host.child.id().to_string()])
+                .status()
+                .expect("run kill");
+            assert!(sent.success(), "kill -{name} failed");
+        }
+        Stop::EndOfStdin => drop(host.stdin.take()),
+    }
+    // Wait past the bound (the usual wait at most), so that a slow stop is measured, not just
+    // noticed, and the record it leaves is checked too.
+    let status = loop {
+        if let Some(status) = host.child.try_wait().expect("poll the server") {
+            break status;
+        }
+        assert!(
+            asked.elapsed() <= WAIT,
+            "{how:?}: the server still runs {WAIT:?} after being told to stop"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let took = asked.elapsed();
+    // Let the stderr reader take the last of the log before it is shown.
+    std::thread::sleep(Duration::from_millis(100));
+    let log = host.stderr.lock().expect("stderr lock").clone();
+    assert!(
+        status.success(),
+        "{how:?}: the server exited with {status}; stderr:\n{log}"
+    );
+
+    let mut app = Client::start(&home);
+    let read = app.call(
+        "thread/read",
+        json!({"threadId": thread, "includeTurns": true}),
+    );
+    let turns = read["thread"]["turns"].as_array().expect("turns");
+    assert_eq!(turns.len(), 1, "{how:?}: one turn on record: {read:#}");
+    let recorded = &turns[0];
+    assert_eq!(recorded["id"], json!(turn), "{how:?}: {read:#}");
+    assert_eq!(
+        recorded["status"],
+        json!("interrupted"),
+        "{how:?}: the running turn is recorded as interrupted: {read:#}"
+    );
+    let text = recorded["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|item| item["type"] == json!("agentMessage"))
+        .and_then(|item| item["text"].as_str())
+        .unwrap_or_else(|| panic!("{how:?}: the partial agent message is recorded: {read:#}"));
+    let words = text.matches("word ").count();
+    assert!(
+        (1..SLOW_DELTAS).contains(&words),
+        "{how:?}: the turn was cut short, not run to its end ({words} of {SLOW_DELTAS} deltas)"
+    );
+    app.stop();
+    assert!(
+        took <= STOP_BOUND,
+        "{how:?}: the server took {took:?} to exit, allowed {STOP_BOUND:?}; stderr:\n{log}"
+    );
+    drop(host);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// SIGTERM stops the server; the running turn is interrupted and recorded
+/// (docs/mcp-server.md:30).
+#[test]
+fn sigterm_interrupts_and_records_the_running_turn() {
+    a_stop_interrupts_and_records_the_running_turn("mcp-stop-term", Stop::Sigterm);
+}
+
+/// SIGINT stops the server; the running turn is interrupted and recorded
+/// (docs/mcp-server.md:30).
+#[test]
+fn sigint_interrupts_and_records_the_running_turn() {
+    a_stop_interrupts_and_records_the_running_turn("mcp-stop-int", Stop::Sigint);
+}
+
+/// The end of stdin stops the server; the running turn is interrupted and recorded
+/// (docs/mcp-server.md:30).
+#[test]
+fn end_of_stdin_interrupts_and_records_the_running_turn() {
+    a_stop_interrupts_and_records_the_running_turn("mcp-stop-eof", Stop::EndOfStdin);
 }
 
 // ---- streamable HTTP ----------------------------------------------------------------------------
