@@ -3,11 +3,13 @@
 //! approval over stdio.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use crate::client::{Client, completed_turn, deltas, thread_id};
+use crate::client::{Client, completed_turn, deltas, params, thread_id};
 use crate::common::{fixture_steps, home_and_workspace, scratch};
+use crate::mock_model::{MockModel, Reply, Sse};
 
 const ADD_NOTES: &str =
     "*** Begin Patch\n*** Add File: notes.txt\n+written by the agent\n*** End Patch\n";
@@ -442,5 +444,325 @@ fn an_interrupt_stops_a_run_of_patches() {
     assert_eq!(done["status"], json!("interrupted"), "{done}");
     let written = std::fs::read_dir(&workspace).expect("workspace").count();
     assert!(written < PATCHES, "all {written} patches were applied");
+    client.stop();
+}
+
+/// Output streamed to the client before streaming stops (docs/sandbox.md:166).
+const STREAM_BYTES: usize = 4 * 1024 * 1024;
+/// Output kept from each end for the model (docs/sandbox.md:167).
+const KEEP_BYTES: usize = 64 * 1024;
+/// How long a command's leftovers that hold its pipes may live after it exits
+/// (docs/sandbox.md:171).
+const DRAIN_GRACE: Duration = Duration::from_millis(250);
+/// What the test allows on top of [`DRAIN_GRACE`] (a shared machine; polling).
+const KILL_SLACK: Duration = Duration::from_millis(500);
+const HEAD_MARKER: &str = "HEAD-MARKER-7f3a";
+const TAIL_MARKER: &str = "TAIL-MARKER-9c2e";
+/// A line from the middle of [`big_output`], far from both kept ends.
+const MIDDLE_LINE: &str = "\n450000\n";
+
+/// Bytes `from..to` of `text` (clamped; a cut character shows as U+FFFD), for messages.
+fn excerpt(text: &str, from: usize, to: usize) -> String {
+    let bytes = text.as_bytes();
+    String::from_utf8_lossy(&bytes[from.min(bytes.len())..to.min(bytes.len())]).into_owned()
+}
+
+/// A command printing about 6.2 MB of distinct lines between two markers, and that output.
+fn big_output() -> (String, String) {
+    let command = format!("echo {HEAD_MARKER}; seq 1 900000; echo {TAIL_MARKER}");
+    let mut output = format!("{HEAD_MARKER}\n");
+    for n in 1..=900_000 {
+        output.push_str(&n.to_string());
+        output.push('\n');
+    }
+    output.push_str(TAIL_MARKER);
+    output.push('\n');
+    assert!(output.len() > STREAM_BYTES + 1024 * 1024);
+    (command, output)
+}
+
+/// Checks that the `outputDelta`s of `notifications` are the first [`STREAM_BYTES`] of
+/// `output`, exactly, followed by one short note and nothing else (docs/sandbox.md:166).
+fn assert_streamed(notifications: &[Value], item_id: &Value, output: &str) {
+    let streamed_deltas = params(notifications, "item/commandExecution/outputDelta");
+    assert!(
+        streamed_deltas.iter().all(|p| p["itemId"] == *item_id),
+        "a delta of another item"
+    );
+    let streamed = deltas(notifications, "item/commandExecution/outputDelta");
+    let same = streamed
+        .bytes()
+        .zip(output.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    assert!(
+        same >= STREAM_BYTES,
+        "the stream departs from the output at byte {same} (of {} streamed): {:?}",
+        streamed.len(),
+        excerpt(&streamed, same.saturating_sub(40), same + 120)
+    );
+    let note = &streamed[STREAM_BYTES..];
+    assert!(
+        note.len() < 256 && note.contains("4 MiB"),
+        "{} bytes streamed: the first 4 MiB of the output should be followed by a short note \
+         only, not {:?}…",
+        streamed.len(),
+        excerpt(note, 0, 300)
+    );
+    assert!(
+        !note.contains(&output[STREAM_BYTES..STREAM_BYTES + 32]) && !note.contains(TAIL_MARKER),
+        "output past 4 MiB was streamed: {note:?}"
+    );
+}
+
+/// Checks that `text` is the first and last [`KEEP_BYTES`] of `output` with
+/// `[… N bytes omitted …]` between, N being what was left out (docs/sandbox.md:167-168).
+fn assert_head_and_tail(text: &str, output: &str) {
+    let head = &output[..KEEP_BYTES];
+    let tail = &output[output.len() - KEEP_BYTES..];
+    assert!(
+        text.starts_with(head),
+        "not the first 64 KiB: {:?}…",
+        excerpt(text, 0, 200)
+    );
+    assert!(
+        text.ends_with(tail),
+        "not the last 64 KiB: …{:?}",
+        excerpt(text, text.len().saturating_sub(200), text.len())
+    );
+    assert!(text.len() >= 2 * KEEP_BYTES, "{} bytes", text.len());
+    let between = &text[KEEP_BYTES..text.len() - KEEP_BYTES];
+    assert!(
+        between.len() < 256,
+        "{} bytes between the head and the tail",
+        between.len()
+    );
+    let omitted = output.len() - 2 * KEEP_BYTES;
+    assert_eq!(between.trim(), format!("[… {omitted} bytes omitted …]"));
+    assert!(
+        !text.contains(MIDDLE_LINE),
+        "the middle of the output was kept"
+    );
+}
+
+/// Promise (docs/sandbox.md:166-168): streaming to the client stops after 4 MiB with a note,
+/// while the command keeps running and its output keeps being read. Through the binary,
+/// unconfined: a command printing about 6.2 MB streams exactly its first 4 MiB plus a note,
+/// exits 0, and its item's `aggregatedOutput` keeps the first and last 64 KiB (tail marker
+/// included, so the output past 4 MiB was read) with the omitted-bytes note between.
+#[test]
+fn streaming_stops_after_4_mib_and_the_command_runs_to_its_end() {
+    let root = scratch("tools-stream-limit");
+    let (home, workspace) = home_and_workspace(&root);
+    let (command, output) = big_output();
+    fixture_steps(
+        &home,
+        json!([
+            {"type": "command", "command": command},
+            {"type": "message", "deltas": ["done"]}
+        ]),
+        "",
+    );
+    let mut client = Client::start(&home);
+    let thread = new_thread(&mut client, &workspace, "never", "danger-full-access");
+    client.start_turn(&thread, "print a lot");
+    let (notifications, turn) = until_completed(&mut client);
+    assert_eq!(turn["status"], json!("completed"), "{turn}");
+    let items = completed_items(&notifications, "commandExecution");
+    assert_eq!(items.len(), 1, "{} command items", items.len());
+    let item = &items[0];
+    assert_eq!(item["status"], json!("completed"), "{}", item["status"]);
+    assert_eq!(item["exitCode"], json!(0));
+    assert_streamed(&notifications, &item["id"], &output);
+    let aggregated = item["aggregatedOutput"].as_str().expect("aggregatedOutput");
+    assert_head_and_tail(aggregated, &output);
+    assert_eq!(
+        completed_items(&notifications, "agentMessage").len(),
+        1,
+        "the turn went on after the command"
+    );
+    client.stop();
+}
+
+/// Promise (docs/sandbox.md:167-168): the output returned to the model keeps the first and
+/// the last 64 KiB with `[… N bytes omitted …]` between. Through the binary, confined
+/// (`workspace-write`), with the mock model: the request after the tool call carries the
+/// head marker and the tail marker, the exact first and last 64 KiB and the note, about
+/// 128 KiB in all, and no line from the middle. The client's stream stops at 4 MiB here too.
+#[test]
+fn the_model_gets_the_first_and_last_64_kib_of_a_long_output() {
+    let (command, output) = big_output();
+    let mock = MockModel::start(vec![
+        Reply::Stream(
+            Sse::new()
+                .tool_call(
+                    0,
+                    "call_big",
+                    "shell",
+                    &json!({ "command": command }).to_string(),
+                )
+                .finish("tool_calls")
+                .usage(20, 9, 0, 0),
+        ),
+        Sse::answer("Read it."),
+    ]);
+    let root = scratch("tools-model-head-tail");
+    let (home, workspace) = home_and_workspace(&root);
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\n\
+             name = \"mock model\"\nbase_url = \"{}\"\nmodel_context_window = 1000000\n\
+             request_max_retries = 0\nstream_idle_timeout_ms = 20000\n",
+            mock.base_url()
+        ),
+    )
+    .expect("config");
+    let mut client = Client::start(&home);
+    let thread = new_thread(&mut client, &workspace, "never", "workspace-write");
+    client.start_turn(&thread, "print a lot");
+    let (notifications, turn) = until_completed(&mut client);
+    assert_eq!(turn["status"], json!("completed"), "{turn}");
+    let item = &completed_items(&notifications, "commandExecution")[0];
+    assert_eq!(item["status"], json!("completed"), "{}", item["status"]);
+    assert_streamed(&notifications, &item["id"], &output);
+
+    let requests = mock.wait_requests(2);
+    let messages = requests[1].body["messages"].as_array().expect("messages");
+    let content = messages
+        .iter()
+        .find(|m| m["role"] == json!("tool") && m["tool_call_id"] == json!("call_big"))
+        .and_then(|m| m["content"].as_str())
+        .expect("the tool result in the second request");
+    assert!(content.contains(HEAD_MARKER), "no head marker");
+    assert!(content.contains(TAIL_MARKER), "no tail marker");
+    let at = content.find(HEAD_MARKER).expect("head marker");
+    assert!(
+        at < 256,
+        "{at} bytes before the output: {:?}",
+        excerpt(content, 0, at.min(300))
+    );
+    assert_head_and_tail(&content[at..], &output);
+    assert!(
+        content.len() <= 2 * KEEP_BYTES + 512,
+        "{} bytes sent to the model",
+        content.len()
+    );
+    assert!(
+        item["aggregatedOutput"] == json!(content[at..]),
+        "the item's aggregatedOutput is not what the model got"
+    );
+    client.stop();
+}
+
+/// Whether process `pid` runs (a zombie, or no process, does not count).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let state = status.lines().find_map(|l| l.strip_prefix("State:"))?;
+            Some(!matches!(
+                state.trim_start().chars().next(),
+                Some('Z' | 'X')
+            ))
+        })
+        .unwrap_or(false)
+}
+
+/// The contents of `path` once a line has been written to it.
+fn line_in(path: &Path) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && text.ends_with('\n')
+        {
+            return text.trim().to_owned();
+        }
+        assert!(Instant::now() < deadline, "nothing in {}", path.display());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Waits for the pid in `workspace/{name}.pid` to stop running; returns how long after the
+/// command's exit (the time in `workspace/{name}.exited`, nanoseconds since the epoch) it
+/// was first seen gone.
+fn death_after_exit(workspace: &Path, name: &str) -> Duration {
+    // The documented case: the child stays in the command's process group.
+    let group = line_in(&workspace.join(format!("{name}.group")));
+    let (leader, child_group) = group.split_once(' ').expect("two numbers");
+    assert_eq!(
+        leader, child_group,
+        "{name}: the child left the command's group"
+    );
+    let pid: u32 = line_in(&workspace.join(format!("{name}.pid")))
+        .parse()
+        .expect("pid");
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while alive(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "{name}: the background child {pid} still runs"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let gone = SystemTime::now().duration_since(UNIX_EPOCH).expect("clock");
+    let exited: u64 = line_in(&workspace.join(format!("{name}.exited")))
+        .parse()
+        .expect("nanoseconds");
+    gone.saturating_sub(Duration::from_nanos(exited))
+}
+
+/// Promise (docs/sandbox.md:170-172): when the command exits, anything it left running in its
+/// group is killed too, after 250 ms if it still holds the output pipes. Through the binary,
+/// unconfined (so the test sees the child's pid): a command backgrounds `sleep 30` in its own
+/// process group, once holding the pipes and once with them redirected, records its pid and
+/// exits at once; each `sleep` is gone within 250 ms (plus slack) of the command's exit, and
+/// the turn completes in well under the 30 s of the `sleep`s.
+#[test]
+fn a_commands_background_children_are_killed_when_it_exits() {
+    let root = scratch("tools-group-kill");
+    let (home, workspace) = home_and_workspace(&root);
+    let leave = |name: &str, redirect: &str| {
+        json!({"type": "command", "command": format!(
+            "sleep 30 {redirect}& echo $$ $(cut -d' ' -f5 /proc/$!/stat) > {name}.group; \
+             echo $! > {name}.pid; date +%s%N > {name}.exited"
+        )})
+    };
+    fixture_steps(
+        &home,
+        json!([
+            leave("holding", ""),
+            leave("detached", ">/dev/null 2>&1 "),
+            {"type": "message", "deltas": ["done"]}
+        ]),
+        "",
+    );
+    let mut client = Client::start(&home);
+    let thread = new_thread(&mut client, &workspace, "never", "danger-full-access");
+    let started = Instant::now();
+    client.start_turn(&thread, "leave children behind");
+    let holding = death_after_exit(&workspace, "holding");
+    let detached = death_after_exit(&workspace, "detached");
+    let (notifications, turn) = until_completed(&mut client);
+    let took = started.elapsed();
+    eprintln!("killed {holding:?} and {detached:?} after exit; turn took {took:?}");
+    assert_eq!(turn["status"], json!("completed"), "{turn}");
+    let items = completed_items(&notifications, "commandExecution");
+    assert_eq!(items.len(), 2, "{items:#?}");
+    assert!(
+        items
+            .iter()
+            .all(|i| i["status"] == json!("completed") && i["exitCode"] == json!(0)),
+        "{items:#?}"
+    );
+    assert!(
+        holding <= DRAIN_GRACE + KILL_SLACK,
+        "the child holding the pipes lived {holding:?} after the command exited"
+    );
+    assert!(
+        detached <= DRAIN_GRACE + KILL_SLACK,
+        "the child with its output redirected lived {detached:?} after the command exited"
+    );
+    assert!(took < Duration::from_secs(5), "the turn took {took:?}");
     client.stop();
 }

@@ -867,3 +867,210 @@ fn compaction_summarises_the_history_for_the_next_model_call() {
     assert!(!after.contains("What is the capital of France?"), "{after}");
     again.stop();
 }
+
+/// Every page of `method` from `params` on, following `nextCursor`: the ids of each page.
+/// More pages than `params` could ever need is a failure, not a hang.
+fn pages(client: &mut Client, method: &str, params: Value, key: &str) -> Vec<Vec<String>> {
+    let mut params = params;
+    let mut pages = Vec::new();
+    loop {
+        let page = client.call(method, params.clone());
+        pages.push(ids(&page, key));
+        assert!(
+            pages.len() <= 50,
+            "{method}: the cursors never end ({params})"
+        );
+        match page["nextCursor"].as_str() {
+            Some(next) => params["cursor"] = json!(next),
+            None => return pages,
+        }
+    }
+}
+
+/// Attacks the largest page of `method` (`max`) on a thread of more than `max` entries,
+/// `expected` oldest first: a `limit` above `max` (just above, far above, `u32::MAX`) and a
+/// `limit` of exactly `max`, in both directions, must each give pages of `max` entries (the
+/// last one the rest) joined by `nextCursor`, every entry exactly once and in order.
+fn pages_at_most(
+    client: &mut Client,
+    method: &str,
+    base: &Value,
+    key: &str,
+    max: usize,
+    expected: &[String],
+) {
+    assert!(
+        expected.len() > max,
+        "the thread must be longer than a page"
+    );
+    let sizes: Vec<usize> = expected.chunks(max).map(<[String]>::len).collect();
+    let newest_first: Vec<String> = expected.iter().rev().cloned().collect();
+    for limit in [max + 1, max * 10, u32::MAX as usize, max] {
+        for (direction, want) in [("asc", expected), ("desc", newest_first.as_slice())] {
+            let mut params = base.clone();
+            params["limit"] = json!(limit);
+            params["sortDirection"] = json!(direction);
+            let walked = pages(client, method, params, key);
+            let got: Vec<usize> = walked.iter().map(Vec::len).collect();
+            assert_eq!(
+                got, sizes,
+                "{method}, limit {limit}, {direction}: page sizes"
+            );
+            assert_eq!(
+                walked.concat(),
+                want,
+                "{method}, limit {limit}, {direction}: every entry once, in order"
+            );
+        }
+    }
+}
+
+/// Promise: docs/thread-surface.md:11 (`thread/turns/list`: "`limit` … 200 at most") and
+/// docs/thread-surface.md:12 (`thread/items/list`: "`limit` … 1000 at most"), enforced by
+/// engine/src/threads/history.rs:266 and :354, which clamp `limit` to 200 / 1000: a larger
+/// `limit` is not refused, it gets a full page and a `nextCursor` to the rest. Attacked on a
+/// thread paged from its rollout (334 turns of 3 items: 1,002 items, written directly in the
+/// on-disk format so no model runs), never loaded.
+#[test]
+fn page_limits_above_the_maximum_give_full_pages_from_the_rollout() {
+    const TURNS: usize = 334;
+    let root = scratch("surface-page-limits");
+    let (home, _) = home_and_workspace(&root);
+    old_rollout(&home, TURNS);
+    let mut client = Client::start(&home);
+    let turns: Vec<String> = (0..TURNS).map(|n| format!("t{n}")).collect();
+    let items: Vec<String> = (0..TURNS)
+        .flat_map(|n| [format!("u{n}"), format!("r{n}"), format!("a{n}")])
+        .collect();
+    let base = json!({"threadId": OLD});
+    pages_at_most(&mut client, "thread/turns/list", &base, "id", 200, &turns);
+    pages_at_most(
+        &mut client,
+        "thread/items/list",
+        &base,
+        "item",
+        1000,
+        &items,
+    );
+    // The clamp holds with the other views too (the full view carries every item of a turn).
+    let full = client.call(
+        "thread/turns/list",
+        json!({"threadId": OLD, "limit": 201, "itemsView": "full", "sortDirection": "asc"}),
+    );
+    assert_eq!(ids(&full, "id"), turns[..200]);
+    assert!(full["nextCursor"].is_string(), "{}", full["nextCursor"]);
+    assert_eq!(
+        ids(&json!({"data": full["data"][199]["items"]}), "id"),
+        ["u199", "r199", "a199"]
+    );
+    let read = client.call("thread/read", json!({"threadId": OLD}));
+    assert_eq!(read["thread"]["status"], json!({"type": "notLoaded"}));
+    client.stop();
+}
+
+/// The same promises as [`page_limits_above_the_maximum_give_full_pages_from_the_rollout`]
+/// (docs/thread-surface.md:11 and :12), on the other source of pages: an ephemeral thread,
+/// paged from memory (docs/thread-surface.md:34). 201 fixture turns of 5 items (a user message
+/// and four scripted agent messages): 1,005 items.
+#[test]
+fn page_limits_above_the_maximum_give_full_pages_from_memory() {
+    const TURNS: usize = 201;
+    let root = scratch("surface-page-limits-memory");
+    let (home, _) = home_and_workspace(&root);
+    crate::common::fixture_steps(
+        &home,
+        json!([
+            {"type": "message", "deltas": ["one"]},
+            {"type": "message", "deltas": ["two"]},
+            {"type": "message", "deltas": ["three"]},
+            {"type": "message", "deltas": ["four"]}
+        ]),
+        "",
+    );
+    let mut client = Client::start(&home);
+    let id = thread_id(&client.start_thread(json!({"cwd": "/tmp", "ephemeral": true})));
+    let (mut turns, mut items) = (Vec::new(), Vec::new());
+    for n in 0..TURNS {
+        turns.push(client.start_turn(&id, &format!("turn {n}")));
+        let seen = client.until_turn_completed();
+        items.extend(
+            params(&seen, "item/completed")
+                .iter()
+                .map(|p| p["item"]["id"].as_str().expect("item id").to_owned()),
+        );
+    }
+    assert_eq!(items.len(), TURNS * 5, "the script makes 5 items a turn");
+    let base = json!({"threadId": id});
+    pages_at_most(&mut client, "thread/turns/list", &base, "id", 200, &turns);
+    pages_at_most(
+        &mut client,
+        "thread/items/list",
+        &base,
+        "item",
+        1000,
+        &items,
+    );
+    client.stop();
+}
+
+/// Promise: docs/thread-surface.md:14, `thread/shellCommand` `timeoutMs`: "default one hour,
+/// `0` times out at once" (engine/src/turns/shell.rs:39 and :81; the deadline is
+/// engine/src/tools/exec.rs:158). `0` is attacked with `sleep 20; echo late`: had `0` meant
+/// "no limit" or "the default", the command would run its 20 s and print `late`, and the test
+/// fails on the wait (under 10 s), the `failed` status, the missing exit code and the output.
+/// Both a confined (`read-only`, through the sandbox helper) and an unconfined thread are tried.
+/// The one-hour default cannot be waited out in a test; what is checked is that no `timeoutMs`
+/// is not "at once" either: a 1 s command runs to its end (exit 0, its output, at least 1 s).
+/// A negative `timeoutMs` is refused in `shell_command_is_recorded_as_a_user_command_item`.
+#[test]
+fn shell_command_timeout_zero_times_out_at_once() {
+    use std::time::{Duration, Instant};
+
+    let root = scratch("surface-shell-timeout");
+    let (home, workspace) = home_and_workspace(&root);
+    let cwd = workspace.to_str().expect("utf-8").to_owned();
+    let mut client = Client::start(&home);
+    for sandbox in ["danger-full-access", "read-only"] {
+        let id = thread_id(&client.start_thread(json!({"cwd": cwd, "sandbox": sandbox})));
+        let asked = Instant::now();
+        let answer = client.call(
+            "thread/shellCommand",
+            json!({"threadId": id, "command": "sleep 20; echo late", "timeoutMs": 0}),
+        );
+        assert_eq!(answer, json!({}), "timeoutMs 0 is accepted ({sandbox})");
+        let seen = client.until_turn_completed();
+        let waited = asked.elapsed();
+        let item = completed_commands(&seen).pop().expect("command item");
+        assert!(
+            waited < Duration::from_secs(10),
+            "timeoutMs 0 let the command run {waited:?} ({sandbox}): {item}"
+        );
+        assert_eq!(item["status"], json!("failed"), "{sandbox}: {item}");
+        assert_eq!(
+            item["exitCode"],
+            Value::Null,
+            "killed, no exit code ({sandbox}): {item}"
+        );
+        let ran = item["durationMs"].as_i64().expect("durationMs");
+        assert!(ran < 5_000, "{sandbox}: ran {ran} ms: {item}");
+        let output = item["aggregatedOutput"].as_str().unwrap_or_default();
+        assert!(!output.contains("late"), "{sandbox}: {output}");
+
+        // Without `timeoutMs` (the default) a command is not cut short.
+        client.call(
+            "thread/shellCommand",
+            json!({"threadId": id, "command": "sleep 1; echo done"}),
+        );
+        let seen = client.until_turn_completed();
+        let item = completed_commands(&seen).pop().expect("command item");
+        assert_eq!(item["status"], json!("completed"), "{sandbox}: {item}");
+        assert_eq!(item["exitCode"], json!(0), "{sandbox}: {item}");
+        assert!(
+            item["durationMs"].as_i64().expect("durationMs") >= 1_000,
+            "{item}"
+        );
+        let output = item["aggregatedOutput"].as_str().expect("output");
+        assert!(output.contains("done"), "{sandbox}: {output}");
+    }
+    client.stop();
+}
