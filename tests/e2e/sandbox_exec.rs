@@ -3,6 +3,7 @@
 //! The scratch directories live under the temporary directory, so the tests that need a
 //! directory to stay read-only exclude `/tmp` and `$TMPDIR` from the writable roots.
 
+use std::ffi::OsStr;
 use std::io::ErrorKind;
 use std::net::TcpListener;
 use std::os::linux::net::SocketAddrExt;
@@ -774,4 +775,318 @@ fn abstract_unix_sockets_created_outside_cannot_be_reached() {
         "unconfined: the listener saw {accepted:?}"
     );
     let _ = std::fs::remove_dir_all(work);
+}
+
+/// The launcher that plays a kernel refusing one system call: `python3 -c LAUNCHER NR ERRNO --
+/// ARGV…` sets `no_new_privs`, installs a seccomp filter under which system call `NR` (x86_64
+/// numbering; any other architecture is let through) fails with `ERRNO` and every other one is
+/// allowed, then executes `ARGV`. The filter is inherited by every process `ARGV` starts, so
+/// `sandbox-init` and the command are under it too.
+const SECCOMP_LAUNCHER: &str = r#"
+import ctypes, os, sys
+nr, errno = int(sys.argv[1]), int(sys.argv[2])
+if len(sys.argv) < 5 or sys.argv[3] != '--':
+    sys.exit('usage: NR ERRNO -- ARGV...')
+argv = sys.argv[4:]
+
+class SockFilter(ctypes.Structure):
+    _fields_ = [('code', ctypes.c_ushort), ('jt', ctypes.c_ubyte), ('jf', ctypes.c_ubyte),
+                ('k', ctypes.c_uint)]
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.POINTER(SockFilter))]
+
+BPF_LD_W_ABS, BPF_JEQ_K, BPF_RET_K = 0x20, 0x15, 0x06
+AUDIT_ARCH_X86_64 = 0xC000003E
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+# struct seccomp_data: int nr at offset 0, __u32 arch at offset 4.
+program = [
+    (BPF_LD_W_ABS, 0, 0, 4),
+    (BPF_JEQ_K, 0, 3, AUDIT_ARCH_X86_64),
+    (BPF_LD_W_ABS, 0, 0, 0),
+    (BPF_JEQ_K, 0, 1, nr),
+    (BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | errno),
+    (BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+]
+filters = (SockFilter * len(program))(*[SockFilter(*insn) for insn in program])
+fprog = SockFprog(len(program), filters)
+libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+    sys.exit('launcher: prctl(PR_SET_NO_NEW_PRIVS): ' + os.strerror(ctypes.get_errno()))
+if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+    sys.exit('launcher: prctl(PR_SET_SECCOMP): ' + os.strerror(ctypes.get_errno()))
+os.execvp(argv[0], argv)
+"#;
+
+/// x86_64 system call numbers the sandbox depends on.
+const SYS_LANDLOCK_CREATE_RULESET: u32 = 444;
+const SYS_LANDLOCK_RESTRICT_SELF: u32 = 446;
+const SYS_UNSHARE: u32 = 272;
+const SYS_MOUNT: u32 = 165;
+/// `acct`, which nothing here calls: denying it changes nothing.
+const SYS_ACCT: u32 = 163;
+
+const EPERM: u32 = 1;
+const ENOSYS: u32 = 38;
+const EOPNOTSUPP: u32 = 95;
+
+/// Runs `argv` (`program` then `args`) under a seccomp filter that makes system call `nr` fail
+/// with `errno`.
+fn denying<'a>(
+    nr: u32,
+    errno: u32,
+    program: &'a OsStr,
+    args: impl IntoIterator<Item = &'a OsStr>,
+) -> Output {
+    assert_python();
+    assert!(
+        std::env::consts::ARCH == "x86_64",
+        "the seccomp filter numbers system calls as x86_64 does"
+    );
+    Command::new(PYTHON)
+        .arg("-c")
+        .arg(SECCOMP_LAUNCHER)
+        .arg(nr.to_string())
+        .arg(errno.to_string())
+        .arg("--")
+        .arg(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn the seccomp launcher")
+}
+
+/// `agentwire sandbox-exec --policy POLICY --cwd CWD -- ARGV…` under a seccomp filter that makes
+/// system call `nr` fail with `errno`.
+fn sandbox_exec_denying(nr: u32, errno: u32, policy: &Value, cwd: &Path, argv: &[&str]) -> Output {
+    let command = sandbox_command(policy, cwd, argv);
+    denying(nr, errno, command.get_program(), command.get_args())
+}
+
+/// The command the refusal tests try to run: it prints `RAN` and creates `marker` (in a
+/// writable root under `workspaceWrite`), so running it at all shows.
+fn ran_script(marker: &Path) -> String {
+    format!("echo RAN; touch {}", marker.display())
+}
+
+/// Asserts that `output` is `sandbox-exec` refusing to run the command: exit 125, the reason
+/// (`reason`) and "the command was not run" on stderr, and no trace of the command.
+fn assert_not_run(output: &Output, marker: &Path, case: &str, reason: &str) {
+    let (stdout, stderr) = text(output);
+    assert!(
+        !stdout.contains("RAN") && !marker.exists(),
+        "{case}: the command ran (exit {:?}): {stdout}{stderr}",
+        output.status.code()
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(125),
+        "{case}: not the documented exit code: {stdout}{stderr}"
+    );
+    assert!(
+        stderr.contains(reason) && stderr.contains("the command was not run"),
+        "{case}: stderr does not give the reason ({reason:?}): {stderr}"
+    );
+}
+
+/// README.md lines 360-361: "A kernel without Landlock makes confined commands fail rather than
+/// run unconfined"; docs/sandbox.md lines 76-78: "On a kernel without Landlock at all, or with it
+/// disabled, nothing runs: `sandbox-exec` exits 125 with the reason. There is no fallback to
+/// running unconfined", and line 89 (125: "the sandbox could not be applied (no Landlock, …)").
+/// A seccomp filter plays each kernel: `landlock_create_ruleset` failing with `ENOSYS` (no
+/// Landlock), with `EOPNOTSUPP` (built in but not enabled), and `landlock_restrict_self`
+/// refused with `EPERM`. Under `readOnly` and `workspaceWrite` the command never runs,
+/// `sandbox-exec` exits 125 and stderr names Landlock. The control that this attack is real is
+/// `the_seccomp_launcher_denies_only_the_system_call_it_names`.
+#[test]
+fn a_kernel_without_landlock_runs_no_confined_command() {
+    let work = scratch("sandbox-no-landlock");
+    let marker = work.join("marker");
+    let script = ran_script(&marker);
+    let cases = [
+        (
+            "landlock_create_ruleset fails with ENOSYS (no Landlock)",
+            SYS_LANDLOCK_CREATE_RULESET,
+            ENOSYS,
+            "this kernel has no Landlock support",
+        ),
+        (
+            "landlock_create_ruleset fails with EOPNOTSUPP (Landlock disabled)",
+            SYS_LANDLOCK_CREATE_RULESET,
+            EOPNOTSUPP,
+            "Landlock is built into this kernel but not enabled",
+        ),
+        (
+            "landlock_restrict_self fails with EPERM",
+            SYS_LANDLOCK_RESTRICT_SELF,
+            EPERM,
+            "cannot enforce the Landlock ruleset",
+        ),
+    ];
+    for (kernel, nr, errno, reason) in cases {
+        for (policy_name, policy) in confining_policies() {
+            let output = sandbox_exec_denying(nr, errno, &policy, &work, &["sh", "-c", &script]);
+            assert_not_run(
+                &output,
+                &marker,
+                &format!("{kernel}, under {policy_name}"),
+                reason,
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(work);
+}
+
+/// docs/sandbox.md lines 96-99: `sandbox-exec` enters namespaces of its own, and "a kernel that
+/// refuses makes the command fail, never run unisolated"; line 89: exit 125. The namespaces are
+/// made with `unshare(2)` (`CLONE_NEWNS | CLONE_NEWPID`, and `CLONE_NEWNET` without network
+/// access), then set up with `mount(2)`: a seccomp filter makes `unshare`, then `mount`, fail
+/// with `EPERM`. Under `readOnly` and `workspaceWrite` the command never runs, `sandbox-exec`
+/// exits 125 and stderr says why. The control is
+/// `the_seccomp_launcher_denies_only_the_system_call_it_names`.
+#[test]
+fn a_kernel_that_refuses_namespaces_runs_no_confined_command() {
+    let work = scratch("sandbox-no-namespaces");
+    let marker = work.join("marker");
+    let script = ran_script(&marker);
+    let cases = [
+        (
+            "unshare fails with EPERM",
+            SYS_UNSHARE,
+            "cannot create the sandbox's namespaces",
+        ),
+        (
+            "mount fails with EPERM",
+            SYS_MOUNT,
+            "cannot make the sandbox's mounts private",
+        ),
+    ];
+    for (kernel, nr, reason) in cases {
+        for (policy_name, policy) in confining_policies() {
+            let output = sandbox_exec_denying(nr, EPERM, &policy, &work, &["sh", "-c", &script]);
+            assert_not_run(
+                &output,
+                &marker,
+                &format!("{kernel}, under {policy_name}"),
+                reason,
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(work);
+}
+
+/// The control of the two tests above. Under the same launcher denying a system call nothing
+/// here makes (`acct`), `sandbox-exec` runs the command under both confining policies (exit 0,
+/// `RAN`, and the marker under `workspaceWrite`): the launcher itself breaks nothing. And the
+/// filter does what the tests rely on: `landlock_create_ruleset` (asked for the ABI version)
+/// answers on this kernel, and fails with `ENOSYS` under the filter; `unshare --mount` works, and
+/// fails with `EPERM` under the filter. A kernel refusing `landlock_create_ruleset` still runs
+/// `dangerFullAccess` commands, which confine nothing.
+#[test]
+fn the_seccomp_launcher_denies_only_the_system_call_it_names() {
+    let work = scratch("sandbox-seccomp-control");
+    let marker = work.join("marker");
+    let script = ran_script(&marker);
+    for (policy_name, policy) in confining_policies() {
+        let _ = std::fs::remove_file(&marker);
+        // `readOnly` cannot create the marker: there the command only prints.
+        let writes = policy["type"] == "workspaceWrite";
+        let script = if writes { script.as_str() } else { "echo RAN" };
+        let output = sandbox_exec_denying(SYS_ACCT, EPERM, &policy, &work, &["sh", "-c", script]);
+        let (ok, out) = outcome(&output);
+        assert!(
+            ok && out.contains("RAN") && (marker.exists() || !writes),
+            "under {policy_name} with acct denied, the command did not run: {out}"
+        );
+    }
+    let _ = std::fs::remove_file(&marker);
+    let output = sandbox_exec_denying(
+        SYS_LANDLOCK_CREATE_RULESET,
+        ENOSYS,
+        &json!({"type": "dangerFullAccess"}),
+        &work,
+        &["sh", "-c", &script],
+    );
+    let (ok, out) = outcome(&output);
+    assert!(
+        ok && out.contains("RAN") && marker.exists(),
+        "dangerFullAccess without Landlock: {out}"
+    );
+
+    // landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) gives the ABI version.
+    let probe = format!(
+        "import ctypes\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         print(libc.syscall({SYS_LANDLOCK_CREATE_RULESET}, None, 0, 1), ctypes.get_errno())"
+    );
+    let python = OsStr::new(PYTHON);
+    let probe_args = [OsStr::new("-c"), OsStr::new(&probe)];
+    let output = denying(SYS_ACCT, EPERM, python, probe_args);
+    let (ok, out) = outcome(&output);
+    let abi: i64 = out
+        .split_whitespace()
+        .next()
+        .and_then(|abi| abi.parse().ok())
+        .unwrap_or(-1);
+    assert!(
+        ok && abi >= 1,
+        "this kernel has no Landlock, so the attack proves nothing: {out}"
+    );
+    let output = denying(SYS_LANDLOCK_CREATE_RULESET, ENOSYS, python, probe_args);
+    let (ok, out) = outcome(&output);
+    assert!(
+        ok && out.trim() == format!("-1 {ENOSYS}"),
+        "the filter did not make landlock_create_ruleset fail with ENOSYS: {out}"
+    );
+
+    let unshare = OsStr::new("unshare");
+    let unshare_args = ["--mount", "true"].map(OsStr::new);
+    let output = denying(SYS_ACCT, EPERM, unshare, unshare_args);
+    assert!(output.status.success(), "unshare: {:?}", outcome(&output));
+    let output = denying(SYS_UNSHARE, EPERM, unshare, unshare_args);
+    let (ok, out) = outcome(&output);
+    assert!(
+        !ok && out.contains("Operation not permitted"),
+        "the filter did not make unshare fail with EPERM: {out}"
+    );
+    let _ = std::fs::remove_dir_all(work);
+}
+
+/// docs/sandbox.md line 89: 125 when "`--cwd` is unusable; the command was not run". A
+/// working directory that does not exist, and one that is a regular file: under every policy
+/// (`dangerFullAccess` too) `sandbox-exec` exits 125 naming the directory, and the command (which
+/// would print `RAN` and create a marker outside the working directory) never runs.
+#[test]
+fn an_unusable_cwd_exits_125_without_running_the_command() {
+    let root = scratch("sandbox-bad-cwd");
+    let marker = root.join("marker");
+    let script = ran_script(&marker);
+    let file = root.join("a-file");
+    std::fs::write(&file, "not a directory").expect("write the file");
+    let policies = [
+        ("readOnly", json!({"type": "readOnly"})),
+        ("workspaceWrite", json!({"type": "workspaceWrite"})),
+        ("dangerFullAccess", json!({"type": "dangerFullAccess"})),
+    ];
+    for (cwd_name, cwd) in [
+        ("a missing directory", root.join("missing")),
+        ("a regular file", file),
+    ] {
+        for (policy_name, policy) in &policies {
+            let output = sandbox_exec(policy, &cwd, &["sh", "-c", &script]);
+            let case = format!("--cwd {cwd_name}, under {policy_name}");
+            let (stdout, stderr) = text(&output);
+            assert!(
+                !stdout.contains("RAN") && !marker.exists(),
+                "{case}: the command ran: {stdout}{stderr}"
+            );
+            assert_eq!(output.status.code(), Some(125), "{case}: {stdout}{stderr}");
+            assert!(
+                stderr.contains(&cwd.display().to_string()),
+                "{case}: stderr does not name the directory: {stderr}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(root);
 }

@@ -195,9 +195,7 @@ mod imp {
         _: bool,
     ) -> Result<(), SandboxError> {
         Err(SandboxError(
-            "this operating system has no sandbox support in agentwire (Linux only); the \
-             command was not run"
-                .to_owned(),
+            "this operating system has no sandbox support in agentwire (Linux only)".to_owned(),
         ))
     }
 
@@ -209,8 +207,7 @@ mod imp {
 
     pub(super) fn confine(_: &[PathBuf], _: bool) -> Result<Confinement, SandboxError> {
         Err(SandboxError(
-            "this operating system has no sandbox support in agentwire (Linux Landlock only); \
-             the command was not run"
+            "this operating system has no sandbox support in agentwire (Linux Landlock only)"
                 .to_owned(),
         ))
     }

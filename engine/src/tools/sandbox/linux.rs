@@ -85,22 +85,21 @@ pub(super) fn confine(roots: &[PathBuf], network: bool) -> Result<Confinement, S
         LandlockStatus::NotEnabled => {
             return Err(SandboxError(
                 "Landlock is built into this kernel but not enabled (it is missing from the \
-                 `lsm=` boot parameter), so the command cannot be sandboxed and was not run"
+                 `lsm=` boot parameter), so the command cannot be sandboxed"
                     .to_owned(),
             ));
         }
         LandlockStatus::NotImplemented => {
             return Err(SandboxError(
                 "this kernel has no Landlock support (Linux 5.13 or later built with \
-                 CONFIG_SECURITY_LANDLOCK is needed), so the command cannot be sandboxed and \
-                 was not run"
+                 CONFIG_SECURITY_LANDLOCK is needed), so the command cannot be sandboxed"
                     .to_owned(),
             ));
         }
     };
     match status.ruleset {
         RulesetStatus::NotEnforced => Err(SandboxError(format!(
-            "Landlock (ABI {abi:?}) enforced none of the policy, so the command was not run"
+            "Landlock (ABI {abi:?}) enforced none of the policy"
         ))),
         RulesetStatus::FullyEnforced => Ok(Confinement {
             abi: Some(format!("{abi:?}")),
