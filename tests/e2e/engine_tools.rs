@@ -454,8 +454,9 @@ const KEEP_BYTES: usize = 64 * 1024;
 /// How long a command's leftovers that hold its pipes may live after it exits
 /// (docs/sandbox.md:171).
 const DRAIN_GRACE: Duration = Duration::from_millis(250);
-/// What the test allows on top of [`DRAIN_GRACE`] (a shared machine; polling).
-const KILL_SLACK: Duration = Duration::from_millis(500);
+/// What the test allows on top of [`DRAIN_GRACE`]: room for a CI machine running many tests
+/// at once, still far short of the 30 s the leftovers would live if nothing killed them.
+const KILL_SLACK: Duration = Duration::from_secs(2);
 const HEAD_MARKER: &str = "HEAD-MARKER-7f3a";
 const TAIL_MARKER: &str = "TAIL-MARKER-9c2e";
 /// A line from the middle of [`big_output`], far from both kept ends.
