@@ -13,7 +13,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
 use crate::client::Client;
-use crate::common::scratch;
+use crate::common::{alive, scratch};
 
 const FULL_ACCESS: &str = "dangerFullAccess";
 
@@ -92,17 +92,6 @@ fn assert_error(error: &Value, code: i64, field: &str) {
     assert_eq!(error["code"], json!(code), "{error}");
     let message = error["message"].as_str().expect("message");
     assert!(message.contains(field), "`{field}` not named in: {message}");
-}
-
-/// Whether process `pid` still runs (a zombie does not count).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let state = stat.rsplit_once(") ")?.1.chars().next()?;
-            Some(state != 'Z' && state != 'X')
-        })
-        .unwrap_or(false)
 }
 
 /// The host pid of the process whose command line is `argv`, once there is one.

@@ -71,3 +71,15 @@ pub fn fixture_steps(home: &Path, steps: serde_json::Value, extra_config: &str) 
     )
     .expect("write config");
 }
+
+/// Whether process `pid` runs: it has a `/proc` entry whose state is neither zombie (`Z`) nor
+/// dead (`X`). (A process whose parent is gone may stay a zombie until someone reaps it.)
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(") ")?.1.chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
+}

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::client::{Client, completed_turn, deltas, params, thread_id};
-use crate::common::{fixture_steps, home_and_workspace, scratch};
+use crate::common::{alive, fixture_steps, home_and_workspace, scratch};
 use crate::mock_model::{MockModel, Reply, Sse};
 
 const ADD_NOTES: &str =
@@ -654,20 +654,6 @@ fn the_model_gets_the_first_and_last_64_kib_of_a_long_output() {
         "the item's aggregatedOutput is not what the model got"
     );
     client.stop();
-}
-
-/// Whether process `pid` runs (a zombie, or no process, does not count).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            let state = status.lines().find_map(|l| l.strip_prefix("State:"))?;
-            Some(!matches!(
-                state.trim_start().chars().next(),
-                Some('Z' | 'X')
-            ))
-        })
-        .unwrap_or(false)
 }
 
 /// The contents of `path` once a line has been written to it.

@@ -902,8 +902,6 @@ fn assert_not_run(output: &Output, marker: &Path, case: &str, reason: &str) {
 #[test]
 fn a_kernel_without_landlock_runs_no_confined_command() {
     let work = scratch("sandbox-no-landlock");
-    let marker = work.join("marker");
-    let script = ran_script(&marker);
     let cases = [
         (
             "landlock_create_ruleset fails with ENOSYS (no Landlock)",
@@ -924,18 +922,7 @@ fn a_kernel_without_landlock_runs_no_confined_command() {
             "cannot enforce the Landlock ruleset",
         ),
     ];
-    for (kernel, nr, errno, reason) in cases {
-        for (policy_name, policy) in confining_policies() {
-            let output = sandbox_exec_denying(nr, errno, &policy, &work, &["sh", "-c", &script]);
-            assert_not_run(
-                &output,
-                &marker,
-                &format!("{kernel}, under {policy_name}"),
-                reason,
-            );
-        }
-    }
-    let _ = std::fs::remove_dir_all(work);
+    runs_nothing_on_these_kernels(&work, &cases);
 }
 
 /// docs/sandbox.md lines 96-99: `sandbox-exec` enters namespaces of its own, and "a kernel that
@@ -948,29 +935,34 @@ fn a_kernel_without_landlock_runs_no_confined_command() {
 #[test]
 fn a_kernel_that_refuses_namespaces_runs_no_confined_command() {
     let work = scratch("sandbox-no-namespaces");
-    let marker = work.join("marker");
-    let script = ran_script(&marker);
     let cases = [
         (
             "unshare fails with EPERM",
             SYS_UNSHARE,
+            EPERM,
             "cannot create the sandbox's namespaces",
         ),
         (
             "mount fails with EPERM",
             SYS_MOUNT,
+            EPERM,
             "cannot make the sandbox's mounts private",
         ),
     ];
-    for (kernel, nr, reason) in cases {
+    runs_nothing_on_these_kernels(&work, &cases);
+}
+
+/// For each `(kernel, system call, errno, reason)` of `cases`, under each confining policy:
+/// `sandbox-exec` with that call failing with that errno runs nothing in `work` (see
+/// [`assert_not_run`]) and says `reason`. Removes `work`.
+fn runs_nothing_on_these_kernels(work: &Path, cases: &[(&str, u32, u32, &str)]) {
+    let marker = work.join("marker");
+    let script = ran_script(&marker);
+    for &(kernel, nr, errno, reason) in cases {
         for (policy_name, policy) in confining_policies() {
-            let output = sandbox_exec_denying(nr, EPERM, &policy, &work, &["sh", "-c", &script]);
-            assert_not_run(
-                &output,
-                &marker,
-                &format!("{kernel}, under {policy_name}"),
-                reason,
-            );
+            let output = sandbox_exec_denying(nr, errno, &policy, work, &["sh", "-c", &script]);
+            let case = format!("{kernel}, under {policy_name}");
+            assert_not_run(&output, &marker, &case, reason);
         }
     }
     let _ = std::fs::remove_dir_all(work);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::{Client, thread_id};
-use crate::common::{fixture_steps, home_and_workspace, scratch};
+use crate::common::{alive, fixture_steps, home_and_workspace, scratch};
 use crate::engine_turns::slow_script;
 
 fn count(messages: &[Value], method: &str) -> usize {
@@ -149,21 +149,6 @@ impl Stop {
             Stop::EndOfInput => Duration::from_secs(10) + SLACK,
         }
     }
-}
-
-/// Whether process `pid` runs: it has a `/proc` entry whose state is neither zombie (`Z`) nor
-/// dead (`X`). (Once the server is gone, nobody may reap what it started.)
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            let state = status.lines().find_map(|l| l.strip_prefix("State:"))?;
-            Some(!matches!(
-                state.trim_start().chars().next(),
-                Some('Z' | 'X')
-            ))
-        })
-        .unwrap_or(false)
 }
 
 /// A shell script that starts `sleep 300` in the background (in its process group), writes its
