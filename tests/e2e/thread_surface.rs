@@ -345,15 +345,25 @@ fn metadata_update_patches_git_info_durably() {
     third.stop();
 }
 
-/// Walks every page of `method` with `params`, following `nextCursor`; returns the ids and
-/// the pages' backwards cursors.
-fn walk(client: &mut Client, method: &str, params: Value, key: &str) -> (Vec<String>, Vec<String>) {
-    let mut all = Vec::new();
+/// Walks every page of `method` from `params` on, following `nextCursor`; returns the ids of
+/// each page and the pages' backwards cursors. More pages than any walk here needs (50) is a
+/// failure, not a hang.
+fn walk(
+    client: &mut Client,
+    method: &str,
+    params: Value,
+    key: &str,
+) -> (Vec<Vec<String>>, Vec<String>) {
+    let mut pages = Vec::new();
     let mut backwards = Vec::new();
     let mut params = params;
     loop {
         let page = client.call(method, params.clone());
-        all.extend(ids(&page, key));
+        pages.push(ids(&page, key));
+        assert!(
+            pages.len() <= 50,
+            "{method}: the cursors never end ({params})"
+        );
         backwards.push(
             page["backwardsCursor"]
                 .as_str()
@@ -362,7 +372,7 @@ fn walk(client: &mut Client, method: &str, params: Value, key: &str) -> (Vec<Str
         );
         match page["nextCursor"].as_str() {
             Some(next) => params["cursor"] = json!(next),
-            None => return (all, backwards),
+            None => return (pages, backwards),
         }
     }
 }
@@ -398,14 +408,14 @@ fn turns_and_items_page_through_an_old_rollout() {
     );
     let mut expected = turn_ids.clone();
     expected.reverse();
-    assert_eq!(newest_first, expected);
+    assert_eq!(newest_first.concat(), expected);
     let (oldest_first, backwards) = walk(
         &mut client,
         "thread/turns/list",
         json!({"threadId": OLD, "limit": 4, "sortDirection": "asc", "itemsView": "full"}),
         "id",
     );
-    assert_eq!(oldest_first, turn_ids);
+    assert_eq!(oldest_first.concat(), turn_ids);
     // A backwards cursor, with the other direction, starts at that page's first turn.
     let back = client.call(
         "thread/turns/list",
@@ -423,12 +433,14 @@ fn turns_and_items_page_through_an_old_rollout() {
     );
 
     // Items: oldest first by default, across turns, with the turn of each.
-    let (items, _) = walk(
+    let items = walk(
         &mut client,
         "thread/items/list",
         json!({"threadId": OLD, "limit": 7}),
         "item",
-    );
+    )
+    .0
+    .concat();
     assert_eq!(items.len(), TURNS * 3);
     assert_eq!(&items[..4], ["u0", "r0", "a0", "u1"]);
     let page = client.call(
@@ -868,25 +880,6 @@ fn compaction_summarises_the_history_for_the_next_model_call() {
     again.stop();
 }
 
-/// Every page of `method` from `params` on, following `nextCursor`: the ids of each page.
-/// More pages than `params` could ever need is a failure, not a hang.
-fn pages(client: &mut Client, method: &str, params: Value, key: &str) -> Vec<Vec<String>> {
-    let mut params = params;
-    let mut pages = Vec::new();
-    loop {
-        let page = client.call(method, params.clone());
-        pages.push(ids(&page, key));
-        assert!(
-            pages.len() <= 50,
-            "{method}: the cursors never end ({params})"
-        );
-        match page["nextCursor"].as_str() {
-            Some(next) => params["cursor"] = json!(next),
-            None => return pages,
-        }
-    }
-}
-
 /// Attacks the largest page of `method` (`max`) on a thread of more than `max` entries,
 /// `expected` oldest first: a `limit` above `max` (just above, far above, `u32::MAX`) and a
 /// `limit` of exactly `max`, in both directions, must each give pages of `max` entries (the
@@ -910,7 +903,7 @@ fn pages_at_most(
             let mut params = base.clone();
             params["limit"] = json!(limit);
             params["sortDirection"] = json!(direction);
-            let walked = pages(client, method, params, key);
+            let (walked, _) = walk(client, method, params, key);
             let got: Vec<usize> = walked.iter().map(Vec::len).collect();
             assert_eq!(
                 got, sizes,
