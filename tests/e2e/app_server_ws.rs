@@ -19,7 +19,7 @@ use tokio_tungstenite::tungstenite::http::{HeaderValue, header};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, client_async, connect_async};
 
-use crate::common::scratch;
+use crate::common::{scratch, signal};
 
 /// How long any single wait may take.
 const WAIT: Duration = Duration::from_secs(30);
@@ -133,11 +133,7 @@ impl App {
 
     /// Sends SIGTERM, waits for the exit; returns the status and what went to stdout.
     pub(crate) fn terminate(mut self) -> (ExitStatus, Vec<u8>) {
-        let killed = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("run kill");
-        assert!(killed.success(), "kill -TERM failed");
+        signal(self.child.id(), "TERM");
         let status = self.wait();
         let stdout = self
             .stdout

@@ -83,3 +83,13 @@ pub fn alive(pid: u32) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// Sends signal `name` (`TERM`, `INT`, `KILL` …) to process `pid` with `kill`, and fails the
+/// test if it cannot.
+pub fn signal(pid: u32, name: &str) {
+    let sent = Command::new("kill")
+        .args([format!("-{name}"), pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(sent.success(), "kill -{name} {pid} failed");
+}

@@ -14,7 +14,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::client::{Client, completed_turn, params, thread_id};
-use crate::common::{fixture_steps, home_and_workspace, repo, scratch, text};
+use crate::common::{fixture_steps, home_and_workspace, repo, scratch, signal, text};
 
 /// The entry point of the pinned `server-everything`.
 fn everything() -> PathBuf {
@@ -455,11 +455,7 @@ fn a_crashed_server_is_restarted_on_next_use() {
     let echo = json!({"threadId": thread, "server": "everything", "tool": "echo", "arguments": {"message": "one"}});
     client.call("mcpServer/tool/call", echo.clone());
     let first = server_pid(client.pid()).expect("the MCP server runs as a child");
-    let killed = Command::new("kill")
-        .args(["-KILL", &first.to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
+    signal(first, "KILL");
     // The engine reaps its child once it has seen the server's output end: wait for that,
     // then use the server again.
     assert!(

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::Client;
-use crate::common::{home_and_workspace, scratch};
+use crate::common::{home_and_workspace, scratch, signal};
 use crate::engine_turns::slow_script;
 
 /// How long any single message may take.
@@ -822,11 +822,7 @@ fn a_stop_interrupts_and_records_the_running_turn(name: &str, how: Stop) {
             } else {
                 "INT"
             };
-            let sent = Command::new("kill")
-                .args([format!("-{name}"), host.child.id().to_string()])
-                .status()
-                .expect("run kill");
-            assert!(sent.success(), "kill -{name} failed");
+            signal(host.child.id(), name);
         }
         Stop::EndOfStdin => drop(host.stdin.take()),
     }

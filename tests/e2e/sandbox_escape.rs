@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::client::{Client, params, thread_id};
-use crate::common::{fixture_steps, home_and_workspace, scratch};
+use crate::common::{fixture_steps, home_and_workspace, scratch, signal};
 
 const SECRET: &str = "sk-e2e-secret-in-auth-json";
 
@@ -518,11 +518,7 @@ fn confined_commands_die_with_a_killed_server() {
         assert!(Instant::now() < deadline, "the command never started");
         std::thread::sleep(Duration::from_millis(10));
     }
-    let killed = Command::new("kill")
-        .args(["-KILL", &client.pid().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(killed.success());
+    signal(client.pid(), "KILL");
     client.wait_exit();
     // Well past the two seconds the writes waited for.
     std::thread::sleep(Duration::from_millis(3000));

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::{Client, thread_id};
-use crate::common::{alive, fixture_steps, home_and_workspace, scratch};
+use crate::common::{alive, fixture_steps, home_and_workspace, scratch, signal};
 use crate::engine_turns::slow_script;
 
 fn count(messages: &[Value], method: &str) -> usize {
@@ -26,15 +26,6 @@ fn answers(messages: &[Value]) -> usize {
         .iter()
         .filter(|m| m.get("id").is_some() && m.get("method").is_none())
         .count()
-}
-
-/// Sends the signal `name` (`TERM`, `INT`) to the server.
-fn signal(client: &Client, name: &str) {
-    let sent = Command::new("kill")
-        .args([format!("-{name}"), client.pid().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(sent.success(), "kill -{name} failed");
 }
 
 /// The `turn/completed` params among `messages`.
@@ -96,7 +87,7 @@ fn sigterm_interrupts_running_turns_records_them_and_exits_cleanly() {
     let thread = thread_id(&client.start_thread(json!({})));
     let turn = client.start_turn(&thread, "Talk for a long time.");
     client.notification("item/agentMessage/delta");
-    signal(&client, "TERM");
+    signal(client.pid(), "TERM");
     // The server exits 0 on its own, having sent the turn's end.
     let rest = client.rest();
     let completed = completed_turns(&rest);
@@ -134,8 +125,8 @@ impl Stop {
     /// not been looked at.
     fn apply(self, client: &mut Client) -> Vec<Value> {
         match self {
-            Stop::Sigterm => signal(client, "TERM"),
-            Stop::Sigint => signal(client, "INT"),
+            Stop::Sigterm => signal(client.pid(), "TERM"),
+            Stop::Sigint => signal(client.pid(), "INT"),
             Stop::EndOfInput => return client.finish(),
         }
         client.rest()
