@@ -107,7 +107,8 @@ pub(crate) fn copy(scope: &Scope, params: &FsCopyParams) -> FsResult<FsCopyRespo
 /// A failure in a tree copy: whether it is about the source (else the destination), and what.
 type TreeResult<T> = Result<T, (bool, FsError)>;
 
-/// One recursive copy.
+/// One tree copy. [`survey`] found the tree within bounds beforehand; the copy checks depth,
+/// size and private inodes again as it goes, because the tree may change in between.
 struct Tree<'p> {
     private: &'p Private,
     entries: usize,

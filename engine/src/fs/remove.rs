@@ -96,7 +96,8 @@ pub(super) fn remove_made(into: BorrowedFd<'_>, name: &OsStr, private: &Private)
     }
 }
 
-/// One recursive removal.
+/// One tree removal. [`survey`] found the tree within bounds beforehand; the removal checks
+/// depth and private inodes again as it goes, because the tree may change in between.
 struct Tree<'p> {
     private: &'p Private,
     field: &'static str,
