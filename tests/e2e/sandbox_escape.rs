@@ -570,3 +570,67 @@ fn a_confined_command_cannot_read_the_record_transcript() {
     client.stop();
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A working directory inside the server's home stays usable (docs/sandbox.md, Namespaces:
+/// "only the way to it is kept, everything beside it is covered"): a confined command writes
+/// there and lists the way to it, but reads neither `auth.json` nor a file beside its
+/// directory (each is covered, its name still listed). Unconfined, the same command reads both.
+#[test]
+fn a_working_directory_inside_the_home_leaves_the_rest_of_the_home_covered() {
+    let root = scratch("sandbox-escape-cwd-in-home");
+    let (home, _) = home_and_workspace(&root);
+    std::fs::write(
+        home.join("auth.json"),
+        format!("{{\"OPENAI_API_KEY\":\"{SECRET}\"}}"),
+    )
+    .expect("auth.json");
+    let projects = home.join("projects");
+    let workspace = projects.join("ws");
+    std::fs::create_dir_all(&workspace).expect("workspace in the home");
+    std::fs::write(projects.join("beside.txt"), "BESIDE-CONTENT\n").expect("beside");
+    let line = format!(
+        "echo made > made.txt; cat {} {}; ls .. | sed 's/^/LISTED /'; echo END",
+        home.join("auth.json").display(),
+        projects.join("beside.txt").display()
+    );
+    fixture_steps(
+        &home,
+        json!([{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]),
+        "",
+    );
+    let mut client = Client::start(&home);
+    let mut run = |sandbox: &str| {
+        let _ = std::fs::remove_file(workspace.join("made.txt"));
+        let thread = thread_id(&client.start_thread(
+            json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": sandbox}),
+        ));
+        client.start_turn(&thread, "attack");
+        let output = command_output(&client.until_turn_completed());
+        assert!(
+            output.contains("END"),
+            "{sandbox}: the command ran:\n{output}"
+        );
+        output
+    };
+    let output = run("workspace-write");
+    assert!(
+        workspace.join("made.txt").exists(),
+        "the working directory is writable:\n{output}"
+    );
+    assert!(!output.contains(SECRET), "read auth.json:\n{output}");
+    // Covered entry by entry: names beside it can still be listed, their contents not read.
+    assert!(
+        !output.contains("BESIDE-CONTENT"),
+        "read what is beside the working directory:\n{output}"
+    );
+    assert!(
+        output.contains("LISTED ws"),
+        "the way to it is kept:\n{output}"
+    );
+    let output = run("danger-full-access");
+    assert!(output.contains(SECRET), "{output}");
+    assert!(output.contains("BESIDE-CONTENT"), "{output}");
+    assert!(output.contains("LISTED beside.txt"), "{output}");
+    client.stop();
+    let _ = std::fs::remove_dir_all(&root);
+}
