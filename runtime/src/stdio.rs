@@ -34,8 +34,12 @@
 //! client keeps up; what it does not take at once goes to a bounded queue written by a thread of
 //! its own (see [`writer`]), so a client that stops reading never blocks the runtime (its other
 //! work: running turns, the rollouts, the input). A client that stops reading for good fills the
-//! queue (`RuntimeConfig::stdout_queue_bytes`) and is disconnected. Other outputs (a regular
-//! file, a terminal) are written with plain blocking writes.
+//! queue (`RuntimeConfig::stdout_queue_bytes`) and is disconnected: the output fails (as when
+//! the client closes its end), the connection's task stops reading and drains as at end of
+//! input, sending nothing more, and [`serve`] returns the failure without waiting for the
+//! writer thread, which may be stuck for good in a write the client never takes (stdout ends
+//! with the process, maybe in the middle of a line). Other outputs (a regular file, a
+//! terminal) are written with plain blocking writes.
 //!
 //! The caller's `block_on` runs the connection to its end: either `Runtime::block_on` of the
 //! server's runtime on the calling thread (which then drives it), or `Handle::block_on` while
@@ -48,13 +52,13 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncReadExt;
 use tokio::net::UnixStream;
 use tokio::net::unix::pipe;
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 pub mod busy_poll;
 mod writer;
@@ -88,6 +92,10 @@ pub const BATCH_DELAY: Duration = Duration::from_micros(10);
 /// [`LineOutbound::end_batch`] messages are collected and written together.
 struct LineOutbound<W> {
     closed: AtomicBool,
+    /// Why a write failed, once one did.
+    failure: OnceLock<String>,
+    /// Wakes the connection's task once the output is closed: it stops reading.
+    on_close: Notify,
     /// How long the first line of a batch may wait for the others ([`BATCH_DELAY`]).
     delay: Duration,
     output: Mutex<Output<W>>,
@@ -106,6 +114,8 @@ impl<W: Write> LineOutbound<W> {
     fn new(writer: W, delay: Duration) -> Self {
         Self {
             closed: AtomicBool::new(false),
+            failure: OnceLock::new(),
+            on_close: Notify::new(),
             delay,
             output: Mutex::new(Output {
                 writer,
@@ -127,10 +137,21 @@ impl<W: Write> LineOutbound<W> {
             Ok(()) => Ok(()),
             Err(error) => {
                 tracing::warn!(%error, "output closed");
-                self.closed.store(true, Ordering::Release);
+                let _ = self.failure.set(error.to_string());
+                self.shut();
                 Err(Closed)
             }
         }
+    }
+
+    /// Closes the output for good and tells the connection's task.
+    fn shut(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.on_close.notify_one();
+    }
+
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
     }
 
     /// Collects messages from now on instead of writing each.
@@ -183,7 +204,7 @@ impl<W: Write + Send + 'static> Outbound for Arc<LineOutbound<W>> {
     }
 
     fn close(&self) {
-        self.closed.store(true, Ordering::Release);
+        self.shut();
     }
 }
 
@@ -274,8 +295,9 @@ impl Input {
     }
 }
 
-/// Serves one connection over stdin/stdout until stdin ends. Blocks the calling thread in
-/// `block_on`, which must run the future it gets to completion (see the module docs).
+/// Serves one connection over stdin/stdout until stdin ends, or until stdout fails (an error
+/// then, with the reason). Blocks the calling thread in `block_on`, which must run the future
+/// it gets to completion (see the module docs).
 pub fn serve<H: Handler>(
     server: &Server<H>,
     block_on: impl FnOnce(Drain<'_>),
@@ -325,8 +347,10 @@ fn reactor_stdin<H: Handler>(server: &Server<H>, stdout: &File) -> Option<Input>
 }
 
 /// Serves one connection over any pair of byte streams (pipes, in tests) with the stdio
-/// framing, until `input` ends. A thread of its own reads `input`; the calling thread blocks in
-/// `block_on`, which must run the future it gets to completion (see the module docs).
+/// framing, until `input` ends or `output` fails (an error then). A thread of its own reads
+/// `input`; after a failed output it stops at the next chunk (or the end of `input`), and the
+/// call returns then. The calling thread blocks in `block_on`, which must run the future it
+/// gets to completion (see the module docs).
 pub fn serve_lines<H: Handler>(
     server: &Server<H>,
     mut input: impl Read + Send,
@@ -378,7 +402,7 @@ fn run<H: Handler, W: Write + Send + 'static>(
     let task = server.runtime().spawn(serve_connection(
         server.clone(),
         input,
-        outbound,
+        outbound.clone(),
         connection.clone(),
     ));
     let mut ended = None;
@@ -411,14 +435,26 @@ fn run<H: Handler, W: Write + Send + 'static>(
     );
     reader?;
     match ended {
+        Some(Ok(OUTPUT_CLOSED)) => Err(std::io::Error::other(
+            outbound
+                .failure
+                .get()
+                .map_or(OUTPUT_CLOSED, String::as_str)
+                .to_owned(),
+        )),
         Some(Ok(_)) => Ok(()),
         Some(Err(error)) => Err(std::io::Error::other(error)),
         None => Err(std::io::Error::other("the connection task did not finish")),
     }
 }
 
+/// Why the connection ended when its output failed (a client that stopped reading for good
+/// filled the queue, or closed its end).
+const OUTPUT_CLOSED: &str = "output closed";
+
 /// The connection's task: reads chunks, handles their messages and writes their answers in
-/// one go, until end of input; then drains. Returns why it ended.
+/// one go, until end of input or until the output fails (the connection is closed: nothing
+/// more is read); then drains. Returns why it ended.
 async fn serve_connection<H: Handler, W: Write + Send + 'static>(
     server: Server<H>,
     mut input: Input,
@@ -433,11 +469,18 @@ async fn serve_connection<H: Handler, W: Write + Send + 'static>(
         FrameEvent::TooLarge { bytes } => server.refuse_oversized(&connection, bytes),
     };
     let mut stopping = std::pin::pin!(server.hub().stopping());
+    // A write failed, here or in a request's work (a client that stopped reading, or closed
+    // its end): the connection is closed, nothing more is read.
+    let mut output_closed = std::pin::pin!(outbound.on_close.notified());
     let reason = loop {
+        if outbound.is_closed() {
+            break OUTPUT_CLOSED;
+        }
         let read = tokio::select! {
             biased;
             read = input.read(&mut buffer, poll.deadline()) => read,
             () = &mut stopping => break "stopped",
+            () = &mut output_closed => break OUTPUT_CLOSED,
         };
         poll.arrived(Instant::now());
         let chunk = match read {
@@ -457,10 +500,14 @@ async fn serve_connection<H: Handler, W: Write + Send + 'static>(
         poll.answered(Instant::now());
     };
     input.restore();
-    outbound.begin_batch();
-    framer.finish(&mut handle);
-    if outbound.end_batch().is_err() {
+    if reason == OUTPUT_CLOSED {
         server.hub().close(connection.id());
+    } else {
+        outbound.begin_batch();
+        framer.finish(&mut handle);
+        if outbound.end_batch().is_err() {
+            server.hub().close(connection.id());
+        }
     }
     server.drain().await;
     reason

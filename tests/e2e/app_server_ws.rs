@@ -709,3 +709,89 @@ async fn a_frame_that_stops_arriving_is_cut_and_a_quiet_client_stays() {
     let (status, _) = app.terminate();
     assert!(status.success(), "{status:?}");
 }
+
+/// Reads `stream` until the server ends it (end of stream or reset), writing one byte of
+/// `trickle` a second meanwhile; how long after `since` it ended. Panics if that takes 20 s.
+async fn cut_after(mut stream: TcpStream, trickle: &[u8], since: Instant) -> Duration {
+    let mut next = trickle.iter();
+    let mut buffer = [0u8; 1024];
+    let deadline = since + Duration::from_secs(20);
+    loop {
+        let tick = tokio::time::sleep(Duration::from_secs(1));
+        tokio::select! {
+            read = stream.read(&mut buffer) => match read {
+                Ok(0) | Err(_) => return since.elapsed(),
+                Ok(n) => panic!(
+                    "an answer to an unfinished head: {:?}",
+                    String::from_utf8_lossy(&buffer[..n])
+                ),
+            },
+            () = tick => {
+                if let Some(byte) = next.next()
+                    && stream.write_all(&[*byte]).await.is_err()
+                {
+                    return since.elapsed();
+                }
+            }
+        }
+        assert!(Instant::now() < deadline, "still open after 20 s");
+    }
+}
+
+/// docs/security.md ("Websocket framing"): "Slow or silent HTTP heads are cut after 10 s",
+/// through the binary at its default. A connection that sends nothing, and one that trickles
+/// a request head a byte a second without ever finishing it, are both closed about 10 s after
+/// they connected; a websocket client connected meanwhile is answered throughout, and after.
+#[tokio::test]
+async fn silent_and_trickling_http_heads_are_cut_after_10_s_while_others_are_served() {
+    let home = scratch("ws-head-deadline");
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let addr = app.listening_addr();
+    let head = format!(
+        "GET / HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         X-Slow: {}",
+        "x".repeat(64)
+    );
+    let silent = TcpStream::connect(addr).await.expect("connect");
+    let silent_since = Instant::now();
+    let silent = tokio::spawn(cut_after(silent, b"", silent_since));
+    let trickling = TcpStream::connect(addr).await.expect("connect");
+    let trickling_since = Instant::now();
+    let trickling =
+        tokio::spawn(async move { cut_after(trickling, head.as_bytes(), trickling_since).await });
+
+    // Meanwhile a websocket client asks something every half second, answered at once.
+    let mut ws = open(addr, None).await.expect("upgrade");
+    initialize(&mut ws).await;
+    let mut asked = 0u32;
+    while !(silent.is_finished() && trickling.is_finished()) {
+        let sent = Instant::now();
+        let answer = request(&mut ws, json!(asked), "thread/list", json!({})).await;
+        assert_eq!(answer["result"]["data"], json!([]), "{answer}");
+        assert!(
+            sent.elapsed() < Duration::from_secs(2),
+            "answered in {:?}",
+            sent.elapsed()
+        );
+        asked += 1;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert!(
+        asked >= 15,
+        "only {asked} requests while the heads were pending"
+    );
+    for (name, task) in [("silent", silent), ("trickling", trickling)] {
+        let after = task.await.expect("the watching task");
+        assert!(
+            (Duration::from_secs(9)..Duration::from_secs(15)).contains(&after),
+            "the {name} connection was cut after {after:?}"
+        );
+    }
+
+    // The websocket opened in time lives on past the deadline; new clients are served.
+    let answer = request(&mut ws, json!("after"), "thread/list", json!({})).await;
+    assert_eq!(answer["result"]["data"], json!([]), "{answer}");
+    assert_eq!(get(addr, "/healthz", "").await, 200);
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status:?}");
+}

@@ -77,10 +77,19 @@ pub(super) struct Drained {
 
 impl Drained {
     /// Tells the writer thread that nothing more comes, and waits until it has written what
-    /// is queued (or its output failed).
+    /// is queued. Once the output has failed nothing more is written: the thread is left to
+    /// end with the process, since it may be stuck for good in a write that a client which
+    /// stopped reading never takes.
     pub(super) fn wait(mut self) {
-        self.shared.lock().closing = true;
+        let failed = {
+            let mut state = self.shared.lock();
+            state.closing = true;
+            state.failed.is_some()
+        };
         self.shared.changed.notify_all();
+        if failed {
+            return;
+        }
         if let Some(thread) = self.thread.take()
             && thread.join().is_err()
         {
