@@ -94,12 +94,19 @@ impl Sandbox {
 /// interrupted.
 pub fn run(args: ExecArgs, overrides: crate::ConfigOverrides) -> Result<ExitCode, String> {
     let prompt = if args.prompt == "-" {
-        let mut text = String::new();
+        // One byte more than the limit tells a prompt that fits from one that would be cut.
+        let mut bytes = Vec::new();
         std::io::stdin()
-            .take(MAX_STDIN_PROMPT)
-            .read_to_string(&mut text)
+            .take(MAX_STDIN_PROMPT + 1)
+            .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
-        text
+        if bytes.len() as u64 > MAX_STDIN_PROMPT {
+            return Err(format!(
+                "the prompt on stdin is over 16 MiB ({MAX_STDIN_PROMPT} bytes); nothing was sent"
+            ));
+        }
+        String::from_utf8(bytes)
+            .map_err(|e| format!("cannot read the prompt from stdin: it is not UTF-8 ({e})"))?
     } else {
         args.prompt.clone()
     };

@@ -3,11 +3,12 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::client::{Client, thread_id};
-use crate::common::{fixture_steps, home_and_workspace, scratch, text};
+use crate::common::{alive, fixture_steps, home_and_workspace, scratch, signal, text};
 
 fn daemon(home: &Path, action: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agentwire"))
@@ -164,4 +165,62 @@ fn a_stale_pid_file_is_replaced_and_a_proxy_without_daemon_says_so() {
     let again = daemon(&home, "stop");
     assert!(again.status.success());
     assert!(text(&again).0.contains("not running"));
+}
+
+/// Kills process `pid` when the test ends, passed or not, if it still runs.
+struct KillOnDrop(u32);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if alive(self.0) {
+            signal(self.0, "KILL");
+        }
+    }
+}
+
+/// docs/client.md: `daemon stop` sends SIGTERM, "waits up to 15 s (then SIGKILL), removes the
+/// pid file". A stopped (SIGSTOP) daemon cannot act on SIGTERM: `stop` gives up after about
+/// 15 s, kills it, says so, removes the pid file and exits 0. (Takes about 16 s.)
+#[test]
+fn stop_kills_a_daemon_that_ignores_sigterm_after_15_seconds() {
+    let home = scratch("daemon-stopped");
+    let started = daemon(&home, "start");
+    let _running = Running(&home);
+    assert!(started.status.success(), "{:?}", text(&started));
+    let pid_file = home.join("app-server-control").join("daemon.pid");
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .expect("pid file")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let _kill = KillOnDrop(pid);
+    signal(pid, "STOP");
+
+    let asked = Instant::now();
+    let stopped = daemon(&home, "stop");
+    let took = asked.elapsed();
+    let (stdout, stderr) = text(&stopped);
+    assert!(stopped.status.success(), "{stdout}{stderr}");
+    assert!(
+        (Duration::from_secs(14)..Duration::from_secs(30)).contains(&took),
+        "stop took {took:?}"
+    );
+    assert!(stderr.contains("killed it"), "{stderr}");
+    assert!(stdout.contains(&format!("stopped (pid {pid})")), "{stdout}");
+    assert!(!pid_file.exists(), "the pid file was left behind");
+    // SIGKILL ends even a stopped process (it may stay a zombie until its parent reaps it).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "pid {pid} still runs");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = daemon(&home, "status");
+    assert_eq!(status.status.code(), Some(1), "{:?}", text(&status));
+    // The killed server left its socket file; the next start replaces it.
+    let socket = home.join("app-server-control").join("app-server.sock");
+    assert!(socket.exists());
+    let again = daemon(&home, "start");
+    assert!(again.status.success(), "{:?}", text(&again));
+    assert!(daemon(&home, "stop").status.success());
+    assert!(!socket.exists(), "the socket was left behind");
 }

@@ -292,3 +292,59 @@ fn drives_an_openai_compatible_model_with_the_model_flag() {
         "{body}"
     );
 }
+
+/// The longest prompt `exec -` reads from stdin (docs/client.md).
+const MAX_STDIN_PROMPT: usize = 16 * 1024 * 1024;
+
+/// docs/client.md: `PROMPT` `-` reads the prompt from stdin "(at most 16 MiB)". A prompt of
+/// exactly 16 MiB reaches the model whole (its last bytes select the fixture's answer); one
+/// byte more is refused with the limit named, exit 1, before any server is started.
+#[test]
+fn a_stdin_prompt_of_16_mib_is_read_whole_and_one_byte_more_is_refused() {
+    const END: &str = "the-end-of-the-prompt";
+    let (home, workspace) = home_and_workspace(&scratch("exec-stdin-limit"));
+    let script = json!({"version": 1, "responses": [
+        {"when": END, "steps": [{"type": "message", "deltas": ["read to the end"]}]},
+        {"steps": [{"type": "message", "deltas": ["cut short"]}]}
+    ]});
+    std::fs::write(home.join("script.json"), script.to_string()).expect("script");
+    std::fs::write(
+        home.join("config.toml"),
+        "model_provider = \"fixture\"\nfixture_script = \"script.json\"\n",
+    )
+    .expect("config");
+    let prompt = |bytes: usize| format!("{}{END}", "a".repeat(bytes - END.len()));
+    let cwd = workspace.to_str().expect("utf-8");
+    let entries = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("read dir")
+            .map(|entry| {
+                entry
+                    .expect("entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    };
+
+    let over = exec(
+        &home,
+        &["--cwd", cwd, "-"],
+        Some(&prompt(MAX_STDIN_PROMPT + 1)),
+    );
+    let (stdout, stderr) = text(&over);
+    assert_eq!(over.status.code(), Some(1), "{stdout}{stderr}");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("over 16 MiB"), "{stderr}");
+    // No server was started: it would have made its state and sessions in the home.
+    assert_eq!(entries(&home), ["config.toml", "script.json"]);
+
+    let whole = exec(&home, &["--cwd", cwd, "-"], Some(&prompt(MAX_STDIN_PROMPT)));
+    let (stdout, stderr) = text(&whole);
+    assert!(whole.status.success(), "{stderr}");
+    assert_eq!(stdout, "read to the end\n", "{stderr}");
+    assert_ne!(entries(&home), ["config.toml", "script.json"]);
+}

@@ -3,6 +3,7 @@
 //! handler, errors as the server sent them, and retries of overloaded requests.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -356,4 +357,375 @@ async fn a_silent_server_times_out_and_a_dead_one_is_reported_closed() {
         error.to_string().contains("/nonexistent/agentwire"),
         "{error}"
     );
+}
+
+/// Deltas of the flooding turn: far more output than the client's read buffer and the pipe hold.
+const FLOOD_DELTAS: usize = 2000;
+
+/// The `i`-th delta of the flooding turn.
+fn flood_delta(i: usize) -> String {
+    format!("d{i:04} ")
+}
+
+/// A home whose fixture streams [`FLOOD_DELTAS`] numbered deltas.
+fn flood_home(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (home, workspace) = home_and_workspace(&scratch(name));
+    let deltas: Vec<String> = (0..FLOOD_DELTAS).map(flood_delta).collect();
+    fixture_steps(&home, json!([{"type": "message", "deltas": deltas}]), "");
+    (home, workspace)
+}
+
+/// Waits (at most a minute) until the file at `path` contains `needle`.
+async fn wait_for_record(path: &Path, needle: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text.contains(needle) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{needle} never reached {}",
+            path.display()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The rollout file of a started thread.
+fn rollout(started: &ThreadStartResponse) -> std::path::PathBuf {
+    started.thread.path.clone().expect("a rollout path").into()
+}
+
+/// Bytes written by process `pid` to its stdout (a pipe this process reads) and not read yet.
+fn unread_stdout_bytes(pid: u32) -> u64 {
+    let pipe = std::fs::read_link(format!("/proc/{pid}/fd/1")).expect("the server's stdout");
+    let ours = std::fs::read_dir("/proc/self/fd")
+        .expect("our fds")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|fd| std::fs::read_link(fd).is_ok_and(|target| target == pipe))
+        .unwrap_or_else(|| panic!("no fd of ours reads {}", pipe.display()));
+    // A second reader of the same pipe, only to ask how much it holds.
+    let probe = rustix::fs::open(
+        &ours,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )
+    .expect("open the pipe");
+    rustix::io::ioctl_fionread(&probe).expect("FIONREAD")
+}
+
+/// docs/client.md: the queue holds `notification_buffer` messages; when it is full the client
+/// stops reading, so the server sees backpressure (keep draining it). A client with a queue
+/// of 8 that does not drain lets the server's output pile up in the pipe and gets no answer,
+/// even to a request the server has handled; drained, it gets every notification once, in
+/// order, then the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_notification_queue_stops_the_reader_until_it_is_drained() {
+    let (home, workspace) = flood_home("client-backpressure");
+    let options = ClientOptions {
+        notification_buffer: 8,
+        ..ClientOptions::default()
+    };
+    let client = Arc::new(
+        Client::spawn(server(&home, &[]), options)
+            .await
+            .expect("spawn"),
+    );
+    let server_pid = client.pid().await.expect("a running server");
+    let started = start_thread(&client, &workspace, json!({})).await;
+    let thread = started.thread.id.clone();
+    let record = rollout(&started);
+
+    // Not drained from here on; the answers wait behind the notifications.
+    let turn = tokio::spawn({
+        let client = client.clone();
+        let params = params(json!({"threadId": thread, "input": [{"type": "text", "text": "go"}]}));
+        async move { client.request::<TurnStart>(params).await }
+    });
+    // The server runs the turn to its end...
+    wait_for_record(&record, "\"type\":\"turnCompleted\"").await;
+    // ...and handles the next request...
+    let named = tokio::spawn({
+        let client = client.clone();
+        let params = json!({"threadId": thread, "name": "asked while full"});
+        async move { client.request_value("thread/name/set", Some(params)).await }
+    });
+    wait_for_record(&record, "asked while full").await;
+    // ...but its output stays in the pipe, and the answer does not reach the caller.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(
+        !named.is_finished(),
+        "answered although nothing was drained"
+    );
+    let unread = unread_stdout_bytes(server_pid);
+    assert!(
+        unread >= 4096,
+        "the client kept reading: {unread} bytes in the pipe"
+    );
+
+    // Drained: every notification, once and in order, then the answer.
+    let mut seen = Vec::new();
+    while !seen
+        .iter()
+        .any(|n: &agentwire_client::Notification| n.is::<TurnCompleted>())
+    {
+        let notification =
+            tokio::time::timeout(Duration::from_secs(60), client.next_notification())
+                .await
+                .expect("a notification in time")
+                .expect("the connection is open");
+        seen.push(notification);
+    }
+    let deltas: Vec<String> = seen
+        .iter()
+        .filter_map(|n| n.parse::<AgentMessageDelta>())
+        .map(|d| d.expect("delta parses").delta)
+        .collect();
+    let expected: Vec<String> = (0..FLOOD_DELTAS).map(flood_delta).collect();
+    assert!(deltas == expected, "deltas lost, repeated or out of order");
+    let methods: Vec<&str> = seen.iter().map(|n| n.method.as_str()).collect();
+    assert_eq!(
+        methods.iter().filter(|m| **m == "turn/started").count(),
+        1,
+        "{methods:?}"
+    );
+    let first_delta = methods
+        .iter()
+        .position(|m| *m == "item/agentMessage/delta")
+        .expect("deltas");
+    let started_at = methods
+        .iter()
+        .position(|m| *m == "turn/started")
+        .expect("turn/started");
+    assert!(started_at < first_delta, "{methods:?}");
+    turn.await
+        .expect("the turn/start task")
+        .expect("turn/start");
+    let answer = tokio::time::timeout(Duration::from_secs(30), named)
+        .await
+        .expect("answered once drained")
+        .expect("the thread/name/set task");
+    assert_eq!(answer.expect("thread/name/set"), json!({}));
+    // Nothing came twice: after turn/completed only the renaming's notification.
+    let rest = tokio::time::timeout(Duration::from_secs(10), client.next_notification())
+        .await
+        .expect("the renaming's notification")
+        .expect("open");
+    assert_eq!(rest.method, "thread/name/updated", "{rest:?}");
+}
+
+/// docs/client.md: "set the buffer to 0 to discard notifications". With a queue of 0 the flood
+/// of a turn is read and dropped: requests are answered behind it, and `next_notification`
+/// has nothing to give.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_buffer_of_0_discards_notifications_and_requests_are_answered() {
+    let (home, workspace) = flood_home("client-no-buffer");
+    let options = ClientOptions {
+        notification_buffer: 0,
+        request_timeout: Some(Duration::from_secs(20)),
+        ..ClientOptions::default()
+    };
+    let client = Client::spawn(server(&home, &[]), options)
+        .await
+        .expect("spawn");
+    let started = start_thread(&client, &workspace, json!({})).await;
+    let thread = started.thread.id.clone();
+    client
+        .request::<TurnStart>(params(
+            json!({"threadId": thread, "input": [{"type": "text", "text": "go"}]}),
+        ))
+        .await
+        .expect("turn/start");
+    wait_for_record(&rollout(&started), "\"type\":\"turnCompleted\"").await;
+    let loaded = client
+        .request::<ThreadLoadedList>(params(json!({})))
+        .await
+        .expect("answered behind the turn's notifications");
+    assert!(loaded.data.contains(&thread), "{loaded:?}");
+    let next = tokio::time::timeout(Duration::from_secs(5), client.next_notification())
+        .await
+        .expect("next_notification does not wait");
+    assert_eq!(next, None);
+}
+
+/// Server requests the client handles at once (docs/client.md).
+const HANDLED_AT_ONCE: usize = 64;
+
+/// Holds every server request until opened, counting them.
+#[derive(Default)]
+struct Gate {
+    calls: AtomicUsize,
+    in_flight: AtomicUsize,
+    most: AtomicUsize,
+    open: tokio::sync::watch::Sender<bool>,
+}
+
+impl Gate {
+    /// A handler that waits for the gate to open, then declines.
+    fn handler(self: &Arc<Self>) -> agentwire_client::ServerRequestHandler {
+        let gate = self.clone();
+        Arc::new(move |request: ServerRequest| {
+            let gate = gate.clone();
+            Box::pin(async move {
+                gate.calls.fetch_add(1, Ordering::SeqCst);
+                let now = gate.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                gate.most.fetch_max(now, Ordering::SeqCst);
+                let mut open = gate.open.subscribe();
+                let _ = open.wait_for(|open| *open).await;
+                gate.in_flight.fetch_sub(1, Ordering::SeqCst);
+                request.decline("held, then declined")
+            })
+        })
+    }
+}
+
+/// Sends a request over a raw websocket and reads up to its answer (anything else is dropped).
+async fn ws_call<S>(
+    ws: &mut tokio_tungstenite::WebSocketStream<S>,
+    id: u64,
+    method: &str,
+    params: Value,
+) -> Value
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    use futures_util::SinkExt;
+    let message = json!({"id": id, "method": method, "params": params});
+    ws.send(tokio_tungstenite::tungstenite::Message::text(
+        message.to_string(),
+    ))
+    .await
+    .expect("send");
+    loop {
+        let answer = crate::app_server_ws::next_json(ws).await;
+        if answer["id"] == json!(id) && answer.get("method").is_none() {
+            return answer;
+        }
+    }
+}
+
+/// docs/client.md: "at most 64 server requests are handled at once" (the handler is "called
+/// once per request on its own task"). 70 turns on 70 threads each wait for an approval; a
+/// second connection following every thread shows that the server sent all 70, yet the
+/// client's handler holds 64 and is not called again until one of them answers; then all 70
+/// are answered and every turn completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_most_64_server_requests_are_handled_at_once() {
+    const TURNS: usize = HANDLED_AT_ONCE + 6;
+    let (home, workspace) = approval_home("client-64-requests");
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let addr = app.listening_addr();
+    let gate = Arc::new(Gate::default());
+    let options = ClientOptions {
+        server_requests: gate.handler(),
+        ..ClientOptions::default()
+    };
+    let client = Arc::new(
+        Client::connect(&format!("ws://{addr}"), options)
+            .await
+            .expect("connect"),
+    );
+    let approval = json!({"approvalPolicy": "untrusted", "sandbox": "workspace-write"});
+    let mut threads = Vec::new();
+    for _ in 0..TURNS {
+        threads.push(
+            start_thread(&client, &workspace, approval.clone())
+                .await
+                .thread
+                .id,
+        );
+    }
+
+    // The observer follows every thread and never answers.
+    let mut observer = crate::app_server_ws::open(addr, None)
+        .await
+        .expect("upgrade");
+    crate::app_server_ws::initialize(&mut observer).await;
+    for (id, thread) in (1..).zip(&threads) {
+        let resumed = ws_call(
+            &mut observer,
+            id,
+            "thread/resume",
+            json!({"threadId": thread}),
+        )
+        .await;
+        assert!(resumed.get("result").is_some(), "{resumed}");
+    }
+    let (asked, mut all_asked) = tokio::sync::watch::channel(0usize);
+    let observer = tokio::spawn(async move {
+        let mut completed = 0;
+        while completed < TURNS {
+            let message = crate::app_server_ws::next_json(&mut observer).await;
+            match message["method"].as_str() {
+                Some("item/commandExecution/requestApproval") => {
+                    asked.send_modify(|n| *n += 1);
+                }
+                Some("turn/completed") => completed += 1,
+                _ => {}
+            }
+        }
+        *asked.borrow()
+    });
+
+    let turns: Vec<_> = threads
+        .iter()
+        .map(|thread| {
+            let client = client.clone();
+            let params = params(json!({
+                "threadId": thread, "input": [{"type": "text", "text": "go"}]
+            }));
+            tokio::spawn(async move { client.request::<TurnStart>(params).await })
+        })
+        .collect();
+    tokio::time::timeout(Duration::from_secs(60), all_asked.wait_for(|n| *n == TURNS))
+        .await
+        .expect("the server asks about every turn")
+        .expect("the observer runs");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while gate.calls.load(Ordering::SeqCst) < HANDLED_AT_ONCE {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the handler was called {} times",
+            gate.calls.load(Ordering::SeqCst)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // All 70 were sent; the 65th waits for a slot.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(gate.calls.load(Ordering::SeqCst), HANDLED_AT_ONCE);
+    assert_eq!(gate.in_flight.load(Ordering::SeqCst), HANDLED_AT_ONCE);
+
+    gate.open.send_replace(true);
+    for turn in turns {
+        tokio::time::timeout(Duration::from_secs(60), turn)
+            .await
+            .expect("turn/start answered")
+            .expect("the turn/start task")
+            .expect("turn/start");
+    }
+    let mut completed = Vec::new();
+    while completed.len() < TURNS {
+        let notification =
+            tokio::time::timeout(Duration::from_secs(60), client.next_notification())
+                .await
+                .expect("a notification in time")
+                .expect("the connection is open");
+        if let Some(done) = notification.parse::<TurnCompleted>() {
+            let done = done.expect("turn/completed parses");
+            assert_eq!(done.turn.status, TurnStatus::Completed, "{done:?}");
+            completed.push(done.thread_id);
+        }
+    }
+    completed.sort();
+    threads.sort();
+    assert_eq!(completed, threads);
+    assert_eq!(gate.calls.load(Ordering::SeqCst), TURNS);
+    assert_eq!(gate.most.load(Ordering::SeqCst), HANDLED_AT_ONCE);
+    let asked = tokio::time::timeout(Duration::from_secs(60), observer)
+        .await
+        .expect("the observer sees every turn end")
+        .expect("the observer task");
+    assert_eq!(asked, TURNS);
 }
