@@ -2,8 +2,9 @@
 //! (`thread/start`'s experimental `dynamicTools`, `item/tool/call`, the `dynamicToolCall`
 //! item) on the chat and Responses wires and across a restart, and `request_user_input`
 //! (`item/tool/requestUserInput`, offered in plan mode, `waitingOnUserInput`); answered,
-//! failed, errored and malformed answers, an interrupt while waiting, and a second
-//! connection answering first.
+//! failed, errored and malformed answers, an interrupt while waiting, a second connection
+//! answering first, and `request_user_input`'s bounds (1 to 8 questions with unique ids,
+//! answers of at most 64 KiB, unasked answers dropped).
 
 use std::path::{Path, PathBuf};
 
@@ -602,4 +603,181 @@ where
             return message;
         }
     }
+}
+
+/// `request_user_input` arguments asking the questions `ids` (each a plain question).
+fn questions(ids: &[&str]) -> String {
+    let questions: Vec<Value> = ids
+        .iter()
+        .map(|id| json!({"id": id, "header": format!("Header {id}"), "question": format!("Question {id}?")}))
+        .collect();
+    json!({ "questions": questions }).to_string()
+}
+
+/// The text of the tool message answering `call` in a chat request.
+fn tool_output(body: &Value, call: &str) -> String {
+    body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["role"] == json!("tool") && m["tool_call_id"] == json!(call))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_else(|| panic!("no output for {call} in {body}"))
+        .to_owned()
+}
+
+/// docs/client-tools.md: `request_user_input` takes 1 to 8 questions with unique ids; bad
+/// arguments go back to the model as the call's result and nothing is asked.
+#[test]
+fn request_user_input_asks_one_to_eight_questions_with_unique_ids_and_refuses_the_rest() {
+    let nine = ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9"];
+    let mock = MockModel::start(vec![
+        calls("call_none", "request_user_input", &questions(&[])),
+        calls("call_nine", "request_user_input", &questions(&nine)),
+        calls(
+            "call_twice",
+            "request_user_input",
+            &questions(&["a", "b", "a"]),
+        ),
+        calls("call_eight", "request_user_input", &questions(&nine[..8])),
+        Sse::answer("Planned."),
+    ]);
+    let (home, workspace) = setup("client-tools-question-count", &mock, "chat");
+    let mut client = experimental(&home);
+    let thread = thread_id(&client.start_thread(json!({"cwd": workspace})));
+    client.start_turn_with(&thread, "plan it", plan_mode());
+    // The first request the client gets is the one with eight questions: the three calls
+    // before it were refused without asking.
+    let (id, asked) = client.server_request("item/tool/requestUserInput");
+    let ids: Vec<&str> = asked["questions"]
+        .as_array()
+        .expect("questions")
+        .iter()
+        .filter_map(|q| q["id"].as_str())
+        .collect();
+    assert_eq!(ids, nine[..8], "{asked}");
+    let bodies = chat_bodies(&mock.wait_requests(4));
+    let refused = [
+        ("call_none", "`questions` must hold 1 to 8 questions, not 0"),
+        ("call_nine", "`questions` must hold 1 to 8 questions, not 9"),
+        (
+            "call_twice",
+            "question ids must be unique and not empty (`a`)",
+        ),
+    ];
+    for (at, (call, why)) in refused.iter().enumerate() {
+        let text = tool_output(&bodies[at + 1], call);
+        assert_eq!(
+            text,
+            format!("invalid arguments for `request_user_input`: {why}"),
+            "{call}"
+        );
+    }
+    let answers: serde_json::Map<String, Value> = nine[..8]
+        .iter()
+        .map(|id| {
+            (
+                (*id).to_owned(),
+                json!({"answers": [format!("answer {id}")]}),
+            )
+        })
+        .collect();
+    client.send(&json!({"id": id, "result": {"answers": answers}}));
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    assert!(
+        !seen
+            .iter()
+            .any(|m| m["method"] == json!("item/tool/requestUserInput")),
+        "{seen:#?}"
+    );
+    // Only the call that asked waited for the user, and only its answers were recorded.
+    assert_eq!(
+        flags(&seen),
+        [json!([]), json!(["waitingOnUserInput"]), json!([])],
+        "{seen:#?}"
+    );
+    let outputs = completed_items(&seen, "functionCallOutput");
+    assert_eq!(outputs.len(), 1, "{seen:#?}");
+    let expected = json!({ "answers": answers }).to_string();
+    assert_eq!(outputs[0]["output"], json!(expected));
+    let bodies = chat_bodies(&mock.wait_requests(5));
+    assert_eq!(tool_output(&bodies[4], "call_eight"), expected);
+    client.stop();
+}
+
+/// The answers the model gets when question `db` is answered with `text`, as the server
+/// writes them.
+fn db_answer(text: &str) -> String {
+    json!({"answers": {"db": {"answers": [text]}}}).to_string()
+}
+
+/// Fails unless `got` is `want`, showing only their lengths and starts (they may be long).
+fn same_text(got: &str, want: &str) {
+    let start = |text: &str| text.chars().take(120).collect::<String>();
+    assert!(
+        got == want,
+        "got {} bytes: {}…\nwanted {} bytes: {}…",
+        got.len(),
+        start(got),
+        want.len(),
+        start(want)
+    );
+}
+
+/// docs/client-tools.md: answers to questions that were not asked are dropped, and the rest,
+/// at most 64 KiB, goes to the model: answers of exactly 64 KiB (once the unasked one is
+/// dropped) reach it whole, one byte more and the model is told the user did not answer.
+#[test]
+fn answers_of_64_kib_reach_the_model_whole_and_one_byte_more_are_refused() {
+    const LIMIT: usize = 64 * 1024;
+    let mock = MockModel::start(vec![
+        calls("call_fits", "request_user_input", QUESTIONS),
+        calls("call_over", "request_user_input", QUESTIONS),
+        Sse::answer("Noted."),
+    ]);
+    let (home, workspace) = setup("client-tools-answer-size", &mock, "chat");
+    let mut client = experimental(&home);
+    let thread = thread_id(&client.start_thread(json!({"cwd": workspace})));
+    client.start_turn_with(&thread, "plan the storage", plan_mode());
+    let fill = LIMIT - db_answer("").len();
+    let fits = db_answer(&"x".repeat(fill));
+    assert_eq!(fits.len(), LIMIT);
+    // With an answer to a question that was not asked, larger than the limit on its own.
+    let ghost = format!("GHOST-ANSWER {}", "g".repeat(2 * LIMIT));
+    let (id, _) = client.server_request("item/tool/requestUserInput");
+    client.send(&json!({"id": id, "result": {"answers": {
+        "db": {"answers": ["x".repeat(fill)]}, "ghost": {"answers": [ghost]}}}}));
+    let (id, _) = client.server_request("item/tool/requestUserInput");
+    client.send(&json!({"id": id, "result": {"answers": {
+        "db": {"answers": ["x".repeat(fill + 1)]}}}}));
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    let bodies = chat_bodies(&mock.wait_requests(3));
+    same_text(&tool_output(&bodies[1], "call_fits"), &fits);
+    same_text(
+        &tool_output(&bodies[2], "call_over"),
+        &format!(
+            "The user did not answer the questions (the answers are {} bytes long, more than \
+             the {LIMIT} bytes allowed).",
+            LIMIT + 1
+        ),
+    );
+    // The unasked answer never reached the model, and only the answers handed over are
+    // recorded.
+    for body in &bodies {
+        assert!(!body.to_string().contains("GHOST-ANSWER"));
+    }
+    let outputs = completed_items(&seen, "functionCallOutput");
+    assert_eq!(outputs.len(), 1, "{} outputs", outputs.len());
+    same_text(outputs[0]["output"].as_str().expect("output"), &fits);
+    client.stop();
 }

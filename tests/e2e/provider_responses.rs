@@ -2,7 +2,9 @@
 //! the binary: the built-in `openai` entry is pointed at a [`MockModel`] speaking real
 //! Responses SSE (`[model_providers.openai] base_url = …` merges over the built-in entry, so
 //! the wire and the OpenAI sign-in stay), and the built-in `ollama` entry (chat wire, no key)
-//! at a second mock the same way.
+//! at a second mock the same way. The stream reader's bounds on both wires (events over 8 MiB,
+//! never ended, not UTF-8, not JSON) are attacked with [`RawModel`], a loopback server of raw
+//! bytes.
 
 use std::path::{Path, PathBuf};
 
@@ -19,16 +21,20 @@ const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01";
 /// Writes `config.toml`: `openai` (the built-in entry) at `responses`, `ollama` (the built-in
 /// chat entry) at `chat` when given, the default provider `openai`, and `extra` top-level keys.
 fn configure(home: &Path, responses: &MockModel, chat: Option<&MockModel>, extra: &str) {
+    let chat = chat.map(MockModel::base_url);
+    configure_urls(home, &responses.base_url(), chat.as_deref(), extra);
+}
+
+/// [`configure`] with the providers' base URLs.
+fn configure_urls(home: &Path, responses: &str, chat: Option<&str>, extra: &str) {
     let mut config = format!(
         "model_provider = \"openai\"\nmodel = \"gpt-mock\"\n{extra}\n\n\
-         [model_providers.openai]\nbase_url = \"{}\"\nrequest_max_retries = 2\n\
-         model_context_window = 200000\n",
-        responses.base_url()
+         [model_providers.openai]\nbase_url = \"{responses}\"\nrequest_max_retries = 2\n\
+         model_context_window = 200000\n"
     );
     if let Some(chat) = chat {
         config.push_str(&format!(
-            "\n[model_providers.ollama]\nbase_url = \"{}\"\nrequest_max_retries = 0\n",
-            chat.base_url()
+            "\n[model_providers.ollama]\nbase_url = \"{chat}\"\nrequest_max_retries = 0\n"
         ));
     }
     std::fs::write(home.join("config.toml"), config).expect("write config");
@@ -599,5 +605,417 @@ fn an_output_schema_is_sent_on_both_wires_and_the_final_message_checked() {
         "{error}"
     );
     assert_eq!(responses.requests().len(), 2);
+    client.stop();
+}
+
+/// The largest stream event the server accepts (docs/providers.md: "larger than 8 MiB").
+const MAX_EVENT: usize = 8 * 1024 * 1024;
+
+/// What [`RawModel`] sends after its `200 text/event-stream` head.
+enum RawBody {
+    /// These bytes, then it closes.
+    Bytes(Vec<u8>),
+    /// `start`, then `x` up to `total` bytes in all (an event that never ends), then it
+    /// closes.
+    Endless { start: Vec<u8>, total: usize },
+}
+
+/// How one streamed answer went.
+#[derive(Debug)]
+struct Sent {
+    /// The bytes the connection took (head excluded).
+    written: usize,
+    /// Whether the client hung up before all of them were sent.
+    hung_up: bool,
+}
+
+/// A loopback HTTP server that streams raw bytes: unlike [`MockModel`], whose events are text
+/// and always ended, it can send bytes that are not UTF-8 and an event that never ends. Each
+/// `POST …/chat/completions` or `…/responses` gets the next [`RawBody`]; anything else, or a
+/// request when none is left, gets HTTP 400.
+struct RawModel {
+    url: String,
+    /// How each streamed answer went, in order.
+    sent: std::sync::mpsc::Receiver<Sent>,
+    /// How many model requests arrived.
+    requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl RawModel {
+    fn start(bodies: Vec<RawBody>) -> Self {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::{Arc, Mutex};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("address"));
+        let bodies = Arc::new(Mutex::new(std::collections::VecDeque::from(bodies)));
+        let requests = Arc::new(AtomicUsize::new(0));
+        let counted = requests.clone();
+        let (report, sent) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for socket in listener.incoming() {
+                let Ok(socket) = socket else { break };
+                let bodies = bodies.clone();
+                let counted = counted.clone();
+                let report = report.clone();
+                std::thread::spawn(move || {
+                    let Some(path) = raw_request(&socket) else {
+                        return;
+                    };
+                    let is_model =
+                        path.ends_with("/chat/completions") || path.ends_with("/responses");
+                    let body = if is_model {
+                        counted.fetch_add(1, Ordering::SeqCst);
+                        bodies.lock().expect("bodies").pop_front()
+                    } else {
+                        None
+                    };
+                    let outcome = raw_answer(socket, body);
+                    if let Some(outcome) = outcome {
+                        let _ = report.send(outcome);
+                    }
+                });
+            }
+        });
+        Self {
+            url,
+            sent,
+            requests,
+        }
+    }
+
+    fn base_url(&self) -> String {
+        format!("{}/v1", self.url)
+    }
+
+    /// How the next streamed answer went, once it is over.
+    fn next_sent(&self) -> Sent {
+        self.sent
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the raw model finished an answer in time")
+    }
+
+    fn requests(&self) -> usize {
+        self.requests.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Reads one request (head and `content-length` body); returns its path.
+fn raw_request(mut socket: &std::net::TcpStream) -> Option<String> {
+    use std::io::Read;
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 65536];
+    let head_end = loop {
+        if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        let n = socket.read(&mut chunk).ok().filter(|n| *n > 0)?;
+        buffer.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buffer[..head_end]).to_ascii_lowercase();
+    let path = head.split(' ').nth(1)?.to_owned();
+    let length: usize = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    let mut body = buffer.len() - head_end;
+    while body < length {
+        body += socket.read(&mut chunk).ok().filter(|n| *n > 0)?;
+    }
+    Some(path)
+}
+
+/// Answers with `body` (HTTP 400 when there is none); how the stream went, if one was sent.
+fn raw_answer(mut socket: std::net::TcpStream, body: Option<RawBody>) -> Option<Sent> {
+    use std::io::Write;
+    let Some(body) = body else {
+        let error = "{\"error\":{\"message\":\"raw model: no answer left\"}}";
+        let _ = write!(
+            socket,
+            "HTTP/1.1 400 Raw\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+             connection: close\r\n\r\n{error}",
+            error.len()
+        );
+        return None;
+    };
+    socket
+        .set_write_timeout(Some(std::time::Duration::from_secs(30)))
+        .expect("write timeout");
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\
+                connection: close\r\n\r\n";
+    socket.write_all(head.as_bytes()).ok()?;
+    let (start, total) = match body {
+        RawBody::Bytes(bytes) => {
+            let total = bytes.len();
+            (bytes, total)
+        }
+        RawBody::Endless { start, total } => (start, total),
+    };
+    let filler = vec![b'x'; 64 * 1024];
+    let mut written = 0;
+    let mut hung_up = false;
+    while written < total {
+        let piece = if written < start.len() {
+            &start[written..start.len().min(written + filler.len())]
+        } else {
+            &filler[..filler.len().min(total - written)]
+        };
+        if socket.write_all(piece).is_err() {
+            hung_up = true;
+            break;
+        }
+        written += piece.len();
+    }
+    let _ = socket.shutdown(std::net::Shutdown::Both);
+    Some(Sent { written, hung_up })
+}
+
+/// `data: ` and the JSON object `members` with a `pad` member that makes the line exactly
+/// `len` bytes long.
+fn padded_data_line(members: &str, len: usize) -> String {
+    let head = format!("data: {{{members},\"pad\":\"");
+    let tail = "\"}";
+    let line = format!("{head}{}{tail}", "x".repeat(len - head.len() - tail.len()));
+    assert_eq!(line.len(), len);
+    line
+}
+
+/// A chat-completions stream whose first event is one `data:` line of `len` bytes carrying
+/// the text `text`, then the finish and `[DONE]`.
+fn chat_stream_with_event_of(len: usize, text: &str) -> RawBody {
+    let delta = format!(
+        "\"object\":\"chat.completion.chunk\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}},\"finish_reason\":null}}]"
+    );
+    let finish = json!({"object": "chat.completion.chunk",
+                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+    RawBody::Bytes(
+        format!(
+            "{}\n\ndata: {finish}\n\ndata: [DONE]\n\n",
+            padded_data_line(&delta, len)
+        )
+        .into_bytes(),
+    )
+}
+
+/// A Responses stream whose first event is `response.output_text.delta` with the text
+/// `text`, its `data:` line `len` bytes long, then `response.completed`.
+fn responses_stream_with_event_of(len: usize, text: &str) -> RawBody {
+    let delta = format!(
+        "\"type\":\"response.output_text.delta\",\"delta\":\"{text}\",\"item_id\":\"msg_0\",\"output_index\":0,\"content_index\":0"
+    );
+    let completed = json!({"type": "response.completed", "response": {"id": "resp_raw",
+        "status": "completed", "usage": {"input_tokens": 10, "output_tokens": 5,
+                                         "total_tokens": 15}}});
+    RawBody::Bytes(
+        format!(
+            "event: response.output_text.delta\n{}\n\nevent: response.completed\ndata: {completed}\n\n",
+            padded_data_line(&delta, len)
+        )
+        .into_bytes(),
+    )
+}
+
+/// A fresh home whose `openai` (Responses) and `ollama` (chat) providers are both served by
+/// `raw`, a server, and a thread on each: (home, client, Responses thread, chat thread).
+fn raw_session(name: &str, raw: &RawModel) -> (PathBuf, Client, String, String) {
+    let home = scratch(name);
+    configure_urls(&home, &raw.base_url(), Some(&raw.base_url()), "");
+    let workspace = home.join("workspace");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    let mut client = start(&home, "sk-env");
+    let responses = thread_id(&client.start_thread(json!({"cwd": workspace})));
+    let chat =
+        thread_id(&client.start_thread(json!({"cwd": workspace, "modelProvider": "ollama"})));
+    (home, client, responses, chat)
+}
+
+/// docs/providers.md (How errors surface): an event larger than 8 MiB fails the turn with
+/// `other`, the message quoting the start of the event; on both wires, an event of exactly
+/// 8 MiB (its `data:` line) is read, and one byte more is not.
+#[test]
+fn a_stream_event_of_8_mib_is_read_and_one_byte_more_fails_the_turn_on_both_wires() {
+    let raw = RawModel::start(vec![
+        responses_stream_with_event_of(MAX_EVENT, "Fits."),
+        responses_stream_with_event_of(MAX_EVENT + 1, "Over."),
+        chat_stream_with_event_of(MAX_EVENT, "Fits."),
+        chat_stream_with_event_of(MAX_EVENT + 1, "Over."),
+    ]);
+    let (_home, mut client, responses, chat) = raw_session("responses-event-size", &raw);
+    let starts = [
+        (
+            responses,
+            "data: {\"type\":\"response.output_text.delta\",\"delta\":\"Over.\"",
+        ),
+        (
+            chat,
+            "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Over.\"}",
+        ),
+    ];
+    for (thread, start) in starts {
+        client.start_turn(&thread, "Fit.");
+        let seen = client.until_turn_completed();
+        assert_eq!(
+            completed_turn(&seen)["status"],
+            json!("completed"),
+            "{thread}"
+        );
+        assert_eq!(deltas(&seen, "item/agentMessage/delta"), "Fits.");
+
+        client.start_turn(&thread, "Overflow.");
+        let seen = client.until_turn_completed();
+        let message = assert_failed(&seen, &json!("other"));
+        assert!(
+            message.contains(&format!("a stream event is larger than {MAX_EVENT} bytes")),
+            "{message}"
+        );
+        assert!(
+            message.contains(&format!("it starts with: {start}")),
+            "{message}"
+        );
+        assert!(!message.contains("Fits."), "{message}");
+    }
+    // Nothing was retried.
+    assert_eq!(raw.requests(), 4);
+    client.stop();
+}
+
+/// A memory figure of process `pid` from `/proc/PID/status` (`VmRSS`, `VmHWM` …), in KiB.
+fn memory_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("{field} in /proc/{pid}/status"))
+}
+
+/// docs/providers.md (How errors surface): an event larger than 8 MiB fails the turn with
+/// `other`, quoting the event's start. A model that streams a 64 MiB event without ever
+/// ending it, on either wire, fails the turn while it is still sending: the server stops
+/// reading soon after 8 MiB, and its peak memory grows by far less than the event.
+#[test]
+fn an_endless_64_mib_event_fails_the_turn_promptly_and_is_never_held_whole() {
+    const ENDLESS: usize = 64 * 1024 * 1024;
+    let cases = [
+        (
+            "responses",
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"",
+            "data: {\"type\":\"response.output_text.delta\",\"delta\":\"xxxx",
+        ),
+        (
+            "chat",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"xxxx",
+        ),
+        // An event whose data comes in two lines: the quote is still of its start.
+        (
+            "chat",
+            "data: {\"choices\":[{\"index\":0,\ndata: \"delta\":{\"content\":\"",
+            "{\"choices\":[{\"index\":0,",
+        ),
+    ];
+    for (wire, start, quoted) in cases {
+        let raw = RawModel::start(vec![RawBody::Endless {
+            start: start.as_bytes().to_vec(),
+            total: ENDLESS,
+        }]);
+        let (_home, mut client, responses, chat) =
+            raw_session(&format!("responses-endless-{wire}-{}", start.len()), &raw);
+        let thread = if wire == "chat" { chat } else { responses };
+        let before = memory_kib(client.pid(), "VmRSS");
+        let clock = std::time::Instant::now();
+        client.start_turn(&thread, "Stream forever.");
+        let seen = client.until_turn_completed();
+        let took = clock.elapsed();
+        let peak = memory_kib(client.pid(), "VmHWM");
+        let sent = raw.next_sent();
+        let growth = peak.saturating_sub(before);
+        eprintln!("{wire}: failed in {took:?}; {sent:?}; grew by {growth} KiB from {before} KiB");
+        let message = assert_failed(&seen, &json!("other"));
+        assert!(
+            message.contains(&format!("a stream event is larger than {MAX_EVENT} bytes")),
+            "{wire}: {message}"
+        );
+        assert!(
+            message.contains(&format!("it starts with: {quoted}")),
+            "{wire}: {message}"
+        );
+        assert!(
+            took < std::time::Duration::from_secs(20),
+            "{wire}: {took:?}"
+        );
+        // The server hung up while the model was still sending. What the socket took past
+        // 8 MiB sat in the kernel's buffers (up to `tcp_rmem`'s maximum, 32 MiB on some
+        // hosts, counting overhead).
+        assert!(
+            sent.hung_up && sent.written < ENDLESS * 3 / 4,
+            "{wire}: the server read on: {sent:?}"
+        );
+        assert!(
+            growth < 32 * 1024,
+            "{wire}: the server grew by {growth} KiB (from {before} KiB) reading the event"
+        );
+        assert_eq!(raw.requests(), 1, "{wire}: retried");
+        client.stop();
+    }
+}
+
+/// docs/providers.md (How errors surface): an event that is not UTF-8 or not valid JSON
+/// fails the turn with `other`, and the message quotes the start of the event; on both
+/// wires.
+#[test]
+fn stream_events_that_are_not_utf8_or_not_json_fail_the_turn_quoting_them_on_both_wires() {
+    let responses_start = "data: {\"type\":\"response.output_text.delta\",\"delta\":\"";
+    let chat_start = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"";
+    // The Responses wire names its events, as OpenAI does; the chat wire does not.
+    let named = "event: response.output_text.delta\n";
+    let bytes = |parts: &[&[u8]]| RawBody::Bytes(parts.concat());
+    let raw = RawModel::start(vec![
+        bytes(&[
+            named.as_bytes(),
+            responses_start.as_bytes(),
+            b"caf\xe9 latin-1\"}\n\n",
+        ]),
+        bytes(&[
+            named.as_bytes(),
+            responses_start.as_bytes(),
+            b"cut short\n\n",
+        ]),
+        bytes(&[chat_start.as_bytes(), b"caf\xe9 latin-1\"}}]}\n\n"]),
+        bytes(&[chat_start.as_bytes(), b"cut short\n\n"]),
+    ]);
+    let (_home, mut client, responses, chat) = raw_session("responses-bad-events", &raw);
+    let cases = [
+        (
+            &responses,
+            "not UTF-8",
+            format!("{responses_start}caf\u{fffd} latin-1"),
+        ),
+        (
+            &responses,
+            "not JSON",
+            format!("{}cut short", responses_start.trim_start_matches("data: ")),
+        ),
+        (
+            &chat,
+            "not UTF-8",
+            format!("{chat_start}caf\u{fffd} latin-1"),
+        ),
+        (
+            &chat,
+            "not a valid chunk",
+            format!("{}cut short", chat_start.trim_start_matches("data: ")),
+        ),
+    ];
+    for (thread, why, quoted) in cases {
+        client.start_turn(thread, "Hi.");
+        let seen = client.until_turn_completed();
+        let message = assert_failed(&seen, &json!("other"));
+        assert!(
+            message.contains(why) && message.contains(&quoted),
+            "{why}, {quoted}: {message}"
+        );
+    }
+    assert_eq!(raw.requests(), 4);
     client.stop();
 }

@@ -90,12 +90,23 @@ impl SseParser {
 
     fn check_size(&self) -> Result<(), String> {
         if self.line.len() + self.data.len() > self.limit {
+            // The event's start: the data it gathered already, if any, then the pending line.
+            let line =
+                String::from_utf8_lossy(&self.line[..self.line.len().min(EXCERPT_CHARS * 4)]);
+            let start = if self.has_data {
+                let end = self
+                    .data
+                    .char_indices()
+                    .nth(EXCERPT_CHARS)
+                    .map_or(self.data.len(), |(at, _)| at);
+                format!("{}\n{line}", &self.data[..end])
+            } else {
+                line.into_owned()
+            };
             return Err(format!(
                 "a stream event is larger than {} bytes; it starts with: {}",
                 self.limit,
-                excerpt(&String::from_utf8_lossy(
-                    &self.line[..self.line.len().min(EXCERPT_CHARS * 4)]
-                ))
+                excerpt(&start)
             ));
         }
         Ok(())
@@ -221,6 +232,15 @@ mod tests {
             .feed(b"data: 0123456789\ndata: 0123456789\n")
             .expect_err("long event");
         assert!(error.contains("larger than 16 bytes"), "{error}");
+        // An event whose later line overflows is quoted from its start.
+        let mut parser = SseParser::new(16);
+        let error = parser
+            .feed(b"data: first\ndata: second-0123456789")
+            .expect_err("long event");
+        assert!(
+            error.contains("it starts with: first\ndata: second"),
+            "{error}"
+        );
         let mut parser = SseParser::new(16);
         assert_eq!(
             parser.feed(b"data: 0123456789\n\n").expect("fits"),
