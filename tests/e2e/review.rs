@@ -332,3 +332,212 @@ fn bad_review_requests_are_refused_naming_the_field() {
     assert_eq!(mock.requests().len(), 1);
     client.stop();
 }
+
+/// The most bytes of diff a review gives the model (docs/review.md: "cut at 512 KiB").
+const MAX_DIFF: usize = 512 * 1024;
+
+/// What git shows for the working tree against `HEAD` in `workspace` (the server runs the
+/// same `git diff`; no file here is untracked).
+fn working_diff(workspace: &Path) -> String {
+    git(
+        workspace,
+        &[
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "HEAD",
+        ],
+    )
+}
+
+/// The diff section of a review prompt: what follows its opening fence.
+fn diff_section(prompt: &str) -> &str {
+    let fence = "```diff\n";
+    let at = prompt
+        .find(fence)
+        .unwrap_or_else(|| panic!("no diff fence in the prompt: {}", &prompt[..500]));
+    &prompt[at + fence.len()..]
+}
+
+/// Checks `actual == expected`, showing only where two long texts part.
+fn assert_same_text(actual: &str, expected: &str) {
+    if actual == expected {
+        return;
+    }
+    let at = actual
+        .bytes()
+        .zip(expected.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let around = |text: &str| {
+        let bytes = text.as_bytes();
+        let from = at.saturating_sub(120);
+        let to = (at + 200).min(bytes.len());
+        String::from_utf8_lossy(&bytes[from..to]).into_owned()
+    };
+    panic!(
+        "the texts part at byte {at} (lengths {} and {}):\nactual:   {:?}\nexpected: {:?}",
+        actual.len(),
+        expected.len(),
+        around(actual),
+        around(expected)
+    );
+}
+
+/// The note a cut diff ends with.
+fn cut_note(total: usize) -> String {
+    format!(
+        "\n\nThe diff was cut at {MAX_DIFF} bytes of {total}; read the rest of the changes from \
+         the repository if you need them."
+    )
+}
+
+/// docs/review.md: diffs are "cut at 512 KiB with a note". A diff of exactly 512 KiB reaches
+/// the model whole, without the note; one byte more and the last byte is left out, with the
+/// note giving both sizes.
+#[test]
+fn a_diff_of_512_kib_reaches_the_model_whole_and_one_byte_more_is_cut_with_a_note() {
+    let mock = MockModel::start(vec![
+        Sse::answer("The whole diff looks correct."),
+        Sse::answer("The cut diff looks correct."),
+    ]);
+    let (root, workspace, mut client, thread) = session("review-diff-limit", &mock);
+    git(&workspace, &["init", "-q"]);
+    std::fs::write(workspace.join("edge.txt"), "start\n").expect("write edge.txt");
+    git(&workspace, &["add", "edge.txt"]);
+    git(&workspace, &["commit", "-q", "-m", "Start"]);
+
+    // 4001 lines; the last one is sized so that git's diff is exactly 512 KiB.
+    let line = format!("{}\n", "a".repeat(127));
+    let body = line.repeat(4000);
+    let mut last = 64;
+    let mut diff = String::new();
+    for _ in 0..5 {
+        std::fs::write(
+            workspace.join("edge.txt"),
+            format!("{body}{}\n", "z".repeat(last)),
+        )
+        .expect("write edge.txt");
+        diff = working_diff(&workspace);
+        if diff.len() == MAX_DIFF {
+            break;
+        }
+        last = (last + MAX_DIFF).checked_sub(diff.len()).expect("room");
+    }
+    assert_eq!(diff.len(), MAX_DIFF, "a diff of exactly 512 KiB");
+    assert!(
+        diff.starts_with("diff --git a/edge.txt b/edge.txt\n"),
+        "{}",
+        &diff[..200]
+    );
+
+    review(&mut client, &thread, json!({"type": "uncommittedChanges"}));
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    let prompt = last_user_text(&mock.wait_requests(1)[0]);
+    assert_same_text(diff_section(&prompt), &format!("{diff}```"));
+
+    // One byte more: the diff's final newline is left out (the fence closes on a line of its
+    // own all the same) and the note says so.
+    std::fs::write(
+        workspace.join("edge.txt"),
+        format!("{body}{}\n", "z".repeat(last + 1)),
+    )
+    .expect("write edge.txt");
+    let longer = working_diff(&workspace);
+    assert_eq!(longer.len(), MAX_DIFF + 1);
+    review(&mut client, &thread, json!({"type": "uncommittedChanges"}));
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    let items = completed_items(&seen);
+    assert_eq!(
+        items.last().expect("items")["review"],
+        json!("The cut diff looks correct.")
+    );
+    let prompt = last_user_text(&mock.wait_requests(2)[1]);
+    let expected = format!("{}\n```{}", &longer[..MAX_DIFF], cut_note(MAX_DIFF + 1));
+    assert_same_text(diff_section(&prompt), &expected);
+    client.stop();
+    let _ = std::fs::remove_dir_all(root);
+}
+
+/// docs/review.md: diffs are "cut at 512 KiB with a note". A 2 MiB diff whose 512 KiB mark
+/// falls inside a four-byte character reaches the model as its first 512 KiB less that
+/// character's first bytes (the text stays whole characters), then the note; the review turn
+/// completes as usual.
+#[test]
+fn a_diff_of_megabytes_is_cut_at_512_kib_on_a_character_boundary_with_a_note() {
+    let mock = MockModel::start(vec![Sse::answer("Too long to read in full.")]);
+    let (root, workspace, mut client, thread) = session("review-diff-cut", &mock);
+    git(&workspace, &["init", "-q"]);
+    std::fs::write(workspace.join("big.txt"), "start\n").expect("write big.txt");
+    git(&workspace, &["add", "big.txt"]);
+    git(&workspace, &["commit", "-q", "-m", "Start"]);
+
+    // Lines of four-byte characters (U+1D11E), 2 MiB in all, shifted by a few ASCII bytes
+    // until the 512 KiB mark falls inside a character.
+    let line = format!("{}\n", "\u{1D11E}".repeat(63));
+    let lines = line.repeat(2 * 1024 * 1024 / line.len());
+    let mut diff = String::new();
+    for pad in 0..8 {
+        let content = format!("{}{lines}", "x".repeat(pad));
+        std::fs::write(workspace.join("big.txt"), content).expect("write big.txt");
+        diff = working_diff(&workspace);
+        if !diff.is_char_boundary(MAX_DIFF) {
+            break;
+        }
+    }
+    assert!(diff.len() > 2 * 1024 * 1024, "{}", diff.len());
+    assert!(
+        !diff.is_char_boundary(MAX_DIFF),
+        "the mark falls inside a character"
+    );
+    let kept = (MAX_DIFF - 3..MAX_DIFF)
+        .rev()
+        .find(|&at| diff.is_char_boundary(at))
+        .expect("a boundary within three bytes");
+
+    let turn_id = review(&mut client, &thread, json!({"type": "uncommittedChanges"}));
+    let seen = client.until_turn_completed();
+    let turn = completed_turn(&seen);
+    assert_eq!(turn["id"], json!(turn_id));
+    assert_eq!(turn["status"], json!("completed"), "{seen:#?}");
+    let items = completed_items(&seen);
+    assert_eq!(items[0]["type"], json!("enteredReviewMode"), "{seen:#?}");
+    assert_eq!(
+        items.last().expect("items")["review"],
+        json!("Too long to read in full.")
+    );
+
+    let prompt = last_user_text(&mock.wait_requests(1)[0]);
+    assert!(
+        prompt.contains("Review the code changes"),
+        "{}",
+        &prompt[..500]
+    );
+    let section = diff_section(&prompt);
+    assert!(
+        section.starts_with("diff --git a/big.txt b/big.txt\n"),
+        "the diff's start is there: {}",
+        &section[..200]
+    );
+    assert!(!section.contains('\u{FFFD}'), "no character was mangled");
+    let fence = if diff[..kept].ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    let expected = format!("{}{fence}```{}", &diff[..kept], cut_note(diff.len()));
+    assert_same_text(section, &expected);
+    client.stop();
+    let _ = std::fs::remove_dir_all(root);
+}

@@ -711,3 +711,151 @@ fn the_model_gets_base_and_developer_instructions_and_the_agents_md_docs() {
     assert_eq!(resumed["instructionSources"], sources, "{resumed}");
     client.stop();
 }
+
+/// The largest file the turn's diff shows as text (docs/turn-fidelity.md: "larger than
+/// 4 MiB" shows as binary).
+const MAX_TEXT: usize = 4 * 1024 * 1024;
+/// The blob id of no file.
+const ZERO_OID: &str = "0000000000000000000000000000000000000000";
+
+/// The git blob id of `bytes`, as `git hash-object` gives it (run in `dir`, outside any
+/// repository).
+fn git_blob_id(dir: &Path, bytes: &[u8]) -> String {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("git")
+        .args(["hash-object", "--no-filters", "--stdin"])
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run git hash-object");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(bytes)
+        .expect("write to git");
+    let output = child.wait_with_output().expect("git hash-object");
+    assert!(output.status.success(), "git hash-object failed");
+    String::from_utf8(output.stdout)
+        .expect("hex")
+        .trim()
+        .to_owned()
+}
+
+/// Runs one turn whose model applies `patch` in `workspace` (with the fixture model set up in
+/// `home`), and returns the `diff` of its one `turn/diff/updated`.
+fn turn_diff_of_one_patch(home: &Path, workspace: &Path, patch: &str) -> String {
+    fixture_steps(
+        home,
+        json!([
+            {"type": "patch", "patch": patch},
+            {"type": "message", "deltas": ["patched"]}
+        ]),
+        "",
+    );
+    let mut client = Client::start(home);
+    let thread = thread_id(&client.start_thread(json!({
+        "cwd": workspace, "approvalPolicy": "never", "sandbox": "workspace-write"
+    })));
+    let turn = client.start_turn(&thread, "patch it");
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    let change = params(&seen, "item/completed")
+        .into_iter()
+        .find(|p| p["item"]["type"] == json!("fileChange"))
+        .expect("the fileChange item");
+    assert_eq!(change["item"]["status"], json!("completed"), "{change}");
+    let diffs = params(&seen, "turn/diff/updated");
+    assert_eq!(diffs.len(), 1, "{seen:#?}");
+    assert_eq!(diffs[0]["threadId"], json!(thread));
+    assert_eq!(diffs[0]["turnId"], json!(turn));
+    let diff = diffs[0]["diff"].as_str().expect("diff").to_owned();
+    client.stop();
+    diff
+}
+
+/// docs/turn-fidelity.md: a file "larger than 4 MiB, which is only hashed, not held" shows
+/// `Binary files differ` in the turn's diff (with its git blob ids). One patch edits a line of
+/// a file of exactly 4 MiB, which shows its hunk, and the same line of one of 4 MiB and one
+/// byte, which shows as binary.
+#[test]
+fn a_file_past_4_mib_shows_as_binary_with_its_blob_ids_and_one_at_4_mib_shows_its_hunk() {
+    let (home, workspace) = repository("fidelity-diff-large");
+    // 16-byte lines: 262144 of them make exactly 4 MiB.
+    let lines: String = (0..MAX_TEXT / 16).map(|i| format!("{i:015}\n")).collect();
+    assert_eq!(lines.len(), MAX_TEXT);
+    let edge_before = lines.clone();
+    let big_before = format!("{lines}\n");
+    assert_eq!(big_before.len(), MAX_TEXT + 1);
+    std::fs::write(workspace.join("edge.txt"), &edge_before).expect("write edge.txt");
+    std::fs::write(workspace.join("big.txt"), &big_before).expect("write big.txt");
+    // The same line of each is replaced by one as long: both files keep their sizes.
+    let (old, new) = ("000000000100000\n", "changed-line-00\n");
+    let edge_after = edge_before.replacen(old, new, 1);
+    let big_after = big_before.replacen(old, new, 1);
+    let edit = "@@\n 000000000099999\n-000000000100000\n+changed-line-00\n 000000000100001\n";
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: big.txt\n{edit}*** Update File: edge.txt\n{edit}\
+         *** End Patch\n"
+    );
+
+    let diff = turn_diff_of_one_patch(&home, &workspace, &patch);
+    let read = |name: &str| std::fs::read_to_string(workspace.join(name)).expect("read");
+    assert!(read("big.txt") == big_after, "big.txt was patched");
+    assert!(read("edge.txt") == edge_after, "edge.txt was patched");
+    let ids = |before: &str, after: &str| {
+        let dir = workspace.parent().expect("scratch root");
+        (
+            git_blob_id(dir, before.as_bytes()),
+            git_blob_id(dir, after.as_bytes()),
+        )
+    };
+    let (big_old, big_new) = ids(&big_before, &big_after);
+    let (edge_old, edge_new) = ids(&edge_before, &edge_after);
+    let expected = format!(
+        "diff --git a/big.txt b/big.txt\nindex {big_old}..{big_new}\n\
+         --- a/big.txt\n+++ b/big.txt\nBinary files differ\n\
+         diff --git a/edge.txt b/edge.txt\nindex {edge_old}..{edge_new}\n\
+         --- a/edge.txt\n+++ b/edge.txt\n@@ -99998,7 +99998,7 @@\n 000000000099997\n \
+         000000000099998\n 000000000099999\n-000000000100000\n+changed-line-00\n \
+         000000000100001\n 000000000100002\n 000000000100003\n"
+    );
+    assert_eq!(diff, expected);
+    let _ = std::fs::remove_dir_all(workspace.parent().expect("scratch root"));
+}
+
+/// docs/turn-fidelity.md: "A file that is not UTF-8 text shows `Binary files differ` instead
+/// of hunks". One patch deletes two files that differ by one byte: the UTF-8 one shows its
+/// removed line, the other (a stray `0xff`) shows as binary, each with its git blob id.
+#[test]
+fn a_deleted_file_that_is_not_utf8_shows_as_binary_in_the_turns_diff() {
+    let (home, workspace) = repository("fidelity-diff-binary");
+    let text = b"hello\n".to_vec();
+    let binary = b"hello\n\xff".to_vec();
+    std::fs::write(workspace.join("text.txt"), &text).expect("write text.txt");
+    std::fs::write(workspace.join("blob.bin"), &binary).expect("write blob.bin");
+    let patch = "*** Begin Patch\n*** Delete File: text.txt\n*** Delete File: blob.bin\n\
+                 *** End Patch\n";
+
+    let diff = turn_diff_of_one_patch(&home, &workspace, patch);
+    assert!(!workspace.join("blob.bin").exists() && !workspace.join("text.txt").exists());
+    let dir = workspace.parent().expect("scratch root");
+    let (blob, hello) = (git_blob_id(dir, &binary), git_blob_id(dir, &text));
+    assert_eq!(hello, "ce013625030ba8dba906f756967f9e9ca394464a");
+    let expected = format!(
+        "diff --git a/blob.bin b/blob.bin\ndeleted file mode 100644\nindex {blob}..{ZERO_OID}\n\
+         --- a/blob.bin\n+++ /dev/null\nBinary files differ\n\
+         diff --git a/text.txt b/text.txt\ndeleted file mode 100644\nindex {hello}..{ZERO_OID}\n\
+         --- a/text.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-hello\n"
+    );
+    assert_eq!(diff, expected);
+    let _ = std::fs::remove_dir_all(dir);
+}
