@@ -200,36 +200,33 @@ impl Client {
     /// The params of the first notification `method` received (waiting for it if needed); it is
     /// removed from the backlog.
     pub fn notification(&mut self, method: &str) -> Value {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            if let Some(at) = self
-                .notifications
-                .iter()
-                .position(|n| n.get("method") == Some(&json!(method)))
-            {
-                let found = self.notifications.remove(at).expect("position is valid");
-                return found.get("params").cloned().unwrap_or(Value::Null);
-            }
-            let message = self.next_message(deadline, method);
-            self.notifications.push_back(message);
-        }
+        let found = self.first(method, |n| n.get("method") == Some(&json!(method)));
+        found.get("params").cloned().unwrap_or(Value::Null)
     }
 
     /// The first request `method` the server sent (waiting for it if needed), as its id and
     /// params; it is removed from the backlog.
     pub fn server_request(&mut self, method: &str) -> (Value, Value) {
+        let found = self.first(method, |n| {
+            n.get("method") == Some(&json!(method)) && n.get("id").is_some()
+        });
+        let params = found.get("params").cloned().unwrap_or(Value::Null);
+        (found["id"].clone(), params)
+    }
+
+    /// Removes and returns the first message of the backlog, or else the first to arrive, that
+    /// `wanted` accepts; what arrives before it joins the backlog. Each message is looked at
+    /// once, so waiting behind a long stream stays linear.
+    fn first(&mut self, waiting_for: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(at) = self.notifications.iter().position(&wanted) {
+            return self.notifications.remove(at).expect("position is valid");
+        }
         let deadline = Instant::now() + WAIT;
         loop {
-            if let Some(at) = self
-                .notifications
-                .iter()
-                .position(|n| n.get("method") == Some(&json!(method)) && n.get("id").is_some())
-            {
-                let found = self.notifications.remove(at).expect("position is valid");
-                let params = found.get("params").cloned().unwrap_or(Value::Null);
-                return (found["id"].clone(), params);
+            let message = self.next_message(deadline, waiting_for);
+            if wanted(&message) {
+                return message;
             }
-            let message = self.next_message(deadline, method);
             self.notifications.push_back(message);
         }
     }

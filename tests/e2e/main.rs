@@ -19,6 +19,7 @@ mod engine_openai;
 mod engine_threads;
 mod engine_tools;
 mod engine_turns;
+mod follow_behind;
 mod follow_closed;
 mod follow_hops;
 mod follow_live;
