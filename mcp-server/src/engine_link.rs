@@ -439,3 +439,32 @@ fn route(routes: &Mutex<Routes>, mut message: Value) -> Option<(Value, String)> 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The engine's messages that the dispatcher has not taken yet are bounded: the message
+    /// that would take them past [`ENGINE_QUEUE_BYTES`] closes the connection for good.
+    #[test]
+    fn the_engine_queue_closes_the_connection_past_its_bound() {
+        let (sender, mut receiver) = mpsc::unbounded_channel();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let outbound = ChannelOutbound {
+            sender: Mutex::new(Some(sender)),
+            queued: queued.clone(),
+        };
+        // Messages already waiting, up to 8 bytes short of the bound.
+        queued.store(ENGINE_QUEUE_BYTES - 8, Ordering::Release);
+        assert!(outbound.send(vec![b'a'; 8]).is_ok(), "up to the bound fits");
+        assert!(outbound.send(vec![b'b']).is_err(), "one byte more closes");
+        // What the dispatcher takes afterwards does not reopen it.
+        queued.store(0, Ordering::Release);
+        assert!(outbound.send(vec![b'c']).is_err(), "closed for good");
+        assert_eq!(receiver.try_recv().ok(), Some(vec![b'a'; 8]));
+        assert!(matches!(
+            receiver.try_recv(),
+            Err(mpsc::error::TryRecvError::Disconnected)
+        ));
+    }
+}
