@@ -16,7 +16,7 @@ pub(crate) mod retry;
 pub(crate) mod sse;
 pub(crate) mod stream;
 
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Once, OnceLock};
 use std::time::Duration;
 
 use agentwire_protocol::{CodexErrorInfo, ReasoningSummary};
@@ -134,8 +134,10 @@ struct Endpoint {
     default_model: Option<String>,
     /// The tools every call offers.
     tools: Vec<ToolSpec>,
-    /// The HTTP client (its connection pool is shared by the calls).
-    client: reqwest::Client,
+    /// The HTTP client, built at the first call, whose connection pool the calls then share.
+    /// Building one reads the system's root certificates: done at start-up, that cost a few
+    /// milliseconds per configured provider to every server, whether it called one or not.
+    client: OnceLock<Result<reqwest::Client, String>>,
 }
 
 /// Whether a failure inside a response stream is worth another request: server errors,
@@ -212,16 +214,6 @@ impl OpenAiProvider {
         let request_timeout = config
             .request_timeout_ms
             .map_or(DEFAULT_REQUEST_TIMEOUT, Duration::from_millis);
-        install_crypto_provider();
-        let client = reqwest::Client::builder()
-            .connect_timeout(request_timeout)
-            .build()
-            .map_err(|e| {
-                format!(
-                    "{here}: cannot set up the HTTP client: {}",
-                    error::chain(&e)
-                )
-            })?;
         Ok(Self {
             inner: Arc::new(Endpoint {
                 name: match &config.name {
@@ -247,7 +239,7 @@ impl OpenAiProvider {
                 model_context_window: config.model_context_window,
                 default_model: defaults.model.filter(|m| !m.is_empty()),
                 tools: tools::specs(),
-                client,
+                client: OnceLock::new(),
             }),
         })
     }
@@ -281,6 +273,26 @@ impl ModelProvider for OpenAiProvider {
 }
 
 impl Endpoint {
+    /// The HTTP client, built now if this is the first call.
+    fn client(&self) -> Result<&reqwest::Client, ProviderEvent> {
+        self.client
+            .get_or_init(|| {
+                install_crypto_provider();
+                reqwest::Client::builder()
+                    .connect_timeout(self.request_timeout)
+                    .build()
+                    .map_err(|e| error::chain(&e))
+            })
+            .as_ref()
+            .map_err(|reason| {
+                failure(
+                    format!("{} cannot set up its HTTP client: {reason}", self.name),
+                    None,
+                    CodexErrorInfo::Other,
+                )
+            })
+    }
+
     /// Runs one call, sending its events to `events`.
     ///
     /// On the Responses wire, a response that fails in the stream (`response.failed` with a
@@ -402,7 +414,7 @@ impl Endpoint {
         let mut attempt: u32 = 0;
         loop {
             let sent = self
-                .client
+                .client()?
                 .post(self.url.clone())
                 .headers(headers.clone())
                 .body(body.clone())
