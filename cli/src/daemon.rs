@@ -72,7 +72,7 @@ fn running(paths: &DaemonPaths) -> Option<Pid> {
         .parse::<i32>()
         .ok()
         .and_then(Pid::from_raw)
-        .filter(|pid| test_kill_process(*pid).is_ok() && is_ours(*pid));
+        .filter(|pid| test_kill_process(*pid).is_ok() && is_ours(*pid, &paths.socket));
     if pid.is_none() {
         eprintln!(
             "removing the stale pid file {} ({})",
@@ -84,12 +84,61 @@ fn running(paths: &DaemonPaths) -> Option<Pid> {
     pid
 }
 
+/// Whether `pid` is this home's daemon: it runs `… app-server …` and holds the socket
+/// listening at `socket` (Linux: from /proc; elsewhere assumed). A recycled pid now running
+/// another program, or another server (another home's, or an older build's that was replaced
+/// on disk, which still counts), is told apart by the socket it does not hold.
+fn is_ours(pid: Pid, socket: &Path) -> bool {
+    let proc = format!("/proc/{}", pid.as_raw_nonzero());
+    if !runs_app_server(pid) {
+        return false;
+    }
+    if !Path::new("/proc/self").exists() {
+        return true;
+    }
+    let listening = listening_inodes(socket);
+    let Ok(fds) = std::fs::read_dir(format!("{proc}/fd")) else {
+        return false;
+    };
+    fds.flatten().any(|fd| {
+        std::fs::read_link(fd.path()).is_ok_and(|target| {
+            let target = target.to_string_lossy();
+            target
+                .strip_prefix("socket:[")
+                .and_then(|rest| rest.strip_suffix(']'))
+                .and_then(|inode| inode.parse::<u64>().ok())
+                .is_some_and(|inode| listening.contains(&inode))
+        })
+    })
+}
+
 /// Whether `pid` runs `… app-server …` (Linux: from /proc; elsewhere assumed).
-fn is_ours(pid: Pid) -> bool {
+fn runs_app_server(pid: Pid) -> bool {
     match std::fs::read(format!("/proc/{}/cmdline", pid.as_raw_nonzero())) {
         Ok(cmdline) => cmdline.split(|b| *b == 0).any(|arg| arg == b"app-server"),
         Err(_) => !Path::new("/proc/self").exists(),
     }
+}
+
+/// The inodes of the Unix sockets listening at `path` (`/proc/net/unix`: the flag
+/// `__SO_ACCEPTCON`, 0x10000, marks a listening socket).
+fn listening_inodes(path: &Path) -> Vec<u64> {
+    let Ok(table) = std::fs::read_to_string("/proc/net/unix") else {
+        return Vec::new();
+    };
+    let path = path.to_string_lossy();
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            // Num RefCount Protocol Flags Type St Inode Path
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let flags = u32::from_str_radix(fields.get(3)?, 16).ok()?;
+            let inode = fields.get(6)?.parse().ok()?;
+            let at_path = line.strip_suffix(path.as_ref())?.ends_with(' ');
+            (flags & 0x10000 != 0 && at_path).then_some(inode)
+        })
+        .collect()
 }
 
 fn start(paths: &DaemonPaths, overrides: &crate::ConfigOverrides) -> Result<ExitCode, String> {
@@ -202,7 +251,8 @@ fn stop(paths: &DaemonPaths) -> Result<ExitCode, String> {
     kill_process(pid, Signal::TERM)
         .map_err(|e| format!("cannot signal pid {}: {e}", pid.as_raw_nonzero()))?;
     let deadline = Instant::now() + WAIT;
-    while test_kill_process(pid).is_ok() && is_ours(pid) {
+    // It stops listening before it exits: from here on, the process is followed by its pid.
+    while test_kill_process(pid).is_ok() && runs_app_server(pid) {
         if Instant::now() > deadline {
             let _ = kill_process(pid, Signal::KILL);
             eprintln!("the daemon did not stop within {WAIT:?}; killed it");

@@ -46,10 +46,20 @@ impl std::fmt::Debug for Recorder {
 }
 
 impl Recorder {
-    /// Creates (or truncates) `path`.
+    /// Creates (or truncates) `path`, readable and writable by the user alone: the transcript
+    /// holds whatever the clients send, API keys given to `account/login/start` included. A
+    /// symbolic link at `path` is refused rather than followed, and a file that exists already
+    /// is made private before anything is written to it.
     pub fn create(path: &Path) -> std::io::Result<Self> {
+        use rustix::fs::{Mode, OFlags};
+        let fd = rustix::fs::open(
+            path,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::RUSR | Mode::WUSR,
+        )?;
+        rustix::fs::fchmod(&fd, Mode::RUSR | Mode::WUSR)?;
         Ok(Self {
-            file: Mutex::new(Some(File::create(path)?)),
+            file: Mutex::new(Some(File::from(fd))),
         })
     }
 

@@ -514,6 +514,46 @@ async fn unix_default_socket_is_private_serves_and_is_removed_on_exit() {
     assert!(!path.exists(), "the socket file was left behind");
 }
 
+/// README (`unix://PATH`): a socket at a path of the user's choosing is private too (0600),
+/// whatever the umask the server was started with; it is made so before it listens, so no
+/// connection is ever accepted while it has the umask's mode.
+#[test]
+fn a_unix_socket_at_a_chosen_path_is_private_under_any_umask() {
+    let home = scratch("ws-unix-path");
+    let dir = scratch("ws-unix-path-dir");
+    let path = dir.join("chosen.sock");
+    let listen = format!("unix://{}", path.display());
+    let mut child = Command::new("sh")
+        .args(["-c", "umask 000 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_agentwire"))
+        .args(["app-server", "--listen", &listen])
+        .env("AGENTWIRE_HOME", &home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn agentwire app-server");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !path.exists() {
+        assert!(Instant::now() < deadline, "no socket at {listen}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Listening, so made private already.
+    let connected = (0..3000).any(|_| {
+        std::thread::sleep(Duration::from_millis(10));
+        std::os::unix::net::UnixStream::connect(&path).is_ok()
+    });
+    assert!(connected, "the server never listened at {listen}");
+    let mode = std::fs::metadata(&path)
+        .expect("the socket")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+    signal(child.id(), "TERM");
+    assert!(child.wait().expect("wait").success());
+    assert!(!path.exists(), "the socket file was left behind");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_reader_is_disconnected_and_others_keep_being_answered() {
     let home = scratch("ws-slow");

@@ -1,8 +1,10 @@
 //! Configuration end to end: `config/read` with layers and origins, the write methods editing
 //! `config.toml` in place, `configWarning`, thread defaults from the configuration, `-c` and
-//! `--profile`, and `[shell_environment_policy]` on the commands a turn runs.
+//! `--profile`, and `[shell_environment_policy]` on every command the server runs (a turn's,
+//! `thread/shellCommand`, `command/exec`).
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -756,4 +758,292 @@ fn malformed_params_are_refused_naming_the_member() {
         std::fs::read_to_string(home.join("config.toml")).expect("read"),
         "model = \"m\"\n"
     );
+}
+
+/// Variables of the server's environment whose names match a default exclude (`*KEY*`,
+/// `*SECRET*`, `*TOKEN*`, any case), each with a value found nowhere else. The match is on a
+/// substring: `AGENTWIRE_KEYBOARD` holds `KEY`, so it is dropped too.
+const SECRET_LOOKING: &[(&str, &str)] = &[
+    ("MY_SECRET_X", "aw-leak-my-secret"),
+    ("gh_token", "aw-leak-gh-token"),
+    ("Some_Key", "aw-leak-some-key"),
+    ("AWS_SECRET_ACCESS_KEY", "aw-leak-aws"),
+    ("tokenizer_path", "aw-leak-tokenizer"),
+    ("AGENTWIRE_KEYBOARD", "aw-leak-keyboard"),
+];
+
+/// Variables whose names match no default exclude, near misses included: they reach commands.
+const HARMLESS: &[(&str, &str)] = &[
+    ("AGENTWIRE_HARMLESS", "aw-kept-harmless"),
+    ("agentwire_lower", "aw-kept-lower"),
+    ("AGENTWIRE_K_E_Y", "aw-kept-k-e-y"),
+    ("AGENTWIRE_SECRE", "aw-kept-secre"),
+    ("AGENTWIRE_TOKE_N", "aw-kept-toke-n"),
+];
+
+/// A home whose fixture model runs `env` when asked to `show-env`, with `config` appended to a
+/// configuration where commands run confined (`read-only`) without asking.
+fn env_home(name: &str, config: &str) -> (PathBuf, PathBuf) {
+    let (root, home) = home_with(
+        name,
+        &format!(
+            "model_provider = \"fixture\"\nfixture_script = \"env.json\"\napproval_policy = \"never\"\nsandbox_mode = \"read-only\"\n\n{config}"
+        ),
+    );
+    let script = json!({"version": 1, "responses": [
+        {"when": "show-env", "steps": [
+            {"type": "command", "command": "env"},
+            {"type": "message", "deltas": ["done"]}
+        ]}
+    ]});
+    std::fs::write(home.join("env.json"), script.to_string()).expect("script");
+    (root, home)
+}
+
+/// A server on `home` started with `args` and `env` added to its environment, past the
+/// handshake.
+fn start_with_env(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Client {
+    let mut client = Client::spawn_with_env(home, args, env);
+    client.call(
+        "initialize",
+        json!({"clientInfo": {"name": "e2e", "version": "0.0.1"}}),
+    );
+    client.send(&json!({"method": "initialized"}));
+    client
+}
+
+/// What `env` prints when the server runs it in each of its ways, named: a model command in a
+/// turn, `thread/shellCommand` on that thread, and `command/exec` under the default policy
+/// (confined here) and unconfined.
+fn env_everywhere(client: &mut Client, cwd: &Path) -> Vec<(&'static str, String)> {
+    let thread = client.start_thread(json!({"cwd": cwd}));
+    let id = thread["thread"]["id"].as_str().expect("id").to_owned();
+    client.start_turn(&id, "show-env");
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "model command"
+    );
+    let model = deltas(&seen, "item/commandExecution/outputDelta");
+
+    client.call(
+        "thread/shellCommand",
+        json!({"threadId": id, "command": "env"}),
+    );
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "shell command"
+    );
+    let shell = deltas(&seen, "item/commandExecution/outputDelta");
+
+    let mut exec = |policy: Value| {
+        let mut params = json!({"command": ["env"], "cwd": cwd});
+        if !policy.is_null() {
+            params["sandboxPolicy"] = policy;
+        }
+        let answer = client.call("command/exec", params);
+        assert_eq!(answer["exitCode"], json!(0), "command/exec");
+        answer["stdout"].as_str().expect("stdout").to_owned()
+    };
+    let confined = exec(Value::Null);
+    let unconfined = exec(json!({"type": "dangerFullAccess"}));
+    vec![
+        ("model command", model),
+        ("thread/shellCommand", shell),
+        ("command/exec (default policy)", confined),
+        ("command/exec (dangerFullAccess)", unconfined),
+    ]
+}
+
+/// The variables of `env`'s output, by name.
+fn parse_env(output: &str) -> BTreeMap<&str, &str> {
+    output
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .collect()
+}
+
+/// Whether `name` holds `KEY`, `SECRET` or `TOKEN`, ignoring case.
+fn looks_secret(name: &str) -> bool {
+    let name = name.to_ascii_uppercase();
+    ["KEY", "SECRET", "TOKEN"].iter().any(|s| name.contains(s))
+}
+
+/// README (Command environment) and docs/sandbox.md (The environment a command gets): by
+/// default every name matching `*KEY*`, `*SECRET*` or `*TOKEN*`, in any case, is dropped from the
+/// environment of every command the server runs (model commands, `thread/shellCommand`,
+/// `command/exec`, confined or not), and every other name of the server's environment reaches it.
+#[test]
+fn secret_looking_names_reach_no_command_the_server_runs() {
+    let (root, home) = env_home("config-env-secrets", "");
+    let server_env: Vec<_> = SECRET_LOOKING.iter().chain(HARMLESS).copied().collect();
+    let mut client = start_with_env(&home, &[], &server_env);
+    for (path, output) in env_everywhere(&mut client, &root) {
+        let seen = parse_env(&output);
+        assert!(seen.contains_key("PATH"), "{path}: no PATH");
+        for (name, value) in HARMLESS {
+            assert_eq!(seen.get(name), Some(value), "{path}: {name} did not arrive");
+        }
+        for (name, value) in SECRET_LOOKING {
+            assert!(
+                !seen.contains_key(name) && !output.contains(value),
+                "{path}: {name} reached the command"
+            );
+        }
+        let leaked: Vec<_> = seen.keys().filter(|name| looks_secret(name)).collect();
+        assert!(leaked.is_empty(), "{path}: {leaked:?} reached the command");
+    }
+    client.stop();
+}
+
+/// docs/sandbox.md (The environment a command gets): `ignore_default_excludes = true` keeps the
+/// names the default excludes drop, on every path a command takes (the control of
+/// [`secret_looking_names_reach_no_command_the_server_runs`]).
+#[test]
+fn ignore_default_excludes_lets_secret_looking_names_reach_every_command() {
+    let (root, home) = env_home(
+        "config-env-ignore-excludes",
+        "[shell_environment_policy]\nignore_default_excludes = true\n",
+    );
+    let server_env: Vec<_> = SECRET_LOOKING.iter().chain(HARMLESS).copied().collect();
+    let mut client = start_with_env(&home, &[], &server_env);
+    for (path, output) in env_everywhere(&mut client, &root) {
+        let seen = parse_env(&output);
+        for (name, value) in SECRET_LOOKING.iter().chain(HARMLESS) {
+            assert_eq!(seen.get(name), Some(value), "{path}: {name} did not arrive");
+        }
+    }
+    client.stop();
+}
+
+/// README (Command environment) and docs/sandbox.md (The environment a command gets,
+/// `command/exec`): `thread/shellCommand` and `command/exec` get the environment model commands
+/// get, so every step of `[shell_environment_policy]` shapes theirs too, from the file and
+/// from `-c` alike, in Codex's order: `inherit`, the default excludes, `exclude`, `set`, then
+/// `include_only` (which drops a `set` variable it does not name).
+#[test]
+fn every_step_of_the_policy_and_its_flags_shape_every_command() {
+    let (root, home) = env_home(
+        "config-env-steps",
+        "[shell_environment_policy]\ninherit = \"core\"\nexclude = [\"us?r\"]\nset = { AGENTWIRE_SET = \"from-config\", AGENTWIRE_SET_TOKEN = \"set-after-the-excludes\", OUTSIDE_SET = \"not-included\" }\n",
+    );
+    let fake_home = root.join("fake-home");
+    let fake_home = fake_home.to_str().expect("utf-8");
+    let mut server_env: Vec<_> = SECRET_LOOKING.iter().chain(HARMLESS).copied().collect();
+    server_env.extend([("HOME", fake_home), ("USER", "aw-user")]);
+    let mut client = start_with_env(
+        &home,
+        &[
+            "-c",
+            "shell_environment_policy.include_only=[\"PATH\",\"HOME\",\"USER\",\"AGENTWIRE_*\",\"*_TOKEN\"]",
+            "-c",
+            "shell_environment_policy.set.AGENTWIRE_FLAG=\"from-flag\"",
+        ],
+        &server_env,
+    );
+    for (path, output) in env_everywhere(&mut client, &root) {
+        let mut seen = parse_env(&output);
+        // What the shell of a model command or a shell command adds itself.
+        for added in ["PWD", "OLDPWD", "SHLVL", "_"] {
+            seen.remove(added);
+        }
+        let path_value = seen.remove("PATH");
+        assert!(path_value.is_some_and(|p| !p.is_empty()), "{path}: no PATH");
+        assert_eq!(
+            seen,
+            BTreeMap::from([
+                ("AGENTWIRE_FLAG", "from-flag"),
+                ("AGENTWIRE_SET", "from-config"),
+                ("AGENTWIRE_SET_TOKEN", "set-after-the-excludes"),
+                ("HOME", fake_home),
+            ]),
+            "{path}"
+        );
+    }
+    client.stop();
+}
+
+/// docs/sandbox.md (`command/exec`): a `command/exec` request's `env` is applied over the
+/// policy's environment: a value sets a variable, a secret-looking name included (the client
+/// chose to pass it), and `null` removes one; the server's own secrets stay out.
+#[test]
+fn a_command_exec_request_env_applies_over_the_policy_secret_looking_names_included() {
+    let (root, home) = env_home("config-env-request", "");
+    let server_env: Vec<_> = SECRET_LOOKING.iter().chain(HARMLESS).copied().collect();
+    let mut client = start_with_env(&home, &[], &server_env);
+    let answer = client.call(
+        "command/exec",
+        json!({"command": ["env"], "cwd": root, "env": {
+            "gh_token": "from-the-request",
+            "REQUEST_API_KEY": "also-from-the-request",
+            "AGENTWIRE_NEW": "new",
+            "AGENTWIRE_HARMLESS": null
+        }}),
+    );
+    assert_eq!(answer["exitCode"], json!(0), "{answer}");
+    let output = answer["stdout"].as_str().expect("stdout");
+    let seen = parse_env(output);
+    assert_eq!(seen.get("gh_token"), Some(&"from-the-request"));
+    assert_eq!(seen.get("REQUEST_API_KEY"), Some(&"also-from-the-request"));
+    assert_eq!(seen.get("AGENTWIRE_NEW"), Some(&"new"));
+    assert_eq!(seen.get("AGENTWIRE_HARMLESS"), None);
+    assert_eq!(seen.get("agentwire_lower"), Some(&"aw-kept-lower"));
+    let leaked: Vec<_> = seen
+        .keys()
+        .filter(|name| looks_secret(name) && !["gh_token", "REQUEST_API_KEY"].contains(name))
+        .collect();
+    assert!(leaked.is_empty(), "{leaked:?} reached the command");
+    assert!(
+        !output.contains("aw-leak-"),
+        "a server secret reached the command"
+    );
+    client.stop();
+}
+
+/// docs/sandbox.md (`command/exec`: the environment model commands get): a trusted project's
+/// own `[shell_environment_policy]` shapes every command run in it, `command/exec` included;
+/// an untrusted project's is ignored by all of them.
+#[test]
+fn a_trusted_projects_environment_policy_shapes_every_command_run_in_it() {
+    let scratch_root = scratch("config-env-project");
+    let project_in = |name: &str| {
+        let project = scratch_root.join(name);
+        std::fs::create_dir_all(project.join(".git")).expect("project");
+        std::fs::create_dir_all(project.join(".codex")).expect(".codex");
+        std::fs::write(
+            project.join(".codex/config.toml"),
+            "[shell_environment_policy]\nexclude = [\"AGENTWIRE_HARMLESS\"]\n",
+        )
+        .expect("project config");
+        project
+    };
+    let (trusted, untrusted) = (project_in("trusted"), project_in("untrusted"));
+    let (_root, home) = env_home(
+        "config-env-project-home",
+        &format!(
+            "[projects.{:?}]\ntrust_level = \"trusted\"\n",
+            trusted.display().to_string()
+        ),
+    );
+    let mut client = start_with_env(&home, &[], HARMLESS);
+    for (project, excluded) in [(&trusted, true), (&untrusted, false)] {
+        for (path, output) in env_everywhere(&mut client, project) {
+            let seen = parse_env(&output);
+            assert_eq!(
+                seen.contains_key("AGENTWIRE_HARMLESS"),
+                !excluded,
+                "{path} in {}",
+                project.display()
+            );
+            assert_eq!(
+                seen.get("agentwire_lower"),
+                Some(&"aw-kept-lower"),
+                "{path}"
+            );
+        }
+    }
+    client.stop();
 }

@@ -447,6 +447,55 @@ fn a_recorded_live_session_passes() {
     assert!(rules.contains(&&json!("schema")), "{report:#}");
 }
 
+/// README (`--record`): the transcript holds every message, an API key sent to
+/// `account/login/start` included, so it is the user's alone: created 0600 whatever the umask,
+/// an existing file made private (and emptied) before anything is written to it, and a symbolic
+/// link refused rather than followed.
+#[test]
+fn the_transcript_is_private_and_never_follows_a_link() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let home = scratch("contract-record-private");
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .expect("the transcript")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    // A new file, and an old one left world-readable by an earlier run.
+    let fresh = home.join("fresh.jsonl");
+    let old = home.join("old.jsonl");
+    std::fs::write(&old, "an earlier session\n").expect("write the old transcript");
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    for transcript in [&fresh, &old] {
+        let mut client =
+            Client::start_with(&home, &["--record", transcript.to_str().expect("utf-8")]);
+        client.call(
+            "account/login/start",
+            json!({"type": "apiKey", "apiKey": "sk-recorded-secret"}),
+        );
+        client.stop();
+        let text = std::fs::read_to_string(transcript).expect("the transcript");
+        assert!(text.contains("sk-recorded-secret"), "{text}");
+        assert!(!text.contains("an earlier session"), "{text}");
+        assert_eq!(mode(transcript), 0o600, "{}", transcript.display());
+    }
+    // A link planted where the transcript goes is not followed.
+    let target = home.join("elsewhere.jsonl");
+    std::fs::write(&target, "").expect("write the link's target");
+    let link = home.join("link.jsonl");
+    symlink(&target, &link).expect("symlink");
+    let output = Command::new(env!("CARGO_BIN_EXE_agentwire"))
+        .args(["app-server", "--record", link.to_str().expect("utf-8")])
+        .env("AGENTWIRE_HOME", &home)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run agentwire");
+    assert!(!output.status.success(), "{output:?}");
+    assert_eq!(std::fs::read_to_string(&target).expect("target"), "");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
 /// The reference's own transcripts: they pass except for what the reference does and our
 /// pinned contract does not declare (methods we do not serve) and the malformed input the
 /// stdio transcript sends on purpose.

@@ -1,10 +1,12 @@
 //! Durability, checked at the system calls. The README promises that the rollout committer makes
 //! a turn's records durable with one `write` and one `fdatasync` per rollout per group, and that
-//! an item is announced to clients (`item/completed`) only once it is on disk; and that a config
-//! write goes through a temporary file, an fsync, a rename and an fsync of the directory. A test
-//! that reads the files back cannot tell written from synced (the page cache answers either
-//! way), so these run the real server under `strace` and check the order of the calls
-//! themselves: without those syncs they fail.
+//! an item is announced to clients (`item/completed`) only once it is on disk; that a config
+//! write, the stored API key (`auth.json`, created private) and `fs/writeFile` go through a
+//! temporary file, an fsync, a rename and an fsync of the directory; and docs/thread-surface.md
+//! that `thread/delete` makes the removal of the rollout durable before it answers. A test that
+//! reads the files back cannot tell written from synced (the page cache answers either way), so
+//! these run the real server under `strace` and check the order of the calls themselves:
+//! without those syncs they fail.
 //!
 //! Reading the trace: `strace -f -o FILE` writes one line per event in the order it handles
 //! them, and a thread stopped at a system call runs on only once strace has handled the stop, so
@@ -23,7 +25,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsFd;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
@@ -37,7 +39,11 @@ use crate::common::scratch;
 const WAIT: Duration = Duration::from_secs(60);
 /// The longest buffer strace prints whole (`-s`): more than any message here.
 const STRING_LIMIT: &str = "1048576";
-const TRACED_CALLS: &str = "trace=write,fdatasync,fsync,rename,renameat,renameat2";
+/// The calls traced: writes and syncs, renames, and how files are created, removed and chmodded.
+const TRACED_CALLS: &str = concat!(
+    "trace=write,fdatasync,fsync,rename,renameat,renameat2,",
+    "openat,unlink,unlinkat,chmod,fchmod,fchmodat"
+);
 
 /// Attacks "an item is announced to clients only once it is on disk" (README, Persistence; the
 /// `fdatasync` of `engine/src/threads/committer.rs`): for every item of a turn, the `write` of
@@ -115,16 +121,192 @@ fn a_config_write_syncs_the_file_renames_it_then_syncs_the_directory() {
     let trace = server.finish();
 
     let target = target.to_str().expect("UTF-8 path");
+    replaced_in_order(&trace, target, home.to_str().expect("UTF-8 path"), &answer);
+    let written = std::fs::read_to_string(target).expect("read config");
+    assert!(written.contains("model = \"new-model\""), "{written}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Attacks "`thread/delete` … removes its rollout (live or archived; the directory entry made
+/// durable)" (docs/thread-surface.md; `delete` in `engine/src/threads/store/embedded.rs`): for
+/// a live rollout and an archived one, the `unlink` of the rollout, then a sync of the
+/// directory that held it, then the answer to `thread/delete`, in that order.
+#[test]
+fn deleting_a_thread_syncs_the_directory_of_its_rollout_before_answering() {
+    let (dir, home) = traced_home("durable-delete");
+    let mut server = Traced::start(&dir, &home);
+    let mut deleted = Vec::new();
+    for archive in [false, true] {
+        let thread =
+            server.call("thread/start", json!({"cwd": "/tmp/project"}))["result"]["thread"].clone();
+        let id = thread["id"].clone();
+        let mut rollout = PathBuf::from(thread["path"].as_str().expect("rollout path"));
+        if archive {
+            server.call("thread/archive", json!({"threadId": id}));
+            let relative = rollout
+                .strip_prefix(home.join("sessions"))
+                .expect("the rollout is under sessions/")
+                .to_owned();
+            rollout = home.join("archived_sessions").join(relative);
+        }
+        assert!(rollout.is_file(), "no rollout at {}", rollout.display());
+        let answer = server.call("thread/delete", json!({"threadId": id}));
+        assert!(!rollout.exists(), "{} is still there", rollout.display());
+        deleted.push((rollout, answer));
+    }
+    let trace = server.finish();
+
+    for (rollout, answer) in &deleted {
+        let rollout = rollout.to_str().expect("UTF-8 path");
+        let parent = Path::new(rollout)
+            .parent()
+            .and_then(Path::to_str)
+            .expect("the rollout's directory");
+        let removed = trace
+            .calls
+            .iter()
+            .find(|call| {
+                matches!(call.name.as_str(), "unlink" | "unlinkat")
+                    && call.result == Some(0)
+                    && call.paths().first().map(String::as_str) == Some(rollout)
+            })
+            .unwrap_or_else(|| panic!("{trace}: {rollout} was not unlinked"));
+        let answered = trace.answer(answer);
+        let synced = trace
+            .syncs(parent)
+            .any(|sync| sync.began > removed.ended && sync.ended < answered.began);
+        assert!(
+            synced,
+            "{trace}: {rollout} was unlinked (line {}) and its deletion answered (line {}) with \
+             no sync of {parent} in between",
+            removed.ended + 1,
+            answered.began + 1
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Attacks "`auth.json` … created with mode 0600 and replaced atomically (temporary file,
+/// fsync, rename)" (docs/providers.md, API keys; README, Accounts: "mode 0600 from creation";
+/// `engine/src/accounts/store.rs` and `engine/src/atomic_file.rs`): signing in with an API key
+/// creates a temporary file with mode 0600 in the `openat` itself (and no later chmod gives it
+/// another mode, so the key is never readable more widely), fills it, syncs it, renames it
+/// over a world-readable `auth.json`, syncs the home, and only then answers.
+#[test]
+fn signing_in_creates_a_private_temporary_file_syncs_it_and_renames_it_over_auth_json() {
+    const KEY: &str = "sk-durable-0123456789";
+    let (dir, home) = traced_home("durable-auth");
+    let target = home.join("auth.json");
+    std::fs::write(&target, "{\"OPENAI_API_KEY\": \"sk-old\"}\n").expect("write auth.json");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let mut server = Traced::start(&dir, &home);
+    let answer = server.call(
+        "account/login/start",
+        json!({"type": "apiKey", "apiKey": KEY}),
+    );
+    assert_eq!(answer["result"], json!({"type": "apiKey"}), "{answer}");
+    let trace = server.finish();
+
+    let target = target.to_str().expect("UTF-8 path");
+    let temp = replaced_in_order(&trace, target, home.to_str().expect("UTF-8 path"), &answer);
+    let created = trace
+        .calls
+        .iter()
+        .find(|call| call.name == "openat" && call.paths().first() == Some(&temp))
+        .unwrap_or_else(|| panic!("{trace}: no openat of {temp}"));
+    let (flags, mode) = created.open_flags_and_mode();
+    assert!(
+        flags.contains(&"O_CREAT") && flags.contains(&"O_EXCL"),
+        "{trace}: {temp} was not created anew (line {}: {flags:?})",
+        created.began + 1
+    );
+    assert_eq!(
+        mode.map(|mode| format!("{mode:o}")).as_deref(),
+        Some("600"),
+        "{trace}: {temp} was created with another mode (line {})",
+        created.began + 1
+    );
+    for chmod in trace.calls.iter().filter(|call| {
+        call.name.contains("chmod")
+            && (call.fd_path() == Some(&temp) || call.paths().first() == Some(&temp))
+    }) {
+        let mode = chmod.args.rsplit(", ").next().unwrap_or_default();
+        assert_eq!(
+            mode,
+            "0600",
+            "{trace}: {temp} was given another mode (line {})",
+            chmod.began + 1
+        );
+    }
+    let metadata = std::fs::metadata(target).expect("stat auth.json");
+    assert_eq!(metadata.mode() & 0o777, 0o600, "auth.json is not private");
+    let stored: Value =
+        serde_json::from_slice(&std::fs::read(target).expect("read auth.json")).expect("JSON");
+    assert_eq!(
+        stored["OPENAI_API_KEY"],
+        json!(KEY),
+        "the key was not stored"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Attacks "`fs/writeFile` … a temporary file (`.agentwire-write.*.tmp`) in the same
+/// directory, synced, then `renameat` over the name" (docs/fs.md; `replace_at` in
+/// `engine/src/atomic_file.rs`): the temporary file is filled and synced before the
+/// `renameat` over the target, the directory is synced after it, and only then is the write
+/// answered.
+#[test]
+fn fs_write_file_syncs_a_temporary_file_renames_it_over_the_target_then_syncs_the_directory() {
+    let (dir, home) = traced_home("durable-fs-write");
+    let workspace = dir.join("workspace");
+    std::fs::create_dir_all(&workspace).expect("create workspace");
+    let target = workspace.join("notes.txt");
+    std::fs::write(&target, "old contents\n").expect("write target");
+    let mut server = Traced::start(&dir, &home);
+    server.call("thread/start", json!({"cwd": workspace}));
+    let answer = server.call(
+        "fs/writeFile",
+        json!({"path": target, "dataBase64": "bmV3IGNvbnRlbnRzCg=="}),
+    );
+    let trace = server.finish();
+
+    let target = target.to_str().expect("UTF-8 path");
+    let temp = replaced_in_order(
+        &trace,
+        target,
+        workspace.to_str().expect("UTF-8 path"),
+        &answer,
+    );
+    let name = Path::new(&temp)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or_default();
+    assert!(
+        name.starts_with(".agentwire-write.") && name.ends_with(".tmp"),
+        "{trace}: the temporary file is {temp}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(target).expect("read target"),
+        "new contents\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Checks, in `trace`, that `target` was replaced atomically and durably before `answer` was
+/// written to stdout: a temporary file written, then synced (its sync ended before the rename
+/// began), renamed onto `target`, then the directory `dir` synced (ended before the answer
+/// began). Returns the temporary file's path.
+fn replaced_in_order(trace: &Trace, target: &str, dir: &str, answer: &Value) -> String {
     let rename = trace
         .calls
         .iter()
         .find(|call| {
             call.name.starts_with("rename")
                 && call.result == Some(0)
-                && call.strings().last().map(Vec::as_slice) == Some(target.as_bytes())
+                && call.paths().last().map(String::as_str) == Some(target)
         })
         .unwrap_or_else(|| panic!("{trace}: nothing was renamed onto {target}"));
-    let temp = String::from_utf8_lossy(&rename.strings()[0]).into_owned();
+    let temp = rename.paths()[0].clone();
     let filled = trace
         .writes(&temp)
         .map(|call| call.ended)
@@ -140,25 +322,18 @@ fn a_config_write_syncs_the_file_renames_it_then_syncs_the_directory() {
         rename.began + 1,
         file_sync.ended + 1
     );
-    let home = home.to_str().expect("UTF-8 path");
     let dir_sync = trace
-        .syncs(home)
+        .syncs(dir)
         .find(|sync| sync.began > rename.ended)
-        .unwrap_or_else(|| panic!("{trace}: the directory {home} was not synced after the rename"));
-    let answered = trace
-        .stdout()
-        .into_iter()
-        .find(|line| line.json() == answer)
-        .unwrap_or_else(|| panic!("{trace}: no write to stdout of {answer}"));
+        .unwrap_or_else(|| panic!("{trace}: the directory {dir} was not synced after the rename"));
+    let answered = trace.answer(answer);
     assert!(
         dir_sync.ended < answered.began,
         "{trace}: the write was answered (line {}) before the directory's sync ended (line {})",
         answered.began + 1,
         dir_sync.ended + 1
     );
-    let written = std::fs::read_to_string(target).expect("read config");
-    assert!(written.contains("model = \"new-model\""), "{written}");
-    let _ = std::fs::remove_dir_all(&dir);
+    temp
 }
 
 /// A scratch directory and the home in it, both by their canonical paths (the paths `-y` prints).
@@ -352,6 +527,14 @@ impl Trace {
         })
     }
 
+    /// The line of stdout that wrote `answer`.
+    fn answer(&self, answer: &Value) -> Line {
+        self.stdout()
+            .into_iter()
+            .find(|line| line.json() == *answer)
+            .unwrap_or_else(|| panic!("{self}: no write to stdout of {answer}"))
+    }
+
     /// What the server wrote to its stdout, in lines.
     fn stdout(&self) -> Vec<Line> {
         self.lines_written(&self.stdout_pipe)
@@ -408,6 +591,40 @@ impl Call {
         let (_, rest) = self.args.split_once('<')?;
         let end = rest.find(">, ").or_else(|| rest.rfind('>'))?;
         Some(&rest[..end])
+    }
+
+    /// The paths among the arguments: each quoted argument, joined to the directory `-y` gives
+    /// for the first descriptor when it is relative (`openat(5</ws>, "a.tmp", …)`,
+    /// `renameat(5</ws>, "a.tmp", 5</ws>, "a")`: the calls here name one directory). Empty
+    /// for a path that is not UTF-8.
+    fn paths(&self) -> Vec<String> {
+        let dir = self.fd_path().unwrap_or_default();
+        self.strings()
+            .into_iter()
+            .map(|bytes| {
+                let path = String::from_utf8(bytes).unwrap_or_default();
+                if path.starts_with('/') || path.is_empty() {
+                    path
+                } else {
+                    format!("{dir}/{path}")
+                }
+            })
+            .collect()
+    }
+
+    /// The flags and the mode (octal) of an `openat`: what follows its path.
+    fn open_flags_and_mode(&self) -> (Vec<&str>, Option<u32>) {
+        let rest = self
+            .args
+            .rfind('"')
+            .map(|at| &self.args[at + 1..])
+            .unwrap_or_default();
+        let mut parts = rest.trim_start_matches(", ").split(", ");
+        let flags = parts.next().unwrap_or_default().split('|').collect();
+        let mode = parts
+            .next()
+            .and_then(|mode| u32::from_str_radix(mode.trim(), 8).ok());
+        (flags, mode)
     }
 
     /// The quoted arguments, strace's escapes undone.
@@ -524,16 +741,21 @@ fn parse(text: &str) -> Vec<Call> {
 }
 
 /// Splits `ARGS) = RESULT ...` (the last `) = ` is the real one: what follows the result never
-/// holds one, the arguments may).
+/// holds one, the arguments may). strace pads a short call with spaces to align its result
+/// (`fsync(3</a>)          = 0`, `<... write resumed>)   = 21`), so the `)` is the last one
+/// before that `= `. A descriptor returned is a number `-y` follows with its path (`7</a/b>`):
+/// the number is the result.
 fn split_result(rest: &str) -> (&str, Option<i64>) {
-    match rest.rfind(") = ") {
-        Some(at) => {
-            let result = rest[at + 4..]
-                .split(' ')
+    let mut end = rest.len();
+    while let Some(at) = rest[..end].rfind(" = ") {
+        if let Some(args) = rest[..at].trim_end_matches(' ').strip_suffix(')') {
+            let result = rest[at + 3..]
+                .split([' ', '<'])
                 .next()
                 .and_then(|r| r.parse().ok());
-            (&rest[..at], result)
+            return (args, result);
         }
-        None => (rest, None),
+        end = at;
     }
+    (rest, None)
 }

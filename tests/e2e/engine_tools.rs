@@ -44,9 +44,13 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
             {"when": "case-disguised-writers", "steps": [
                 command("uniq in.txt uniq-out.txt"),
                 command("sort -uo sort-out.txt in.txt"),
+                command("git status"),
+                command("git log --oneline"),
+                command("git diff"),
                 command("ls"),
                 message("tried")
             ]},
+            {"when": "case-git-status", "steps": [command("git status"), message("ok")]},
             {"when": "case-patch", "steps": [patch(&add("patched.txt")), message("ok")]},
             {"when": "case-escape", "steps": [
                 command("touch ../escaped-by-shell.txt"),
@@ -388,16 +392,51 @@ fn an_interrupt_while_waiting_for_approval_ends_the_turn() {
     assert!(!workspace.join("cancelled.txt").exists());
 }
 
-/// Under `untrusted`, a reader's name does not make a command safe: `uniq IN OUT` and
-/// `sort -uo OUT` write, so each asks; declined, neither writes. `ls` runs unasked.
+/// Promise (docs/security.md, `untrusted`; README, "Approvals"): a reader's name does not make
+/// a command safe. `uniq IN OUT` and `sort -uo OUT` write, and every `git` command reads the
+/// repository's config, which can run programs: here `core.fsmonitor` names a hook that
+/// writes `hooked.txt`. `uniq`, `sort -uo`, `git status`, `git log` and `git diff` each ask;
+/// declined, nothing is written and the hook never runs, while `ls` runs unasked. The control:
+/// `git status`, accepted, does run the hook.
 #[test]
 fn untrusted_asks_before_writers_that_look_like_readers() {
     let (home, workspace) = setup("tools-disguised");
     std::fs::write(workspace.join("in.txt"), "b\na\na\n").expect("input");
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .current_dir(&workspace)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("run git");
+        assert!(status.success(), "git {args:?} failed");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "in.txt"]);
+    git(&["commit", "-qm", "input"]);
+    std::fs::write(
+        workspace.join("hook.sh"),
+        "#!/bin/sh\necho ran >> hooked.txt\n",
+    )
+    .expect("hook");
+    std::fs::set_permissions(
+        workspace.join("hook.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod hook");
+    git(&["config", "core.fsmonitor", "./hook.sh"]);
     let mut client = Client::start(&home);
     let thread = new_thread(&mut client, &workspace, "untrusted", "workspace-write");
     client.start_turn(&thread, "case-disguised-writers");
-    for command in ["uniq in.txt uniq-out.txt", "sort -uo sort-out.txt in.txt"] {
+    for command in [
+        "uniq in.txt uniq-out.txt",
+        "sort -uo sort-out.txt in.txt",
+        "git status",
+        "git log --oneline",
+        "git diff",
+    ] {
         let (id, params) = client.server_request("item/commandExecution/requestApproval");
         assert_eq!(params["command"], json!(command));
         answer(&mut client, id, json!("decline"));
@@ -411,10 +450,33 @@ fn untrusted_asks_before_writers_that_look_like_readers() {
         "ls ran without asking: {notifications:#?}"
     );
     let ran = completed_items(&notifications, "commandExecution");
-    assert_eq!(ran.last().expect("ls")["command"], json!("ls"));
-    assert_eq!(ran.last().expect("ls")["status"], json!("completed"));
+    assert_eq!(ran.len(), 6, "{ran:#?}");
+    assert!(
+        ran[..5].iter().all(|c| c["status"] == json!("declined")),
+        "{ran:#?}"
+    );
+    assert_eq!(ran[5]["command"], json!("ls"));
+    assert_eq!(ran[5]["status"], json!("completed"));
     assert!(!workspace.join("uniq-out.txt").exists());
     assert!(!workspace.join("sort-out.txt").exists());
+    assert!(
+        !workspace.join("hooked.txt").exists(),
+        "a declined git command ran the repository's hook"
+    );
+
+    // The control: the hook is real, `git status` runs it once accepted.
+    client.start_turn(&thread, "case-git-status");
+    let (id, params) = client.server_request("item/commandExecution/requestApproval");
+    assert_eq!(params["command"], json!("git status"));
+    answer(&mut client, id, json!("accept"));
+    let (notifications, done) = until_completed(&mut client);
+    assert_eq!(done["status"], json!("completed"));
+    let status = &completed_items(&notifications, "commandExecution")[0];
+    assert_eq!(status["status"], json!("completed"), "{status}");
+    assert!(
+        workspace.join("hooked.txt").exists(),
+        "git status did not run the core.fsmonitor hook: the control proves nothing"
+    );
     client.stop();
 }
 
@@ -447,12 +509,12 @@ fn an_interrupt_stops_a_run_of_patches() {
     client.stop();
 }
 
-/// Output streamed to the client before streaming stops (docs/sandbox.md:166).
+/// Output streamed to the client before streaming stops (docs/sandbox.md, "How a command runs").
 const STREAM_BYTES: usize = 4 * 1024 * 1024;
-/// Output kept from each end for the model (docs/sandbox.md:167).
+/// Output kept from each end for the model (docs/sandbox.md, "How a command runs").
 const KEEP_BYTES: usize = 64 * 1024;
 /// How long a command's leftovers that hold its pipes may live after it exits
-/// (docs/sandbox.md:171).
+/// (docs/sandbox.md, "How a command runs").
 const DRAIN_GRACE: Duration = Duration::from_millis(250);
 /// What the test allows on top of [`DRAIN_GRACE`]: room for a CI machine running many tests
 /// at once, still far short of the 30 s the leftovers would live if nothing killed them.
@@ -483,7 +545,8 @@ fn big_output() -> (String, String) {
 }
 
 /// Checks that the `outputDelta`s of `notifications` are the first [`STREAM_BYTES`] of
-/// `output`, exactly, followed by one short note and nothing else (docs/sandbox.md:166).
+/// `output`, exactly, followed by one short note and nothing else (docs/sandbox.md, "How a
+/// command runs").
 fn assert_streamed(notifications: &[Value], item_id: &Value, output: &str) {
     let streamed_deltas = params(notifications, "item/commandExecution/outputDelta");
     assert!(
@@ -517,7 +580,8 @@ fn assert_streamed(notifications: &[Value], item_id: &Value, output: &str) {
 }
 
 /// Checks that `text` is the first and last [`KEEP_BYTES`] of `output` with
-/// `[… N bytes omitted …]` between, N being what was left out (docs/sandbox.md:167-168).
+/// `[… N bytes omitted …]` between, N being what was left out (docs/sandbox.md, "How a
+/// command runs").
 fn assert_head_and_tail(text: &str, output: &str) {
     let head = &output[..KEEP_BYTES];
     let tail = &output[output.len() - KEEP_BYTES..];
@@ -546,11 +610,11 @@ fn assert_head_and_tail(text: &str, output: &str) {
     );
 }
 
-/// Promise (docs/sandbox.md:166-168): streaming to the client stops after 4 MiB with a note,
-/// while the command keeps running and its output keeps being read. Through the binary,
-/// unconfined: a command printing about 6.2 MB streams exactly its first 4 MiB plus a note,
-/// exits 0, and its item's `aggregatedOutput` keeps the first and last 64 KiB (tail marker
-/// included, so the output past 4 MiB was read) with the omitted-bytes note between.
+/// Promise (docs/sandbox.md, "How a command runs"): streaming to the client stops after 4 MiB with
+/// a note, while the command keeps running and its output keeps being read. Through the binary,
+/// unconfined: a command printing about 6.2 MB streams exactly its first 4 MiB plus a note, exits
+/// 0, and its item's `aggregatedOutput` keeps the first and last 64 KiB (tail marker included, so
+/// the output past 4 MiB was read) with the omitted-bytes note between.
 #[test]
 fn streaming_stops_after_4_mib_and_the_command_runs_to_its_end() {
     let root = scratch("tools-stream-limit");
@@ -585,9 +649,9 @@ fn streaming_stops_after_4_mib_and_the_command_runs_to_its_end() {
     client.stop();
 }
 
-/// Promise (docs/sandbox.md:167-168): the output returned to the model keeps the first and
-/// the last 64 KiB with `[… N bytes omitted …]` between. Through the binary, confined
-/// (`workspace-write`), with the mock model: the request after the tool call carries the
+/// Promise (docs/sandbox.md, "How a command runs"): the output returned to the model keeps
+/// the first and the last 64 KiB with `[… N bytes omitted …]` between. Through the binary,
+/// confined (`workspace-write`), with the mock model: the request after the tool call carries the
 /// head marker and the tail marker, the exact first and last 64 KiB and the note, about
 /// 128 KiB in all, and no line from the middle. The client's stream stops at 4 MiB here too.
 #[test]
@@ -699,12 +763,12 @@ fn death_after_exit(workspace: &Path, name: &str) -> Duration {
     gone.saturating_sub(Duration::from_nanos(exited))
 }
 
-/// Promise (docs/sandbox.md:170-172): when the command exits, anything it left running in its
-/// group is killed too, after 250 ms if it still holds the output pipes. Through the binary,
-/// unconfined (so the test sees the child's pid): a command backgrounds `sleep 30` in its own
-/// process group, once holding the pipes and once with them redirected, records its pid and
-/// exits at once; each `sleep` is gone within 250 ms (plus slack) of the command's exit, and
-/// the turn completes in well under the 30 s of the `sleep`s.
+/// Promise (docs/sandbox.md, "How a command runs"): when the command exits, anything it left
+/// running in its group is killed too, after 250 ms if it still holds the output pipes. Through the
+/// binary, unconfined (so the test sees the child's pid): a command backgrounds `sleep 30` in its
+/// own process group, once holding the pipes and once with them redirected, records its pid and
+/// exits at once; each `sleep` is gone within 250 ms (plus slack) of the command's exit, and the
+/// turn completes in well under the 30 s of the `sleep`s.
 #[test]
 fn a_commands_background_children_are_killed_when_it_exits() {
     let root = scratch("tools-group-kill");
@@ -751,5 +815,186 @@ fn a_commands_background_children_are_killed_when_it_exits() {
         "the child with its output redirected lived {detached:?} after the command exited"
     );
     assert!(took < Duration::from_secs(5), "the turn took {took:?}");
+    client.stop();
+}
+
+/// The command line of [`command_family`]: `bash -c` (the leader, which the engine spawns in a
+/// group of its own) runs `sh spawn.sh` (its child), which starts `sh watch.sh` (a grandchild)
+/// in the background and waits for it. The grandchild records its pid, then watches the leader:
+/// should the leader die while the grandchild still runs, it writes `outlived` and sleeps on.
+const FAMILY_COMMAND: &str = "sh spawn.sh; echo unreachable";
+
+/// Writes the scripts [`FAMILY_COMMAND`] runs into `workspace`.
+fn write_family_scripts(workspace: &Path) {
+    std::fs::write(
+        workspace.join("spawn.sh"),
+        "echo $$ > child.pid\nsh watch.sh \"$PPID\" &\nwait\n",
+    )
+    .expect("spawn.sh");
+    std::fs::write(
+        workspace.join("watch.sh"),
+        "leader=$1\necho $$ > grandchild.pid\n\
+         while state=$(cut -d' ' -f3 /proc/$leader/stat 2>/dev/null) && [ \"$state\" != Z ]; do \
+         sleep 0.01; done\n\
+         echo \"$leader\" > outlived\nexec sleep 60\n",
+    )
+    .expect("watch.sh");
+}
+
+/// The parent and the process group of `pid`, from `/proc/PID/stat`.
+fn parent_and_group(pid: u32) -> (u32, u32) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let fields: Vec<&str> = stat.rsplit_once(") ").expect("comm").1.split(' ').collect();
+    (
+        fields[1].parse().expect("ppid"),
+        fields[2].parse().expect("pgrp"),
+    )
+}
+
+/// The child and the grandchild [`FAMILY_COMMAND`] started in `workspace`, once both run;
+/// checks that the grandchild is one (its parent's parent is the command) and that the three
+/// share the command's process group, and that the grandchild runs (the control).
+fn command_family(workspace: &Path) -> (u32, u32) {
+    let child: u32 = line_in(&workspace.join("child.pid"))
+        .parse()
+        .expect("child pid");
+    let grandchild: u32 = line_in(&workspace.join("grandchild.pid"))
+        .parse()
+        .expect("grandchild pid");
+    let (leader, child_group) = parent_and_group(child);
+    let (parent, grandchild_group) = parent_and_group(grandchild);
+    let (_, leader_group) = parent_and_group(leader);
+    assert_eq!(parent, child, "the grandchild's parent is not the child");
+    assert_eq!(
+        (leader_group, child_group, grandchild_group),
+        (leader, leader, leader),
+        "the command {leader} does not lead a group holding its child and grandchild"
+    );
+    assert!(
+        alive(grandchild),
+        "the grandchild {grandchild} does not run"
+    );
+    (child, grandchild)
+}
+
+/// Waits (up to 10 s) for `pid` to stop running.
+fn wait_dead(pid: u32, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "the {what} {pid} still runs");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Checks that the child and the grandchild of [`FAMILY_COMMAND`] are gone, and that the
+/// grandchild was killed with the command rather than after it (it never saw the command
+/// dead).
+fn assert_family_killed(workspace: &Path, (child, grandchild): (u32, u32)) {
+    wait_dead(grandchild, "grandchild");
+    wait_dead(child, "child");
+    assert!(
+        !workspace.join("outlived").exists(),
+        "the grandchild outlived the command (it was not killed with the whole group)"
+    );
+}
+
+/// Promise (docs/sandbox.md, "How a command runs"): on timeout the whole process group is
+/// killed (`SIGKILL`), grandchildren included. Through the binary, unconfined (a confined
+/// command runs in a PID namespace of its own, whose pids mean nothing in the host's `/proc`):
+/// a command with `timeoutMs` 4000 starts a grandchild in its group that would sleep for a
+/// minute; the test sees it run, then the command item ends `failed` with no exit code after
+/// the 4 s, the grandchild is dead and never saw the command dead before it (so it was killed
+/// with it, not by the clean-up after the command's exit), and the turn goes on.
+#[test]
+fn a_timeout_kills_the_commands_whole_process_group() {
+    const TIMEOUT_MS: u64 = 4000;
+    let root = scratch("tools-timeout-group");
+    let (home, workspace) = home_and_workspace(&root);
+    write_family_scripts(&workspace);
+    fixture_steps(
+        &home,
+        json!([
+            {"type": "command", "command": FAMILY_COMMAND, "timeoutMs": TIMEOUT_MS},
+            {"type": "message", "deltas": ["done"]}
+        ]),
+        "",
+    );
+    let mut client = Client::start(&home);
+    let thread = new_thread(&mut client, &workspace, "never", "danger-full-access");
+    let started = Instant::now();
+    client.start_turn(&thread, "run until the timeout");
+    let family = command_family(&workspace);
+    let (notifications, turn) = until_completed(&mut client);
+    let took = started.elapsed();
+    assert_family_killed(&workspace, family);
+    assert_eq!(turn["status"], json!("completed"), "{turn}");
+    let items = completed_items(&notifications, "commandExecution");
+    assert_eq!(items.len(), 1, "{items:#?}");
+    assert_eq!(
+        items[0]["status"],
+        json!("failed"),
+        "{}",
+        items[0]["status"]
+    );
+    assert_eq!(
+        items[0]["exitCode"],
+        Value::Null,
+        "{}",
+        items[0]["exitCode"]
+    );
+    let ran = items[0]["durationMs"].as_u64().expect("durationMs");
+    assert!(ran >= TIMEOUT_MS, "the command ended after {ran} ms");
+    assert!(took < Duration::from_secs(20), "the turn took {took:?}");
+    assert_eq!(
+        completed_items(&notifications, "agentMessage").len(),
+        1,
+        "the turn went on after the timeout"
+    );
+    client.stop();
+}
+
+/// Promise (docs/sandbox.md, "How a command runs"; README, "Turns"): when the turn is
+/// interrupted, the running command's whole process group is killed (`SIGKILL`), grandchildren
+/// included. Through the binary, unconfined (see
+/// [`a_timeout_kills_the_commands_whole_process_group`]): while a command (one-minute time
+/// limit) waits on a grandchild in its group, seen running, `turn/interrupt` ends the turn
+/// `interrupted`, the command item `failed`, and the grandchild is dead, killed with the
+/// command (it never saw the command dead).
+#[test]
+fn an_interrupt_kills_the_running_commands_whole_process_group() {
+    let root = scratch("tools-interrupt-group");
+    let (home, workspace) = home_and_workspace(&root);
+    write_family_scripts(&workspace);
+    fixture_steps(
+        &home,
+        json!([
+            {"type": "command", "command": FAMILY_COMMAND},
+            {"type": "message", "deltas": ["never"]}
+        ]),
+        "",
+    );
+    let mut client = Client::start(&home);
+    let thread = new_thread(&mut client, &workspace, "never", "danger-full-access");
+    let turn = client.start_turn(&thread, "run until interrupted");
+    let family = command_family(&workspace);
+    client.call(
+        "turn/interrupt",
+        json!({"threadId": thread, "turnId": turn}),
+    );
+    let (notifications, done) = until_completed(&mut client);
+    assert_family_killed(&workspace, family);
+    assert_eq!(done["status"], json!("interrupted"), "{done}");
+    let items = completed_items(&notifications, "commandExecution");
+    assert_eq!(items.len(), 1, "{items:#?}");
+    assert_eq!(
+        items[0]["status"],
+        json!("failed"),
+        "{}",
+        items[0]["status"]
+    );
+    assert!(
+        completed_items(&notifications, "agentMessage").is_empty(),
+        "the turn went on after the interrupt"
+    );
     client.stop();
 }

@@ -34,6 +34,7 @@ mod provider_responses;
 mod review;
 mod sandbox_escape;
 mod sandbox_exec;
+mod sandbox_unprivileged;
 mod schema_diff;
 mod search;
 mod served;

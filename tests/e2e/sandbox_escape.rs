@@ -634,3 +634,345 @@ fn a_working_directory_inside_the_home_leaves_the_rest_of_the_home_covered() {
     client.stop();
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The marker in the home's `config.toml`: its absence from a command's output means the
+/// file was not read.
+const CONFIG_CANARY: &str = "CONFIG-CANARY-of-the-home";
+/// The text of a turn of another thread, found in its rollout (and not in any command line:
+/// the attacks below search for it split in two, `'ROLLOUT''-CANARY'`).
+const ROLLOUT_CANARY: &str = "ROLLOUT-CANARY";
+/// The first bytes of every SQLite database file.
+const SQLITE_HEADER: &str = "SQLite format 3";
+
+/// Makes `home` the home of a server on the fixture model whose turns either remember
+/// (a user text containing "remember" gets a plain answer) or run `attack`. Writes
+/// `auth.json` with [`SECRET`] and a `config.toml` holding [`CONFIG_CANARY`], followed by
+/// `extra_config`.
+fn home_with_secrets(home: &Path, attack: &str, extra_config: &str) {
+    let script = json!({"version": 1, "responses": [
+        {"when": "remember", "steps": [{"type": "message", "deltas": ["noted"]}]},
+        {"steps": [{"type": "command", "command": attack}, {"type": "message", "deltas": ["done"]}]},
+    ]});
+    std::fs::create_dir_all(home).expect("home");
+    std::fs::write(home.join("script.json"), script.to_string()).expect("script");
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "# {CONFIG_CANARY}\nmodel_provider = \"fixture\"\nfixture_script = \"script.json\"\n\
+             {extra_config}"
+        ),
+    )
+    .expect("config.toml");
+    std::fs::write(
+        home.join("auth.json"),
+        format!("{{\"OPENAI_API_KEY\":\"{SECRET}\"}}"),
+    )
+    .expect("auth.json");
+}
+
+/// The part of a command line that reads each private file of the home at `home` (a path as
+/// the command sees it): `auth.json`, `config.toml`, the rollouts under `sessions/` (listed,
+/// then searched for [`ROLLOUT_CANARY`]) and the index `state.sqlite` (its header).
+fn read_the_home(home: &str) -> String {
+    format!(
+        "cat {home}/auth.json {home}/config.toml; \
+         find {home}/sessions -name 'rollout-*' | sed 's/^/FOUND /'; \
+         cat {home}/sessions/*/*/*/rollout-*.jsonl | grep -o 'ROLLOUT''-CANARY' | head -1; \
+         head -c 15 {home}/state.sqlite; echo"
+    )
+}
+
+/// `text` cut to its first 2000 characters, for assertion messages.
+fn brief(text: &str) -> String {
+    text.chars().take(2000).collect()
+}
+
+/// Starts a thread in `cwd` and runs one turn whose text contains [`ROLLOUT_CANARY`], so that
+/// its rollout holds it; returns the rollout's path.
+fn remember(client: &mut Client, cwd: &Path) -> std::path::PathBuf {
+    let started = client.start_thread(json!({"cwd": cwd, "approvalPolicy": "never"}));
+    let path = started["thread"]["path"]
+        .as_str()
+        .expect("rollout path")
+        .into();
+    client.start_turn(&thread_id(&started), &format!("remember {ROLLOUT_CANARY}"));
+    client.until_turn_completed();
+    path
+}
+
+/// docs/security.md: a confined command cannot "read `auth.json`, `config.toml`, other
+/// threads, or the index under `$AGENTWIRE_HOME`". Under `read-only` and `workspace-write` a
+/// command that reads each of them (and lists `sessions/`) gets none of their contents; the
+/// same command under `danger-full-access` gets all of them, so each read is a real one.
+#[test]
+fn a_confined_command_cannot_read_the_homes_keys_configuration_threads_or_index() {
+    let root = scratch("sandbox-escape-home-files");
+    let (home, workspace) = home_and_workspace(&root);
+    let attack = format!("{}; echo END", read_the_home(&home.display().to_string()));
+    home_with_secrets(&home, &attack, "");
+    let mut client = Client::start(&home);
+    let rollout = remember(&mut client, &workspace);
+    assert!(rollout.is_file(), "{rollout:?}");
+    let mut run = |sandbox: &str| {
+        let thread = thread_id(&client.start_thread(
+            json!({"cwd": workspace, "approvalPolicy": "never", "sandbox": sandbox}),
+        ));
+        client.start_turn(&thread, "attack");
+        let output = command_output(&client.until_turn_completed());
+        assert!(
+            output.contains("END"),
+            "{sandbox}: the command ran:\n{}",
+            brief(&output)
+        );
+        output
+    };
+    for sandbox in ["read-only", "workspace-write"] {
+        let output = run(sandbox);
+        for (what, marker) in [
+            ("auth.json", SECRET),
+            ("config.toml", CONFIG_CANARY),
+            ("the rollouts under sessions/", "FOUND "),
+            ("another thread's rollout", ROLLOUT_CANARY),
+            ("the index state.sqlite", SQLITE_HEADER),
+        ] {
+            assert!(
+                !output.contains(marker),
+                "{sandbox}: read {what}:\n{}",
+                brief(&output)
+            );
+        }
+    }
+    // Unconfined, the same command reads every one of them.
+    let output = run("danger-full-access");
+    for marker in [
+        SECRET,
+        CONFIG_CANARY,
+        "FOUND ",
+        ROLLOUT_CANARY,
+        SQLITE_HEADER,
+    ] {
+        assert!(output.contains(marker), "{marker}:\n{}", brief(&output));
+    }
+    client.stop();
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// docs/security.md: the home stays hidden from a confined command in the common case where
+/// the thread's working directory contains it (`cwd` = a project `D`, `AGENTWIRE_HOME` =
+/// `D/.agentwire`), though `D` is a writable root bound writable with everything beneath it.
+/// Under `workspace-write` the command writes in `D`, but reads none of the home's private
+/// files and changes nothing in it: `config.toml` is not appended to, no file is created,
+/// another thread's rollout is not removed, `auth.json` is not moved out. The same command
+/// under `danger-full-access` does every one of those things.
+#[test]
+fn a_home_inside_the_working_directory_stays_hidden_and_unwritable() {
+    let project = scratch("sandbox-escape-home-in-cwd");
+    let home = project.join(".agentwire");
+    // `victim.txt` (written below) names the rollout of another thread, to remove.
+    let attack = format!(
+        "echo made > made.txt; {}; echo '# EVIL' >> .agentwire/config.toml; \
+         echo evil > .agentwire/evil; rm -f \"$(cat victim.txt)\"; \
+         mv .agentwire/auth.json stolen.json; mkdir -p movable; mv movable moved; \
+         mv .agentwire gone; echo END",
+        read_the_home(".agentwire")
+    );
+    home_with_secrets(&home, &attack, "");
+    let config = std::fs::read(home.join("config.toml")).expect("config.toml");
+    let mut client = Client::start(&home);
+    let rollout = remember(&mut client, &project);
+    assert!(rollout.starts_with(&home), "{rollout:?}");
+    std::fs::write(project.join("victim.txt"), rollout.to_str().expect("utf-8")).expect("victim");
+    let mut run = |sandbox: &str| {
+        let _ = std::fs::remove_file(project.join("made.txt"));
+        let thread =
+            thread_id(&client.start_thread(
+                json!({"cwd": project, "approvalPolicy": "never", "sandbox": sandbox}),
+            ));
+        client.start_turn(&thread, "attack");
+        let output = command_output(&client.until_turn_completed());
+        assert!(
+            output.contains("END"),
+            "{sandbox}: the command ran:\n{}",
+            brief(&output)
+        );
+        output
+    };
+
+    let output = run("workspace-write");
+    assert!(
+        project.join("made.txt").is_file(),
+        "the working directory is writable:\n{}",
+        brief(&output)
+    );
+    for (what, marker) in [
+        ("auth.json", SECRET),
+        ("config.toml", CONFIG_CANARY),
+        ("the rollouts under sessions/", "FOUND "),
+        ("another thread's rollout", ROLLOUT_CANARY),
+        ("the index state.sqlite", SQLITE_HEADER),
+    ] {
+        assert!(!output.contains(marker), "read {what}:\n{}", brief(&output));
+    }
+    assert!(
+        std::fs::read(home.join("config.toml")).expect("config.toml") == config,
+        "config.toml was written to:\n{}",
+        brief(&output)
+    );
+    assert!(
+        !home.join("evil").exists(),
+        "a file was created in the home"
+    );
+    assert!(rollout.is_file(), "another thread's rollout was removed");
+    assert!(
+        home.join("auth.json").is_file() && !project.join("stolen.json").exists(),
+        "auth.json was moved out of the home"
+    );
+    // A directory in the writable root moves, the home does not.
+    assert!(project.join("moved").is_dir(), "{}", brief(&output));
+    assert!(
+        home.is_dir() && !project.join("gone").exists(),
+        "the home was moved away"
+    );
+    let _ = std::fs::remove_dir(project.join("moved"));
+
+    // Unconfined, the same command reads, writes, creates, removes and moves all of it.
+    let output = run("danger-full-access");
+    for marker in [
+        SECRET,
+        CONFIG_CANARY,
+        "FOUND ",
+        ROLLOUT_CANARY,
+        SQLITE_HEADER,
+    ] {
+        assert!(output.contains(marker), "{marker}:\n{}", brief(&output));
+    }
+    // The home itself was moved last, to `gone`.
+    let gone = project.join("gone");
+    assert!(
+        gone.is_dir() && !home.exists(),
+        "the home was not moved away"
+    );
+    let appended = std::fs::read_to_string(gone.join("config.toml")).expect("config.toml");
+    assert!(
+        appended.ends_with("# EVIL\n"),
+        "config.toml not appended to"
+    );
+    assert!(gone.join("evil").is_file(), "no file created in the home");
+    let relative = rollout.strip_prefix(&home).expect("in the home");
+    assert!(!gone.join(relative).exists(), "the rollout was not removed");
+    assert!(project.join("stolen.json").is_file(), "auth.json not moved");
+    client.stop();
+    let _ = std::fs::remove_dir_all(&project);
+}
+
+/// README (Configuration): project layers apply "only for a project marked
+/// `trust_level = "trusted"` … so a cloned repository cannot switch the sandbox off". Three
+/// repositories ask for `danger-full-access` and approval policy `never` in their own
+/// configuration: in `.codex/config.toml`, in `.agentwire/config.toml`, and in files that
+/// also declare the repository itself trusted. A thread started in each (the client leaving
+/// sandbox and approval policy to the configuration) keeps the user's `workspace-write`: its
+/// command writes in the repository, but neither reads the home's `auth.json` nor writes
+/// beside the repository. The same file in a repository the user trusts in the home's
+/// `config.toml` does switch the sandbox off, and so does a client asking for it: the attack
+/// works whenever the sandbox is really off.
+#[test]
+fn a_cloned_repositorys_own_configuration_cannot_switch_the_sandbox_off() {
+    let root = scratch("sandbox-escape-cloned-repo");
+    let home = root.join("home");
+    let escaped = root.join("escaped.txt");
+    let attack = format!(
+        "echo inside > inside.txt; cat {}; echo escaped > {}; echo END",
+        home.join("auth.json").display(),
+        escaped.display()
+    );
+    let off = "sandbox_mode = \"danger-full-access\"\napproval_policy = \"never\"\n";
+    let trusting = |repo: &Path| {
+        format!(
+            "\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            repo.display()
+        )
+    };
+    // A repository with `files` (relative path, contents) and a `.git` marking its root.
+    let repository = |name: &str, files: &[(&str, String)]| {
+        let repo = root.join(name);
+        std::fs::create_dir_all(repo.join(".git")).expect(".git");
+        for (path, text) in files {
+            let path = repo.join(path);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("folder");
+            std::fs::write(path, text).expect("project config");
+        }
+        repo
+    };
+    let codex = repository("codex", &[(".codex/config.toml", off.to_owned())]);
+    let agentwire = repository("agentwire", &[(".agentwire/config.toml", off.to_owned())]);
+    let self_trusting = root.join("self-trusting");
+    let trust_itself = format!("{off}{}", trusting(&self_trusting));
+    repository(
+        "self-trusting",
+        &[
+            (".codex/config.toml", trust_itself.clone()),
+            (".agentwire/config.toml", trust_itself),
+        ],
+    );
+    let trusted = repository("trusted", &[(".codex/config.toml", off.to_owned())]);
+    // The user's own choice: workspace-write, /tmp (where all this lives) not writable, and
+    // only `trusted` trusted.
+    home_with_secrets(
+        &home,
+        &attack,
+        &format!(
+            "sandbox_mode = \"workspace-write\"\n\n[sandbox_workspace_write]\n\
+             exclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n{}",
+            trusting(&trusted)
+        ),
+    );
+
+    let mut client = Client::start(&home);
+    // Runs the attack in a thread in `repo` started with `params`; returns the thread's
+    // sandbox type, its approval policy, whether the command read `auth.json`, and whether
+    // it wrote beside the repository.
+    let mut run = |repo: &Path, params: serde_json::Value| {
+        let _ = std::fs::remove_file(&escaped);
+        let _ = std::fs::remove_file(repo.join("inside.txt"));
+        let mut params = params;
+        params["cwd"] = json!(repo);
+        let started = client.start_thread(params);
+        client.start_turn(&thread_id(&started), "attack");
+        let output = command_output(&client.until_turn_completed());
+        assert!(
+            output.contains("END") && repo.join("inside.txt").is_file(),
+            "{repo:?}: the command ran and wrote in its repository:\n{}",
+            brief(&output)
+        );
+        (
+            started["sandbox"]["type"].clone(),
+            started["approvalPolicy"].clone(),
+            output.contains(SECRET),
+            escaped.exists(),
+        )
+    };
+    for repo in [&codex, &agentwire, &self_trusting] {
+        let (sandbox, approval, read, wrote) = run(repo, json!({}));
+        assert_eq!(sandbox, json!("workspaceWrite"), "{repo:?}");
+        assert_eq!(approval, json!("on-request"), "{repo:?}");
+        assert!(!read, "{repo:?}: the command read auth.json");
+        assert!(!wrote, "{repo:?}: the command wrote outside its repository");
+    }
+    // Trusted by the user, the same file switches the sandbox off, and the attack works.
+    let (sandbox, approval, read, wrote) = run(&trusted, json!({}));
+    assert_eq!(
+        (sandbox, approval, read, wrote),
+        (json!("dangerFullAccess"), json!("never"), true, true)
+    );
+    // So it does when the client itself asks for no sandbox in an untrusted repository.
+    let (sandbox, _, read, wrote) = run(
+        &codex,
+        json!({"sandbox": "danger-full-access", "approvalPolicy": "never"}),
+    );
+    assert_eq!(
+        (sandbox, read, wrote),
+        (json!("dangerFullAccess"), true, true)
+    );
+    client.stop();
+    let _ = std::fs::remove_dir_all(&root);
+}

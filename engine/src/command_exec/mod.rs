@@ -101,16 +101,22 @@ pub(crate) async fn exec(
     params: CommandExecParams,
 ) -> Result<CommandExecResponse, HandlerError> {
     let execs = &engine.command_exec;
-    // The policy new threads get, and the environment model commands get, as configured now.
-    let config = engine.config_file();
-    let defaults = engine.config_store.thread_defaults(&config);
-    let default_policy = sandbox_policy_with(defaults.sandbox, &defaults.sandbox_workspace_write);
-    let base = base_env(&config.shell_environment_policy);
     let server_cwd = std::env::current_dir().map_err(|e| {
         HandlerError::internal(format!(
             "{EXEC}: the server has no usable working directory: {e}"
         ))
     })?;
+    // The policy a new thread in the command's directory gets, and the environment model
+    // commands get there: the configuration as it is now, with the layers of a trusted
+    // project that directory is in.
+    let cwd = match params.cwd.as_deref() {
+        Some(cwd) if !cwd.is_empty() => server_cwd.join(cwd),
+        _ => server_cwd.clone(),
+    };
+    let config = engine.config_store.effective(Some(&cwd)).file.clone();
+    let defaults = engine.config_store.thread_defaults(&config);
+    let default_policy = sandbox_policy_with(defaults.sandbox, &defaults.sandbox_workspace_write);
+    let base = base_env(&config.shell_environment_policy);
     let plan = Plan::new(params, &default_policy, base, &server_cwd)
         .map_err(|refusal| HandlerError::invalid_params(EXEC, refusal))?;
     let (control, requests) = mpsc::channel(16);

@@ -67,7 +67,18 @@ pub(super) async fn bind(path: &Path) -> Result<(UnixListener, SocketFile), Bind
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
         Err(error) => return Err(io_error("cannot inspect", path, error)),
     }
-    let listener = UnixListener::bind(path).map_err(|e| io_error("cannot bind", path, e))?;
+    // Bound, made private, and only then listening: until `listen` a connection is refused, so
+    // none can be made while the socket still has the mode the umask gave it.
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+    let socket = rustix::net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
+        None,
+    )
+    .map_err(|e| io_error("cannot create a socket for", path, e.into()))?;
+    let address = SocketAddrUnix::new(path).map_err(|e| io_error("cannot bind", path, e.into()))?;
+    rustix::net::bind(&socket, &address).map_err(|e| io_error("cannot bind", path, e.into()))?;
     let meta = std::fs::symlink_metadata(path).map_err(|e| io_error("cannot inspect", path, e))?;
     // From here on, dropping `file` (on an error too) removes the socket.
     let file = SocketFile {
@@ -76,5 +87,12 @@ pub(super) async fn bind(path: &Path) -> Result<(UnixListener, SocketFile), Bind
     };
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| io_error("cannot set the mode of", path, e))?;
+    rustix::net::listen(&socket, BACKLOG)
+        .map_err(|e| io_error("cannot listen on", path, e.into()))?;
+    let listener = UnixListener::from_std(std::os::unix::net::UnixListener::from(socket))
+        .map_err(|e| io_error("cannot listen on", path, e))?;
     Ok((listener, file))
 }
+
+/// Connections the kernel queues before they are accepted (what `std` asks for too).
+const BACKLOG: i32 = 128;

@@ -224,3 +224,55 @@ fn stop_kills_a_daemon_that_ignores_sigterm_after_15_seconds() {
     assert!(daemon(&home, "stop").status.success());
     assert!(!socket.exists(), "the socket was left behind");
 }
+
+/// client.md (`daemon start|stop`): the recorded process counts only when it is this home's
+/// daemon. A pid file naming another program that happens to carry `app-server` in its command
+/// line (a recycled pid), or another home's daemon, is stale: `stop` removes it and signals
+/// nothing, and `start` goes on.
+#[test]
+fn a_pid_file_naming_another_app_server_is_stale_and_that_process_is_left_alone() {
+    let home = scratch("daemon-foreign");
+    let other = scratch("daemon-foreign-other");
+    let control = home.join("app-server-control");
+    std::fs::create_dir_all(&control).expect("control dir");
+    // A process whose command line says `app-server`, serving no socket of this home.
+    let mut foreign = Command::new("bash")
+        .args(["-c", "exec -a app-server sleep 60"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn sh");
+    let _foreign_guard = KillOnDrop(foreign.id());
+    // And another home's daemon.
+    assert!(daemon(&other, "start").status.success());
+    let _other_running = Running(&other);
+    let other_pid = std::fs::read_to_string(other.join("app-server-control/daemon.pid"))
+        .expect("the other daemon's pid file");
+    for pid in [foreign.id().to_string(), other_pid.trim().to_owned()] {
+        std::fs::write(control.join("daemon.pid"), format!("{pid}\n")).expect("pid file");
+        let stopped = daemon(&home, "stop");
+        assert!(stopped.status.success(), "{:?}", text(&stopped));
+        assert!(
+            text(&stopped).0.contains("not running") && text(&stopped).1.contains("stale pid file"),
+            "{:?}",
+            text(&stopped)
+        );
+        assert!(!control.join("daemon.pid").exists());
+        let pid: u32 = pid.parse().expect("a pid");
+        assert!(
+            alive(pid),
+            "pid {pid}, not this home's daemon, was signalled"
+        );
+    }
+    assert!(foreign.try_wait().expect("poll").is_none());
+    // The other home's daemon still serves.
+    let status = daemon(&other, "status");
+    assert!(status.status.success(), "{:?}", text(&status));
+    // This home starts a daemon of its own, and stops it.
+    std::fs::write(control.join("daemon.pid"), format!("{}\n", foreign.id())).expect("pid file");
+    let started = daemon(&home, "start");
+    let _running = Running(&home);
+    assert!(started.status.success(), "{:?}", text(&started));
+    assert!(daemon(&home, "stop").status.success());
+    assert!(alive(foreign.id()));
+}
