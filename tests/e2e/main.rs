@@ -31,6 +31,7 @@ mod mock_model;
 mod mock_responses;
 mod openrpc;
 mod provider_responses;
+mod relay_forged;
 mod review;
 mod sandbox_escape;
 mod sandbox_exec;

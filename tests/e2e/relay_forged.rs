@@ -1,0 +1,1 @@
+//! Payloads on the relay channel that no worker published: forged or malformed `NOTIFY`s.
