@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::client::Client;
 use crate::common::scratch;
 
 /// What one run of the server wrote.
@@ -298,7 +299,7 @@ fn cpu_ticks(pid: u32) -> u64 {
 #[test]
 fn polling_for_input_stops_when_the_client_goes_quiet() {
     let home = scratch("busy-poll");
-    let mut client = crate::client::Client::start_with(&home, &["--stdin-busy-poll-us", "300000"]);
+    let mut client = Client::start_with(&home, &["--stdin-busy-poll-us", "300000"]);
     let pid = client.pid();
     // A lockstep exchange: each request follows the last answer at once.
     for _ in 0..20 {
@@ -401,4 +402,122 @@ fn a_line_over_the_message_limit_is_refused_and_the_next_is_served() {
         );
         let _ = std::fs::remove_dir_all(&home);
     }
+}
+
+/// docs/security.md ("Malformed input gets an error, never a crash"): over-deep nesting is
+/// refused, through the binary. A line of 1,000,000 `[`, the same depth closed again (valid
+/// JSON) as a whole message, and a `thread/start` whose `config` holds 100,000 nested arrays
+/// each get -32700 (`id: null`) naming the depth; `thread/start` with a `config` nested 100
+/// deep (under the parser's limit) is served, and so is the request after each refusal. The
+/// server exits 0 at end of input.
+#[test]
+fn over_deep_nesting_is_refused_and_the_next_request_is_served() {
+    let home = scratch("stdio-deep-nesting");
+    let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let list = |id: i64| json!({"id": id, "method": "thread/list", "params": {}});
+    let mut input = lines(&[initialize(1)]);
+    let deep_lines = [
+        "[".repeat(1_000_000),
+        nested(1_000_000),
+        format!(
+            r#"{{"id":3,"method":"thread/start","params":{{"config":{{"deep":{}}}}}}}"#,
+            nested(100_000)
+        ),
+    ];
+    for (at, line) in deep_lines.iter().enumerate() {
+        input.extend_from_slice(line.as_bytes());
+        input.push(b'\n');
+        input.extend_from_slice(&lines(&[list(10 + at as i64)]));
+    }
+    input.extend_from_slice(
+        format!(
+            r#"{{"id":4,"method":"thread/start","params":{{"config":{{"deep":{}}}}}}}"#,
+            nested(100)
+        )
+        .as_bytes(),
+    );
+    input.push(b'\n');
+    input.extend_from_slice(&lines(&[list(20)]));
+    let run = serve(&home, &input, &[]);
+    assert_eq!(run.status.code(), Some(0), "stderr:\n{}", run.stderr);
+
+    let refused: Vec<&Value> = run
+        .stdout
+        .iter()
+        .filter(|m| m.get("id") == Some(&Value::Null))
+        .collect();
+    assert_eq!(refused.len(), 3, "one refusal per deep line");
+    for error in refused {
+        assert_eq!(error["error"]["code"], json!(-32700), "{error}");
+        let message = error["error"]["message"].as_str().expect("a message");
+        assert!(message.contains("recursion limit"), "{message}");
+    }
+    assert!(run.stdout.iter().all(|m| m["id"] != json!(3)));
+    for id in [10, 11, 12, 20] {
+        let served = answer(&run, &json!(id));
+        assert!(served["result"]["data"].is_array(), "{served}");
+    }
+    let started = answer(&run, &json!(4));
+    assert!(started["result"]["thread"]["id"].is_string(), "{started}");
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// README "Serving": "Requests naming the same `threadId` run in arrival order", through the
+/// binary over stdio. Forty `thread/name/set` requests, each followed by a `thread/read` of
+/// the same thread, are written at once without waiting: every read sees the name set just
+/// before it, the answers come in the order the requests were sent, and the
+/// `thread/name/updated` notifications in the order of the names (though not necessarily
+/// before the answers to later requests).
+#[test]
+fn requests_on_one_thread_pipelined_without_waiting_take_effect_in_arrival_order() {
+    const PAIRS: usize = 40;
+    let home = scratch("stdio-thread-order");
+    let mut client = Client::start(&home);
+    let started = client.start_thread(json!({}));
+    let thread = started["thread"]["id"]
+        .as_str()
+        .expect("thread id")
+        .to_owned();
+    let mut sent = Vec::new();
+    for at in 0..PAIRS {
+        let name = format!("name {at}");
+        let set = client.send_request("thread/name/set", json!({"threadId": thread, "name": name}));
+        let read = client.send_request("thread/read", json!({"threadId": thread}));
+        sent.push((set, read, name));
+    }
+    // The last request on the thread answers after every earlier one: all of them are in the
+    // backlog then, in the order they were written.
+    let last = client.call("thread/read", json!({"threadId": thread}));
+    assert_eq!(last["thread"]["name"], json!(format!("name {}", PAIRS - 1)));
+    let backlog = client.backlog();
+    let answered: Vec<&Value> = backlog
+        .iter()
+        .filter(|m| m.get("method").is_none())
+        .map(|m| &m["id"])
+        .collect();
+    let expected: Vec<&Value> = sent.iter().flat_map(|(set, read, _)| [set, read]).collect();
+    assert_eq!(answered, expected, "answers out of arrival order");
+    // A notification is not ordered with the answers to later requests: wait for the last.
+    let mut updates: Vec<Value> = backlog
+        .iter()
+        .filter(|m| m["method"] == json!("thread/name/updated"))
+        .map(|m| m["params"]["threadName"].clone())
+        .collect();
+    while updates.len() < PAIRS {
+        updates.push(client.notification("thread/name/updated")["threadName"].clone());
+    }
+    let names: Vec<Value> = sent.iter().map(|(_, _, name)| json!(name)).collect();
+    assert_eq!(updates, names, "thread/name/updated out of order");
+    for (set, read, name) in &sent {
+        let set_answer = backlog.iter().find(|m| m["id"] == *set).expect("answered");
+        assert_eq!(set_answer["result"], json!({}), "{set_answer}");
+        let read_answer = backlog.iter().find(|m| m["id"] == *read).expect("answered");
+        assert_eq!(
+            read_answer["result"]["thread"]["name"],
+            json!(name),
+            "the read after setting {name:?}"
+        );
+    }
+    client.stop();
+    let _ = std::fs::remove_dir_all(&home);
 }

@@ -835,3 +835,181 @@ async fn silent_and_trickling_http_heads_are_cut_after_10_s_while_others_are_ser
     let (status, _) = app.terminate();
     assert!(status.success(), "{status:?}");
 }
+
+/// A websocket upgrade request for `path` with `extra` header lines (each ending in CRLF).
+fn upgrade_head(path: &str, extra: &str) -> String {
+    format!(
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n"
+    )
+}
+
+/// Writes `bytes` on a fresh connection to `addr` and returns, lowercased, everything the
+/// server writes until it ends the connection (which it must do within 10 s).
+async fn until_closed(addr: SocketAddr, bytes: &str) -> String {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(bytes.as_bytes()).await.expect("write");
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "the server kept the connection open after {:?}",
+                String::from_utf8_lossy(&answer)
+            )
+        })
+        .expect("read the answer");
+    String::from_utf8_lossy(&answer).to_ascii_lowercase()
+}
+
+/// The head of the server's answer to `bytes` on a fresh connection to `addr`, lowercased,
+/// without waiting for the connection to end.
+async fn answer_head(addr: SocketAddr, bytes: &str) -> String {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(bytes.as_bytes()).await.expect("write");
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let read = tokio::time::timeout(WAIT, stream.read(&mut byte))
+            .await
+            .expect("answered in time")
+            .expect("read the answer");
+        assert_eq!(read, 1, "the connection ended after {head:?}");
+        head.push(byte[0]);
+    }
+    String::from_utf8_lossy(&head).to_ascii_lowercase()
+}
+
+/// README "Serving" (`ws://`) and docs/security.md ("Who can talk to the server"): any request
+/// carrying an `Origin` header gets 403, the websocket upgrade included, and a valid bearer
+/// token does not change that. Through the binary with `--ws-auth-token-file`: upgrade
+/// requests with an `Origin` (on `/` and another path, with the right token) get 403, no
+/// switch of protocols, and the connection ends; the same request without `Origin` switches
+/// to a websocket that serves (the control), and without the token gets 401.
+#[tokio::test]
+async fn an_upgrade_carrying_an_origin_is_refused_with_403_even_with_a_valid_token() {
+    let home = scratch("ws-origin-upgrade");
+    let token_file = home.join("token");
+    std::fs::write(&token_file, "secret\n").expect("write the token file");
+    let token_file = token_file.to_str().expect("utf-8 path");
+    let app = App::spawn(
+        &home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--ws-auth-token-file",
+            token_file,
+        ],
+    );
+    let addr = app.listening_addr();
+    let token = "Authorization: Bearer secret\r\n";
+    for (path, origin) in [
+        ("/", "Origin: https://example.test\r\n"),
+        ("/", "Origin: null\r\n"),
+        ("/any/path", &format!("Origin: http://{addr}\r\n")),
+    ] {
+        let answer = until_closed(addr, &upgrade_head(path, &format!("{token}{origin}"))).await;
+        assert!(
+            answer.starts_with("http/1.1 403 "),
+            "{path} {origin:?}: {answer}"
+        );
+        assert!(!answer.contains("upgrade: websocket"), "{answer}");
+        assert!(answer.contains("connection: close\r\n"), "{answer}");
+    }
+    app.wait_for_line("request with an Origin header refused");
+    // The same refusal through a websocket client library.
+    let mut browser = format!("ws://{addr}/")
+        .into_client_request()
+        .expect("a client request");
+    for (name, value) in [
+        (header::AUTHORIZATION, "Bearer secret"),
+        (header::ORIGIN, "http://localhost:3000"),
+    ] {
+        browser
+            .headers_mut()
+            .insert(name, HeaderValue::from_static(value));
+    }
+    match tokio::time::timeout(WAIT, connect_async(browser))
+        .await
+        .expect("answered in time")
+    {
+        Err(WsError::Http(response)) => assert_eq!(response.status().as_u16(), 403),
+        Ok(_) => panic!("a websocket opened despite the Origin header"),
+        Err(other) => panic!("upgrade failed without an HTTP answer: {other}"),
+    }
+
+    // Controls: without `Origin`, the same upgrade switches protocols; without the token, 401.
+    let head = answer_head(addr, &upgrade_head("/", token)).await;
+    assert!(head.starts_with("http/1.1 101 "), "{head}");
+    assert!(head.contains("upgrade: websocket\r\n"), "{head}");
+    let refused = until_closed(addr, &upgrade_head("/", "")).await;
+    assert!(refused.starts_with("http/1.1 401 "), "{refused}");
+    let mut ws = open(addr, Some("Bearer secret")).await.expect("authorized");
+    initialize(&mut ws).await;
+    let listed = request(&mut ws, json!(1), "thread/list", json!({})).await;
+    assert_eq!(listed["result"]["data"], json!([]), "{listed}");
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status:?}");
+}
+
+/// README "Serving": "Plain HTTP answers (`/readyz`, `/healthz`, refusals) carry `Connection:
+/// close`, so every request on a connection is its first." Through the binary with a token:
+/// each plain request (a 200, a 401, two 403s), sent asking for keep-alive and followed on the
+/// same connection by a second request, gets exactly one answer with `Connection: close`, and
+/// the server ends the connection without answering the second.
+#[tokio::test]
+async fn a_plain_http_answer_closes_its_connection_and_a_second_request_on_it_is_never_answered() {
+    let home = scratch("ws-connection-close");
+    let token_file = home.join("token");
+    std::fs::write(&token_file, "secret\n").expect("write the token file");
+    let token_file = token_file.to_str().expect("utf-8 path");
+    let app = App::spawn(
+        &home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--ws-auth-token-file",
+            token_file,
+        ],
+    );
+    let addr = app.listening_addr();
+    let token = "Authorization: Bearer secret\r\n";
+    let keep_alive = "Host: localhost\r\nConnection: keep-alive\r\n";
+    let second = format!("GET /healthz HTTP/1.1\r\n{keep_alive}\r\n");
+    for (head, status) in [
+        (
+            format!("GET /readyz HTTP/1.1\r\n{keep_alive}{token}\r\n"),
+            200,
+        ),
+        (format!("GET /healthz HTTP/1.1\r\n{keep_alive}\r\n"), 200),
+        (format!("GET /readyz HTTP/1.1\r\n{keep_alive}\r\n"), 401),
+        (
+            format!("GET /healthz HTTP/1.1\r\n{keep_alive}Origin: http://a.test\r\n\r\n"),
+            403,
+        ),
+        (
+            upgrade_head("/", &format!("{token}Origin: http://a.test\r\n")),
+            403,
+        ),
+    ] {
+        let answer = until_closed(addr, &format!("{head}{second}")).await;
+        assert!(
+            answer.starts_with(&format!("http/1.1 {status} ")),
+            "{head:?}: {answer}"
+        );
+        assert_eq!(
+            answer.matches("http/1.1 ").count(),
+            1,
+            "{head:?}: the second request was answered: {answer}"
+        );
+        assert!(
+            answer.contains("connection: close\r\n"),
+            "{head:?}: {answer}"
+        );
+    }
+    // The switch to a websocket is not affected.
+    let mut ws = open(addr, Some("Bearer secret")).await.expect("authorized");
+    initialize(&mut ws).await;
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status:?}");
+}

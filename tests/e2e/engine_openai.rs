@@ -2,7 +2,10 @@
 //! stdio, with an `AGENTWIRE_HOME` whose `config.toml` points the default provider at a
 //! [`MockModel`] on loopback.
 
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -11,7 +14,8 @@ use crate::common::scratch;
 use crate::mock_model::{End, MockModel, Recorded, Reply, Sse};
 
 /// Writes a `config.toml` whose default provider `mock` is served at `base_url`; `extra`
-/// keys are added to the provider's table (replacing the test defaults they name).
+/// keys are added to the provider's table (replacing the test defaults they name: a TOML
+/// comment naming a key, say `# request_max_retries unset`, leaves it to the server's default).
 fn configure(home: &Path, base_url: &str, extra: &str) {
     let mut table = format!(
         "name = \"mock model\"\nbase_url = \"{base_url}\"\nmodel_context_window = 32768\n\
@@ -304,7 +308,7 @@ fn rate_limits_that_outlast_the_retries_fail_the_turn() {
 #[test]
 fn an_unreachable_server_fails_the_turn_with_a_connection_error() {
     // A port nobody listens on: bound, then released.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+    let port = TcpListener::bind("127.0.0.1:0")
         .expect("bind")
         .local_addr()
         .expect("address")
@@ -484,5 +488,263 @@ fn tool_calls_from_the_model_run_as_a_command_and_a_patch() {
     };
     assert!(result("call_ls").contains("marker.txt"));
     assert!(result("call_patch").contains("from-model.txt"));
+    client.stop();
+}
+
+/// docs/providers.md (How errors surface): each HTTP failure on the chat wire fails the turn
+/// with the `codexErrorInfo` of its row in the table, and only 429 and 5xx are retried.
+#[test]
+fn http_failures_fail_the_turn_with_the_documented_error_info() {
+    let quick = [("retry-after", "0")];
+    // (status, body, codexErrorInfo, words of the message, requests made)
+    let cases: [(u16, &str, &str, &str, usize); 7] = [
+        (
+            404,
+            "{\"error\":{\"message\":\"The model `mock-model` does not exist\"}}",
+            "modelNotFound",
+            "does not know the model",
+            1,
+        ),
+        (
+            404,
+            "404 page not found",
+            "badRequest",
+            "check `base_url`",
+            1,
+        ),
+        (
+            422,
+            "{\"error\":{\"message\":\"messages: field required\"}}",
+            "badRequest",
+            "refused the request as invalid (HTTP 422)",
+            1,
+        ),
+        (
+            403,
+            "{\"error\":\"forbidden\"}",
+            "unauthorized",
+            "HTTP 403",
+            1,
+        ),
+        (
+            503,
+            "upstream overloaded",
+            "serverOverloaded",
+            "overloaded (HTTP 503)",
+            2,
+        ),
+        (
+            502,
+            "bad gateway",
+            "internalServerError",
+            "failed (HTTP 502)",
+            2,
+        ),
+        (
+            429,
+            "{\"error\":\"slow down\"}",
+            "rateLimitExceeded",
+            "rate limiting requests (HTTP 429)",
+            2,
+        ),
+    ];
+    let mock = MockModel::start(Vec::new());
+    let (_home, mut client, thread) = session("openai-statuses", &mock, "request_max_retries = 1");
+    let mut total = 0;
+    for (status, body, info, words, requests) in cases {
+        // One more reply than a retry may take: a success after the failures.
+        for _ in 0..requests {
+            mock.push(Reply::status_with(status, &quick, body));
+        }
+        mock.push(Sse::answer("Should not be asked for."));
+        client.start_turn(&thread, "Hi.");
+        let seen = client.until_turn_completed();
+        let message = assert_failed(&seen, &json!(info));
+        assert!(message.contains(words), "{status}: {message}");
+        let details = completed_turn(&seen)["error"]["additionalDetails"]
+            .as_str()
+            .expect("details")
+            .to_owned();
+        assert!(
+            details.contains(&format!("HTTP {status}")) && details.contains(body),
+            "{status}: {details}"
+        );
+        total += requests;
+        assert_eq!(mock.requests().len(), total, "{status}: requests made");
+        // Drop the unused answer: the next case scripts its own replies from an empty queue.
+        client.start_turn(&thread, "Take the answer.");
+        let seen = client.until_turn_completed();
+        assert_eq!(
+            completed_turn(&seen)["status"],
+            json!("completed"),
+            "{status}"
+        );
+        total += 1;
+    }
+    client.stop();
+}
+
+/// docs/providers.md (How errors surface): "an `error` object inside the stream" fails the
+/// turn with `internalServerError`, quoting the server's message; what streamed before it
+/// stays.
+#[test]
+fn an_error_object_inside_the_chat_stream_fails_the_turn_as_an_internal_server_error() {
+    let mock =
+        MockModel::start(vec![Reply::Stream(Sse::new().text("Partly ").raw(
+            "{\"error\":{\"message\":\"the GPU fell over\",\"type\":\"server_error\"}}",
+        ))]);
+    let (_home, mut client, thread) = session("openai-stream-error", &mock, "");
+    client.start_turn(&thread, "Hi.");
+    let seen = client.until_turn_completed();
+    let message = assert_failed(&seen, &json!("internalServerError"));
+    assert!(message.contains("the GPU fell over"), "{message}");
+    assert_eq!(deltas(&seen, "item/agentMessage/delta"), "Partly ");
+    assert_eq!(mock.requests().len(), 1);
+    client.stop();
+}
+
+/// docs/providers.md (Configuration, Retries): `request_max_retries` defaults to 4, so a
+/// server that keeps failing gets at most 5 attempts: five HTTP 500s fail the turn, and the
+/// answer scripted after them is never asked for.
+#[test]
+fn without_request_max_retries_a_failing_request_is_made_five_times() {
+    let failing = || Reply::status_with(500, &[("retry-after", "0")], "still broken");
+    let mock = MockModel::start(vec![
+        failing(),
+        failing(),
+        failing(),
+        failing(),
+        failing(),
+        Sse::answer("One retry too many."),
+    ]);
+    let (_home, mut client, thread) = session(
+        "openai-default-retries",
+        &mock,
+        "# request_max_retries unset: the default",
+    );
+    client.start_turn(&thread, "Hi.");
+    let seen = client.until_turn_completed();
+    let message = assert_failed(&seen, &json!("internalServerError"));
+    assert!(message.contains("HTTP 500"), "{message}");
+    assert_eq!(mock.requests().len(), 5);
+    client.stop();
+}
+
+/// A loopback server that accepts connections and reads requests but never answers; counts
+/// the connections it accepted, and holds them open while it lives.
+struct Mute {
+    url: String,
+    accepted: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Mute {
+    fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}/v1", listener.local_addr().expect("address"));
+        let accepted: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+        let held = Arc::clone(&accepted);
+        std::thread::spawn(move || {
+            for socket in listener.incoming() {
+                let Ok(socket) = socket else { break };
+                let mut held = held.lock().expect("held");
+                held.push(socket);
+            }
+        });
+        Self { url, accepted }
+    }
+
+    fn accepted(&self) -> usize {
+        self.accepted.lock().expect("held").len()
+    }
+}
+
+/// docs/providers.md (Configuration, How errors surface): `request_timeout_ms` bounds connect
+/// plus the response headers. A server that accepts the request and never answers fails the
+/// turn once that time is up (500 ms here, not the 10-minute default), as a connection
+/// failure naming the setting.
+#[test]
+fn a_server_that_never_sends_response_headers_fails_the_turn_after_request_timeout_ms() {
+    let mute = Mute::start();
+    let home = scratch("openai-request-timeout");
+    configure(
+        &home,
+        &mute.url,
+        "request_timeout_ms = 500\nrequest_max_retries = 0",
+    );
+    let mut client = Client::start(&home);
+    let thread = new_thread(&mut client);
+    let clock = Instant::now();
+    client.start_turn(&thread, "Hi.");
+    let seen = client.until_turn_completed();
+    let took = clock.elapsed();
+    let message = assert_failed(
+        &seen,
+        &json!({"httpConnectionFailed": {"httpStatusCode": null}}),
+    );
+    assert!(
+        message.contains("did not answer in time") && message.contains("1 attempt)"),
+        "{message}"
+    );
+    let details = completed_turn(&seen)["error"]["additionalDetails"].clone();
+    assert_eq!(
+        details,
+        json!("no response headers within 500 ms (request_timeout_ms)")
+    );
+    assert!(took >= Duration::from_millis(500), "{took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(mute.accepted(), 1);
+    client.stop();
+}
+
+/// docs/providers.md (Configuration): "A thread whose provider id is not configured fails its
+/// turns with an error naming the id and the configured ones": one named by `thread/start`'s
+/// `modelProvider`, and one that is the configured default (`model_provider`). No model call
+/// is made.
+#[test]
+fn a_turn_on_an_unconfigured_provider_fails_naming_it_and_the_configured_ones() {
+    let mock = MockModel::start(Vec::new());
+    let (home, mut client, _thread) = session("openai-unknown-provider", &mock, "");
+    let check = |client: &mut Client, thread: &str, id: &str| {
+        client.start_turn(thread, "Hi.");
+        let seen = client.until_turn_completed();
+        let message = assert_failed(&seen, &json!("badRequest"));
+        assert!(
+            message.contains(&format!("there is no model provider `{id}`")),
+            "{message}"
+        );
+        // The configured ones: the table, the built-in ids and the fixture.
+        for known in ["mock", "openai", "ollama", "lmstudio", "oss", "fixture"] {
+            assert!(
+                message.contains(&format!("`{known}`")),
+                "{known}: {message}"
+            );
+        }
+        assert!(
+            message.contains(&format!("[model_providers.{id}]")),
+            "{message}"
+        );
+    };
+    let started = client.start_thread(json!({"cwd": "/tmp/project", "modelProvider": "nope"}));
+    assert_eq!(
+        started["thread"]["modelProvider"],
+        json!("nope"),
+        "{started}"
+    );
+    check(&mut client, &thread_id(&started), "nope");
+    client.stop();
+
+    // The default provider of new threads, named in config.toml but given no table.
+    let config = std::fs::read_to_string(home.join("config.toml")).expect("config");
+    let config = config.replace("model_provider = \"mock\"", "model_provider = \"missing\"");
+    std::fs::write(home.join("config.toml"), config).expect("write config");
+    let mut client = Client::start(&home);
+    let started = client.start_thread(json!({"cwd": "/tmp/project"}));
+    assert_eq!(
+        started["thread"]["modelProvider"],
+        json!("missing"),
+        "{started}"
+    );
+    check(&mut client, &thread_id(&started), "missing");
+    assert!(mock.requests().is_empty());
     client.stop();
 }

@@ -2,9 +2,10 @@
 //! (`..`, absolute paths outside, symlinks leading out, `/proc/self/root`, a symlinked parent,
 //! the agentwire home), a directory swapped for a symlink while writes run, `fs/watch` and
 //! `fs/unwatch`, bad params naming their field, and the limits of `docs/fs.md` ("Limits"):
-//! entries, nesting, watches and `watchId`, each at the limit and one past it. `docs/fs.md`
-//! lists the promises.
+//! entries, nesting, watches, `watchId` and paths per `fs/changed`, each at the limit and one
+//! past it; and a watch ending with its websocket connection. `docs/fs.md` lists the promises.
 
+use std::collections::BTreeSet;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -1223,4 +1224,233 @@ fn a_watch_id_of_256_bytes_is_accepted_and_257_refused() {
             "docs/fs.md lines 115-117: `data` is {{field, path, reason}}: {error}"
         );
     }
+}
+
+/// Takes every `fs/changed` of `watch_id` out of the backlog, as their `changedPaths`.
+fn take_changed(client: &mut Client, watch_id: &str) -> Vec<Vec<String>> {
+    let (mine, others): (Vec<Value>, Vec<Value>) = client.notifications.drain(..).partition(|n| {
+        n["method"] == json!("fs/changed") && n["params"]["watchId"] == json!(watch_id)
+    });
+    client.notifications.extend(others);
+    mine.iter()
+        .map(|n| {
+            n["params"]["changedPaths"]
+                .as_array()
+                .expect("changedPaths")
+                .iter()
+                .map(|v| v.as_str().expect("path").to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// Asserts that `named` is `made`, saying how they differ without listing them all.
+fn assert_same(named: &BTreeSet<String>, made: &BTreeSet<String>, what: &str) {
+    let missing: Vec<&String> = made.difference(named).collect();
+    let extra: Vec<&String> = named.difference(made).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{what}: {} paths not named (first {:?}), {} named that were not made (first {:?})",
+        missing.len(),
+        missing.first(),
+        extra.len(),
+        extra.first()
+    );
+}
+
+/// Creates `count` files named `{prefix}{n}` in `dir`, one right after the other; returns their
+/// paths as `fs/changed` names them (under `real`, the directory's canonical path).
+fn burst(dir: &Path, real: &Path, prefix: &str, count: usize) -> BTreeSet<String> {
+    (0..count)
+        .map(|n| {
+            let name = format!("{prefix}{n:04}");
+            std::fs::write(dir.join(&name), "x").expect("create");
+            real.join(name).display().to_string()
+        })
+        .collect()
+}
+
+/// docs/fs.md ("Limits": "paths per `fs/changed` | 256 (past that, only the watched path)";
+/// "Behaviour": changes gathered for 100 ms and sent as one `fs/changed` per watch). 256 files
+/// made in one burst are all named, however the gathering splits them, and the watched
+/// directory never stands in for them. 600 made in one burst: no notification names more than
+/// 256 paths, and every file is named or covered by a notification naming only the watched
+/// directory; the burst is repeated (up to 5 times) until one gathering overflows, which a
+/// burst of 600 spread over fewer than 3 gatherings must. (The limit does not split a large
+/// burst into several notifications of 256: past 256, the watched path replaces them.)
+#[test]
+fn fs_changed_names_256_paths_and_past_that_only_the_watched_directory() {
+    const MAX_PATHS: usize = 256;
+    let root = scratch("fs-watch-paths");
+    let (home, ws) = home_and_workspace(&root);
+    for dir in ["marker", "limit", "burst"] {
+        std::fs::create_dir_all(ws.join(dir)).expect("dir");
+    }
+    let real = std::fs::canonicalize(&ws).expect("canonical");
+    let mut client = server(&home, &ws);
+
+    // At the limit: every path named, never the directory instead.
+    client.call(
+        "fs/watch",
+        json!({"watchId": "limit", "path": p(&ws.join("limit"))}),
+    );
+    let made = burst(&ws.join("limit"), &real.join("limit"), "f", MAX_PATHS);
+    settle(&mut client, &ws, "m-limit");
+    let notes = take_changed(&mut client, "limit");
+    assert!(
+        notes.iter().all(|n| n.len() <= MAX_PATHS),
+        "sizes {:?}",
+        notes.iter().map(Vec::len).collect::<Vec<_>>()
+    );
+    let named: BTreeSet<String> = notes.into_iter().flatten().collect();
+    assert_eq!(named.len(), MAX_PATHS, "every one of 256 paths is named");
+    assert_same(&named, &made, "the 256 files");
+    client.call("fs/unwatch", json!({"watchId": "limit"}));
+
+    // Past the limit.
+    let watched = real.join("burst").display().to_string();
+    client.call(
+        "fs/watch",
+        json!({"watchId": "burst", "path": p(&ws.join("burst"))}),
+    );
+    let mut overflowed = false;
+    for round in 0..5 {
+        let made = burst(
+            &ws.join("burst"),
+            &real.join("burst"),
+            &format!("r{round}-"),
+            600,
+        );
+        settle(&mut client, &ws, &format!("m-burst-{round}"));
+        let notes = take_changed(&mut client, "burst");
+        let sizes: Vec<usize> = notes.iter().map(Vec::len).collect();
+        assert!(
+            sizes.iter().all(|&n| (1..=MAX_PATHS).contains(&n)),
+            "sizes {sizes:?}"
+        );
+        let whole = notes.iter().any(|n| *n == [watched.clone()]);
+        let named: BTreeSet<String> = notes.into_iter().flatten().collect();
+        assert!(
+            named.iter().all(|n| *n == watched || made.contains(n)),
+            "only this round's files or the directory are named"
+        );
+        if whole {
+            overflowed = true;
+            break;
+        }
+        // No overflow: the burst was spread over gatherings of at most 256 each.
+        assert_same(&named, &made, &format!("round {round}, sizes {sizes:?}"));
+        assert!(sizes.len() >= 3, "600 paths in {sizes:?}");
+    }
+    assert!(
+        overflowed,
+        "5 bursts of 600 files never overflowed one gathering"
+    );
+
+    drop(client);
+    std::fs::remove_dir_all(&root).expect("clean up");
+}
+
+/// The inodes (hex, as `/proc/PID/fdinfo` writes them) of every kernel watch of `pid`'s inotify
+/// instances.
+fn kernel_watches(pid: u32) -> Vec<String> {
+    let mut inodes = Vec::new();
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).expect("fds");
+    for fd in fds.flatten() {
+        let is_inotify = std::fs::read_link(fd.path())
+            .is_ok_and(|target| target.as_os_str() == "anon_inode:inotify");
+        if !is_inotify {
+            continue;
+        }
+        let info =
+            std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.file_name().display()))
+                .unwrap_or_default();
+        inodes.extend(
+            info.lines()
+                .filter(|line| line.starts_with("inotify wd:"))
+                .filter_map(|line| line.split_whitespace().find_map(|f| f.strip_prefix("ino:")))
+                .map(str::to_owned),
+        );
+    }
+    inodes
+}
+
+/// Whether `pid` holds a descriptor open on `dir`.
+fn holds_open(pid: u32, dir: &Path) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("fds")
+        .flatten()
+        .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == dir))
+}
+
+/// docs/fs.md ("Behaviour", `fs/unwatch`): "Watches end too when their connection closes
+/// (checked every second)". Over the websocket listener, one connection watches `gone/` (as a
+/// directory and through a file in it: one kernel watch) and another watches `kept/`. When
+/// the first connection closes, the server drops its kernel watch on `gone/` and closes the
+/// directory it held open (seen in `/proc/PID/fdinfo` of its inotify descriptor and in
+/// `/proc/PID/fd`, waited for generously), while the other connection's watch still reports.
+#[test]
+fn a_watch_ends_when_its_websocket_connection_closes() {
+    let root = scratch("fs-watch-close");
+    let (home, ws) = home_and_workspace(&root);
+    for dir in ["gone", "kept"] {
+        std::fs::create_dir_all(ws.join(dir)).expect("dir");
+    }
+    std::fs::write(ws.join("gone/file.txt"), "x").expect("file");
+    let real = std::fs::canonicalize(&ws).expect("canonical");
+    let inode = |dir: &str| {
+        use std::os::unix::fs::MetadataExt;
+        format!("{:x}", std::fs::metadata(ws.join(dir)).expect("stat").ino())
+    };
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let pid = app.pid();
+    let addr = app.listening_addr();
+    let mut kept = Conn::open(addr);
+    kept.call("thread/start", json!({"cwd": ws}));
+    kept.call(
+        "fs/watch",
+        json!({"watchId": "kept", "path": p(&ws.join("kept"))}),
+    );
+    let mut gone = Conn::open(addr);
+    gone.call(
+        "fs/watch",
+        json!({"watchId": "dir", "path": p(&ws.join("gone"))}),
+    );
+    gone.call(
+        "fs/watch",
+        json!({"watchId": "file", "path": p(&ws.join("gone/file.txt"))}),
+    );
+    let mut before = kernel_watches(pid);
+    before.sort();
+    let mut expected = vec![inode("gone"), inode("kept")];
+    expected.sort();
+    assert_eq!(before, expected, "one kernel watch per directory");
+    assert!(
+        holds_open(pid, &real.join("gone")),
+        "the watched directory is held open"
+    );
+
+    drop(gone);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while kernel_watches(pid) != [inode("kept")] || holds_open(pid, &real.join("gone")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "30 s after its connection closed, the watch of gone/ is still there: {:?}",
+            kernel_watches(pid)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+
+    // The other connection's watch goes on.
+    std::fs::write(ws.join("kept/after.txt"), "x").expect("write");
+    let params = kept.notification("fs/changed");
+    assert_eq!(params["watchId"], json!("kept"), "{params}");
+    assert_eq!(
+        params["changedPaths"],
+        json!([real.join("kept/after.txt")]),
+        "{params}"
+    );
+
+    drop((kept, app));
+    std::fs::remove_dir_all(&root).expect("clean up");
 }

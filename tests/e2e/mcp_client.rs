@@ -874,3 +874,303 @@ fn a_streamable_http_server_is_reached_by_url_with_a_bearer_token() {
         "{tokenless}"
     );
 }
+
+/// A server name long enough that `<server>__<tool>` passes 64 characters.
+const LONG_SERVER: &str = "an_mcp_server_whose_name_alone_takes_up_most_of_the_64_chars";
+
+/// `[mcp_servers.<name>]` (quoted) running the pinned server with only `echo` and `get-sum`.
+fn named_everything(name: &str) -> String {
+    format!(
+        "\n[mcp_servers.{name:?}]\ncommand = \"node\"\nargs = [{:?}]\nstartup_timeout_sec = 60\nenabled_tools = [\"echo\", \"get-sum\"]\n",
+        everything().display().to_string()
+    )
+}
+
+/// Whether `name` ends with `_` and a hash (at least 8 lowercase hex digits).
+fn ends_with_hash(name: &str) -> bool {
+    name.rsplit_once('_').is_some_and(|(_, hash)| {
+        hash.len() >= 8
+            && hash
+                .chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+    })
+}
+
+/// Attacks "a name longer than 64 characters, or one that would collide with another, is cut
+/// and ends with a hash" (Tools for the model): a long server name, and `a.b` next to `a_b`
+/// (both `a_b` once sanitised), offered to a mock model; then each cut name is called by the
+/// fixture model and must reach its own server and tool.
+#[test]
+fn long_and_colliding_tool_names_are_cut_with_a_hash_and_still_reach_their_tool() {
+    use crate::mock_model::{MockModel, Sse};
+    let servers =
+        named_everything(LONG_SERVER) + &named_everything("a.b") + &named_everything("a_b");
+    let mock = MockModel::start(vec![Sse::answer("Nothing to do.")]);
+    let root = scratch("mcp-cut-names");
+    let (home, workspace) = home_and_workspace(&root);
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "model_provider = \"mock\"\nmodel = \"m\"\n[model_providers.mock]\nbase_url = {:?}\n{servers}",
+            mock.base_url(),
+        ),
+    )
+    .expect("config");
+    let mut client = Client::start(&home);
+    let thread = thread_id(&client.start_thread(json!({"cwd": workspace})));
+    client.start_turn(&thread, "hi");
+    client.until_turn_completed();
+    drop(client);
+    let requests = mock.wait_requests(1);
+    // (name, description) of every MCP function offered.
+    let offered: Vec<(String, String)> = requests[0].body["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| {
+            let name = t["function"]["name"].as_str()?;
+            let description = t["function"]["description"].as_str().unwrap_or_default();
+            (name.starts_with("a_b__") || name.starts_with(&LONG_SERVER[..40]))
+                .then(|| (name.to_owned(), description.to_owned()))
+        })
+        .collect();
+    let names: Vec<&str> = offered.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.len(), 6, "{names:?}");
+    let unique: std::collections::HashSet<&str> = names.iter().copied().collect();
+    assert_eq!(unique.len(), names.len(), "names collide: {names:?}");
+    assert!(
+        names.iter().all(|n| n.len() <= 64
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')),
+        "{names:?}"
+    );
+    // The long server's tools: cut, starting like the plain name, ending with a hash.
+    assert!(format!("{LONG_SERVER}__echo").len() > 64);
+    let long: Vec<&(String, String)> = offered
+        .iter()
+        .filter(|(n, _)| n.starts_with(&LONG_SERVER[..40]))
+        .collect();
+    assert_eq!(long.len(), 2, "{names:?}");
+    assert!(
+        long.iter().all(|(n, _)| n.len() == 64 && ends_with_hash(n)),
+        "{names:?}"
+    );
+    // The tool is told apart by its description (what the server gave).
+    let long_of = |needle: &str| {
+        long.iter()
+            .find(|(_, d)| d.to_lowercase().contains(needle))
+            .map(|(n, _)| n.clone())
+            .unwrap_or_else(|| panic!("no `{needle}` tool of the long server: {offered:?}"))
+    };
+    let long_echo = long_of("echo");
+    let long_sum = long_of("sum");
+    // `a.b` and `a_b` would both be `a_b__echo`: one keeps it, the other is cut and hashed.
+    assert!(
+        names.contains(&"a_b__echo") && names.contains(&"a_b__get-sum"),
+        "{names:?}"
+    );
+    let collided: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| n.starts_with("a_b__") && !["a_b__echo", "a_b__get-sum"].contains(n))
+        .collect();
+    assert_eq!(collided.len(), 2, "{names:?}");
+    assert!(collided.iter().all(|n| ends_with_hash(n)), "{names:?}");
+    // The fixture model calls each name; each reaches its own server and tool.
+    let collided_echo = collided
+        .iter()
+        .find(|n| {
+            offered
+                .iter()
+                .any(|(o, d)| o == *n && d.to_lowercase().contains("echo"))
+        })
+        .map(|n| (*n).to_owned())
+        .expect("a cut echo");
+    let steps = json!([
+        tool_step(&long_sum, json!({"a": 2, "b": 40})),
+        tool_step(&long_echo, json!({"message": "long echo"})),
+        tool_step("a_b__echo", json!({"message": "plain"})),
+        tool_step(&collided_echo, json!({"message": "hashed"})),
+        message("done")
+    ]);
+    fixture_steps(&home, steps, &servers);
+    let mut client = Client::start(&home);
+    let thread = thread_id(&client.start_thread(json!({"cwd": workspace})));
+    client.start_turn(&thread, "Use the tools.");
+    let seen = client.until_turn_completed();
+    let items = mcp_items(&seen, "item/completed");
+    let called: Vec<(&Value, &Value, &Value)> = items
+        .iter()
+        .map(|i| (&i["server"], &i["tool"], &i["status"]))
+        .collect();
+    assert_eq!(called.len(), 4, "{called:?}");
+    assert_eq!(
+        called[..2],
+        [
+            (&json!(LONG_SERVER), &json!("get-sum"), &json!("completed")),
+            (&json!(LONG_SERVER), &json!("echo"), &json!("completed")),
+        ]
+    );
+    let text = |i: usize| items[i]["result"]["content"][0]["text"].to_string();
+    assert!(text(0).contains("42"), "{}", text(0));
+    assert!(text(1).contains("long echo"), "{}", text(1));
+    // The plain and the hashed `echo` are the two different servers.
+    assert_eq!(called[2].1, &json!("echo"));
+    assert_eq!(called[3].1, &json!("echo"));
+    assert_eq!(called[2].2, &json!("completed"));
+    assert_eq!(called[3].2, &json!("completed"));
+    let servers: std::collections::HashSet<&Value> = [called[2].0, called[3].0].into();
+    assert_eq!(servers, [&json!("a.b"), &json!("a_b")].into(), "{called:?}");
+    assert!(text(3).contains("hashed"), "{}", text(3));
+}
+
+/// Runs one turn on `thread` under the approval `policy`, accepting every approval the client
+/// is asked for; returns the (server, tool) of each ask, in order, and everything up to
+/// `turn/completed`. Waiting for either an ask or the end of the turn, it polls with a cheap
+/// request, so an ask that should not come fails the test instead of hanging it.
+fn turn_accepting_asks(
+    client: &mut Client,
+    thread: &str,
+    policy: &Value,
+) -> (Vec<(String, String)>, Vec<Value>) {
+    client.start_turn_with(thread, "go", json!({"approvalPolicy": policy}));
+    let mut asked = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let ask = client.notifications.iter().position(|m| {
+            m["method"] == json!("mcpServer/elicitation/request") && m.get("id").is_some()
+        });
+        if let Some(at) = ask {
+            let request = client.notifications.remove(at).expect("position is valid");
+            let params = &request["params"];
+            assert_eq!(
+                params["_meta"]["codex_approval_kind"],
+                json!("mcp_tool_call"),
+                "{params}"
+            );
+            asked.push((
+                params["serverName"].as_str().unwrap_or_default().to_owned(),
+                params["_meta"]["tool"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            ));
+            client.send(&json!({"id": request["id"], "result": {"action": "accept"}}));
+            continue;
+        }
+        if client
+            .notifications
+            .iter()
+            .any(|m| m["method"] == json!("turn/completed"))
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the turn under {policy} neither asked nor ended; asked so far: {asked:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        client.call(
+            "thread/read",
+            json!({"threadId": thread, "includeTurns": false}),
+        );
+    }
+    (asked, client.until_turn_completed())
+}
+
+/// Attacks the Approvals table and the sentence after it: for each approval mode (as a
+/// server's `default_tools_approval_mode`), each thread approval policy, and a tool with
+/// `readOnlyHint: true` (`echo`) or `false` (`toggle-simulated-logging`): whether the client
+/// is asked, and whether the call then runs or is refused with the policy's reason (the
+/// item's error, the text the model is given for the call).
+#[test]
+fn approval_modes_ask_or_refuse_by_policy_and_read_only_hint() {
+    let mut config = String::new();
+    for mode in ["approve", "prompt", "auto"] {
+        config += &named_everything(mode).replace("\"get-sum\"", "\"toggle-simulated-logging\"");
+        config += &format!("default_tools_approval_mode = {mode:?}\n");
+    }
+    let mut steps = Vec::new();
+    for mode in ["approve", "prompt", "auto"] {
+        steps.push(tool_step(
+            &format!("{mode}__echo"),
+            json!({"message": "read only"}),
+        ));
+        steps.push(tool_step(
+            &format!("{mode}__toggle-simulated-logging"),
+            json!({}),
+        ));
+    }
+    steps.push(message("done"));
+    let (_home, mut client, thread) = session("mcp-approval-table", json!(steps), &config);
+    let refused = "The approval policy does not allow asking, and this tool needs approval; \
+                   it was not run.";
+    let granular = |mcp_elicitations: bool| json!({"granular": {"sandbox_approval": true, "rules": true, "mcp_elicitations": mcp_elicitations}});
+    // Per policy: the (server, tool) asked, and the (server, tool) refused; the rest run.
+    let table = [
+        (
+            json!("untrusted"),
+            vec![
+                ("prompt", "echo"),
+                ("prompt", "toggle-simulated-logging"),
+                ("auto", "toggle-simulated-logging"),
+            ],
+            vec![],
+        ),
+        (
+            json!("on-request"),
+            vec![("prompt", "echo"), ("prompt", "toggle-simulated-logging")],
+            vec![],
+        ),
+        (
+            granular(true),
+            vec![("prompt", "echo"), ("prompt", "toggle-simulated-logging")],
+            vec![],
+        ),
+        (
+            json!("never"),
+            vec![],
+            vec![("prompt", "echo"), ("prompt", "toggle-simulated-logging")],
+        ),
+        (
+            granular(false),
+            vec![],
+            vec![("prompt", "echo"), ("prompt", "toggle-simulated-logging")],
+        ),
+    ];
+    for (policy, asks, refusals) in table {
+        let (asked, seen) = turn_accepting_asks(&mut client, &thread, &policy);
+        let want: Vec<(String, String)> = asks
+            .iter()
+            .map(|(s, t)| ((*s).to_owned(), (*t).to_owned()))
+            .collect();
+        assert_eq!(asked, want, "asks under {policy}");
+        let items = mcp_items(&seen, "item/completed");
+        assert_eq!(items.len(), 6, "under {policy}: {seen:#?}");
+        for item in items {
+            let (server, tool) = (item["server"].as_str(), item["tool"].as_str());
+            let call = (server.unwrap_or_default(), tool.unwrap_or_default());
+            if refusals.contains(&call) {
+                assert_eq!(
+                    item["status"],
+                    json!("failed"),
+                    "{call:?} under {policy}: {item}"
+                );
+                assert_eq!(
+                    item["error"]["message"],
+                    json!(refused),
+                    "{call:?} under {policy}"
+                );
+                assert_eq!(item["result"], Value::Null, "{call:?} under {policy}");
+            } else {
+                assert_eq!(
+                    item["status"],
+                    json!("completed"),
+                    "{call:?} under {policy}: {item}"
+                );
+                assert!(item["result"]["content"][0]["text"].is_string(), "{item}");
+            }
+        }
+        assert_eq!(completed_turn(&seen)["status"], json!("completed"));
+    }
+}

@@ -531,6 +531,60 @@ fn image_files_too_large_or_not_images_are_refused_at_turn_start() {
     client.stop();
 }
 
+/// docs/providers.md (Images), README: `localImage` files of up to 20 MiB are read and sent.
+/// A PNG of exactly 20 MiB reaches the model whole, as a `data:` URL; the same file one byte
+/// longer is refused at `turn/start`, naming the limit, and no model call is made.
+#[test]
+fn a_local_image_of_exactly_20_mib_reaches_the_model_and_one_byte_more_is_refused() {
+    const LIMIT: usize = 20 * 1024 * 1024;
+    // RawModel keeps request bodies whole (the mock model reads at most 16 MiB of one).
+    let raw = RawModel::start(vec![responses_stream_with_event_of(300, "A big picture.")]);
+    let home = scratch("responses-image-limit");
+    configure_urls(&home, &raw.base_url(), None, "");
+    let mut client = start(&home, "sk-env");
+    let thread = thread_id(&client.start_thread(json!({"cwd": home})));
+    let picture = home.join("big.png");
+    let mut bytes = PNG.to_vec();
+    bytes.resize(LIMIT, 0x5a);
+    std::fs::write(&picture, &bytes).expect("write picture");
+    let input = json!([
+        {"type": "text", "text": "Look."},
+        {"type": "localImage", "path": picture},
+    ]);
+    client.call("turn/start", json!({"threadId": thread, "input": input}));
+    let seen = client.until_turn_completed();
+    assert_eq!(completed_turn(&seen)["status"], json!("completed"));
+    assert_eq!(raw.requests(), 1);
+    let body = raw.body(0);
+    let content = &body["input"][0]["content"];
+    assert_eq!(content[0], json!({"type": "input_text", "text": "Look."}));
+    assert_eq!(content[1]["type"], json!("input_image"));
+    let sent = content[1]["image_url"].as_str().expect("image_url");
+    let expected = format!("data:image/png;base64,{}", base64_of(&bytes));
+    assert!(
+        sent == expected,
+        "the image sent ({} bytes, starting {:?}) is not the file ({} bytes)",
+        sent.len(),
+        &sent[..sent.len().min(40)],
+        expected.len()
+    );
+
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&picture)
+        .and_then(|mut file| std::io::Write::write_all(&mut file, b"!"))
+        .expect("grow the picture by one byte");
+    let error = client.call_err("turn/start", json!({"threadId": thread, "input": input}));
+    assert_eq!(error["code"], json!(-32602), "{error}");
+    let message = error["message"].as_str().expect("message");
+    assert!(
+        message.contains("input[1].path") && message.contains("over the limit of 20971520 bytes"),
+        "{message}"
+    );
+    assert_eq!(raw.requests(), 1);
+    client.stop();
+}
+
 /// The schema the structured-output tests ask for.
 fn answer_schema() -> Value {
     json!({
@@ -608,6 +662,50 @@ fn an_output_schema_is_sent_on_both_wires_and_the_final_message_checked() {
     client.stop();
 }
 
+/// docs/providers.md (Structured output): a final message that breaks the `outputSchema` is
+/// quoted in `additionalDetails` up to 2,000 characters. Counted in characters, not bytes (the
+/// message is mostly two-byte `é`): one of exactly 2,000 is quoted whole after
+/// `final message: `; one of 2,001 is cut after its 2,000th character and ends with `…`.
+#[test]
+fn a_final_message_breaking_the_schema_is_quoted_up_to_2000_characters() {
+    const QUOTED: usize = 2_000;
+    let explanation = |chars: usize| {
+        let start = "I would rather explain: ";
+        format!("{start}{}", "é".repeat(chars - start.chars().count()))
+    };
+    let fits = explanation(QUOTED);
+    let over = explanation(QUOTED + 1);
+    let mock = MockModel::start(vec![Responses::answer(&fits), Responses::answer(&over)]);
+    let (_home, mut client, thread) = session("responses-schema-quote", &mock, None, "");
+    let details = |client: &mut Client| {
+        client.start_turn_with(&thread, "Answer.", json!({"outputSchema": answer_schema()}));
+        let seen = client.until_turn_completed();
+        let message = assert_failed(&seen, &json!("other"));
+        assert!(message.contains("is not JSON"), "{message}");
+        completed_turn(&seen)["error"]["additionalDetails"]
+            .as_str()
+            .expect("details")
+            .to_owned()
+    };
+    let whole = details(&mut client);
+    assert!(
+        whole == format!("final message: {fits}"),
+        "{} characters: {:?}…",
+        whole.chars().count(),
+        whole.chars().take(40).collect::<String>()
+    );
+    let cut = details(&mut client);
+    let expected = format!("final message: {}…", &over[..over.len() - "é".len()]);
+    assert!(
+        cut == expected,
+        "{} characters, ending {:?}",
+        cut.chars().count(),
+        cut.chars().rev().take(5).collect::<String>()
+    );
+    assert_eq!(cut.chars().count(), "final message: ".len() + QUOTED + 1);
+    client.stop();
+}
+
 /// The largest stream event the server accepts (docs/providers.md: "larger than 8 MiB").
 const MAX_EVENT: usize = 8 * 1024 * 1024;
 
@@ -639,6 +737,8 @@ struct RawModel {
     sent: std::sync::mpsc::Receiver<Sent>,
     /// How many model requests arrived.
     requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// The body of each model request, in arrival order.
+    bodies: std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
 }
 
 impl RawModel {
@@ -650,20 +750,24 @@ impl RawModel {
         let bodies = Arc::new(Mutex::new(std::collections::VecDeque::from(bodies)));
         let requests = Arc::new(AtomicUsize::new(0));
         let counted = requests.clone();
+        let received: Arc<Mutex<Vec<Vec<u8>>>> = Arc::default();
+        let recorded = received.clone();
         let (report, sent) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             for socket in listener.incoming() {
                 let Ok(socket) = socket else { break };
                 let bodies = bodies.clone();
                 let counted = counted.clone();
+                let recorded = recorded.clone();
                 let report = report.clone();
                 std::thread::spawn(move || {
-                    let Some(path) = raw_request(&socket) else {
+                    let Some((path, request)) = raw_request(&socket) else {
                         return;
                     };
                     let is_model =
                         path.ends_with("/chat/completions") || path.ends_with("/responses");
                     let body = if is_model {
+                        recorded.lock().expect("bodies").push(request);
                         counted.fetch_add(1, Ordering::SeqCst);
                         bodies.lock().expect("bodies").pop_front()
                     } else {
@@ -680,6 +784,7 @@ impl RawModel {
             url,
             sent,
             requests,
+            bodies: received,
         }
     }
 
@@ -697,10 +802,16 @@ impl RawModel {
     fn requests(&self) -> usize {
         self.requests.load(std::sync::atomic::Ordering::SeqCst)
     }
+
+    /// The body of model request `index` (from 0), as JSON.
+    fn body(&self, index: usize) -> Value {
+        let bodies = self.bodies.lock().expect("bodies");
+        serde_json::from_slice(&bodies[index]).expect("a JSON request body")
+    }
 }
 
-/// Reads one request (head and `content-length` body); returns its path.
-fn raw_request(mut socket: &std::net::TcpStream) -> Option<String> {
+/// Reads one request (head and `content-length` body); returns its path and body.
+fn raw_request(mut socket: &std::net::TcpStream) -> Option<(String, Vec<u8>)> {
     use std::io::Read;
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 65536];
@@ -718,11 +829,12 @@ fn raw_request(mut socket: &std::net::TcpStream) -> Option<String> {
         .find_map(|line| line.strip_prefix("content-length:"))
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(0);
-    let mut body = buffer.len() - head_end;
-    while body < length {
-        body += socket.read(&mut chunk).ok().filter(|n| *n > 0)?;
+    let mut body = buffer.split_off(head_end);
+    while body.len() < length {
+        let n = socket.read(&mut chunk).ok().filter(|n| *n > 0)?;
+        body.extend_from_slice(&chunk[..n]);
     }
-    Some(path)
+    Some((path, body))
 }
 
 /// Answers with `body` (HTTP 400 when there is none); how the stream went, if one was sent.

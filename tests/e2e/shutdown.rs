@@ -132,8 +132,8 @@ impl Stop {
         client.rest()
     }
 
-    /// How long the server may take to exit: a signal interrupts at once (README.md:105); at
-    /// end of input a running turn may go on for 10 s (README.md:103-104).
+    /// How long the server may take to exit: a signal interrupts at once (README.md:111); at
+    /// end of input a running turn may go on for 10 s (README.md:107-108).
     fn allowed(self) -> Duration {
         match self {
             Stop::Sigterm | Stop::Sigint => SLACK,
@@ -278,36 +278,116 @@ fn a_stop_kills_command_exec_processes(name: &str, how: Stop) {
 }
 
 /// SIGTERM kills an unconfined command of a running turn before the server exits
-/// (README.md:105-106, docs/sandbox.md:144-146).
+/// (README.md:111-113, docs/sandbox.md:144-146).
 #[test]
 fn sigterm_kills_the_unconfined_command_of_a_running_turn() {
     a_stop_kills_the_command_of_a_running_turn("shutdown-term-turn", Stop::Sigterm);
 }
 
 /// SIGINT kills an unconfined command of a running turn before the server exits
-/// (README.md:105-106, docs/sandbox.md:144-146).
+/// (README.md:111-113, docs/sandbox.md:144-146).
 #[test]
 fn sigint_kills_the_unconfined_command_of_a_running_turn() {
     a_stop_kills_the_command_of_a_running_turn("shutdown-int-turn", Stop::Sigint);
 }
 
 /// End of input interrupts a running turn after its 10 s and kills its unconfined command
-/// before the server exits (README.md:102-104, docs/sandbox.md:144-146).
+/// before the server exits (README.md:106-113, docs/sandbox.md:144-146).
 #[test]
 fn end_of_input_kills_the_unconfined_command_of_a_running_turn() {
     a_stop_kills_the_command_of_a_running_turn("shutdown-eof-turn-command", Stop::EndOfInput);
 }
 
 /// SIGTERM kills unconfined `command/exec` processes before the server exits
-/// (README.md:105-106).
+/// (README.md:111-113).
 #[test]
 fn sigterm_kills_unconfined_command_exec_processes() {
     a_stop_kills_command_exec_processes("shutdown-term-exec", Stop::Sigterm);
 }
 
 /// SIGINT kills unconfined `command/exec` processes before the server exits
-/// (README.md:105-106).
+/// (README.md:111-113).
 #[test]
 fn sigint_kills_unconfined_command_exec_processes() {
     a_stop_kills_command_exec_processes("shutdown-int-exec", Stop::Sigint);
+}
+
+/// Starts a turn of `deltas` deltas `delay_ms` apart, waits for its first delta, then closes
+/// stdin; returns the thread, the turn, how long the server took to exit (0) after the end of
+/// input, and every message it wrote from the first delta on.
+fn a_turn_at_end_of_input(
+    name: &str,
+    deltas: usize,
+    delay_ms: u64,
+) -> (String, String, Duration, Vec<Value>, PathBuf) {
+    let home = scratch(name);
+    slow_script(&home, deltas, delay_ms);
+    let mut client = Client::start(&home);
+    let thread = thread_id(&client.start_thread(json!({})));
+    let turn = client.start_turn(&thread, "Talk a while.");
+    let first = client.notification("item/agentMessage/delta");
+    let closed = Instant::now();
+    let mut rest = client.finish();
+    let took = closed.elapsed();
+    rest.insert(
+        0,
+        json!({"method": "item/agentMessage/delta", "params": first}),
+    );
+    (thread, turn, took, rest, home)
+}
+
+/// The status of the first turn of `thread` as recorded in `home`, read by a new server.
+fn recorded_status(home: &Path, thread: &str) -> Value {
+    let mut again = Client::start(home);
+    let read = again.call(
+        "thread/read",
+        json!({"threadId": thread, "includeTurns": true}),
+    );
+    again.stop();
+    read["thread"]["turns"][0]["status"].clone()
+}
+
+/// README "Serving": at end of stdin "a running turn may finish for 10 s". A turn that still
+/// needs about 3 s when stdin closes (60 deltas 50 ms apart) runs to its end: every delta,
+/// `turn/completed` with `completed` (not interrupted), recorded so, and the server exits 0
+/// once it is done, neither before (it waited for the turn) nor at the 10 s bound.
+#[test]
+fn end_of_input_lets_a_turn_needing_3_s_more_complete_then_exits_0() {
+    let (thread, turn, took, rest, home) = a_turn_at_end_of_input("shutdown-eof-3s", 60, 50);
+    assert!(
+        (Duration::from_millis(2500)..Duration::from_secs(10)).contains(&took),
+        "the server exited {took:?} after the end of input"
+    );
+    let completed = completed_turns(&rest);
+    assert_eq!(completed.len(), 1, "one turn/completed");
+    assert_eq!(completed[0]["id"], json!(turn));
+    assert_eq!(completed[0]["status"], json!("completed"));
+    assert_eq!(count(&rest, "item/agentMessage/delta"), 60, "every delta");
+    assert_eq!(recorded_status(&home, &thread), json!("completed"));
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+/// README "Serving": at end of stdin a running turn "may finish for 10 s and is then
+/// interrupted, recorded and ends with `turn/completed`; then the server exits 0". A turn that
+/// would need 50 s more keeps streaming for its 10 s (the server exits 10 to 15 s after the end
+/// of input), then ends `interrupted` short of its last delta; a new server on the same home
+/// reads it back as `interrupted`.
+#[test]
+fn end_of_input_interrupts_a_turn_after_its_10_s_and_records_it_interrupted() {
+    let (thread, turn, took, rest, home) = a_turn_at_end_of_input("shutdown-eof-10s", 1000, 50);
+    assert!(
+        (Duration::from_millis(9500)..Duration::from_secs(10) + SLACK).contains(&took),
+        "the server exited {took:?} after the end of input"
+    );
+    let completed = completed_turns(&rest);
+    assert_eq!(completed.len(), 1, "one turn/completed");
+    assert_eq!(completed[0]["id"], json!(turn));
+    assert_eq!(completed[0]["status"], json!("interrupted"));
+    let deltas = count(&rest, "item/agentMessage/delta");
+    assert!(
+        (20..1000).contains(&deltas),
+        "{deltas} deltas: the turn went on after the end of input, and was cut short"
+    );
+    assert_eq!(recorded_status(&home, &thread), json!("interrupted"));
+    let _ = std::fs::remove_dir_all(&home);
 }

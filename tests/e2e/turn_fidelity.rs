@@ -712,6 +712,126 @@ fn the_model_gets_base_and_developer_instructions_and_the_agents_md_docs() {
     client.stop();
 }
 
+/// The project-doc message for `cwd` carrying `docs`, as docs/turn-fidelity.md shows it.
+fn project_doc_message(cwd: &Path, docs: &str) -> String {
+    format!(
+        "# AGENTS.md instructions for {}\n\n<INSTRUCTIONS>\n{docs}\n</INSTRUCTIONS>",
+        cwd.to_string_lossy()
+    )
+}
+
+/// The project doc a chat request carries: the text between `<INSTRUCTIONS>` tags of its
+/// user message naming `AGENTS.md`, if any.
+fn sent_doc(body: &Value) -> Option<String> {
+    body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .find(|c| c.starts_with("# AGENTS.md instructions for "))
+        .map(|c| {
+            let start = c.find("<INSTRUCTIONS>\n").expect("open tag") + "<INSTRUCTIONS>\n".len();
+            let end = c.rfind("\n</INSTRUCTIONS>").expect("close tag");
+            c[start..end].to_owned()
+        })
+}
+
+/// docs/turn-fidelity.md ("What the model is sent"): without `project_doc_max_bytes` the
+/// project docs are capped at 32 KiB of file content. An `AGENTS.md` of exactly 32,768 bytes
+/// arrives whole; one of 32,768 bytes and more arrives cut at exactly 32,768 bytes, with no
+/// marker; one whose byte 32,768 falls inside a two-byte character arrives without it (32,767
+/// bytes). The doc is read again at every turn start, so one thread shows all three.
+#[test]
+fn without_a_configured_cap_agents_md_is_sent_up_to_exactly_32_kib() {
+    const CAP: usize = 32 * 1024;
+    let mock = MockModel::start(vec![
+        Sse::answer("One."),
+        Sse::answer("Two."),
+        Sse::answer("Three."),
+    ]);
+    let (home, workspace) = repository("fidelity-doc-default");
+    configure_mock(&home, &mock.base_url(), "");
+    let doc = workspace.join("AGENTS.md");
+    // Distinct bytes throughout, so a cut anywhere else shows.
+    let body: String = (0..CAP)
+        .map(|n| char::from(b'a' + u8::try_from(n % 26).expect("small")))
+        .collect();
+    let exact = format!("{}Z", &body[..CAP - 1]);
+    let over = format!("{body}OVER THE CAP");
+    let split = format!("{}é tail", &body[..CAP - 1]);
+    assert_eq!(split.as_bytes()[CAP - 1], 0xc3, "byte 32,768 opens the é");
+
+    let mut client = Client::start(&home);
+    let started = client.start_thread(json!({"cwd": workspace, "baseInstructions": "Base."}));
+    let thread = thread_id(&started);
+    for (text, prompt) in [(&exact, "exact"), (&over, "over"), (&split, "split")] {
+        std::fs::write(&doc, text).expect("write AGENTS.md");
+        client.start_turn(&thread, prompt);
+        client.until_turn_completed();
+    }
+    client.stop();
+
+    let bodies = chat_bodies(&mock.wait_requests(3));
+    let expected = [exact.clone(), body.clone(), body[..CAP - 1].to_owned()];
+    for (n, (sent, want)) in bodies.iter().zip(&expected).enumerate() {
+        let sent = sent_doc(sent).unwrap_or_else(|| panic!("call {n}: no project doc"));
+        assert_eq!(
+            (sent.len(), sent == *want),
+            (want.len(), true),
+            "call {n}: the doc sent differs from its first bytes (tail: {:?})",
+            &sent[sent.len().saturating_sub(20)..]
+        );
+    }
+    assert_eq!(
+        bodies[0]["messages"][1]["content"],
+        json!(project_doc_message(&workspace, &exact)),
+        "the doc message as documented"
+    );
+}
+
+/// docs/turn-fidelity.md ("What the model is sent"): `project_doc_max_bytes = 0` reads no
+/// project doc: the model gets its instructions and the user's text, nothing naming
+/// `AGENTS.md`, and `thread/start` lists no `instructionSources`. At 1 the same doc sends one
+/// byte, so the 0 is what leaves it out.
+#[test]
+fn a_project_doc_cap_of_zero_sends_no_project_doc_and_one_sends_one_byte() {
+    let mock = MockModel::start(vec![Sse::answer("One."), Sse::answer("Two.")]);
+    let (home, workspace) = repository("fidelity-doc-zero");
+    std::fs::write(workspace.join("AGENTS.md"), "Rules of the project.\n").expect("doc");
+    let mut bodies = Vec::new();
+    for (cap, request) in [(0, 1), (1, 2)] {
+        configure_mock(
+            &home,
+            &mock.base_url(),
+            &format!("project_doc_max_bytes = {cap}"),
+        );
+        let mut client = Client::start(&home);
+        let started = client.start_thread(json!({"cwd": workspace, "baseInstructions": "Base."}));
+        let sources = if cap == 0 {
+            json!([])
+        } else {
+            json!([workspace.join("AGENTS.md")])
+        };
+        assert_eq!(
+            started["instructionSources"], sources,
+            "cap {cap}: {started}"
+        );
+        client.start_turn(&thread_id(&started), "Hello");
+        client.until_turn_completed();
+        client.stop();
+        bodies.push(chat_bodies(&mock.wait_requests(request)).remove(request - 1));
+    }
+    assert_eq!(
+        bodies[0]["messages"],
+        json!([
+            {"role": "system", "content": "Base."},
+            {"role": "user", "content": "Hello"}
+        ]),
+        "a cap of 0 sends no project doc"
+    );
+    assert_eq!(sent_doc(&bodies[1]).as_deref(), Some("R"), "a cap of 1");
+}
+
 /// The largest file the turn's diff shows as text (docs/turn-fidelity.md: "larger than
 /// 4 MiB" shows as binary).
 const MAX_TEXT: usize = 4 * 1024 * 1024;

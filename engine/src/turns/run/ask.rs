@@ -69,6 +69,10 @@ impl TurnRun {
                         Ok(value) => match serde_json::from_value::<M::Response>(value) {
                             Ok(answer) => break Ok(answer),
                             Err(error) => {
+                                // Anyone who may `NOTIFY` can send it: not counted as the
+                                // answer of a server, whose own may still come.
+                                elsewhere.uncount();
+                                tracing::warn!(%error, "malformed answer from elsewhere dropped");
                                 last_error = format!("another server's answer is malformed: {error}");
                             }
                         },
@@ -132,6 +136,12 @@ impl OtherServers {
             }
             _ => std::future::pending().await,
         }
+    }
+
+    /// Takes back the count of the last answer, which was malformed: a server whose answer it
+    /// claims to be may still answer.
+    fn uncount(&mut self) {
+        self.answered = self.answered.saturating_sub(1);
     }
 
     /// Puts the request again, for a server that started following the thread.
