@@ -880,15 +880,10 @@ async fn answer_head(addr: SocketAddr, bytes: &str) -> String {
     String::from_utf8_lossy(&head).to_ascii_lowercase()
 }
 
-/// README "Serving" (`ws://`) and docs/security.md ("Who can talk to the server"): any request
-/// carrying an `Origin` header gets 403, the websocket upgrade included, and a valid bearer
-/// token does not change that. Through the binary with `--ws-auth-token-file`: upgrade
-/// requests with an `Origin` (on `/` and another path, with the right token) get 403, no
-/// switch of protocols, and the connection ends; the same request without `Origin` switches
-/// to a websocket that serves (the control), and without the token gets 401.
-#[tokio::test]
-async fn an_upgrade_carrying_an_origin_is_refused_with_403_even_with_a_valid_token() {
-    let home = scratch("ws-origin-upgrade");
+/// A server listening on loopback whose clients must give the bearer token `secret`, and its
+/// address.
+fn with_token(name: &str) -> (App, SocketAddr) {
+    let home = scratch(name);
     let token_file = home.join("token");
     std::fs::write(&token_file, "secret\n").expect("write the token file");
     let token_file = token_file.to_str().expect("utf-8 path");
@@ -902,6 +897,18 @@ async fn an_upgrade_carrying_an_origin_is_refused_with_403_even_with_a_valid_tok
         ],
     );
     let addr = app.listening_addr();
+    (app, addr)
+}
+
+/// README "Serving" (`ws://`) and docs/security.md ("Who can talk to the server"): any request
+/// carrying an `Origin` header gets 403, the websocket upgrade included, and a valid bearer
+/// token does not change that. Through the binary with `--ws-auth-token-file`: upgrade
+/// requests with an `Origin` (on `/` and another path, with the right token) get 403, no
+/// switch of protocols, and the connection ends; the same request without `Origin` switches
+/// to a websocket that serves (the control), and without the token gets 401.
+#[tokio::test]
+async fn an_upgrade_carrying_an_origin_is_refused_with_403_even_with_a_valid_token() {
+    let (app, addr) = with_token("ws-origin-upgrade");
     let token = "Authorization: Bearer secret\r\n";
     for (path, origin) in [
         ("/", "Origin: https://example.test\r\n"),
@@ -959,20 +966,7 @@ async fn an_upgrade_carrying_an_origin_is_refused_with_403_even_with_a_valid_tok
 /// the server ends the connection without answering the second.
 #[tokio::test]
 async fn a_plain_http_answer_closes_its_connection_and_a_second_request_on_it_is_never_answered() {
-    let home = scratch("ws-connection-close");
-    let token_file = home.join("token");
-    std::fs::write(&token_file, "secret\n").expect("write the token file");
-    let token_file = token_file.to_str().expect("utf-8 path");
-    let app = App::spawn(
-        &home,
-        &[
-            "--listen",
-            "ws://127.0.0.1:0",
-            "--ws-auth-token-file",
-            token_file,
-        ],
-    );
-    let addr = app.listening_addr();
+    let (app, addr) = with_token("ws-connection-close");
     let token = "Authorization: Bearer secret\r\n";
     let keep_alive = "Host: localhost\r\nConnection: keep-alive\r\n";
     let second = format!("GET /healthz HTTP/1.1\r\n{keep_alive}\r\n");

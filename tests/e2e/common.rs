@@ -93,3 +93,20 @@ pub fn signal(pid: u32, name: &str) {
         .expect("run kill");
     assert!(sent.success(), "kill -{name} {pid} failed");
 }
+
+/// The permission bits of the file at `path` (`0o600`, say).
+pub fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("metadata of {}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+/// When the file at `path` was last modified.
+pub fn modified(path: &Path) -> std::time::SystemTime {
+    std::fs::metadata(path)
+        .and_then(|meta| meta.modified())
+        .unwrap_or_else(|e| panic!("mtime of {}: {e}", path.display()))
+}

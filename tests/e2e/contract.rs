@@ -7,7 +7,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::client::Client;
-use crate::common::scratch;
+use crate::common::{mode, scratch};
 
 const C2S: &str = "client->server";
 const S2C: &str = "server->client";
@@ -455,13 +455,6 @@ fn a_recorded_live_session_passes() {
 fn the_transcript_is_private_and_never_follows_a_link() {
     use std::os::unix::fs::{PermissionsExt, symlink};
     let home = scratch("contract-record-private");
-    let mode = |path: &Path| {
-        std::fs::metadata(path)
-            .expect("the transcript")
-            .permissions()
-            .mode()
-            & 0o777
-    };
     // A new file, and an old one left world-readable by an earlier run.
     let fresh = home.join("fresh.jsonl");
     let old = home.join("old.jsonl");

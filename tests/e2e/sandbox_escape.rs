@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::client::{Client, params, thread_id};
-use crate::common::{fixture_steps, home_and_workspace, scratch, signal};
+use crate::common::{fixture_steps, home_and_workspace, mode, modified, scratch, signal};
 
 const SECRET: &str = "sk-e2e-secret-in-auth-json";
 
@@ -337,19 +337,6 @@ fn a_confined_command_cannot_change_metadata_outside_its_roots() {
         json!([{"type": "command", "command": line}, {"type": "message", "deltas": ["done"]}]),
         "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n",
     );
-    let mode = |path: &Path| {
-        std::fs::metadata(path)
-            .expect("metadata")
-            .permissions()
-            .mode()
-            & 0o777
-    };
-    let modified = |path: &Path| {
-        std::fs::metadata(path)
-            .expect("metadata")
-            .modified()
-            .expect("mtime")
-    };
     let before = modified(&outside);
     // The file attributes `lsattr` prints (`----i---…` once immutable).
     let attributes = |path: &Path| {

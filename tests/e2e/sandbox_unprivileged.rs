@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::{params, thread_id};
-use crate::common::{fixture_steps, scratch, text};
+use crate::common::{fixture_steps, mode, modified, scratch, text};
 
 /// The unprivileged user (and group) the tests switch to when they run as root.
 const USER: u32 = 65534;
@@ -201,19 +201,6 @@ fn as_an_unprivileged_user_metadata_outside_the_roots_cannot_change() {
     std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o644)).expect("mode");
     std::fs::write(work.join("tool.sh"), "echo hi\n").expect("inside file");
     give(&root);
-    let mode = |path: &Path| {
-        std::fs::metadata(path)
-            .expect("metadata")
-            .permissions()
-            .mode()
-            & 0o777
-    };
-    let modified = |path: &Path| {
-        std::fs::metadata(path)
-            .expect("metadata")
-            .modified()
-            .expect("mtime")
-    };
     let before = modified(&outside);
     let script = format!(
         "chmod 600 {out}; touch -d 2000-01-01 {out}; chmod +x tool.sh && echo inside-ok",
