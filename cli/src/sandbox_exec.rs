@@ -242,7 +242,12 @@ pub fn run_init(args: SandboxInitArgs) -> ExitCode {
         Ok(policy) => policy,
         Err(e) => return fail(EXIT_USAGE, format_args!("invalid --policy: {e}")),
     };
-    match agentwire_engine::sandbox::own_proc() {
+    let mounted = agentwire_engine::sandbox::own_proc();
+    // Given up whatever the mount did: the command never holds a capability.
+    if let Err(e) = agentwire_engine::sandbox::drop_kept_capability() {
+        return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run"));
+    }
+    match mounted {
         Ok(None) => {}
         Ok(Some(warning)) => eprintln!("agentwire sandbox-exec: warning: {warning}"),
         Err(e) => return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run")),

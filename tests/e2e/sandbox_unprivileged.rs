@@ -320,6 +320,57 @@ fn as_an_unprivileged_user_the_servers_home_is_hidden() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// Promise (`docs/security.md`, the sandbox's `/proc`): entered as an unprivileged user, the
+/// sandbox's first process mounts its own `/proc` with the one capability it kept across its
+/// `exec` and gives it up before the command runs. The command holds no capability at all (its
+/// effective, permitted, inheritable and ambient sets are empty), so it cannot mount, nor
+/// unmount what covers the server's home to read `auth.json` beneath.
+#[test]
+fn as_an_unprivileged_user_the_command_holds_no_capability_and_cannot_uncover_the_home() {
+    let Some(root) = unprivileged_scratch("unprivileged-caps") else {
+        return;
+    };
+    let home = root.join("home");
+    let work = root.join("work");
+    std::fs::create_dir_all(&home).expect("mkdir home");
+    std::fs::create_dir_all(&work).expect("mkdir work");
+    let auth = home.join("auth.json");
+    std::fs::write(&auth, format!("{{\"OPENAI_API_KEY\":\"{SECRET}\"}}")).expect("auth.json");
+    give(&root);
+    let script = format!(
+        "grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status; \
+         umount {home} 2>&1; umount -l {home} 2>&1; mount -t tmpfs none {work} 2>&1; \
+         cat {auth} 2>&1; echo ran",
+        home = home.display(),
+        work = work.display(),
+        auth = auth.display()
+    );
+    for policy in [workspace_only(), json!({"type": "readOnly"})] {
+        let output = sandbox_exec(&policy, &work, &[&home], &["sh", "-c", &script]);
+        let (_, out) = outcome(&output);
+        assert!(
+            out.contains("ran"),
+            "{policy}: the command did not run: {out}"
+        );
+        let sets: Vec<&str> = out.lines().filter(|l| l.starts_with("Cap")).collect();
+        assert_eq!(sets.len(), 4, "{policy}: {out}");
+        for set in sets {
+            assert!(
+                set.ends_with("0000000000000000"),
+                "{policy}: the command holds a capability: {set}"
+            );
+        }
+        assert!(!out.contains(SECRET), "{policy}: read auth.json: {out}");
+    }
+    // Unconfined, the same user reads it.
+    let (_, out) = unconfined(&work, &format!("cat {}", auth.display()));
+    assert!(
+        out.contains(SECRET),
+        "the control did not read auth.json: {out}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// How many processes `/proc` shows, from a line `PROCESSES N` in `out`.
 fn processes(out: &str) -> usize {
     out.lines()
@@ -393,8 +444,9 @@ fn as_an_unprivileged_user_a_confined_command_cannot_read_the_users_other_proces
         );
         let seen = processes(&stdout);
         assert!(
-            seen <= 8 || stderr.contains(HOST_PROC_WARNING),
-            "{policy}: {seen} processes in /proc and no warning: {stderr}"
+            seen <= 8 && !stderr.contains(HOST_PROC_WARNING),
+            "{policy}: {seen} processes in /proc (the sandbox's own /proc shows only its own): \
+             {stderr}"
         );
     }
     // Unconfined, the same user reads it.
@@ -563,8 +615,8 @@ fn as_an_unprivileged_user_a_turns_confined_command_cannot_read_the_servers_secr
         );
         let seen = processes(&output);
         assert!(
-            seen <= 8 || output.contains(HOST_PROC_WARNING),
-            "{sandbox}: {seen} processes in /proc and no warning"
+            seen <= 8 && !output.contains(HOST_PROC_WARNING),
+            "{sandbox}: {seen} processes in /proc (the sandbox's own /proc shows only its own)"
         );
     }
     // Unconfined, the same command reads both.

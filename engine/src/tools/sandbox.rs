@@ -161,6 +161,13 @@ pub fn own_proc() -> Result<Option<String>, SandboxError> {
     }
 }
 
+/// In the first process of a sandbox's PID namespace, right after [`own_proc`]: gives up the
+/// capability that a sandbox entered through a user namespace (a server that is not root) kept
+/// for mounting that `/proc`. Fails closed: the command must not run holding any capability.
+pub fn drop_kept_capability() -> Result<(), SandboxError> {
+    imp::drop_kept_capability()
+}
+
 /// Whether this process is root in the initial user namespace (its uid map is the identity
 /// over every uid).
 fn is_real_root() -> bool {
@@ -179,7 +186,7 @@ mod namespaces;
 #[cfg(target_os = "linux")]
 mod imp {
     pub(super) use super::linux::confine;
-    pub(super) use super::namespaces::{isolate, own_proc};
+    pub(super) use super::namespaces::{drop_kept_capability, isolate, own_proc};
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -203,6 +210,10 @@ mod imp {
         Err(SandboxError(
             "this operating system has no sandbox support in agentwire (Linux only)".to_owned(),
         ))
+    }
+
+    pub(super) fn drop_kept_capability() -> Result<(), SandboxError> {
+        Ok(())
     }
 
     pub(super) fn confine(_: &[PathBuf], _: bool) -> Result<Confinement, SandboxError> {

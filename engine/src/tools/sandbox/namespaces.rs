@@ -100,6 +100,65 @@ pub(super) fn isolate(
         }
         read_only(&point, flags)?;
     }
+    if !root {
+        keep_admin_across_exec()?;
+    }
+    Ok(())
+}
+
+/// Keeps `CAP_SYS_ADMIN` of the sandbox's user namespace across the `exec` of the namespace's
+/// first process (`sandbox-init`), which needs it to mount its own `/proc` ([`own_proc`]) and
+/// then gives it up ([`drop_kept_capability`]) before it confines itself and starts the
+/// command. Without it, executing a program as the caller's own (non-zero) uid clears every
+/// capability, and the command would see the host's processes.
+fn keep_admin_across_exec() -> Result<(), SandboxError> {
+    use rustix::thread::{CapabilitySet, capabilities, set_capabilities};
+    let refused = |e: rustix::io::Errno| {
+        SandboxError(format!(
+            "cannot keep the capability to mount the sandbox's own /proc: {e}"
+        ))
+    };
+    let mut sets = capabilities(None).map_err(refused)?;
+    sets.inheritable |= CapabilitySet::SYS_ADMIN;
+    set_capabilities(None, sets).map_err(refused)?;
+    rustix::thread::configure_capability_in_ambient_set(CapabilitySet::SYS_ADMIN, true)
+        .map_err(refused)
+}
+
+/// In the sandbox's first process, once its `/proc` is mounted: gives up the capability
+/// [`keep_admin_across_exec`] kept, so that neither it nor the command holds any (the command
+/// could otherwise unmount what covers the server's private files). Checked: fails closed
+/// unless every capability set is empty afterwards. Does nothing where none was kept (the
+/// server runs as root, and its namespaces are entered without a user namespace).
+pub(super) fn drop_kept_capability() -> Result<(), SandboxError> {
+    use rustix::thread::{
+        CapabilitySet, CapabilitySets, capabilities, capability_is_in_ambient_set,
+        clear_ambient_capability_set, set_capabilities,
+    };
+    let refused = |e: rustix::io::Errno| {
+        SandboxError(format!("cannot give up the sandbox's capabilities: {e}"))
+    };
+    if !capability_is_in_ambient_set(CapabilitySet::SYS_ADMIN).map_err(refused)? {
+        return Ok(());
+    }
+    clear_ambient_capability_set().map_err(refused)?;
+    let none = CapabilitySet::empty();
+    set_capabilities(
+        None,
+        CapabilitySets {
+            effective: none,
+            permitted: none,
+            inheritable: none,
+        },
+    )
+    .map_err(refused)?;
+    let left = capabilities(None).map_err(refused)?;
+    let ambient = capability_is_in_ambient_set(CapabilitySet::SYS_ADMIN).map_err(refused)?;
+    if ambient || !(left.effective | left.permitted | left.inheritable).is_empty() {
+        return Err(SandboxError(
+            "the sandbox's first process still holds capabilities after giving them up".to_owned(),
+        ));
+    }
     Ok(())
 }
 
