@@ -376,6 +376,94 @@ fn an_approval_put_to_a_worker_reaches_a_client_joining_it_later() {
     }
 }
 
+/// A malformed answer from one client of worker B is not B's answer: B keeps its other
+/// client's request open, and that client's accept, which comes later, decides the approval on
+/// A. (B used to relay the first result any client sent, which A then dropped as malformed,
+/// after B had withdrawn the request from its other client: nobody could answer any more.)
+#[test]
+fn a_malformed_answer_on_another_worker_leaves_its_other_clients_asked() {
+    let store = Store::postgres("approve_malformed");
+    let script = json!({"version": 1, "responses": [{"steps": [
+        {"type": "command", "command": "touch from-good.txt"},
+        {"type": "message", "deltas": ["ok"]}
+    ]}]});
+    let TwoHomes {
+        root,
+        home_a,
+        workspace,
+        home_b,
+    } = TwoHomes::new("approve-malformed", &script);
+    let mut a = Client::start_with(&home_a, &store.args());
+    let mut listen = store.args();
+    listen.extend(["--listen", "ws://127.0.0.1:0"]);
+    let worker_b = App::spawn(&home_b, &listen);
+    let addr = worker_b.listening_addr();
+    let thread = thread_id(&a.start_thread(
+        json!({"cwd": workspace, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}),
+    ));
+    const APPROVAL: &str = "item/commandExecution/requestApproval";
+
+    let (mut sloppy, mut good) = (Conn::open(addr), Conn::open(addr));
+    for conn in [&mut sloppy, &mut good] {
+        conn.call("thread/resume", json!({"threadId": thread}));
+    }
+    a.start_turn(&thread, "run it");
+    let (on_a_id, _) = a.server_request(APPROVAL);
+    let (sloppy_id, _) = sloppy.server_request(APPROVAL);
+    let (good_id, _) = good.server_request(APPROVAL);
+    sloppy.send(&json!({"id": sloppy_id, "result": {"decision": "maybe"}}));
+    // Time for B to take the malformed answer, then a round trip that reads what B sent `good`
+    // meanwhile: its request is still open.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    good.call("thread/loaded/list", json!({}));
+    let resolved = |seen: Vec<&Value>, id: &Value| {
+        seen.iter().any(|m| {
+            m["method"] == json!("serverRequest/resolved") && m["params"]["requestId"] == *id
+        })
+    };
+    assert!(
+        !resolved(good.backlog().iter().collect(), &good_id),
+        "B withdrew the request from its other client after a malformed answer: {:?}",
+        good.backlog()
+            .iter()
+            .map(|m| &m["method"])
+            .collect::<Vec<_>>()
+    );
+    good.send(&json!({"id": good_id, "result": {"decision": "accept"}}));
+
+    let seen_a = a.until_turn_completed();
+    let (seen_sloppy, seen_good) = (sloppy.until_turn_completed(), good.until_turn_completed());
+    for (who, seen) in [
+        ("A", &seen_a),
+        ("sloppy", &seen_sloppy),
+        ("good", &seen_good),
+    ] {
+        assert_eq!(completed_turn(seen)["status"], json!("completed"), "{who}");
+    }
+    assert!(
+        workspace.join("from-good.txt").exists(),
+        "the good client's accept ran the command on A"
+    );
+    assert!(
+        resolved(seen_a.iter().collect(), &on_a_id),
+        "A's request is withdrawn"
+    );
+    assert!(
+        resolved(seen_sloppy.iter().collect(), &sloppy_id),
+        "the sloppy client's request is withdrawn"
+    );
+    assert!(
+        resolved(seen_good.iter().collect(), &good_id),
+        "the good client's request is resolved"
+    );
+    a.stop();
+    drop((sloppy, good));
+    let _ = worker_b.terminate();
+    for dir in [root, home_b] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 /// `turn/steer` on a worker that follows the turn is passed to the worker that runs it, which
 /// answers: the input joins the turn there (both clients see the reply to it), and a steer that
 /// names another turn is refused with the running worker's reason.

@@ -9,10 +9,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use agentwire_protocol::method::MethodInfo;
+use agentwire_protocol::method::{MethodInfo, MethodVisitor, Notification, Request};
 use agentwire_runtime::{ConnectionId, Peer};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
+use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::{Notify, mpsc};
@@ -252,7 +253,8 @@ impl Asks {
 
 /// Puts the request `method` with `params` of `thread_id` to every connection `joiners` holds,
 /// now or later, each once: the first well-formed result, or why there is none once every
-/// connection asked has failed. The requests still waiting are withdrawn when it returns.
+/// connection asked has failed (a result that does not decode as the method's response
+/// counts as a failure, not the answer). The requests still waiting are withdrawn when it returns.
 async fn first_answer(
     method: &'static MethodInfo,
     thread_id: &str,
@@ -276,10 +278,69 @@ async fn first_answer(
         }
         tokio::select! {
             Some(answer) = pending.next() => match answer {
-                Ok(result) => return Ok(result),
+                // A malformed result is not the answer: another connection's may still come.
+                Ok(result) => match malformed(method, &result) {
+                    None => return Ok(result),
+                    Some(error) => last = format!("a client's answer is malformed: {error}"),
+                },
                 Err(error) => last = error.to_string(),
             },
             () = arrived => {}
         }
+    }
+}
+
+/// Why `result` is not a well-formed answer to the server request `method` (it does not
+/// decode as the method's response type), or `None` when it is one.
+fn malformed(method: &MethodInfo, result: &Value) -> Option<String> {
+    /// Decodes `result` as the response of the server request named `name`, once found.
+    struct Check<'a> {
+        name: &'a str,
+        result: &'a Value,
+        verdict: Option<Option<String>>,
+    }
+    impl MethodVisitor for Check<'_> {
+        fn server_request<M: Request>(&mut self) {
+            if M::NAME == self.name {
+                let decoded = M::Response::deserialize(self.result);
+                self.verdict = Some(decoded.err().map(|e| e.to_string()));
+            }
+        }
+        fn client_request<M: Request>(&mut self) {}
+        fn server_notification<M: Notification>(&mut self) {}
+        fn client_notification<M: Notification>(&mut self) {}
+    }
+    let mut check = Check {
+        name: method.name,
+        result,
+        verdict: None,
+    };
+    agentwire_protocol::methods::visit_methods(&mut check);
+    check
+        .verdict
+        .unwrap_or_else(|| Some(format!("{} is not a server request", method.name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use agentwire_protocol::methods::{
+        CommandExecutionRequestApproval, ThreadList, ToolRequestUserInput,
+    };
+    use serde_json::json;
+
+    use super::malformed;
+
+    #[test]
+    fn an_answer_counts_only_when_it_decodes_as_the_requests_response() {
+        let approval = &CommandExecutionRequestApproval::INFO;
+        assert_eq!(malformed(approval, &json!({"decision": "accept"})), None);
+        for bad in [json!({"decision": "maybe"}), json!("accept"), json!(null)] {
+            let why = malformed(approval, &bad).expect("malformed");
+            assert!(!why.is_empty(), "{bad}");
+        }
+        // The same decision is no answer to another request.
+        assert!(malformed(&ToolRequestUserInput::INFO, &json!({"decision": "accept"})).is_some());
+        let why = malformed(&ThreadList::INFO, &json!({})).expect("not a server request");
+        assert!(why.contains("thread/list is not a server request"), "{why}");
     }
 }
