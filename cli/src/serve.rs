@@ -41,6 +41,11 @@ pub struct ServeArgs {
     /// sleeps. Saves a lockstep client the wake-up of a sleeping CPU on every round trip.
     #[arg(long, value_name = "MICROS", default_value_t = 100)]
     stdin_busy_poll_us: u64,
+    /// How long a server→client request (an approval, user input, a client tool call) waits
+    /// for its answer (milliseconds); past it the request counts as unanswered: an approval is
+    /// declined, and `serverRequest/resolved` withdraws it.
+    #[arg(long, value_name = "MILLIS", default_value_t = 600_000)]
+    server_request_timeout_ms: u64,
     /// ws:// and unix://: ping each connection this often (milliseconds); live clients answer.
     #[arg(long, value_name = "MILLIS", default_value_t = 30_000)]
     ws_ping_interval_ms: u64,
@@ -109,6 +114,7 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
     config.max_in_flight_requests = args.max_in_flight.max(1);
     config.outbound_queue_messages = args.outbound_queue.max(1);
     config.stdin_busy_poll = Duration::from_micros(args.stdin_busy_poll_us);
+    config.server_request_timeout = Duration::from_millis(args.server_request_timeout_ms.max(1));
     config.ws_ping_interval = Duration::from_millis(args.ws_ping_interval_ms.max(1));
     config.ws_idle_timeout = Duration::from_millis(args.ws_idle_timeout_ms.max(1));
     config.ws_memory_budget_bytes = args.ws_memory_budget_bytes;

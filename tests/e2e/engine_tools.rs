@@ -272,6 +272,51 @@ fn approvals_accepted_declined_malformed_and_for_the_session() {
     assert!(!workspace.join("cancelled.txt").exists());
 }
 
+/// `--server-request-timeout-ms` (README: server requests "time out (10 minutes by default)"):
+/// an approval nobody answers is withdrawn (`serverRequest/resolved`) once it has waited that
+/// long, and declined, so the command does not run and the turn goes on. An answer that comes
+/// after that decides nothing, and the server serves on.
+#[test]
+fn an_approval_left_unanswered_times_out_as_declined_and_a_late_answer_changes_nothing() {
+    let (home, workspace) = setup("tools-approval-timeout");
+    let mut client = Client::start_with(&home, &["--server-request-timeout-ms", "400"]);
+    let thread = new_thread(&mut client, &workspace, "untrusted", "workspace-write");
+    // The request is sent after this, so it has waited less than this measures.
+    let asked = Instant::now();
+    client.start_turn(&thread, "case-accept");
+    let (id, _) = client.server_request("item/commandExecution/requestApproval");
+    let (notifications, done) = until_completed(&mut client);
+    let waited = asked.elapsed();
+    assert!(
+        waited >= Duration::from_millis(400),
+        "withdrawn after {waited:?}, before the timeout"
+    );
+    assert_eq!(done["status"], json!("completed"));
+    let resolved: Vec<&Value> = notifications
+        .iter()
+        .filter(|n| n["method"] == json!("serverRequest/resolved"))
+        .collect();
+    assert_eq!(resolved.len(), 1, "{notifications:#?}");
+    assert_eq!(resolved[0]["params"]["requestId"], id);
+    assert_eq!(
+        completed_items(&notifications, "commandExecution")[0]["status"],
+        json!("declined")
+    );
+    // Too late: the command still does not run, and the server answers the next request.
+    answer(&mut client, id, json!("accept"));
+    let read = client.call("thread/read", json!({"threadId": thread}));
+    assert_eq!(read["thread"]["id"], json!(thread));
+    assert!(!workspace.join("accepted.txt").exists());
+    let log = client.stop();
+    // Both are logged: the timeout, and the answer that came too late.
+    assert!(log.contains("did not answer within 400ms"), "{log}");
+    assert!(
+        log.contains("answer to an unknown or settled server request ignored"),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(home.parent().expect("the test's root"));
+}
+
 #[test]
 fn patches_outside_the_writable_roots_ask_first() {
     let (home, workspace) = setup("tools-patch-approval");
