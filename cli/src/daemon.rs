@@ -1,7 +1,7 @@
 //! `agentwire app-server daemon start|stop|status`: one background server on the Unix control
 //! socket, found through a pid file and logging to a file, both under `$AGENTWIRE_HOME`.
 
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -13,6 +13,10 @@ use rustix::process::{Pid, Signal, kill_process, test_kill_process};
 
 /// How long `start` waits for the socket, and `stop` for the server to exit.
 const WAIT: Duration = Duration::from_secs(15);
+
+/// How long `start`, `stop` and `status` wait for another one's lock on the control directory
+/// (held at most about [`WAIT`] plus the time to spawn or signal the server).
+const LOCK_WAIT: Duration = Duration::from_secs(40);
 
 /// `agentwire app-server daemon …`.
 #[derive(Debug, Subcommand)]
@@ -56,10 +60,56 @@ impl DaemonPaths {
 /// Runs a daemon subcommand.
 pub fn run(command: DaemonCommand, overrides: &crate::ConfigOverrides) -> Result<ExitCode, String> {
     let paths = DaemonPaths::new();
+    let dir = paths.pid.parent().unwrap_or_else(|| Path::new("."));
+    if !matches!(command, DaemonCommand::Start) && !dir.exists() {
+        // Never started here: nothing to stop and nothing running.
+        println!("agentwire app-server daemon is not running");
+        return Ok(if matches!(command, DaemonCommand::Stop) {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
+    // Held until this command is done, so that none sees another's work half done: a start
+    // whose pid file is not written yet, or whose server does not listen yet, would look
+    // stale (and its pid file be removed, and a second server started).
+    let _lock = lock(dir)?;
     match command {
         DaemonCommand::Start => start(&paths, overrides),
         DaemonCommand::Stop => stop(&paths),
         DaemonCommand::Status => Ok(status(&paths)),
+    }
+}
+
+/// Takes the exclusive lock (`flock`) on the control directory `dir`, creating it (mode 0700)
+/// when needed, waiting up to [`LOCK_WAIT`] for another `start`, `stop` or `status` to finish.
+/// The lock goes with the returned file (closed on exec: the server does not inherit it).
+fn lock(dir: &Path) -> Result<File, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let file = File::open(dir).map_err(|e| format!("cannot open {}: {e}", dir.display()))?;
+    let deadline = Instant::now() + LOCK_WAIT;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(TryLockError::WouldBlock) => {
+                return Err(format!(
+                    "another `agentwire app-server daemon` command has held the lock on {} for \
+                     {LOCK_WAIT:?} (is a daemon start in progress?)",
+                    dir.display()
+                ));
+            }
+            Err(TryLockError::Error(e)) => {
+                return Err(format!("cannot lock {}: {e}", dir.display()));
+            }
+        }
     }
 }
 
@@ -149,15 +199,8 @@ fn start(paths: &DaemonPaths, overrides: &crate::ConfigOverrides) -> Result<Exit
             pid = pid.as_raw_nonzero()
         ));
     }
-    if let Some(dir) = paths.pid.parent() {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    // The pid file is created exclusively: of two concurrent starts, one wins.
+    // The pid file is created exclusively (and under the directory's lock): of two concurrent
+    // starts, one wins; the other then finds its daemon running.
     let mut pid_file = OpenOptions::new()
         .write(true)
         .create_new(true)

@@ -276,3 +276,223 @@ fn a_pid_file_naming_another_app_server_is_stale_and_that_process_is_left_alone(
     assert!(daemon(&home, "stop").status.success());
     assert!(alive(foreign.id()));
 }
+
+/// The pids of this home's servers still alive: the processes whose environment says
+/// `AGENTWIRE_HOME=home` and whose command line has `--listen` (what `daemon start` runs).
+fn servers_of(home: &Path) -> Vec<u32> {
+    let wanted = format!("AGENTWIRE_HOME={}", home.display()).into_bytes();
+    let mut pids: Vec<u32> = std::fs::read_dir("/proc")
+        .expect("read /proc")
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+                return false;
+            };
+            let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+                return false;
+            };
+            cmdline.split(|b| *b == 0).any(|arg| arg == b"--listen")
+                && environ
+                    .split(|b| *b == 0)
+                    .any(|var| var == wanted.as_slice())
+                && alive(*pid)
+        })
+        .collect();
+    pids.sort_unstable();
+    pids
+}
+
+/// When the test ends, passed or not: stops the daemon of `home`, kills any server of `home`
+/// left running, and removes `scratch`.
+struct Cleanup<'a> {
+    home: &'a Path,
+    scratch: &'a Path,
+}
+
+impl Drop for Cleanup<'_> {
+    fn drop(&mut self) {
+        let _ = daemon(self.home, "stop");
+        for pid in servers_of(self.home) {
+            signal(pid, "KILL");
+        }
+        let _ = std::fs::remove_dir_all(self.scratch);
+    }
+}
+
+/// The pid in the pid file of `home`.
+fn recorded_pid(home: &Path) -> u32 {
+    std::fs::read_to_string(home.join("app-server-control").join("daemon.pid"))
+        .expect("pid file")
+        .trim()
+        .parse()
+        .expect("a pid")
+}
+
+/// client.md (`daemon start`): "A second start is refused while the recorded process is alive
+/// and is this home's daemon … The pid file is created exclusively, so of two concurrent
+/// starts one wins." Four starts at once, three rounds: each round exactly one start
+/// succeeds, the others are refused, one server runs (the one the pid file names), and `stop`
+/// leaves none.
+#[test]
+fn of_several_concurrent_starts_exactly_one_daemon_runs() {
+    const STARTS: usize = 4;
+    let home = scratch("daemon-race");
+    let _cleanup = Cleanup {
+        home: &home,
+        scratch: &home,
+    };
+    let control = home.join("app-server-control");
+    let socket = control.join("app-server.sock");
+    for round in 0..3 {
+        let barrier = std::sync::Barrier::new(STARTS);
+        let outputs: Vec<Output> = std::thread::scope(|scope| {
+            let starts: Vec<_> = (0..STARTS)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        daemon(&home, "start")
+                    })
+                })
+                .collect();
+            starts
+                .into_iter()
+                .map(|start| start.join().expect("a start thread"))
+                .collect()
+        });
+        let report: Vec<(Option<i32>, String, String)> = outputs
+            .iter()
+            .map(|output| {
+                let (stdout, stderr) = text(output);
+                (output.status.code(), stdout, stderr)
+            })
+            .collect();
+        let winners: Vec<&(Option<i32>, String, String)> = report
+            .iter()
+            .filter(|(code, ..)| *code == Some(0))
+            .collect();
+        assert_eq!(winners.len(), 1, "round {round}: {report:#?}");
+        let pid = recorded_pid(&home);
+        let (_, stdout, _) = winners[0];
+        assert!(
+            stdout.contains(&format!("started (pid {pid})"))
+                && stdout.contains(&socket.display().to_string())
+                && stdout.contains(&control.join("daemon.log").display().to_string()),
+            "round {round}: pid file says {pid}; {report:#?}"
+        );
+        for (code, _, stderr) in report.iter().filter(|(code, ..)| *code != Some(0)) {
+            assert!(code.is_some(), "round {round}: a start died: {report:#?}");
+            assert!(
+                stderr.contains("already running") || stderr.contains("in progress"),
+                "round {round}: {report:#?}"
+            );
+        }
+        assert_eq!(servers_of(&home), vec![pid], "round {round}: {report:#?}");
+        assert!(socket.exists(), "round {round}: the socket was removed");
+        let status = daemon(&home, "status");
+        assert!(
+            status.status.success(),
+            "round {round}: {:?}",
+            text(&status)
+        );
+        assert!(
+            text(&status).0.contains(&format!("is running (pid {pid})")),
+            "round {round}: {:?}",
+            text(&status)
+        );
+
+        let stopped = daemon(&home, "stop");
+        assert!(
+            stopped.status.success(),
+            "round {round}: {:?}",
+            text(&stopped)
+        );
+        assert!(
+            text(&stopped).0.contains(&format!("stopped (pid {pid})")),
+            "round {round}: {:?}",
+            text(&stopped)
+        );
+        assert_eq!(servers_of(&home), Vec::<u32>::new(), "round {round}");
+        assert!(!control.join("daemon.pid").exists(), "round {round}");
+        assert!(
+            !socket.exists(),
+            "round {round}: the socket was left behind"
+        );
+    }
+}
+
+/// client.md (`app-server proxy`): "Lines are framed with the runtime's bounded line framer (a
+/// longer line is dropped and reported on stderr). The end of stdin closes the websocket; the
+/// daemon closing it ends the proxy."
+#[test]
+fn the_proxy_drops_a_line_over_the_limit_says_so_and_serves_the_next() {
+    let home = scratch("daemon-proxy-limit");
+    let _cleanup = Cleanup {
+        home: &home,
+        scratch: &home,
+    };
+    let started = daemon(&home, "start");
+    assert!(started.status.success(), "{:?}", text(&started));
+
+    // The handshake, through the proxy.
+    let mut proxy = Client::start_with(&home, &["proxy", "--max-message-bytes", "1024"]);
+    // A valid request of about 4 KB: over the limit, dropped.
+    let params = json!({"cursor": "x".repeat(4000)});
+    let long = proxy.send_request("thread/list", params.clone());
+    let long_bytes =
+        serde_json::to_vec(&json!({"id": long, "method": "thread/list", "params": params}))
+            .expect("serializes")
+            .len();
+    assert!(long_bytes > 1024);
+    // The next line is served, and so is the one after it.
+    let listed = proxy.call("thread/list", json!({}));
+    assert!(listed["data"].is_array(), "{listed}");
+    let listed = proxy.call("thread/loaded/list", json!({}));
+    assert!(listed["data"].is_array(), "{listed}");
+    // The dropped line is reported on stderr, with its size.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let reported = format!("a line of {long_bytes} bytes from stdin is over the limit");
+    while !proxy.stderr().contains(&reported) {
+        assert!(
+            Instant::now() < deadline,
+            "no report of the dropped line; stderr: {}",
+            proxy.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The end of stdin ends the proxy (exit 0), and the long request never got an answer.
+    let closed = Instant::now();
+    let mut seen = proxy.finish();
+    let took = closed.elapsed();
+    assert!(
+        took < Duration::from_secs(5),
+        "the proxy took {took:?} to exit"
+    );
+    seen.extend(proxy.notifications.drain(..));
+    let answered: Vec<&serde_json::Value> = seen.iter().filter(|m| m["id"] == long).collect();
+    assert!(
+        answered.is_empty(),
+        "the dropped request was answered: {answered:?}"
+    );
+
+    // The daemon closing the websocket ends a connected proxy.
+    let mut other = Client::start_with(&home, &["proxy"]);
+    other.call("thread/list", json!({}));
+    let stopped = daemon(&home, "stop");
+    assert!(stopped.status.success(), "{:?}", text(&stopped));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while alive(other.pid()) {
+        assert!(
+            Instant::now() < deadline,
+            "the proxy still runs 20 s after the daemon stopped; stderr: {}",
+            other.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = other.wait_exit();
+    assert!(
+        status.success(),
+        "the proxy exited with {status}; stderr: {}",
+        other.stderr()
+    );
+}
