@@ -41,6 +41,7 @@ mod search;
 mod served;
 mod shutdown;
 mod stdout_stall;
+mod store_startup;
 mod stores;
 mod thread_store;
 mod thread_surface;

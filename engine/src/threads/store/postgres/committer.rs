@@ -10,9 +10,9 @@
 use std::collections::HashMap;
 use std::sync::mpsc;
 
-use postgres::{Client, NoTls};
+use postgres::Client;
 
-use super::db::{Fault, describe, storage_error};
+use super::db::{Fault, connect, storage_error};
 use super::sql;
 use crate::threads::committer::{Answer, Pending};
 use crate::threads::error::ThreadError;
@@ -44,16 +44,13 @@ impl Committer {
         let (connected, ready) = mpsc::sync_channel(1);
         let thread = std::thread::Builder::new()
             .name("agentwire-pg-committer".to_owned())
-            .spawn(move || match config.connect(NoTls) {
+            .spawn(move || match connect(&config) {
                 Ok(mut client) => {
                     let _ = connected.send(Ok(()));
                     run(&mut client, &config, &queue, &shown);
                 }
                 Err(error) => {
-                    let _ = connected.send(Err(format!(
-                        "cannot connect to {shown}: {}",
-                        describe(&error)
-                    )));
+                    let _ = connected.send(Err(format!("cannot connect to {shown}: {error}")));
                 }
             })
             .map_err(|e| format!("cannot start the store committer: {e}"))?;
@@ -99,7 +96,7 @@ fn run(client: &mut Client, config: &postgres::Config, queue: &mpsc::Receiver<Jo
             }
         }
         if client.is_closed() {
-            match config.connect(NoTls) {
+            match connect(config) {
                 Ok(fresh) => *client = fresh,
                 Err(error) => tracing::warn!(%error, "cannot reconnect to the thread store"),
             }

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, mpsc};
 
 use postgres::{Client, NoTls};
 
+use super::CONNECT_TIMEOUT;
 use crate::threads::error::ThreadError;
 use crate::threads::lock;
 
@@ -49,7 +50,7 @@ impl Db {
             let (connected, ready) = mpsc::sync_channel(1);
             let thread = std::thread::Builder::new()
                 .name(format!("agentwire-pg-{n}"))
-                .spawn(move || match config.connect(NoTls) {
+                .spawn(move || match connect(&config) {
                     Ok(client) => {
                         let _ = connected.send(Ok(()));
                         serve(client, &config, &queue);
@@ -62,9 +63,7 @@ impl Db {
             threads.push(thread);
             match ready.recv() {
                 Ok(Ok(())) => {}
-                Ok(Err(error)) => {
-                    return Err(format!("cannot connect to {shown}: {}", describe(&error)));
-                }
+                Ok(Err(error)) => return Err(format!("cannot connect to {shown}: {error}")),
                 Err(_) => return Err(format!("cannot connect to {shown}: the thread stopped")),
             }
         }
@@ -141,12 +140,50 @@ fn serve(mut client: Client, config: &postgres::Config, queue: &Mutex<mpsc::Rece
         };
         if client.is_closed() {
             tracing::warn!("thread store connection lost; reconnecting (its turn claims are gone)");
-            match config.connect(NoTls) {
+            match connect(config) {
                 Ok(fresh) => client = fresh,
                 Err(error) => tracing::warn!(%error, "cannot reconnect to the thread store"),
             }
         }
         job(&mut client);
+    }
+}
+
+/// Opens a connection with `config`, giving up once its `connect_timeout` ([`CONNECT_TIMEOUT`]
+/// when the URL sets none) has passed for each host it names. As with libpq, the bound covers
+/// the whole establishment, start-up and authentication included: the client's own timeout
+/// covers only the socket connect, so a server that accepts and never answers would hold it
+/// forever. That connect cannot be interrupted, so it runs on a thread of its own, left behind
+/// at the bound; it ends when the server answers or hangs up, closing what it got. An error
+/// says why, without the URL.
+pub(super) fn connect(config: &postgres::Config) -> Result<Client, String> {
+    let hosts = config
+        .get_hosts()
+        .len()
+        .max(config.get_hostaddrs().len())
+        .max(1);
+    let bound = config
+        .get_connect_timeout()
+        .copied()
+        .unwrap_or(CONNECT_TIMEOUT)
+        .saturating_mul(u32::try_from(hosts).unwrap_or(u32::MAX));
+    let (connected, ready) = mpsc::sync_channel(1);
+    let config = config.clone();
+    std::thread::Builder::new()
+        .name("agentwire-pg-connect".to_owned())
+        .spawn(move || {
+            let _ = connected.send(config.connect(NoTls));
+        })
+        .map_err(|e| format!("cannot start a thread to connect: {e}"))?;
+    match ready.recv_timeout(bound) {
+        Ok(connected) => connected.map_err(|e| describe(&e)),
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
+            "the server did not complete the connection within {} s",
+            bound.as_secs_f64()
+        )),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Err("the connecting thread stopped".to_owned())
+        }
     }
 }
 

@@ -77,8 +77,12 @@ impl PostgresStore {
         }
         let db = Db::start(&config, shown.clone(), POOL)?;
         let locks = Db::start(&config, shown.clone(), 1)?;
+        // Said once: the caller says it is the store that failed.
         db.run(|client| schema::migrate(client).map_err(Fault::Other))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| match e {
+                ThreadError::Storage(why) => why,
+                other => other.to_string(),
+            })?;
         let committer = committer::Committer::start(config.clone(), shown.clone())?;
         tracing::info!(store = shown, "threads kept in PostgreSQL");
         Ok(Self {

@@ -60,9 +60,10 @@ use std::time::{Duration, Instant};
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{TurnInterrupt, TurnSteer};
+use postgres::Client;
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, NoTls};
 
+use super::db::connect;
 use super::relay_wire::{self as wire, Header, MAX_PARTS, fragments, parse};
 use crate::threads::store::{Deliver, Relay, Relayed};
 
@@ -354,10 +355,10 @@ impl Publisher {
     }
 
     /// The publishing session, made anew when there is none or it ended.
-    fn connected(&mut self) -> Result<&mut Client, postgres::Error> {
+    fn connected(&mut self) -> Result<&mut Client, String> {
         let client = match self.client.take() {
             Some(client) if !client.is_closed() => client,
-            _ => self.config.connect(NoTls)?,
+            _ => connect(&self.config)?,
         };
         Ok(self.client.insert(client))
     }
@@ -434,7 +435,7 @@ struct Listener {
 impl Listener {
     fn run(mut self) {
         while !self.stop.load(Ordering::Relaxed) {
-            let mut client = match self.config.connect(NoTls) {
+            let mut client = match connect(&self.config) {
                 Ok(client) => client,
                 Err(error) => {
                     tracing::warn!(%error, "relay listener cannot connect; retrying");
