@@ -7,7 +7,10 @@
 //!
 //! Both directions are metered against the listener's memory budget ([`super::budget`]): a
 //! frame's bytes from the moment they are read until the frame is whole, a queued message's
-//! from `send` until the writer has written it.
+//! from `send` until the socket has taken it (flushed), not merely until the writer took it
+//! from the queue: a message handed to the websocket layer sits in its write buffer for as
+//! long as the peer does not read. A connection closed for the budget gets a -32001 error
+//! (`data.memoryBudgetBytes`) after what was queued before, then close 1013.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,7 +34,7 @@ pub(super) const CLOSE_GRACE: Duration = Duration::from_secs(2);
 const MAX_BATCH: usize = 64;
 
 /// Why and how a connection ends; the first ending set wins.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Ending {
     reason: &'static str,
     /// Flush the queue and send this close frame; `None` drops the socket at once.
@@ -191,7 +194,8 @@ pub(super) async fn run<H: Handler>(
     let ping = server.config().ws_ping_interval;
     let writer = Writer {
         queue: queued,
-        queued_bytes,
+        queued_bytes: queued_bytes.clone(),
+        budget_limit: server.config().ws_memory_budget_bytes,
         end: end.clone(),
         ending: watch_ending.clone(),
         ping_every: ping,
@@ -210,7 +214,11 @@ pub(super) async fn run<H: Handler>(
         .is_err()
     {
         writer.abort();
+        let _ = writer.await;
     }
+    // The writer is gone, and with it the queue and the socket: nothing is held for this
+    // connection any more, though requests still running may keep its outbound a while.
+    queued_bytes.release(usize::MAX);
     let reason = end.get().map_or("unknown", |e| e.reason);
     tracing::info!(connection = id, transport, %peer, reason, "connection closed");
     drop(live);
@@ -330,16 +338,8 @@ fn read_failure<H: Handler>(
         tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => PEER_CLOSED,
         tungstenite::Error::Io(error) => {
             if let Some(exhausted) = error.get_ref().and_then(|e| e.downcast_ref::<Exhausted>()) {
+                // The writer sends the -32001 error before the close frame.
                 tracing::warn!(connection = id, %exhausted, "frame refused");
-                let error = error_object(
-                    error_codes::SERVER_OVERLOADED,
-                    "Server overloaded; retry later.",
-                    Some(serde_json::json!({
-                        "reason": exhausted.to_string(),
-                        "memoryBudgetBytes": exhausted.limit,
-                    })),
-                );
-                let _ = connection.send(error_message(None, &error));
                 return OVER_BUDGET;
             }
             tracing::debug!(connection = id, %error, "websocket read failed");
@@ -360,6 +360,20 @@ fn read_failure<H: Handler>(
     }
 }
 
+/// The -32001 error a connection closed for the budget gets before its close frame (id `null`:
+/// the message refused may be any answer or notification, or a frame still arriving).
+fn over_budget_error(limit: usize) -> Vec<u8> {
+    let error = error_object(
+        error_codes::SERVER_OVERLOADED,
+        "Server overloaded; retry later.",
+        Some(serde_json::json!({
+            "reason": Exhausted { limit }.to_string(),
+            "memoryBudgetBytes": limit,
+        })),
+    );
+    error_message(None, &error)
+}
+
 fn text_frame(message: Vec<u8>) -> Message {
     // Outgoing messages are serde_json output, hence UTF-8; never panic if one is not.
     let text = String::from_utf8(message)
@@ -370,8 +384,11 @@ fn text_frame(message: Vec<u8>) -> Message {
 /// The writing half of a connection.
 struct Writer {
     queue: mpsc::Receiver<Vec<u8>>,
-    /// What the queue holds against the memory budget; given back as messages are written.
+    /// What the queue and the websocket layer's write buffer hold against the memory budget;
+    /// given back once the socket has taken the messages (at each flush).
     queued_bytes: Arc<Meter>,
+    /// The budget, named in the -32001 error of a connection closed for it.
+    budget_limit: usize,
     end: Arc<End>,
     ending: watch::Receiver<Option<Ending>>,
     ping_every: Duration,
@@ -384,14 +401,11 @@ impl Writer {
         let Self {
             mut queue,
             queued_bytes,
+            budget_limit,
             end,
             mut ending,
             ping_every,
         } = self;
-        let frame = |message: Vec<u8>| {
-            queued_bytes.release(message.len());
-            text_frame(message)
-        };
         let mut pings =
             tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
         pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -411,15 +425,23 @@ impl Writer {
                     None => return,
                 },
             };
+            // A message fed to the sink stays in the websocket layer's write buffer until the
+            // socket takes it, which a peer that does not read never lets happen: its bytes
+            // stay held until the flush is done, so a jammed connection holds what it holds
+            // against the budget, not outside it.
             let batch = async {
-                sink.feed(frame(first)).await?;
+                let mut fed = first.len();
+                sink.feed(text_frame(first)).await?;
                 for _ in 1..MAX_BATCH {
                     match queue.try_recv() {
-                        Ok(message) => sink.feed(frame(message)).await?,
+                        Ok(message) => {
+                            fed += message.len();
+                            sink.feed(text_frame(message)).await?;
+                        }
                         Err(_) => break,
                     }
                 }
-                sink.flush().await
+                sink.flush().await.map(|()| fed)
             };
             // An ending that drops the socket interrupts the write at once; a graceful one lets it
             // finish (messages moved into it would be lost) unless the socket stays jammed.
@@ -434,21 +456,31 @@ impl Writer {
                 () = interrupted => return,
                 written = batch => written,
             };
-            if written.is_err() {
-                end.set(WRITE_ERROR);
-                return;
+            match written {
+                Ok(fed) => queued_bytes.release(fed),
+                Err(_) => {
+                    end.set(WRITE_ERROR);
+                    return;
+                }
             }
         }
-        let Some(Ending {
-            close_frame: Some((code, reason)),
-            ..
-        }) = end.get()
+        let Some(
+            closing @ Ending {
+                close_frame: Some((code, reason)),
+                ..
+            },
+        ) = end.get()
         else {
             return;
         };
+        // What is still queued is given back once the writer is done (see `run`).
         let goodbye = async {
             while let Ok(message) = queue.try_recv() {
-                sink.feed(frame(message)).await?;
+                sink.feed(text_frame(message)).await?;
+            }
+            if closing == OVER_BUDGET {
+                sink.feed(text_frame(over_budget_error(budget_limit)))
+                    .await?;
             }
             let frame = CloseFrame {
                 code,
