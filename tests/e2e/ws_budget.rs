@@ -183,6 +183,49 @@ async fn ask<S: AsyncRead + AsyncWrite + Unpin>(
     }
 }
 
+/// A server on `home` listening on a loopback websocket with the memory budget `budget`, and
+/// one thread on it whose one turn carries `text_bytes` of text (so that `thread/read` with
+/// its turns answers with about twice that): the server, its address, the connection that
+/// made the thread, and the thread's id.
+async fn long_thread(
+    home: &std::path::Path,
+    budget: usize,
+    text_bytes: usize,
+) -> (
+    App,
+    SocketAddr,
+    WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,
+    Value,
+) {
+    let budget = budget.to_string();
+    let app = App::spawn(
+        home,
+        &[
+            "--listen",
+            "ws://127.0.0.1:0",
+            "--ws-memory-budget-bytes",
+            &budget,
+        ],
+    );
+    let addr = app.listening_addr();
+    let mut client = open(addr, None).await.expect("upgrade");
+    initialize(&mut client).await;
+    let started = request(&mut client, json!("start"), "thread/start", json!({})).await;
+    let thread = started["result"]["thread"]["id"].clone();
+    until(&mut client, "thread/started").await;
+    let input = json!([{ "type": "text", "text": "t".repeat(text_bytes) }]);
+    let turn = request(
+        &mut client,
+        json!("turn"),
+        "turn/start",
+        json!({ "threadId": thread, "input": input }),
+    )
+    .await;
+    assert!(turn.get("result").is_some(), "turn/start failed");
+    until(&mut client, "turn/completed").await;
+    (app, addr, client, thread)
+}
+
 /// Peak resident memory of process `pid`, in KiB.
 fn peak_rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
@@ -324,34 +367,8 @@ async fn answers_for_a_peer_that_never_reads_hold_no_more_than_the_budget() {
     /// being built at once.
     const ASKED: u64 = 32;
     let home = scratch("ws-budget-outbound");
-    let budget = BUDGET.to_string();
-    let app = App::spawn(
-        &home,
-        &[
-            "--listen",
-            "ws://127.0.0.1:0",
-            "--ws-memory-budget-bytes",
-            &budget,
-        ],
-    );
-    let addr = app.listening_addr();
-
     // A thread whose one turn carries 1 MiB of text.
-    let mut client = open(addr, None).await.expect("upgrade");
-    initialize(&mut client).await;
-    let started = request(&mut client, json!("start"), "thread/start", json!({})).await;
-    let thread = started["result"]["thread"]["id"].clone();
-    until(&mut client, "thread/started").await;
-    let input = json!([{ "type": "text", "text": "t".repeat(TEXT_BYTES) }]);
-    let turn = request(
-        &mut client,
-        json!("turn"),
-        "turn/start",
-        json!({ "threadId": thread, "input": input }),
-    )
-    .await;
-    assert!(turn.get("result").is_some(), "turn/start failed");
-    until(&mut client, "turn/completed").await;
+    let (app, addr, mut client, thread) = long_thread(&home, BUDGET, TEXT_BYTES).await;
     let at_rest = peak_rss_kib(app.pid());
 
     // The hog: every request at once (the server reads them all before any answer is ready,
@@ -534,32 +551,7 @@ async fn an_answer_the_socket_does_not_take_counts_until_it_is_written() {
     // Room for one answer (beyond a connection's 64 KiB allowance), not for two.
     let budget = 3 * text_bytes;
     let home = scratch("ws-budget-stuck");
-    let budget_arg = budget.to_string();
-    let app = App::spawn(
-        &home,
-        &[
-            "--listen",
-            "ws://127.0.0.1:0",
-            "--ws-memory-budget-bytes",
-            &budget_arg,
-        ],
-    );
-    let addr = app.listening_addr();
-    let mut client = open(addr, None).await.expect("upgrade");
-    initialize(&mut client).await;
-    let started = request(&mut client, json!("start"), "thread/start", json!({})).await;
-    let thread = started["result"]["thread"]["id"].clone();
-    until(&mut client, "thread/started").await;
-    let input = json!([{ "type": "text", "text": "s".repeat(text_bytes) }]);
-    let turn = request(
-        &mut client,
-        json!("turn"),
-        "turn/start",
-        json!({ "threadId": thread, "input": input }),
-    )
-    .await;
-    assert!(turn.get("result").is_some(), "turn/start failed");
-    until(&mut client, "turn/completed").await;
+    let (app, addr, mut client, thread) = long_thread(&home, budget, text_bytes).await;
     let at_rest = peak_rss_kib(app.pid());
 
     // Each hog asks for the thread with its turns, once, and reads nothing.
