@@ -305,30 +305,66 @@ fn an_approval_waiting_on_one_worker_is_answered_from_another() {
     }
 }
 
+/// Worker A serving one client over stdio and worker B listening on a loopback websocket,
+/// both on `store` and playing one script whose turn runs `command` and says "ok"; A's client
+/// has started a thread that asks before running any command (`untrusted`).
+struct ApprovalOnA {
+    root: PathBuf,
+    workspace: PathBuf,
+    home_b: PathBuf,
+    a: Client,
+    worker_b: App,
+    addr: std::net::SocketAddr,
+    thread: String,
+}
+
+impl ApprovalOnA {
+    fn new(store: &Store, test: &str, command: &str) -> Self {
+        let script = json!({"version": 1, "responses": [{"steps": [
+            {"type": "command", "command": command},
+            {"type": "message", "deltas": ["ok"]}
+        ]}]});
+        let TwoHomes {
+            root,
+            home_a,
+            workspace,
+            home_b,
+        } = TwoHomes::new(test, &script);
+        let mut a = Client::start_with(&home_a, &store.args());
+        let mut listen = store.args();
+        listen.extend(["--listen", "ws://127.0.0.1:0"]);
+        let worker_b = App::spawn(&home_b, &listen);
+        let addr = worker_b.listening_addr();
+        let thread = thread_id(&a.start_thread(
+            json!({"cwd": workspace, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}),
+        ));
+        Self {
+            root,
+            workspace,
+            home_b,
+            a,
+            worker_b,
+            addr,
+            thread,
+        }
+    }
+}
+
 /// An approval a turn on worker A waits for, already put to a client on worker B, is put as well
 /// to a second client that resumes the thread on B afterwards (B is not asked again: it follows
 /// the thread already); that client's answer counts on A, and the others' requests are withdrawn.
 #[test]
 fn an_approval_put_to_a_worker_reaches_a_client_joining_it_later() {
     let store = Store::postgres("approve_late");
-    let script = json!({"version": 1, "responses": [{"steps": [
-        {"type": "command", "command": "touch from-late.txt"},
-        {"type": "message", "deltas": ["ok"]}
-    ]}]});
-    let TwoHomes {
+    let ApprovalOnA {
         root,
-        home_a,
         workspace,
         home_b,
-    } = TwoHomes::new("approve-late", &script);
-    let mut a = Client::start_with(&home_a, &store.args());
-    let mut listen = store.args();
-    listen.extend(["--listen", "ws://127.0.0.1:0"]);
-    let worker_b = App::spawn(&home_b, &listen);
-    let addr = worker_b.listening_addr();
-    let thread = thread_id(&a.start_thread(
-        json!({"cwd": workspace, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}),
-    ));
+        mut a,
+        worker_b,
+        addr,
+        thread,
+    } = ApprovalOnA::new(&store, "approve-late", "touch from-late.txt");
     const APPROVAL: &str = "item/commandExecution/requestApproval";
 
     let mut first = Conn::open(addr);
@@ -383,24 +419,15 @@ fn an_approval_put_to_a_worker_reaches_a_client_joining_it_later() {
 #[test]
 fn a_malformed_answer_on_another_worker_leaves_its_other_clients_asked() {
     let store = Store::postgres("approve_malformed");
-    let script = json!({"version": 1, "responses": [{"steps": [
-        {"type": "command", "command": "touch from-good.txt"},
-        {"type": "message", "deltas": ["ok"]}
-    ]}]});
-    let TwoHomes {
+    let ApprovalOnA {
         root,
-        home_a,
         workspace,
         home_b,
-    } = TwoHomes::new("approve-malformed", &script);
-    let mut a = Client::start_with(&home_a, &store.args());
-    let mut listen = store.args();
-    listen.extend(["--listen", "ws://127.0.0.1:0"]);
-    let worker_b = App::spawn(&home_b, &listen);
-    let addr = worker_b.listening_addr();
-    let thread = thread_id(&a.start_thread(
-        json!({"cwd": workspace, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}),
-    ));
+        mut a,
+        worker_b,
+        addr,
+        thread,
+    } = ApprovalOnA::new(&store, "approve-malformed", "touch from-good.txt");
     const APPROVAL: &str = "item/commandExecution/requestApproval";
 
     let (mut sloppy, mut good) = (Conn::open(addr), Conn::open(addr));
