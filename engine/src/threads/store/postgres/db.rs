@@ -7,6 +7,7 @@
 //! serves and closes its own client, and a caller hands a closure over and blocks on its
 //! answer. A client whose connection broke is replaced on the next call.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
 use postgres::{Client, NoTls};
@@ -149,14 +150,50 @@ fn serve(mut client: Client, config: &postgres::Config, queue: &Mutex<mpsc::Rece
     }
 }
 
+/// Connection attempts that may be under way at once in this process, those given up on but
+/// still waiting for their server included: past it, an attempt fails at once.
+const MAX_CONNECTING: usize = 16;
+
+/// Connection attempts under way ([`MAX_CONNECTING`] at most).
+static CONNECTING: AtomicUsize = AtomicUsize::new(0);
+
+/// One of the [`MAX_CONNECTING`] connection attempts, given back when dropped.
+struct Attempt(());
+
+impl Attempt {
+    /// A place for one more attempt, if there is one.
+    fn take() -> Option<Self> {
+        CONNECTING
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_CONNECTING).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Self(()))
+    }
+}
+
+impl Drop for Attempt {
+    fn drop(&mut self) {
+        CONNECTING.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// Opens a connection with `config`, giving up once its `connect_timeout` ([`CONNECT_TIMEOUT`]
 /// when the URL sets none) has passed for each host it names. As with libpq, the bound covers
 /// the whole establishment, start-up and authentication included: the client's own timeout
 /// covers only the socket connect, so a server that accepts and never answers would hold it
 /// forever. That connect cannot be interrupted, so it runs on a thread of its own, left behind
-/// at the bound; it ends when the server answers or hangs up, closing what it got. An error
-/// says why, without the URL.
+/// at the bound; it ends when the server answers or hangs up, closing what it got. So that a
+/// server that never answers cannot pile up such threads, at most [`MAX_CONNECTING`] attempts
+/// are under way at once; past that, an attempt fails at once. An error says why, without the
+/// URL.
 pub(super) fn connect(config: &postgres::Config) -> Result<Client, String> {
+    let attempt = Attempt::take().ok_or_else(|| {
+        format!(
+            "{MAX_CONNECTING} earlier connection attempts are still waiting for the server; \
+             not starting another"
+        )
+    })?;
     let hosts = config
         .get_hosts()
         .len()
@@ -173,6 +210,7 @@ pub(super) fn connect(config: &postgres::Config) -> Result<Client, String> {
         .name("agentwire-pg-connect".to_owned())
         .spawn(move || {
             let _ = connected.send(config.connect(NoTls));
+            drop(attempt);
         })
         .map_err(|e| format!("cannot start a thread to connect: {e}"))?;
     match ready.recv_timeout(bound) {
@@ -221,5 +259,61 @@ pub(super) fn describe(error: &postgres::Error) -> String {
             None => db.message().to_owned(),
         },
         None => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+    use std::time::{Duration, Instant};
+
+    use super::{MAX_CONNECTING, connect};
+
+    /// A server that accepts connections and never answers: each attempt is given up at the
+    /// bound, its thread left waiting, and once MAX_CONNECTING wait, more attempts fail at once
+    /// instead of leaving more threads behind.
+    #[test]
+    fn attempts_waiting_on_a_silent_server_are_bounded() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for stream in listener.incoming().flatten() {
+                held.push(stream);
+            }
+        });
+        let config: postgres::Config =
+            format!("postgres://agentwire@127.0.0.1:{port}/agentwire?connect_timeout=1")
+                .parse()
+                .expect("a URL");
+        let attempts: Vec<_> = (0..MAX_CONNECTING + 4)
+            .map(|_| {
+                let config = config.clone();
+                std::thread::spawn(move || {
+                    let started = Instant::now();
+                    let error = connect(&config).err().expect("no server answers");
+                    (error, started.elapsed())
+                })
+            })
+            .collect();
+        let outcomes: Vec<(String, Duration)> = attempts
+            .into_iter()
+            .map(|attempt| attempt.join().expect("an attempt"))
+            .collect();
+        let (refused, timed_out): (Vec<_>, Vec<_>) = outcomes
+            .iter()
+            .partition(|(error, _)| error.contains("still waiting for the server"));
+        assert_eq!(refused.len(), 4, "{outcomes:?}");
+        assert_eq!(timed_out.len(), MAX_CONNECTING, "{outcomes:?}");
+        for (error, took) in timed_out {
+            assert!(error.contains("within 1 s"), "{error}");
+            assert!(*took >= Duration::from_millis(900), "{took:?}");
+        }
+        for (_, took) in refused {
+            assert!(*took < Duration::from_millis(900), "refused after {took:?}");
+        }
+        // The bound still holds afterwards: the given-up attempts still wait.
+        let error = connect(&config).err().expect("no place");
+        assert!(error.contains("still waiting for the server"), "{error}");
     }
 }
