@@ -34,6 +34,8 @@ pub enum DaemonCommand {
 pub struct DaemonPaths {
     /// `HOME/app-server-control/app-server.sock`.
     pub socket: PathBuf,
+    /// `HOME/app-server-control/`: the directory of them all, locked while a command runs.
+    pub control: PathBuf,
     /// `HOME/app-server-control/daemon.pid`.
     pub pid: PathBuf,
     /// `HOME/app-server-control/daemon.log`.
@@ -53,6 +55,7 @@ impl DaemonPaths {
             socket,
             pid: dir.join("daemon.pid"),
             log: dir.join("daemon.log"),
+            control: dir,
         }
     }
 }
@@ -60,8 +63,7 @@ impl DaemonPaths {
 /// Runs a daemon subcommand.
 pub fn run(command: DaemonCommand, overrides: &crate::ConfigOverrides) -> Result<ExitCode, String> {
     let paths = DaemonPaths::new();
-    let dir = paths.pid.parent().unwrap_or_else(|| Path::new("."));
-    if !matches!(command, DaemonCommand::Start) && !dir.exists() {
+    if !matches!(command, DaemonCommand::Start) && !paths.control.exists() {
         // Never started here: nothing to stop and nothing running.
         println!("agentwire app-server daemon is not running");
         return Ok(if matches!(command, DaemonCommand::Stop) {
@@ -73,7 +75,7 @@ pub fn run(command: DaemonCommand, overrides: &crate::ConfigOverrides) -> Result
     // Held until this command is done, so that none sees another's work half done: a start
     // whose pid file is not written yet, or whose server does not listen yet, would look
     // stale (and its pid file be removed, and a second server started).
-    let _lock = lock(dir)?;
+    let _lock = lock(&paths.control)?;
     match command {
         DaemonCommand::Start => start(&paths, overrides),
         DaemonCommand::Stop => stop(&paths),

@@ -405,6 +405,13 @@ pub fn params<'a>(seen: &'a [Value], method: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// Whether `seen` holds the `serverRequest/resolved` of server request `id` of `thread`.
+pub fn resolved(seen: &[Value], id: &Value, thread: &str) -> bool {
+    params(seen, "serverRequest/resolved")
+        .iter()
+        .any(|p| p["requestId"] == *id && p["threadId"] == json!(thread))
+}
+
 /// The concatenated `delta`s of the notifications `method` in `seen`.
 pub fn deltas(seen: &[Value], method: &str) -> String {
     params(seen, method)

@@ -188,23 +188,20 @@ fn approvals_accepted_declined_malformed_and_for_the_session() {
 
     // Accepted: the command runs.
     let turn = client.start_turn(&thread, "case-accept");
-    let (id, params) = client.server_request("item/commandExecution/requestApproval");
-    assert_eq!(params["threadId"], json!(thread));
-    assert_eq!(params["turnId"], json!(turn));
-    assert_eq!(params["command"], json!("touch accepted.txt"));
-    assert_eq!(params["cwd"], json!(workspace.to_str()));
+    let (id, asked) = client.server_request("item/commandExecution/requestApproval");
+    assert_eq!(asked["threadId"], json!(thread));
+    assert_eq!(asked["turnId"], json!(turn));
+    assert_eq!(asked["command"], json!("touch accepted.txt"));
+    assert_eq!(asked["cwd"], json!(workspace.to_str()));
     answer(&mut client, id.clone(), json!("accept"));
     let (notifications, done) = until_completed(&mut client);
     assert_eq!(done["status"], json!("completed"));
-    let resolved: Vec<&Value> = notifications
-        .iter()
-        .filter(|n| n["method"] == json!("serverRequest/resolved"))
-        .collect();
+    let resolved = params(&notifications, "serverRequest/resolved");
     assert_eq!(resolved.len(), 1, "{notifications:#?}");
-    assert_eq!(resolved[0]["params"]["requestId"], id);
+    assert_eq!(resolved[0]["requestId"], id);
     let item = &completed_items(&notifications, "commandExecution")[0];
     assert_eq!(item["status"], json!("completed"));
-    assert_eq!(item["id"], params["itemId"]);
+    assert_eq!(item["id"], asked["itemId"]);
     assert!(workspace.join("accepted.txt").exists());
 
     // Declined: it does not run, the turn goes on.
@@ -292,12 +289,9 @@ fn an_approval_left_unanswered_times_out_as_declined_and_a_late_answer_changes_n
         "withdrawn after {waited:?}, before the timeout"
     );
     assert_eq!(done["status"], json!("completed"));
-    let resolved: Vec<&Value> = notifications
-        .iter()
-        .filter(|n| n["method"] == json!("serverRequest/resolved"))
-        .collect();
+    let resolved = params(&notifications, "serverRequest/resolved");
     assert_eq!(resolved.len(), 1, "{notifications:#?}");
-    assert_eq!(resolved[0]["params"]["requestId"], id);
+    assert_eq!(resolved[0]["requestId"], id);
     assert_eq!(
         completed_items(&notifications, "commandExecution")[0]["status"],
         json!("declined")

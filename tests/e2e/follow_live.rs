@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use crate::app_server_ws::App;
-use crate::client::{Client, completed_turn, params, thread_id};
+use crate::client::{Client, completed_turn, params, resolved, thread_id};
 use crate::common::scratch;
 use crate::stores::Store;
 use crate::ws_conn::Conn;
@@ -22,6 +22,9 @@ fn script_deltas() -> Vec<String> {
 }
 
 const DELAY_MS: u64 = 50;
+
+/// The approval the scripts' commands ask for.
+const APPROVAL: &str = "item/commandExecution/requestApproval";
 
 /// Makes `home`'s model the fixture provider playing `script`.
 pub(crate) fn fixture(home: &std::path::Path, script: &Value) {
@@ -254,7 +257,6 @@ fn an_approval_waiting_on_one_worker_is_answered_from_another() {
     let thread = thread_id(&a.start_thread(
         json!({"cwd": workspace, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}),
     ));
-    const APPROVAL: &str = "item/commandExecution/requestApproval";
 
     // The client on A is asked and does not answer; one that resumes on B is asked too.
     let turn = a.start_turn(&thread, "first");
@@ -282,11 +284,7 @@ fn an_approval_waiting_on_one_worker_is_answered_from_another() {
         workspace.join("from-b.txt").exists(),
         "B's accept ran the command on A"
     );
-    let withdrawn = |seen: &[Value], id: &Value| {
-        params(seen, "serverRequest/resolved")
-            .iter()
-            .any(|p| p["requestId"] == *id && p["threadId"] == json!(thread))
-    };
+    let withdrawn = |seen: &[Value], id: &Value| resolved(seen, id, &thread);
     assert!(withdrawn(&seen_a, &on_a_id), "A's request is withdrawn");
     assert!(withdrawn(&seen_b, &on_b_id), "B's request is resolved");
 
@@ -365,7 +363,6 @@ fn an_approval_put_to_a_worker_reaches_a_client_joining_it_later() {
         addr,
         thread,
     } = ApprovalOnA::new(&store, "approve-late", "touch from-late.txt");
-    const APPROVAL: &str = "item/commandExecution/requestApproval";
 
     let mut first = Conn::open(addr);
     first.call("thread/resume", json!({"threadId": thread}));
@@ -390,11 +387,7 @@ fn an_approval_put_to_a_worker_reaches_a_client_joining_it_later() {
         workspace.join("from-late.txt").exists(),
         "the late client's accept ran the command on A"
     );
-    let withdrawn = |seen: &[Value], id: &Value| {
-        params(seen, "serverRequest/resolved")
-            .iter()
-            .any(|p| p["requestId"] == *id && p["threadId"] == json!(thread))
-    };
+    let withdrawn = |seen: &[Value], id: &Value| resolved(seen, id, &thread);
     assert!(withdrawn(&seen_a, &on_a_id), "A's request is withdrawn");
     assert!(
         withdrawn(&seen_first, &first_id),
@@ -428,7 +421,6 @@ fn a_malformed_answer_on_another_worker_leaves_its_other_clients_asked() {
         addr,
         thread,
     } = ApprovalOnA::new(&store, "approve-malformed", "touch from-good.txt");
-    const APPROVAL: &str = "item/commandExecution/requestApproval";
 
     let (mut sloppy, mut good) = (Conn::open(addr), Conn::open(addr));
     for conn in [&mut sloppy, &mut good] {
@@ -443,18 +435,13 @@ fn a_malformed_answer_on_another_worker_leaves_its_other_clients_asked() {
     // meanwhile: its request is still open.
     std::thread::sleep(std::time::Duration::from_millis(500));
     good.call("thread/loaded/list", json!({}));
-    let resolved = |seen: Vec<&Value>, id: &Value| {
-        seen.iter().any(|m| {
-            m["method"] == json!("serverRequest/resolved") && m["params"]["requestId"] == *id
-        })
-    };
+    let backlog: Vec<Value> = good.backlog().iter().cloned().collect();
     assert!(
-        !resolved(good.backlog().iter().collect(), &good_id),
-        "B withdrew the request from its other client after a malformed answer: {:?}",
-        good.backlog()
+        !params(&backlog, "serverRequest/resolved")
             .iter()
-            .map(|m| &m["method"])
-            .collect::<Vec<_>>()
+            .any(|p| p["requestId"] == good_id),
+        "B withdrew the request from its other client after a malformed answer: {:?}",
+        backlog.iter().map(|m| &m["method"]).collect::<Vec<_>>()
     );
     good.send(&json!({"id": good_id, "result": {"decision": "accept"}}));
 
@@ -472,15 +459,15 @@ fn a_malformed_answer_on_another_worker_leaves_its_other_clients_asked() {
         "the good client's accept ran the command on A"
     );
     assert!(
-        resolved(seen_a.iter().collect(), &on_a_id),
+        resolved(&seen_a, &on_a_id, &thread),
         "A's request is withdrawn"
     );
     assert!(
-        resolved(seen_sloppy.iter().collect(), &sloppy_id),
+        resolved(&seen_sloppy, &sloppy_id, &thread),
         "the sloppy client's request is withdrawn"
     );
     assert!(
-        resolved(seen_good.iter().collect(), &good_id),
+        resolved(&seen_good, &good_id, &thread),
         "the good client's request is resolved"
     );
     a.stop();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::client::{Client, completed_turn, params, thread_id};
+use crate::client::{Client, completed_turn, params, resolved, thread_id};
 use crate::follow_live::TwoHomes;
 use crate::stores::Store;
 
@@ -331,11 +331,7 @@ fn a_forged_answer_of_the_wrong_type_does_not_decide_an_approval() {
     await_log(&a, "A", &[("malformed answer from elsewhere dropped", 2)]);
     b.send(&json!({"id": on_b_id, "result": {"decision": "accept"}}));
     let (seen_a, seen_b) = (a.until_turn_completed(), b.until_turn_completed());
-    let withdrawn = |seen: &[Value], id: &Value| {
-        params(seen, "serverRequest/resolved")
-            .iter()
-            .any(|p| p["requestId"] == *id && p["threadId"] == json!(thread))
-    };
+    let withdrawn = |seen: &[Value], id: &Value| resolved(seen, id, &thread);
     assert!(withdrawn(&seen_a, &on_a_id), "A's request is withdrawn");
     assert!(withdrawn(&seen_b, &on_b_id), "B's request is resolved");
     for (worker, seen) in [("A", &seen_a), ("B", &seen_b)] {

@@ -272,6 +272,28 @@ fn as_an_unprivileged_user_there_is_no_network_without_network_access() {
 
 const SECRET: &str = "sk-e2e-secret-of-the-unprivileged-server";
 
+/// A server's home under `root` holding `auth.json` with [`SECRET`], and a working directory
+/// beside it: the home, the working directory and `auth.json`.
+fn home_with_secret(root: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let home = root.join("home");
+    let work = root.join("work");
+    std::fs::create_dir_all(&home).expect("mkdir home");
+    std::fs::create_dir_all(&work).expect("mkdir work");
+    let auth = home.join("auth.json");
+    std::fs::write(&auth, format!("{{\"OPENAI_API_KEY\":\"{SECRET}\"}}")).expect("auth.json");
+    (home, work, auth)
+}
+
+/// The control of a test that a confined command cannot read `auth`: unconfined, in `work`,
+/// the same user reads [`SECRET`] from it.
+fn control_reads_secret(work: &Path, auth: &Path) {
+    let (_, out) = unconfined(work, &format!("cat {}", auth.display()));
+    assert!(
+        out.contains(SECRET),
+        "the control did not read auth.json: {out}"
+    );
+}
+
 /// Promise (`docs/sandbox.md`, "Namespaces": the server's home, passed as `--hide` as the
 /// server passes it, is covered by an empty read-only `tmpfs`; `docs/security.md`: a confined
 /// command cannot read `auth.json` or `config.toml`), inside a user namespace.
@@ -280,12 +302,7 @@ fn as_an_unprivileged_user_the_servers_home_is_hidden() {
     let Some(root) = unprivileged_scratch("unprivileged-home") else {
         return;
     };
-    let home = root.join("home");
-    let work = root.join("work");
-    std::fs::create_dir_all(&home).expect("mkdir home");
-    std::fs::create_dir_all(&work).expect("mkdir work");
-    let auth = home.join("auth.json");
-    std::fs::write(&auth, format!("{{\"OPENAI_API_KEY\":\"{SECRET}\"}}")).expect("auth.json");
+    let (home, work, auth) = home_with_secret(&root);
     std::fs::write(home.join("config.toml"), "model = \"m\"\n").expect("config.toml");
     give(&root);
     let script = format!(
@@ -312,11 +329,7 @@ fn as_an_unprivileged_user_the_servers_home_is_hidden() {
         );
     }
     // Unconfined, the same user reads it.
-    let (_, out) = unconfined(&work, &format!("cat {}", auth.display()));
-    assert!(
-        out.contains(SECRET),
-        "the control did not read auth.json: {out}"
-    );
+    control_reads_secret(&work, &auth);
     let _ = std::fs::remove_dir_all(&root);
 }
 
@@ -330,12 +343,7 @@ fn as_an_unprivileged_user_the_command_holds_no_capability_and_cannot_uncover_th
     let Some(root) = unprivileged_scratch("unprivileged-caps") else {
         return;
     };
-    let home = root.join("home");
-    let work = root.join("work");
-    std::fs::create_dir_all(&home).expect("mkdir home");
-    std::fs::create_dir_all(&work).expect("mkdir work");
-    let auth = home.join("auth.json");
-    std::fs::write(&auth, format!("{{\"OPENAI_API_KEY\":\"{SECRET}\"}}")).expect("auth.json");
+    let (home, work, auth) = home_with_secret(&root);
     give(&root);
     let script = format!(
         "grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status; \
@@ -363,11 +371,7 @@ fn as_an_unprivileged_user_the_command_holds_no_capability_and_cannot_uncover_th
         assert!(!out.contains(SECRET), "{policy}: read auth.json: {out}");
     }
     // Unconfined, the same user reads it.
-    let (_, out) = unconfined(&work, &format!("cat {}", auth.display()));
-    assert!(
-        out.contains(SECRET),
-        "the control did not read auth.json: {out}"
-    );
+    control_reads_secret(&work, &auth);
     let _ = std::fs::remove_dir_all(&root);
 }
 

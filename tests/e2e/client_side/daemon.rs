@@ -389,29 +389,17 @@ fn of_several_concurrent_starts_exactly_one_daemon_runs() {
         }
         assert_eq!(servers_of(&home), vec![pid], "round {round}: {report:#?}");
         assert!(socket.exists(), "round {round}: the socket was removed");
-        let status = daemon(&home, "status");
-        assert!(
-            status.status.success(),
-            "round {round}: {:?}",
-            text(&status)
-        );
-        assert!(
-            text(&status).0.contains(&format!("is running (pid {pid})")),
-            "round {round}: {:?}",
-            text(&status)
-        );
-
-        let stopped = daemon(&home, "stop");
-        assert!(
-            stopped.status.success(),
-            "round {round}: {:?}",
-            text(&stopped)
-        );
-        assert!(
-            text(&stopped).0.contains(&format!("stopped (pid {pid})")),
-            "round {round}: {:?}",
-            text(&stopped)
-        );
+        // `daemon ACTION` succeeds and says `expected`.
+        let says = |action: &str, expected: String| {
+            let output = daemon(&home, action);
+            assert!(
+                output.status.success() && text(&output).0.contains(&expected),
+                "round {round}: {action}: {:?}",
+                text(&output)
+            );
+        };
+        says("status", format!("is running (pid {pid})"));
+        says("stop", format!("stopped (pid {pid})"));
         assert_eq!(servers_of(&home), Vec::<u32>::new(), "round {round}");
         assert!(!control.join("daemon.pid").exists(), "round {round}");
         assert!(
