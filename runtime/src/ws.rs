@@ -1,6 +1,9 @@
 //! The websocket transports: `ws://IP:PORT` over TCP and `unix://[PATH]` over a Unix socket.
 //!
-//! One JSON message per websocket text frame, each handed to [`Server::handle_message`]. A
+//! One JSON message per websocket text message, each handed to [`Server::handle_message`]. A
+//! message may arrive in fragments (RFC 6455 §5.4), and one over 16 KiB leaves as fragments
+//! (`split_frames.rs`): neither of the websocket layer's buffers, which never shrink, is
+//! let grow to a whole large message. The opening handshake is done in `upgrade.rs`. A
 //! binary frame is answered with a -32600 error message (id `null`) and the connection stays
 //! open. A frame or message longer than `max_message_bytes` is refused as its header arrives,
 //! without being buffered: the server answers the usual "exceeds the limit" error and closes the
@@ -43,7 +46,9 @@ mod connection;
 mod forward_write;
 mod header_deadline;
 mod no_delay;
+mod split_frames;
 mod unix_socket;
+mod upgrade;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -53,7 +58,6 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::connect_info::Connected;
-use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
@@ -68,6 +72,7 @@ use crate::dispatch::Handler;
 use crate::server::Server;
 use budget::{Budget, Meter, Metered};
 use header_deadline::HeaderDeadline;
+use upgrade::Handshake;
 
 /// Where the listener stands in its life; only moves forward.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -392,7 +397,7 @@ async fn admit(auth: &Option<BearerAuth>, request: Request, next: Next) -> Respo
 async fn upgrade<H: Handler>(
     State(state): State<Arc<WsState<H>>>,
     ConnectInfo(peer): ConnectInfo<PeerLabel>,
-    upgrade: WebSocketUpgrade,
+    handshake: Handshake,
 ) -> Response {
     if *state.phase.borrow() != Phase::Serving {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n").into_response();
@@ -400,22 +405,18 @@ async fn upgrade<H: Handler>(
     let limit = state.server.config().max_message_bytes;
     // Counted from here: a failed upgrade drops the callback, and the guard with it.
     let live = state.live.enter();
-    buffers::sized(upgrade)
-        .max_message_size(limit)
-        .max_frame_size(limit)
-        .on_failed_upgrade(|error| tracing::warn!(%error, "websocket upgrade failed"))
-        .on_upgrade(move |socket| {
-            connection::run(
-                state.server.clone(),
-                socket,
-                connection::Meters {
-                    inbound: peer.inbound,
-                    outbound: Meter::new(state.budget.clone()),
-                },
-                state.transport,
-                peer.label,
-                state.phase.clone(),
-                live,
-            )
-        })
+    handshake.accept(buffers::config(limit), limit, move |socket| {
+        connection::run(
+            state.server.clone(),
+            socket,
+            connection::Meters {
+                inbound: peer.inbound,
+                outbound: Meter::new(state.budget.clone()),
+            },
+            state.transport,
+            peer.label,
+            state.phase.clone(),
+            live,
+        )
+    })
 }

@@ -1007,3 +1007,48 @@ async fn a_plain_http_answer_closes_its_connection_and_a_second_request_on_it_is
     let (status, _) = app.terminate();
     assert!(status.success(), "{status:?}");
 }
+
+/// The opening handshake (`runtime/src/ws/upgrade.rs`, RFC 6455 §4.2), through the binary: a
+/// handshake switches protocols with the `Sec-WebSocket-Accept` that RFC 6455 §1.3 gives for
+/// its key, and a request that is not one is told what is wrong in the connection's only
+/// answer: another method gets 405 and `Allow: GET`, no upgrade asked for 426 and `Upgrade:
+/// websocket`, another protocol version 426 and `Sec-WebSocket-Version: 13`, no key 400.
+#[tokio::test]
+async fn a_handshake_switches_with_the_rfc_accept_value_and_other_requests_hear_what_is_wrong() {
+    let home = scratch("ws-handshake");
+    let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
+    let addr = app.listening_addr();
+    let handshake = upgrade_head("/", "");
+    let head = answer_head(addr, &handshake).await;
+    assert!(head.starts_with("http/1.1 101 "), "{head}");
+    assert!(
+        head.contains("\r\nsec-websocket-accept: s3pplmbitxaq9kygzzhzrbk+xoo=\r\n"),
+        "{head}"
+    );
+    let no_upgrade = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned();
+    let key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    for (request, status, telling) in [
+        (
+            handshake.replacen("GET", "POST", 1),
+            405,
+            "\r\nallow: get\r\n",
+        ),
+        (no_upgrade, 426, "\r\nupgrade: websocket\r\n"),
+        (
+            handshake.replace("Version: 13", "Version: 8"),
+            426,
+            "\r\nsec-websocket-version: 13\r\n",
+        ),
+        (handshake.replace(key, ""), 400, "sec-websocket-key"),
+    ] {
+        let answer = until_closed(addr, &request).await;
+        assert!(
+            answer.starts_with(&format!("http/1.1 {status} ")),
+            "{request:?}: {answer}"
+        );
+        assert!(answer.contains(telling), "{request:?}: {answer}");
+        assert!(!answer.contains("sec-websocket-accept"), "{answer}");
+    }
+    let (status, _) = app.terminate();
+    assert!(status.success(), "{status:?}");
+}

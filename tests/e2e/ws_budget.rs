@@ -120,12 +120,33 @@ fn frames(mut bytes: &[u8]) -> Vec<(u8, &[u8])> {
     found
 }
 
-/// The JSON text frames in what the server sent.
-fn json_frames(bytes: &[u8]) -> Vec<Value> {
-    frames(bytes)
-        .into_iter()
-        .filter(|(head, _)| *head == 0x81)
-        .filter_map(|(_, payload)| serde_json::from_slice(payload).ok())
+/// The text messages in what the server sent, each whole: a large one comes as a text frame
+/// and continuation frames (RFC 6455 §5.4), with control frames allowed between them.
+fn text_messages(bytes: &[u8]) -> Vec<Vec<u8>> {
+    const FIN: u8 = 0x80;
+    let mut messages = Vec::new();
+    let mut partial: Option<Vec<u8>> = None;
+    for (head, payload) in frames(bytes) {
+        match head & 0x0f {
+            0x1 => partial = Some(payload.to_vec()),
+            0x0 => match partial.as_mut() {
+                Some(text) => text.extend_from_slice(payload),
+                None => panic!("a continuation frame with no message to continue"),
+            },
+            _ => continue,
+        }
+        if head & FIN != 0 {
+            messages.extend(partial.take());
+        }
+    }
+    messages
+}
+
+/// The JSON text messages in what the server sent.
+fn json_messages(bytes: &[u8]) -> Vec<Value> {
+    text_messages(bytes)
+        .iter()
+        .filter_map(|text| serde_json::from_slice(text).ok())
         .collect()
 }
 
@@ -187,7 +208,7 @@ async fn ask<S: AsyncRead + AsyncWrite + Unpin>(
 /// one thread on it whose one turn carries `text_bytes` of text (so that `thread/read` with
 /// its turns answers with about twice that): the server, its address, the connection that
 /// made the thread, and the thread's id.
-async fn long_thread(
+pub(crate) async fn long_thread(
     home: &std::path::Path,
     budget: usize,
     text_bytes: usize,
@@ -228,12 +249,18 @@ async fn long_thread(
 
 /// Peak resident memory of process `pid`, in KiB.
 fn peak_rss_kib(pid: u32) -> u64 {
+    status_kib(pid, "VmHWM")
+}
+
+/// Field `name` of `/proc/PID/status` (a size in KiB): `VmRSS` is resident memory now, `VmHWM`
+/// its peak.
+pub(crate) fn status_kib(pid: u32, name: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM in /proc/PID/status")
+        .unwrap_or_else(|| panic!("{name} in /proc/{pid}/status"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -280,7 +307,7 @@ async fn frames_that_never_finish_hold_no_more_than_the_budget() {
         "no connection was refused for the budget"
     );
     for answer in &refused {
-        let error = json_frames(answer)
+        let error = json_messages(answer)
             .into_iter()
             .find(|m| m.get("error").is_some())
             .expect("a JSON-RPC error before the close frame");
@@ -447,7 +474,7 @@ async fn answers_for_a_peer_that_never_reads_hold_no_more_than_the_budget() {
     );
     // The initialize answer, the answers queued before the refusal (in order, each whole: the
     // refused one and all after it are gone), then the -32001 error.
-    let messages = json_frames(&sent);
+    let messages = json_messages(&sent);
     let gists: Vec<String> = messages.iter().map(gist).collect();
     let queued = gists.len().saturating_sub(2);
     let mut expected = vec!["0: result".to_owned()];
@@ -467,12 +494,7 @@ async fn answers_for_a_peer_that_never_reads_hold_no_more_than_the_budget() {
         let turns = &answer["result"]["thread"]["turns"];
         assert_eq!(turns.as_array().map(Vec::len), Some(1), "{}", gist(answer));
     }
-    let answer_bytes = frames
-        .iter()
-        .filter(|(head, _)| *head == 0x81)
-        .map(|(_, payload)| payload.len())
-        .max()
-        .unwrap_or(0);
+    let answer_bytes = text_messages(&sent).iter().map(Vec::len).max().unwrap_or(0);
     let line = closed_line(&app, hog_addr).await;
     assert!(
         line.contains(r#"reason="the websocket memory budget is used up""#),
@@ -625,14 +647,14 @@ async fn an_answer_the_socket_does_not_take_counts_until_it_is_written() {
     for (at, hog) in hogs {
         if closed.contains(&at) {
             let sent = read_until_closed(hog).await;
-            let gists: Vec<String> = json_frames(&sent).iter().map(gist).collect();
+            let gists: Vec<String> = json_messages(&sent).iter().map(gist).collect();
             assert_eq!(gists, ["0: result", "null: error -32001"], "{at}");
             assert_eq!(close_code(&sent), Some(1013), "{at}");
         } else {
             let mut kept = hog;
             let mut sent = Vec::new();
             let mut chunk = vec![0u8; 64 * 1024];
-            while json_frames(&sent).len() < 2 {
+            while json_messages(&sent).len() < 2 {
                 let n = tokio::time::timeout(WAIT, kept.read(&mut chunk))
                     .await
                     .expect("the answer in time")
@@ -640,7 +662,7 @@ async fn an_answer_the_socket_does_not_take_counts_until_it_is_written() {
                 assert!(n > 0, "{at} was closed");
                 sent.extend_from_slice(&chunk[..n]);
             }
-            let messages = json_frames(&sent);
+            let messages = json_messages(&sent);
             let gists: Vec<String> = messages.iter().map(gist).collect();
             assert_eq!(gists, ["0: result", "1: result"], "{at}");
             let turns = &messages[1]["result"]["thread"]["turns"];

@@ -9,17 +9,24 @@
 //! - frames queued by the writer go to the socket once [`WRITE_BUFFER`] bytes are pending
 //!   (and at every flush, after each batch), so a batch of notifications still leaves in a few
 //!   writes.
+//!
+//! Neither buffer ever holds a whole large message: inbound frames reach the layer cut into
+//! pieces ([`super::split_frames`]) and large outbound messages leave as continuation frames of
+//! the same size. The layer keeps each buffer at the largest size it ever held.
 
-use axum::extract::ws::WebSocketUpgrade;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 /// Bytes read from the socket per read call.
 pub(super) const READ_BUFFER: usize = 4 * 1024;
 /// Bytes of frames buffered before they are written to the socket.
 pub(super) const WRITE_BUFFER: usize = 16 * 1024;
 
-/// `upgrade` with the buffer sizes above.
-pub(super) fn sized<F>(upgrade: WebSocketUpgrade<F>) -> WebSocketUpgrade<F> {
-    upgrade
+/// The websocket layer's settings: the buffer sizes above, and messages and frames of at most
+/// `max_message_bytes`.
+pub(super) fn config(max_message_bytes: usize) -> WebSocketConfig {
+    WebSocketConfig::default()
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(WRITE_BUFFER)
+        .max_message_size(Some(max_message_bytes))
+        .max_frame_size(Some(max_message_bytes))
 }

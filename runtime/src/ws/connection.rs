@@ -16,12 +16,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentwire_protocol::jsonrpc::error_codes;
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, watch};
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{CloseCode, Data, OpCode};
+use tokio_tungstenite::tungstenite::{self, Bytes, Message, Utf8Bytes};
 
 use super::budget::{Exhausted, Meter};
+use super::split_frames::PIECE;
+use super::upgrade::Socket;
 use super::{LiveGuard, Phase};
 use crate::connection::Connection;
 use crate::dispatch::Handler;
@@ -38,7 +43,7 @@ const MAX_BATCH: usize = 64;
 struct Ending {
     reason: &'static str,
     /// Flush the queue and send this close frame; `None` drops the socket at once.
-    close_frame: Option<(u16, &'static str)>,
+    close_frame: Option<(CloseCode, &'static str)>,
 }
 
 const PEER_CLOSED: Ending = Ending {
@@ -51,32 +56,32 @@ const SLOW_READER: Ending = Ending {
 };
 const CLOSED_BY_SERVER: Ending = Ending {
     reason: "closed by the server",
-    close_frame: Some((close_code::NORMAL, "closed")),
+    close_frame: Some((CloseCode::Normal, "closed")),
 };
 const SHUTDOWN: Ending = Ending {
     reason: "server shutdown",
-    close_frame: Some((close_code::AWAY, "server shutting down")),
+    close_frame: Some((CloseCode::Away, "server shutting down")),
 };
 const TOO_LARGE: Ending = Ending {
     reason: "message too large",
-    close_frame: Some((close_code::SIZE, "message too large")),
+    close_frame: Some((CloseCode::Size, "message too large")),
 };
 const PROTOCOL_ERROR: Ending = Ending {
     reason: "websocket protocol error",
-    close_frame: Some((close_code::PROTOCOL, "protocol error")),
+    close_frame: Some((CloseCode::Protocol, "protocol error")),
 };
 const INVALID_TEXT: Ending = Ending {
     reason: "text frame is not UTF-8",
-    close_frame: Some((close_code::INVALID, "text frame is not valid UTF-8")),
+    close_frame: Some((CloseCode::Invalid, "text frame is not valid UTF-8")),
 };
 const IDLE: Ending = Ending {
     reason: "no frame within the idle timeout (gone, or a frame that stopped arriving)",
-    close_frame: Some((close_code::POLICY, "no frame within the idle timeout")),
+    close_frame: Some((CloseCode::Policy, "no frame within the idle timeout")),
 };
 const OVER_BUDGET: Ending = Ending {
     reason: "the websocket memory budget is used up",
     close_frame: Some((
-        close_code::AGAIN,
+        CloseCode::Again,
         "server memory budget used up; try again later",
     )),
 };
@@ -172,7 +177,7 @@ impl Outbound for WsOutbound {
 /// Serves one upgraded websocket until it ends; logs its opening and closing.
 pub(super) async fn run<H: Handler>(
     server: Server<H>,
-    socket: WebSocket,
+    socket: Socket,
     meters: Meters,
     transport: &'static str,
     peer: Arc<str>,
@@ -236,7 +241,7 @@ impl<H: Handler> Reader<'_, H> {
     /// Reads frames until the connection ends or the server shuts down.
     async fn run(
         self,
-        mut stream: SplitStream<WebSocket>,
+        mut stream: SplitStream<Socket>,
         mut ending: watch::Receiver<Option<Ending>>,
         mut phase: watch::Receiver<Phase>,
     ) {
@@ -279,8 +284,10 @@ impl<H: Handler> Reader<'_, H> {
                 Some(Ok(Message::Text(text))) => server.handle_message(connection, text.as_bytes()),
                 Some(Ok(Message::Binary(bytes))) => refuse_binary(server, connection, bytes.len()),
                 // Pings are answered by the websocket layer; a close frame is answered there too,
-                // and the stream ends right after.
-                Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Close(_))) => {}
+                // and the stream ends right after. Raw frames are never read, only written.
+                Some(Ok(
+                    Message::Ping(_) | Message::Pong(_) | Message::Close(_) | Message::Frame(_),
+                )) => {}
                 None => {
                     end.set(PEER_CLOSED);
                     return;
@@ -315,16 +322,9 @@ fn refuse_binary<H: Handler>(server: &Server<H>, connection: &Connection, bytes:
 fn read_failure<H: Handler>(
     server: &Server<H>,
     connection: &Connection,
-    error: axum::Error,
+    error: tungstenite::Error,
 ) -> Ending {
     let id = connection.id().0;
-    let error = match error.into_inner().downcast::<tungstenite::Error>() {
-        Ok(error) => *error,
-        Err(other) => {
-            tracing::warn!(connection = id, error = %other, "websocket read failed");
-            return READ_ERROR;
-        }
-    };
     match error {
         tungstenite::Error::Capacity(tungstenite::error::CapacityError::MessageTooLong {
             size,
@@ -374,11 +374,34 @@ fn over_budget_error(limit: usize) -> Vec<u8> {
     error_message(None, &error)
 }
 
-fn text_frame(message: Vec<u8>) -> Message {
+/// Feeds one outbound message to the sink as a text frame or, past [`PIECE`] bytes, as a text
+/// frame and continuation frames of at most a piece each (RFC 6455 §5.4): the websocket layer
+/// copies each frame whole into its write buffer and keeps that buffer at the largest size it
+/// ever held, so a large message sent whole would cost its connection that much for good.
+async fn feed_text(
+    sink: &mut SplitSink<Socket, Message>,
+    message: Vec<u8>,
+) -> Result<(), tungstenite::Error> {
     // Outgoing messages are serde_json output, hence UTF-8; never panic if one is not.
     let text = String::from_utf8(message)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    Message::Text(Utf8Bytes::from(text))
+    if text.len() <= PIECE {
+        return sink.feed(Message::Text(Utf8Bytes::from(text))).await;
+    }
+    let bytes = Bytes::from(text);
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = bytes.len().min(start + PIECE);
+        let opcode = OpCode::Data(if start == 0 {
+            Data::Text
+        } else {
+            Data::Continue
+        });
+        let piece = Frame::message(bytes.slice(start..end), opcode, end == bytes.len());
+        sink.feed(Message::Frame(piece)).await?;
+        start = end;
+    }
+    Ok(())
 }
 
 /// The writing half of a connection.
@@ -397,7 +420,7 @@ struct Writer {
 impl Writer {
     /// Drains the queue into the socket until the connection ends; then, for a graceful ending,
     /// flushes what is left and sends the close frame.
-    async fn run(self, mut sink: SplitSink<WebSocket, Message>) {
+    async fn run(self, mut sink: SplitSink<Socket, Message>) {
         let Self {
             mut queue,
             queued_bytes,
@@ -431,12 +454,12 @@ impl Writer {
             // against the budget, not outside it.
             let batch = async {
                 let mut fed = first.len();
-                sink.feed(text_frame(first)).await?;
+                feed_text(&mut sink, first).await?;
                 for _ in 1..MAX_BATCH {
                     match queue.try_recv() {
                         Ok(message) => {
                             fed += message.len();
-                            sink.feed(text_frame(message)).await?;
+                            feed_text(&mut sink, message).await?;
                         }
                         Err(_) => break,
                     }
@@ -476,11 +499,10 @@ impl Writer {
         // What is still queued is given back once the writer is done (see `run`).
         let goodbye = async {
             while let Ok(message) = queue.try_recv() {
-                sink.feed(text_frame(message)).await?;
+                feed_text(&mut sink, message).await?;
             }
             if closing == OVER_BUDGET {
-                sink.feed(text_frame(over_budget_error(budget_limit)))
-                    .await?;
+                feed_text(&mut sink, over_budget_error(budget_limit)).await?;
             }
             let frame = CloseFrame {
                 code,
