@@ -432,6 +432,50 @@ mod tests {
         }
     }
 
+    /// A frame for the property below: opcode (data, reserved or control), FIN, RSV1, masked,
+    /// payload length (control frames, whose length the RFC caps, are cut to 125 bytes).
+    fn any_frame() -> impl Strategy<Value = Vec<u8>> {
+        let opcode = prop::sample::select(vec![0u8, 1, 2, 3, 8, 9, 10]);
+        let len = prop_oneof![0..200usize, PIECE - 2..PIECE + 3, 0..3 * PIECE + 7];
+        (
+            opcode,
+            any::<bool>(),
+            prop::bool::weighted(0.1),
+            prop::bool::weighted(0.9),
+            len,
+        )
+            .prop_map(|(opcode, fin, rsv, masked, len)| {
+                let first = opcode | if fin { FIN } else { 0 } | if rsv { 0x40 } else { 0 };
+                let len = if opcode >= 8 { len.min(125) } else { len };
+                frame(first, masked.then_some(KEY), &text(len))
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Whatever frames come, in whatever chunks: the same messages and control frames in
+        /// the same order, and no data frame of the kind that is cut longer than a piece.
+        #[test]
+        fn any_frames_keep_their_messages_and_no_cut_kind_passes_a_piece(
+            frames in prop::collection::vec(any_frame(), 1..8),
+            chunks in prop::collection::vec(1..20_000usize, 1..6),
+            read in 1..40_000usize,
+        ) {
+            let input = frames.concat();
+            let output = rewrite(&input, &chunks, read, 1 << 20);
+            prop_assert_eq!(events(&output).2, events(&input).2);
+            let mut rest = &output[..];
+            while !rest.is_empty() {
+                let size = header_size(rest);
+                let len = usize::try_from(payload_len(&rest[..size])).expect("fits");
+                if rest[0] & (RSV | OPCODE) <= 2 {
+                    prop_assert!(len <= PIECE, "a data frame of {} bytes passed", len);
+                }
+                rest = &rest[size + len..];
+            }
+        }
+    }
+
     #[test]
     fn other_frames_pass_byte_for_byte() {
         let payload = text(PIECE + 1);
