@@ -84,6 +84,17 @@ pub fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
+/// A memory figure of process `pid` from `/proc/PID/status`, in KiB: `VmRSS` is resident
+/// memory now, `VmHWM` its peak.
+pub fn memory_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("{field} in /proc/{pid}/status"))
+}
+
 /// Sends signal `name` (`TERM`, `INT`, `KILL` …) to process `pid` with `kill`, and fails the
 /// test if it cannot.
 pub fn signal(pid: u32, name: &str) {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::client::{Client, completed_turn, deltas, params, thread_id};
-use crate::common::scratch;
+use crate::common::{memory_kib, scratch};
 use crate::mock_model::{MockModel, Recorded, Reply, Sse};
 use crate::mock_responses::Responses;
 
@@ -989,16 +989,6 @@ fn a_stream_event_of_8_mib_is_read_and_one_byte_more_fails_the_turn_on_both_wire
     // Nothing was retried.
     assert_eq!(raw.requests(), 4);
     client.stop();
-}
-
-/// A memory figure of process `pid` from `/proc/PID/status` (`VmRSS`, `VmHWM` …), in KiB.
-fn memory_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or_else(|| panic!("{field} in /proc/{pid}/status"))
 }
 
 /// docs/providers.md (How errors surface): an event larger than 8 MiB fails the turn with

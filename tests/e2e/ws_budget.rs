@@ -16,7 +16,7 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::app_server_ws::{App, initialize, next_json, open, request, until};
-use crate::common::scratch;
+use crate::common::{memory_kib, scratch};
 
 const WAIT: Duration = Duration::from_secs(30);
 /// The mask every frame here uses (clients must mask; the value does not matter).
@@ -249,18 +249,7 @@ pub(crate) async fn long_thread(
 
 /// Peak resident memory of process `pid`, in KiB.
 fn peak_rss_kib(pid: u32) -> u64 {
-    status_kib(pid, "VmHWM")
-}
-
-/// Field `name` of `/proc/PID/status` (a size in KiB): `VmRSS` is resident memory now, `VmHWM`
-/// its peak.
-pub(crate) fn status_kib(pid: u32, name: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or_else(|| panic!("{name} in /proc/{pid}/status"))
+    memory_kib(pid, "VmHWM")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

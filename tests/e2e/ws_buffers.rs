@@ -12,8 +12,8 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::app_server_ws::{App, initialize, next_json, open, request};
-use crate::common::scratch;
-use crate::ws_budget::{long_thread, status_kib};
+use crate::common::{memory_kib, scratch};
+use crate::ws_budget::long_thread;
 
 /// Requests sent in one go: their bytes span many read buffers, their answers many write
 /// buffers (and stay under the default `--max-in-flight` of 512).
@@ -132,11 +132,11 @@ async fn connections_that_sent_and_were_sent_large_messages_keep_no_buffer_of_th
         initialize(&mut ws).await;
         connections.push(ws);
     }
-    let before = status_kib(app.pid(), "VmRSS");
+    let before = memory_kib(app.pid(), "VmRSS");
     for ws in &mut connections {
         large_exchange(ws, &thread).await;
     }
-    let after = status_kib(app.pid(), "VmRSS");
+    let after = memory_kib(app.pid(), "VmRSS");
     let grown_kib = after.saturating_sub(before);
     let exchanged_kib = (LARGE_EXCHANGES * (REQUEST_PAD_BYTES + answer_bytes) / 1024) as u64;
     eprintln!(

@@ -59,6 +59,19 @@ struct Frame {
     key: Option<[u8; 4]>,
 }
 
+impl Frame {
+    /// Starts the frame's next piece and returns its header: up to PIECE bytes, the original
+    /// opcode on the first piece only, FIN only on the last (and only if the frame had it).
+    fn next_piece(&mut self) -> ([u8; MAX_HEADER], usize) {
+        let piece = self.left.min(PIECE_BYTES);
+        let last = if piece == self.left { FIN } else { 0 };
+        let piece_header = header(self.first & (OPCODE | last), self.key, piece);
+        self.first &= FIN;
+        self.piece_left = piece;
+        piece_header
+    }
+}
+
 impl<S> SplitFrames<S> {
     /// `limit`: a data frame announcing more than this many payload bytes is passed on uncut,
     /// so that the websocket layer refuses it from its header alone (its max_frame_size check),
@@ -146,11 +159,11 @@ impl<S> SplitFrames<S> {
             let Some(frame) = &mut self.frame else {
                 return at;
             };
-            let (piece, piece_size) = header(frame.first & OPCODE, frame.key, PIECE_BYTES);
-            frame.first &= FIN;
+            // A whole piece (the frame is longer), of which `payload` bytes are here.
+            let (piece, piece_size) = frame.next_piece();
             let payload = data.len() - at - size;
             let taken = u64::try_from(payload).unwrap_or(PIECE_BYTES);
-            frame.piece_left = PIECE_BYTES - taken;
+            frame.piece_left -= taken;
             frame.left -= taken;
             data[at..at + piece_size].copy_from_slice(&piece[..piece_size]);
             data.copy_within(at + size.., at + piece_size);
@@ -247,11 +260,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for SplitFrames<S> {
                 // read up to the end of the current piece.
                 Some(frame) if frame.piece_left < frame.left => {
                     if frame.piece_left == 0 {
-                        let piece = frame.left.min(PIECE_BYTES);
-                        let last = if piece == frame.left { FIN } else { 0 };
-                        let (out, len) = header(frame.first & (OPCODE | last), frame.key, piece);
-                        frame.first &= FIN;
-                        frame.piece_left = piece;
+                        let (out, len) = frame.next_piece();
                         this.emit(out, len);
                         continue;
                     }
