@@ -427,6 +427,36 @@ impl Stalled {
         }
     }
 
+    /// Has the server start one more read of the file, sending nothing once it has: returns
+    /// when the server has read the file (`rchar`) or exited.
+    ///
+    /// The read is asked again while it is refused. The marker that ended the last round may
+    /// still hold the only slot: its directory exists before its answer is written and the
+    /// slot freed. A refusal is answered within milliseconds; an accepted read reads the file.
+    fn read_once_more(&mut self) {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let Some(before) = self.rchar() else { return };
+            let id = self.id("read");
+            let path = json!(self.file.to_str().expect("utf-8 path"));
+            self.send(&id, "fs/readFile", json!({"path": path}));
+            let retry = Instant::now() + Duration::from_millis(500);
+            while Instant::now() < retry {
+                self.sample();
+                match self.rchar() {
+                    Some(after) if after - before < FILE_BYTES as u64 => {}
+                    _ => return,
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not read the file again in time:\n{}",
+                self.stderr()
+            );
+        }
+    }
+
     /// Reads stdout until every message sent so far is answered.
     fn read_answers(&mut self) -> Vec<Line> {
         let ids = std::mem::take(&mut self.unread);
@@ -552,9 +582,7 @@ fn the_stdout_queue_holds_up_to_256_mib_and_past_that_the_connection_is_closed()
     }
     // ...and past it: the thirteenth answer closes the connection, although the client sends
     // nothing more (the server is not waiting for its next message to notice).
-    let id = server.id("read");
-    let path = json!(server.file.to_str().expect("utf-8 path"));
-    server.send(&id, "fs/readFile", json!({"path": path}));
+    server.read_once_more();
     let deadline = Instant::now() + STEP;
     let status = loop {
         server.sample();
