@@ -49,7 +49,7 @@ struct ValidatorsTemplate {
 const HANDSHAKE: [&str; 1] = [Initialize::NAME];
 
 /// Renders `dispatch.rs` from the experimental collection (the runtime serves every method and
-/// gates experimental ones per connection). The handshake is left out: see [`HANDSHAKE`].
+/// gates experimental ones per connection). The handshake is left out: see `HANDSHAKE`.
 pub fn dispatch_source(collected: &Collected) -> Result<String, CodegenError> {
     let method = |m: &crate::schema::MethodEntry| HandlerMethod {
         name: m.name,

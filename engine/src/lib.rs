@@ -1,6 +1,6 @@
 //! agentwire-engine: the reference engine behind the app-server runtime.
 //!
-//! It implements the generated [`Handler`] trait; it never parses JSON-RPC itself. Methods it
+//! It implements the generated [`Handler`](agentwire_runtime::Handler) trait; it never parses JSON-RPC itself. Methods it
 //! does not implement yet answer "method not found" through the trait's defaults.
 //!
 //! Threads and their persistence live in the `threads` module: one append-only JSONL rollout

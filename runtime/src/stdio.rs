@@ -32,7 +32,7 @@
 //!
 //! Stdout (a pipe or a socket) is written inline, with one `write` that never blocks, while the
 //! client keeps up; what it does not take at once goes to a bounded queue written by a thread of
-//! its own (see [`writer`]), so a client that stops reading never blocks the runtime (its other
+//! its own (see `writer`), so a client that stops reading never blocks the runtime (its other
 //! work: running turns, the rollouts, the input). A client that stops reading for good fills the
 //! queue (`RuntimeConfig::stdout_queue_bytes`) and is disconnected: the output fails (as when
 //! the client closes its end), the connection's task stops reading and drains as at end of

@@ -25,12 +25,12 @@
 //! `/healthz` (a liveness probe that reveals nothing) needs `Authorization: Bearer <token>`,
 //! else 401. A TCP listener on a non-loopback address refuses to start without a token.
 //!
-//! Each connection has its own handshake state, small read and write buffers (see [`buffers`]:
+//! Each connection has its own handshake state, small read and write buffers (see `buffers`:
 //! an idle connection costs a few KB) and a bounded outbound queue
 //! (`outbound_queue_messages`) drained by a writer task; a peer that stops reading is dropped
 //! once its queue is full, without slowing anyone else.
 //!
-//! Memory has one bound across connections (`ws_memory_budget_bytes`, see [`budget`]): frames
+//! Memory has one bound across connections (`ws_memory_budget_bytes`, see `budget`): frames
 //! still arriving and messages queued for peers draw on it beyond a small allowance per
 //! connection; the connection whose frame or message would go past it gets a -32001 error and
 //! close code 1013 (try again later), and the others go on.

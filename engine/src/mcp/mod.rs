@@ -3,17 +3,17 @@
 //!
 //! # Module map
 //!
-//! - this file: [`McpManager`], one [`slot::Slot`] per configured server;
-//! - [`slot`]: one server's connection: started on first use, restarted on the next use after
+//! - this file: `McpManager`, one `slot::Slot` per configured server;
+//! - `slot`: one server's connection: started on first use, restarted on the next use after
 //!   it exited or its configuration changed, with the state `mcpServerStatus/list` reports;
-//! - [`connect`]: starting a connection over stdio (a child process with a whitelisted
+//! - `connect`: starting a connection over stdio (a child process with a whitelisted
 //!   environment) or streamable HTTP, with the start-up timeout;
-//! - [`client`]: the MCP client side ([`rmcp::ClientHandler`]): progress notifications routed
+//! - `client`: the MCP client side ([`rmcp::ClientHandler`]): progress notifications routed
 //!   to the running call, elicitations forwarded to the app-server client;
-//! - [`names`]: the function names the model sees (`server__tool`);
-//! - [`content`]: MCP results as protocol types and as text for the model;
-//! - [`status`]: `mcpServerStatus/list` and `mcpServer/startupStatus/updated`;
-//! - [`rpc`]: `mcpServer/tool/call`, `mcpServer/resource/read`, `config/mcpServer/reload`;
+//! - `names`: the function names the model sees (`server__tool`);
+//! - `content`: MCP results as protocol types and as text for the model;
+//! - `status`: `mcpServerStatus/list` and `mcpServer/startupStatus/updated`;
+//! - `rpc`: `mcpServer/tool/call`, `mcpServer/resource/read`, `config/mcpServer/reload`;
 //! - [`cli`]: `agentwire mcp list|get|add|remove`, editing `config.toml`.
 //!
 //! MCP framing, the handshake and the transports are the `rmcp` SDK's.
