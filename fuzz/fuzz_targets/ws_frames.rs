@@ -6,7 +6,9 @@
 //! are the HTTP request themselves); bit 1 builds frames from the rest (each: a flags byte, a
 //! length byte, that many payload bytes, masked by the harness as clients must), else the rest
 //! goes on the wire as it is (after the server's answer to the upgrade, as a client waits for
-//! it). Then the client half-closes.
+//! it). A length byte of 255 makes a long frame: a 16-bit length and a seed follow, and the
+//! payload is the seed repeated to that length, so that small inputs reach frames the server
+//! cuts into pieces (over 16 KiB) and frames past the limit. Then the client half-closes.
 //!
 //! Checked after every input: nothing panicked (a panic anywhere aborts), the server ends the
 //! connection within a bounded time after the client's end of input, everything it sent parses
@@ -29,8 +31,11 @@ use tokio::net::TcpStream;
 
 mod quick;
 
-/// The largest message accepted; small, so the fuzzer reaches the limit.
-const LIMIT: usize = 4096;
+/// The largest message accepted: above the 16 KiB pieces the server cuts longer frames into,
+/// and within reach of a long frame (up to 64 KiB).
+const LIMIT: usize = 40 * 1024;
+/// A length byte announcing a long frame.
+const LONG: u8 = 255;
 /// How long the server may take to end a connection once the client's input has ended.
 const PATIENCE: Duration = Duration::from_secs(5);
 /// The close codes the runtime sends (normal, away, protocol, invalid text, idle, too large,
@@ -78,19 +83,44 @@ fn fuzzer() -> &'static Fuzzer {
 }
 
 /// Frames built from `input`: a flags byte (FIN, RSV bits and opcode as sent), a length byte,
-/// then that many payload bytes, masked with a key taken from the flags byte.
+/// then that many payload bytes, masked with a key taken from the flags byte. A length byte of
+/// [`LONG`] is followed by a 16-bit length, a seed length byte and the seed, repeated to fill
+/// the payload.
 fn frames(mut input: &[u8]) -> Vec<u8> {
     let mut wire = Vec::new();
     while let [flags, len, rest @ ..] = input {
-        let len = usize::from(*len).min(rest.len());
-        let (payload, next) = rest.split_at(len);
+        let payload: Vec<u8>;
+        if *len == LONG {
+            let [high, low, seed_len, rest @ ..] = rest else {
+                break;
+            };
+            let seed_len = usize::from(*seed_len).min(rest.len());
+            let (seed, next) = rest.split_at(seed_len);
+            let long = usize::from(u16::from_be_bytes([*high, *low]));
+            payload = if seed.is_empty() {
+                vec![0; long]
+            } else {
+                seed.iter().copied().cycle().take(long).collect()
+            };
+            input = next;
+        } else {
+            let len = usize::from(*len).min(rest.len());
+            let (taken, next) = rest.split_at(len);
+            payload = taken[..len.min(125)].to_vec();
+            input = next;
+        }
         wire.push(*flags);
-        wire.push(0x80 | u8::try_from(len.min(125)).unwrap_or(125));
+        match u8::try_from(payload.len()) {
+            Ok(short @ 0..=125) => wire.push(0x80 | short),
+            _ => {
+                let long = u16::try_from(payload.len()).expect("at most 16 bits");
+                wire.push(0x80 | 126);
+                wire.extend_from_slice(&long.to_be_bytes());
+            }
+        }
         let mask = [*flags, flags.rotate_left(3), flags.wrapping_mul(7), 0x5a];
         wire.extend_from_slice(&mask);
-        let payload = &payload[..len.min(125)];
         wire.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
-        input = next;
     }
     wire
 }
