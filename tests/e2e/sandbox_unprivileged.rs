@@ -567,12 +567,7 @@ fn as_an_unprivileged_user_a_turns_confined_command_cannot_read_the_servers_secr
     let Some(root) = unprivileged_scratch("unprivileged-turn") else {
         return;
     };
-    let home = root.join("home");
-    let workspace = root.join("workspace");
-    std::fs::create_dir_all(&home).expect("mkdir home");
-    std::fs::create_dir_all(&workspace).expect("mkdir workspace");
-    let auth = home.join("auth.json");
-    std::fs::write(&auth, format!("{{\"OPENAI_API_KEY\":\"{SECRET}\"}}")).expect("auth.json");
+    let (home, workspace, auth) = home_with_secret(&root);
     let line = format!("cat {}; {}", auth.display(), environ_attack(CANARY));
     fixture_steps(
         &home,
