@@ -21,6 +21,9 @@ struct HandlerMethod {
     experimental: bool,
     params: String,
     response: String,
+    /// `Unavailable::X` for a method that is refused instead of served: it gets no `Handler`
+    /// method, and dispatch answers the refusal once its params decode.
+    unavailable: Option<String>,
 }
 
 #[derive(Template)]
@@ -62,6 +65,7 @@ pub fn dispatch_source(collected: &Collected) -> Result<String, CodegenError> {
             (None, _) => "NoParams".to_owned(),
         },
         response: m.response.clone().unwrap_or_default(),
+        unavailable: m.unavailable.map(|why| format!("Unavailable::{why:?}")),
     };
     let template = DispatchTemplate {
         notice: generated_notice(),

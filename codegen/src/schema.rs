@@ -59,6 +59,8 @@ pub struct MethodEntry {
     pub ordered_by: Option<&'static str>,
     /// Whether the method (a server request) declares its decline answer (`decline:`).
     pub declines: bool,
+    /// Why the method (a client request) is refused instead of served (`unavailable:`).
+    pub unavailable: Option<agentwire_protocol::Unavailable>,
 }
 
 impl MethodEntry {
@@ -159,6 +161,7 @@ impl Collector {
             response,
             ordered_by: M::ORDERED_BY,
             declines: agentwire_protocol::methods::find(M::NAME).is_some_and(|m| m.declines),
+            unavailable: agentwire_protocol::methods::find(M::NAME).and_then(|m| m.unavailable),
         });
     }
 

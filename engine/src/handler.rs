@@ -10,6 +10,11 @@ use agentwire_protocol::methods::{
     ThreadArchive, ThreadFork, ThreadList, ThreadRead, ThreadResume, ThreadSetName, ThreadStart,
     ThreadUnarchive, TurnInterrupt, TurnStart, TurnSteer,
 };
+use agentwire_protocol::methods::{
+    ThreadBackgroundTerminalsClean, ThreadBackgroundTerminalsList,
+    ThreadBackgroundTerminalsTerminate, ThreadGoalClear, ThreadGoalGet, ThreadGoalSet,
+    ThreadReadStateUpdate,
+};
 use agentwire_protocol::{
     AppsListParams, AppsListResponse, CancelLoginAccountParams, CancelLoginAccountResponse,
     CollaborationModeListParams, CollaborationModeListResponse, CommandExecParams,
@@ -32,6 +37,18 @@ use agentwire_protocol::{
     ThreadResumeResponse, ThreadSetNameParams, ThreadSetNameResponse, ThreadStartParams,
     ThreadStartResponse, ThreadUnarchiveParams, ThreadUnarchiveResponse, TurnInterruptParams,
     TurnInterruptResponse, TurnStartParams, TurnStartResponse, TurnSteerParams, TurnSteerResponse,
+};
+use agentwire_protocol::{
+    BedrockCheckGovCloudRequirementsParams, BedrockCheckGovCloudRequirementsResponse,
+    ConfigRequirementsReadResponse, HooksListParams, HooksListResponse, PluginInstalledParams,
+    PluginInstalledResponse, SkillsConfigWriteParams, SkillsConfigWriteResponse,
+    SkillsExtraRootsSetParams, SkillsExtraRootsSetResponse, SkillsListParams, SkillsListResponse,
+    ThreadBackgroundTerminalsCleanParams, ThreadBackgroundTerminalsCleanResponse,
+    ThreadBackgroundTerminalsListParams, ThreadBackgroundTerminalsListResponse,
+    ThreadBackgroundTerminalsTerminateParams, ThreadBackgroundTerminalsTerminateResponse,
+    ThreadGoalClearParams, ThreadGoalClearResponse, ThreadGoalGetParams, ThreadGoalGetResponse,
+    ThreadGoalSetParams, ThreadGoalSetResponse, ThreadReadStateUpdateParams,
+    ThreadReadStateUpdateResponse,
 };
 use agentwire_protocol::{
     FsCopyParams, FsCopyResponse, FsCreateDirectoryParams, FsCreateDirectoryResponse,
@@ -111,24 +128,46 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadStartParams,
     ) -> Result<ThreadStartResponse, HandlerError> {
+        crate::workspace_rpc::enforce::<ThreadStart>(
+            self,
+            params.approval_policy.clone(),
+            params.sandbox,
+            params.model_provider.clone(),
+        )
+        .await?;
         crate::mcp::rpc::require::<ThreadStart>(self, &context).await?;
         stored::<ThreadStart, _, _>(self.threads.clone(), move |t| t.start(&context, params)).await
     }
 
-    fn thread_resume(
+    async fn thread_resume(
         &self,
         context: RequestContext,
         params: ThreadResumeParams,
-    ) -> impl Future<Output = Result<ThreadResumeResponse, HandlerError>> + Send {
+    ) -> Result<ThreadResumeResponse, HandlerError> {
+        crate::workspace_rpc::enforce::<ThreadResume>(
+            self,
+            params.approval_policy.clone(),
+            params.sandbox,
+            params.model_provider.clone(),
+        )
+        .await?;
         stored::<ThreadResume, _, _>(self.threads.clone(), move |t| t.resume(&context, params))
+            .await
     }
 
-    fn thread_fork(
+    async fn thread_fork(
         &self,
         context: RequestContext,
         params: ThreadForkParams,
-    ) -> impl Future<Output = Result<ThreadForkResponse, HandlerError>> + Send {
-        stored::<ThreadFork, _, _>(self.threads.clone(), move |t| t.fork(&context, params))
+    ) -> Result<ThreadForkResponse, HandlerError> {
+        crate::workspace_rpc::enforce::<ThreadFork>(
+            self,
+            params.approval_policy.clone(),
+            params.sandbox,
+            params.model_provider.clone(),
+        )
+        .await?;
+        stored::<ThreadFork, _, _>(self.threads.clone(), move |t| t.fork(&context, params)).await
     }
 
     fn thread_read(
@@ -194,6 +233,16 @@ impl Handler for Engine {
         context: RequestContext,
         params: TurnStartParams,
     ) -> Result<TurnStartResponse, HandlerError> {
+        crate::workspace_rpc::enforce::<TurnStart>(
+            self,
+            params.approval_policy.clone(),
+            params
+                .sandbox_policy
+                .as_ref()
+                .and_then(crate::workspace_rpc::mode_of),
+            None,
+        )
+        .await?;
         crate::mcp::rpc::require::<TurnStart>(self, &context).await?;
         let id = params.thread_id.clone();
         let claim =
@@ -585,5 +634,147 @@ impl Handler for Engine {
         params: FsUnwatchParams,
     ) -> impl Future<Output = Result<FsUnwatchResponse, HandlerError>> + Send {
         crate::fs::unwatch(self, context, params)
+    }
+
+    fn config_requirements_read(
+        &self,
+        _context: RequestContext,
+        _params: NoParams,
+    ) -> impl Future<Output = Result<ConfigRequirementsReadResponse, HandlerError>> + Send {
+        crate::workspace_rpc::config_requirements_read(self)
+    }
+
+    fn skills_list(
+        &self,
+        _context: RequestContext,
+        params: SkillsListParams,
+    ) -> impl Future<Output = Result<SkillsListResponse, HandlerError>> + Send {
+        crate::workspace_rpc::skills_list(self, params)
+    }
+
+    fn skills_extra_roots_set(
+        &self,
+        context: RequestContext,
+        params: SkillsExtraRootsSetParams,
+    ) -> impl Future<Output = Result<SkillsExtraRootsSetResponse, HandlerError>> + Send {
+        ready(crate::workspace_rpc::skills_extra_roots_set(
+            self, &context, params,
+        ))
+    }
+
+    fn skills_config_write(
+        &self,
+        context: RequestContext,
+        params: SkillsConfigWriteParams,
+    ) -> impl Future<Output = Result<SkillsConfigWriteResponse, HandlerError>> + Send {
+        crate::workspace_rpc::skills_config_write(self, context, params)
+    }
+
+    fn hooks_list(
+        &self,
+        _context: RequestContext,
+        params: HooksListParams,
+    ) -> impl Future<Output = Result<HooksListResponse, HandlerError>> + Send {
+        crate::workspace_rpc::hooks_list(self, params)
+    }
+
+    fn plugin_installed(
+        &self,
+        _context: RequestContext,
+        params: PluginInstalledParams,
+    ) -> impl Future<Output = Result<PluginInstalledResponse, HandlerError>> + Send {
+        crate::workspace_rpc::plugin_installed(self, params)
+    }
+
+    fn account_bedrock_check_gov_cloud_requirements(
+        &self,
+        _context: RequestContext,
+        _params: BedrockCheckGovCloudRequirementsParams,
+    ) -> impl Future<Output = Result<BedrockCheckGovCloudRequirementsResponse, HandlerError>> + Send
+    {
+        // No provider of this server signs in to Amazon Bedrock, so none resolves to GovCloud.
+        ready(Ok(BedrockCheckGovCloudRequirementsResponse::builder()
+            .is_gov_cloud(false)
+            .should_warn(false)
+            .build()))
+    }
+
+    fn thread_goal_get(
+        &self,
+        _context: RequestContext,
+        params: ThreadGoalGetParams,
+    ) -> impl Future<Output = Result<ThreadGoalGetResponse, HandlerError>> + Send {
+        stored::<ThreadGoalGet, _, _>(self.threads.clone(), move |t| t.goal_get(params))
+    }
+
+    fn thread_goal_set(
+        &self,
+        context: RequestContext,
+        params: ThreadGoalSetParams,
+    ) -> impl Future<Output = Result<ThreadGoalSetResponse, HandlerError>> + Send {
+        stored::<ThreadGoalSet, _, _>(self.threads.clone(), move |t| t.goal_set(&context, params))
+    }
+
+    fn thread_goal_clear(
+        &self,
+        context: RequestContext,
+        params: ThreadGoalClearParams,
+    ) -> impl Future<Output = Result<ThreadGoalClearResponse, HandlerError>> + Send {
+        stored::<ThreadGoalClear, _, _>(self.threads.clone(), move |t| {
+            t.goal_clear(&context, params)
+        })
+    }
+
+    fn thread_read_state_update(
+        &self,
+        context: RequestContext,
+        params: ThreadReadStateUpdateParams,
+    ) -> impl Future<Output = Result<ThreadReadStateUpdateResponse, HandlerError>> + Send {
+        stored::<ThreadReadStateUpdate, _, _>(self.threads.clone(), move |t| {
+            t.read_state_update(&context, params)
+        })
+    }
+
+    // This engine runs every command of a turn to its end (or to its timeout) inside the turn:
+    // nothing is left running in the background, so these see none (after checking the thread).
+
+    fn thread_background_terminals_list(
+        &self,
+        _context: RequestContext,
+        params: ThreadBackgroundTerminalsListParams,
+    ) -> impl Future<Output = Result<ThreadBackgroundTerminalsListResponse, HandlerError>> + Send
+    {
+        stored::<ThreadBackgroundTerminalsList, _, _>(self.threads.clone(), move |t| {
+            t.snapshot(&params.thread_id)?;
+            Ok(ThreadBackgroundTerminalsListResponse::builder()
+                .data(Vec::new())
+                .build())
+        })
+    }
+
+    fn thread_background_terminals_clean(
+        &self,
+        _context: RequestContext,
+        params: ThreadBackgroundTerminalsCleanParams,
+    ) -> impl Future<Output = Result<ThreadBackgroundTerminalsCleanResponse, HandlerError>> + Send
+    {
+        stored::<ThreadBackgroundTerminalsClean, _, _>(self.threads.clone(), move |t| {
+            t.snapshot(&params.thread_id)?;
+            Ok(ThreadBackgroundTerminalsCleanResponse::builder().build())
+        })
+    }
+
+    fn thread_background_terminals_terminate(
+        &self,
+        _context: RequestContext,
+        params: ThreadBackgroundTerminalsTerminateParams,
+    ) -> impl Future<Output = Result<ThreadBackgroundTerminalsTerminateResponse, HandlerError>> + Send
+    {
+        stored::<ThreadBackgroundTerminalsTerminate, _, _>(self.threads.clone(), move |t| {
+            t.snapshot(&params.thread_id)?;
+            Ok(ThreadBackgroundTerminalsTerminateResponse::builder()
+                .terminated(false)
+                .build())
+        })
     }
 }

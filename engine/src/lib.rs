@@ -20,18 +20,24 @@ mod command_exec;
 mod config;
 mod fs;
 mod handler;
+mod hooks;
 mod initialize;
 mod legacy;
 pub mod mcp;
 mod mcp_status;
+mod plugins;
 mod provider;
+mod regular_file;
+mod requirements;
 mod search;
+mod skills;
 #[cfg(test)]
 mod test_peer;
 mod thread_surface;
 mod threads;
 mod tools;
 mod turns;
+mod workspace_rpc;
 
 pub use tools::patch::confined::apply_text as apply_patch_text;
 pub use tools::sandbox;
@@ -97,6 +103,7 @@ pub struct Engine {
     search: search::Search,
     mcp: Arc<mcp::McpManager>,
     fs: fs::Fs,
+    skills: Arc<skills::Skills>,
 }
 
 impl Engine {
@@ -176,6 +183,7 @@ impl Engine {
             search: search::Search::new(),
             mcp,
             fs,
+            skills: Arc::default(),
         }
     }
 

@@ -980,3 +980,24 @@ mod tests {
         );
     }
 }
+
+/// Params of `account/bedrock/checkGovCloudRequirements`: none.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+pub struct BedrockCheckGovCloudRequirementsParams {}
+
+/// Result of `account/bedrock/checkGovCloudRequirements`: whether the Amazon Bedrock set-up
+/// in use signs in to an AWS GovCloud region, and whether that deserves a warning.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+pub struct BedrockCheckGovCloudRequirementsResponse {
+    /// Whether the Bedrock sign-in in use resolves to a GovCloud region (`false` when no
+    /// Bedrock provider is in use).
+    pub is_gov_cloud: bool,
+    /// Whether a GovCloud region is used without the requirements it calls for.
+    pub should_warn: bool,
+}

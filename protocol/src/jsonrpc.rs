@@ -140,4 +140,8 @@ pub mod error_codes {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// The server's queue is full; retry later with backoff.
     pub const SERVER_OVERLOADED: i64 = -32001;
+    /// The method is declared but refused here: it only means something against a service or
+    /// platform this server does not reach. `data.reason` names which
+    /// ([`crate::method::Unavailable::wire_name`]) and `data.method` the method.
+    pub const UNAVAILABLE: i64 = -32004;
 }

@@ -44,6 +44,7 @@ pub mod command_exec;
 pub mod config;
 pub mod fs;
 pub mod fuzzy_search;
+pub mod hooks;
 pub mod initialize;
 pub mod item;
 pub mod jsonrpc;
@@ -53,12 +54,17 @@ pub mod mcp_client;
 pub mod mcp_status;
 pub mod model;
 pub mod notification;
+pub mod plugins;
+pub mod requirements;
 pub mod review;
 pub mod sandbox;
+pub mod skills;
 pub mod thread;
 pub mod thread_admin;
 pub mod thread_history;
+pub mod thread_state;
 pub mod turn;
+pub mod unavailable;
 pub mod user_input;
 
 pub use account::*;
@@ -69,6 +75,7 @@ pub use command_exec::*;
 pub use config::*;
 pub use fs::*;
 pub use fuzzy_search::*;
+pub use hooks::*;
 pub use initialize::*;
 pub use item::*;
 pub use jsonrpc::*;
@@ -77,16 +84,21 @@ pub use mcp_client::*;
 pub use mcp_status::*;
 pub use method::{
     Direction, Method, MethodInfo, MethodVisitor, NoParams, Notification, Request, TypeVisitor,
-    WireType,
+    Unavailable, WireType,
 };
 pub use model::*;
 pub use notification::*;
+pub use plugins::*;
+pub use requirements::*;
 pub use review::*;
 pub use sandbox::*;
+pub use skills::*;
 pub use thread::*;
 pub use thread_admin::*;
 pub use thread_history::*;
+pub use thread_state::*;
 pub use turn::*;
+pub use unavailable::*;
 pub use user_input::*;
 
 /// The protocol version this crate declares (semver). Pinned snapshots of every release live in

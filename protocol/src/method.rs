@@ -201,6 +201,67 @@ pub struct MethodInfo {
     pub ordered_by: Option<&'static str>,
     /// Whether the method (a server request) declares its decline answer ([`Decline`]).
     pub declines: bool,
+    /// Why the method (a client request) is refused instead of served, when it only means
+    /// something against a service this server does not reach (`unavailable:` in the table).
+    pub unavailable: Option<Unavailable>,
+}
+
+/// Why a declared client request is answered with a refusal: it only means something against a
+/// service or platform this server does not reach. The refusal is the JSON-RPC error
+/// [`crate::jsonrpc::error_codes::UNAVAILABLE`], its `data` `{"reason": <wire name>, "method":
+/// <method>}`, so a client can tell it from a failure and hide the feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Unavailable {
+    /// Needs a ChatGPT account signed in with OpenAI (plans, credits, usage, workspace
+    /// messages, account sessions, identity verification).
+    ChatgptAccount,
+    /// Needs an OpenAI cloud service (remote control, plugin sharing, feedback upload, the
+    /// OpenAI gateway, predictions, the apps directory).
+    OpenaiCloud,
+    /// Needs OpenAI's realtime voice service.
+    RealtimeVoice,
+    /// Sets up a cloud provider account (Amazon Bedrock, Google Cloud) through the vendor's own
+    /// sign-in, which this server does not manage: configure such a provider in `config.toml`.
+    CloudProviderSetup,
+    /// Exists only on Windows.
+    WindowsOnly,
+}
+
+impl Unavailable {
+    /// Every reason, in declaration order.
+    pub const ALL: [Unavailable; 5] = [
+        Unavailable::ChatgptAccount,
+        Unavailable::OpenaiCloud,
+        Unavailable::RealtimeVoice,
+        Unavailable::CloudProviderSetup,
+        Unavailable::WindowsOnly,
+    ];
+
+    /// The `data.reason` string of the refusal.
+    pub const fn wire_name(self) -> &'static str {
+        match self {
+            Unavailable::ChatgptAccount => "chatgptAccount",
+            Unavailable::OpenaiCloud => "openaiCloud",
+            Unavailable::RealtimeVoice => "realtimeVoice",
+            Unavailable::CloudProviderSetup => "cloudProviderSetup",
+            Unavailable::WindowsOnly => "windowsOnly",
+        }
+    }
+
+    /// The end of the refusal's message: what the method would need.
+    pub const fn explanation(self) -> &'static str {
+        match self {
+            Unavailable::ChatgptAccount => "it needs a ChatGPT account signed in with OpenAI",
+            Unavailable::OpenaiCloud => "it needs an OpenAI cloud service",
+            Unavailable::RealtimeVoice => "it needs OpenAI's realtime voice service",
+            Unavailable::CloudProviderSetup => {
+                "cloud provider accounts are not set up through this server; configure the \
+                 provider in config.toml"
+            }
+            Unavailable::WindowsOnly => "it exists only on Windows",
+        }
+    }
 }
 
 /// A walk over a set of wire types that are not params or results of an app-server method (the

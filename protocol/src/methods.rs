@@ -4,13 +4,15 @@
 //! `optional_params:` when the member may be left out), response type (requests only),
 //! experimental flag and the protocol version that added it; optionally the params member that
 //! orders it (`ordered_by: field = "wireName"`, see [`Method::ORDERED_BY`]) and, for a server
-//! request, the answer that declines it (`decline: |reason| expr`, see [`Decline`]). The schema bundle,
+//! request, the answer that declines it (`decline: |reason| expr`, see [`Decline`]); for a client
+//! request that only means something against a service this server does not reach, why it is
+//! refused (`unavailable: Reason`, see [`Unavailable`]). The schema bundle,
 //! TypeScript unions, `meta.json`, the runtime's dispatch table and its validators are all derived
 //! from this table by `agentwire-codegen`; no other list of methods exists.
 
 use crate::method::{
     Decline, Direction, Method, MethodInfo, MethodVisitor, NoParams, Notification, OrderingKey,
-    Request,
+    Request, Unavailable,
 };
 use crate::*;
 
@@ -24,6 +26,7 @@ macro_rules! methods {
             since: $since:literal
             $(, ordered_by: $key_field:ident = $key_wire:literal)?
             $(, decline: |$reason:ident| $decline:expr)?
+            $(, unavailable: $why:ident)?
             $(,)?
         }
     )* ) => {
@@ -61,6 +64,7 @@ macro_rules! methods {
                     marker: stringify!($marker),
                     ordered_by: methods!(@option $($key_wire)?),
                     declines: methods!(@present $($reason)?),
+                    unavailable: methods!(@unavailable $($why)?),
                 };
             }
 
@@ -101,6 +105,8 @@ macro_rules! methods {
 
     (@option) => { None };
     (@option $value:literal) => { Some($value) };
+    (@unavailable) => { None };
+    (@unavailable $why:ident) => { Some(Unavailable::$why) };
     (@present) => { false };
     (@present $reason:ident) => { true };
     (@key params $params:ident $field:ident) => { OrderingKey::ordering_key(&$params.$field) };
@@ -586,5 +592,308 @@ methods! {
     server_request DynamicToolCall = "item/tool/call" {
         params: DynamicToolCallParams, response: DynamicToolCallResponse, experimental: false, since: "0.4.0",
         ordered_by: thread_id = "threadId",
+    }
+
+    // ---- Codex clients' start-up and session state (0.6.0) ----------------------------------
+
+    /// Reads the administrator's requirements (`requirements.toml`): the approval policies,
+    /// sandbox modes, web search modes and model provider users may choose.
+    client_request ConfigRequirementsRead = "configRequirements/read" {
+        params: NoParams, response: ConfigRequirementsReadResponse, experimental: false, since: "0.6.0",
+    }
+    /// Lists the skills (`SKILL.md` folders) that apply in each working directory.
+    client_request SkillsList = "skills/list" {
+        params: SkillsListParams, response: SkillsListResponse, experimental: false, since: "0.6.0",
+    }
+    /// Sets the folders searched for skills beside the usual ones.
+    client_request SkillsExtraRootsSet = "skills/extraRoots/set" {
+        params: SkillsExtraRootsSetParams, response: SkillsExtraRootsSetResponse, experimental: false, since: "0.6.0",
+    }
+    /// Enables or disables one skill in the user's configuration.
+    client_request SkillsConfigWrite = "skills/config/write" {
+        params: SkillsConfigWriteParams, response: SkillsConfigWriteResponse, experimental: false, since: "0.6.0",
+    }
+    /// Lists the lifecycle hooks that apply in each working directory.
+    client_request HooksList = "hooks/list" {
+        params: HooksListParams, response: HooksListResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Lists the plugin marketplaces with their installed plugins.
+    client_request PluginInstalled = "plugin/installed" {
+        params: PluginInstalledParams, response: PluginInstalledResponse, experimental: false, since: "0.6.0",
+    }
+    /// Says whether the Amazon Bedrock sign-in in use is a GovCloud one that needs a warning.
+    client_request AccountBedrockCheckGovCloudRequirements = "account/bedrock/checkGovCloudRequirements" {
+        params: BedrockCheckGovCloudRequirementsParams, response: BedrockCheckGovCloudRequirementsResponse, experimental: true, since: "0.6.0",
+    }
+    /// Reads a thread's goal.
+    client_request ThreadGoalGet = "thread/goal/get" {
+        params: ThreadGoalGetParams, response: ThreadGoalGetResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Sets or changes a thread's goal.
+    client_request ThreadGoalSet = "thread/goal/set" {
+        params: ThreadGoalSetParams, response: ThreadGoalSetResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Clears a thread's goal.
+    client_request ThreadGoalClear = "thread/goal/clear" {
+        params: ThreadGoalClearParams, response: ThreadGoalClearResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Marks a thread read or unread.
+    client_request ThreadReadStateUpdate = "thread/readState/update" {
+        params: ThreadReadStateUpdateParams, response: ThreadReadStateUpdateResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Lists the commands a thread left running in the background.
+    client_request ThreadBackgroundTerminalsList = "thread/backgroundTerminals/list" {
+        params: ThreadBackgroundTerminalsListParams, response: ThreadBackgroundTerminalsListResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Stops every command a thread left running in the background.
+    client_request ThreadBackgroundTerminalsClean = "thread/backgroundTerminals/clean" {
+        params: ThreadBackgroundTerminalsCleanParams, response: ThreadBackgroundTerminalsCleanResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Stops one command a thread left running in the background.
+    client_request ThreadBackgroundTerminalsTerminate = "thread/backgroundTerminals/terminate" {
+        params: ThreadBackgroundTerminalsTerminateParams, response: ThreadBackgroundTerminalsTerminateResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Skills were added, removed or changed: list them again.
+    server_notification SkillsChanged = "skills/changed" {
+        params: SkillsChangedNotification, experimental: false, since: "0.6.0",
+    }
+    /// A thread's goal was set or changed.
+    server_notification ThreadGoalUpdated = "thread/goal/updated" {
+        params: ThreadGoalUpdatedNotification, experimental: false, since: "0.6.0",
+    }
+    /// A thread's goal was cleared.
+    server_notification ThreadGoalCleared = "thread/goal/cleared" {
+        params: ThreadGoalClearedNotification, experimental: false, since: "0.6.0",
+    }
+    /// A thread's read state changed.
+    server_notification ThreadReadStateChanged = "thread/readState/changed" {
+        params: ThreadReadStateChangedNotification, experimental: false, since: "0.6.0",
+    }
+
+    // ---- Declared and refused: they need a service or platform this server does not reach ----
+    // (0.6.0). Each answers -32004 with `data.reason`; see docs/unavailable-methods.md.
+
+    /// Reads whether the ChatGPT account has verified its identity.
+    client_request UserVerificationStatus = "userVerification/status" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Enrols the ChatGPT account in identity verification.
+    client_request UserVerificationEnroll = "userVerification/enroll" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Deletes the ChatGPT account's identity verification.
+    client_request UserVerificationDelete = "userVerification/delete" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Verifies the ChatGPT account's identity.
+    client_request UserVerificationVerify = "userVerification/verify" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Cancels an identity verification in progress.
+    client_request UserVerificationCancel = "userVerification/cancel" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Lists the ChatGPT account sessions signed in on this machine.
+    client_request AccountSessionList = "accountSession/list" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Switches to another ChatGPT account session.
+    client_request AccountSessionSwitch = "accountSession/switch" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Reads the ChatGPT account's security set-up.
+    client_request AccountSecuritySetupRead = "account/securitySetup/read" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Spends a ChatGPT plan's credit to reset a rate limit.
+    client_request AccountRateLimitResetCreditConsume = "account/rateLimitResetCredit/consume" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Reads the ChatGPT account's token usage.
+    client_request AccountUsageRead = "account/usage/read" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Reads the messages of the ChatGPT account's workspace.
+    client_request AccountWorkspaceMessagesRead = "account/workspaceMessages/read" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Asks the ChatGPT workspace's owner by email to add credits.
+    client_request AccountSendAddCreditsNudgeEmail = "account/sendAddCreditsNudgeEmail" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: ChatgptAccount,
+    }
+    /// Lets OpenAI's remote control service drive this server.
+    client_request RemoteControlEnable = "remoteControl/enable" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Stops OpenAI's remote control service driving this server.
+    client_request RemoteControlDisable = "remoteControl/disable" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Reads the remote control status.
+    client_request RemoteControlStatusRead = "remoteControl/status/read" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Pairs a device for remote control.
+    client_request RemoteControlPairingStart = "remoteControl/pairing/start" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Reads the state of a remote control pairing.
+    client_request RemoteControlPairingStatus = "remoteControl/pairing/status" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Lists the devices paired for remote control.
+    client_request RemoteControlClientList = "remoteControl/client/list" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Revokes a device paired for remote control.
+    client_request RemoteControlClientRevoke = "remoteControl/client/revoke" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Publishes a plugin to OpenAI's plugin sharing service.
+    client_request PluginShareSave = "plugin/share/save" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Changes who a shared plugin is shared with.
+    client_request PluginShareUpdateTargets = "plugin/share/updateTargets" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Lists the plugins shared with the account.
+    client_request PluginShareList = "plugin/share/list" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Fetches a shared plugin.
+    client_request PluginShareCheckout = "plugin/share/checkout" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Stops sharing a plugin.
+    client_request PluginShareDelete = "plugin/share/delete" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Uploads feedback with logs to OpenAI.
+    client_request FeedbackUpload = "feedback/upload" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Reads the sign-in to OpenAI's gateway.
+    client_request AccountGatewayOauthRead = "account/gatewayOAuth/read" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Signs in to OpenAI's gateway.
+    client_request AccountGatewayOauthLogin = "account/gatewayOAuth/login" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Cancels a sign-in to OpenAI's gateway.
+    client_request AccountGatewayOauthCancel = "account/gatewayOAuth/cancel" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Asks OpenAI's prediction service what the user will type next.
+    client_request ThreadPredictionRequest = "thread/prediction/request" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Reads one app of OpenAI's apps directory.
+    client_request AppRead = "app/read" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Lists the apps of OpenAI's apps directory the account installed.
+    client_request AppInstalled = "app/installed" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Starts a realtime voice session on a thread.
+    client_request ThreadRealtimeStart = "thread/realtime/start" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: RealtimeVoice,
+    }
+    /// Sends audio to a realtime voice session.
+    client_request ThreadRealtimeAppendAudio = "thread/realtime/appendAudio" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: RealtimeVoice,
+    }
+    /// Sends text to a realtime voice session.
+    client_request ThreadRealtimeAppendText = "thread/realtime/appendText" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: RealtimeVoice,
+    }
+    /// Sends speech to a realtime voice session.
+    client_request ThreadRealtimeAppendSpeech = "thread/realtime/appendSpeech" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: RealtimeVoice,
+    }
+    /// Stops a realtime voice session.
+    client_request ThreadRealtimeStop = "thread/realtime/stop" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: RealtimeVoice,
+    }
+    /// Lists a thread's realtime voice sessions.
+    client_request ThreadRealtimeList = "thread/realtime/list" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: RealtimeVoice,
+    }
+    /// Lists the voices of the realtime voice service.
+    client_request ThreadRealtimeListVoices = "thread/realtime/listVoices" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: RealtimeVoice,
+    }
+    /// Discovers the Amazon Bedrock accounts and regions the machine can sign in to.
+    client_request AccountBedrockDiscover = "account/bedrock/discover" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: CloudProviderSetup,
+    }
+    /// Sets up an Amazon Bedrock sign-in.
+    client_request AccountBedrockSetup = "account/bedrock/setup" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: CloudProviderSetup,
+    }
+    /// Sets up a Google Cloud sign-in.
+    client_request AccountGcpSetup = "account/gcp/setup" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: CloudProviderSetup,
+    }
+    /// Starts setting up the Windows sandbox.
+    client_request WindowsSandboxSetupStart = "windowsSandbox/setupStart" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: WindowsOnly,
+    }
+    /// Reads whether the Windows sandbox is set up.
+    client_request WindowsSandboxReadiness = "windowsSandbox/readiness" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: WindowsOnly,
     }
 }

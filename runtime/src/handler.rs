@@ -132,6 +132,19 @@ impl HandlerError {
         )
     }
 
+    /// -32004: `method` is declared but only means something against a service or platform
+    /// this server does not reach; `data` is `{"reason": <why>, "method": <method>}`.
+    pub fn unavailable(method: &str, why: agentwire_protocol::Unavailable) -> Self {
+        Self::new(
+            error_codes::UNAVAILABLE,
+            format!(
+                "{method} is not available on this server: {}",
+                why.explanation()
+            ),
+        )
+        .with_data(serde_json::json!({"reason": why.wire_name(), "method": method}))
+    }
+
     /// -32602: the params of `method` are not acceptable.
     pub fn invalid_params(method: &str, reason: impl std::fmt::Display) -> Self {
         Self::new(

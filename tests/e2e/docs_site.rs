@@ -197,6 +197,7 @@ fn the_turn_start_page_names_its_params_result_and_envelopes() {
         "0.2.0 → 0.3.0",
         "0.3.0 → 0.4.0",
         "0.4.0 → 0.5.0",
+        "0.5.0 → 0.6.0",
     ] {
         assert!(changelog.contains(pair), "changelog lacks {pair}");
     }

@@ -14,7 +14,8 @@
 
 use std::path::{Path, PathBuf};
 
-use agentwire_protocol::methods::ConfigWarning;
+use agentwire_protocol::method::Method;
+use agentwire_protocol::methods::{ConfigBatchWrite, ConfigValueWrite, ConfigWarning};
 use agentwire_protocol::{
     AbsolutePathBuf, ConfigBatchWriteParams, ConfigEdit, ConfigLayer, ConfigLayerSource,
     ConfigReadParams, ConfigReadResponse, ConfigValueWriteParams, ConfigWarningNotification,
@@ -28,6 +29,7 @@ use super::edit::{apply_edits, write_atomically};
 use super::keys::{Problem, check_text, split_key_path};
 use super::layers::{absolute, version_of};
 use super::overrides::toml_to_json;
+use super::store::Store;
 use crate::Engine;
 
 /// Serves `config/read`.
@@ -71,13 +73,17 @@ pub(crate) async fn value_write(
         .value(params.value)
         .merge_strategy(params.merge_strategy)
         .build();
-    write(
-        engine,
-        "config/value/write",
-        &[edit],
-        params.file_path.as_deref(),
-        params.expected_version.as_deref(),
-    )
+    let store = engine.config_store.clone();
+    crate::handler::blocking::<ConfigValueWrite, _, _>(move || {
+        write(
+            &store,
+            ConfigValueWrite::NAME,
+            &[edit],
+            params.file_path.as_deref(),
+            params.expected_version.as_deref(),
+        )
+    })
+    .await
 }
 
 /// Serves `config/batchWrite`.
@@ -86,13 +92,17 @@ pub(crate) async fn batch_write(
     _context: RequestContext,
     params: ConfigBatchWriteParams,
 ) -> Result<ConfigWriteResponse, HandlerError> {
-    write(
-        engine,
-        "config/batchWrite",
-        &params.edits,
-        params.file_path.as_deref(),
-        params.expected_version.as_deref(),
-    )
+    let store = engine.config_store.clone();
+    crate::handler::blocking::<ConfigBatchWrite, _, _>(move || {
+        write(
+            &store,
+            ConfigBatchWrite::NAME,
+            &params.edits,
+            params.file_path.as_deref(),
+            params.expected_version.as_deref(),
+        )
+    })
+    .await
 }
 
 /// A refused write: `-32600` with the reason code and the key path in `data`.
@@ -101,15 +111,15 @@ fn refused(code: &str, key_path: Option<&str>, message: String) -> HandlerError 
         .with_data(json!({"config_write_error_code": code, "keyPath": key_path}))
 }
 
-/// Applies `edits` to the user file and writes it, or refuses and writes nothing.
-fn write(
-    engine: &Engine,
+/// Applies `edits` to the user file and writes it, or refuses and writes nothing. Takes locks
+/// and touches the disk: call it off the async workers.
+pub(crate) fn write(
+    store: &Store,
     method: &str,
     edits: &[ConfigEdit],
     file_path: Option<&str>,
     expected_version: Option<&str>,
 ) -> Result<ConfigWriteResponse, HandlerError> {
-    let store = &engine.config_store;
     let user_path = store.user_path().to_owned();
     if let Some(requested) = file_path
         && !same_file(Path::new(requested), &user_path)
@@ -130,6 +140,15 @@ fn write(
                 "configValidationError",
                 Some(&edit.key_path),
                 format!("{method}: keyPath {reason}"),
+            )
+        })?;
+    }
+    if let Some(home) = user_path.parent() {
+        crate::requirements::check_edits(home, edits).map_err(|(key, reason)| {
+            refused(
+                "configValidationError",
+                (!key.is_empty()).then_some(key.as_str()),
+                format!("{method}: refused, nothing written: {reason}"),
             )
         })?;
     }
@@ -215,7 +234,7 @@ fn write(
     })?;
     store.invalidate();
     drop(_writer);
-    let overridden_metadata = overridden(engine, edits);
+    let overridden_metadata = overridden(store, edits);
     Ok(ConfigWriteResponse::builder()
         .status(if overridden_metadata.is_some() {
             WriteStatus::OkOverridden
@@ -229,8 +248,8 @@ fn write(
 }
 
 /// Which higher layer (profile, `-c` flag) decides the first written key that it sets.
-fn overridden(engine: &Engine, edits: &[ConfigEdit]) -> Option<OverriddenMetadata> {
-    let effective = engine.config_store.effective(None);
+fn overridden(store: &Store, edits: &[ConfigEdit]) -> Option<OverriddenMetadata> {
+    let effective = store.effective(None);
     for edit in edits {
         let Ok(path) = split_key_path(&edit.key_path) else {
             continue;

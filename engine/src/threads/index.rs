@@ -493,6 +493,8 @@ impl Listed {
                 updated_at: self.updated_at,
                 ephemeral: false,
                 token_usage: None,
+                goal: None,
+                read_mark: None,
             },
             relative,
             archived: self.archived,

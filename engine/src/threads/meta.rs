@@ -258,6 +258,15 @@ impl ThreadSettings {
         if let Some(mode) = overrides.collaboration_mode {
             self.collaboration_mode = Some(mode);
         }
+        // The fixture's model means nothing to an HTTP provider (a thread moved to one, or a
+        // setting recorded before): its documented default, else none (the call asks the
+        // server; see `provider::builtin`).
+        if self.model_provider != crate::config::FIXTURE
+            && !crate::provider::builtin::is_named(&self.model)
+        {
+            self.model = crate::provider::builtin::default_model(&self.model_provider, None)
+                .unwrap_or_default();
+        }
         *self != before
     }
 }
@@ -274,6 +283,37 @@ fn absolute_cwd(cwd: Option<&str>) -> String {
         .unwrap_or(path)
         .to_string_lossy()
         .into_owned()
+}
+
+/// Checks a working directory a client gave in `field` (`cwd` of `thread/start`, of
+/// `turn/start`): it must be an absolute path without a NUL byte and, with `must_exist`, an
+/// existing directory. The error names the field, the value and what is wrong with it (a
+/// thread whose commands would run, and whose project docs would be looked for, somewhere
+/// else than the client meant: issue #32).
+pub(crate) fn check_cwd(field: &str, cwd: &str, must_exist: bool) -> Result<(), String> {
+    if cwd.contains('\0') {
+        return Err(format!(
+            "{field}: must not contain a NUL byte: {}",
+            cwd.escape_debug()
+        ));
+    }
+    if !std::path::Path::new(cwd).is_absolute() {
+        return Err(format!(
+            "{field}: must be an absolute path, got `{}`",
+            cwd.escape_debug()
+        ));
+    }
+    if !must_exist {
+        return Ok(());
+    }
+    match std::fs::metadata(cwd) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(format!("{field}: {cwd} is not a directory")),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Err(format!("{field}: {cwd} does not exist"))
+        }
+        Err(error) => Err(format!("{field}: {cwd} cannot be used: {error}")),
+    }
 }
 
 /// What is fixed when a thread is created: the first record of its rollout.
@@ -323,6 +363,31 @@ pub(crate) struct ThreadSummary {
     /// The token totals, from the rollout's last `tokenUsage` record (`None` before the first
     /// model call; the index does not hold them).
     pub token_usage: Option<TokenTotals>,
+    /// The thread's goal, from the rollout's last `goal` record (the index does not hold it).
+    pub goal: Option<GoalRecord>,
+    /// What the user has read, from the rollout's last `readMark` record: `None` when nothing
+    /// was ever marked, `Some(None)` when nothing is read, `Some(Some(turn))` when everything
+    /// through `turn` is (the index does not hold it).
+    pub read_mark: Option<Option<String>>,
+}
+
+/// A thread's goal as its rollout records it (`thread/goal/*`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GoalRecord {
+    /// What the agent is to achieve.
+    pub objective: String,
+    /// Where the goal stands.
+    pub status: agentwire_protocol::ThreadGoalStatus,
+    /// Most tokens the goal may use.
+    #[serde(default)]
+    pub token_budget: Option<i64>,
+    /// When it was set (Unix seconds).
+    pub created_at: i64,
+    /// When it last changed (Unix seconds).
+    pub updated_at: i64,
+    /// The thread's running token total when it was set: what it used is the total since.
+    pub tokens_at_start: i64,
 }
 
 /// A thread's token totals and the turn whose model call last changed them.
@@ -344,6 +409,8 @@ impl ThreadSummary {
             preview: String::new(),
             ephemeral,
             token_usage: None,
+            goal: None,
+            read_mark: None,
         }
     }
 

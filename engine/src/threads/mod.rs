@@ -25,6 +25,7 @@ pub(crate) mod committer;
 pub(crate) mod cursor;
 pub(crate) mod elsewhere;
 pub(crate) mod error;
+pub(crate) mod goals;
 pub(crate) mod history;
 pub(crate) mod index;
 pub(crate) mod lifecycle;

@@ -61,7 +61,7 @@ use serde::{Deserialize, Serialize};
 
 use super::committer::{Committer, Pending};
 use super::index::IndexRow;
-use super::meta::{ThreadMeta, ThreadSettings, ThreadSummary, TokenTotals};
+use super::meta::{GoalRecord, ThreadMeta, ThreadSettings, ThreadSummary, TokenTotals};
 
 /// The rollout format this build writes and the newest it reads.
 pub(crate) const ROLLOUT_VERSION: u32 = 1;
@@ -76,6 +76,11 @@ pub(crate) enum RolloutRecord {
     Settings { at: i64, settings: ThreadSettings },
     /// The thread's name was set (`null`: cleared).
     Name { at: i64, name: Option<String> },
+    /// The thread's goal was set or changed (`null`: cleared).
+    Goal { at: i64, goal: Option<GoalRecord> },
+    /// The user's reading of the thread was marked: read through turn `through` (`null`:
+    /// nothing read). Not a change of the thread: it leaves its update time alone.
+    ReadMark { through: Option<String> },
     /// A turn began.
     #[serde(rename_all = "camelCase")]
     TurnStarted {
@@ -294,6 +299,8 @@ impl Builder {
             }
             RolloutRecord::Settings { settings, .. } => self.summary.meta.settings = settings,
             RolloutRecord::Name { name, .. } => self.summary.name = name,
+            RolloutRecord::Goal { goal, .. } => self.summary.goal = goal,
+            RolloutRecord::ReadMark { through } => self.summary.read_mark = Some(through),
             RolloutRecord::TurnStarted {
                 turn_id,
                 root_turn_id,
@@ -367,11 +374,14 @@ impl Builder {
 }
 
 impl RolloutRecord {
-    fn at(&self) -> Option<i64> {
+    pub(crate) fn at(&self) -> Option<i64> {
         match self {
-            RolloutRecord::Thread { .. } | RolloutRecord::Unknown => None,
+            RolloutRecord::Thread { .. }
+            | RolloutRecord::ReadMark { .. }
+            | RolloutRecord::Unknown => None,
             RolloutRecord::Settings { at, .. }
             | RolloutRecord::Name { at, .. }
+            | RolloutRecord::Goal { at, .. }
             | RolloutRecord::TurnStarted { at, .. }
             | RolloutRecord::ItemCompleted { at, .. }
             | RolloutRecord::TurnCompleted { at, .. }
