@@ -4,6 +4,7 @@
 #   - codex 0.171.0 (bench/package-lock.json, installed by scripts/install-bench-tools.sh) and
 #     codex 0.153.4 (tools/reference/package-lock.json, the last release with `mcp-server`);
 #   - OUT/codex-app-server-schema/: `codex app-server generate-json-schema --out DIR` (stable);
+#   - OUT/codex-app-server-schema-experimental/: the same with `--experimental` (every method);
 #   - OUT/codex-mcp-tools.json and OUT/transcripts/*.jsonl: recorded by tools/reference/capture.mjs
 #     (a small client and a loopback mock model; see that file).
 # OUT defaults to .tools/reference (gitignored); it is written to a temporary directory first and
@@ -61,6 +62,14 @@ CODEX_HOME="$HOME_DIR" HOME="$HOME_DIR" "$APP_SERVER" app-server generate-json-s
 rm -f "$WORK/generate.log"
 printf '%s — output of: codex app-server generate-json-schema --out DIR (no --experimental), by scripts/fetch-reference.sh\n' \
   "$("$APP_SERVER" --version)" >"$WORK/codex-app-server-schema/SOURCE.txt"
+
+step "codex app-server generate-json-schema --experimental (0.171.0)"
+CODEX_HOME="$HOME_DIR" HOME="$HOME_DIR" "$APP_SERVER" app-server generate-json-schema \
+  --out "$WORK/codex-app-server-schema-experimental" --experimental >/dev/null 2>"$WORK/generate.log" \
+  || die "generate-json-schema --experimental failed: $(cat "$WORK/generate.log")"
+rm -f "$WORK/generate.log"
+printf '%s — output of: codex app-server generate-json-schema --out DIR --experimental, by scripts/fetch-reference.sh\n' \
+  "$("$APP_SERVER" --version)" >"$WORK/codex-app-server-schema-experimental/SOURCE.txt"
 
 step "tools/reference/capture.mjs: the MCP tools list and the transcripts"
 node "$MCP_TOOLS/capture.mjs" --app-server "$APP_SERVER" --mcp-server "$MCP_SERVER" --out "$WORK"

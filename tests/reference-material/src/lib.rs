@@ -31,9 +31,20 @@ pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// What `dir` is missing, if anything.
+/// The reference's full schema, experimental methods included (`generate-json-schema
+/// --experimental`), which only `scripts/fetch-reference.sh` writes (the shared material holds
+/// the stable surface alone).
+const EXPERIMENTAL: &str =
+    "codex-app-server-schema-experimental/codex_app_server_protocol.v2.schemas.json";
+
+/// What `dir` is missing of the files every complete reference directory holds, if anything.
 fn missing(dir: &Path) -> Vec<&'static str> {
-    REQUIRED
+    missing_of(dir, REQUIRED)
+}
+
+/// What `dir` is missing of `required`, if anything.
+fn missing_of(dir: &Path, required: &[&'static str]) -> Vec<&'static str> {
+    required
         .iter()
         .copied()
         .filter(|f| !dir.join(f).is_file())
@@ -47,6 +58,33 @@ pub fn dir() -> PathBuf {
     match DIR.get_or_init(find) {
         Ok(dir) => dir.clone(),
         Err(reason) => panic!("no reference material: {reason}"),
+    }
+}
+
+/// The folder of the reference's full schema bundle (the stable surface and the experimental
+/// methods: `codex_app_server_protocol.v2.schemas.json`, `ClientRequest.json`, …). Looked for in
+/// `$AGENTWIRE_REFERENCE_DIR`, then `.tools/reference`; made there by
+/// `scripts/fetch-reference.sh` when absent. Panics (failing the test) with the reason when it
+/// cannot be produced.
+pub fn experimental_schema_dir() -> PathBuf {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let found = DIR.get_or_init(|| {
+        let required = [EXPERIMENTAL];
+        if let Some(dir) = std::env::var_os("AGENTWIRE_REFERENCE_DIR").map(PathBuf::from)
+            && missing_of(&dir, &required).is_empty()
+        {
+            return Ok(dir);
+        }
+        let repo = repo();
+        let fetched = repo.join(".tools/reference");
+        if missing_of(&fetched, &required).is_empty() {
+            return Ok(fetched);
+        }
+        fetch(&repo, &fetched, &required)
+    });
+    match found {
+        Ok(dir) => dir.join("codex-app-server-schema-experimental"),
+        Err(reason) => panic!("no experimental reference schema: {reason}"),
     }
 }
 
@@ -78,12 +116,12 @@ fn find() -> Result<PathBuf, String> {
     if missing(&fetched).is_empty() {
         return Ok(fetched);
     }
-    fetch(&repo, &fetched)
+    fetch(&repo, &fetched, REQUIRED)
 }
 
 /// Runs `scripts/fetch-reference.sh` under `.tools/reference.lock`, unless another process
-/// produced the material while this one waited for the lock.
-fn fetch(repo: &Path, out: &Path) -> Result<PathBuf, String> {
+/// produced the material (`required` of it) while this one waited for the lock.
+fn fetch(repo: &Path, out: &Path, required: &[&'static str]) -> Result<PathBuf, String> {
     let tools = repo.join(".tools");
     fs::create_dir_all(&tools).map_err(|e| format!("cannot create {}: {e}", tools.display()))?;
     let lock_path = tools.join("reference.lock");
@@ -91,7 +129,7 @@ fn fetch(repo: &Path, out: &Path) -> Result<PathBuf, String> {
         .map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
     lock.lock()
         .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
-    if missing(out).is_empty() {
+    if missing_of(out, required).is_empty() && missing(out).is_empty() {
         return Ok(out.to_path_buf());
     }
     let script = repo.join("scripts/fetch-reference.sh");
@@ -114,7 +152,7 @@ fn fetch(repo: &Path, out: &Path) -> Result<PathBuf, String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    let missing = missing(out);
+    let missing = missing_of(out, required);
     if missing.is_empty() {
         Ok(out.to_path_buf())
     } else {
