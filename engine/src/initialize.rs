@@ -5,10 +5,15 @@ use std::path::Path;
 
 use agentwire_protocol::{ClientInfo, InitializeResponse};
 
-/// The default `initialize` result for a client.
-///
-/// `userAgent` follows the reference server's shape:
-/// `<client name>/<server version> (<os> <os version>; <arch>) <terminal> (<client name>; <client version>)`.
+/// The server version `userAgent` reports. `userAgent` follows the reference server's shape:
+/// `<client name>/<server version> (<os> <os version>; <arch>; agentwire <version>) <terminal>
+/// (<client name>; <client version>)`. Codex clients read the server version to decide whether
+/// the server is older than they are (the TUI warns then), so it is the Codex release whose
+/// app-server protocol this server speaks, [`CODEX_PROTOCOL_RELEASE`]; agentwire's own version
+/// is named in the comment beside the platform.
+pub(crate) const CODEX_PROTOCOL_RELEASE: &str = "0.171.0";
+
+/// The default `initialize` result for a client; see [`CODEX_PROTOCOL_RELEASE`] for `userAgent`.
 pub(crate) fn response(client: &ClientInfo, home: &Path) -> InitializeResponse {
     let (os, os_version) = os_release();
     let terminal = std::env::var("TERM_PROGRAM")
@@ -17,7 +22,8 @@ pub(crate) fn response(client: &ClientInfo, home: &Path) -> InitializeResponse {
         .or_else(|| std::env::var("TERM").ok().filter(|t| !t.is_empty()))
         .unwrap_or_else(|| "unknown".to_owned());
     let user_agent = format!(
-        "{name}/{version} ({os} {os_version}; {arch}) {terminal} ({name}; {client_version})",
+        "{name}/{CODEX_PROTOCOL_RELEASE} ({os} {os_version}; {arch}; agentwire {version}) \
+         {terminal} ({name}; {client_version})",
         name = client.name,
         version = env!("CARGO_PKG_VERSION"),
         arch = std::env::consts::ARCH,

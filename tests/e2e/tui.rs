@@ -17,8 +17,8 @@ use crate::common::{fixture_steps, home_and_workspace, scratch};
 const PATIENCE: Duration = Duration::from_secs(30);
 
 /// A tmux server of one test, with one window running the client.
-struct Tmux {
-    socket: PathBuf,
+pub(crate) struct Tmux {
+    pub(crate) socket: PathBuf,
 }
 
 impl Tmux {
@@ -55,7 +55,7 @@ impl Tmux {
         tmux
     }
 
-    fn tmux(&self, args: &[&str]) -> String {
+    pub(crate) fn tmux(&self, args: &[&str]) -> String {
         let output = Command::new("tmux")
             .arg("-S")
             .arg(&self.socket)
@@ -67,12 +67,12 @@ impl Tmux {
     }
 
     /// The screen as text.
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p"])
     }
 
     /// Types `text` (then Enter when `enter`).
-    fn type_text(&self, text: &str, enter: bool) {
+    pub(crate) fn type_text(&self, text: &str, enter: bool) {
         self.tmux(&["send-keys", "-l", text]);
         if enter {
             self.tmux(&["send-keys", "Enter"]);
@@ -80,7 +80,7 @@ impl Tmux {
     }
 
     /// Presses a key by tmux name (`C-c`, `y`, …).
-    fn key(&self, key: &str) {
+    pub(crate) fn key(&self, key: &str) {
         self.tmux(&["send-keys", key]);
     }
 
@@ -106,7 +106,7 @@ impl Tmux {
     }
 
     /// Whether the client has exited (the pane stays, dead, with remain-on-exit).
-    fn exited(&self) -> bool {
+    pub(crate) fn exited(&self) -> bool {
         self.tmux(&["display-message", "-p", "#{pane_dead}"]).trim() == "1"
     }
 }
