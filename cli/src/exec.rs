@@ -318,13 +318,8 @@ impl Printer {
                 self.end_message();
             }
             ("error", _) => eprintln!("error: {}", text(&params["error"]["message"])),
-            ("warning" | "configWarning", _) => {
-                let message = params["message"]
-                    .as_str()
-                    .or_else(|| params["summary"].as_str())
-                    .unwrap_or_default();
-                eprintln!("warning: {message}");
-            }
+            ("warning", _) => eprintln!("warning: {}", text(&params["message"])),
+            ("configWarning", _) => eprintln!("warning: {}", config_warning(params)),
             _ => {}
         }
     }
@@ -334,5 +329,23 @@ impl Printer {
             println!();
             self.open_message = false;
         }
+    }
+}
+
+/// A `configWarning` as one line: where (`FILE:LINE:COLUMN: `, as much of it as is known),
+/// what, and the details.
+fn config_warning(params: &Value) -> String {
+    let mut place = params["path"].as_str().unwrap_or_default().to_owned();
+    let start = &params["range"]["start"];
+    if let (Some(line), Some(column)) = (start["line"].as_u64(), start["column"].as_u64()) {
+        place.push_str(&format!(":{line}:{column}"));
+    }
+    if !place.is_empty() {
+        place.push_str(": ");
+    }
+    let summary = params["summary"].as_str().unwrap_or_default();
+    match params["details"].as_str().filter(|d| !d.is_empty()) {
+        Some(details) => format!("{place}{summary}: {details}"),
+        None => format!("{place}{summary}"),
     }
 }

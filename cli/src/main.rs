@@ -12,13 +12,15 @@
 //! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
 //! agentwire mcp list|get NAME|add NAME [--env K=V]… -- CMD ARGS…|add NAME --url URL|remove NAME [--json]
 //! agentwire app-server daemon start|stop|status
+//! agentwire import codex [--dry-run]
 //! agentwire app-server proxy [--socket PATH]
 //! agentwire exec [--json] [--approve POLICY] [--yes] [--model M] [--cwd DIR] [--sandbox MODE] PROMPT|-
 //! agentwire contract check [--protocol-version X.Y.Z] [--experimental] [--format text|json] TRANSCRIPT.jsonl
 //! agentwire conformance --server COMMAND|--url ws://HOST:PORT [--mock-model] [--bounded-queue N] [--format text|json]
 //! ```
 //!
-//! Every subcommand also takes `-c key=value` (repeatable) and `--profile NAME`: configuration
+//! Every subcommand also takes `-c key=value` (repeatable), `--profile NAME`,
+//! `--enable`/`--disable FEATURE` and `--oss [--local-provider ollama|lmstudio]`: configuration
 //! overrides above every `config.toml`.
 
 mod apply_patch;
@@ -27,6 +29,7 @@ mod contract;
 mod daemon;
 mod exec;
 mod generate;
+mod import;
 mod logging;
 mod mcp;
 mod mcp_server;
@@ -35,6 +38,7 @@ mod proxy;
 mod sandbox_exec;
 mod schema_diff;
 mod serve;
+mod stop_watch;
 mod tui;
 
 use std::path::PathBuf;
@@ -79,6 +83,23 @@ pub struct ConfigOverrides {
     /// Turn a feature flag off: the same as `-c features.NAME=false`. Repeatable.
     #[arg(long, value_name = "NAME", global = true, value_parser = feature_name)]
     pub disable: Vec<String>,
+    /// Use a local open-model server, as Codex's `--oss`: the same as
+    /// `-c model_provider="ollama"` (or the `--local-provider`), after the `-c` flags. With no
+    /// `model` configured, a thread asks for the first model the server lists.
+    #[arg(long, global = true)]
+    pub oss: bool,
+    /// The local server `--oss` uses (and implies): `ollama` (the default) or `lmstudio`.
+    #[arg(long, value_name = "PROVIDER", global = true, value_enum)]
+    pub local_provider: Option<LocalProvider>,
+}
+
+/// A local open-model server of `--local-provider` (a built-in model provider id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LocalProvider {
+    /// Ollama, at `http://localhost:11434/v1`.
+    Ollama,
+    /// LM Studio, at `http://localhost:1234/v1`.
+    Lmstudio,
 }
 
 impl ConfigOverrides {
@@ -108,6 +129,14 @@ impl ConfigOverrides {
         let mut flags = self.config.clone();
         flags.extend(features(&self.enable, true));
         flags.extend(features(&self.disable, false));
+        let local = match self.local_provider {
+            Some(LocalProvider::Lmstudio) => Some("lmstudio"),
+            Some(LocalProvider::Ollama) => Some("ollama"),
+            None => self.oss.then_some("ollama"),
+        };
+        if let Some(id) = local {
+            flags.push(format!("model_provider=\"{id}\""));
+        }
         flags
     }
 }
@@ -178,6 +207,11 @@ enum Command {
     Mcp {
         #[command(subcommand)]
         command: mcp::McpCommand,
+    },
+    /// Bring another agent's set-up over into this home (`import codex [--dry-run]`).
+    Import {
+        #[command(subcommand)]
+        command: import::ImportCommand,
     },
 }
 
@@ -358,6 +392,7 @@ fn main() -> ExitCode {
         Command::ApplyPatch(args) => Ok(apply_patch::run(args)),
         Command::SandboxInit(args) => Ok(sandbox_exec::run_init(args)),
         Command::Mcp { command } => mcp::run(command),
+        Command::Import { command } => import::run(command, cli.overrides),
     };
     finish(result)
 }

@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use agentwire_engine::{Engine, EngineConfig};
@@ -109,7 +110,7 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
     if let Some(path) = &args.record {
         let recorder = agentwire_runtime::record::Recorder::create(path)
             .map_err(|e| format!("--record {}: {e}", path.display()))?;
-        config.recorder = Some(std::sync::Arc::new(recorder));
+        config.recorder = Some(Arc::new(recorder));
     }
     config.max_in_flight_requests = args.max_in_flight.max(1);
     config.outbound_queue_messages = args.outbound_queue.max(1);
@@ -207,13 +208,35 @@ fn serve_stdio(
     // request is read, handled and answered without another thread waking up. Any other stdin
     // (a file, a terminal) is read by a thread of its own.
     // SIGINT and SIGTERM stop the connection as end of input would, except that running
-    // turns are interrupted (and recorded) at once instead of being waited for.
-    let stopper = server.clone();
-    let _signals = runtime.spawn(async move {
-        termination_signal().await;
-        stopper.stop();
-    });
-    agentwire_runtime::stdio::serve(server, |connection| runtime.block_on(connection))
+    // turns are interrupted (and recorded) at once instead of being waited for. Both the
+    // signals and the end of input are watched on threads of their own, so that a handler
+    // stuck on this thread cannot keep the process alive past their deadlines.
+    // The watching thread outlives the server: it holds it only until the server is done,
+    // so that the engine is dropped (and closes its stores) as usual.
+    let stopper = Arc::new(Mutex::new(Some(server.clone())));
+    let held = Arc::clone(&stopper);
+    crate::stop_watch::watch_signals(
+        move || {
+            if let Some(server) = held.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+                server.stop();
+            }
+        },
+        crate::stop_watch::signal_deadline(server.config()),
+    );
+    crate::stop_watch::watch_end_of_input(crate::stop_watch::end_of_input_deadline(
+        server.config(),
+    ));
+    let served = agentwire_runtime::stdio::serve(server, |connection| runtime.block_on(connection));
+    drop(
+        stopper
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(),
+    );
+    // A blocking task still stuck (a read that never returns) must not keep the process from
+    // exiting, as dropping the runtime would: the rest gets the shutdown grace to finish.
+    runtime.shutdown_timeout(server.config().shutdown_grace);
+    served
         .map(|()| ExitCode::SUCCESS)
         .map_err(|e| e.to_string())
 }

@@ -437,6 +437,8 @@ mod tests {
             experimental_fields(&collected),
             vec![
                 "Thread.preview".to_owned(),
+                "ThreadSettings.environments".to_owned(),
+                "ThreadSettings.multiAgentMode".to_owned(),
                 "ThreadStartParams.dynamicTools".to_owned(),
                 "TurnStartParams.collaborationMode".to_owned()
             ]

@@ -151,8 +151,12 @@ impl Handler for Engine {
             params.model_provider.clone(),
         )
         .await?;
-        stored::<ThreadResume, _, _>(self.threads.clone(), move |t| t.resume(&context, params))
-            .await
+        let mut resumed =
+            stored::<ThreadResume, _, _>(self.threads.clone(), move |t| t.resume(&context, params))
+                .await?;
+        self.organisation
+            .decorate(std::slice::from_mut(&mut resumed.thread));
+        Ok(resumed)
     }
 
     async fn thread_fork(
@@ -175,7 +179,13 @@ impl Handler for Engine {
         _context: RequestContext,
         params: ThreadReadParams,
     ) -> impl Future<Output = Result<ThreadReadResponse, HandlerError>> + Send {
-        stored::<ThreadRead, _, _>(self.threads.clone(), move |t| t.read(params))
+        let organisation = self.organisation.clone();
+        let read = stored::<ThreadRead, _, _>(self.threads.clone(), move |t| t.read(params));
+        async move {
+            let mut read = read.await?;
+            organisation.decorate(std::slice::from_mut(&mut read.thread));
+            Ok(read)
+        }
     }
 
     fn thread_list(
@@ -183,14 +193,26 @@ impl Handler for Engine {
         _context: RequestContext,
         params: ThreadListParams,
     ) -> impl Future<Output = Result<ThreadListResponse, HandlerError>> + Send {
-        // A page kept in memory is answered in place; any other goes to the blocking pool.
-        let kept = self.threads.list_kept(&params);
+        // A page kept in memory is answered in place; any other goes to the blocking pool. A
+        // listing of a section is resolved to the section's threads first.
+        let by_section = crate::organisation::sections::by_section(&params);
+        let kept = (!by_section)
+            .then(|| self.threads.list_kept(&params))
+            .flatten();
         let threads = self.threads.clone();
+        let organisation = self.organisation.clone();
+        let sectioned =
+            by_section.then(|| crate::organisation::sections::list_threads(self, params.clone()));
         async move {
-            match kept {
-                Some(answer) => answer.map_err(|e| e.into_handler(ThreadList::NAME)),
-                None => stored::<ThreadList, _, _>(threads, move |t| t.list(params)).await,
-            }
+            let mut listed = match (kept, sectioned) {
+                (_, Some(sectioned)) => sectioned.await?,
+                (Some(answer), None) => answer.map_err(|e| e.into_handler(ThreadList::NAME))?,
+                (None, None) => {
+                    stored::<ThreadList, _, _>(threads, move |t| t.list(params)).await?
+                }
+            };
+            organisation.decorate(&mut listed.data);
+            Ok(listed)
         }
     }
 
@@ -215,9 +237,15 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadUnarchiveParams,
     ) -> impl Future<Output = Result<ThreadUnarchiveResponse, HandlerError>> + Send {
-        stored::<ThreadUnarchive, _, _>(self.threads.clone(), move |t| {
+        let organisation = self.organisation.clone();
+        let unarchived = stored::<ThreadUnarchive, _, _>(self.threads.clone(), move |t| {
             t.unarchive(&context, params)
-        })
+        });
+        async move {
+            let mut unarchived = unarchived.await?;
+            organisation.decorate(std::slice::from_mut(&mut unarchived.thread));
+            Ok(unarchived)
+        }
     }
 
     fn thread_set_name(
@@ -481,7 +509,19 @@ impl Handler for Engine {
         params: agentwire_protocol::ThreadDeleteParams,
     ) -> impl Future<Output = Result<agentwire_protocol::ThreadDeleteResponse, HandlerError>> + Send
     {
-        crate::thread_surface::delete(self, context, params)
+        let organisation = self.organisation.clone();
+        let id = params.thread_id.clone();
+        let deleted = crate::thread_surface::delete(self, context, params);
+        async move {
+            let deleted = deleted.await?;
+            // The thread is gone: take it out of projects, sections and attachment owners.
+            blocking::<agentwire_protocol::methods::ThreadDelete, _, _>(move || {
+                organisation.forget(&id);
+                Ok(())
+            })
+            .await?;
+            Ok(deleted)
+        }
     }
 
     fn thread_unsubscribe(
@@ -636,6 +676,33 @@ impl Handler for Engine {
         crate::fs::unwatch(self, context, params)
     }
 
+    fn thread_prepare_approved_plan(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadPrepareApprovedPlanParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ThreadPrepareApprovedPlanResponse, HandlerError>,
+    > + Send {
+        stored::<agentwire_protocol::methods::ThreadPrepareApprovedPlan, _, _>(
+            self.threads.clone(),
+            move |t| t.prepare_approved_plan(params),
+        )
+    }
+
+    fn mock_experimental_method(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::MockExperimentalMethodParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::MockExperimentalMethodResponse, HandlerError>,
+    > + Send {
+        ready(Ok(
+            agentwire_protocol::MockExperimentalMethodResponse::builder()
+                .maybe_echoed(params.value)
+                .build(),
+        ))
+    }
+
     fn config_requirements_read(
         &self,
         _context: RequestContext,
@@ -776,5 +843,618 @@ impl Handler for Engine {
                 .terminated(false)
                 .build())
         })
+    }
+
+    // ---- providers, features, settings and standalone processes (0.6.0) ----
+
+    fn model_provider_list(
+        &self,
+        _context: RequestContext,
+        _params: agentwire_protocol::ModelProviderListParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ModelProviderListResponse, HandlerError>> + Send
+    {
+        crate::providers_rpc::list(self)
+    }
+
+    fn model_provider_config_write(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ModelProviderConfigWriteParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ModelProviderConfigWriteResponse, HandlerError>,
+    > + Send {
+        crate::providers_rpc::config_write(self, params)
+    }
+
+    fn model_provider_default_set(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ModelProviderDefaultSetParams,
+    ) -> impl Future<Output = Result<ConfigWriteResponse, HandlerError>> + Send {
+        crate::providers_rpc::default_set(self, params)
+    }
+
+    fn model_provider_capabilities_read(
+        &self,
+        _context: RequestContext,
+        _params: agentwire_protocol::ModelProviderCapabilitiesReadParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ModelProviderCapabilitiesReadResponse, HandlerError>,
+    > + Send {
+        ready(crate::providers_rpc::capabilities_read())
+    }
+
+    fn experimental_feature_list(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ExperimentalFeatureListParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ExperimentalFeatureListResponse, HandlerError>,
+    > + Send {
+        crate::features::list(self, params)
+    }
+
+    fn experimental_feature_enablement_set(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ExperimentalFeatureEnablementSetParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ExperimentalFeatureEnablementSetResponse, HandlerError>,
+    > + Send {
+        crate::features::enablement_set(self, params)
+    }
+
+    fn permission_profile_list(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::PermissionProfileListParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::PermissionProfileListResponse, HandlerError>,
+    > + Send {
+        crate::permission_profiles::list(self, params)
+    }
+
+    fn thread_settings_update(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadSettingsUpdateParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSettingsUpdateResponse, HandlerError>>
+    + Send {
+        crate::thread_settings::thread_update(self, context, params)
+    }
+
+    fn turn_settings_update(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::TurnSettingsUpdateParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::TurnSettingsUpdateResponse, HandlerError>> + Send
+    {
+        crate::thread_settings::turn_update(self, params)
+    }
+
+    fn process_spawn(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ProcessSpawnParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProcessSpawnResponse, HandlerError>> + Send
+    {
+        crate::command_exec::process::spawn(self, context, params)
+    }
+
+    fn process_write_stdin(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ProcessWriteStdinParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProcessWriteStdinResponse, HandlerError>> + Send
+    {
+        crate::command_exec::process::write_stdin(self, context, params)
+    }
+
+    fn process_kill(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ProcessKillParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProcessKillResponse, HandlerError>> + Send
+    {
+        crate::command_exec::process::kill(self, context, params)
+    }
+
+    fn process_resize_pty(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ProcessResizePtyParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProcessResizePtyResponse, HandlerError>> + Send
+    {
+        crate::command_exec::process::resize_pty(self, context, params)
+    }
+
+    fn server_diagnostics(
+        &self,
+        context: RequestContext,
+        _params: agentwire_protocol::ServerDiagnosticsParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ServerDiagnosticsResponse, HandlerError>> + Send
+    {
+        crate::diagnostics::read(self, context)
+    }
+
+    fn feedback_save(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::FeedbackSaveParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::FeedbackSaveResponse, HandlerError>> + Send
+    {
+        crate::feedback::save(self, params)
+    }
+
+    // ---- reading and searching thread history ----
+
+    fn thread_items_read(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadItemsReadParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadItemsReadResponse, HandlerError>> + Send
+    {
+        stored::<agentwire_protocol::methods::ThreadItemsRead, _, _>(
+            self.threads.clone(),
+            move |t| t.items_read(params),
+        )
+    }
+
+    fn thread_timeline_list(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadTimelineListParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadTimelineListResponse, HandlerError>> + Send
+    {
+        stored::<agentwire_protocol::methods::ThreadTimelineList, _, _>(
+            self.threads.clone(),
+            move |t| t.timeline_list(params),
+        )
+    }
+
+    fn thread_search(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadSearchParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSearchResponse, HandlerError>> + Send
+    {
+        crate::history_search::search(self, context, params, crate::history_search::Kind::Plain)
+    }
+
+    fn thread_search_stream(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadSearchParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSearchResponse, HandlerError>> + Send
+    {
+        crate::history_search::search(self, context, params, crate::history_search::Kind::Stream)
+    }
+
+    fn thread_search_cancel(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadSearchCancelParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSearchCancelResponse, HandlerError>> + Send
+    {
+        ready(Ok(crate::history_search::cancel(
+            self,
+            &context,
+            params,
+            crate::history_search::Kind::Plain,
+        )))
+    }
+
+    fn thread_search_stream_cancel(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadSearchCancelParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSearchCancelResponse, HandlerError>> + Send
+    {
+        ready(Ok(crate::history_search::cancel(
+            self,
+            &context,
+            params,
+            crate::history_search::Kind::Stream,
+        )))
+    }
+
+    fn thread_search_occurrences(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadSearchOccurrencesParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ThreadSearchOccurrencesResponse, HandlerError>,
+    > + Send {
+        crate::history_search::occurrences(self, params)
+    }
+
+    fn thread_inject_items(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadInjectItemsParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadInjectItemsResponse, HandlerError>> + Send
+    {
+        stored::<agentwire_protocol::methods::ThreadInjectItems, _, _>(
+            self.threads.clone(),
+            move |t| t.inject_items(params),
+        )
+    }
+
+    // ---- organising threads: projects, sections, attachments, queued input (0.6.0) ----
+
+    fn project_list(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ProjectListParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProjectListResponse, HandlerError>> + Send
+    {
+        crate::organisation::projects::list(self, params)
+    }
+
+    fn project_read(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ProjectReadParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProjectReadResponse, HandlerError>> + Send
+    {
+        crate::organisation::projects::read(self, params)
+    }
+
+    fn project_create(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ProjectCreateParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProjectCreateResponse, HandlerError>> + Send
+    {
+        crate::organisation::projects::create(self, context, params)
+    }
+
+    fn project_import(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ProjectImportParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProjectImportResponse, HandlerError>> + Send
+    {
+        crate::organisation::projects::import(self, context, params)
+    }
+
+    fn project_update(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ProjectUpdateParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProjectUpdateResponse, HandlerError>> + Send
+    {
+        crate::organisation::projects::update(self, context, params)
+    }
+
+    fn project_move(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ProjectMoveParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProjectMoveResponse, HandlerError>> + Send
+    {
+        crate::organisation::projects::move_project(self, context, params)
+    }
+
+    fn project_delete(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ProjectDeleteParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ProjectDeleteResponse, HandlerError>> + Send
+    {
+        crate::organisation::projects::delete(self, context, params)
+    }
+
+    fn thread_section_list(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadSectionListParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSectionListResponse, HandlerError>> + Send
+    {
+        crate::organisation::sections::list(self, params)
+    }
+
+    fn thread_section_create(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadSectionCreateParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSectionCreateResponse, HandlerError>> + Send
+    {
+        crate::organisation::sections::create(self, params)
+    }
+
+    fn thread_section_update(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadSectionUpdateParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSectionUpdateResponse, HandlerError>> + Send
+    {
+        crate::organisation::sections::update(self, params)
+    }
+
+    fn thread_section_delete(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadSectionDeleteParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSectionDeleteResponse, HandlerError>> + Send
+    {
+        crate::organisation::sections::delete(self, params)
+    }
+
+    fn thread_section_move(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadSectionMoveParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSectionMoveResponse, HandlerError>> + Send
+    {
+        crate::organisation::sections::move_thread(self, context, params)
+    }
+
+    fn thread_attachment_add(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadAttachmentAddParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadAttachmentAddResponse, HandlerError>> + Send
+    {
+        crate::organisation::attachments::add(self, context, params)
+    }
+
+    fn thread_attachment_list(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadAttachmentListParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadAttachmentListResponse, HandlerError>>
+    + Send {
+        crate::organisation::attachments::list(self, params)
+    }
+
+    fn thread_attachment_owner_list(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadAttachmentOwnerListParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ThreadAttachmentOwnerListResponse, HandlerError>,
+    > + Send {
+        crate::organisation::attachments::owners(self, params)
+    }
+
+    fn thread_attachment_remove(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadAttachmentRemoveParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ThreadAttachmentRemoveResponse, HandlerError>,
+    > + Send {
+        crate::organisation::attachments::remove(self, context, params)
+    }
+
+    fn thread_queue_add(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadQueueAddParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadQueueAddResponse, HandlerError>> + Send
+    {
+        crate::organisation::queue::add(self, context, params)
+    }
+
+    fn thread_queue_list(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadQueueListParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadQueueListResponse, HandlerError>> + Send
+    {
+        crate::organisation::queue::list(self, params)
+    }
+
+    fn thread_queue_update(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadQueueUpdateParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadQueueUpdateResponse, HandlerError>> + Send
+    {
+        crate::organisation::queue::update(self, context, params)
+    }
+
+    fn thread_queue_delete(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadQueueDeleteParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadQueueDeleteResponse, HandlerError>> + Send
+    {
+        crate::organisation::queue::delete(self, context, params)
+    }
+
+    fn thread_queue_reorder(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadQueueReorderParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadQueueReorderResponse, HandlerError>> + Send
+    {
+        crate::organisation::queue::reorder(self, context, params)
+    }
+
+    fn thread_queue_start(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadQueueStartParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadQueueStartResponse, HandlerError>> + Send
+    {
+        crate::organisation::queue::start(self, context, params)
+    }
+
+    // ---- plugins and marketplaces ----
+
+    fn marketplace_add(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::MarketplaceAddParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::MarketplaceAddResponse, HandlerError>> + Send
+    {
+        crate::plugins::rpc::marketplace_add(self, params)
+    }
+
+    fn marketplace_remove(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::MarketplaceRemoveParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::MarketplaceRemoveResponse, HandlerError>> + Send
+    {
+        crate::plugins::rpc::marketplace_remove(self, params)
+    }
+
+    fn marketplace_upgrade(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::MarketplaceUpgradeParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::MarketplaceUpgradeResponse, HandlerError>> + Send
+    {
+        crate::plugins::rpc::marketplace_upgrade(self, params)
+    }
+
+    fn plugin_list(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::PluginListParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::PluginListResponse, HandlerError>> + Send
+    {
+        crate::plugins::rpc::list(self, params)
+    }
+
+    fn plugin_search(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::PluginSearchParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::PluginSearchResponse, HandlerError>> + Send
+    {
+        crate::plugins::rpc::search(self, params)
+    }
+
+    fn plugin_read(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::PluginReadParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::PluginReadResponse, HandlerError>> + Send
+    {
+        crate::plugins::rpc::read(self, params)
+    }
+
+    fn plugin_skill_read(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::PluginSkillReadParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::PluginSkillReadResponse, HandlerError>> + Send
+    {
+        crate::plugins::rpc::skill_read(self, params)
+    }
+
+    fn plugin_install(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::PluginInstallParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::PluginInstallResponse, HandlerError>> + Send
+    {
+        crate::plugins::rpc::install(self, context, params)
+    }
+
+    fn plugin_uninstall(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::PluginUninstallParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::PluginUninstallResponse, HandlerError>> + Send
+    {
+        crate::plugins::rpc::uninstall(self, context, params)
+    }
+
+    fn plugin_reconcile(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::PluginReconcileParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::PluginReconcileResponse, HandlerError>> + Send
+    {
+        crate::plugins::rpc::reconcile(self, context, params)
+    }
+
+    // ---- migration from Codex and memory ----
+
+    fn external_agent_config_detect(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ExternalAgentConfigDetectParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ExternalAgentConfigDetectResponse, HandlerError>,
+    > + Send {
+        crate::codex_import::rpc::detect(self, params)
+    }
+
+    fn external_agent_config_import(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ExternalAgentConfigImportParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ExternalAgentConfigImportResponse, HandlerError>,
+    > + Send {
+        crate::codex_import::rpc::import(self, context, params)
+    }
+
+    fn external_agent_config_import_record_history(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ExternalAgentConfigImportHistoryRecordParams,
+    ) -> impl Future<
+        Output = Result<
+            agentwire_protocol::ExternalAgentConfigImportHistoryRecordResponse,
+            HandlerError,
+        >,
+    > + Send {
+        crate::codex_import::rpc::record_history(self, params)
+    }
+
+    fn external_agent_config_import_read_histories(
+        &self,
+        _context: RequestContext,
+        _params: NoParams,
+    ) -> impl Future<
+        Output = Result<
+            agentwire_protocol::ExternalAgentConfigImportHistoriesReadResponse,
+            HandlerError,
+        >,
+    > + Send {
+        crate::codex_import::rpc::read_histories(self)
+    }
+
+    fn thread_memory_mode_set(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadMemoryModeSetParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadMemoryModeSetResponse, HandlerError>> + Send
+    {
+        crate::memory::mode_set(self, params)
+    }
+
+    fn thread_memory_read(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadMemoryReadParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadMemoryReadResponse, HandlerError>> + Send
+    {
+        crate::memory::thread_read(self, params)
+    }
+
+    fn memory_status(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::MemoryStatusParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::MemoryStatusResponse, HandlerError>> + Send
+    {
+        crate::memory::status(self, params)
+    }
+
+    fn memory_reset(
+        &self,
+        _context: RequestContext,
+        _params: NoParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::MemoryResetResponse, HandlerError>> + Send
+    {
+        crate::memory::reset_all(self)
     }
 }

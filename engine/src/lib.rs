@@ -16,23 +16,33 @@
 mod accounts;
 mod atomic_file;
 mod catalog;
+mod codex_import;
 mod command_exec;
 mod config;
+mod diagnostics;
+mod features;
+mod feedback;
 mod fs;
 mod handler;
+mod history_search;
 mod hooks;
 mod initialize;
 mod legacy;
 pub mod mcp;
 mod mcp_status;
+mod memory;
+mod organisation;
+mod permission_profiles;
 mod plugins;
 mod provider;
+mod providers_rpc;
 mod regular_file;
 mod requirements;
 mod search;
 mod skills;
 #[cfg(test)]
 mod test_peer;
+mod thread_settings;
 mod thread_surface;
 mod threads;
 mod tools;
@@ -45,6 +55,7 @@ pub use tools::sandbox;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use codex_import::ImportReport;
 pub use config::overrides::parse_override as parse_config_override;
 pub use threads::meta::ThreadDefaults;
 pub use threads::store::StoreUrl;
@@ -101,9 +112,17 @@ pub struct Engine {
     accounts: Arc<accounts::Accounts>,
     catalog: catalog::Catalog,
     search: search::Search,
+    /// The thread searches in flight (`thread/search*`), for their cancellation.
+    history_search: history_search::Searches,
     mcp: Arc<mcp::McpManager>,
     fs: fs::Fs,
     skills: Arc<skills::Skills>,
+    /// Projects, thread sections, attachment owners and the drains of thread queues.
+    organisation: Arc<organisation::Organisation>,
+    /// Serialises the requests that change marketplaces and installed plugins.
+    plugins: Arc<plugins::Plugins>,
+    /// When the engine started (for `server/diagnostics`).
+    started: std::time::Instant,
 }
 
 impl Engine {
@@ -172,6 +191,7 @@ impl Engine {
         ));
         turns.set_mcp(mcp.clone());
         turns.accept_relayed();
+        let organisation = Arc::new(organisation::Organisation::open(&config.home));
         Self {
             config,
             threads,
@@ -181,9 +201,13 @@ impl Engine {
             accounts,
             catalog: catalog::Catalog::default(),
             search: search::Search::new(),
+            history_search: history_search::Searches::default(),
             mcp,
             fs,
             skills: Arc::default(),
+            organisation,
+            plugins: Arc::default(),
+            started: std::time::Instant::now(),
         }
     }
 

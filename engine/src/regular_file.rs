@@ -19,35 +19,36 @@ use rustix::fs::{FileType, Mode, OFlags};
 
 /// Opens `path` for reading without blocking in `open` and checks on the descriptor that it
 /// is a regular file (symbolic links are followed: the file reached is what is checked).
-/// Returns the file and its size; the error is a phrase for a message that names the path
-/// ("it is a FIFO, not a regular file", or the system's reason).
-pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), String> {
+/// Returns the file and its size. A file that is not a regular file is an error of kind
+/// `InvalidInput` whose text says what it is ("it is a FIFO (named pipe), not a regular
+/// file"); other errors are the system's (`NotFound` …). Either is a phrase for a message that
+/// names the path.
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<(File, u64)> {
     let fd = rustix::fs::open(
         path,
         OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
         Mode::empty(),
-    )
-    .map_err(|e| std::io::Error::from(e).to_string())?;
-    let stat = rustix::fs::fstat(&fd).map_err(|e| std::io::Error::from(e).to_string())?;
+    )?;
+    let stat = rustix::fs::fstat(&fd)?;
     let kind = FileType::from_raw_mode(stat.st_mode);
     if kind != FileType::RegularFile {
-        return Err(format!("it is {}, not a regular file", describe(kind)));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {}, not a regular file", describe(kind)),
+        ));
     }
     // Reads of a regular file never wait on the flag; cleared so the file behaves as usual.
-    rustix::fs::fcntl_setfl(&fd, OFlags::empty())
-        .map_err(|e| std::io::Error::from(e).to_string())?;
+    rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
     let size = u64::try_from(stat.st_size).unwrap_or(0);
     Ok((File::from(fd), size))
 }
 
 /// The regular file at `path` ([`open_regular`]), at most `limit` bytes of it: the bytes and
 /// whether the file held more.
-pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<(Vec<u8>, bool), String> {
+pub(crate) fn read_regular(path: &Path, limit: u64) -> std::io::Result<(Vec<u8>, bool)> {
     let (file, size) = open_regular(path)?;
     let mut bytes = Vec::with_capacity(usize::try_from(size.min(limit)).unwrap_or(0));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     let longer = u64::try_from(bytes.len()).unwrap_or(u64::MAX) > limit;
     bytes.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     Ok((bytes, longer))
@@ -116,7 +117,7 @@ mod tests {
             0,
         )
         .expect("mkfifo");
-        let refused = |path: &Path| read_regular(path, 16).expect_err("refused");
+        let refused = |path: &Path| read_regular(path, 16).expect_err("refused").to_string();
         assert!(refused(&fifo).contains("FIFO"), "{}", refused(&fifo));
         assert!(refused(Path::new("/dev/zero")).contains("character device"));
         assert!(refused(&dir).contains("directory"));

@@ -5,6 +5,9 @@
 //! Where skills are found, for a working directory, in this order:
 //! - `user`: `$AGENTWIRE_HOME/skills/<skill>/SKILL.md`, then each extra root set by
 //!   `skills/extraRoots/set` (for this server, until it stops);
+//! - `user` too, for each enabled installed plugin (see `crate::plugins`): the skill folders
+//!   of its copy (`skills/` unless its manifest names another), listed as `<plugin>:<skill>`
+//!   with `pluginId` set;
 //! - `repo`: `.agents/skills/<skill>/SKILL.md` and `.codex/skills/<skill>/SKILL.md` in each
 //!   directory from the repository root (the nearest ancestor holding `.git`) down to the
 //!   working directory;
@@ -53,6 +56,9 @@ pub(crate) struct Skills {
     extra_roots: Mutex<Vec<PathBuf>>,
 }
 
+/// The plugin a skill root came with: its name and id (`None` for a root of its own).
+type FromPlugin = Option<(String, String)>;
+
 /// A `SKILL.md` front matter, as far as it is read.
 #[derive(Debug, Deserialize)]
 struct FrontMatter {
@@ -99,33 +105,42 @@ impl Skills {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
-        let mut roots: Vec<(PathBuf, SkillScope)> = vec![(home.join("skills"), SkillScope::User)];
-        roots.extend(extra.into_iter().map(|r| (r, SkillScope::User)));
+        let mut roots: Vec<(PathBuf, SkillScope, FromPlugin)> =
+            vec![(home.join("skills"), SkillScope::User, None)];
+        roots.extend(extra.into_iter().map(|r| (r, SkillScope::User, None)));
+        roots.extend(
+            crate::plugins::skill_roots(home)
+                .into_iter()
+                .map(|p| (p.root, SkillScope::User, Some((p.plugin_name, p.plugin_id)))),
+        );
         for dir in project_dirs(Path::new(cwd)) {
             for folder in REPO_FOLDERS {
-                roots.push((dir.join(folder), SkillScope::Repo));
+                roots.push((dir.join(folder), SkillScope::Repo, None));
             }
         }
-        roots.push((PathBuf::from(ADMIN_ROOT), SkillScope::Admin));
+        roots.push((PathBuf::from(ADMIN_ROOT), SkillScope::Admin, None));
 
         let mut skills = Vec::new();
         let mut errors = Vec::new();
-        for (root, scope) in roots {
+        for (root, scope, plugin) in roots {
             for file in skill_files(&root) {
                 match read_skill(&file) {
                     Ok(front) => {
                         let path = file.display().to_string();
-                        let enabled = settings
-                            .iter()
-                            .rev()
-                            .find(|s| s.path == path)
-                            .is_none_or(|s| s.enabled);
+                        let enabled = is_enabled(settings, &path);
+                        let (name, plugin_id) = match &plugin {
+                            Some((plugin, id)) => {
+                                (format!("{plugin}:{}", front.name), Some(id.clone()))
+                            }
+                            None => (front.name, None),
+                        };
                         skills.push(
                             SkillMetadata::builder()
                                 .description(front.description)
                                 .enabled(enabled)
-                                .name(front.name)
+                                .name(name)
                                 .path(LegacyAppPathString(path))
+                                .maybe_plugin_id(plugin_id)
                                 .scope(scope)
                                 .maybe_short_description(front.short_description)
                                 .build(),
@@ -148,6 +163,16 @@ impl Skills {
     }
 }
 
+/// Whether the skill file `path` is enabled: the last `[[skills.config]]` entry for it
+/// decides; enabled when none is.
+pub(crate) fn is_enabled(settings: &[SkillSetting], path: &str) -> bool {
+    settings
+        .iter()
+        .rev()
+        .find(|s| s.path == path)
+        .is_none_or(|s| s.enabled)
+}
+
 /// A skill as read from its file.
 #[derive(Debug, PartialEq)]
 pub(crate) struct ReadSkill {
@@ -158,7 +183,7 @@ pub(crate) struct ReadSkill {
 
 /// The `SKILL.md` files of the skill folders directly under `root`, sorted by folder name; none
 /// when `root` does not exist.
-fn skill_files(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn skill_files(root: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(root) else {
         return Vec::new();
     };

@@ -8,8 +8,7 @@ use std::path::PathBuf;
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
-    ConfigRequirementsRead, HooksList, PluginInstalled, SkillsChanged, SkillsConfigWrite,
-    SkillsList,
+    ConfigRequirementsRead, HooksList, SkillsChanged, SkillsConfigWrite, SkillsList,
 };
 use agentwire_protocol::{
     ConfigEdit, ConfigRequirementsReadResponse, HooksListParams, HooksListResponse, MergeStrategy,
@@ -248,7 +247,5 @@ pub(crate) async fn plugin_installed(
     engine: &Engine,
     params: PluginInstalledParams,
 ) -> Result<PluginInstalledResponse, HandlerError> {
-    let _ = (params.cwds, params.install_suggestion_plugin_names);
-    let home = engine.config.home.clone();
-    blocking::<PluginInstalled, _, _>(move || Ok(crate::plugins::installed(&home))).await
+    crate::plugins::rpc::installed(engine, params).await
 }

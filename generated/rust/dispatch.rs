@@ -874,6 +874,823 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("thread/backgroundTerminals/terminate")))
     }
 
+    /// Turns a plan the user approved into the first prompt of a fresh thread.
+    ///
+    /// Wire method `thread/prepareApprovedPlan`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_prepare_approved_plan(
+        &self,
+        context: RequestContext,
+        params: ThreadPrepareApprovedPlanParams,
+    ) -> impl Future<Output = Result<ThreadPrepareApprovedPlanResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/prepareApprovedPlan")))
+    }
+
+    /// Echoes its params: a method that exists only behind `experimentalApi`, for client tests.
+    ///
+    /// Wire method `mock/experimentalMethod`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn mock_experimental_method(
+        &self,
+        context: RequestContext,
+        params: MockExperimentalMethodParams,
+    ) -> impl Future<Output = Result<MockExperimentalMethodResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("mock/experimentalMethod")))
+    }
+
+    /// Lists the model providers the configuration knows and which one new threads use.
+    ///
+    /// Wire method `modelProvider/list`.
+    fn model_provider_list(
+        &self,
+        context: RequestContext,
+        params: ModelProviderListParams,
+    ) -> impl Future<Output = Result<ModelProviderListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("modelProvider/list")))
+    }
+
+    /// Adds a custom model provider to the user's configuration, or edits one.
+    ///
+    /// Wire method `modelProvider/config/write`.
+    fn model_provider_config_write(
+        &self,
+        context: RequestContext,
+        params: ModelProviderConfigWriteParams,
+    ) -> impl Future<Output = Result<ModelProviderConfigWriteResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("modelProvider/config/write")))
+    }
+
+    /// Makes a configured model provider the one new threads use.
+    ///
+    /// Wire method `modelProvider/default/set`.
+    fn model_provider_default_set(
+        &self,
+        context: RequestContext,
+        params: ModelProviderDefaultSetParams,
+    ) -> impl Future<Output = Result<ConfigWriteResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("modelProvider/default/set")))
+    }
+
+    /// Says which hosted tools turns on the default model provider can use.
+    ///
+    /// Wire method `modelProvider/capabilities/read`.
+    fn model_provider_capabilities_read(
+        &self,
+        context: RequestContext,
+        params: ModelProviderCapabilitiesReadParams,
+    ) -> impl Future<Output = Result<ModelProviderCapabilitiesReadResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("modelProvider/capabilities/read")))
+    }
+
+    /// Lists this server's experimental features and whether each is on.
+    ///
+    /// Wire method `experimentalFeature/list`.
+    fn experimental_feature_list(
+        &self,
+        context: RequestContext,
+        params: ExperimentalFeatureListParams,
+    ) -> impl Future<Output = Result<ExperimentalFeatureListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("experimentalFeature/list")))
+    }
+
+    /// Turns experimental features on or off in the user's configuration.
+    ///
+    /// Wire method `experimentalFeature/enablement/set`.
+    fn experimental_feature_enablement_set(
+        &self,
+        context: RequestContext,
+        params: ExperimentalFeatureEnablementSetParams,
+    ) -> impl Future<Output = Result<ExperimentalFeatureEnablementSetResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("experimentalFeature/enablement/set")))
+    }
+
+    /// Lists the permission profiles (sandbox presets) a thread may select.
+    ///
+    /// Wire method `permissionProfile/list`.
+    fn permission_profile_list(
+        &self,
+        context: RequestContext,
+        params: PermissionProfileListParams,
+    ) -> impl Future<Output = Result<PermissionProfileListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("permissionProfile/list")))
+    }
+
+    /// Changes a loaded thread's settings for its later turns.
+    ///
+    /// Wire method `thread/settings/update`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_settings_update(
+        &self,
+        context: RequestContext,
+        params: ThreadSettingsUpdateParams,
+    ) -> impl Future<Output = Result<ThreadSettingsUpdateResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/settings/update")))
+    }
+
+    /// Changes a running turn's settings for its remaining model calls.
+    ///
+    /// Wire method `turn/settings/update`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn turn_settings_update(
+        &self,
+        context: RequestContext,
+        params: TurnSettingsUpdateParams,
+    ) -> impl Future<Output = Result<TurnSettingsUpdateResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("turn/settings/update")))
+    }
+
+    /// Starts a standalone process; its output and end arrive as notifications.
+    ///
+    /// Wire method `process/spawn`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn process_spawn(
+        &self,
+        context: RequestContext,
+        params: ProcessSpawnParams,
+    ) -> impl Future<Output = Result<ProcessSpawnResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("process/spawn")))
+    }
+
+    /// Writes to a standalone process's stdin, or ends it.
+    ///
+    /// Wire method `process/writeStdin`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn process_write_stdin(
+        &self,
+        context: RequestContext,
+        params: ProcessWriteStdinParams,
+    ) -> impl Future<Output = Result<ProcessWriteStdinResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("process/writeStdin")))
+    }
+
+    /// Resizes a standalone process's pseudo-terminal.
+    ///
+    /// Wire method `process/resizePty`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn process_resize_pty(
+        &self,
+        context: RequestContext,
+        params: ProcessResizePtyParams,
+    ) -> impl Future<Output = Result<ProcessResizePtyResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("process/resizePty")))
+    }
+
+    /// Kills a standalone process.
+    ///
+    /// Wire method `process/kill`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn process_kill(
+        &self,
+        context: RequestContext,
+        params: ProcessKillParams,
+    ) -> impl Future<Output = Result<ProcessKillResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("process/kill")))
+    }
+
+    /// Reports facts about the server process and its load.
+    ///
+    /// Wire method `server/diagnostics`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn server_diagnostics(
+        &self,
+        context: RequestContext,
+        params: ServerDiagnosticsParams,
+    ) -> impl Future<Output = Result<ServerDiagnosticsResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("server/diagnostics")))
+    }
+
+    /// Writes a feedback report, with a thread and logs if asked, as a ZIP file on the
+    ///  server's machine.
+    ///
+    /// Wire method `feedback/save`.
+    fn feedback_save(
+        &self,
+        context: RequestContext,
+        params: FeedbackSaveParams,
+    ) -> impl Future<Output = Result<FeedbackSaveResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("feedback/save")))
+    }
+
+    /// Lists a thread's turn starts, items and turn ends in stored order, one page at a time.
+    ///
+    /// Wire method `thread/timeline/list`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_timeline_list(
+        &self,
+        context: RequestContext,
+        params: ThreadTimelineListParams,
+    ) -> impl Future<Output = Result<ThreadTimelineListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/timeline/list")))
+    }
+
+    /// Reads some items of one turn of a thread, by id.
+    ///
+    /// Wire method `thread/items/read`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_items_read(
+        &self,
+        context: RequestContext,
+        params: ThreadItemsReadParams,
+    ) -> impl Future<Output = Result<ThreadItemsReadResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/items/read")))
+    }
+
+    /// Finds the stored threads whose name, preview or messages contain a term.
+    ///
+    /// Wire method `thread/search`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_search(
+        &self,
+        context: RequestContext,
+        params: ThreadSearchParams,
+    ) -> impl Future<Output = Result<ThreadSearchResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/search")))
+    }
+
+    /// Like `thread/search`, sending `thread/search/partial` with matches as they are found.
+    ///
+    /// Wire method `thread/search/stream`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_search_stream(
+        &self,
+        context: RequestContext,
+        params: ThreadSearchParams,
+    ) -> impl Future<Output = Result<ThreadSearchResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/search/stream")))
+    }
+
+    /// Stops a `thread/search` of this connection.
+    ///
+    /// Wire method `thread/search/cancel`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_search_cancel(
+        &self,
+        context: RequestContext,
+        params: ThreadSearchCancelParams,
+    ) -> impl Future<Output = Result<ThreadSearchCancelResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/search/cancel")))
+    }
+
+    /// Stops a `thread/search/stream` of this connection.
+    ///
+    /// Wire method `thread/search/stream/cancel`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_search_stream_cancel(
+        &self,
+        context: RequestContext,
+        params: ThreadSearchCancelParams,
+    ) -> impl Future<Output = Result<ThreadSearchCancelResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/search/stream/cancel")))
+    }
+
+    /// Finds every place a term appears in the messages of one thread.
+    ///
+    /// Wire method `thread/searchOccurrences`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_search_occurrences(
+        &self,
+        context: RequestContext,
+        params: ThreadSearchOccurrencesParams,
+    ) -> impl Future<Output = Result<ThreadSearchOccurrencesResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/searchOccurrences")))
+    }
+
+    /// Adds items to what the model sees of a thread, without starting a turn.
+    ///
+    /// Wire method `thread/inject_items`.
+    fn thread_inject_items(
+        &self,
+        context: RequestContext,
+        params: ThreadInjectItemsParams,
+    ) -> impl Future<Output = Result<ThreadInjectItemsResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/inject_items")))
+    }
+
+    /// Lists the projects, in the user's order or by their threads' recency.
+    ///
+    /// Wire method `project/list`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn project_list(
+        &self,
+        context: RequestContext,
+        params: ProjectListParams,
+    ) -> impl Future<Output = Result<ProjectListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("project/list")))
+    }
+
+    /// Reads one project.
+    ///
+    /// Wire method `project/read`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn project_read(
+        &self,
+        context: RequestContext,
+        params: ProjectReadParams,
+    ) -> impl Future<Output = Result<ProjectReadResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("project/read")))
+    }
+
+    /// Makes a project (once per idempotency key).
+    ///
+    /// Wire method `project/create`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn project_create(
+        &self,
+        context: RequestContext,
+        params: ProjectCreateParams,
+    ) -> impl Future<Output = Result<ProjectCreateResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("project/create")))
+    }
+
+    /// Makes a project and files existing threads under it.
+    ///
+    /// Wire method `project/import`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn project_import(
+        &self,
+        context: RequestContext,
+        params: ProjectImportParams,
+    ) -> impl Future<Output = Result<ProjectImportResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("project/import")))
+    }
+
+    /// Changes a project's name, folders or metadata.
+    ///
+    /// Wire method `project/update`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn project_update(
+        &self,
+        context: RequestContext,
+        params: ProjectUpdateParams,
+    ) -> impl Future<Output = Result<ProjectUpdateResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("project/update")))
+    }
+
+    /// Moves a project in the user's order.
+    ///
+    /// Wire method `project/move`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn project_move(
+        &self,
+        context: RequestContext,
+        params: ProjectMoveParams,
+    ) -> impl Future<Output = Result<ProjectMoveResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("project/move")))
+    }
+
+    /// Deletes a project; its threads stay, filed under none.
+    ///
+    /// Wire method `project/delete`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn project_delete(
+        &self,
+        context: RequestContext,
+        params: ProjectDeleteParams,
+    ) -> impl Future<Output = Result<ProjectDeleteResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("project/delete")))
+    }
+
+    /// Lists the thread sections.
+    ///
+    /// Wire method `threadSection/list`.
+    fn thread_section_list(
+        &self,
+        context: RequestContext,
+        params: ThreadSectionListParams,
+    ) -> impl Future<Output = Result<ThreadSectionListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("threadSection/list")))
+    }
+
+    /// Makes a thread section.
+    ///
+    /// Wire method `threadSection/create`.
+    fn thread_section_create(
+        &self,
+        context: RequestContext,
+        params: ThreadSectionCreateParams,
+    ) -> impl Future<Output = Result<ThreadSectionCreateResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("threadSection/create")))
+    }
+
+    /// Renames a thread section or changes its look.
+    ///
+    /// Wire method `threadSection/update`.
+    fn thread_section_update(
+        &self,
+        context: RequestContext,
+        params: ThreadSectionUpdateParams,
+    ) -> impl Future<Output = Result<ThreadSectionUpdateResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("threadSection/update")))
+    }
+
+    /// Deletes a thread section; its threads stay, in no section.
+    ///
+    /// Wire method `threadSection/delete`.
+    fn thread_section_delete(
+        &self,
+        context: RequestContext,
+        params: ThreadSectionDeleteParams,
+    ) -> impl Future<Output = Result<ThreadSectionDeleteResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("threadSection/delete")))
+    }
+
+    /// Files a thread in a section at a given place, or takes it out of its section.
+    ///
+    /// Wire method `thread/section/move`.
+    fn thread_section_move(
+        &self,
+        context: RequestContext,
+        params: ThreadSectionMoveParams,
+    ) -> impl Future<Output = Result<ThreadSectionMoveResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/section/move")))
+    }
+
+    /// Adds an attachment to a thread (unless it has one of that type and key).
+    ///
+    /// Wire method `thread/attachment/add`.
+    fn thread_attachment_add(
+        &self,
+        context: RequestContext,
+        params: ThreadAttachmentAddParams,
+    ) -> impl Future<Output = Result<ThreadAttachmentAddResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/attachment/add")))
+    }
+
+    /// Lists a thread's attachments.
+    ///
+    /// Wire method `thread/attachment/list`.
+    fn thread_attachment_list(
+        &self,
+        context: RequestContext,
+        params: ThreadAttachmentListParams,
+    ) -> impl Future<Output = Result<ThreadAttachmentListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/attachment/list")))
+    }
+
+    /// Finds the threads holding an attachment of a type and key.
+    ///
+    /// Wire method `thread/attachmentOwner/list`.
+    fn thread_attachment_owner_list(
+        &self,
+        context: RequestContext,
+        params: ThreadAttachmentOwnerListParams,
+    ) -> impl Future<Output = Result<ThreadAttachmentOwnerListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/attachmentOwner/list")))
+    }
+
+    /// Removes an attachment from a thread.
+    ///
+    /// Wire method `thread/attachment/remove`.
+    fn thread_attachment_remove(
+        &self,
+        context: RequestContext,
+        params: ThreadAttachmentRemoveParams,
+    ) -> impl Future<Output = Result<ThreadAttachmentRemoveResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/attachment/remove")))
+    }
+
+    /// Puts user input at the end of a thread's queue.
+    ///
+    /// Wire method `thread/queue/add`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_queue_add(
+        &self,
+        context: RequestContext,
+        params: ThreadQueueAddParams,
+    ) -> impl Future<Output = Result<ThreadQueueAddResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/queue/add")))
+    }
+
+    /// Lists a thread's queued input.
+    ///
+    /// Wire method `thread/queue/list`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_queue_list(
+        &self,
+        context: RequestContext,
+        params: ThreadQueueListParams,
+    ) -> impl Future<Output = Result<ThreadQueueListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/queue/list")))
+    }
+
+    /// Replaces a queued input's content.
+    ///
+    /// Wire method `thread/queue/update`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_queue_update(
+        &self,
+        context: RequestContext,
+        params: ThreadQueueUpdateParams,
+    ) -> impl Future<Output = Result<ThreadQueueUpdateResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/queue/update")))
+    }
+
+    /// Drops a queued input.
+    ///
+    /// Wire method `thread/queue/delete`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_queue_delete(
+        &self,
+        context: RequestContext,
+        params: ThreadQueueDeleteParams,
+    ) -> impl Future<Output = Result<ThreadQueueDeleteResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/queue/delete")))
+    }
+
+    /// Puts a thread's queue in a new order.
+    ///
+    /// Wire method `thread/queue/reorder`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_queue_reorder(
+        &self,
+        context: RequestContext,
+        params: ThreadQueueReorderParams,
+    ) -> impl Future<Output = Result<ThreadQueueReorderResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/queue/reorder")))
+    }
+
+    /// Starts a queued input as a turn now.
+    ///
+    /// Wire method `thread/queue/start`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_queue_start(
+        &self,
+        context: RequestContext,
+        params: ThreadQueueStartParams,
+    ) -> impl Future<Output = Result<ThreadQueueStartResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/queue/start")))
+    }
+
+    /// Registers a marketplace: a folder of this machine, or a git repository cloned under the
+    ///  server's home.
+    ///
+    /// Wire method `marketplace/add`.
+    fn marketplace_add(
+        &self,
+        context: RequestContext,
+        params: MarketplaceAddParams,
+    ) -> impl Future<Output = Result<MarketplaceAddResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("marketplace/add")))
+    }
+
+    /// Brings git marketplaces up to date with the branch or tag they follow.
+    ///
+    /// Wire method `marketplace/upgrade`.
+    fn marketplace_upgrade(
+        &self,
+        context: RequestContext,
+        params: MarketplaceUpgradeParams,
+    ) -> impl Future<Output = Result<MarketplaceUpgradeResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("marketplace/upgrade")))
+    }
+
+    /// Lists the known marketplaces with all their plugins.
+    ///
+    /// Wire method `plugin/list`.
+    fn plugin_list(
+        &self,
+        context: RequestContext,
+        params: PluginListParams,
+    ) -> impl Future<Output = Result<PluginListResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("plugin/list")))
+    }
+
+    /// Finds the plugins whose name, description or keywords contain a term.
+    ///
+    /// Wire method `plugin/search`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn plugin_search(
+        &self,
+        context: RequestContext,
+        params: PluginSearchParams,
+    ) -> impl Future<Output = Result<PluginSearchResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("plugin/search")))
+    }
+
+    /// Reads one plugin: its summary, skills and MCP servers.
+    ///
+    /// Wire method `plugin/read`.
+    fn plugin_read(
+        &self,
+        context: RequestContext,
+        params: PluginReadParams,
+    ) -> impl Future<Output = Result<PluginReadResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("plugin/read")))
+    }
+
+    /// Reads the text of one skill of a plugin.
+    ///
+    /// Wire method `plugin/skill/read`.
+    fn plugin_skill_read(
+        &self,
+        context: RequestContext,
+        params: PluginSkillReadParams,
+    ) -> impl Future<Output = Result<PluginSkillReadResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("plugin/skill/read")))
+    }
+
+    /// Installs a plugin of a marketplace: copies it under the server's home and enables it.
+    ///
+    /// Wire method `plugin/install`.
+    fn plugin_install(
+        &self,
+        context: RequestContext,
+        params: PluginInstallParams,
+    ) -> impl Future<Output = Result<PluginInstallResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("plugin/install")))
+    }
+
+    /// Uninstalls a plugin: deletes its copy and its settings.
+    ///
+    /// Wire method `plugin/uninstall`.
+    fn plugin_uninstall(
+        &self,
+        context: RequestContext,
+        params: PluginUninstallParams,
+    ) -> impl Future<Output = Result<PluginUninstallResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("plugin/uninstall")))
+    }
+
+    /// Brings the installed plugins in line with their marketplaces.
+    ///
+    /// Wire method `plugin/reconcile`.
+    fn plugin_reconcile(
+        &self,
+        context: RequestContext,
+        params: PluginReconcileParams,
+    ) -> impl Future<Output = Result<PluginReconcileResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("plugin/reconcile")))
+    }
+
+    /// Forgets a registered marketplace (and deletes its clone).
+    ///
+    /// Wire method `marketplace/remove`.
+    fn marketplace_remove(
+        &self,
+        context: RequestContext,
+        params: MarketplaceRemoveParams,
+    ) -> impl Future<Output = Result<MarketplaceRemoveResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("marketplace/remove")))
+    }
+
+    /// Lists what of another agent's set-up (here: a Codex home) could be imported.
+    ///
+    /// Wire method `externalAgentConfig/detect`.
+    fn external_agent_config_detect(
+        &self,
+        context: RequestContext,
+        params: ExternalAgentConfigDetectParams,
+    ) -> impl Future<Output = Result<ExternalAgentConfigDetectResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("externalAgentConfig/detect")))
+    }
+
+    /// Imports the chosen items; the work goes on after the answer and is reported by
+    ///  `externalAgentConfig/import/progress` and `externalAgentConfig/import/completed`.
+    ///
+    /// Wire method `externalAgentConfig/import`.
+    fn external_agent_config_import(
+        &self,
+        context: RequestContext,
+        params: ExternalAgentConfigImportParams,
+    ) -> impl Future<Output = Result<ExternalAgentConfigImportResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("externalAgentConfig/import")))
+    }
+
+    /// Adds an import done elsewhere to the history of imports.
+    ///
+    /// Wire method `externalAgentConfig/import/recordHistory`.
+    fn external_agent_config_import_record_history(
+        &self,
+        context: RequestContext,
+        params: ExternalAgentConfigImportHistoryRecordParams,
+    ) -> impl Future<Output = Result<ExternalAgentConfigImportHistoryRecordResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("externalAgentConfig/import/recordHistory")))
+    }
+
+    /// Reads the history of imports.
+    ///
+    /// Wire method `externalAgentConfig/import/readHistories`.
+    fn external_agent_config_import_read_histories(
+        &self,
+        context: RequestContext,
+        params: NoParams,
+    ) -> impl Future<Output = Result<ExternalAgentConfigImportHistoriesReadResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("externalAgentConfig/import/readHistories")))
+    }
+
+    /// Turns a thread's part in memory on or off.
+    ///
+    /// Wire method `thread/memoryMode/set`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_memory_mode_set(
+        &self,
+        context: RequestContext,
+        params: ThreadMemoryModeSetParams,
+    ) -> impl Future<Output = Result<ThreadMemoryModeSetResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/memoryMode/set")))
+    }
+
+    /// Reads the memory summary as a thread sees it.
+    ///
+    /// Wire method `thread/memory/read`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_memory_read(
+        &self,
+        context: RequestContext,
+        params: ThreadMemoryReadParams,
+    ) -> impl Future<Output = Result<ThreadMemoryReadResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/memory/read")))
+    }
+
+    /// Says how many threads the memory summary was built from and whether it is ready.
+    ///
+    /// Wire method `memory/status`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn memory_status(
+        &self,
+        context: RequestContext,
+        params: MemoryStatusParams,
+    ) -> impl Future<Output = Result<MemoryStatusResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("memory/status")))
+    }
+
+    /// Forgets the memory summary and what it was built from.
+    ///
+    /// Wire method `memory/reset`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn memory_reset(
+        &self,
+        context: RequestContext,
+        params: NoParams,
+    ) -> impl Future<Output = Result<MemoryResetResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("memory/reset")))
+    }
+
     /// The client has processed the `initialize` response.
     ///
     /// Wire notification `initialized`.
@@ -1180,6 +1997,14 @@ pub async fn dispatch_request<H: Handler>(
             let params = decode_params::<ThreadBackgroundTerminalsTerminateParams>(method, params)?;
             encode_result(method, handler.thread_background_terminals_terminate(context, params).await?)
         }
+        "thread/prepareApprovedPlan" => {
+            let params = decode_params::<ThreadPrepareApprovedPlanParams>(method, params)?;
+            encode_result(method, handler.thread_prepare_approved_plan(context, params).await?)
+        }
+        "mock/experimentalMethod" => {
+            let params = decode_params::<MockExperimentalMethodParams>(method, params)?;
+            encode_result(method, handler.mock_experimental_method(context, params).await?)
+        }
         "userVerification/status" => {
             let params = decode_params::<Option<UnavailableParams>>(method, params)?;
             let _ = (handler, context, params);
@@ -1395,6 +2220,258 @@ pub async fn dispatch_request<H: Handler>(
             let _ = (handler, context, params);
             Err(HandlerError::unavailable(method, Unavailable::WindowsOnly))
         }
+        "modelProvider/list" => {
+            let params = decode_params::<ModelProviderListParams>(method, params)?;
+            encode_result(method, handler.model_provider_list(context, params).await?)
+        }
+        "modelProvider/config/write" => {
+            let params = decode_params::<ModelProviderConfigWriteParams>(method, params)?;
+            encode_result(method, handler.model_provider_config_write(context, params).await?)
+        }
+        "modelProvider/default/set" => {
+            let params = decode_params::<ModelProviderDefaultSetParams>(method, params)?;
+            encode_result(method, handler.model_provider_default_set(context, params).await?)
+        }
+        "modelProvider/capabilities/read" => {
+            let params = decode_params::<ModelProviderCapabilitiesReadParams>(method, params)?;
+            encode_result(method, handler.model_provider_capabilities_read(context, params).await?)
+        }
+        "experimentalFeature/list" => {
+            let params = decode_params::<ExperimentalFeatureListParams>(method, params)?;
+            encode_result(method, handler.experimental_feature_list(context, params).await?)
+        }
+        "experimentalFeature/enablement/set" => {
+            let params = decode_params::<ExperimentalFeatureEnablementSetParams>(method, params)?;
+            encode_result(method, handler.experimental_feature_enablement_set(context, params).await?)
+        }
+        "permissionProfile/list" => {
+            let params = decode_params::<PermissionProfileListParams>(method, params)?;
+            encode_result(method, handler.permission_profile_list(context, params).await?)
+        }
+        "thread/settings/update" => {
+            let params = decode_params::<ThreadSettingsUpdateParams>(method, params)?;
+            encode_result(method, handler.thread_settings_update(context, params).await?)
+        }
+        "turn/settings/update" => {
+            let params = decode_params::<TurnSettingsUpdateParams>(method, params)?;
+            encode_result(method, handler.turn_settings_update(context, params).await?)
+        }
+        "process/spawn" => {
+            let params = decode_params::<ProcessSpawnParams>(method, params)?;
+            encode_result(method, handler.process_spawn(context, params).await?)
+        }
+        "process/writeStdin" => {
+            let params = decode_params::<ProcessWriteStdinParams>(method, params)?;
+            encode_result(method, handler.process_write_stdin(context, params).await?)
+        }
+        "process/resizePty" => {
+            let params = decode_params::<ProcessResizePtyParams>(method, params)?;
+            encode_result(method, handler.process_resize_pty(context, params).await?)
+        }
+        "process/kill" => {
+            let params = decode_params::<ProcessKillParams>(method, params)?;
+            encode_result(method, handler.process_kill(context, params).await?)
+        }
+        "server/diagnostics" => {
+            let params = decode_params::<ServerDiagnosticsParams>(method, params)?;
+            encode_result(method, handler.server_diagnostics(context, params).await?)
+        }
+        "feedback/save" => {
+            let params = decode_params::<FeedbackSaveParams>(method, params)?;
+            encode_result(method, handler.feedback_save(context, params).await?)
+        }
+        "thread/timeline/list" => {
+            let params = decode_params::<ThreadTimelineListParams>(method, params)?;
+            encode_result(method, handler.thread_timeline_list(context, params).await?)
+        }
+        "thread/items/read" => {
+            let params = decode_params::<ThreadItemsReadParams>(method, params)?;
+            encode_result(method, handler.thread_items_read(context, params).await?)
+        }
+        "thread/search" => {
+            let params = decode_params::<ThreadSearchParams>(method, params)?;
+            encode_result(method, handler.thread_search(context, params).await?)
+        }
+        "thread/search/stream" => {
+            let params = decode_params::<ThreadSearchParams>(method, params)?;
+            encode_result(method, handler.thread_search_stream(context, params).await?)
+        }
+        "thread/search/cancel" => {
+            let params = decode_params::<ThreadSearchCancelParams>(method, params)?;
+            encode_result(method, handler.thread_search_cancel(context, params).await?)
+        }
+        "thread/search/stream/cancel" => {
+            let params = decode_params::<ThreadSearchCancelParams>(method, params)?;
+            encode_result(method, handler.thread_search_stream_cancel(context, params).await?)
+        }
+        "thread/searchOccurrences" => {
+            let params = decode_params::<ThreadSearchOccurrencesParams>(method, params)?;
+            encode_result(method, handler.thread_search_occurrences(context, params).await?)
+        }
+        "thread/inject_items" => {
+            let params = decode_params::<ThreadInjectItemsParams>(method, params)?;
+            encode_result(method, handler.thread_inject_items(context, params).await?)
+        }
+        "project/list" => {
+            let params = decode_params::<ProjectListParams>(method, params)?;
+            encode_result(method, handler.project_list(context, params).await?)
+        }
+        "project/read" => {
+            let params = decode_params::<ProjectReadParams>(method, params)?;
+            encode_result(method, handler.project_read(context, params).await?)
+        }
+        "project/create" => {
+            let params = decode_params::<ProjectCreateParams>(method, params)?;
+            encode_result(method, handler.project_create(context, params).await?)
+        }
+        "project/import" => {
+            let params = decode_params::<ProjectImportParams>(method, params)?;
+            encode_result(method, handler.project_import(context, params).await?)
+        }
+        "project/update" => {
+            let params = decode_params::<ProjectUpdateParams>(method, params)?;
+            encode_result(method, handler.project_update(context, params).await?)
+        }
+        "project/move" => {
+            let params = decode_params::<ProjectMoveParams>(method, params)?;
+            encode_result(method, handler.project_move(context, params).await?)
+        }
+        "project/delete" => {
+            let params = decode_params::<ProjectDeleteParams>(method, params)?;
+            encode_result(method, handler.project_delete(context, params).await?)
+        }
+        "threadSection/list" => {
+            let params = decode_params::<ThreadSectionListParams>(method, params)?;
+            encode_result(method, handler.thread_section_list(context, params).await?)
+        }
+        "threadSection/create" => {
+            let params = decode_params::<ThreadSectionCreateParams>(method, params)?;
+            encode_result(method, handler.thread_section_create(context, params).await?)
+        }
+        "threadSection/update" => {
+            let params = decode_params::<ThreadSectionUpdateParams>(method, params)?;
+            encode_result(method, handler.thread_section_update(context, params).await?)
+        }
+        "threadSection/delete" => {
+            let params = decode_params::<ThreadSectionDeleteParams>(method, params)?;
+            encode_result(method, handler.thread_section_delete(context, params).await?)
+        }
+        "thread/section/move" => {
+            let params = decode_params::<ThreadSectionMoveParams>(method, params)?;
+            encode_result(method, handler.thread_section_move(context, params).await?)
+        }
+        "thread/attachment/add" => {
+            let params = decode_params::<ThreadAttachmentAddParams>(method, params)?;
+            encode_result(method, handler.thread_attachment_add(context, params).await?)
+        }
+        "thread/attachment/list" => {
+            let params = decode_params::<ThreadAttachmentListParams>(method, params)?;
+            encode_result(method, handler.thread_attachment_list(context, params).await?)
+        }
+        "thread/attachmentOwner/list" => {
+            let params = decode_params::<ThreadAttachmentOwnerListParams>(method, params)?;
+            encode_result(method, handler.thread_attachment_owner_list(context, params).await?)
+        }
+        "thread/attachment/remove" => {
+            let params = decode_params::<ThreadAttachmentRemoveParams>(method, params)?;
+            encode_result(method, handler.thread_attachment_remove(context, params).await?)
+        }
+        "thread/queue/add" => {
+            let params = decode_params::<ThreadQueueAddParams>(method, params)?;
+            encode_result(method, handler.thread_queue_add(context, params).await?)
+        }
+        "thread/queue/list" => {
+            let params = decode_params::<ThreadQueueListParams>(method, params)?;
+            encode_result(method, handler.thread_queue_list(context, params).await?)
+        }
+        "thread/queue/update" => {
+            let params = decode_params::<ThreadQueueUpdateParams>(method, params)?;
+            encode_result(method, handler.thread_queue_update(context, params).await?)
+        }
+        "thread/queue/delete" => {
+            let params = decode_params::<ThreadQueueDeleteParams>(method, params)?;
+            encode_result(method, handler.thread_queue_delete(context, params).await?)
+        }
+        "thread/queue/reorder" => {
+            let params = decode_params::<ThreadQueueReorderParams>(method, params)?;
+            encode_result(method, handler.thread_queue_reorder(context, params).await?)
+        }
+        "thread/queue/start" => {
+            let params = decode_params::<ThreadQueueStartParams>(method, params)?;
+            encode_result(method, handler.thread_queue_start(context, params).await?)
+        }
+        "marketplace/add" => {
+            let params = decode_params::<MarketplaceAddParams>(method, params)?;
+            encode_result(method, handler.marketplace_add(context, params).await?)
+        }
+        "marketplace/upgrade" => {
+            let params = decode_params::<MarketplaceUpgradeParams>(method, params)?;
+            encode_result(method, handler.marketplace_upgrade(context, params).await?)
+        }
+        "plugin/list" => {
+            let params = decode_params::<PluginListParams>(method, params)?;
+            encode_result(method, handler.plugin_list(context, params).await?)
+        }
+        "plugin/search" => {
+            let params = decode_params::<PluginSearchParams>(method, params)?;
+            encode_result(method, handler.plugin_search(context, params).await?)
+        }
+        "plugin/read" => {
+            let params = decode_params::<PluginReadParams>(method, params)?;
+            encode_result(method, handler.plugin_read(context, params).await?)
+        }
+        "plugin/skill/read" => {
+            let params = decode_params::<PluginSkillReadParams>(method, params)?;
+            encode_result(method, handler.plugin_skill_read(context, params).await?)
+        }
+        "plugin/install" => {
+            let params = decode_params::<PluginInstallParams>(method, params)?;
+            encode_result(method, handler.plugin_install(context, params).await?)
+        }
+        "plugin/uninstall" => {
+            let params = decode_params::<PluginUninstallParams>(method, params)?;
+            encode_result(method, handler.plugin_uninstall(context, params).await?)
+        }
+        "plugin/reconcile" => {
+            let params = decode_params::<PluginReconcileParams>(method, params)?;
+            encode_result(method, handler.plugin_reconcile(context, params).await?)
+        }
+        "marketplace/remove" => {
+            let params = decode_params::<MarketplaceRemoveParams>(method, params)?;
+            encode_result(method, handler.marketplace_remove(context, params).await?)
+        }
+        "externalAgentConfig/detect" => {
+            let params = decode_params::<ExternalAgentConfigDetectParams>(method, params)?;
+            encode_result(method, handler.external_agent_config_detect(context, params).await?)
+        }
+        "externalAgentConfig/import" => {
+            let params = decode_params::<ExternalAgentConfigImportParams>(method, params)?;
+            encode_result(method, handler.external_agent_config_import(context, params).await?)
+        }
+        "externalAgentConfig/import/recordHistory" => {
+            let params = decode_params::<ExternalAgentConfigImportHistoryRecordParams>(method, params)?;
+            encode_result(method, handler.external_agent_config_import_record_history(context, params).await?)
+        }
+        "externalAgentConfig/import/readHistories" => {
+            let params = decode_params::<NoParams>(method, params)?;
+            encode_result(method, handler.external_agent_config_import_read_histories(context, params).await?)
+        }
+        "thread/memoryMode/set" => {
+            let params = decode_params::<ThreadMemoryModeSetParams>(method, params)?;
+            encode_result(method, handler.thread_memory_mode_set(context, params).await?)
+        }
+        "thread/memory/read" => {
+            let params = decode_params::<ThreadMemoryReadParams>(method, params)?;
+            encode_result(method, handler.thread_memory_read(context, params).await?)
+        }
+        "memory/status" => {
+            let params = decode_params::<MemoryStatusParams>(method, params)?;
+            encode_result(method, handler.memory_status(context, params).await?)
+        }
+        "memory/reset" => {
+            let params = decode_params::<NoParams>(method, params)?;
+            encode_result(method, handler.memory_reset(context, params).await?)
+        }
         _ => Err(HandlerError::method_not_found(method)),
     }
 }
@@ -1433,6 +2510,27 @@ pub fn ordered_by(method: &str) -> Option<&'static str> {
         "thread/backgroundTerminals/list" => Some("threadId"),
         "thread/backgroundTerminals/clean" => Some("threadId"),
         "thread/backgroundTerminals/terminate" => Some("threadId"),
+        "thread/prepareApprovedPlan" => Some("threadId"),
+        "experimentalFeature/list" => Some("threadId"),
+        "thread/settings/update" => Some("threadId"),
+        "turn/settings/update" => Some("threadId"),
+        "feedback/save" => Some("threadId"),
+        "thread/timeline/list" => Some("threadId"),
+        "thread/items/read" => Some("threadId"),
+        "thread/searchOccurrences" => Some("threadId"),
+        "thread/inject_items" => Some("threadId"),
+        "thread/section/move" => Some("threadId"),
+        "thread/attachment/add" => Some("threadId"),
+        "thread/attachment/list" => Some("threadId"),
+        "thread/attachment/remove" => Some("threadId"),
+        "thread/queue/add" => Some("threadId"),
+        "thread/queue/list" => Some("threadId"),
+        "thread/queue/update" => Some("threadId"),
+        "thread/queue/delete" => Some("threadId"),
+        "thread/queue/reorder" => Some("threadId"),
+        "thread/queue/start" => Some("threadId"),
+        "thread/memoryMode/set" => Some("threadId"),
+        "thread/memory/read" => Some("threadId"),
         _ => None,
     }
 }

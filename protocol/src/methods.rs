@@ -661,6 +661,15 @@ methods! {
         params: ThreadBackgroundTerminalsTerminateParams, response: ThreadBackgroundTerminalsTerminateResponse, experimental: true, since: "0.6.0",
         ordered_by: thread_id = "threadId",
     }
+    /// Turns a plan the user approved into the first prompt of a fresh thread.
+    client_request ThreadPrepareApprovedPlan = "thread/prepareApprovedPlan" {
+        params: ThreadPrepareApprovedPlanParams, response: ThreadPrepareApprovedPlanResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Echoes its params: a method that exists only behind `experimentalApi`, for client tests.
+    client_request MockExperimentalMethod = "mock/experimentalMethod" {
+        params: MockExperimentalMethodParams, response: MockExperimentalMethodResponse, experimental: true, since: "0.6.0",
+    }
     /// Skills were added, removed or changed: list them again.
     server_notification SkillsChanged = "skills/changed" {
         params: SkillsChangedNotification, experimental: false, since: "0.6.0",
@@ -895,5 +904,339 @@ methods! {
     client_request WindowsSandboxReadiness = "windowsSandbox/readiness" {
         optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
         unavailable: WindowsOnly,
+    }
+
+    // ---- providers, features, settings and standalone processes (0.6.0) ----
+
+    /// Lists the model providers the configuration knows and which one new threads use.
+    client_request ModelProviderList = "modelProvider/list" {
+        params: ModelProviderListParams, response: ModelProviderListResponse, experimental: false, since: "0.6.0",
+    }
+    /// Adds a custom model provider to the user's configuration, or edits one.
+    client_request ModelProviderConfigWrite = "modelProvider/config/write" {
+        params: ModelProviderConfigWriteParams, response: ModelProviderConfigWriteResponse, experimental: false, since: "0.6.0",
+    }
+    /// Makes a configured model provider the one new threads use.
+    client_request ModelProviderDefaultSet = "modelProvider/default/set" {
+        params: ModelProviderDefaultSetParams, response: ConfigWriteResponse, experimental: false, since: "0.6.0",
+    }
+    /// Says which hosted tools turns on the default model provider can use.
+    client_request ModelProviderCapabilitiesRead = "modelProvider/capabilities/read" {
+        params: ModelProviderCapabilitiesReadParams, response: ModelProviderCapabilitiesReadResponse, experimental: false, since: "0.6.0",
+    }
+    /// Lists this server's experimental features and whether each is on.
+    client_request ExperimentalFeatureList = "experimentalFeature/list" {
+        params: ExperimentalFeatureListParams, response: ExperimentalFeatureListResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Turns experimental features on or off in the user's configuration.
+    client_request ExperimentalFeatureEnablementSet = "experimentalFeature/enablement/set" {
+        params: ExperimentalFeatureEnablementSetParams, response: ExperimentalFeatureEnablementSetResponse, experimental: false, since: "0.6.0",
+    }
+    /// Lists the permission profiles (sandbox presets) a thread may select.
+    client_request PermissionProfileList = "permissionProfile/list" {
+        params: PermissionProfileListParams, response: PermissionProfileListResponse, experimental: false, since: "0.6.0",
+    }
+    /// Changes a loaded thread's settings for its later turns.
+    client_request ThreadSettingsUpdate = "thread/settings/update" {
+        params: ThreadSettingsUpdateParams, response: ThreadSettingsUpdateResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Changes a running turn's settings for its remaining model calls.
+    client_request TurnSettingsUpdate = "turn/settings/update" {
+        params: TurnSettingsUpdateParams, response: TurnSettingsUpdateResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Starts a standalone process; its output and end arrive as notifications.
+    client_request ProcessSpawn = "process/spawn" {
+        params: ProcessSpawnParams, response: ProcessSpawnResponse, experimental: true, since: "0.6.0",
+    }
+    /// Writes to a standalone process's stdin, or ends it.
+    client_request ProcessWriteStdin = "process/writeStdin" {
+        params: ProcessWriteStdinParams, response: ProcessWriteStdinResponse, experimental: true, since: "0.6.0",
+    }
+    /// Resizes a standalone process's pseudo-terminal.
+    client_request ProcessResizePty = "process/resizePty" {
+        params: ProcessResizePtyParams, response: ProcessResizePtyResponse, experimental: true, since: "0.6.0",
+    }
+    /// Kills a standalone process.
+    client_request ProcessKill = "process/kill" {
+        params: ProcessKillParams, response: ProcessKillResponse, experimental: true, since: "0.6.0",
+    }
+    /// Reports facts about the server process and its load.
+    client_request ServerDiagnostics = "server/diagnostics" {
+        params: ServerDiagnosticsParams, response: ServerDiagnosticsResponse, experimental: true, since: "0.6.0",
+    }
+    /// Writes a feedback report, with a thread and logs if asked, as a ZIP file on the
+    /// server's machine.
+    client_request FeedbackSave = "feedback/save" {
+        params: FeedbackSaveParams, response: FeedbackSaveResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// A thread's settings changed.
+    server_notification ThreadSettingsUpdated = "thread/settings/updated" {
+        params: ThreadSettingsUpdatedNotification, experimental: false, since: "0.6.0",
+    }
+    /// A chunk of a streaming standalone process's output.
+    server_notification ProcessOutputDelta = "process/outputDelta" {
+        params: ProcessOutputDeltaNotification, experimental: false, since: "0.6.0",
+    }
+    /// A standalone process has ended.
+    server_notification ProcessExited = "process/exited" {
+        params: ProcessExitedNotification, experimental: false, since: "0.6.0",
+    }
+
+    // ---- reading and searching thread history (0.6.0) ----
+
+    /// Lists a thread's turn starts, items and turn ends in stored order, one page at a time.
+    client_request ThreadTimelineList = "thread/timeline/list" {
+        params: ThreadTimelineListParams, response: ThreadTimelineListResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Reads some items of one turn of a thread, by id.
+    client_request ThreadItemsRead = "thread/items/read" {
+        params: ThreadItemsReadParams, response: ThreadItemsReadResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Finds the stored threads whose name, preview or messages contain a term.
+    client_request ThreadSearch = "thread/search" {
+        params: ThreadSearchParams, response: ThreadSearchResponse, experimental: true, since: "0.6.0",
+    }
+    /// Like `thread/search`, sending `thread/search/partial` with matches as they are found.
+    client_request ThreadSearchStream = "thread/search/stream" {
+        params: ThreadSearchParams, response: ThreadSearchResponse, experimental: true, since: "0.6.0",
+    }
+    /// Stops a `thread/search` of this connection.
+    client_request ThreadSearchCancel = "thread/search/cancel" {
+        params: ThreadSearchCancelParams, response: ThreadSearchCancelResponse, experimental: true, since: "0.6.0",
+    }
+    /// Stops a `thread/search/stream` of this connection.
+    client_request ThreadSearchStreamCancel = "thread/search/stream/cancel" {
+        params: ThreadSearchCancelParams, response: ThreadSearchCancelResponse, experimental: true, since: "0.6.0",
+    }
+    /// Finds every place a term appears in the messages of one thread.
+    client_request ThreadSearchOccurrences = "thread/searchOccurrences" {
+        params: ThreadSearchOccurrencesParams, response: ThreadSearchOccurrencesResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Adds items to what the model sees of a thread, without starting a turn.
+    client_request ThreadInjectItems = "thread/inject_items" {
+        params: ThreadInjectItemsParams, response: ThreadInjectItemsResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Matches a `thread/search/stream` has found so far.
+    server_notification ThreadSearchPartial = "thread/search/partial" {
+        params: ThreadSearchPartialNotification, experimental: true, since: "0.6.0",
+    }
+
+    // ---- organising threads: projects, sections, attachments, queued input (0.6.0) ----
+
+    /// Lists the projects, in the user's order or by their threads' recency.
+    client_request ProjectList = "project/list" {
+        params: ProjectListParams, response: ProjectListResponse, experimental: true, since: "0.6.0",
+    }
+    /// Reads one project.
+    client_request ProjectRead = "project/read" {
+        params: ProjectReadParams, response: ProjectReadResponse, experimental: true, since: "0.6.0",
+    }
+    /// Makes a project (once per idempotency key).
+    client_request ProjectCreate = "project/create" {
+        params: ProjectCreateParams, response: ProjectCreateResponse, experimental: true, since: "0.6.0",
+    }
+    /// Makes a project and files existing threads under it.
+    client_request ProjectImport = "project/import" {
+        params: ProjectImportParams, response: ProjectImportResponse, experimental: true, since: "0.6.0",
+    }
+    /// Changes a project's name, folders or metadata.
+    client_request ProjectUpdate = "project/update" {
+        params: ProjectUpdateParams, response: ProjectUpdateResponse, experimental: true, since: "0.6.0",
+    }
+    /// Moves a project in the user's order.
+    client_request ProjectMove = "project/move" {
+        params: ProjectMoveParams, response: ProjectMoveResponse, experimental: true, since: "0.6.0",
+    }
+    /// Deletes a project; its threads stay, filed under none.
+    client_request ProjectDelete = "project/delete" {
+        params: ProjectDeleteParams, response: ProjectDeleteResponse, experimental: true, since: "0.6.0",
+    }
+    /// Lists the thread sections.
+    client_request ThreadSectionList = "threadSection/list" {
+        params: ThreadSectionListParams, response: ThreadSectionListResponse, experimental: false, since: "0.6.0",
+    }
+    /// Makes a thread section.
+    client_request ThreadSectionCreate = "threadSection/create" {
+        params: ThreadSectionCreateParams, response: ThreadSectionCreateResponse, experimental: false, since: "0.6.0",
+    }
+    /// Renames a thread section or changes its look.
+    client_request ThreadSectionUpdate = "threadSection/update" {
+        params: ThreadSectionUpdateParams, response: ThreadSectionUpdateResponse, experimental: false, since: "0.6.0",
+    }
+    /// Deletes a thread section; its threads stay, in no section.
+    client_request ThreadSectionDelete = "threadSection/delete" {
+        params: ThreadSectionDeleteParams, response: ThreadSectionDeleteResponse, experimental: false, since: "0.6.0",
+    }
+    /// Files a thread in a section at a given place, or takes it out of its section.
+    client_request ThreadSectionMove = "thread/section/move" {
+        params: ThreadSectionMoveParams, response: ThreadSectionMoveResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Adds an attachment to a thread (unless it has one of that type and key).
+    client_request ThreadAttachmentAdd = "thread/attachment/add" {
+        params: ThreadAttachmentAddParams, response: ThreadAttachmentAddResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Lists a thread's attachments.
+    client_request ThreadAttachmentList = "thread/attachment/list" {
+        params: ThreadAttachmentListParams, response: ThreadAttachmentListResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Finds the threads holding an attachment of a type and key.
+    client_request ThreadAttachmentOwnerList = "thread/attachmentOwner/list" {
+        params: ThreadAttachmentOwnerListParams, response: ThreadAttachmentOwnerListResponse, experimental: false, since: "0.6.0",
+    }
+    /// Removes an attachment from a thread.
+    client_request ThreadAttachmentRemove = "thread/attachment/remove" {
+        params: ThreadAttachmentRemoveParams, response: ThreadAttachmentRemoveResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Puts user input at the end of a thread's queue.
+    client_request ThreadQueueAdd = "thread/queue/add" {
+        params: ThreadQueueAddParams, response: ThreadQueueAddResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Lists a thread's queued input.
+    client_request ThreadQueueList = "thread/queue/list" {
+        params: ThreadQueueListParams, response: ThreadQueueListResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Replaces a queued input's content.
+    client_request ThreadQueueUpdate = "thread/queue/update" {
+        params: ThreadQueueUpdateParams, response: ThreadQueueUpdateResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Drops a queued input.
+    client_request ThreadQueueDelete = "thread/queue/delete" {
+        params: ThreadQueueDeleteParams, response: ThreadQueueDeleteResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Puts a thread's queue in a new order.
+    client_request ThreadQueueReorder = "thread/queue/reorder" {
+        params: ThreadQueueReorderParams, response: ThreadQueueReorderResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Starts a queued input as a turn now.
+    client_request ThreadQueueStart = "thread/queue/start" {
+        params: ThreadQueueStartParams, response: ThreadQueueStartResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// A project was made, changed or deleted.
+    server_notification ProjectChanged = "project/changed" {
+        params: ProjectChangedNotification, experimental: false, since: "0.6.0",
+    }
+    /// A thread was filed under a project or taken out of one.
+    server_notification ThreadProjectUpdated = "thread/project/updated" {
+        params: ThreadProjectUpdatedNotification, experimental: false, since: "0.6.0",
+    }
+    /// A thread moved into, within or out of a section.
+    server_notification ThreadSectionChanged = "thread/section/changed" {
+        params: ThreadSectionChangedNotification, experimental: false, since: "0.6.0",
+    }
+    /// An attachment was added to a thread or removed.
+    server_notification ThreadAttachmentUpdated = "thread/attachment/updated" {
+        params: ThreadAttachmentUpdatedNotification, experimental: false, since: "0.6.0",
+    }
+    /// A thread's queue changed.
+    server_notification ThreadQueueChanged = "thread/queue/changed" {
+        params: ThreadQueueChangedNotification, experimental: false, since: "0.6.0",
+    }
+
+    // ---- plugins and marketplaces (0.6.0) ----
+
+    /// Registers a marketplace: a folder of this machine, or a git repository cloned under the
+    /// server's home.
+    client_request MarketplaceAdd = "marketplace/add" {
+        params: MarketplaceAddParams, response: MarketplaceAddResponse, experimental: false, since: "0.6.0",
+    }
+    /// Brings git marketplaces up to date with the branch or tag they follow.
+    client_request MarketplaceUpgrade = "marketplace/upgrade" {
+        params: MarketplaceUpgradeParams, response: MarketplaceUpgradeResponse, experimental: false, since: "0.6.0",
+    }
+    /// Lists the known marketplaces with all their plugins.
+    client_request PluginList = "plugin/list" {
+        params: PluginListParams, response: PluginListResponse, experimental: false, since: "0.6.0",
+    }
+    /// Finds the plugins whose name, description or keywords contain a term.
+    client_request PluginSearch = "plugin/search" {
+        params: PluginSearchParams, response: PluginSearchResponse, experimental: true, since: "0.6.0",
+    }
+    /// Reads one plugin: its summary, skills and MCP servers.
+    client_request PluginRead = "plugin/read" {
+        params: PluginReadParams, response: PluginReadResponse, experimental: false, since: "0.6.0",
+    }
+    /// Reads the text of one skill of a plugin.
+    client_request PluginSkillRead = "plugin/skill/read" {
+        params: PluginSkillReadParams, response: PluginSkillReadResponse, experimental: false, since: "0.6.0",
+    }
+    /// Installs a plugin of a marketplace: copies it under the server's home and enables it.
+    client_request PluginInstall = "plugin/install" {
+        params: PluginInstallParams, response: PluginInstallResponse, experimental: false, since: "0.6.0",
+    }
+    /// Uninstalls a plugin: deletes its copy and its settings.
+    client_request PluginUninstall = "plugin/uninstall" {
+        params: PluginUninstallParams, response: PluginUninstallResponse, experimental: false, since: "0.6.0",
+    }
+    /// Brings the installed plugins in line with their marketplaces.
+    client_request PluginReconcile = "plugin/reconcile" {
+        params: PluginReconcileParams, response: PluginReconcileResponse, experimental: false, since: "0.6.0",
+    }
+    /// Forgets a registered marketplace (and deletes its clone).
+    client_request MarketplaceRemove = "marketplace/remove" {
+        params: MarketplaceRemoveParams, response: MarketplaceRemoveResponse, experimental: false, since: "0.6.0",
+    }
+
+    // ---- migration from Codex and memory (0.6.0) ----
+
+    /// Lists what of another agent's set-up (here: a Codex home) could be imported.
+    client_request ExternalAgentConfigDetect = "externalAgentConfig/detect" {
+        params: ExternalAgentConfigDetectParams, response: ExternalAgentConfigDetectResponse, experimental: false, since: "0.6.0",
+    }
+    /// Imports the chosen items; the work goes on after the answer and is reported by
+    /// `externalAgentConfig/import/progress` and `externalAgentConfig/import/completed`.
+    client_request ExternalAgentConfigImport = "externalAgentConfig/import" {
+        params: ExternalAgentConfigImportParams, response: ExternalAgentConfigImportResponse, experimental: false, since: "0.6.0",
+    }
+    /// Adds an import done elsewhere to the history of imports.
+    client_request ExternalAgentConfigImportRecordHistory = "externalAgentConfig/import/recordHistory" {
+        params: ExternalAgentConfigImportHistoryRecordParams, response: ExternalAgentConfigImportHistoryRecordResponse, experimental: false, since: "0.6.0",
+    }
+    /// Reads the history of imports.
+    client_request ExternalAgentConfigImportReadHistories = "externalAgentConfig/import/readHistories" {
+        params: NoParams, response: ExternalAgentConfigImportHistoriesReadResponse, experimental: false, since: "0.6.0",
+    }
+    /// One kind of item of an import is done.
+    server_notification ExternalAgentConfigImportProgress = "externalAgentConfig/import/progress" {
+        params: ExternalAgentConfigImportProgressNotification, experimental: false, since: "0.6.0",
+    }
+    /// An import is over.
+    server_notification ExternalAgentConfigImportCompleted = "externalAgentConfig/import/completed" {
+        params: ExternalAgentConfigImportCompletedNotification, experimental: false, since: "0.6.0",
+    }
+    /// Turns a thread's part in memory on or off.
+    client_request ThreadMemoryModeSet = "thread/memoryMode/set" {
+        params: ThreadMemoryModeSetParams, response: ThreadMemoryModeSetResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Reads the memory summary as a thread sees it.
+    client_request ThreadMemoryRead = "thread/memory/read" {
+        params: ThreadMemoryReadParams, response: ThreadMemoryReadResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Says how many threads the memory summary was built from and whether it is ready.
+    client_request MemoryStatus = "memory/status" {
+        params: MemoryStatusParams, response: MemoryStatusResponse, experimental: true, since: "0.6.0",
+    }
+    /// Forgets the memory summary and what it was built from.
+    client_request MemoryReset = "memory/reset" {
+        params: NoParams, response: MemoryResetResponse, experimental: true, since: "0.6.0",
     }
 }

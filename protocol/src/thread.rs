@@ -438,12 +438,16 @@ pub struct ThreadListParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub search_term: Option<String>,
-    /// Only threads filed in this section; absent means all sections. (The reference server
-    /// reads an explicit `null` as "unsectioned threads only"; this type cannot tell `null` from
-    /// absent.)
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional = nullable)]
-    pub section_id: Option<String>,
+    /// Only threads filed in this section; `null` lists only the threads in no section; absent
+    /// does not filter by section.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::serde_util::present_or_null"
+    )]
+    #[schemars(with = "Option<String>")]
+    #[ts(as = "Option<String>", optional = nullable)]
+    pub section_id: Option<Option<String>>,
     /// Only threads started by these kinds of source; absent or empty means the interactive
     /// kinds.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -364,3 +364,34 @@ pub struct ThreadBackgroundTerminalsTerminateResponse {
     /// Whether a running command was stopped.
     pub terminated: bool,
 }
+
+/// Params of `thread/prepareApprovedPlan`: a plan the user approved, to be carried out by the
+/// first turn of a fresh thread.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+pub struct ThreadPrepareApprovedPlanParams {
+    /// A file on the server holding a copy of the plan, which the prompt may point the agent
+    /// to instead of repeating the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub attachment_path: Option<String>,
+    /// The plan, in Markdown.
+    pub markdown: String,
+    /// The fresh thread that is to carry it out.
+    pub thread_id: String,
+}
+
+/// Result of `thread/prepareApprovedPlan`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+pub struct ThreadPrepareApprovedPlanResponse {
+    /// The first user prompt to send with `turn/start`: it asks the agent to carry out the
+    /// plan, which it holds or points to.
+    pub prompt: String,
+}

@@ -22,4 +22,5 @@ pub struct UnavailableParams(
 /// refusal), declared so the method has a result type like every request.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[non_exhaustive]
+#[derive(bon::Builder)]
 pub struct UnavailableResponse {}

@@ -47,17 +47,63 @@ impl std::fmt::Debug for Recorder {
 
 impl Recorder {
     /// Creates (or truncates) `path`, readable and writable by the user alone: the transcript
-    /// holds whatever the clients send, API keys given to `account/login/start` included. A
-    /// symbolic link at `path` is refused rather than followed, and a file that exists already
-    /// is made private before anything is written to it.
+    /// holds whatever the clients send, API keys given to `account/login/start` included.
+    ///
+    /// What is opened is checked on the open descriptor before a byte of it changes: it must be
+    /// a regular file owned by the server's own user with a single link. A symbolic link at
+    /// `path` is refused rather than followed, and so are a file another user created there
+    /// first (it would stay theirs, and they could read the transcript: issue #32), a FIFO or
+    /// a device (opened without blocking, then refused), and a hard link to a file of the
+    /// user's kept elsewhere. A file of the user's own is emptied and made private (0600)
+    /// before anything is written to it.
     pub fn create(path: &Path) -> std::io::Result<Self> {
-        use rustix::fs::{Mode, OFlags};
+        use rustix::fs::{FileType, Mode, OFlags};
+        let refuse = |why: String| std::io::Error::new(std::io::ErrorKind::PermissionDenied, why);
+        // No `TRUNC` yet: nothing of a file that is refused below may change.
         let fd = rustix::fs::open(
             path,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            OFlags::WRONLY
+                | OFlags::CREATE
+                | OFlags::NOFOLLOW
+                | OFlags::NONBLOCK
+                | OFlags::NOCTTY
+                | OFlags::CLOEXEC,
             Mode::RUSR | Mode::WUSR,
-        )?;
+        )
+        .map_err(|e| match e {
+            rustix::io::Errno::LOOP => refuse(
+                "it is a symbolic link; the transcript is never written through a link".to_owned(),
+            ),
+            rustix::io::Errno::NXIO => {
+                refuse("it is a FIFO or socket, not a regular file".to_owned())
+            }
+            other => std::io::Error::from(other),
+        })?;
+        let stat = rustix::fs::fstat(&fd)?;
+        let kind = FileType::from_raw_mode(stat.st_mode);
+        if kind != FileType::RegularFile {
+            return Err(refuse(format!("it is not a regular file ({kind:?})")));
+        }
+        let me = rustix::process::geteuid().as_raw();
+        if stat.st_uid != me {
+            return Err(refuse(format!(
+                "the file exists and belongs to uid {}, not to this server's uid {me}; it was \
+                 created by someone else, who could read the transcript (remove it, or record \
+                 elsewhere)",
+                stat.st_uid
+            )));
+        }
+        if stat.st_nlink != 1 {
+            return Err(refuse(format!(
+                "the file has {} hard links; the transcript is only written to a file with one \
+                 name",
+                stat.st_nlink
+            )));
+        }
         rustix::fs::fchmod(&fd, Mode::RUSR | Mode::WUSR)?;
+        rustix::fs::ftruncate(&fd, 0)?;
+        // Writes block as on any file: the flag only kept the `open` from waiting.
+        rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
         Ok(Self {
             file: Mutex::new(Some(File::from(fd))),
         })

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::client::{Client, thread_id};
 use crate::common::scratch;
 use crate::mock_model::{MockModel, Sse};
+use crate::model_context::built_in;
 
 /// Writes `config.toml`: default provider `mock` at `base_url` with model `model` and the
 /// `models` list `models` (TOML).
@@ -321,28 +322,26 @@ fn a_turns_collaboration_mode_reaches_the_model_request() {
     assert_eq!(chats.len(), 3);
     assert_eq!(chats[0]["model"], json!("planner-model"), "{}", chats[0]);
     assert_eq!(chats[0]["reasoning_effort"], json!("low"), "{}", chats[0]);
+    // agentwire's own base instructions, then the mode's developer instructions, in the one
+    // system message.
     let system = chats[0]["messages"][0].clone();
     assert_eq!(system["role"], json!("system"), "{system}");
-    assert!(
-        system["content"]
-            .as_str()
-            .expect("content")
-            .contains("plan mode"),
-        "{system}"
-    );
+    let text = system["content"].as_str().expect("content");
+    assert!(text.starts_with(&format!("{}\n\n", built_in())), "{system}");
+    assert!(text.contains("plan mode"), "{system}");
 
     assert_eq!(chats[1]["model"], json!("mock-model"), "{}", chats[1]);
     assert!(chats[1].get("reasoning_effort").is_none(), "{}", chats[1]);
     assert_eq!(
         chats[1]["messages"][0],
-        json!({"role": "system", "content": "Be brief."})
+        json!({"role": "system", "content": format!("{}\n\nBe brief.", built_in())})
     );
 
     assert_eq!(chats[2]["model"], json!("mock-model"), "{}", chats[2]);
     assert!(chats[2].get("reasoning_effort").is_none(), "{}", chats[2]);
     assert_eq!(
         chats[2]["messages"][0],
-        json!({"role": "system", "content": "Be brief."})
+        json!({"role": "system", "content": format!("{}\n\nBe brief.", built_in())})
     );
     client.stop();
 }

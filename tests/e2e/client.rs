@@ -214,6 +214,17 @@ impl Client {
         (found["id"].clone(), params)
     }
 
+    /// The first message (notification or server request, whole) whose method is one of
+    /// `methods`, waiting for it if needed; it is removed from the backlog. For a test that
+    /// must see which of two things happens first (an approval request or the turn's end).
+    pub fn first_of(&mut self, methods: &[&str]) -> Value {
+        self.first(&methods.join(" or "), |m| {
+            m.get("method")
+                .and_then(Value::as_str)
+                .is_some_and(|method| methods.contains(&method))
+        })
+    }
+
     /// Removes and returns the first message of the backlog, or else the first to arrive, that
     /// `wanted` accepts; what arrives before it joins the backlog. Each message is looked at
     /// once, so waiting behind a long stream stays linear.

@@ -51,6 +51,13 @@ pub fn text(output: &Output) -> (String, String) {
     )
 }
 
+/// `path`, a directory created if it is missing: for tests that start threads in a fixed
+/// directory (`thread/start` refuses a `cwd` that does not exist).
+pub fn existing_dir(path: &str) -> &str {
+    std::fs::create_dir_all(path).unwrap_or_else(|e| panic!("create {path}: {e}"));
+    path
+}
+
 /// `root/home` and `root/workspace`, created.
 pub fn home_and_workspace(root: &Path) -> (PathBuf, PathBuf) {
     let home = root.join("home");

@@ -369,7 +369,20 @@ fn bad_writes_are_refused_and_nothing_is_written() {
         "sandbox_workspace_write.network_acess",
         json!(true),
     );
-    assert_refused(&error, "configValidationError", "network_acess");
+    // An unknown key inside a table is an unknown key too, named with its table and the key
+    // it resembles.
+    assert_refused(&error, "configSchemaUnknownKey", "network_acess");
+    assert_eq!(
+        error["data"]["keyPath"],
+        json!("sandbox_workspace_write.network_acess")
+    );
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("[sandbox_workspace_write]")
+                && m.contains("did you mean `network_access`")),
+        "{error}"
+    );
 
     let error = write(&mut client, "model.inner", json!(true));
     assert_refused(&error, "configValidationError", "model.inner");

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::scratch;
+use crate::common::{existing_dir, scratch};
 
 /// How long any single answer or notification, or the exit, may take.
 const WAIT: Duration = Duration::from_secs(60);
@@ -54,7 +54,7 @@ fn each_item_is_synced_to_its_rollout_before_it_is_announced() {
     let (dir, home) = traced_home("durable-items");
     let mut server = Traced::start(&dir, &home);
     let thread =
-        server.call("thread/start", json!({"cwd": "/tmp/project"}))["result"]["thread"].clone();
+        server.call("thread/start", json!({"cwd": existing_dir("/tmp/project")}))["result"]["thread"].clone();
     let rollout = thread["path"].as_str().expect("rollout path").to_owned();
     assert!(
         Path::new(&rollout).starts_with(home.join("sessions")),
@@ -138,7 +138,7 @@ fn deleting_a_thread_syncs_the_directory_of_its_rollout_before_answering() {
     let mut deleted = Vec::new();
     for archive in [false, true] {
         let thread =
-            server.call("thread/start", json!({"cwd": "/tmp/project"}))["result"]["thread"].clone();
+            server.call("thread/start", json!({"cwd": existing_dir("/tmp/project")}))["result"]["thread"].clone();
         let id = thread["id"].clone();
         let mut rollout = PathBuf::from(thread["path"].as_str().expect("rollout path"));
         if archive {

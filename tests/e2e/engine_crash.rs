@@ -18,7 +18,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::client::Client;
-use crate::common::scratch;
+use crate::common::{existing_dir, scratch};
 use crate::stores::Store;
 
 /// Deltas per scripted message, and the pause before each delta: wide enough that the item
@@ -137,10 +137,11 @@ fn crash_at(point: KillPoint, store: &Store) {
     let home = scratch(&format!("crash-{point:?}"));
     crash_script(&home);
     let mut client = Client::start_with(&home, &store.args());
-    let thread = client.call("thread/start", json!({"cwd": "/tmp/project"}))["thread"]["id"]
-        .as_str()
-        .expect("thread id")
-        .to_owned();
+    let thread =
+        client.call("thread/start", json!({"cwd": existing_dir("/tmp/project")}))["thread"]["id"]
+            .as_str()
+            .expect("thread id")
+            .to_owned();
     client.call(
         "turn/start",
         json!({"threadId": thread, "input": turn_input("First.")}),
@@ -367,7 +368,10 @@ fn kill_amid_concurrent_turns(store: &Store, name: &str) {
     let mut rollouts = std::collections::HashMap::new();
     let threads: Vec<String> = (0..CONCURRENT)
         .map(|n| {
-            let started = client.call("thread/start", json!({"cwd": format!("/tmp/project-{n}")}));
+            let started = client.call(
+                "thread/start",
+                json!({"cwd": existing_dir(&format!("/tmp/project-{n}"))}),
+            );
             let id = started["thread"]["id"]
                 .as_str()
                 .expect("thread id")

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::{Client, completed_turn, deltas, params, thread_id};
-use crate::common::scratch;
+use crate::common::{existing_dir, scratch};
 use crate::mock_model::{End, MockModel, Recorded, Reply, Sse};
+use crate::model_context::{built_in, chat_conversation};
 
 /// Writes a `config.toml` whose default provider `mock` is served at `base_url`; `extra`
 /// keys are added to the provider's table (replacing the test defaults they name: a TOML
@@ -45,7 +46,7 @@ fn session(name: &str, mock: &MockModel, extra: &str) -> (PathBuf, Client, Strin
 
 /// Starts a thread; returns its id, with the notification backlog cleared.
 fn new_thread(client: &mut Client) -> String {
-    let started = client.start_thread(json!({"cwd": "/tmp/project"}));
+    let started = client.start_thread(json!({"cwd": existing_dir("/tmp/project")}));
     assert_eq!(
         started["thread"]["modelProvider"],
         json!("mock"),
@@ -71,9 +72,10 @@ fn assert_failed(seen: &[Value], info: &Value) -> String {
         .to_owned()
 }
 
-/// The `messages` of a recorded request.
-fn messages(request: &Recorded) -> &Value {
-    &request.body["messages"]
+/// The conversation a recorded request carries: its `messages` after the context the engine
+/// opens with (tested in `model_context`).
+fn messages(request: &Recorded) -> Value {
+    Value::Array(chat_conversation(&request.body))
 }
 
 #[test]
@@ -135,7 +137,12 @@ fn a_turn_streams_reasoning_and_text_and_reports_token_usage() {
     assert!(tools.contains(&&json!("shell")), "{tools:?}");
     assert!(tools.contains(&&json!("apply_patch")), "{tools:?}");
     assert_eq!(
-        *messages(first),
+        first.body["messages"][0],
+        json!({"role": "system", "content": built_in()}),
+        "agentwire's own base instructions open the call"
+    );
+    assert_eq!(
+        messages(first),
         json!([{"role": "user", "content": "Say hello."}])
     );
 
@@ -156,7 +163,7 @@ fn the_next_turn_carries_the_conversation() {
     assert_eq!(usage["total"]["totalTokens"], json!(30));
     let requests = mock.wait_requests(2);
     assert_eq!(
-        *messages(&requests[1]),
+        messages(&requests[1]),
         json!([
             {"role": "user", "content": "Say hello."},
             {"role": "assistant", "content": "Hello!"},
@@ -196,7 +203,7 @@ fn the_next_call_carries_the_conversation_and_a_tool_message_for_each_tool_call(
     assert_eq!(completed_turn(&seen)["status"], json!("completed"));
 
     let requests = mock.wait_requests(2);
-    let sent = messages(&requests[1]).as_array().expect("messages");
+    let sent = chat_conversation(&requests[1].body);
     assert_eq!(
         sent[0],
         json!({"role": "user", "content": "List the files."})
@@ -478,7 +485,7 @@ fn tool_calls_from_the_model_run_as_a_command_and_a_patch() {
     );
     // The second call carries both results under their call ids.
     let requests = mock.wait_requests(2);
-    let sent = messages(&requests[1]).as_array().expect("messages").clone();
+    let sent = chat_conversation(&requests[1].body);
     let result = |id: &str| {
         sent.iter()
             .find(|m| m["role"] == json!("tool") && m["tool_call_id"] == json!(id))
@@ -724,7 +731,8 @@ fn a_turn_on_an_unconfigured_provider_fails_naming_it_and_the_configured_ones() 
             "{message}"
         );
     };
-    let started = client.start_thread(json!({"cwd": "/tmp/project", "modelProvider": "nope"}));
+    let started =
+        client.start_thread(json!({"cwd": existing_dir("/tmp/project"), "modelProvider": "nope"}));
     assert_eq!(
         started["thread"]["modelProvider"],
         json!("nope"),
@@ -738,7 +746,7 @@ fn a_turn_on_an_unconfigured_provider_fails_naming_it_and_the_configured_ones() 
     let config = config.replace("model_provider = \"mock\"", "model_provider = \"missing\"");
     std::fs::write(home.join("config.toml"), config).expect("write config");
     let mut client = Client::start(&home);
-    let started = client.start_thread(json!({"cwd": "/tmp/project"}));
+    let started = client.start_thread(json!({"cwd": existing_dir("/tmp/project")}));
     assert_eq!(
         started["thread"]["modelProvider"],
         json!("missing"),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::client::Client;
-use crate::common::{scratch, tree};
+use crate::common::{existing_dir, scratch, tree};
 
 /// Writes the rollout of a thread with `turns` (user text, agent text) under `sessions/`;
 /// returns its path.
@@ -104,7 +104,7 @@ fn start_read_list_name_archive_unarchive() {
     let home = scratch("threads-lifecycle");
     let mut client = Client::start(&home);
 
-    let started = client.call("thread/start", json!({"cwd": "/tmp/project"}));
+    let started = client.call("thread/start", json!({"cwd": existing_dir("/tmp/project")}));
     let thread = &started["thread"];
     let id = thread["id"].as_str().expect("id").to_owned();
     assert_eq!(id.len(), 36);
@@ -236,7 +236,7 @@ fn resume_after_restart_shows_the_same_thread() {
     let mut first = Client::start(&home);
     let started = first.call(
         "thread/start",
-        json!({"cwd": "/tmp/resume", "model": "m-1"}),
+        json!({"cwd": existing_dir("/tmp/resume"), "model": "m-1"}),
     );
     let id = started["thread"]["id"].as_str().expect("id").to_owned();
     first.call("thread/name/set", json!({"threadId": id, "name": "kept"}));
@@ -501,7 +501,10 @@ fn a_missing_or_corrupt_index_is_rebuilt_on_start() {
     let mut client = Client::start(&home);
     let mut created = Vec::new();
     for n in 0..3 {
-        let started = client.call("thread/start", json!({"cwd": format!("/tmp/{n}")}));
+        let started = client.call(
+            "thread/start",
+            json!({"cwd": existing_dir(&format!("/tmp/project-{n}"))}),
+        );
         created.push(started["thread"]["id"].as_str().expect("id").to_owned());
     }
     client.call(

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::{Client, params, thread_id};
-use crate::common::scratch;
+use crate::common::{existing_dir, scratch};
 
 /// Selects a fixture script whose answer streams `deltas` deltas of "word " each, `delay_ms`
 /// apart.
@@ -30,7 +30,7 @@ pub(crate) fn slow_script(home: &Path, deltas: usize, delay_ms: u64) {
 
 /// Starts a thread; returns its id, with the notification backlog cleared.
 fn new_thread(client: &mut Client) -> String {
-    thread_id(&client.start_thread(json!({"cwd": "/tmp/project"})))
+    thread_id(&client.start_thread(json!({"cwd": existing_dir("/tmp/project")})))
 }
 
 fn text_input(text: &str) -> Value {

@@ -14,6 +14,7 @@ use crate::client::{Client, completed_turn, deltas, params, thread_id};
 use crate::common::{memory_kib, scratch};
 use crate::mock_model::{MockModel, Recorded, Reply, Sse};
 use crate::mock_responses::Responses;
+use crate::model_context::{chat_conversation, responses_conversation};
 
 /// A PNG signature and the start of a header: enough for content sniffing.
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01";
@@ -78,9 +79,10 @@ fn session(
     (home, client, thread_id(&started))
 }
 
-/// The `input` items of a recorded Responses request.
-fn input(request: &Recorded) -> &Vec<Value> {
-    request.body["input"].as_array().expect("input items")
+/// The `input` items of a recorded Responses request after the context the engine opens with
+/// (tested in `model_context`).
+fn input(request: &Recorded) -> Vec<Value> {
+    responses_conversation(&request.body)
 }
 
 /// Checks the turn failed with `info` and one `error` notification saying the same; returns
@@ -179,7 +181,7 @@ fn a_streamed_turn_brings_a_reasoning_summary_text_and_token_usage() {
     );
     assert!(body.get("messages").is_none(), "not the chat wire: {body}");
     assert_eq!(
-        *input(request),
+        input(request),
         vec![json!({"type": "message", "role": "user",
                     "content": [{"type": "input_text", "text": "Say hello."}]})]
     );
@@ -449,7 +451,7 @@ fn images_reach_both_wires_as_image_parts() {
     assert_eq!(request.path, "/v1/chat/completions");
     assert_eq!(request.header("authorization"), None, "Ollama takes no key");
     assert_eq!(
-        request.body["messages"],
+        json!(chat_conversation(&request.body)),
         json!([{"role": "user", "content": [
             {"type": "text", "text": "What are these?"},
             {"type": "image_url", "image_url": {"url": "https://example.com/cat.jpg", "detail": "low"}},
@@ -556,7 +558,7 @@ fn a_local_image_of_exactly_20_mib_reaches_the_model_and_one_byte_more_is_refuse
     assert_eq!(completed_turn(&seen)["status"], json!("completed"));
     assert_eq!(raw.requests(), 1);
     let body = raw.body(0);
-    let content = &body["input"][0]["content"];
+    let content = &responses_conversation(&body)[0]["content"];
     assert_eq!(content[0], json!({"type": "input_text", "text": "Look."}));
     assert_eq!(content[1]["type"], json!("input_image"));
     let sent = content[1]["image_url"].as_str().expect("image_url");

@@ -692,17 +692,27 @@ fn the_model_gets_base_and_developer_instructions_and_the_agents_md_docs() {
 
     let bodies = chat_bodies(&mock.wait_requests(2));
     let cwd = package.to_string_lossy();
-    let context = json!([
-        {"role": "system", "content": "You are a careful agent."},
-        {"role": "system", "content": "Answer in one word."},
-        {"role": "user", "content": format!(
-            "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\nRoot rules.\n\n\nPackage \n</INSTRUCTIONS>"
-        )}
-    ]);
-    let mut first = context.as_array().expect("array").clone();
-    first.push(json!({"role": "user", "content": "Hello"}));
+    let docs = format!(
+        "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\nRoot rules.\n\n\nPackage \n</INSTRUCTIONS>"
+    );
+    // One system message; the docs and the environment context block (its text is tested in
+    // `model_context`) start the first user message (docs/providers.md, chat wire).
+    let opening = bodies[0]["messages"][1]["content"]
+        .as_str()
+        .expect("the first user message")
+        .to_owned();
+    assert!(
+        opening.starts_with(&format!("{docs}\n\n<environment_context>\n"))
+            && opening.ends_with("</environment_context>\n\nHello"),
+        "{opening}"
+    );
+    let first = vec![
+        json!({"role": "system", "content": "You are a careful agent.\n\nAnswer in one word."}),
+        json!({"role": "user", "content": opening}),
+    ];
     assert_eq!(bodies[0]["messages"], json!(first));
-    // The context opens every call once; it is not part of the recorded conversation.
+    // The instructions and docs open every call once; they are not part of the recorded
+    // conversation. The environment block is, once: nothing in it changed.
     let mut second = first.clone();
     second.push(json!({"role": "assistant", "content": "One."}));
     second.push(json!({"role": "user", "content": "Again"}));
@@ -782,10 +792,16 @@ fn without_a_configured_cap_agents_md_is_sent_up_to_exactly_32_kib() {
             &sent[sent.len().saturating_sub(20)..]
         );
     }
-    assert_eq!(
-        bodies[0]["messages"][1]["content"],
-        json!(project_doc_message(&workspace, &exact)),
-        "the doc message as documented"
+    let first_user = bodies[0]["messages"][1]["content"]
+        .as_str()
+        .expect("the first user message");
+    assert!(
+        first_user.starts_with(&format!(
+            "{}\n\n<environment_context>",
+            project_doc_message(&workspace, &exact)
+        )),
+        "the doc message as documented, then the environment block: {}",
+        &first_user[..first_user.len().min(200)]
     );
 }
 
@@ -821,13 +837,14 @@ fn a_project_doc_cap_of_zero_sends_no_project_doc_and_one_sends_one_byte() {
         client.stop();
         bodies.push(chat_bodies(&mock.wait_requests(request)).remove(request - 1));
     }
-    assert_eq!(
-        bodies[0]["messages"],
-        json!([
-            {"role": "system", "content": "Base."},
-            {"role": "user", "content": "Hello"}
-        ]),
-        "a cap of 0 sends no project doc"
+    let messages = bodies[0]["messages"].as_array().expect("messages");
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages[0], json!({"role": "system", "content": "Base."}));
+    assert!(
+        messages[1]["content"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("<environment_context>") && c.ends_with("\n\nHello")),
+        "a cap of 0 sends no project doc: {messages:?}"
     );
     assert_eq!(sent_doc(&bodies[1]).as_deref(), Some("R"), "a cap of 1");
 }

@@ -15,7 +15,7 @@
 //! other servers (local models, providers with their own `env_key`) need no sign-in.
 
 mod rate_limits;
-mod store;
+pub(crate) mod store;
 
 use std::path::{Path, PathBuf};
 

@@ -28,6 +28,7 @@ use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
 use crate::config::FIXTURE;
+use crate::provider::builtin::{default_model, is_named};
 use crate::threads::meta::ThreadDefaults;
 pub(crate) use models::ConfiguredModel;
 use models::{Entry, ServedModels};
@@ -64,11 +65,17 @@ pub(crate) async fn model_list(
         .clone()
         .filter(|p| !p.is_empty())
         .unwrap_or_else(|| default_provider.clone());
-    let default_model = config
-        .model
-        .clone()
-        .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| ThreadDefaults::default().model);
+    // The model new threads of the default provider ask for: `model`, else the provider's
+    // listed or documented default; `None`: the first its server lists (see
+    // `provider::builtin`).
+    let mut default_model = match config.model.clone().filter(|m| !m.is_empty()) {
+        Some(model) if default_provider == FIXTURE || is_named(&model) => Some(model),
+        _ if default_provider == FIXTURE => Some(ThreadDefaults::default().model),
+        _ => default_model(
+            &default_provider,
+            config.model_providers.get(&default_provider),
+        ),
+    };
 
     let mut entries = Vec::new();
     if provider == FIXTURE {
@@ -100,6 +107,9 @@ pub(crate) async fn model_list(
             .await
         {
             Ok(ids) => {
+                if default_model.is_none() {
+                    default_model = ids.iter().find(|id| is_named(id)).cloned();
+                }
                 let mut ids = ids;
                 ids.sort();
                 ids.dedup();
@@ -123,12 +133,17 @@ pub(crate) async fn model_list(
             }
         }
     }
-    if provider == default_provider && !entries.iter().any(|e| e.id == default_model) {
+    let default_model = default_model.filter(|_| provider == default_provider);
+    if let Some(model) = &default_model
+        && !entries.iter().any(|e| e.id == *model)
+    {
         entries.insert(
             0,
             Entry::plain(
-                &default_model,
-                "The configured default model (`model` in config.toml).".to_owned(),
+                model,
+                "The default model of new threads (`model` in config.toml, else the \
+                 provider's default)."
+                    .to_owned(),
             ),
         );
     }
@@ -136,7 +151,7 @@ pub(crate) async fn model_list(
     let models: Vec<_> = entries
         .iter()
         .filter(|e| include_hidden || !e.hidden)
-        .map(|e| e.to_model(provider == default_provider && e.id == default_model))
+        .map(|e| e.to_model(default_model.as_deref() == Some(e.id.as_str())))
         .collect();
     let (data, next_cursor) = page::page(METHOD, models, params.cursor.as_deref(), params.limit)?;
     Ok(ModelListResponse::builder()

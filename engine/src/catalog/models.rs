@@ -37,6 +37,16 @@ pub(crate) enum ConfiguredModel {
     Table(ModelTable),
 }
 
+impl ConfiguredModel {
+    /// The model slug sent to the server.
+    pub(crate) fn id(&self) -> &str {
+        match self {
+            Self::Id(id) => id,
+            Self::Table(table) => &table.id,
+        }
+    }
+}
+
 /// A model described in `config.toml`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

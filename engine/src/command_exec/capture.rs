@@ -63,6 +63,11 @@ impl Capture {
         }
     }
 
+    /// Whether output was cut off at the cap.
+    pub(super) fn cut(&self) -> bool {
+        self.cut
+    }
+
     /// The text for the response: what was kept, as UTF-8 (invalid sequences become U+FFFD);
     /// empty when the stream was streamed.
     pub(super) fn into_text(self) -> String {

@@ -29,6 +29,7 @@
 
 mod capture;
 mod env;
+pub(crate) mod process;
 mod pty;
 mod registry;
 mod request;
@@ -68,6 +69,8 @@ pub(crate) struct CommandExecs {
     sandbox_exe: Option<SandboxHelper>,
     /// Running processes, by connection and `processId`.
     registry: registry::Registry,
+    /// Running `process/spawn` processes, by connection and `processHandle`.
+    processes: registry::Registry,
 }
 
 impl CommandExecs {
@@ -76,20 +79,27 @@ impl CommandExecs {
         Self {
             sandbox_exe,
             registry: registry::Registry::default(),
+            processes: registry::Registry::default(),
         }
+    }
+
+    /// How many `command/exec` processes with a `processId` and how many `process/spawn`
+    /// processes run now.
+    pub(crate) fn running(&self) -> (usize, usize) {
+        (self.registry.len(), self.processes.len())
     }
 }
 
 /// A program that cannot be run as asked: -32602 naming `command[0]`; a sandbox that cannot be
-/// set up: -32603.
-fn spawn_refusal(error: ExecError) -> HandlerError {
+/// set up: -32603. `method` is the request that asked for it.
+fn spawn_refusal(method: &str, error: ExecError) -> HandlerError {
     match error {
         ExecError::Spawn { program, reason } => HandlerError::invalid_params(
-            EXEC,
+            method,
             format_args!("`command[0]` {program:?} cannot be run: {reason}"),
         ),
         ExecError::Sandbox(reason) => {
-            HandlerError::internal(format!("{EXEC}: the sandbox is unavailable: {reason}"))
+            HandlerError::internal(format!("{method}: the sandbox is unavailable: {reason}"))
         }
     }
 }

@@ -54,6 +54,14 @@ impl Registry {
         })
     }
 
+    /// How many processes are registered.
+    pub(super) fn len(&self) -> usize {
+        self.live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
     /// The control channel of `process_id` on `connection`, if it runs.
     pub(super) fn find(
         &self,

@@ -21,10 +21,10 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
-use agentwire_protocol::methods::CommandExecOutputDelta;
+use agentwire_protocol::methods::{CommandExecOutputDelta, ProcessOutputDelta};
 use agentwire_protocol::{
     CommandExecOutputDeltaNotification, CommandExecOutputStream, CommandExecResponse,
-    CommandExecTerminalSize, SandboxPolicy,
+    CommandExecTerminalSize, ProcessOutputDeltaNotification, ProcessOutputStream, SandboxPolicy,
 };
 use agentwire_runtime::{HandlerError, Peer};
 use base64::Engine as _;
@@ -148,8 +148,96 @@ fn session_field(stat: &str) -> Option<i32> {
     rest.split_whitespace().nth(3)?.parse().ok()
 }
 
+/// Which API a process was started through: it decides the notification its streamed output
+/// goes out as, and the names its refusals use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Api {
+    /// `command/exec` (`command/exec/outputDelta`, named by `processId`).
+    CommandExec,
+    /// `process/spawn` (`process/outputDelta`, named by `processHandle`).
+    Process,
+}
+
+impl Api {
+    /// The method that writes stdin.
+    fn write_method(self) -> &'static str {
+        match self {
+            Self::CommandExec => "command/exec/write",
+            Self::Process => "process/writeStdin",
+        }
+    }
+
+    /// The method that resizes the terminal.
+    fn resize_method(self) -> &'static str {
+        match self {
+            Self::CommandExec => "command/exec/resize",
+            Self::Process => "process/resizePty",
+        }
+    }
+
+    /// The member that names the process.
+    fn id_member(self) -> &'static str {
+        match self {
+            Self::CommandExec => "processId",
+            Self::Process => "processHandle",
+        }
+    }
+
+    /// Sends one chunk of streamed output of process `id` to `peer`.
+    fn deliver(self, peer: &Peer, id: &str, stdout: bool, bytes: &[u8], cap_reached: bool) {
+        let delta = STANDARD.encode(bytes);
+        match self {
+            Self::CommandExec => {
+                peer.notify::<CommandExecOutputDelta>(
+                    &CommandExecOutputDeltaNotification::builder()
+                        .process_id(id)
+                        .stream(if stdout {
+                            CommandExecOutputStream::Stdout
+                        } else {
+                            CommandExecOutputStream::Stderr
+                        })
+                        .delta_base64(delta)
+                        .cap_reached(cap_reached)
+                        .build(),
+                );
+            }
+            Self::Process => {
+                peer.notify::<ProcessOutputDelta>(
+                    &ProcessOutputDeltaNotification::builder()
+                        .process_handle(id)
+                        .stream(if stdout {
+                            ProcessOutputStream::Stdout
+                        } else {
+                            ProcessOutputStream::Stderr
+                        })
+                        .delta_base64(delta)
+                        .cap_reached(cap_reached)
+                        .build(),
+                );
+            }
+        }
+    }
+}
+
+/// How a process ended, and what it wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Outcome {
+    /// Its exit code: its own, `128 + N` for signal `N`, [`TIMEOUT_EXIT_CODE`] on timeout.
+    pub exit_code: i32,
+    /// What it wrote to stdout, up to the cap; empty when streamed.
+    pub stdout: String,
+    /// What it wrote to stderr, up to the cap; empty when streamed.
+    pub stderr: String,
+    /// Whether stdout was cut at the cap.
+    pub stdout_cap_reached: bool,
+    /// Whether stderr was cut at the cap.
+    pub stderr_cap_reached: bool,
+    /// Whether its output was still open when the grace after its exit ran out.
+    pub drain_timed_out: bool,
+}
+
 /// A started process.
-struct Process {
+pub(crate) struct Process {
     child: Child,
     input: Input,
     stdout: Option<tokio::process::ChildStdout>,
@@ -159,24 +247,29 @@ struct Process {
 }
 
 /// Starts the process `plan` describes; `sandbox_exe` is the `agentwire` binary.
-fn spawn(plan: &Plan, sandbox_exe: Option<&SandboxHelper>) -> Result<Process, HandlerError> {
+pub(crate) fn spawn(
+    plan: &Plan,
+    sandbox_exe: Option<&SandboxHelper>,
+    method: &str,
+) -> Result<Process, HandlerError> {
+    let refusal = |error| spawn_refusal(method, error);
     let program = &plan.argv[0];
     let search_path = plan.env.get(OsStr::new("PATH")).map(|p| p.as_os_str());
-    check_program(program, &plan.cwd, search_path).map_err(spawn_refusal)?;
+    check_program(program, &plan.cwd, search_path).map_err(refusal)?;
     let confined = !matches!(
         plan.policy,
         SandboxPolicy::DangerFullAccess | SandboxPolicy::ExternalSandbox { .. }
     );
     let mut command = if confined || plan.tty.is_some() {
         let exe = sandbox_exe.ok_or_else(|| {
-            spawn_refusal(ExecError::Sandbox(
+            refusal(ExecError::Sandbox(
                 "this command needs the sandbox program (`agentwire sandbox-exec`) to be \
                  confined or to get a terminal, and none is configured, so it was not run"
                     .to_owned(),
             ))
         })?;
         sandbox_exec_command(exe, &plan.policy, &plan.cwd, &plan.argv, plan.tty.is_some())
-            .map_err(spawn_refusal)?
+            .map_err(refusal)?
     } else {
         let mut command = Command::new(program);
         command.args(&plan.argv[1..]);
@@ -309,8 +402,26 @@ pub(super) async fn run(
     plan: Plan,
     sandbox_exe: Option<&SandboxHelper>,
     peer: &Peer,
-    mut control: mpsc::Receiver<Control>,
+    control: mpsc::Receiver<Control>,
 ) -> Result<CommandExecResponse, HandlerError> {
+    let process = spawn(&plan, sandbox_exe, super::EXEC)?;
+    let outcome = drive(process, &plan, peer, control, Api::CommandExec).await;
+    Ok(CommandExecResponse::builder()
+        .exit_code(outcome.exit_code)
+        .stdout(outcome.stdout)
+        .stderr(outcome.stderr)
+        .build())
+}
+
+/// Runs the started `process` of `plan` to its end, sending streamed output to `peer` as
+/// `api`'s notifications and obeying `control`.
+pub(crate) async fn drive(
+    process: Process,
+    plan: &Plan,
+    peer: &Peer,
+    mut control: mpsc::Receiver<Control>,
+    api: Api,
+) -> Outcome {
     let Process {
         mut child,
         mut input,
@@ -318,23 +429,17 @@ pub(super) async fn run(
         mut stderr,
         terminal,
         mut killer,
-    } = spawn(&plan, sandbox_exe)?;
+    } = process;
     let process_id = plan.process_id.clone().unwrap_or_default();
-    let named = format!("`processId` {process_id:?}");
-    tracing::debug!(process_id, argv = ?plan.argv, tty = plan.tty.is_some(), "command/exec started");
+    let named = format!("`{}` {process_id:?}", api.id_member());
+    let (write_method, resize_method) = (api.write_method(), api.resize_method());
+    tracing::debug!(process_id, argv = ?plan.argv, tty = plan.tty.is_some(), ?api, "process started");
 
     let mut out = Capture::new(plan.output_cap, plan.stream_output);
     let mut err = Capture::new(plan.output_cap, plan.stream_output);
-    let deliver = |capture: &mut Capture, bytes: &[u8], stream: CommandExecOutputStream| {
+    let deliver = |capture: &mut Capture, bytes: &[u8], stdout: bool| {
         if let Some(chunk) = capture.push(bytes) {
-            peer.notify::<CommandExecOutputDelta>(
-                &CommandExecOutputDeltaNotification::builder()
-                    .process_id(process_id.clone())
-                    .stream(stream)
-                    .delta_base64(STANDARD.encode(&chunk.bytes))
-                    .cap_reached(chunk.cap_reached)
-                    .build(),
-            );
+            api.deliver(peer, &process_id, stdout, &chunk.bytes, chunk.cap_reached);
         }
     };
 
@@ -354,19 +459,20 @@ pub(super) async fn run(
     let mut wait_failed = false;
     let mut drain_deadline: Option<Instant> = None;
     let mut killed_after_exit = false;
+    let mut drain_timed_out = false;
     let mut connection_check = tokio::time::interval(CONNECTION_CHECK);
 
     while stdout_open || stderr_open || (exit.is_none() && !wait_failed) {
         tokio::select! {
             read = read_stdout(&mut stdout, terminal.as_ref(), &mut out_buf), if stdout_open => {
                 match read {
-                    Ok(n) if n > 0 => deliver(&mut out, &out_buf[..n], CommandExecOutputStream::Stdout),
+                    Ok(n) if n > 0 => deliver(&mut out, &out_buf[..n], true),
                     _ => stdout_open = false,
                 }
             }
             read = read_pipe(&mut stderr, &mut err_buf), if stderr_open => {
                 match read {
-                    Ok(n) if n > 0 => deliver(&mut err, &err_buf[..n], CommandExecOutputStream::Stderr),
+                    Ok(n) if n > 0 => deliver(&mut err, &err_buf[..n], false),
                     _ => stderr_open = false,
                 }
             }
@@ -393,16 +499,16 @@ pub(super) async fn run(
                     Control::Write { bytes, close, reply } => {
                         let result = if !plan.stream_stdin {
                             Err(HandlerError::invalid_request(format!(
-                                "Invalid request for command/exec/write: {named} was not started with \
+                                "Invalid request for {write_method}: {named} was not started with \
                                  `streamStdin: true` or `tty: true`, so its stdin cannot be written"
                             )))
                         } else if stdin_closed {
                             Err(HandlerError::invalid_request(format!(
-                                "Invalid request for command/exec/write: the stdin of {named} is closed"
+                                "Invalid request for {write_method}: the stdin of {named} is closed"
                             )))
                         } else if exit.is_some() {
                             Err(HandlerError::invalid_request(format!(
-                                "Invalid request for command/exec/write: {named} has exited"
+                                "Invalid request for {write_method}: {named} has exited"
                             )))
                         } else {
                             pending.extend_from_slice(&bytes);
@@ -421,7 +527,7 @@ pub(super) async fn run(
                     Control::Resize { size, reply } => {
                         let result = match &terminal {
                             None => Err(HandlerError::invalid_request(format!(
-                                "Invalid request for command/exec/resize: {named} does not run on a \
+                                "Invalid request for {resize_method}: {named} does not run on a \
                                  terminal (it was not started with `tty: true`)"
                             ))),
                             Some(terminal) => terminal.resize(size).map_err(|e| {
@@ -458,7 +564,7 @@ pub(super) async fn run(
             _ = connection_check.tick() => {
                 // A closed connection, or a server told to stop (a signal), ends the process.
                 if !peer.is_open() || peer.hub().is_stopping() {
-                    tracing::debug!(process_id, "connection closed or server stopping: killing its command/exec process");
+                    tracing::debug!(process_id, "connection closed or server stopping: killing its process");
                     killer.kill();
                     let _ = child.start_kill();
                     // Nobody is left to stream to or to answer.
@@ -471,6 +577,7 @@ pub(super) async fn run(
                     // Something outside the group holds the output open; stop reading it.
                     break;
                 }
+                drain_timed_out = true;
                 killer.kill();
                 killed_after_exit = true;
                 drain_deadline = Some(Instant::now() + DRAIN_GRACE);
@@ -487,12 +594,15 @@ pub(super) async fn run(
     } else {
         exit.map_or(-1, exit_code)
     };
-    tracing::debug!(process_id, exit_code, timed_out, "command/exec ended");
-    Ok(CommandExecResponse::builder()
-        .exit_code(exit_code)
-        .stdout(out.into_text())
-        .stderr(err.into_text())
-        .build())
+    tracing::debug!(process_id, exit_code, timed_out, "process ended");
+    Outcome {
+        exit_code,
+        stdout_cap_reached: out.cut(),
+        stderr_cap_reached: err.cut(),
+        stdout: out.into_text(),
+        stderr: err.into_text(),
+        drain_timed_out,
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use agentwire_protocol::{TextPosition, TextRange};
 use toml_edit::{Document, Item, TableLike};
 
+use super::salvage::{Fault, Salvaged, salvage};
 use super::{ConfigFile, FIXTURE};
 
 /// Top-level keys agentwire reads (see the module docs of [`super`]).
@@ -19,6 +20,8 @@ pub(crate) const USED: &[&str] = &[
     "sandbox_mode",
     "sandbox_workspace_write",
     "instructions",
+    "model_instructions_file",
+    "include_environment_context",
     "developer_instructions",
     "project_doc_max_bytes",
     "model_auto_compact_token_limit",
@@ -225,27 +228,88 @@ pub(crate) fn check_table(table: &toml::Table, prefix: &[&str]) -> Vec<Problem> 
             }
             continue;
         }
-        if check_value(key, value).is_ok() {
-            continue;
-        }
-        match value.as_table().filter(|_| MAPS.contains(&key.as_str())) {
-            Some(entries) => {
-                for (name, entry) in entries {
-                    let mut single = toml::Table::new();
-                    single.insert(name.clone(), entry.clone());
-                    if let Err(reason) = check_value(key, &toml::Value::Table(single)) {
-                        problems.push(bad_value(dotted(&[key], name), reason));
-                    }
-                }
-            }
-            None => {
-                if let Err(reason) = check_value(key, value) {
-                    problems.push(bad_value(path, reason));
-                }
-            }
-        }
+        let mut at: Vec<String> = prefix.iter().map(|s| (*s).to_owned()).collect();
+        at.push(key.clone());
+        problems.extend(
+            salvaged(key, &at, value)
+                .faults
+                .into_iter()
+                .map(|fault| problem_of(&fault)),
+        );
     }
     problems
+}
+
+/// What of `value`, the value of used top-level key `key` (at `path`: under a profile, say),
+/// reads (see [`salvage`]).
+fn salvaged(key: &str, path: &[String], value: &toml::Value) -> Salvaged {
+    let check = |candidate: &toml::Value| check_value(key, candidate);
+    salvage(path, value, &check, MAPS.contains(&key))
+}
+
+/// A key left out as a problem: an unknown key (with the known key closest to it, from the
+/// deserializer's list), a bad value, or a table missing a key it needs.
+fn problem_of(fault: &Fault) -> Problem {
+    let segments: Vec<&str> = fault.path.iter().map(String::as_str).collect();
+    let (key, table) = segments.split_last().unwrap_or((&"", &[]));
+    let key_path = dotted(table, key);
+    let place = if table.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " in table [{}]",
+            dotted(&table[..table.len() - 1], table[table.len() - 1])
+        )
+    };
+    if fault.unknown {
+        let hint = closest_in(key, &expected(&fault.reason))
+            .map(|k| format!(" (did you mean `{k}`?)"))
+            .unwrap_or_default();
+        return Problem {
+            key_path: Some(key_path),
+            summary: format!("unknown configuration key `{key}`{place}{hint}"),
+            details: None,
+            path: None,
+            range: None,
+            unknown_key: true,
+        };
+    }
+    if fault.reason.starts_with("missing field") {
+        return Problem {
+            summary: format!("table [{key_path}] is left out: it is incomplete"),
+            key_path: Some(key_path),
+            details: Some(fault.reason.clone()),
+            path: None,
+            range: None,
+            unknown_key: false,
+        };
+    }
+    Problem {
+        summary: format!("invalid value for `{key}`{place}"),
+        key_path: Some(key_path),
+        details: Some(fault.reason.clone()),
+        path: None,
+        range: None,
+        unknown_key: false,
+    }
+}
+
+/// The keys a deserializer's "unknown field `x`, expected one of `a`, `b`" names as known.
+fn expected(reason: &str) -> Vec<&str> {
+    reason
+        .split_once("expected")
+        .map(|(_, list)| list.split('`').skip(1).step_by(2).collect())
+        .unwrap_or_default()
+}
+
+/// The one of `known` closest to `key` (a likely typo), if one is close.
+fn closest_in<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|k| (distance(key, k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 5))
+        .min()
+        .map(|(_, k)| k)
 }
 
 /// Checks one used top-level key's value by reading it into [`ConfigFile`].
@@ -281,9 +345,10 @@ fn bad_value(key_path: String, reason: String) -> Problem {
 /// entry is left out on its own, the others still apply.
 const MAPS: &[&str] = &["model_providers", "mcp_servers", "projects"];
 
-/// The typed configuration of `table`: every used key (or entry of [`MAPS`]) that reads
-/// cleanly; the others are left out, so one bad key does not take the rest down. Also returns
-/// the key paths left out.
+/// The typed configuration of `table`: every used key that reads, and of one that does not,
+/// what reads of it ([`salvage`]: only the keys at fault are left out, so one bad key does not
+/// take the rest of its table down, and a bad key in a table overriding a built-in provider
+/// leaves the built-in settings in place). Also returns the key paths left out.
 pub(crate) fn typed(table: &toml::Table) -> (ConfigFile, Vec<Vec<String>>) {
     // The built-in providers are there without a table; a table of the same id merges over one.
     let mut table = table.clone();
@@ -300,26 +365,11 @@ pub(crate) fn typed(table: &toml::Table) -> (ConfigFile, Vec<Vec<String>>) {
         if !USED.contains(&key.as_str()) {
             continue;
         }
-        if check_value(key, value).is_ok() {
-            clean.insert(key.clone(), value.clone());
-            continue;
+        let salvaged = salvaged(key, std::slice::from_ref(key), value);
+        if let Some(value) = salvaged.value {
+            clean.insert(key.clone(), value);
         }
-        match value.as_table().filter(|_| MAPS.contains(&key.as_str())) {
-            Some(entries) => {
-                let mut kept = toml::Table::new();
-                for (name, entry) in entries {
-                    let mut single = toml::Table::new();
-                    single.insert(name.clone(), entry.clone());
-                    if check_value(key, &toml::Value::Table(single)).is_ok() {
-                        kept.insert(name.clone(), entry.clone());
-                    } else {
-                        dropped.push(vec![key.clone(), name.clone()]);
-                    }
-                }
-                clean.insert(key.clone(), toml::Value::Table(kept));
-            }
-            None => dropped.push(vec![key.clone()]),
-        }
+        dropped.extend(salvaged.faults.into_iter().map(|fault| fault.path));
     }
     let config = toml::Value::Table(clean).try_into().unwrap_or_default();
     (config, dropped)
@@ -492,8 +542,15 @@ mod tests {
         );
         assert_eq!(typo.range.as_ref().map(|r| r.start.line), Some(2));
         let nested = &checked.problems[1];
-        assert_eq!(nested.key_path.as_deref(), Some("sandbox_workspace_write"));
-        assert!(nested.text().contains("network_acess"), "{nested:?}");
+        assert_eq!(
+            nested.key_path.as_deref(),
+            Some("sandbox_workspace_write.network_acess")
+        );
+        assert_eq!(
+            nested.summary,
+            "unknown configuration key `network_acess` in table [sandbox_workspace_write] \
+             (did you mean `network_access`?)"
+        );
         assert_eq!(
             nested
                 .range
@@ -527,16 +584,91 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_provider_table_leaves_the_others_in_effect() {
-        let text = "[model_providers.good]\nbase_url = \"http://h\"\n[model_providers.bad]\nbase_url = \"http://h\"\nenv_kye = \"K\"\n";
+    fn a_bad_key_leaves_the_rest_of_its_provider_table_in_effect() {
+        let text = "[model_providers.good]\nbase_url = \"http://h\"\n[model_providers.bad]\n\
+                    base_url = \"http://b\"\nenv_kye = \"K\"\nwire_api = \"pigeon\"\n\
+                    request_max_retries = 1\n[model_providers.nourl]\nname = \"n\"\n";
         let checked = check_text(text);
-        assert_eq!(checked.problems.len(), 1, "{:?}", checked.problems);
-        let problem = &checked.problems[0];
-        assert_eq!(problem.key_path.as_deref(), Some("model_providers.bad"));
-        assert_eq!(problem.range.as_ref().map(|r| r.start.line), Some(5));
+        let found: Vec<(Option<&str>, Option<u64>, &str)> = checked
+            .problems
+            .iter()
+            .map(|p| {
+                (
+                    p.key_path.as_deref(),
+                    p.range.as_ref().map(|r| r.start.line),
+                    p.summary.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (
+                    Some("model_providers.bad.env_kye"),
+                    Some(5),
+                    "unknown configuration key `env_kye` in table [model_providers.bad] \
+                     (did you mean `env_key`?)"
+                ),
+                (
+                    Some("model_providers.bad.wire_api"),
+                    Some(6),
+                    "invalid value for `wire_api` in table [model_providers.bad]"
+                ),
+                (
+                    Some("model_providers.nourl"),
+                    Some(8),
+                    "table [model_providers.nourl] is left out: it is incomplete"
+                ),
+            ]
+        );
+        assert!(checked.problems[2].text().contains("base_url"));
         let (config, dropped) = typed(&checked.table.expect("table"));
         assert!(config.model_providers.contains_key("good"));
-        assert_eq!(dropped, vec![vec!["model_providers", "bad"]]);
+        let bad = &config.model_providers["bad"];
+        assert_eq!(
+            (bad.base_url.as_str(), bad.request_max_retries),
+            ("http://b", Some(1))
+        );
+        assert!(!config.model_providers.contains_key("nourl"));
+        assert_eq!(
+            dropped,
+            vec![
+                vec!["model_providers", "bad", "env_kye"],
+                vec!["model_providers", "bad", "wire_api"],
+                vec!["model_providers", "nourl"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_typo_in_a_built_in_override_keeps_the_built_in_provider() {
+        let text = "[model_providers.ollama]\nbsae_url = \"http://elsewhere/v1\"\n\
+                    [mcp_servers.s]\ncommand = \"srv\"\n[mcp_servers.s.tools.t]\naproval_mode = \"prompt\"\n";
+        let checked = check_text(text);
+        let paths: Vec<_> = checked
+            .problems
+            .iter()
+            .filter_map(|p| p.key_path.clone())
+            .collect();
+        assert_eq!(
+            paths,
+            vec![
+                "mcp_servers.s.tools.t.aproval_mode",
+                "model_providers.ollama.bsae_url"
+            ]
+        );
+        assert!(
+            checked.problems[0]
+                .summary
+                .contains("did you mean `approval_mode`")
+        );
+        let (config, _) = typed(&checked.table.expect("table"));
+        assert_eq!(
+            config.model_providers["ollama"].base_url,
+            "http://localhost:11434/v1"
+        );
+        assert_eq!(config.mcp_servers["s"].command.as_deref(), Some("srv"));
+        assert!(config.mcp_servers["s"].tools.contains_key("t"));
     }
 
     #[test]

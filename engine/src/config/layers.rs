@@ -14,6 +14,10 @@ pub(crate) const PROJECT_FOLDERS: &[&str] = &[".codex", ".agentwire"];
 /// What marks a repository root.
 const ROOT_MARKER: &str = ".git";
 
+/// The largest configuration file read; a larger one is a problem and its settings are
+/// ignored.
+const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// One configuration file as read.
 #[derive(Debug, Clone)]
 pub(crate) struct FileLayer {
@@ -27,7 +31,21 @@ pub(crate) struct FileLayer {
 
 /// Reads `path` as a layer; a missing file is an empty layer.
 pub(crate) fn read_file(path: &Path) -> FileLayer {
-    let text = match std::fs::read(path) {
+    // Opened without blocking and read only as a regular file, within a bound: a FIFO put in
+    // place of a project's `config.toml` (a model-run command can make one) must not hang
+    // whoever reads the configuration (issue #32).
+    let read =
+        crate::regular_file::read_regular(path, MAX_FILE_BYTES).and_then(|(bytes, longer)| {
+            if longer {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("it is larger than {MAX_FILE_BYTES} bytes"),
+                ))
+            } else {
+                Ok(bytes)
+            }
+        });
+    let text = match read {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(error) => {

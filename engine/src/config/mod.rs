@@ -30,7 +30,9 @@
 //! Read and used: `model`, `model_provider`, `model_reasoning_effort`,
 //! `model_reasoning_summary`, `approval_policy`, `sandbox_mode`, `[sandbox_workspace_write]`
 //! (`writable_roots`, `network_access`, `exclude_tmpdir_env_var`, `exclude_slash_tmp`),
-//! `instructions` (replaces the base instructions), `developer_instructions`,
+//! `instructions` (replaces the base instructions), `model_instructions_file` (a file whose
+//! text replaces them, relative to `$AGENTWIRE_HOME`; it wins over `instructions`),
+//! `include_environment_context` (default true), `developer_instructions`,
 //! `project_doc_max_bytes`, `model_auto_compact_token_limit` (see `turns::run::auto_compact`),
 //! `[shell_environment_policy]` (see [`shell_env`]), `profile`, `[profiles.<name>]`, `[projects.<path>]` (`trust_level`), `[model_providers.<id>]`,
 //! `[mcp_servers.<name>]` and `fixture_script`:
@@ -76,8 +78,11 @@
 //! `config/read`, so one file can serve both programs. Any other key is a problem: reported as a
 //! `configWarning` (with file, line and column) and left out of the effective configuration, and
 //! refused by the write methods. So are a value of the wrong type and unknown keys inside the
-//! tables agentwire reads (`[model_providers.*]`, `[sandbox_workspace_write]`, …). A broken file
-//! never stops the server: the keys that can be read are used.
+//! tables agentwire reads (`[model_providers.*]`, `[sandbox_workspace_write]`, …): each such
+//! key is reported on its own with its table, and only it is left out ([`salvage`]), so the
+//! valid rest of its table stays in effect and a misspelled key in a table overriding a
+//! built-in provider leaves that provider in place. A broken file never stops the server: the
+//! keys that can be read are used.
 
 pub(crate) mod edit;
 pub(crate) mod keys;
@@ -85,6 +90,7 @@ pub(crate) mod layers;
 pub(crate) mod overrides;
 pub(crate) mod providers;
 pub(crate) mod rpc;
+pub(crate) mod salvage;
 pub(crate) mod shell_env;
 pub(crate) mod store;
 
@@ -127,6 +133,14 @@ pub(crate) struct ConfigFile {
     /// Base instructions replacing the built-in ones.
     #[serde(default)]
     pub instructions: Option<String>,
+    /// A file whose text replaces the built-in base instructions (and `instructions`);
+    /// relative to `$AGENTWIRE_HOME`.
+    #[serde(default)]
+    pub model_instructions_file: Option<PathBuf>,
+    /// Whether turns tell the model their environment (`<environment_context>`; default
+    /// true).
+    #[serde(default)]
+    pub include_environment_context: Option<bool>,
     /// Developer instructions added to every thread.
     #[serde(default)]
     pub developer_instructions: Option<String>,

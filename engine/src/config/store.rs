@@ -14,6 +14,7 @@ use super::ConfigFile;
 use super::keys::{self, Problem, check_table, typed};
 use super::layers::{self, FileLayer, PROJECT_FOLDERS, Stamp, project_dirs, read_file, stamp};
 use super::overrides::{merge, parse_override, table_of, table_of_json, table_to_json};
+use crate::provider::builtin::{default_model, is_named};
 use crate::threads::meta::{DefaultsSource, ThreadDefaults};
 
 /// One layer of the configuration.
@@ -265,6 +266,11 @@ impl Store {
             merge(&mut merged, &layer.table);
         }
         let (file, dropped) = typed(&merged);
+        if let Some(path) = &file.model_instructions_file
+            && let Err(problem) = self.read_instructions_file(path)
+        {
+            problems.push(*problem);
+        }
         merged.retain(|key, _| keys::USED.contains(&key) || keys::CODEX_ONLY.contains(&key));
         for path in &dropped {
             remove_path(&mut merged, path);
@@ -289,6 +295,30 @@ impl Store {
         }
     }
 
+    /// The text of `model_instructions_file` `path` (relative to `$AGENTWIRE_HOME`), or the
+    /// problem saying why it cannot be used.
+    fn read_instructions_file(&self, path: &Path) -> Result<String, Box<Problem>> {
+        let home = self.user_path.parent().unwrap_or(Path::new("."));
+        let path = home.join(path);
+        let problem = |details: String| {
+            Box::new(Problem {
+                key_path: Some("model_instructions_file".to_owned()),
+                summary: format!("cannot read model_instructions_file {}", path.display()),
+                details: Some(details),
+                path: None,
+                range: None,
+                unknown_key: false,
+            })
+        };
+        // Only a regular file: reading a FIFO put in its place would hang.
+        let meta = std::fs::metadata(&path).map_err(|e| problem(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(problem("it is not a regular file".to_owned()));
+        }
+        let bytes = std::fs::read(&path).map_err(|e| problem(e.to_string()))?;
+        String::from_utf8(bytes).map_err(|_| problem("the file is not UTF-8".to_owned()))
+    }
+
     /// The thread defaults `config` gives: the built-in ones with what it sets.
     pub(crate) fn thread_defaults(&self, config: &ConfigFile) -> ThreadDefaults {
         let mut defaults = self.builtin.clone();
@@ -297,6 +327,15 @@ impl Store {
         }
         if let Some(provider) = config.model_provider.clone().filter(|p| !p.is_empty()) {
             defaults.model_provider = provider;
+        }
+        // An HTTP provider never gets the fixture's model: its own default, else none (the
+        // call asks the server; see `provider::builtin`).
+        if defaults.model_provider != super::FIXTURE && !is_named(&defaults.model) {
+            defaults.model = default_model(
+                &defaults.model_provider,
+                config.model_providers.get(&defaults.model_provider),
+            )
+            .unwrap_or_default();
         }
         if let Some(policy) = config.approval_policy.clone() {
             defaults.approval_policy = policy;
@@ -321,6 +360,15 @@ impl Store {
         }
         if config.instructions.is_some() {
             defaults.base_instructions = config.instructions.clone();
+        }
+        if let Some(path) = &config.model_instructions_file {
+            match self.read_instructions_file(path) {
+                Ok(text) => defaults.base_instructions = Some(text),
+                // Reported as a configuration problem (see `compute`).
+                Err(problem) => {
+                    tracing::warn!(problem = %problem.text(), "base instructions not read")
+                }
+            }
         }
         if config.developer_instructions.is_some() {
             defaults.developer_instructions = config.developer_instructions.clone();

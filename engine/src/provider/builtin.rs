@@ -14,13 +14,50 @@
 //! A `[model_providers.<id>]` table with one of these ids is merged over the built-in entry
 //! key by key: `[model_providers.openai] base_url = "http://proxy/v1"` keeps the Responses
 //! wire and the OpenAI sign-in. `fixture` stays the default provider (`model_provider`).
+//!
+//! # The model of a provider nobody chose one for
+//!
+//! A thread of an HTTP provider whose model nobody chose (no `model` in `config.toml`, on
+//! `thread/start` or `turn/start`) never asks for the fixture's model. It asks for the first
+//! model the provider's `models` list in `config.toml` names, else the provider's documented
+//! default ([`default_model`]: `openai` has [`OPENAI_DEFAULT_MODEL`], the reference's default;
+//! the local servers have none, since which models a server holds is up to its user), else
+//! the first model the server itself lists (`GET {base_url}/models`, asked at the first call:
+//! see `openai::model`).
 
 use toml::{Table, Value};
+
+use crate::config::{FIXTURE, ProviderConfig};
 
 /// The OpenAI provider's id.
 pub(crate) const OPENAI: &str = "openai";
 /// OpenAI's API root.
 pub(crate) const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// The model the built-in `openai` provider asks for when nobody chose one: the reference
+/// server's default (codex-cli 0.171.0).
+pub(crate) const OPENAI_DEFAULT_MODEL: &str = "gpt-6.2-sol";
+
+/// The model a thread of provider `id` (whose table is `table`, if it has one) asks for when
+/// nobody chose one: the first of the table's `models`, else the provider's documented
+/// default; `None` when neither names one (the server's first model is asked for then), and
+/// for `fixture` (whose one model is [`FIXTURE`]).
+pub(crate) fn default_model(id: &str, table: Option<&ProviderConfig>) -> Option<String> {
+    if id == FIXTURE {
+        return None;
+    }
+    let listed = table
+        .and_then(|t| t.models.first())
+        .map(|m| m.id().to_owned())
+        .filter(|m| is_named(m));
+    listed.or_else(|| (id == OPENAI).then(|| OPENAI_DEFAULT_MODEL.to_owned()))
+}
+
+/// Whether `model` names a model an HTTP provider can be asked for: not empty, and not the
+/// fixture's model (which stands for "none chosen" there).
+pub(crate) fn is_named(model: &str) -> bool {
+    !model.trim().is_empty() && model != FIXTURE
+}
 
 /// The built-in entries, each as the TOML table a user would write.
 fn entries() -> Vec<(&'static str, Table)> {
@@ -93,6 +130,29 @@ pub(crate) fn overlay(table: &mut Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_provider_without_a_chosen_model_has_its_listed_or_documented_default() {
+        let listed = ProviderConfig {
+            models: vec![crate::catalog::ConfiguredModel::Id("qwen".to_owned())],
+            ..ProviderConfig::default()
+        };
+        assert_eq!(
+            default_model("local", Some(&listed)).as_deref(),
+            Some("qwen")
+        );
+        assert_eq!(
+            default_model(OPENAI, Some(&listed)).as_deref(),
+            Some("qwen")
+        );
+        assert_eq!(
+            default_model(OPENAI, None).as_deref(),
+            Some(OPENAI_DEFAULT_MODEL)
+        );
+        assert_eq!(default_model("ollama", None), None);
+        assert_eq!(default_model(FIXTURE, Some(&listed)), None);
+        assert!(!is_named("fixture") && !is_named(" ") && is_named("llama3"));
+    }
 
     #[test]
     fn builtins_are_added_and_own_tables_merge_over_them() {

@@ -87,20 +87,16 @@ pub(crate) fn data_url(path: &str) -> Result<String, String> {
     Ok(format!("data:{};base64,{encoded}", kind.mime()))
 }
 
-/// Checks the image file at `path`; with `whole`, also returns its bytes.
+/// Checks the image file at `path`; with `whole`, also returns its bytes. The file is opened
+/// without blocking and must be a regular file on the open descriptor (a FIFO, a device or a
+/// socket named as an image, or swapped in for one, is refused at once instead of hanging the
+/// read: issue #32); at most [`MAX_IMAGE_BYTES`] of it are read.
 fn read_image(path: &str, whole: bool) -> Result<(ImageType, Vec<u8>), String> {
-    let file =
-        std::fs::File::open(path).map_err(|e| format!("cannot read the image file {path}: {e}"))?;
-    let meta = file
-        .metadata()
+    let (file, size) = crate::regular_file::open_regular(std::path::Path::new(path))
         .map_err(|e| format!("cannot read the image file {path}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("the image path {path} is not a file"));
-    }
-    if meta.len() > MAX_IMAGE_BYTES {
+    if size > MAX_IMAGE_BYTES {
         return Err(format!(
-            "the image file {path} is {} bytes, over the limit of {MAX_IMAGE_BYTES} bytes (20 MiB)",
-            meta.len()
+            "the image file {path} is {size} bytes, over the limit of {MAX_IMAGE_BYTES} bytes (20 MiB)"
         ));
     }
     let limit = if whole { MAX_IMAGE_BYTES + 1 } else { 16 };
@@ -136,15 +132,22 @@ pub(crate) fn resolve_local_images(input: &mut [UserInput], cwd: &std::path::Pat
     }
 }
 
+/// How long [`check_input`] waits for the image files of one request to be looked at. The
+/// check runs inside a request handler, on the async worker, so the files are looked at on a
+/// thread of their own: a file that cannot be read in time (a stuck network or FUSE mount) is
+/// refused rather than stopping the connection.
+const CHECK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Checks the images of `input` (of `turn/start` or `turn/steer`): each `localImage` must be a
-/// readable PNG, JPEG, GIF or WebP file of at most [`MAX_IMAGE_BYTES`]; each `image` URL must
-/// not be empty. The error names the input's index and why.
+/// readable regular file holding a PNG, JPEG, GIF or WebP image of at most
+/// [`MAX_IMAGE_BYTES`]; each `image` URL must not be empty. The error names the input's index,
+/// the path and why. The files are looked at (opened without blocking, their first bytes read)
+/// off the calling thread, for at most [`CHECK_DEADLINE`].
 pub(crate) fn check_input(input: &[UserInput]) -> Result<(), String> {
+    let mut images = Vec::new();
     for (index, part) in input.iter().enumerate() {
         match part {
-            UserInput::LocalImage { path, .. } => {
-                read_image(path, false).map_err(|e| format!("input[{index}].path: {e}"))?;
-            }
+            UserInput::LocalImage { path, .. } => images.push((index, path.clone())),
             UserInput::Image {
                 source: MediaSource::Url { url, .. },
                 ..
@@ -154,7 +157,23 @@ pub(crate) fn check_input(input: &[UserInput]) -> Result<(), String> {
             _ => {}
         }
     }
-    Ok(())
+    if images.is_empty() {
+        return Ok(());
+    }
+    let paths: Vec<String> = images.iter().map(|(_, path)| path.clone()).collect();
+    let checked = crate::regular_file::with_deadline(CHECK_DEADLINE, move || {
+        for (index, path) in images {
+            read_image(&path, false).map_err(|e| format!("input[{index}].path: {e}"))?;
+        }
+        Ok(())
+    });
+    checked.unwrap_or_else(|| {
+        Err(format!(
+            "the image files ({}) could not be read within {} s",
+            paths.join(", "),
+            CHECK_DEADLINE.as_secs()
+        ))
+    })
 }
 
 /// Whether `content` has an image (so it needs a multi-part message).

@@ -62,7 +62,9 @@ fn newest_user_message(history: &[HistoryEntry]) -> (String, usize) {
         match entry {
             HistoryEntry::User { content } => return (super::user_text(content), calls),
             HistoryEntry::Assistant { .. } => calls += 1,
-            HistoryEntry::ToolResult { .. } | HistoryEntry::Developer { .. } => {}
+            HistoryEntry::ToolResult { .. }
+            | HistoryEntry::Developer { .. }
+            | HistoryEntry::Context { .. } => {}
         }
     }
     (String::new(), calls)

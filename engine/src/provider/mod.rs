@@ -94,6 +94,13 @@ pub(crate) enum HistoryEntry {
         /// The instructions.
         text: String,
     },
+    /// Context the engine adds to the conversation (the project docs, the environment
+    /// context): sent as a user message of one text part, and never taken for the user's own
+    /// words (the fixture provider answers the newest [`HistoryEntry::User`]).
+    Context {
+        /// The text.
+        text: String,
+    },
     /// What the user said: text, images and other parts, as the client sent them (see
     /// [`content`] for how each wire sends them).
     User {

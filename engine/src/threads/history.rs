@@ -39,7 +39,7 @@ const DEFAULT_ITEMS: u32 = 100;
 const MAX_ITEMS: u32 = 1000;
 
 /// Where a thread's history is read from.
-enum Source {
+pub(super) enum Source {
     /// The rollout at this path, open; `running` when a turn may be in progress on it.
     Disk {
         file: File,
@@ -51,7 +51,7 @@ enum Source {
 }
 
 /// One entry of a page, with its sequence number.
-type Entry<T> = (i64, T);
+pub(super) type Entry<T> = (i64, T);
 
 /// The first `limit` entries of `all` (in ascending sequence) from `from` in the direction.
 fn page_of<T: Clone>(
@@ -78,7 +78,7 @@ fn page_of<T: Clone>(
 
 /// The item entries of `turns`, numbered in order (as the disk sequence would number them,
 /// turns counted too).
-fn memory_items(turns: &[Turn]) -> (Vec<Entry<Turn>>, Vec<Entry<ThreadItemEntry>>) {
+pub(super) fn memory_items(turns: &[Turn]) -> (Vec<Entry<Turn>>, Vec<Entry<ThreadItemEntry>>) {
     let mut seq = 0;
     let mut numbered_turns = Vec::new();
     let mut items = Vec::new();
@@ -93,7 +93,7 @@ fn memory_items(turns: &[Turn]) -> (Vec<Entry<Turn>>, Vec<Entry<ThreadItemEntry>
     (numbered_turns, items)
 }
 
-fn entry(item: ThreadItem, turn_id: &str) -> ThreadItemEntry {
+pub(super) fn entry(item: ThreadItem, turn_id: &str) -> ThreadItemEntry {
     ThreadItemEntry::builder()
         .maybe_started_at_ms(item.started_at_ms)
         .maybe_completed_at_ms(item.completed_at_ms)
@@ -121,12 +121,16 @@ fn cursors<T>(page: &[Entry<T>], more: bool, items: bool) -> (Option<String>, Op
     (next, page.first().map(|(seq, _)| at(*seq, true)))
 }
 
-fn read_failed(path: &std::path::Path, error: std::io::Error) -> ThreadError {
+pub(super) fn read_failed(path: &std::path::Path, error: std::io::Error) -> ThreadError {
     ThreadError::Storage(format!("cannot read {}: {error}", path.display()))
 }
 
 /// The item on the line at `span`.
-fn read_item(file: &File, path: &std::path::Path, span: Span) -> Result<ThreadItem, ThreadError> {
+pub(super) fn read_item(
+    file: &File,
+    path: &std::path::Path,
+    span: Span,
+) -> Result<ThreadItem, ThreadError> {
     match positions::read_record(file, span).map_err(|e| read_failed(path, e))? {
         RolloutRecord::ItemCompleted { item, .. } => Ok(item),
         _ => Err(ThreadError::Storage(format!(
@@ -138,7 +142,7 @@ fn read_item(file: &File, path: &std::path::Path, span: Span) -> Result<ThreadIt
 }
 
 /// The turn at `pos` with `items` as `view`.
-fn read_turn(
+pub(super) fn read_turn(
     file: &File,
     path: &std::path::Path,
     pos: &TurnPos,
@@ -204,7 +208,7 @@ impl Threads {
     /// Where the history of thread `id` is read from: the rollout file through the position
     /// tables in the embedded store, the turns in memory otherwise (an ephemeral thread; in
     /// other stores a loaded thread's turns, or a stored thread's as read back).
-    fn source(&self, id: &str) -> Result<Source, ThreadError> {
+    pub(super) fn source(&self, id: &str) -> Result<Source, ThreadError> {
         if let Some(thread) = self.loaded(id) {
             self.refresh_loaded(id, &thread)?;
             let thread = lock(&thread);
@@ -249,7 +253,7 @@ impl Threads {
     }
 
     /// The embedded store's index, for a history read from its files.
-    fn positions(&self) -> Result<MutexGuard<'_, Index>, ThreadError> {
+    pub(super) fn positions(&self) -> Result<MutexGuard<'_, Index>, ThreadError> {
         self.store
             .files()
             .map(|files| files.index())

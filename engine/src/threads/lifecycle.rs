@@ -73,6 +73,9 @@ impl Threads {
         context: &RequestContext,
         params: ThreadStartParams,
     ) -> Result<ThreadStartResponse, ThreadError> {
+        if let Some(cwd) = params.cwd.as_deref() {
+            super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
+        }
         let defaults = self
             .defaults
             .defaults(params.cwd.as_deref(), params.config.as_ref());

@@ -80,6 +80,44 @@ impl Threads {
         }
     }
 
+    /// `thread/list` limited to the threads `among` (when given) and leaving out those of
+    /// `except`: a section filter the caller resolved to its threads (see
+    /// `organisation::sections`), with every other filter and the sort and paging of
+    /// [`Threads::list`].
+    pub(crate) fn list_among(
+        &self,
+        mut params: ThreadListParams,
+        among: Option<&[String]>,
+        except: &[String],
+    ) -> Result<ThreadListResponse, ThreadError> {
+        params.section_id = None;
+        if params.sort_key == Some(ThreadSortKey::SectionPosition) {
+            params.sort_key = None;
+        }
+        let asked = params.included_thread_ids.take();
+        if asked.as_ref().is_some_and(|ids| ids.len() > MAX_ID_FILTER) {
+            return Err(ThreadError::InvalidParams(format!(
+                "includedThreadIds: more than {MAX_ID_FILTER} ids"
+            )));
+        }
+        let Some(mut plan) = PagePlan::of(params)? else {
+            return Ok(ThreadListResponse::builder().build());
+        };
+        plan.query.included = match (among, asked) {
+            (Some(among), asked) => Some(
+                among
+                    .iter()
+                    .filter(|id| asked.as_ref().is_none_or(|asked| asked.contains(id)))
+                    .cloned()
+                    .collect(),
+            ),
+            (None, asked) => asked,
+        };
+        plan.query.excluded.extend(except.iter().cloned());
+        let page = self.store.page(&plan.query)?;
+        Ok(self.list_answer(&plan, &page))
+    }
+
     /// `thread/list` answered from memory when its page is kept (see
     /// [`super::page_cache`]) and the index is not busy: no SQLite, no disk, so it can be
     /// answered in place. `None` when the page must be read ([`Threads::list`]).
@@ -184,7 +222,7 @@ struct PagePlan {
 
 impl PagePlan {
     /// The page to read for `params`; `None` for a listing that is empty whatever the index
-    /// holds (a section: none is filed here).
+    /// holds (a section not yet resolved to its threads).
     fn of(params: ThreadListParams) -> Result<Option<Self>, ThreadError> {
         let column = match params.sort_key {
             None | Some(ThreadSortKey::CreatedAt) | Some(ThreadSortKey::SectionPosition) => {
@@ -222,7 +260,8 @@ impl PagePlan {
             }
         }
         if params.section_id.is_some() {
-            // No thread is filed in a section on this server.
+            // A section is resolved to its threads first (`Threads::list_among`); a plan that
+            // still names one has not been, and lists nothing.
             return Ok(None);
         }
         let query = PageQuery {
@@ -254,7 +293,7 @@ impl PagePlan {
     }
 }
 
-fn source_kinds(kinds: Option<&[ThreadSourceKind]>) -> Vec<&'static str> {
+pub(super) fn source_kinds(kinds: Option<&[ThreadSourceKind]>) -> Vec<&'static str> {
     let kinds = match kinds {
         Some(kinds) if !kinds.is_empty() => kinds,
         _ => return vec!["cli", "vscode"],

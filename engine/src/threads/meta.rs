@@ -177,6 +177,9 @@ pub(crate) struct SettingsOverrides {
     pub dynamic_tools: Option<Vec<DynamicToolSpec>>,
     /// The collaboration mode a turn selected.
     pub collaboration_mode: Option<ModeKind>,
+    /// Clears the service tier (`thread/settings/update`'s `serviceTier: null`); a
+    /// `service_tier` override still wins.
+    pub clear_service_tier: bool,
 }
 
 impl ThreadSettings {
@@ -212,6 +215,9 @@ impl ThreadSettings {
         }
         if let Some(provider) = overrides.model_provider {
             self.model_provider = provider;
+        }
+        if overrides.clear_service_tier {
+            self.service_tier = None;
         }
         if let Some(tier) = overrides.service_tier {
             self.service_tier = Some(tier);
@@ -369,6 +375,24 @@ pub(crate) struct ThreadSummary {
     /// was ever marked, `Some(None)` when nothing is read, `Some(Some(turn))` when everything
     /// through `turn` is (the index does not hold it).
     pub read_mark: Option<Option<String>>,
+    /// The thread's attachments, queued input and section, from its rollout's records of
+    /// them (see [`super::organised`]; the index does not hold them).
+    pub organised: super::organised::Organised,
+    /// The thread's memory mode, from the rollout's last `memoryMode` record (`None`: never
+    /// set, which means enabled; the index does not hold it).
+    pub memory_mode: Option<agentwire_protocol::ThreadMemoryMode>,
+    /// The item batches clients injected (`thread/inject_items`), from the rollout's
+    /// `injected` records, oldest first (the index does not hold them).
+    pub injected: std::sync::Arc<Vec<InjectedItems>>,
+}
+
+/// Items a client injected into what the model sees of a thread (`thread/inject_items`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct InjectedItems {
+    /// The turn they follow; `None` when the thread had no turn yet.
+    pub after_turn_id: Option<String>,
+    /// The items, in the shape of the OpenAI Responses API, as the client sent them.
+    pub items: Vec<serde_json::Value>,
 }
 
 /// A thread's goal as its rollout records it (`thread/goal/*`).
@@ -411,6 +435,9 @@ impl ThreadSummary {
             token_usage: None,
             goal: None,
             read_mark: None,
+            organised: Default::default(),
+            memory_mode: None,
+            injected: Default::default(),
         }
     }
 

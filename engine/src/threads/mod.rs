@@ -13,7 +13,8 @@
 //! makes the embedded store's records durable in groups), [`paths`] (layout and read checks),
 //! [`index`] (SQLite), [`page_cache`] (pages served lately), [`cursor`] (list and history
 //! cursors), [`positions`] (where each turn and item lies in its rollout, for paging),
-//! [`history`] (turns/items pages, revert), [`admin`] (delete, unsubscribe, metadata),
+//! [`history`] (turns/items pages, revert), [`timeline`] (items by id, the timeline),
+//! [`search`] (thread search, occurrences), [`inject`] (items injected for the model), [`admin`] (delete, unsubscribe, metadata),
 //! [`lifecycle`] (start, resume, fork, archive, unarchive, name), [`list`] (read, list,
 //! loaded list), [`error`].
 
@@ -27,17 +28,24 @@ pub(crate) mod elsewhere;
 pub(crate) mod error;
 pub(crate) mod goals;
 pub(crate) mod history;
+pub(crate) mod imported;
 pub(crate) mod index;
+pub(crate) mod inject;
 pub(crate) mod lifecycle;
 pub(crate) mod list;
+pub(crate) mod memory;
 pub(crate) mod meta;
+pub(crate) mod organised;
 pub(crate) mod page_cache;
 pub(crate) mod paths;
+pub(crate) mod plan;
 pub(crate) mod positions;
 pub(crate) mod recording;
 pub(crate) mod rollout;
+pub(crate) mod search;
 pub(crate) mod store;
 pub(crate) mod subscribers;
+pub(crate) mod timeline;
 pub(crate) mod usage;
 
 use std::collections::HashMap;

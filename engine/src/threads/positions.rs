@@ -452,6 +452,67 @@ pub(crate) fn item_seq(
     .optional()
 }
 
+/// Where item `item_id` of the turn `turn_seq` lies.
+pub(crate) fn item_at(
+    conn: &Connection,
+    id: &str,
+    turn_seq: i64,
+    item_id: &str,
+) -> rusqlite::Result<Option<ItemPos>> {
+    conn.prepare_cached(
+        "SELECT i.seq, t.turn_id, i.off, i.len FROM item_pos i \
+         JOIN turn_pos t ON t.thread_id = i.thread_id AND t.seq = i.turn_seq \
+         WHERE i.thread_id = ?1 AND i.turn_seq = ?2 AND i.item_id = ?3",
+    )?
+    .query_row(params![id, turn_seq, item_id], |row| {
+        Ok(ItemPos {
+            seq: row.get(0)?,
+            turn_id: row.get(1)?,
+            line: Span {
+                off: to_u64(row.get(2)?),
+                len: to_u64(row.get(3)?),
+            },
+        })
+    })
+    .optional()
+}
+
+/// Up to `limit` items of thread `id` whose kind is one of `kinds`, in thread order, strictly
+/// after the entry `after` (from the start when `None`); each with its turn's sequence number.
+pub(crate) fn items_of_kinds(
+    conn: &Connection,
+    id: &str,
+    kinds: &[&str],
+    after: Option<i64>,
+    limit: usize,
+) -> rusqlite::Result<Vec<(ItemPos, i64)>> {
+    let marks = vec!["?"; kinds.len()].join(", ");
+    let sql = format!(
+        "SELECT i.seq, t.turn_id, i.off, i.len, i.turn_seq FROM item_pos i \
+         JOIN turn_pos t ON t.thread_id = i.thread_id AND t.seq = i.turn_seq \
+         WHERE i.thread_id = ? AND i.seq > ? AND i.kind IN ({marks}) ORDER BY i.seq LIMIT ?"
+    );
+    let mut values: Vec<rusqlite::types::Value> =
+        vec![id.to_owned().into(), after.unwrap_or(-1).into()];
+    values.extend(kinds.iter().map(|k| (*k).to_owned().into()));
+    values.push(to_i64(limit as u64).into());
+    conn.prepare_cached(&sql)?
+        .query_map(rusqlite::params_from_iter(values), |row| {
+            Ok((
+                ItemPos {
+                    seq: row.get(0)?,
+                    turn_id: row.get(1)?,
+                    line: Span {
+                        off: to_u64(row.get(2)?),
+                        len: to_u64(row.get(3)?),
+                    },
+                },
+                row.get(4)?,
+            ))
+        })?
+        .collect()
+}
+
 /// The first item of kind `kind` of turn `turn_seq` (the last, when `last`).
 pub(crate) fn item_of_kind(
     conn: &Connection,

@@ -15,7 +15,13 @@
 //! {"type":"tokenUsage","at":…,"turnId":…,"usage":{"total":{…},"last":{…},…}}
 //! {"type":"gitInfo","at":…,"gitInfo":{"sha":…,"branch":…,"originUrl":…}}      since 0.3.0
 //! {"type":"revert","at":…,"beforeTurnId":…}                                     since 0.3.0
+//! {"type":"memoryMode","at":…,"mode":"disabled"}                                since 0.6.0
+//! {"type":"injected","at":…,"afterTurnId":…,"items":[{"type":"message",…}]}      since 0.6.0
 //! ```
+//!
+//! `injected` holds items a client added to what the model sees (`thread/inject_items`, see
+//! [`super::inject`]): they follow turn `afterTurnId` in every later model call, and never show
+//! among the thread's turns.
 //!
 //! A `tokenUsage` record holds the thread's running token total after a model call (the wire
 //! `ThreadTokenUsage`); the last one read is the thread's total.
@@ -129,6 +135,43 @@ pub(crate) enum RolloutRecord {
     /// 0.3.0; older builds skip it.
     #[serde(rename_all = "camelCase")]
     Revert { at: i64, before_turn_id: String },
+    /// The thread's memory mode was set (`thread/memoryMode/set`). Added in 0.6.0; older
+    /// builds skip it.
+    MemoryMode {
+        at: i64,
+        mode: agentwire_protocol::ThreadMemoryMode,
+    },
+    /// Items a client injected into what the model sees (`thread/inject_items`), after turn
+    /// `afterTurnId` (`null`: before the first turn). Added in 0.6.0; older builds skip it.
+    #[serde(rename_all = "camelCase")]
+    Injected {
+        at: i64,
+        #[serde(default)]
+        after_turn_id: Option<String>,
+        items: Vec<serde_json::Value>,
+    },
+    /// An attachment was added to the thread (`thread/attachment/add`), replacing any of the
+    /// same type and key. Added in 0.6.0 (see [`super::organised`]); older builds skip it.
+    AttachmentAdded {
+        attachment: agentwire_protocol::ThreadAttachment,
+    },
+    /// The attachment of this type and key was removed (`thread/attachment/remove`). Added in
+    /// 0.6.0; older builds skip it.
+    #[serde(rename_all = "camelCase")]
+    AttachmentRemoved {
+        attachment_type: String,
+        identity_key: String,
+    },
+    /// The thread's queued input as it now is (`thread/queue/*`). Added in 0.6.0; older builds
+    /// skip it.
+    Queue {
+        queue: Vec<agentwire_protocol::QueuedSubmission>,
+    },
+    /// The thread was filed in a section (`null`: taken out of any; `thread/section/move`).
+    /// Added in 0.6.0; older builds skip it.
+    Section {
+        section: Option<super::organised::SectionMark>,
+    },
     /// A record type this version does not know; skipped.
     #[serde(other)]
     Unknown,
@@ -301,6 +344,16 @@ impl Builder {
             RolloutRecord::Name { name, .. } => self.summary.name = name,
             RolloutRecord::Goal { goal, .. } => self.summary.goal = goal,
             RolloutRecord::ReadMark { through } => self.summary.read_mark = Some(through),
+            record @ (RolloutRecord::AttachmentAdded { .. }
+            | RolloutRecord::AttachmentRemoved { .. }
+            | RolloutRecord::Queue { .. }
+            | RolloutRecord::Section { .. }) => {
+                super::organised::apply(&mut self.summary.organised, &record);
+            }
+            record @ RolloutRecord::Injected { .. } => {
+                super::inject::apply(&mut self.summary, &record);
+            }
+            RolloutRecord::MemoryMode { mode, .. } => self.summary.memory_mode = Some(mode),
             RolloutRecord::TurnStarted {
                 turn_id,
                 root_turn_id,
@@ -378,6 +431,10 @@ impl RolloutRecord {
         match self {
             RolloutRecord::Thread { .. }
             | RolloutRecord::ReadMark { .. }
+            | RolloutRecord::AttachmentAdded { .. }
+            | RolloutRecord::AttachmentRemoved { .. }
+            | RolloutRecord::Queue { .. }
+            | RolloutRecord::Section { .. }
             | RolloutRecord::Unknown => None,
             RolloutRecord::Settings { at, .. }
             | RolloutRecord::Name { at, .. }
@@ -387,7 +444,9 @@ impl RolloutRecord {
             | RolloutRecord::TurnCompleted { at, .. }
             | RolloutRecord::TokenUsage { at, .. }
             | RolloutRecord::GitInfo { at, .. }
-            | RolloutRecord::Revert { at, .. } => Some(*at),
+            | RolloutRecord::Revert { at, .. }
+            | RolloutRecord::Injected { at, .. }
+            | RolloutRecord::MemoryMode { at, .. } => Some(*at),
         }
     }
 }

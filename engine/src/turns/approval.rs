@@ -9,13 +9,20 @@
 //!
 //! An approved escalation runs the command without the sandbox; an approved patch may write
 //! outside the writable roots. `acceptForSession` is remembered for the rest of the thread's
-//! life in this process: the same command line, or patches touching only approved paths, run
-//! without asking again.
+//! life in this process, keyed by exactly what was approved: a command runs again without
+//! asking only with the same command line, in the same working directory and under the same
+//! sandbox policy ([`CommandKey`]); patches touching only approved paths are applied without
+//! asking again.
+//!
+//! An escalated run (the model asks to leave the sandbox) is never covered by a session
+//! approval: it asks every time, unless the policy never asks (then it runs in the sandbox).
+//! Accepting one "for the session" remembers only the same command run *inside* the sandbox,
+//! which asks for less than what was granted.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use agentwire_protocol::AskForApproval;
+use agentwire_protocol::{AskForApproval, SandboxPolicy};
 
 use crate::tools::safe_commands::is_known_safe;
 
@@ -48,19 +55,46 @@ pub(super) enum PatchGate {
     Refuse(String),
 }
 
+/// What a command approved "for the session" covers: this command line, run in this working
+/// directory, confined by this sandbox policy. A run that differs in any of them (another
+/// directory, a looser policy, an escalation out of the sandbox) is asked about again.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct CommandKey {
+    /// The command line, as displayed in the approval request.
+    pub command: String,
+    /// The directory it runs in (absolute).
+    pub cwd: PathBuf,
+    /// The sandbox policy it runs under.
+    pub sandbox: SandboxPolicy,
+}
+
+impl CommandKey {
+    /// The key of `command` run in `cwd` under `sandbox`.
+    pub(super) fn new(command: &str, cwd: &Path, sandbox: &SandboxPolicy) -> Self {
+        Self {
+            command: command.to_owned(),
+            cwd: cwd.to_path_buf(),
+            sandbox: sandbox.clone(),
+        }
+    }
+}
+
 /// Approvals a client gave "for the session" on one thread.
 #[derive(Debug, Default)]
 pub(crate) struct SessionApprovals {
-    /// Command lines accepted for the session (as displayed).
-    commands: HashSet<String>,
+    /// Commands accepted for the session, each with where and how confined it may run. Only
+    /// sandboxed runs are kept: an escalation always asks.
+    commands: Vec<CommandKey>,
     /// Paths patches may write without asking again.
     paths: HashSet<PathBuf>,
 }
 
 impl SessionApprovals {
-    /// Remembers the command line `command`.
-    pub(super) fn allow_command(&mut self, command: &str) {
-        self.commands.insert(command.to_owned());
+    /// Remembers that `key` (a sandboxed run) may run again without asking.
+    pub(super) fn allow_command(&mut self, key: CommandKey) {
+        if !self.commands.contains(&key) {
+            self.commands.push(key);
+        }
     }
 
     /// Remembers `paths` as writable.
@@ -81,23 +115,22 @@ fn asks_for_escalation(policy: &AskForApproval) -> bool {
     }
 }
 
-/// The gate for running `argv` (shown as `display`); `escalate` when the model asked to leave
-/// the sandbox.
+/// The gate for running `argv` (shown as `key.command`, in `key.cwd`, under `key.sandbox`);
+/// `escalate` when the model asked to leave the sandbox. An escalation asks whatever the
+/// session approved (unless `policy` never asks: then it runs in the sandbox); a sandboxed run
+/// is covered by a session approval of exactly `key`.
 pub(super) fn command_gate(
     policy: &AskForApproval,
     session: &SessionApprovals,
     argv: &[String],
-    display: &str,
+    key: &CommandKey,
     escalate: bool,
 ) -> CommandGate {
-    let escalate = escalate && asks_for_escalation(policy);
-    if session.commands.contains(display) {
-        return CommandGate::Run {
-            sandboxed: !escalate,
-        };
-    }
-    if escalate {
+    if escalate && asks_for_escalation(policy) {
         return CommandGate::Ask { escalate: true };
+    }
+    if session.commands.contains(key) {
+        return CommandGate::Run { sandboxed: true };
     }
     match policy {
         AskForApproval::Untrusted if !is_known_safe(argv) => CommandGate::Ask { escalate: false },
@@ -141,11 +174,15 @@ mod tests {
         vec!["bash".to_owned(), "-c".to_owned(), line.to_owned()]
     }
 
+    fn key(line: &str) -> CommandKey {
+        CommandKey::new(line, Path::new("/w"), &SandboxPolicy::read_only().build())
+    }
+
     #[test]
     fn commands_follow_the_policy_table() {
         let none = SessionApprovals::default();
         let gate = |policy: &AskForApproval, line: &str, escalate: bool| {
-            command_gate(policy, &none, &argv(line), line, escalate)
+            command_gate(policy, &none, &argv(line), &key(line), escalate)
         };
         let untrusted = AskForApproval::Untrusted;
         assert_eq!(
@@ -174,11 +211,53 @@ mod tests {
             gate(&never, "make", true),
             CommandGate::Run { sandboxed: true }
         );
+    }
+
+    /// A session approval covers exactly the command, directory and sandbox it was given for,
+    /// and never an escalation out of the sandbox (issue #32, finding 2).
+    #[test]
+    fn session_approvals_cover_exactly_what_was_approved() {
+        let untrusted = AskForApproval::Untrusted;
         let mut session = SessionApprovals::default();
-        session.allow_command("make");
+        session.allow_command(key("make"));
+        let gate = |key: &CommandKey, escalate: bool| {
+            command_gate(&untrusted, &session, &argv("make"), key, escalate)
+        };
         assert_eq!(
-            command_gate(&on_request, &session, &argv("make"), "make", true),
-            CommandGate::Run { sandboxed: false }
+            gate(&key("make"), false),
+            CommandGate::Run { sandboxed: true }
+        );
+        assert_eq!(
+            gate(&key("make"), true),
+            CommandGate::Ask { escalate: true }
+        );
+        assert_eq!(
+            command_gate(
+                &AskForApproval::OnRequest,
+                &session,
+                &argv("make"),
+                &key("make"),
+                true
+            ),
+            CommandGate::Ask { escalate: true }
+        );
+        let elsewhere = CommandKey::new("make", Path::new("/other"), &key("make").sandbox);
+        assert_eq!(
+            gate(&elsewhere, false),
+            CommandGate::Ask { escalate: false }
+        );
+        let looser = CommandKey::new("make", Path::new("/w"), &SandboxPolicy::DangerFullAccess);
+        assert_eq!(gate(&looser, false), CommandGate::Ask { escalate: false });
+        // A policy that never asks does not escalate: the command runs in the sandbox.
+        assert_eq!(
+            command_gate(
+                &AskForApproval::Never,
+                &session,
+                &argv("make"),
+                &key("make"),
+                true
+            ),
+            CommandGate::Run { sandboxed: true }
         );
     }
 

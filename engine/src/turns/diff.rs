@@ -186,7 +186,9 @@ fn read(path: &Path) -> Content {
     } else {
         0o100_644
     };
-    let Ok(mut file) = std::fs::File::open(path) else {
+    // Opened without blocking, and only a regular file (a FIFO swapped in since the check
+    // above must not hang the turn: issue #32).
+    let Ok((mut file, _)) = crate::regular_file::open_regular(path) else {
         return Content::Absent;
     };
     // Read whole up to the limit; past it, only hashed, a chunk at a time.

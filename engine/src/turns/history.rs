@@ -4,10 +4,13 @@
 //! the tool items after them → one assistant entry (text plus tool calls) followed by one tool
 //! result per call. A tool item's id is its call id. Reasoning is not sent back.
 
+use std::collections::HashMap;
+
 use agentwire_protocol::{ThreadItemKind, Turn};
 use serde_json::json;
 
 use crate::provider::{HistoryEntry, ToolCall};
+use crate::threads::meta::InjectedItems;
 use crate::tools;
 
 /// Builds history entries from items, keeping an assistant entry open while tool calls may
@@ -129,8 +132,42 @@ fn wire_name(value: &impl serde::Serialize) -> String {
 
 /// The history of `turns`, oldest first.
 pub(super) fn from_turns(turns: &[Turn]) -> Vec<HistoryEntry> {
+    with_blocks(turns, &HashMap::new())
+}
+
+/// The history of `turns`, oldest first, with the environment context block each turn sent
+/// (`blocks`, by turn id; see [`super::environment`]) before the turn's first entry.
+pub(super) fn with_blocks(turns: &[Turn], blocks: &HashMap<String, String>) -> Vec<HistoryEntry> {
+    with_injected(turns, blocks, &[])
+}
+
+/// [`with_blocks`], with the item batches clients injected (`thread/inject_items`), each right
+/// after the turn it follows (before the first turn when it follows none).
+pub(super) fn with_injected(
+    turns: &[Turn],
+    blocks: &HashMap<String, String>,
+    injected: &[InjectedItems],
+) -> Vec<HistoryEntry> {
+    let inject = |builder: &mut Builder, after: Option<&str>| {
+        for batch in injected
+            .iter()
+            .filter(|b| b.after_turn_id.as_deref() == after)
+        {
+            builder.flush();
+            builder
+                .entries
+                .extend(crate::threads::inject::history_entries(&batch.items));
+        }
+    };
     let mut builder = Builder::default();
+    inject(&mut builder, None);
     for turn in turns {
+        if let Some(block) = blocks.get(&turn.id) {
+            builder.flush();
+            builder.entries.push(HistoryEntry::Context {
+                text: block.clone(),
+            });
+        }
         for (at, item) in turn.items.iter().enumerate() {
             // A compaction (`thread/compact/start`, or automatic within a turn) replaces
             // everything before it with its summary: the agent message just before the
@@ -146,6 +183,7 @@ pub(super) fn from_turns(turns: &[Turn]) -> Vec<HistoryEntry> {
             }
             builder.item(&item.kind);
         }
+        inject(&mut builder, Some(&turn.id));
     }
     builder.flush();
     builder.entries
@@ -252,6 +290,30 @@ mod tests {
                 content: vec![UserInput::text().text("third".to_owned()).build()]
             }
         );
+    }
+
+    #[test]
+    fn each_block_goes_before_the_turn_that_sent_it() {
+        let mut first = turn(vec![user("first"), message("one")]);
+        first.id = "t1".to_owned();
+        let mut second = turn(vec![user("second"), message("two")]);
+        second.id = "t2".to_owned();
+        let mut third = turn(vec![user("third")]);
+        third.id = "t3".to_owned();
+        let blocks = HashMap::from([
+            ("t1".to_owned(), "env one".to_owned()),
+            ("t3".to_owned(), "env two".to_owned()),
+        ]);
+        let history = with_blocks(&[first, second, third], &blocks);
+        let context = |text: &str| HistoryEntry::Context {
+            text: text.to_owned(),
+        };
+        assert_eq!(history.len(), 7, "{history:#?}");
+        assert_eq!(history[0], context("env one"));
+        assert!(matches!(&history[1], HistoryEntry::User { .. }));
+        assert!(matches!(&history[4], HistoryEntry::Assistant { text, .. } if text == "two"));
+        assert_eq!(history[5], context("env two"));
+        assert!(matches!(&history[6], HistoryEntry::User { .. }));
     }
 
     #[test]

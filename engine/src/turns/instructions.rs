@@ -1,13 +1,18 @@
-//! What a model call sees before the conversation, as Codex sends it:
+//! What a model call sees before the conversation, placed as the reference server places it:
 //!
-//! - the thread's `baseInstructions` (`instructions` in `config.toml`) are the call's
-//!   instructions: the system message on the chat wire;
-//! - its `developerInstructions` follow as a developer message (on the chat wire a second
-//!   system message, the role every chat server knows);
-//! - the project docs, every `AGENTS.md` from the repository root (the nearest ancestor of
-//!   `cwd` holding `.git`; `cwd` alone when there is none) down to `cwd`, joined by a blank
+//! - the base instructions: the thread's `baseInstructions` (`thread/start`), else the file
+//!   `model_instructions_file` names, else `instructions` in `config.toml`, else our own
+//!   ([`BUILT_IN`], `base_instructions.md`: how to use the shell, patch and plan tools, sandbox
+//!   and approval etiquette, how to report). An empty text sends none. They open the call: the
+//!   first developer message on the Responses wire, the system message on the chat wire;
+//! - its `developerInstructions` follow as a developer message (on the chat wire joined to the
+//!   system message: see `provider::openai::request`);
+//! - the project docs follow as a user message ([`HistoryEntry::Context`]): for every
+//!   directory from the repository root (the nearest ancestor of `cwd` holding `.git`; `cwd`
+//!   alone when there is none) down to `cwd`, its `AGENTS.override.md` when it has one (it
+//!   takes the place of that directory's `AGENTS.md`), else its `AGENTS.md`; joined by a blank
 //!   line in that order and capped at `project_doc_max_bytes` (32 KiB unless configured; `0`
-//!   reads none), follow as a user message:
+//!   reads none):
 //!
 //! ```text
 //! # AGENTS.md instructions for <cwd>
@@ -17,10 +22,10 @@
 //! </INSTRUCTIONS>
 //! ```
 //!
-//! The docs are read when a turn starts, so an edit shows in the next turn. Neither message is
-//! recorded in the thread: they are context, rebuilt for every call.
+//! The docs are read when a turn starts, so an edit shows in the next turn. None of these is
+//! recorded in the thread: they are context, rebuilt for every call. The environment context
+//! ([`super::environment`]) follows them, inside the conversation.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use agentwire_protocol::LegacyAppPathString;
@@ -30,6 +35,19 @@ use crate::provider::HistoryEntry;
 
 /// The file name of a project doc.
 pub(crate) const PROJECT_DOC: &str = "AGENTS.md";
+
+/// The file name of a project doc that takes the place of [`PROJECT_DOC`] in its directory.
+pub(crate) const PROJECT_DOC_OVERRIDE: &str = "AGENTS.override.md";
+
+/// agentwire's own base instructions for a coding agent, sent when none are configured.
+pub(crate) const BUILT_IN: &str = include_str!("base_instructions.md");
+
+/// The base instructions a call of a thread whose settings hold `configured` sends: those,
+/// else [`BUILT_IN`]; `None` when they are empty (configured to send none).
+pub(crate) fn base_instructions(configured: Option<&str>) -> Option<String> {
+    let text = configured.unwrap_or(BUILT_IN);
+    (!text.trim().is_empty()).then(|| text.to_owned())
+}
 
 /// Most bytes of project docs read when `project_doc_max_bytes` is not set (as Codex).
 pub(crate) const DEFAULT_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
@@ -62,17 +80,22 @@ fn read_docs(cwd: &Path, max_bytes: u64) -> Vec<(PathBuf, String)> {
         if budget == 0 {
             break;
         }
-        let path = dir.join(PROJECT_DOC);
-        if !path.is_file() {
+        let Some(path) = [PROJECT_DOC_OVERRIDE, PROJECT_DOC]
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|path| path.is_file())
+        else {
             continue;
-        }
-        let mut bytes = Vec::new();
-        let read =
-            std::fs::File::open(&path).and_then(|file| file.take(budget).read_to_end(&mut bytes));
-        if let Err(error) = read {
-            tracing::warn!(path = %path.display(), %error, "project doc not read");
-            continue;
-        }
+        };
+        // Opened without blocking and read only as a regular file, at most the budget: a FIFO
+        // swapped in for the doc must not hang the turn (issue #32).
+        let bytes = match crate::regular_file::read_regular(&path, budget) {
+            Ok((bytes, _)) => bytes,
+            Err(error) => {
+                tracing::warn!(path = %path.display(), %error, "project doc not read");
+                continue;
+            }
+        };
         budget -= u64::try_from(bytes.len()).unwrap_or(budget);
         let text = cut_to_chars(&bytes);
         if text.trim().is_empty() {
@@ -122,7 +145,9 @@ pub(crate) fn context_entries(
         });
     }
     if let Some(docs) = project_docs(Path::new(cwd), max_bytes) {
-        entries.push(HistoryEntry::user_text(project_doc_message(cwd, &docs)));
+        entries.push(HistoryEntry::Context {
+            text: project_doc_message(cwd, &docs),
+        });
     }
     entries
 }
@@ -174,6 +199,42 @@ mod tests {
     }
 
     #[test]
+    fn an_override_takes_the_place_of_agents_md_in_its_directory() {
+        let root = scratch("override");
+        let sub = root.join("sub");
+        std::fs::create_dir_all(root.join(".git")).expect("git");
+        std::fs::create_dir_all(&sub).expect("dirs");
+        std::fs::write(root.join("AGENTS.md"), "root doc").expect("write");
+        std::fs::write(sub.join("AGENTS.md"), "shadowed").expect("write");
+        std::fs::write(sub.join(PROJECT_DOC_OVERRIDE), "override").expect("write");
+        assert_eq!(
+            project_docs(&sub, 1024).as_deref(),
+            Some("root doc\n\noverride")
+        );
+        assert_eq!(
+            project_doc_sources(&sub, 1024),
+            vec![root.join("AGENTS.md"), sub.join(PROJECT_DOC_OVERRIDE)]
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn built_in_base_instructions_unless_configured_and_empty_sends_none() {
+        let built_in = base_instructions(None).expect("built in");
+        assert_eq!(built_in, BUILT_IN);
+        for tool in [
+            "`shell`",
+            "`apply_patch`",
+            "`update_plan`",
+            "require_escalated",
+        ] {
+            assert!(built_in.contains(tool), "{tool}");
+        }
+        assert_eq!(base_instructions(Some("mine")).as_deref(), Some("mine"));
+        assert_eq!(base_instructions(Some("  \n")), None);
+    }
+
+    #[test]
     fn a_cap_inside_a_character_drops_it() {
         let dir = scratch("utf8");
         std::fs::write(dir.join("AGENTS.md"), "aé").expect("write");
@@ -193,10 +254,10 @@ mod tests {
                 HistoryEntry::Developer {
                     text: "dev says".to_owned()
                 },
-                HistoryEntry::User {
-                    content: vec![agentwire_protocol::UserInput::text().text(format!(
-                            "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\nbe careful\n</INSTRUCTIONS>"
-                        )).build()],
+                HistoryEntry::Context {
+                    text: format!(
+                        "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\nbe careful\n</INSTRUCTIONS>"
+                    ),
                 },
             ]
         );

@@ -6,8 +6,10 @@
 //! item in the thread's rollout. `turn/steer` queues input for the running turn; `turn/interrupt`
 //! signals it to stop.
 //!
-//! Every model call opens with the context of [`instructions`] (developer instructions,
-//! `AGENTS.md` project docs); the files a turn's patches change are tracked by [`diff`] for
+//! Every model call opens with the context of [`instructions`] (base and developer
+//! instructions, `AGENTS.md` project docs), and the conversation holds an [`environment`]
+//! context block before the first turn's input and before each turn whose environment changed;
+//! the files a turn's patches change are tracked by [`diff`] for
 //! `turn/diff/updated`; token totals live with the thread (`threads::usage`). See
 //! `docs/turn-fidelity.md`. A code review (`review/start`, [`review`]) is a turn too; so is a
 //! compaction (`thread/compact/start`), which also happens within a turn once the context
@@ -16,6 +18,7 @@
 mod approval;
 mod compact;
 mod diff;
+pub(crate) mod environment;
 mod history;
 pub(crate) mod instructions;
 pub(crate) mod review;
@@ -78,6 +81,8 @@ pub(crate) struct Turns {
     config: Arc<crate::config::Store>,
     /// The MCP servers whose tools turns offer (see `run::mcp_call`).
     mcp: std::sync::OnceLock<Arc<crate::mcp::McpManager>>,
+    /// The environment context blocks turns sent (see [`environment`]).
+    environments: environment::Ledger,
 }
 
 /// How long a `turn/steer` passed to the server running the turn waits for its answer.
@@ -97,6 +102,9 @@ struct Running {
     /// The store's claim that the turn runs here (no other server starts one meanwhile);
     /// released when the turn ends, before its `turn/completed` is sent.
     claim: Claim,
+    /// Where `turn/settings/update` leaves changes for the turn's next model call; `None` for
+    /// a turn that makes none (a shell command, a compaction).
+    live: Option<Arc<crate::thread_settings::LiveTurn>>,
 }
 
 impl Turns {
@@ -126,6 +134,7 @@ impl Turns {
                 accepts_steer: false,
                 ended: tokio::sync::watch::channel(()).0,
                 claim,
+                live: None,
             },
         );
         Ok((turn_id, interrupt))
@@ -159,6 +168,7 @@ impl Turns {
             sandbox_exe,
             config,
             mcp: std::sync::OnceLock::new(),
+            environments: environment::Ledger::default(),
         }
     }
 
@@ -209,6 +219,12 @@ impl Turns {
                 "input: must not be empty".to_owned(),
             ));
         }
+        // The form only (this runs on the async worker): the directory itself is used by the
+        // turn's commands, which fail with the reason if it is gone.
+        if let Some(cwd) = params.cwd.as_deref() {
+            crate::threads::meta::check_cwd("cwd", cwd, false)
+                .map_err(ThreadError::InvalidParams)?;
+        }
         // Relative image paths are the thread's (as this turn's `cwd` override leaves it).
         let mut preview = self
             .threads
@@ -247,7 +263,10 @@ impl Turns {
             summary: settings.reasoning_summary.clone(),
             schema: params.output_schema,
         };
-        let history = self.threads.with_turns(&thread_id, history::from_turns)?;
+        let blocks = self.environments.of(&thread_id);
+        let history = self.threads.with_history(&thread_id, |turns, injected| {
+            history::with_injected(turns, &blocks, injected)
+        })?;
         self.threads
             .subscribers
             .subscribe(&thread_id, &context.peer);
@@ -259,6 +278,7 @@ impl Turns {
         let turn_id = new_id();
         let (interrupt_sender, interrupt) = oneshot::channel();
         let (steer_sender, steer) = mpsc::channel(STEER_QUEUE);
+        let live = Arc::new(crate::thread_settings::LiveTurn::default());
         {
             let mut running = lock(&self.running);
             if let Some(other) = running.get(&thread_id) {
@@ -277,6 +297,7 @@ impl Turns {
                     accepts_steer: true,
                     ended: tokio::sync::watch::channel(()).0,
                     claim,
+                    live: Some(live.clone()),
                 },
             );
         }
@@ -299,7 +320,11 @@ impl Turns {
                 output,
                 review,
             },
-            Controls { interrupt, steer },
+            Controls {
+                interrupt,
+                steer,
+                live,
+            },
         );
         let input = Steer {
             input: params.input,
@@ -403,6 +428,15 @@ impl Turns {
     /// Whether a turn (or a shell command) runs on `thread_id`.
     pub(crate) fn is_running(&self, thread_id: &str) -> bool {
         lock(&self.running).contains_key(thread_id)
+    }
+
+    /// What learns that the turn (or shell command) now running on `thread_id` has ended:
+    /// its `changed()` fails once the turn's last notification is out. `None` when nothing
+    /// runs. (`thread/queue/*` waits on it to start the next queued input.)
+    pub(crate) fn watch_end(&self, thread_id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
+        lock(&self.running)
+            .get(thread_id)
+            .map(|turn| turn.ended.subscribe())
     }
 
     /// Interrupts whatever runs on `thread_id` and waits until it has ended (recorded its end
@@ -524,6 +558,24 @@ impl Turns {
                 "no turn is running on thread {thread_id}"
             ))),
         }
+    }
+
+    /// How many turns run on this server now.
+    pub(crate) fn running_count(&self) -> usize {
+        lock(&self.running).len()
+    }
+
+    /// Where `turn/settings/update` leaves changes for turn `turn_id` of `thread_id`, while
+    /// that turn runs here and makes model calls.
+    pub(crate) fn live_settings(
+        &self,
+        thread_id: &str,
+        turn_id: &str,
+    ) -> Option<Arc<crate::thread_settings::LiveTurn>> {
+        lock(&self.running)
+            .get(thread_id)
+            .filter(|turn| turn.turn_id == turn_id)
+            .and_then(|turn| turn.live.clone())
     }
 
     /// Called by a turn whose model call ended: the next steered input, or `None` after which

@@ -17,6 +17,19 @@ import type { ConfigReadResponse } from "./ConfigReadResponse";
 import type { ConfigRequirementsReadResponse } from "./ConfigRequirementsReadResponse";
 import type { ConfigValueWriteParams } from "./ConfigValueWriteParams";
 import type { ConfigWriteResponse } from "./ConfigWriteResponse";
+import type { ExperimentalFeatureEnablementSetParams } from "./ExperimentalFeatureEnablementSetParams";
+import type { ExperimentalFeatureEnablementSetResponse } from "./ExperimentalFeatureEnablementSetResponse";
+import type { ExperimentalFeatureListParams } from "./ExperimentalFeatureListParams";
+import type { ExperimentalFeatureListResponse } from "./ExperimentalFeatureListResponse";
+import type { ExternalAgentConfigDetectParams } from "./ExternalAgentConfigDetectParams";
+import type { ExternalAgentConfigDetectResponse } from "./ExternalAgentConfigDetectResponse";
+import type { ExternalAgentConfigImportHistoriesReadResponse } from "./ExternalAgentConfigImportHistoriesReadResponse";
+import type { ExternalAgentConfigImportHistoryRecordParams } from "./ExternalAgentConfigImportHistoryRecordParams";
+import type { ExternalAgentConfigImportHistoryRecordResponse } from "./ExternalAgentConfigImportHistoryRecordResponse";
+import type { ExternalAgentConfigImportParams } from "./ExternalAgentConfigImportParams";
+import type { ExternalAgentConfigImportResponse } from "./ExternalAgentConfigImportResponse";
+import type { FeedbackSaveParams } from "./FeedbackSaveParams";
+import type { FeedbackSaveResponse } from "./FeedbackSaveResponse";
 import type { FsCopyParams } from "./FsCopyParams";
 import type { FsCopyResponse } from "./FsCopyResponse";
 import type { FsCreateDirectoryParams } from "./FsCreateDirectoryParams";
@@ -56,6 +69,12 @@ import type { ListMcpServerStatusResponse } from "./ListMcpServerStatusResponse"
 import type { LoginAccountParams } from "./LoginAccountParams";
 import type { LoginAccountResponse } from "./LoginAccountResponse";
 import type { LogoutAccountResponse } from "./LogoutAccountResponse";
+import type { MarketplaceAddParams } from "./MarketplaceAddParams";
+import type { MarketplaceAddResponse } from "./MarketplaceAddResponse";
+import type { MarketplaceRemoveParams } from "./MarketplaceRemoveParams";
+import type { MarketplaceRemoveResponse } from "./MarketplaceRemoveResponse";
+import type { MarketplaceUpgradeParams } from "./MarketplaceUpgradeParams";
+import type { MarketplaceUpgradeResponse } from "./MarketplaceUpgradeResponse";
 import type { McpResourceReadParams } from "./McpResourceReadParams";
 import type { McpResourceReadResponse } from "./McpResourceReadResponse";
 import type { McpServerRefreshResponse } from "./McpServerRefreshResponse";
@@ -63,8 +82,29 @@ import type { McpServerToolCallParams } from "./McpServerToolCallParams";
 import type { McpServerToolCallResponse } from "./McpServerToolCallResponse";
 import type { ModelListParams } from "./ModelListParams";
 import type { ModelListResponse } from "./ModelListResponse";
+import type { ModelProviderCapabilitiesReadParams } from "./ModelProviderCapabilitiesReadParams";
+import type { ModelProviderCapabilitiesReadResponse } from "./ModelProviderCapabilitiesReadResponse";
+import type { ModelProviderConfigWriteParams } from "./ModelProviderConfigWriteParams";
+import type { ModelProviderConfigWriteResponse } from "./ModelProviderConfigWriteResponse";
+import type { ModelProviderDefaultSetParams } from "./ModelProviderDefaultSetParams";
+import type { ModelProviderListParams } from "./ModelProviderListParams";
+import type { ModelProviderListResponse } from "./ModelProviderListResponse";
+import type { PermissionProfileListParams } from "./PermissionProfileListParams";
+import type { PermissionProfileListResponse } from "./PermissionProfileListResponse";
+import type { PluginInstallParams } from "./PluginInstallParams";
+import type { PluginInstallResponse } from "./PluginInstallResponse";
 import type { PluginInstalledParams } from "./PluginInstalledParams";
 import type { PluginInstalledResponse } from "./PluginInstalledResponse";
+import type { PluginListParams } from "./PluginListParams";
+import type { PluginListResponse } from "./PluginListResponse";
+import type { PluginReadParams } from "./PluginReadParams";
+import type { PluginReadResponse } from "./PluginReadResponse";
+import type { PluginReconcileParams } from "./PluginReconcileParams";
+import type { PluginReconcileResponse } from "./PluginReconcileResponse";
+import type { PluginSkillReadParams } from "./PluginSkillReadParams";
+import type { PluginSkillReadResponse } from "./PluginSkillReadResponse";
+import type { PluginUninstallParams } from "./PluginUninstallParams";
+import type { PluginUninstallResponse } from "./PluginUninstallResponse";
 import type { RequestId } from "./RequestId";
 import type { ReviewStartParams } from "./ReviewStartParams";
 import type { ReviewStartResponse } from "./ReviewStartResponse";
@@ -76,6 +116,14 @@ import type { SkillsListParams } from "./SkillsListParams";
 import type { SkillsListResponse } from "./SkillsListResponse";
 import type { ThreadArchiveParams } from "./ThreadArchiveParams";
 import type { ThreadArchiveResponse } from "./ThreadArchiveResponse";
+import type { ThreadAttachmentAddParams } from "./ThreadAttachmentAddParams";
+import type { ThreadAttachmentAddResponse } from "./ThreadAttachmentAddResponse";
+import type { ThreadAttachmentListParams } from "./ThreadAttachmentListParams";
+import type { ThreadAttachmentListResponse } from "./ThreadAttachmentListResponse";
+import type { ThreadAttachmentOwnerListParams } from "./ThreadAttachmentOwnerListParams";
+import type { ThreadAttachmentOwnerListResponse } from "./ThreadAttachmentOwnerListResponse";
+import type { ThreadAttachmentRemoveParams } from "./ThreadAttachmentRemoveParams";
+import type { ThreadAttachmentRemoveResponse } from "./ThreadAttachmentRemoveResponse";
 import type { ThreadCompactStartParams } from "./ThreadCompactStartParams";
 import type { ThreadCompactStartResponse } from "./ThreadCompactStartResponse";
 import type { ThreadDeleteParams } from "./ThreadDeleteParams";
@@ -88,6 +136,8 @@ import type { ThreadGoalGetParams } from "./ThreadGoalGetParams";
 import type { ThreadGoalGetResponse } from "./ThreadGoalGetResponse";
 import type { ThreadGoalSetParams } from "./ThreadGoalSetParams";
 import type { ThreadGoalSetResponse } from "./ThreadGoalSetResponse";
+import type { ThreadInjectItemsParams } from "./ThreadInjectItemsParams";
+import type { ThreadInjectItemsResponse } from "./ThreadInjectItemsResponse";
 import type { ThreadItemsListParams } from "./ThreadItemsListParams";
 import type { ThreadItemsListResponse } from "./ThreadItemsListResponse";
 import type { ThreadListParams } from "./ThreadListParams";
@@ -102,6 +152,16 @@ import type { ThreadResumeParams } from "./ThreadResumeParams";
 import type { ThreadResumeResponse } from "./ThreadResumeResponse";
 import type { ThreadRevertParams } from "./ThreadRevertParams";
 import type { ThreadRevertResponse } from "./ThreadRevertResponse";
+import type { ThreadSectionCreateParams } from "./ThreadSectionCreateParams";
+import type { ThreadSectionCreateResponse } from "./ThreadSectionCreateResponse";
+import type { ThreadSectionDeleteParams } from "./ThreadSectionDeleteParams";
+import type { ThreadSectionDeleteResponse } from "./ThreadSectionDeleteResponse";
+import type { ThreadSectionListParams } from "./ThreadSectionListParams";
+import type { ThreadSectionListResponse } from "./ThreadSectionListResponse";
+import type { ThreadSectionMoveParams } from "./ThreadSectionMoveParams";
+import type { ThreadSectionMoveResponse } from "./ThreadSectionMoveResponse";
+import type { ThreadSectionUpdateParams } from "./ThreadSectionUpdateParams";
+import type { ThreadSectionUpdateResponse } from "./ThreadSectionUpdateResponse";
 import type { ThreadSetNameParams } from "./ThreadSetNameParams";
 import type { ThreadSetNameResponse } from "./ThreadSetNameResponse";
 import type { ThreadShellCommandParams } from "./ThreadShellCommandParams";
@@ -206,7 +266,38 @@ export type ClientRequest =
   | { "method": "app/read", id: RequestId, params?: UnavailableParams | null, }
   | { "method": "app/installed", id: RequestId, params?: UnavailableParams | null, }
   | { "method": "windowsSandbox/setupStart", id: RequestId, params?: UnavailableParams | null, }
-  | { "method": "windowsSandbox/readiness", id: RequestId, params?: UnavailableParams | null, };
+  | { "method": "windowsSandbox/readiness", id: RequestId, params?: UnavailableParams | null, }
+  | { "method": "modelProvider/list", id: RequestId, params: ModelProviderListParams, }
+  | { "method": "modelProvider/config/write", id: RequestId, params: ModelProviderConfigWriteParams, }
+  | { "method": "modelProvider/default/set", id: RequestId, params: ModelProviderDefaultSetParams, }
+  | { "method": "modelProvider/capabilities/read", id: RequestId, params: ModelProviderCapabilitiesReadParams, }
+  | { "method": "experimentalFeature/list", id: RequestId, params: ExperimentalFeatureListParams, }
+  | { "method": "experimentalFeature/enablement/set", id: RequestId, params: ExperimentalFeatureEnablementSetParams, }
+  | { "method": "permissionProfile/list", id: RequestId, params: PermissionProfileListParams, }
+  | { "method": "feedback/save", id: RequestId, params: FeedbackSaveParams, }
+  | { "method": "thread/inject_items", id: RequestId, params: ThreadInjectItemsParams, }
+  | { "method": "threadSection/list", id: RequestId, params: ThreadSectionListParams, }
+  | { "method": "threadSection/create", id: RequestId, params: ThreadSectionCreateParams, }
+  | { "method": "threadSection/update", id: RequestId, params: ThreadSectionUpdateParams, }
+  | { "method": "threadSection/delete", id: RequestId, params: ThreadSectionDeleteParams, }
+  | { "method": "thread/section/move", id: RequestId, params: ThreadSectionMoveParams, }
+  | { "method": "thread/attachment/add", id: RequestId, params: ThreadAttachmentAddParams, }
+  | { "method": "thread/attachment/list", id: RequestId, params: ThreadAttachmentListParams, }
+  | { "method": "thread/attachmentOwner/list", id: RequestId, params: ThreadAttachmentOwnerListParams, }
+  | { "method": "thread/attachment/remove", id: RequestId, params: ThreadAttachmentRemoveParams, }
+  | { "method": "marketplace/add", id: RequestId, params: MarketplaceAddParams, }
+  | { "method": "marketplace/upgrade", id: RequestId, params: MarketplaceUpgradeParams, }
+  | { "method": "plugin/list", id: RequestId, params: PluginListParams, }
+  | { "method": "plugin/read", id: RequestId, params: PluginReadParams, }
+  | { "method": "plugin/skill/read", id: RequestId, params: PluginSkillReadParams, }
+  | { "method": "plugin/install", id: RequestId, params: PluginInstallParams, }
+  | { "method": "plugin/uninstall", id: RequestId, params: PluginUninstallParams, }
+  | { "method": "plugin/reconcile", id: RequestId, params: PluginReconcileParams, }
+  | { "method": "marketplace/remove", id: RequestId, params: MarketplaceRemoveParams, }
+  | { "method": "externalAgentConfig/detect", id: RequestId, params: ExternalAgentConfigDetectParams, }
+  | { "method": "externalAgentConfig/import", id: RequestId, params: ExternalAgentConfigImportParams, }
+  | { "method": "externalAgentConfig/import/recordHistory", id: RequestId, params: ExternalAgentConfigImportHistoryRecordParams, }
+  | { "method": "externalAgentConfig/import/readHistories", id: RequestId, };
 
 /**
  * The `result` type of each ClientRequest, by method.
@@ -292,4 +383,35 @@ export type ClientRequestResponses = {
   "app/installed": UnavailableResponse,
   "windowsSandbox/setupStart": UnavailableResponse,
   "windowsSandbox/readiness": UnavailableResponse,
+  "modelProvider/list": ModelProviderListResponse,
+  "modelProvider/config/write": ModelProviderConfigWriteResponse,
+  "modelProvider/default/set": ConfigWriteResponse,
+  "modelProvider/capabilities/read": ModelProviderCapabilitiesReadResponse,
+  "experimentalFeature/list": ExperimentalFeatureListResponse,
+  "experimentalFeature/enablement/set": ExperimentalFeatureEnablementSetResponse,
+  "permissionProfile/list": PermissionProfileListResponse,
+  "feedback/save": FeedbackSaveResponse,
+  "thread/inject_items": ThreadInjectItemsResponse,
+  "threadSection/list": ThreadSectionListResponse,
+  "threadSection/create": ThreadSectionCreateResponse,
+  "threadSection/update": ThreadSectionUpdateResponse,
+  "threadSection/delete": ThreadSectionDeleteResponse,
+  "thread/section/move": ThreadSectionMoveResponse,
+  "thread/attachment/add": ThreadAttachmentAddResponse,
+  "thread/attachment/list": ThreadAttachmentListResponse,
+  "thread/attachmentOwner/list": ThreadAttachmentOwnerListResponse,
+  "thread/attachment/remove": ThreadAttachmentRemoveResponse,
+  "marketplace/add": MarketplaceAddResponse,
+  "marketplace/upgrade": MarketplaceUpgradeResponse,
+  "plugin/list": PluginListResponse,
+  "plugin/read": PluginReadResponse,
+  "plugin/skill/read": PluginSkillReadResponse,
+  "plugin/install": PluginInstallResponse,
+  "plugin/uninstall": PluginUninstallResponse,
+  "plugin/reconcile": PluginReconcileResponse,
+  "marketplace/remove": MarketplaceRemoveResponse,
+  "externalAgentConfig/detect": ExternalAgentConfigDetectResponse,
+  "externalAgentConfig/import": ExternalAgentConfigImportResponse,
+  "externalAgentConfig/import/recordHistory": ExternalAgentConfigImportHistoryRecordResponse,
+  "externalAgentConfig/import/readHistories": ExternalAgentConfigImportHistoriesReadResponse,
 };

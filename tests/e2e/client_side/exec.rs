@@ -285,7 +285,7 @@ fn drives_an_openai_compatible_model_with_the_model_flag() {
     let requests = mock.wait_requests(1);
     let body = &requests[0].body;
     assert_eq!(body["model"], json!("picked-model"), "{body}");
-    let messages = body["messages"].as_array().expect("messages");
+    let messages = crate::model_context::chat_conversation(body);
     assert_eq!(
         messages.last().expect("a message"),
         &json!({"role": "user", "content": "Say hello."}),

@@ -69,7 +69,7 @@ pub fn delta_rate(contender: &Contender, deltas: usize) -> Result<f64, String> {
     let _ = std::fs::remove_dir_all(&contender.home);
     populate::write_script(&contender.home, 2, deltas)?;
     let (mut session, _) = Session::start(contender, LIMIT)?;
-    let thread = session.call("thread/start", r#"{"cwd":"/tmp/bench"}"#)?;
+    let thread = session.call("thread/start", r#"{"cwd":"/tmp"}"#)?;
     let thread = thread["thread"]["id"].as_str().ok_or("no thread id")?;
     let params = json!({"threadId": thread, "input": [{"type": "text", "text": STREAM}]});
     let started = Instant::now();

@@ -72,10 +72,7 @@ pub fn threads_with_a_turn(
     let mut ids = Vec::with_capacity(count);
     let mut pending: Vec<(i64, Option<String>)> = Vec::new();
     for _ in 0..count {
-        pending.push((
-            session.send("thread/start", r#"{"cwd":"/tmp/bench"}"#)?,
-            None,
-        ));
+        pending.push((session.send("thread/start", r#"{"cwd":"/tmp"}"#)?, None));
     }
     let mut left = count;
     session.read_until(|line| {

@@ -10,6 +10,7 @@
 //! other failures end the call with an error the user can act on ([`error`]).
 
 pub(crate) mod error;
+mod model;
 mod request;
 pub(crate) use request::OUTPUT_SCHEMA_NAME;
 pub(crate) mod retry;
@@ -130,8 +131,15 @@ struct Endpoint {
     request_timeout: Duration,
     /// Reported with the token usage.
     model_context_window: Option<i64>,
-    /// The model asked for when a call names none.
+    /// The model asked for when a call names none (`model` in config.toml).
     default_model: Option<String>,
+    /// The model asked for when neither the call nor `model` names one: the first of the
+    /// table's `models`, else the provider's documented default (see [`super::builtin`]).
+    listed_model: Option<String>,
+    /// `{base_url}/models`, asked for the server's first model when nothing else names one.
+    models_url: reqwest::Url,
+    /// The server's first model, once asked.
+    served_model: tokio::sync::Mutex<Option<String>>,
     /// The tools every call offers.
     tools: Vec<ToolSpec>,
     /// The HTTP client, built at the first call, whose connection pool the calls then share.
@@ -183,6 +191,8 @@ impl OpenAiProvider {
             WireApi::Responses => "responses",
         };
         let url = reqwest::Url::parse(&format!("{base}/{path}"))
+            .map_err(|e| format!("{here} base_url {:?}: {e}", config.base_url))?;
+        let models_url = reqwest::Url::parse(&format!("{base}/models"))
             .map_err(|e| format!("{here} base_url {:?}: {e}", config.base_url))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(format!(
@@ -237,7 +247,10 @@ impl OpenAiProvider {
                     .map_or(DEFAULT_IDLE_TIMEOUT, Duration::from_millis),
                 request_timeout,
                 model_context_window: config.model_context_window,
-                default_model: defaults.model.filter(|m| !m.is_empty()),
+                default_model: defaults.model.filter(|m| super::builtin::is_named(m)),
+                listed_model: super::builtin::default_model(id, Some(config)),
+                models_url,
+                served_model: tokio::sync::Mutex::new(None),
                 tools: tools::specs(),
                 client: OnceLock::new(),
             }),
@@ -333,21 +346,6 @@ impl Endpoint {
 
     /// Sends the request (retrying what is worth retrying) until a server accepts it.
     async fn open(&self, request: &ModelRequest) -> Result<reqwest::Response, ProviderEvent> {
-        let model = match (request.model.as_str(), &self.default_model) {
-            ("", Some(model)) => model.as_str(),
-            ("", None) => {
-                return Err(failure(
-                    format!(
-                        "{} has no model to ask for; set `model` in config.toml or the thread's \
-                         model.",
-                        self.name
-                    ),
-                    None,
-                    CodexErrorInfo::BadRequest,
-                ));
-            }
-            (model, _) => model,
-        };
         let key = match &self.env_key {
             None => {
                 let stored = self.accounts.stored_key().await.map_err(|e| {
@@ -409,7 +407,8 @@ impl Endpoint {
             })?;
             headers.insert(AUTHORIZATION, value);
         }
-        let body = self.body(request, model).await?;
+        let model = self.model_for(request, &headers).await?;
+        let body = self.body(request, &model).await?;
         let url = self.url.as_str();
         let mut attempt: u32 = 0;
         loop {

@@ -1,7 +1,15 @@
 //! The chat-completions request body for one model call.
 //!
+//! The messages are shaped so that chat templates which insist on one system message and on
+//! user and assistant turns alternating (Gemma's, Mistral's, run by llama.cpp `--jinja` or
+//! vLLM) accept them: the base instructions and the developer instructions that open the
+//! conversation are one `system` message (joined by a blank line), and the context the engine
+//! adds (project docs, environment context) goes at the start of the user message it precedes,
+//! each part followed by a blank line.
+//!
 //! A user message with images has multi-part `content` (`text` and `image_url` parts; image
-//! files as `data:` URLs); one without is plain text. A turn's `outputSchema` goes as
+//! files as `data:` URLs; the context as leading `text` parts); one without is plain text. A
+//! turn's `outputSchema` goes as
 //! `response_format: {type: "json_schema", json_schema: {name, schema, strict: true}}`.
 
 use serde_json::{Value, json};
@@ -16,11 +24,7 @@ pub(crate) const OUTPUT_SCHEMA_NAME: &str = "output_schema";
 /// The JSON body of `POST {base_url}/chat/completions` for `request`, sent to `model`, offering
 /// `tools`.
 pub(crate) fn body(request: &ModelRequest, model: &str, tools: &[ToolSpec]) -> Value {
-    let mut messages = Vec::with_capacity(request.history.len() + 1);
-    if let Some(instructions) = request.instructions.as_deref().filter(|i| !i.is_empty()) {
-        messages.push(json!({"role": "system", "content": instructions}));
-    }
-    messages.extend(request.history.iter().map(message));
+    let messages = messages(request);
     let mut body = json!({
         "model": model,
         "messages": messages,
@@ -47,6 +51,69 @@ pub(crate) fn body(request: &ModelRequest, model: &str, tools: &[ToolSpec]) -> V
         });
     }
     body
+}
+
+/// The call's messages (see the module docs).
+fn messages(request: &ModelRequest) -> Vec<Value> {
+    let mut messages = Vec::with_capacity(request.history.len() + 1);
+    let mut system: Vec<&str> = request
+        .instructions
+        .as_deref()
+        .filter(|i| !i.is_empty())
+        .into_iter()
+        .collect();
+    let mut history = request.history.iter().peekable();
+    while let Some(HistoryEntry::Developer { text }) = history.peek() {
+        system.push(text);
+        history.next();
+    }
+    if !system.is_empty() {
+        messages.push(json!({"role": "system", "content": system.join("\n\n")}));
+    }
+    // Context waiting for the user message it goes with.
+    let mut context: Vec<&str> = Vec::new();
+    for entry in history {
+        match entry {
+            HistoryEntry::Context { text } => context.push(text),
+            HistoryEntry::User { content } => {
+                let content = with_context(&context, user_content(content));
+                context.clear();
+                messages.push(json!({"role": "user", "content": content}));
+            }
+            other => {
+                if !context.is_empty() {
+                    messages.push(json!({"role": "user", "content": context.join("\n\n")}));
+                    context.clear();
+                }
+                messages.push(message(other));
+            }
+        }
+    }
+    if !context.is_empty() {
+        messages.push(json!({"role": "user", "content": context.join("\n\n")}));
+    }
+    messages
+}
+
+/// A user message's `content` with `context` before it: prefixed to the text, or as leading
+/// text parts.
+fn with_context(context: &[&str], content: Value) -> Value {
+    if context.is_empty() {
+        return content;
+    }
+    match content {
+        Value::String(text) => {
+            let mut parts = context.to_vec();
+            parts.push(&text);
+            json!(parts.join("\n\n"))
+        }
+        Value::Array(parts) => context
+            .iter()
+            .map(|text| json!({"type": "text", "text": format!("{text}\n\n")}))
+            .chain(parts)
+            .collect(),
+        other => other,
+    }
 }
 
 /// A user message's `content`: text, or parts when it has images.
@@ -79,11 +146,13 @@ fn user_content(input: &[agentwire_protocol::UserInput]) -> Value {
         .collect()
 }
 
-/// One conversation entry as a chat message.
+/// One conversation entry as a chat message (context is joined to the user message after it
+/// by [`messages`]).
 fn message(entry: &HistoryEntry) -> Value {
     match entry {
         // Chat servers other than OpenAI's do not all know the `developer` role.
         HistoryEntry::Developer { text } => json!({"role": "system", "content": text}),
+        HistoryEntry::Context { text } => json!({"role": "user", "content": text}),
         HistoryEntry::User { content } => json!({"role": "user", "content": user_content(content)}),
         HistoryEntry::Assistant { text, tool_calls } => {
             let mut message = json!({"role": "assistant", "content": text});
@@ -224,6 +293,52 @@ mod tests {
         assert_eq!(tools[0]["function"]["name"], json!("shell"));
         assert!(tools[0]["function"]["description"].is_string());
         assert_eq!(tools[0]["function"]["parameters"]["type"], json!("object"));
+    }
+
+    #[test]
+    fn one_system_message_and_context_joined_to_the_user_message_it_precedes() {
+        let mut request = request(vec![
+            HistoryEntry::Developer {
+                text: "dev".to_owned(),
+            },
+            HistoryEntry::Context {
+                text: "docs".to_owned(),
+            },
+            HistoryEntry::Context {
+                text: "env".to_owned(),
+            },
+            user("hi"),
+            HistoryEntry::Assistant {
+                text: "hello".to_owned(),
+                tool_calls: Vec::new(),
+            },
+            HistoryEntry::Context {
+                text: "env 2".to_owned(),
+            },
+            HistoryEntry::User {
+                content: vec![
+                    UserInput::text().text("look".to_owned()).build(),
+                    UserInput::image()
+                        .source(MediaSource::url().url("https://x/a.png".to_owned()).build())
+                        .build(),
+                ],
+            },
+        ]);
+        request.instructions = Some("base".to_owned());
+        let body = body(&request, "m", &[]);
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "system", "content": "base\n\ndev"},
+                {"role": "user", "content": "docs\n\nenv\n\nhi"},
+                {"role": "assistant", "content": "hello"},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "env 2\n\n"},
+                    {"type": "text", "text": "look"},
+                    {"type": "image_url", "image_url": {"url": "https://x/a.png"}}
+                ]}
+            ])
+        );
     }
 
     #[test]

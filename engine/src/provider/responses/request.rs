@@ -1,9 +1,12 @@
 //! The Responses API request body for one model call.
 //!
-//! - `instructions`: the thread's instructions;
-//! - `input`: the conversation as items: a user message (`input_text` and `input_image`
-//!   parts), an assistant message (`output_text`), each tool call as a `function_call` item
-//!   (`call_id`, `name`, `arguments`) and each result as a `function_call_output` item;
+//! - `input`: the conversation as items, as the reference sends it: the call's base
+//!   instructions first, as a `developer` message (there is no `instructions` member), then
+//!   the developer instructions (a `developer` message), the context the engine adds (project
+//!   docs, environment context: `user` messages of one `input_text` part) and the
+//!   conversation: a user message (`input_text` and `input_image` parts), an assistant message
+//!   (`output_text`), each tool call as a `function_call` item (`call_id`, `name`,
+//!   `arguments`) and each result as a `function_call_output` item;
 //! - `tools`: each tool as `{type: "function", name, description, parameters, strict: false}`;
 //! - `reasoning: {effort, summary}` when either is set (the call's, else the configured
 //!   `model_reasoning_effort` / `model_reasoning_summary`);
@@ -27,7 +30,15 @@ pub(crate) fn body(
     tools: &[ToolSpec],
     summary: Option<&ReasoningSummary>,
 ) -> Value {
-    let mut input = Vec::with_capacity(request.history.len());
+    let mut input = Vec::with_capacity(request.history.len() + 1);
+    if let Some(instructions) = request.instructions.as_deref().filter(|i| !i.is_empty()) {
+        items(
+            &HistoryEntry::Developer {
+                text: instructions.to_owned(),
+            },
+            &mut input,
+        );
+    }
     for entry in &request.history {
         items(entry, &mut input);
     }
@@ -50,9 +61,6 @@ pub(crate) fn body(
         "store": false,
         "stream": true,
     });
-    if let Some(instructions) = request.instructions.as_deref().filter(|i| !i.is_empty()) {
-        body["instructions"] = json!(instructions);
-    }
     let effort = request.effort.as_ref().filter(|e| !e.0.is_empty());
     let summary = request
         .output
@@ -87,6 +95,11 @@ fn items(entry: &HistoryEntry, input: &mut Vec<Value>) {
         HistoryEntry::Developer { text } => input.push(json!({
             "type": "message",
             "role": "developer",
+            "content": [{"type": "input_text", "text": text}],
+        })),
+        HistoryEntry::Context { text } => input.push(json!({
+            "type": "message",
+            "role": "user",
             "content": [{"type": "input_text", "text": text}],
         })),
         HistoryEntry::User { content } => input.push(json!({
@@ -194,7 +207,7 @@ mod tests {
         request.instructions = Some("be brief".to_owned());
         let body = body(&request, "gpt-x", &crate::tools::specs(), None);
         assert_eq!(body["model"], json!("gpt-x"));
-        assert_eq!(body["instructions"], json!("be brief"));
+        assert!(body.get("instructions").is_none());
         assert_eq!(body["stream"], json!(true));
         assert_eq!(body["store"], json!(false));
         assert!(body.get("reasoning").is_none());
@@ -202,6 +215,8 @@ mod tests {
         assert_eq!(
             body["input"],
             json!([
+                {"type": "message", "role": "developer",
+                 "content": [{"type": "input_text", "text": "be brief"}]},
                 {"type": "message", "role": "user", "content": [
                     {"type": "input_text", "text": "what is in"},
                     {"type": "input_image", "image_url": "https://example.com/a.png"}

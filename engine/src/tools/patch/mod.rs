@@ -15,15 +15,17 @@
 //! entry itself (a link, not what it points to); both the entry and its target must lie in a
 //! root.
 //!
-//! What this does not guard against: the file system changing between the check and the
+//! What [`apply`] does not guard against: the file system changing between the check and the
 //! write. If another process replaces a directory on the path with a symbolic link after
 //! the check (or creates a file that an `Add` would then overwrite), the write follows the
-//! new link. Closing that race needs directory-relative, no-follow opens (`openat2` with
-//! `RESOLVE_BENEATH`) from the root down; the process-level sandbox (Landlock) is the
-//! backstop. A patch of several files is also not transactional: each file is replaced
+//! new link. Where that matters it is not used alone: a confined patch is applied inside the
+//! sandbox (Landlock is the backstop, see `confined`), and an approved one with
+//! [`apply_approved`], which walks every path from its root with `openat2`
+//! (`RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`) and so writes only at the approved paths. A patch of several files is also not transactional: each file is replaced
 //! atomically, but if a write fails midway the files written before it stay written (the
 //! error names them).
 
+mod anchored;
 pub(crate) mod confined;
 pub(crate) mod diff;
 mod edit;
@@ -103,6 +105,18 @@ pub(crate) fn outside_roots(patch: &Patch, cwd: &Path, roots: &[PathBuf]) -> Vec
         }
     }
     outside
+}
+
+/// Applies `patch`, which the client approved, under `cwd` exactly at the paths it names:
+/// each reached from the outermost of `roots` (and `cwd`) holding it, or from `/`, without
+/// following any symbolic link, at the moment of writing (see `anchored`). A path that
+/// resolves through a link is refused and nothing is written. Returns the changes made.
+pub(crate) fn apply_approved(
+    patch: &Patch,
+    cwd: &Path,
+    roots: &[PathBuf],
+) -> Result<Vec<FileUpdateChange>, PatchError> {
+    anchored::apply(patch, cwd, roots)
 }
 
 /// Applies `patch` under `cwd`. With `roots`, a write outside them is refused before any file

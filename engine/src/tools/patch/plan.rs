@@ -248,8 +248,10 @@ fn read(path: &Path, shown: &str, total: &mut u64) -> Result<(Disk, Option<Strin
         return Err(too_big(meta.len()));
     }
     let mut bytes = Vec::new();
-    fs::File::open(path)
-        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+    // Opened without blocking and checked again on the descriptor: a FIFO swapped in since
+    // the check above must not hang the patch (issue #32).
+    crate::regular_file::open_regular(path)
+        .and_then(|(f, _)| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
         .map_err(failed)?;
     let size = bytes.len() as u64;
     if size > MAX_FILE_BYTES {

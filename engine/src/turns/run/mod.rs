@@ -54,7 +54,8 @@ use agentwire_runtime::{Answered, Peer};
 use tokio::sync::{mpsc, oneshot};
 
 use super::diff::TurnDiff;
-use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, context_entries};
+use super::environment;
+use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, base_instructions, context_entries};
 use super::{Steer, Turns};
 use crate::provider::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use crate::threads::meta::{ThreadSettings, new_id, now};
@@ -110,6 +111,8 @@ pub(super) struct TurnRun {
     /// What every model call of the turn sees before the conversation (developer
     /// instructions, project docs).
     context: Vec<HistoryEntry>,
+    /// Whether the turn tells the model its environment (`include_environment_context`).
+    environment: bool,
     /// The files the turn's patches changed, for `turn/diff/updated` (`None` while it is
     /// being read on a blocking thread, or if that failed).
     diff: Option<TurnDiff>,
@@ -124,6 +127,8 @@ pub(super) struct TurnRun {
     audience: Mutex<(u64, Audience)>,
     /// Set for a review turn: see [`review_mode`].
     review: Option<ReviewMode>,
+    /// Settings changes `turn/settings/update` left for the next model call.
+    live: Arc<crate::thread_settings::LiveTurn>,
     /// When the turn began (reset once its `turn/start` answer is out).
     clock: Instant,
     /// Whether the turn has ended (see [`guard`]: dropped unsettled, it ends as failed).
@@ -153,10 +158,11 @@ pub(super) struct TurnStart {
     pub review: Option<ReviewMode>,
 }
 
-/// How `turn/interrupt` and `turn/steer` reach a running turn.
+/// How `turn/interrupt`, `turn/steer` and `turn/settings/update` reach a running turn.
 pub(super) struct Controls {
     pub interrupt: oneshot::Receiver<()>,
     pub steer: mpsc::Receiver<Steer>,
+    pub live: Arc<crate::thread_settings::LiveTurn>,
 }
 
 impl TurnRun {
@@ -171,12 +177,14 @@ impl TurnRun {
             pending: VecDeque::new(),
             history: start.history,
             context: Vec::new(),
+            environment: true,
             diff: Some(TurnDiff::new(std::path::Path::new(&start.settings.cwd))),
             settings: start.settings,
             answered: start.answered,
             output: start.output,
             audience: Mutex::new((u64::MAX, Audience::default())),
             review: start.review,
+            live: controls.live,
             clock: Instant::now(),
             settled: false,
         }
@@ -190,13 +198,16 @@ impl TurnRun {
         self.set_status(ThreadStatus::active().build());
         self.begin().await;
         self.turn.items_view = TurnItemsView::Full;
-        self.context = self.context_entries().await;
+        (self.context, self.environment) = self.context_entries().await;
         let mut steered = false;
         let mut calls = 0;
         let end = 'turn: loop {
             if let Some(end) = self.compact_if_due().await {
                 break 'turn end;
             }
+            // Before the turn's input; again before steered input only when a compaction
+            // took the block out of the conversation.
+            self.tell_environment();
             self.open_input(&input).await;
             self.history.push(HistoryEntry::User {
                 content: input.input.clone(),
@@ -213,15 +224,12 @@ impl TurnRun {
                         None,
                     ));
                 }
+                self.live.apply(&mut self.settings, &mut self.output);
                 let request = ModelRequest {
                     provider: self.settings.model_provider.clone(),
                     model: self.settings.model.clone(),
                     effort: self.settings.reasoning_effort.clone(),
-                    instructions: self
-                        .settings
-                        .base_instructions
-                        .clone()
-                        .filter(|text| !text.trim().is_empty()),
+                    instructions: base_instructions(self.settings.base_instructions.as_deref()),
                     history: self.context.iter().chain(&self.history).cloned().collect(),
                     steered,
                     output: self.output.clone(),
@@ -525,27 +533,48 @@ impl TurnRun {
     }
 
     /// The entries before the conversation: the developer instructions and the project docs
-    /// of the thread's `cwd` (see [`super::instructions`]). The docs and the configuration are
-    /// read on the blocking pool, not on the turn's worker.
-    async fn context_entries(&self) -> Vec<HistoryEntry> {
+    /// of the thread's `cwd` (see [`super::instructions`]); and whether the turn tells the
+    /// model its environment (`include_environment_context`, default true). The docs and the
+    /// configuration are read on the blocking pool, not on the turn's worker.
+    async fn context_entries(&self) -> (Vec<HistoryEntry>, bool) {
         let config = self.turns.config.clone();
         let cwd = self.settings.cwd.clone();
         let developer = self.settings.developer_instructions.clone();
         let read = tokio::task::spawn_blocking(move || {
-            let max_bytes = config
-                .effective(Some(std::path::Path::new(&cwd)))
+            let effective = config.effective(Some(std::path::Path::new(&cwd)));
+            let max_bytes = effective
                 .file
                 .project_doc_max_bytes
                 .unwrap_or(DEFAULT_PROJECT_DOC_MAX_BYTES);
-            context_entries(&cwd, developer.as_deref(), max_bytes)
+            let environment = effective.file.include_environment_context.unwrap_or(true);
+            (
+                context_entries(&cwd, developer.as_deref(), max_bytes),
+                environment,
+            )
         });
         match read.await {
-            Ok(entries) => entries,
+            Ok(read) => read,
             // A panic there is the turn's own (its guard settles it as failed).
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             // Cancelled: the runtime is shutting down, and the turn with it.
-            Err(_) => Vec::new(),
+            Err(_) => (Vec::new(), true),
         }
+    }
+
+    /// Adds the environment context block (see [`environment`]) to the conversation, before
+    /// the turn's input, unless the newest block the conversation holds says the same.
+    fn tell_environment(&mut self) {
+        if !self.environment {
+            return;
+        }
+        let block = environment::block(&self.settings, &environment::today());
+        if environment::latest(&self.history) == Some(block.as_str()) {
+            return;
+        }
+        self.turns
+            .environments
+            .record(&self.thread_id, &self.turn.id, block.clone());
+        self.history.push(HistoryEntry::Context { text: block });
     }
 
     /// Adds a model call's tokens to the thread's totals (recorded in its rollout) and sends

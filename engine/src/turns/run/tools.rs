@@ -31,7 +31,9 @@ use agentwire_protocol::{
 use agentwire_protocol::{TurnDiffUpdatedNotification, TurnPlanUpdatedNotification};
 use agentwire_runtime::Decline;
 
-use super::super::approval::{CommandGate, PatchGate, SessionApprovals, command_gate, patch_gate};
+use super::super::approval::{
+    CommandGate, CommandKey, PatchGate, SessionApprovals, command_gate, patch_gate,
+};
 use super::super::diff::TurnDiff;
 use super::{CallEnd, TurnRun, now_ms};
 use crate::provider::{HistoryEntry, ToolCall};
@@ -218,8 +220,10 @@ impl TurnRun {
         let cwd_text = cwd.display().to_string();
         let escalate = args.sandbox_permissions == Some(SandboxPermissions::RequireEscalated);
         let policy = self.settings.approval_policy.clone();
+        // What a session approval must match: this line, here, under this sandbox policy.
+        let key = CommandKey::new(&display, &cwd, &self.settings.sandbox);
         let gate =
-            self.with_session(|session| command_gate(&policy, session, &argv, &display, escalate));
+            self.with_session(|session| command_gate(&policy, session, &argv, &key, escalate));
         let id = crate::threads::meta::new_id();
         let started_ms = now_ms();
         let item = CommandItem {
@@ -263,8 +267,9 @@ impl TurnRun {
                     .await;
                 match decision {
                     Decision::Accept { for_session } => {
+                        // Remembered as a sandboxed run only: an escalation asks every time.
                         if for_session {
-                            self.with_session(|session| session.allow_command(&display));
+                            self.with_session(|session| session.allow_command(key));
                         }
                         !escalate
                     }
@@ -388,6 +393,10 @@ impl TurnRun {
             self.waiting_on_approval(true);
         }
         self.started(kind(PatchApplyStatus::InProgress), started_ms);
+        // Whether the client approved these paths (now, or for the session): the patch is then
+        // written by the server, exactly at them (`patch::apply_approved`).
+        let approved = matches!(gate, PatchGate::Ask | PatchGate::Apply { confined: false })
+            && roots.is_some();
         let confined = match gate {
             PatchGate::Apply { confined } => confined,
             PatchGate::Refuse(reason) => {
@@ -450,9 +459,20 @@ impl TurnRun {
                  (`agentwire sandbox-exec`) is configured, so it was not applied"
                     .to_owned(),
             )),
-            // Unconfined (an approved escalation, or a policy that confines nothing): written
-            // by the server, on a blocking thread rather than on the runtime that serves every
-            // connection.
+            // Approved (the client saw these paths; the policy confines): written by the
+            // server exactly where approved, no symbolic link followed on the way, so a link
+            // swapped in while the approval waited makes it fail instead of writing elsewhere.
+            (false, Some(roots), _) if approved => {
+                tokio::task::spawn_blocking(move || patch::apply_approved(&parsed, &cwd, &roots))
+                    .await
+                    .unwrap_or_else(|join| {
+                        Err(patch::PatchError(format!(
+                            "applying it stopped unexpectedly ({join})"
+                        )))
+                    })
+            }
+            // Unconfined (a policy that confines nothing): written by the server, on a
+            // blocking thread rather than on the runtime that serves every connection.
             _ => tokio::task::spawn_blocking(move || patch::apply(&parsed, &cwd, None))
                 .await
                 .unwrap_or_else(|join| {

@@ -21,6 +21,19 @@ import type { ConfigReadResponse } from "./ConfigReadResponse";
 import type { ConfigRequirementsReadResponse } from "./ConfigRequirementsReadResponse";
 import type { ConfigValueWriteParams } from "./ConfigValueWriteParams";
 import type { ConfigWriteResponse } from "./ConfigWriteResponse";
+import type { ExperimentalFeatureEnablementSetParams } from "./ExperimentalFeatureEnablementSetParams";
+import type { ExperimentalFeatureEnablementSetResponse } from "./ExperimentalFeatureEnablementSetResponse";
+import type { ExperimentalFeatureListParams } from "./ExperimentalFeatureListParams";
+import type { ExperimentalFeatureListResponse } from "./ExperimentalFeatureListResponse";
+import type { ExternalAgentConfigDetectParams } from "./ExternalAgentConfigDetectParams";
+import type { ExternalAgentConfigDetectResponse } from "./ExternalAgentConfigDetectResponse";
+import type { ExternalAgentConfigImportHistoriesReadResponse } from "./ExternalAgentConfigImportHistoriesReadResponse";
+import type { ExternalAgentConfigImportHistoryRecordParams } from "./ExternalAgentConfigImportHistoryRecordParams";
+import type { ExternalAgentConfigImportHistoryRecordResponse } from "./ExternalAgentConfigImportHistoryRecordResponse";
+import type { ExternalAgentConfigImportParams } from "./ExternalAgentConfigImportParams";
+import type { ExternalAgentConfigImportResponse } from "./ExternalAgentConfigImportResponse";
+import type { FeedbackSaveParams } from "./FeedbackSaveParams";
+import type { FeedbackSaveResponse } from "./FeedbackSaveResponse";
 import type { FsCopyParams } from "./FsCopyParams";
 import type { FsCopyResponse } from "./FsCopyResponse";
 import type { FsCreateDirectoryParams } from "./FsCreateDirectoryParams";
@@ -66,18 +79,76 @@ import type { ListMcpServerStatusResponse } from "./ListMcpServerStatusResponse"
 import type { LoginAccountParams } from "./LoginAccountParams";
 import type { LoginAccountResponse } from "./LoginAccountResponse";
 import type { LogoutAccountResponse } from "./LogoutAccountResponse";
+import type { MarketplaceAddParams } from "./MarketplaceAddParams";
+import type { MarketplaceAddResponse } from "./MarketplaceAddResponse";
+import type { MarketplaceRemoveParams } from "./MarketplaceRemoveParams";
+import type { MarketplaceRemoveResponse } from "./MarketplaceRemoveResponse";
+import type { MarketplaceUpgradeParams } from "./MarketplaceUpgradeParams";
+import type { MarketplaceUpgradeResponse } from "./MarketplaceUpgradeResponse";
 import type { McpResourceReadParams } from "./McpResourceReadParams";
 import type { McpResourceReadResponse } from "./McpResourceReadResponse";
 import type { McpServerRefreshResponse } from "./McpServerRefreshResponse";
 import type { McpServerToolCallParams } from "./McpServerToolCallParams";
 import type { McpServerToolCallResponse } from "./McpServerToolCallResponse";
+import type { MemoryResetResponse } from "./MemoryResetResponse";
+import type { MemoryStatusParams } from "./MemoryStatusParams";
+import type { MemoryStatusResponse } from "./MemoryStatusResponse";
+import type { MockExperimentalMethodParams } from "./MockExperimentalMethodParams";
+import type { MockExperimentalMethodResponse } from "./MockExperimentalMethodResponse";
 import type { ModelListParams } from "./ModelListParams";
 import type { ModelListResponse } from "./ModelListResponse";
+import type { ModelProviderCapabilitiesReadParams } from "./ModelProviderCapabilitiesReadParams";
+import type { ModelProviderCapabilitiesReadResponse } from "./ModelProviderCapabilitiesReadResponse";
+import type { ModelProviderConfigWriteParams } from "./ModelProviderConfigWriteParams";
+import type { ModelProviderConfigWriteResponse } from "./ModelProviderConfigWriteResponse";
+import type { ModelProviderDefaultSetParams } from "./ModelProviderDefaultSetParams";
+import type { ModelProviderListParams } from "./ModelProviderListParams";
+import type { ModelProviderListResponse } from "./ModelProviderListResponse";
+import type { PermissionProfileListParams } from "./PermissionProfileListParams";
+import type { PermissionProfileListResponse } from "./PermissionProfileListResponse";
+import type { PluginInstallParams } from "./PluginInstallParams";
+import type { PluginInstallResponse } from "./PluginInstallResponse";
 import type { PluginInstalledParams } from "./PluginInstalledParams";
 import type { PluginInstalledResponse } from "./PluginInstalledResponse";
+import type { PluginListParams } from "./PluginListParams";
+import type { PluginListResponse } from "./PluginListResponse";
+import type { PluginReadParams } from "./PluginReadParams";
+import type { PluginReadResponse } from "./PluginReadResponse";
+import type { PluginReconcileParams } from "./PluginReconcileParams";
+import type { PluginReconcileResponse } from "./PluginReconcileResponse";
+import type { PluginSearchParams } from "./PluginSearchParams";
+import type { PluginSearchResponse } from "./PluginSearchResponse";
+import type { PluginSkillReadParams } from "./PluginSkillReadParams";
+import type { PluginSkillReadResponse } from "./PluginSkillReadResponse";
+import type { PluginUninstallParams } from "./PluginUninstallParams";
+import type { PluginUninstallResponse } from "./PluginUninstallResponse";
+import type { ProcessKillParams } from "./ProcessKillParams";
+import type { ProcessKillResponse } from "./ProcessKillResponse";
+import type { ProcessResizePtyParams } from "./ProcessResizePtyParams";
+import type { ProcessResizePtyResponse } from "./ProcessResizePtyResponse";
+import type { ProcessSpawnParams } from "./ProcessSpawnParams";
+import type { ProcessSpawnResponse } from "./ProcessSpawnResponse";
+import type { ProcessWriteStdinParams } from "./ProcessWriteStdinParams";
+import type { ProcessWriteStdinResponse } from "./ProcessWriteStdinResponse";
+import type { ProjectCreateParams } from "./ProjectCreateParams";
+import type { ProjectCreateResponse } from "./ProjectCreateResponse";
+import type { ProjectDeleteParams } from "./ProjectDeleteParams";
+import type { ProjectDeleteResponse } from "./ProjectDeleteResponse";
+import type { ProjectImportParams } from "./ProjectImportParams";
+import type { ProjectImportResponse } from "./ProjectImportResponse";
+import type { ProjectListParams } from "./ProjectListParams";
+import type { ProjectListResponse } from "./ProjectListResponse";
+import type { ProjectMoveParams } from "./ProjectMoveParams";
+import type { ProjectMoveResponse } from "./ProjectMoveResponse";
+import type { ProjectReadParams } from "./ProjectReadParams";
+import type { ProjectReadResponse } from "./ProjectReadResponse";
+import type { ProjectUpdateParams } from "./ProjectUpdateParams";
+import type { ProjectUpdateResponse } from "./ProjectUpdateResponse";
 import type { RequestId } from "./RequestId";
 import type { ReviewStartParams } from "./ReviewStartParams";
 import type { ReviewStartResponse } from "./ReviewStartResponse";
+import type { ServerDiagnosticsParams } from "./ServerDiagnosticsParams";
+import type { ServerDiagnosticsResponse } from "./ServerDiagnosticsResponse";
 import type { SkillsConfigWriteParams } from "./SkillsConfigWriteParams";
 import type { SkillsConfigWriteResponse } from "./SkillsConfigWriteResponse";
 import type { SkillsExtraRootsSetParams } from "./SkillsExtraRootsSetParams";
@@ -86,6 +157,14 @@ import type { SkillsListParams } from "./SkillsListParams";
 import type { SkillsListResponse } from "./SkillsListResponse";
 import type { ThreadArchiveParams } from "./ThreadArchiveParams";
 import type { ThreadArchiveResponse } from "./ThreadArchiveResponse";
+import type { ThreadAttachmentAddParams } from "./ThreadAttachmentAddParams";
+import type { ThreadAttachmentAddResponse } from "./ThreadAttachmentAddResponse";
+import type { ThreadAttachmentListParams } from "./ThreadAttachmentListParams";
+import type { ThreadAttachmentListResponse } from "./ThreadAttachmentListResponse";
+import type { ThreadAttachmentOwnerListParams } from "./ThreadAttachmentOwnerListParams";
+import type { ThreadAttachmentOwnerListResponse } from "./ThreadAttachmentOwnerListResponse";
+import type { ThreadAttachmentRemoveParams } from "./ThreadAttachmentRemoveParams";
+import type { ThreadAttachmentRemoveResponse } from "./ThreadAttachmentRemoveResponse";
 import type { ThreadBackgroundTerminalsCleanParams } from "./ThreadBackgroundTerminalsCleanParams";
 import type { ThreadBackgroundTerminalsCleanResponse } from "./ThreadBackgroundTerminalsCleanResponse";
 import type { ThreadBackgroundTerminalsListParams } from "./ThreadBackgroundTerminalsListParams";
@@ -104,14 +183,36 @@ import type { ThreadGoalGetParams } from "./ThreadGoalGetParams";
 import type { ThreadGoalGetResponse } from "./ThreadGoalGetResponse";
 import type { ThreadGoalSetParams } from "./ThreadGoalSetParams";
 import type { ThreadGoalSetResponse } from "./ThreadGoalSetResponse";
+import type { ThreadInjectItemsParams } from "./ThreadInjectItemsParams";
+import type { ThreadInjectItemsResponse } from "./ThreadInjectItemsResponse";
 import type { ThreadItemsListParams } from "./ThreadItemsListParams";
 import type { ThreadItemsListResponse } from "./ThreadItemsListResponse";
+import type { ThreadItemsReadParams } from "./ThreadItemsReadParams";
+import type { ThreadItemsReadResponse } from "./ThreadItemsReadResponse";
 import type { ThreadListParams } from "./ThreadListParams";
 import type { ThreadListResponse } from "./ThreadListResponse";
 import type { ThreadLoadedListParams } from "./ThreadLoadedListParams";
 import type { ThreadLoadedListResponse } from "./ThreadLoadedListResponse";
+import type { ThreadMemoryModeSetParams } from "./ThreadMemoryModeSetParams";
+import type { ThreadMemoryModeSetResponse } from "./ThreadMemoryModeSetResponse";
+import type { ThreadMemoryReadParams } from "./ThreadMemoryReadParams";
+import type { ThreadMemoryReadResponse } from "./ThreadMemoryReadResponse";
 import type { ThreadMetadataUpdateParams } from "./ThreadMetadataUpdateParams";
 import type { ThreadMetadataUpdateResponse } from "./ThreadMetadataUpdateResponse";
+import type { ThreadPrepareApprovedPlanParams } from "./ThreadPrepareApprovedPlanParams";
+import type { ThreadPrepareApprovedPlanResponse } from "./ThreadPrepareApprovedPlanResponse";
+import type { ThreadQueueAddParams } from "./ThreadQueueAddParams";
+import type { ThreadQueueAddResponse } from "./ThreadQueueAddResponse";
+import type { ThreadQueueDeleteParams } from "./ThreadQueueDeleteParams";
+import type { ThreadQueueDeleteResponse } from "./ThreadQueueDeleteResponse";
+import type { ThreadQueueListParams } from "./ThreadQueueListParams";
+import type { ThreadQueueListResponse } from "./ThreadQueueListResponse";
+import type { ThreadQueueReorderParams } from "./ThreadQueueReorderParams";
+import type { ThreadQueueReorderResponse } from "./ThreadQueueReorderResponse";
+import type { ThreadQueueStartParams } from "./ThreadQueueStartParams";
+import type { ThreadQueueStartResponse } from "./ThreadQueueStartResponse";
+import type { ThreadQueueUpdateParams } from "./ThreadQueueUpdateParams";
+import type { ThreadQueueUpdateResponse } from "./ThreadQueueUpdateResponse";
 import type { ThreadReadParams } from "./ThreadReadParams";
 import type { ThreadReadResponse } from "./ThreadReadResponse";
 import type { ThreadReadStateUpdateParams } from "./ThreadReadStateUpdateParams";
@@ -120,12 +221,32 @@ import type { ThreadResumeParams } from "./ThreadResumeParams";
 import type { ThreadResumeResponse } from "./ThreadResumeResponse";
 import type { ThreadRevertParams } from "./ThreadRevertParams";
 import type { ThreadRevertResponse } from "./ThreadRevertResponse";
+import type { ThreadSearchCancelParams } from "./ThreadSearchCancelParams";
+import type { ThreadSearchCancelResponse } from "./ThreadSearchCancelResponse";
+import type { ThreadSearchOccurrencesParams } from "./ThreadSearchOccurrencesParams";
+import type { ThreadSearchOccurrencesResponse } from "./ThreadSearchOccurrencesResponse";
+import type { ThreadSearchParams } from "./ThreadSearchParams";
+import type { ThreadSearchResponse } from "./ThreadSearchResponse";
+import type { ThreadSectionCreateParams } from "./ThreadSectionCreateParams";
+import type { ThreadSectionCreateResponse } from "./ThreadSectionCreateResponse";
+import type { ThreadSectionDeleteParams } from "./ThreadSectionDeleteParams";
+import type { ThreadSectionDeleteResponse } from "./ThreadSectionDeleteResponse";
+import type { ThreadSectionListParams } from "./ThreadSectionListParams";
+import type { ThreadSectionListResponse } from "./ThreadSectionListResponse";
+import type { ThreadSectionMoveParams } from "./ThreadSectionMoveParams";
+import type { ThreadSectionMoveResponse } from "./ThreadSectionMoveResponse";
+import type { ThreadSectionUpdateParams } from "./ThreadSectionUpdateParams";
+import type { ThreadSectionUpdateResponse } from "./ThreadSectionUpdateResponse";
 import type { ThreadSetNameParams } from "./ThreadSetNameParams";
 import type { ThreadSetNameResponse } from "./ThreadSetNameResponse";
+import type { ThreadSettingsUpdateParams } from "./ThreadSettingsUpdateParams";
+import type { ThreadSettingsUpdateResponse } from "./ThreadSettingsUpdateResponse";
 import type { ThreadShellCommandParams } from "./ThreadShellCommandParams";
 import type { ThreadShellCommandResponse } from "./ThreadShellCommandResponse";
 import type { ThreadStartParams } from "./ThreadStartParams";
 import type { ThreadStartResponse } from "./ThreadStartResponse";
+import type { ThreadTimelineListParams } from "./ThreadTimelineListParams";
+import type { ThreadTimelineListResponse } from "./ThreadTimelineListResponse";
 import type { ThreadTurnsListParams } from "./ThreadTurnsListParams";
 import type { ThreadTurnsListResponse } from "./ThreadTurnsListResponse";
 import type { ThreadUnarchiveParams } from "./ThreadUnarchiveParams";
@@ -134,6 +255,8 @@ import type { ThreadUnsubscribeParams } from "./ThreadUnsubscribeParams";
 import type { ThreadUnsubscribeResponse } from "./ThreadUnsubscribeResponse";
 import type { TurnInterruptParams } from "./TurnInterruptParams";
 import type { TurnInterruptResponse } from "./TurnInterruptResponse";
+import type { TurnSettingsUpdateParams } from "./TurnSettingsUpdateParams";
+import type { TurnSettingsUpdateResponse } from "./TurnSettingsUpdateResponse";
 import type { TurnStartParams } from "./TurnStartParams";
 import type { TurnStartResponse } from "./TurnStartResponse";
 import type { TurnSteerParams } from "./TurnSteerParams";
@@ -216,6 +339,8 @@ export type ClientRequest =
   | { "method": "thread/backgroundTerminals/list", id: RequestId, params: ThreadBackgroundTerminalsListParams, }
   | { "method": "thread/backgroundTerminals/clean", id: RequestId, params: ThreadBackgroundTerminalsCleanParams, }
   | { "method": "thread/backgroundTerminals/terminate", id: RequestId, params: ThreadBackgroundTerminalsTerminateParams, }
+  | { "method": "thread/prepareApprovedPlan", id: RequestId, params: ThreadPrepareApprovedPlanParams, }
+  | { "method": "mock/experimentalMethod", id: RequestId, params: MockExperimentalMethodParams, }
   | { "method": "userVerification/status", id: RequestId, params?: UnavailableParams | null, }
   | { "method": "userVerification/enroll", id: RequestId, params?: UnavailableParams | null, }
   | { "method": "userVerification/delete", id: RequestId, params?: UnavailableParams | null, }
@@ -258,7 +383,70 @@ export type ClientRequest =
   | { "method": "account/bedrock/setup", id: RequestId, params?: UnavailableParams | null, }
   | { "method": "account/gcp/setup", id: RequestId, params?: UnavailableParams | null, }
   | { "method": "windowsSandbox/setupStart", id: RequestId, params?: UnavailableParams | null, }
-  | { "method": "windowsSandbox/readiness", id: RequestId, params?: UnavailableParams | null, };
+  | { "method": "windowsSandbox/readiness", id: RequestId, params?: UnavailableParams | null, }
+  | { "method": "modelProvider/list", id: RequestId, params: ModelProviderListParams, }
+  | { "method": "modelProvider/config/write", id: RequestId, params: ModelProviderConfigWriteParams, }
+  | { "method": "modelProvider/default/set", id: RequestId, params: ModelProviderDefaultSetParams, }
+  | { "method": "modelProvider/capabilities/read", id: RequestId, params: ModelProviderCapabilitiesReadParams, }
+  | { "method": "experimentalFeature/list", id: RequestId, params: ExperimentalFeatureListParams, }
+  | { "method": "experimentalFeature/enablement/set", id: RequestId, params: ExperimentalFeatureEnablementSetParams, }
+  | { "method": "permissionProfile/list", id: RequestId, params: PermissionProfileListParams, }
+  | { "method": "thread/settings/update", id: RequestId, params: ThreadSettingsUpdateParams, }
+  | { "method": "turn/settings/update", id: RequestId, params: TurnSettingsUpdateParams, }
+  | { "method": "process/spawn", id: RequestId, params: ProcessSpawnParams, }
+  | { "method": "process/writeStdin", id: RequestId, params: ProcessWriteStdinParams, }
+  | { "method": "process/resizePty", id: RequestId, params: ProcessResizePtyParams, }
+  | { "method": "process/kill", id: RequestId, params: ProcessKillParams, }
+  | { "method": "server/diagnostics", id: RequestId, params: ServerDiagnosticsParams, }
+  | { "method": "feedback/save", id: RequestId, params: FeedbackSaveParams, }
+  | { "method": "thread/timeline/list", id: RequestId, params: ThreadTimelineListParams, }
+  | { "method": "thread/items/read", id: RequestId, params: ThreadItemsReadParams, }
+  | { "method": "thread/search", id: RequestId, params: ThreadSearchParams, }
+  | { "method": "thread/search/stream", id: RequestId, params: ThreadSearchParams, }
+  | { "method": "thread/search/cancel", id: RequestId, params: ThreadSearchCancelParams, }
+  | { "method": "thread/search/stream/cancel", id: RequestId, params: ThreadSearchCancelParams, }
+  | { "method": "thread/searchOccurrences", id: RequestId, params: ThreadSearchOccurrencesParams, }
+  | { "method": "thread/inject_items", id: RequestId, params: ThreadInjectItemsParams, }
+  | { "method": "project/list", id: RequestId, params: ProjectListParams, }
+  | { "method": "project/read", id: RequestId, params: ProjectReadParams, }
+  | { "method": "project/create", id: RequestId, params: ProjectCreateParams, }
+  | { "method": "project/import", id: RequestId, params: ProjectImportParams, }
+  | { "method": "project/update", id: RequestId, params: ProjectUpdateParams, }
+  | { "method": "project/move", id: RequestId, params: ProjectMoveParams, }
+  | { "method": "project/delete", id: RequestId, params: ProjectDeleteParams, }
+  | { "method": "threadSection/list", id: RequestId, params: ThreadSectionListParams, }
+  | { "method": "threadSection/create", id: RequestId, params: ThreadSectionCreateParams, }
+  | { "method": "threadSection/update", id: RequestId, params: ThreadSectionUpdateParams, }
+  | { "method": "threadSection/delete", id: RequestId, params: ThreadSectionDeleteParams, }
+  | { "method": "thread/section/move", id: RequestId, params: ThreadSectionMoveParams, }
+  | { "method": "thread/attachment/add", id: RequestId, params: ThreadAttachmentAddParams, }
+  | { "method": "thread/attachment/list", id: RequestId, params: ThreadAttachmentListParams, }
+  | { "method": "thread/attachmentOwner/list", id: RequestId, params: ThreadAttachmentOwnerListParams, }
+  | { "method": "thread/attachment/remove", id: RequestId, params: ThreadAttachmentRemoveParams, }
+  | { "method": "thread/queue/add", id: RequestId, params: ThreadQueueAddParams, }
+  | { "method": "thread/queue/list", id: RequestId, params: ThreadQueueListParams, }
+  | { "method": "thread/queue/update", id: RequestId, params: ThreadQueueUpdateParams, }
+  | { "method": "thread/queue/delete", id: RequestId, params: ThreadQueueDeleteParams, }
+  | { "method": "thread/queue/reorder", id: RequestId, params: ThreadQueueReorderParams, }
+  | { "method": "thread/queue/start", id: RequestId, params: ThreadQueueStartParams, }
+  | { "method": "marketplace/add", id: RequestId, params: MarketplaceAddParams, }
+  | { "method": "marketplace/upgrade", id: RequestId, params: MarketplaceUpgradeParams, }
+  | { "method": "plugin/list", id: RequestId, params: PluginListParams, }
+  | { "method": "plugin/search", id: RequestId, params: PluginSearchParams, }
+  | { "method": "plugin/read", id: RequestId, params: PluginReadParams, }
+  | { "method": "plugin/skill/read", id: RequestId, params: PluginSkillReadParams, }
+  | { "method": "plugin/install", id: RequestId, params: PluginInstallParams, }
+  | { "method": "plugin/uninstall", id: RequestId, params: PluginUninstallParams, }
+  | { "method": "plugin/reconcile", id: RequestId, params: PluginReconcileParams, }
+  | { "method": "marketplace/remove", id: RequestId, params: MarketplaceRemoveParams, }
+  | { "method": "externalAgentConfig/detect", id: RequestId, params: ExternalAgentConfigDetectParams, }
+  | { "method": "externalAgentConfig/import", id: RequestId, params: ExternalAgentConfigImportParams, }
+  | { "method": "externalAgentConfig/import/recordHistory", id: RequestId, params: ExternalAgentConfigImportHistoryRecordParams, }
+  | { "method": "externalAgentConfig/import/readHistories", id: RequestId, }
+  | { "method": "thread/memoryMode/set", id: RequestId, params: ThreadMemoryModeSetParams, }
+  | { "method": "thread/memory/read", id: RequestId, params: ThreadMemoryReadParams, }
+  | { "method": "memory/status", id: RequestId, params: MemoryStatusParams, }
+  | { "method": "memory/reset", id: RequestId, };
 
 /**
  * The `result` type of each ClientRequest, by method.
@@ -335,6 +523,8 @@ export type ClientRequestResponses = {
   "thread/backgroundTerminals/list": ThreadBackgroundTerminalsListResponse,
   "thread/backgroundTerminals/clean": ThreadBackgroundTerminalsCleanResponse,
   "thread/backgroundTerminals/terminate": ThreadBackgroundTerminalsTerminateResponse,
+  "thread/prepareApprovedPlan": ThreadPrepareApprovedPlanResponse,
+  "mock/experimentalMethod": MockExperimentalMethodResponse,
   "userVerification/status": UnavailableResponse,
   "userVerification/enroll": UnavailableResponse,
   "userVerification/delete": UnavailableResponse,
@@ -378,4 +568,67 @@ export type ClientRequestResponses = {
   "account/gcp/setup": UnavailableResponse,
   "windowsSandbox/setupStart": UnavailableResponse,
   "windowsSandbox/readiness": UnavailableResponse,
+  "modelProvider/list": ModelProviderListResponse,
+  "modelProvider/config/write": ModelProviderConfigWriteResponse,
+  "modelProvider/default/set": ConfigWriteResponse,
+  "modelProvider/capabilities/read": ModelProviderCapabilitiesReadResponse,
+  "experimentalFeature/list": ExperimentalFeatureListResponse,
+  "experimentalFeature/enablement/set": ExperimentalFeatureEnablementSetResponse,
+  "permissionProfile/list": PermissionProfileListResponse,
+  "thread/settings/update": ThreadSettingsUpdateResponse,
+  "turn/settings/update": TurnSettingsUpdateResponse,
+  "process/spawn": ProcessSpawnResponse,
+  "process/writeStdin": ProcessWriteStdinResponse,
+  "process/resizePty": ProcessResizePtyResponse,
+  "process/kill": ProcessKillResponse,
+  "server/diagnostics": ServerDiagnosticsResponse,
+  "feedback/save": FeedbackSaveResponse,
+  "thread/timeline/list": ThreadTimelineListResponse,
+  "thread/items/read": ThreadItemsReadResponse,
+  "thread/search": ThreadSearchResponse,
+  "thread/search/stream": ThreadSearchResponse,
+  "thread/search/cancel": ThreadSearchCancelResponse,
+  "thread/search/stream/cancel": ThreadSearchCancelResponse,
+  "thread/searchOccurrences": ThreadSearchOccurrencesResponse,
+  "thread/inject_items": ThreadInjectItemsResponse,
+  "project/list": ProjectListResponse,
+  "project/read": ProjectReadResponse,
+  "project/create": ProjectCreateResponse,
+  "project/import": ProjectImportResponse,
+  "project/update": ProjectUpdateResponse,
+  "project/move": ProjectMoveResponse,
+  "project/delete": ProjectDeleteResponse,
+  "threadSection/list": ThreadSectionListResponse,
+  "threadSection/create": ThreadSectionCreateResponse,
+  "threadSection/update": ThreadSectionUpdateResponse,
+  "threadSection/delete": ThreadSectionDeleteResponse,
+  "thread/section/move": ThreadSectionMoveResponse,
+  "thread/attachment/add": ThreadAttachmentAddResponse,
+  "thread/attachment/list": ThreadAttachmentListResponse,
+  "thread/attachmentOwner/list": ThreadAttachmentOwnerListResponse,
+  "thread/attachment/remove": ThreadAttachmentRemoveResponse,
+  "thread/queue/add": ThreadQueueAddResponse,
+  "thread/queue/list": ThreadQueueListResponse,
+  "thread/queue/update": ThreadQueueUpdateResponse,
+  "thread/queue/delete": ThreadQueueDeleteResponse,
+  "thread/queue/reorder": ThreadQueueReorderResponse,
+  "thread/queue/start": ThreadQueueStartResponse,
+  "marketplace/add": MarketplaceAddResponse,
+  "marketplace/upgrade": MarketplaceUpgradeResponse,
+  "plugin/list": PluginListResponse,
+  "plugin/search": PluginSearchResponse,
+  "plugin/read": PluginReadResponse,
+  "plugin/skill/read": PluginSkillReadResponse,
+  "plugin/install": PluginInstallResponse,
+  "plugin/uninstall": PluginUninstallResponse,
+  "plugin/reconcile": PluginReconcileResponse,
+  "marketplace/remove": MarketplaceRemoveResponse,
+  "externalAgentConfig/detect": ExternalAgentConfigDetectResponse,
+  "externalAgentConfig/import": ExternalAgentConfigImportResponse,
+  "externalAgentConfig/import/recordHistory": ExternalAgentConfigImportHistoryRecordResponse,
+  "externalAgentConfig/import/readHistories": ExternalAgentConfigImportHistoriesReadResponse,
+  "thread/memoryMode/set": ThreadMemoryModeSetResponse,
+  "thread/memory/read": ThreadMemoryReadResponse,
+  "memory/status": MemoryStatusResponse,
+  "memory/reset": MemoryResetResponse,
 };

@@ -7,6 +7,8 @@ import type { CommandExecutionOutputDeltaNotification } from "./CommandExecution
 import type { ConfigWarningNotification } from "./ConfigWarningNotification";
 import type { ContextCompactedNotification } from "./ContextCompactedNotification";
 import type { ErrorNotification } from "./ErrorNotification";
+import type { ExternalAgentConfigImportCompletedNotification } from "./ExternalAgentConfigImportCompletedNotification";
+import type { ExternalAgentConfigImportProgressNotification } from "./ExternalAgentConfigImportProgressNotification";
 import type { FsChangedNotification } from "./FsChangedNotification";
 import type { FuzzyFileSearchSessionCompletedNotification } from "./FuzzyFileSearchSessionCompletedNotification";
 import type { FuzzyFileSearchSessionUpdatedNotification } from "./FuzzyFileSearchSessionUpdatedNotification";
@@ -14,19 +16,27 @@ import type { ItemCompletedNotification } from "./ItemCompletedNotification";
 import type { ItemStartedNotification } from "./ItemStartedNotification";
 import type { McpServerStatusUpdatedNotification } from "./McpServerStatusUpdatedNotification";
 import type { McpToolCallProgressNotification } from "./McpToolCallProgressNotification";
+import type { ProcessExitedNotification } from "./ProcessExitedNotification";
+import type { ProcessOutputDeltaNotification } from "./ProcessOutputDeltaNotification";
+import type { ProjectChangedNotification } from "./ProjectChangedNotification";
 import type { ReasoningSummaryPartAddedNotification } from "./ReasoningSummaryPartAddedNotification";
 import type { ReasoningSummaryTextDeltaNotification } from "./ReasoningSummaryTextDeltaNotification";
 import type { ReasoningTextDeltaNotification } from "./ReasoningTextDeltaNotification";
 import type { ServerRequestResolvedNotification } from "./ServerRequestResolvedNotification";
 import type { SkillsChangedNotification } from "./SkillsChangedNotification";
 import type { ThreadArchivedNotification } from "./ThreadArchivedNotification";
+import type { ThreadAttachmentUpdatedNotification } from "./ThreadAttachmentUpdatedNotification";
 import type { ThreadClosedNotification } from "./ThreadClosedNotification";
 import type { ThreadDeletedNotification } from "./ThreadDeletedNotification";
 import type { ThreadGoalClearedNotification } from "./ThreadGoalClearedNotification";
 import type { ThreadGoalUpdatedNotification } from "./ThreadGoalUpdatedNotification";
 import type { ThreadNameUpdatedNotification } from "./ThreadNameUpdatedNotification";
+import type { ThreadProjectUpdatedNotification } from "./ThreadProjectUpdatedNotification";
+import type { ThreadQueueChangedNotification } from "./ThreadQueueChangedNotification";
 import type { ThreadReadStateChangedNotification } from "./ThreadReadStateChangedNotification";
 import type { ThreadRevertedNotification } from "./ThreadRevertedNotification";
+import type { ThreadSectionChangedNotification } from "./ThreadSectionChangedNotification";
+import type { ThreadSettingsUpdatedNotification } from "./ThreadSettingsUpdatedNotification";
 import type { ThreadStartedNotification } from "./ThreadStartedNotification";
 import type { ThreadStatusChangedNotification } from "./ThreadStatusChangedNotification";
 import type { ThreadTokenUsageUpdatedNotification } from "./ThreadTokenUsageUpdatedNotification";
@@ -77,4 +87,14 @@ export type ServerNotification =
   | { "method": "skills/changed", params: SkillsChangedNotification, }
   | { "method": "thread/goal/updated", params: ThreadGoalUpdatedNotification, }
   | { "method": "thread/goal/cleared", params: ThreadGoalClearedNotification, }
-  | { "method": "thread/readState/changed", params: ThreadReadStateChangedNotification, };
+  | { "method": "thread/readState/changed", params: ThreadReadStateChangedNotification, }
+  | { "method": "thread/settings/updated", params: ThreadSettingsUpdatedNotification, }
+  | { "method": "process/outputDelta", params: ProcessOutputDeltaNotification, }
+  | { "method": "process/exited", params: ProcessExitedNotification, }
+  | { "method": "project/changed", params: ProjectChangedNotification, }
+  | { "method": "thread/project/updated", params: ThreadProjectUpdatedNotification, }
+  | { "method": "thread/section/changed", params: ThreadSectionChangedNotification, }
+  | { "method": "thread/attachment/updated", params: ThreadAttachmentUpdatedNotification, }
+  | { "method": "thread/queue/changed", params: ThreadQueueChangedNotification, }
+  | { "method": "externalAgentConfig/import/progress", params: ExternalAgentConfigImportProgressNotification, }
+  | { "method": "externalAgentConfig/import/completed", params: ExternalAgentConfigImportCompletedNotification, };

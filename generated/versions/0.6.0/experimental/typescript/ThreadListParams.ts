@@ -38,9 +38,8 @@ cwd?: ThreadListCwdFilter | null,
  */
 searchTerm?: string | null, 
 /**
- * Only threads filed in this section; absent means all sections. (The reference server
- * reads an explicit `null` as "unsectioned threads only"; this type cannot tell `null` from
- * absent.)
+ * Only threads filed in this section; `null` lists only the threads in no section; absent
+ * does not filter by section.
  */
 sectionId?: string | null, 
 /**
