@@ -287,6 +287,56 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
                    "savePath": format!("{repo}-feedback.zip")}),
             Result,
         ),
+        // Organising threads (0.6.0): minimal params of the reference's shape.
+        "project/list" => (json!({}), AnyAnswer),
+        "project/read" => (json!({"projectId": "x"}), AnyAnswer),
+        "project/create" => (
+            json!({"idempotencyKey": "x", "name": "x", "roots": []}),
+            AnyAnswer,
+        ),
+        "project/import" => (
+            json!({"idempotencyKey": "x", "name": "x", "roots": []}),
+            AnyAnswer,
+        ),
+        "project/update" => (json!({"projectId": "x"}), AnyAnswer),
+        "project/move" => (json!({"projectId": "x"}), AnyAnswer),
+        "project/delete" => (json!({"projectId": "x"}), AnyAnswer),
+        "threadSection/list" => (json!({}), AnyAnswer),
+        "threadSection/create" => (json!({"name": "x"}), AnyAnswer),
+        "threadSection/update" => (json!({"name": "x", "sectionId": "x"}), AnyAnswer),
+        "threadSection/delete" => (json!({"sectionId": "x"}), AnyAnswer),
+        "thread/section/move" => (json!({"sectionId": "x", "threadId": thread}), AnyAnswer),
+        "thread/attachment/add" => (
+            json!({"attachmentType": "x", "identityKey": "x", "payload": {}, "threadId": thread}),
+            AnyAnswer,
+        ),
+        "thread/attachment/list" => (json!({"threadId": thread}), AnyAnswer),
+        "thread/attachmentOwner/list" => (
+            json!({"attachmentType": "x", "identityKey": "x"}),
+            AnyAnswer,
+        ),
+        "thread/attachment/remove" => (
+            json!({"attachmentType": "x", "identityKey": "x", "threadId": thread}),
+            AnyAnswer,
+        ),
+        "thread/queue/add" => (
+            json!({"clientUserMessageId": "x", "input": [], "threadId": thread}),
+            AnyAnswer,
+        ),
+        "thread/queue/list" => (json!({"threadId": thread}), AnyAnswer),
+        "thread/queue/update" => (
+            json!({"input": [], "queuedSubmissionId": "x", "threadId": thread}),
+            AnyAnswer,
+        ),
+        "thread/queue/delete" => (
+            json!({"queuedSubmissionId": "x", "threadId": thread}),
+            AnyAnswer,
+        ),
+        "thread/queue/reorder" => (
+            json!({"queuedSubmissionIds": [], "threadId": thread}),
+            AnyAnswer,
+        ),
+        "thread/queue/start" => (json!({"threadId": thread}), AnyAnswer),
         _ => return None,
     })
 }
