@@ -29,6 +29,10 @@ enum Expect {
 /// What earlier steps of the walk made, for the samples that refer to it.
 struct World {
     thread: String,
+    /// A project made before the walk, for the `project/*` samples.
+    project: String,
+    /// A section made before the walk, for `threadSection/delete` to remove.
+    doomed_section: String,
     /// The copy `thread/fork` made: archived and unarchived, so `thread` stays loaded.
     fork: Option<String>,
     turn: Option<String>,
@@ -289,7 +293,7 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
         ),
         // Organising threads (0.6.0): minimal params of the reference's shape.
         "project/list" => (json!({}), AnyAnswer),
-        "project/read" => (json!({"projectId": "x"}), AnyAnswer),
+        "project/read" => (json!({"projectId": world.project}), AnyAnswer),
         "project/create" => (
             json!({"idempotencyKey": "x", "name": "x", "roots": []}),
             AnyAnswer,
@@ -298,14 +302,20 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
             json!({"idempotencyKey": "x", "name": "x", "roots": []}),
             AnyAnswer,
         ),
-        "project/update" => (json!({"projectId": "x"}), AnyAnswer),
-        "project/move" => (json!({"projectId": "x"}), AnyAnswer),
-        "project/delete" => (json!({"projectId": "x"}), AnyAnswer),
+        "project/update" => (json!({"projectId": world.project}), AnyAnswer),
+        "project/move" => (json!({"projectId": world.project}), AnyAnswer),
+        "project/delete" => (json!({"projectId": world.project}), AnyAnswer),
         "threadSection/list" => (json!({}), AnyAnswer),
         "threadSection/create" => (json!({"name": "x"}), AnyAnswer),
-        "threadSection/update" => (json!({"name": "x", "sectionId": "x"}), AnyAnswer),
-        "threadSection/delete" => (json!({"sectionId": "x"}), AnyAnswer),
-        "thread/section/move" => (json!({"sectionId": "x", "threadId": thread}), AnyAnswer),
+        "threadSection/update" => (
+            json!({"name": "x", "sectionId": "01984de2-8f74-7c91-a3b2-5c5e937cf318"}),
+            AnyAnswer,
+        ),
+        "threadSection/delete" => (json!({"sectionId": world.doomed_section}), AnyAnswer),
+        "thread/section/move" => (
+            json!({"sectionId": "01984de2-8f74-7c91-a3b2-5c5e937cf318", "threadId": thread}),
+            AnyAnswer,
+        ),
         "thread/attachment/add" => (
             json!({"attachmentType": "x", "identityKey": "x", "payload": {}, "threadId": thread}),
             AnyAnswer,
@@ -320,12 +330,12 @@ fn sample(method: &str, world: &World) -> Option<(Value, Expect)> {
             AnyAnswer,
         ),
         "thread/queue/add" => (
-            json!({"clientUserMessageId": "x", "input": [], "threadId": thread}),
+            json!({"clientUserMessageId": "x", "input": [{"type": "text", "text": "queued"}], "threadId": thread}),
             AnyAnswer,
         ),
         "thread/queue/list" => (json!({"threadId": thread}), AnyAnswer),
         "thread/queue/update" => (
-            json!({"input": [], "queuedSubmissionId": "x", "threadId": thread}),
+            json!({"input": [{"type": "text", "text": "queued"}], "queuedSubmissionId": "x", "threadId": thread}),
             AnyAnswer,
         ),
         "thread/queue/delete" => (
@@ -436,8 +446,22 @@ fn every_declared_client_request_is_served() {
     .expect("config with an MCP server");
     let mut client = Client::start_with_capabilities(&home, json!({"experimentalApi": true}));
     let thread = thread_id(&client.start_thread(json!({"cwd": repo})));
+    let project = client.call(
+        "project/create",
+        json!({"idempotencyKey": "served", "name": "served", "roots": [{"path": &repo}]}),
+    )["project"]["id"]
+        .as_str()
+        .expect("project id")
+        .to_owned();
+    let doomed_section = client.call("threadSection/create", json!({"name": "doomed"}))["section"]
+        ["id"]
+        .as_str()
+        .expect("section id")
+        .to_owned();
     let mut world = World {
         thread,
+        project,
+        doomed_section,
         fork: None,
         turn: None,
         item: None,
