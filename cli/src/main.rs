@@ -13,6 +13,7 @@
 //! agentwire mcp list|get NAME|add NAME [--env K=V]… -- CMD ARGS…|add NAME --url URL|remove NAME [--json]
 //! agentwire app-server daemon start|stop|status
 //! agentwire import codex [--dry-run]
+//! agentwire login [--with-api-key] < KEY | agentwire login status | agentwire logout
 //! agentwire app-server proxy [--socket PATH]
 //! agentwire exec [--json] [--approve POLICY] [--yes] [--model M] [--cwd DIR] [--sandbox MODE] PROMPT|-
 //! agentwire contract check [--protocol-version X.Y.Z] [--experimental] [--format text|json] TRANSCRIPT.jsonl
@@ -31,6 +32,8 @@ mod exec;
 mod generate;
 mod import;
 mod logging;
+// Sign-in from the terminal (issue 33).
+mod login;
 mod mcp;
 mod mcp_server;
 mod pinned;
@@ -213,6 +216,11 @@ enum Command {
         #[command(subcommand)]
         command: import::ImportCommand,
     },
+    /// Sign in with an API key read from stdin (`login [--with-api-key]`), or print the
+    /// sign-in (`login status`; exit 1 when signed out).
+    Login(login::LoginArgs),
+    /// Remove the stored API key.
+    Logout,
 }
 
 // The variant names are the subcommand names clap derives (`generate-ts`, …).
@@ -393,6 +401,8 @@ fn main() -> ExitCode {
         Command::SandboxInit(args) => Ok(sandbox_exec::run_init(args)),
         Command::Mcp { command } => mcp::run(command),
         Command::Import { command } => import::run(command, cli.overrides),
+        Command::Login(args) => login::login(args),
+        Command::Logout => login::logout(),
     };
     finish(result)
 }

@@ -1,8 +1,10 @@
-//! `agentwire sandbox-exec [--tty] --policy JSON --cwd DIR [--hide PATH]… -- COMMAND [ARGS…]`
-//! (hidden): isolates itself (namespaces: the `--hide` paths covered, the network cut unless
-//! the policy allows it), then starts `agentwire sandbox-init` as the first process of its new
-//! PID namespace, which mounts the namespace's own `/proc`, confines itself (Landlock) to the
-//! sandbox policy and runs the command. The engine runs every confined
+//! `agentwire sandbox-exec [--tty] --policy JSON --cwd DIR [--hide PATH]…
+//! [--max-processes N] [--max-memory-bytes N] -- COMMAND [ARGS…]`
+//! (hidden): isolates itself (user, mount, PID, UTS, IPC and time namespaces: the `--hide`
+//! paths covered; a network namespace unless the policy allows the network), then starts
+//! `agentwire sandbox-init` as the first process of its new PID namespace, which mounts the
+//! namespace's own `/proc`, gives up every capability, confines itself (Landlock) to the
+//! sandbox policy, installs the seccomp filter, sets the resource limits and runs the command. The engine runs every confined
 //! `shell` command through it, and every `command/exec` command that is confined or runs on a
 //! pseudo-terminal.
 //!
@@ -25,6 +27,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use agentwire_engine::sandbox::SandboxLimits;
 use agentwire_protocol::SandboxPolicy;
 use clap::Args;
 
@@ -56,9 +59,34 @@ pub struct SandboxExecArgs {
     /// covered in the command's own mount namespace. Repeatable.
     #[arg(long, value_name = "PATH")]
     hide: Vec<PathBuf>,
+    #[command(flatten)]
+    limits: LimitArgs,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<OsString>,
+}
+
+/// The resource limits of a confined command (`[sandbox_limits]` of `config.toml`).
+#[derive(Debug, Clone, Copy, Args)]
+pub struct LimitArgs {
+    /// Most processes (threads included) in the sandbox at once, its own two included; 0: no
+    /// limit.
+    #[arg(long, value_name = "N", default_value_t = SandboxLimits::DEFAULT.max_processes.unwrap_or(0))]
+    max_processes: u64,
+    /// Most bytes of address space of each process of the sandbox; 0: no limit.
+    #[arg(long, value_name = "N", default_value_t = SandboxLimits::DEFAULT.max_memory_bytes.unwrap_or(0))]
+    max_memory_bytes: u64,
+}
+
+impl LimitArgs {
+    /// The limits, 0 meaning none.
+    fn limits(self) -> SandboxLimits {
+        let some = |n: u64| (n > 0).then_some(n);
+        SandboxLimits {
+            max_processes: some(self.max_processes),
+            max_memory_bytes: some(self.max_memory_bytes),
+        }
+    }
 }
 
 /// Prints `message` as this command's error and returns `code`.
@@ -105,6 +133,16 @@ pub fn run(args: SandboxExecArgs) -> ExitCode {
             );
         }
     };
+    // A root server's process limit is a cgroup, entered before anything is started.
+    let cgroup = match agentwire_engine::sandbox::process_cgroup(&policy, &args.limits.limits()) {
+        Ok((cgroup, warning)) => {
+            if let Some(warning) = warning {
+                eprintln!("agentwire sandbox-exec: warning: {warning}");
+            }
+            cgroup
+        }
+        Err(e) => return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run")),
+    };
     let isolated = match agentwire_engine::sandbox::isolate(&policy, &cwd, &args.hide) {
         Ok(isolated) => isolated,
         Err(e) => return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run")),
@@ -124,7 +162,11 @@ pub fn run(args: SandboxExecArgs) -> ExitCode {
             );
         }
         // The first process of the namespace confines itself, once it has its own `/proc`.
-        return run_as_init(&args.policy, &cwd, &args.command);
+        let code = run_as_init(&args.policy, &cwd, args.limits, &args.command);
+        if let Err(e) = cgroup.leave() {
+            eprintln!("agentwire sandbox-exec: warning: {e}");
+        }
+        return code;
     }
     if let Err(code) = confine_and_enter(&policy, &cwd) {
         return code;
@@ -179,7 +221,7 @@ fn exec(command: &[OsString]) -> ExitCode {
 /// their parent with `PR_SET_PDEATHSIG`: when the server dies this process dies, then the
 /// init, and with it every process of the namespace, whatever the command started. Exits as
 /// the command did (128 + N when a signal N ended it).
-fn run_as_init(policy: &str, cwd: &Path, command: &[OsString]) -> ExitCode {
+fn run_as_init(policy: &str, cwd: &Path, limits: LimitArgs, command: &[OsString]) -> ExitCode {
     let status = std::process::Command::new("/proc/self/exe")
         .arg("sandbox-init")
         .arg("--parent")
@@ -188,6 +230,10 @@ fn run_as_init(policy: &str, cwd: &Path, command: &[OsString]) -> ExitCode {
         .arg(policy)
         .arg("--cwd")
         .arg(cwd)
+        .arg("--max-processes")
+        .arg(limits.max_processes.to_string())
+        .arg("--max-memory-bytes")
+        .arg(limits.max_memory_bytes.to_string())
         .arg("--")
         .args(command)
         .status();
@@ -212,6 +258,8 @@ pub struct SandboxInitArgs {
     /// The working directory the command runs in.
     #[arg(long, value_name = "DIR")]
     cwd: PathBuf,
+    #[command(flatten)]
+    limits: LimitArgs,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<OsString>,
@@ -244,7 +292,7 @@ pub fn run_init(args: SandboxInitArgs) -> ExitCode {
     };
     let mounted = agentwire_engine::sandbox::own_proc();
     // Given up whatever the mount did: the command never holds a capability.
-    if let Err(e) = agentwire_engine::sandbox::drop_kept_capability() {
+    if let Err(e) = agentwire_engine::sandbox::drop_capabilities() {
         return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run"));
     }
     match mounted {
@@ -254,6 +302,12 @@ pub fn run_init(args: SandboxInitArgs) -> ExitCode {
     }
     if let Err(code) = confine_and_enter(&policy, &args.cwd) {
         return code;
+    }
+    // After Landlock, which set `no_new_privs` (the filter needs it).
+    let filtered = agentwire_engine::sandbox::filter_system_calls()
+        .and_then(|()| agentwire_engine::sandbox::apply_limits(&args.limits.limits()));
+    if let Err(e) = filtered {
+        return fail(EXIT_SANDBOX, format_args!("{e}; the command was not run"));
     }
     let (program, rest) = match args.command.split_first() {
         Some(split) => split,

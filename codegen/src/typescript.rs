@@ -436,7 +436,11 @@ mod tests {
         assert_eq!(
             experimental_fields(&collected),
             vec![
+                "Thread.attachedToThreadId".to_owned(),
+                "Thread.canAcceptDirectInput".to_owned(),
+                "Thread.environments".to_owned(),
                 "Thread.preview".to_owned(),
+                "ThreadListResponse.readStates".to_owned(),
                 "ThreadSettings.environments".to_owned(),
                 "ThreadSettings.multiAgentMode".to_owned(),
                 "ThreadStartParams.dynamicTools".to_owned(),

@@ -120,6 +120,8 @@ impl Handler for Engine {
         _params: NoParams,
     ) -> impl Future<Output = ()> + Send {
         crate::config::rpc::send_warnings(self, &context);
+        // turn notifications area: deprecated keys of the configuration.
+        crate::deprecations::send(self, &context);
         ready(())
     }
 
@@ -136,7 +138,12 @@ impl Handler for Engine {
         )
         .await?;
         crate::mcp::rpc::require::<ThreadStart>(self, &context).await?;
-        stored::<ThreadStart, _, _>(self.threads.clone(), move |t| t.start(&context, params)).await
+        let peer = context.peer.clone();
+        let mut started =
+            stored::<ThreadStart, _, _>(self.threads.clone(), move |t| t.start(&context, params))
+                .await?;
+        crate::thread_extras::decorate(&peer, std::slice::from_mut(&mut started.thread));
+        Ok(started)
     }
 
     async fn thread_resume(
@@ -151,11 +158,13 @@ impl Handler for Engine {
             params.model_provider.clone(),
         )
         .await?;
+        let peer = context.peer.clone();
         let mut resumed =
             stored::<ThreadResume, _, _>(self.threads.clone(), move |t| t.resume(&context, params))
                 .await?;
         self.organisation
             .decorate(std::slice::from_mut(&mut resumed.thread));
+        crate::thread_extras::decorate(&peer, std::slice::from_mut(&mut resumed.thread));
         Ok(resumed)
     }
 
@@ -171,12 +180,17 @@ impl Handler for Engine {
             params.model_provider.clone(),
         )
         .await?;
-        stored::<ThreadFork, _, _>(self.threads.clone(), move |t| t.fork(&context, params)).await
+        let peer = context.peer.clone();
+        let mut forked =
+            stored::<ThreadFork, _, _>(self.threads.clone(), move |t| t.fork(&context, params))
+                .await?;
+        crate::thread_extras::decorate(&peer, std::slice::from_mut(&mut forked.thread));
+        Ok(forked)
     }
 
     fn thread_read(
         &self,
-        _context: RequestContext,
+        context: RequestContext,
         params: ThreadReadParams,
     ) -> impl Future<Output = Result<ThreadReadResponse, HandlerError>> + Send {
         let organisation = self.organisation.clone();
@@ -184,13 +198,14 @@ impl Handler for Engine {
         async move {
             let mut read = read.await?;
             organisation.decorate(std::slice::from_mut(&mut read.thread));
+            crate::thread_extras::decorate(&context.peer, std::slice::from_mut(&mut read.thread));
             Ok(read)
         }
     }
 
     fn thread_list(
         &self,
-        _context: RequestContext,
+        context: RequestContext,
         params: ThreadListParams,
     ) -> impl Future<Output = Result<ThreadListResponse, HandlerError>> + Send {
         // A page kept in memory is answered in place; any other goes to the blocking pool. A
@@ -200,6 +215,7 @@ impl Handler for Engine {
             .then(|| self.threads.list_kept(&params))
             .flatten();
         let threads = self.threads.clone();
+        let extras_threads = self.threads.clone();
         let organisation = self.organisation.clone();
         let sectioned =
             by_section.then(|| crate::organisation::sections::list_threads(self, params.clone()));
@@ -212,6 +228,7 @@ impl Handler for Engine {
                 }
             };
             organisation.decorate(&mut listed.data);
+            crate::thread_extras::decorate_list(&context.peer, &extras_threads, &mut listed).await;
             Ok(listed)
         }
     }
@@ -1456,5 +1473,83 @@ impl Handler for Engine {
     ) -> impl Future<Output = Result<agentwire_protocol::MemoryResetResponse, HandlerError>> + Send
     {
         crate::memory::reset_all(self)
+    }
+
+    // ---- MCP OAuth sign-in (0.6.0) ----
+
+    fn mcp_server_oauth_login(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::McpServerOauthLoginParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::McpServerOauthLoginResponse, HandlerError>> + Send
+    {
+        crate::mcp::oauth::login(self, context, params)
+    }
+
+    // ---- thread/sample, elicitation counters, environments (0.6.0) ----
+
+    fn thread_sample(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadSampleParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSampleResponse, HandlerError>> + Send
+    {
+        crate::thread_sample::sample(self, context, params)
+    }
+
+    fn thread_sample_cancel(
+        &self,
+        context: RequestContext,
+        params: agentwire_protocol::ThreadSampleCancelParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::ThreadSampleCancelResponse, HandlerError>> + Send
+    {
+        ready(Ok(crate::thread_sample::cancel(self, &context, params)))
+    }
+
+    fn thread_increment_elicitation(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadIncrementElicitationParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ThreadIncrementElicitationResponse, HandlerError>,
+    > + Send {
+        ready(crate::elicitation_count::increment(self, params))
+    }
+
+    fn thread_decrement_elicitation(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::ThreadDecrementElicitationParams,
+    ) -> impl Future<
+        Output = Result<agentwire_protocol::ThreadDecrementElicitationResponse, HandlerError>,
+    > + Send {
+        ready(crate::elicitation_count::decrement(self, params))
+    }
+
+    fn environment_add(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::EnvironmentAddParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::EnvironmentAddResponse, HandlerError>> + Send
+    {
+        ready(crate::environment_rpc::add(params))
+    }
+
+    fn environment_info(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::EnvironmentInfoParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::EnvironmentInfoResponse, HandlerError>> + Send
+    {
+        ready(crate::environment_rpc::info(params))
+    }
+
+    fn environment_status(
+        &self,
+        _context: RequestContext,
+        params: agentwire_protocol::EnvironmentStatusParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::EnvironmentStatusResponse, HandlerError>> + Send
+    {
+        ready(Ok(crate::environment_rpc::status(params)))
     }
 }

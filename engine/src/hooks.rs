@@ -11,6 +11,12 @@
 //! `Stop`, …) or their camelCase wire names. Each layer in effect for the working directory
 //! (the user file, trusted project files, `-c` flags) contributes its own hooks, in layer order;
 //! a declaration that cannot be used is reported in `errors` with its file and the reason.
+//!
+//! Turns run the command hooks of their working directory ([`run`], called from
+//! `turns::run::hook_points`): the event as JSON on stdin, under the thread's sandbox, with
+//! `hook/started` and `hook/completed` for each run.
+
+pub(crate) mod run;
 
 use agentwire_protocol::{
     AbsolutePathBuf, ConfigLayerSource, HookErrorInfo, HookEventName, HookHandlerMetadata,

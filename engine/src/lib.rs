@@ -48,6 +48,13 @@ mod threads;
 mod tools;
 mod turns;
 mod workspace_rpc;
+// thread/sample, elicitation counters, environments (0.6.0)
+mod elicitation_count;
+mod environment_rpc;
+mod thread_sample;
+// turn notifications area: experimental Thread members, deprecation notices (0.6.0)
+mod deprecations;
+mod thread_extras;
 
 pub use tools::patch::confined::apply_text as apply_patch_text;
 pub use tools::sandbox;
@@ -56,6 +63,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use codex_import::ImportReport;
+// Sign-in from the terminal (`agentwire login`).
+pub use accounts::terminal::{SignIn, mask_key, remove_api_key, sign_in, store_api_key};
 pub use config::overrides::parse_override as parse_config_override;
 pub use threads::meta::ThreadDefaults;
 pub use threads::store::StoreUrl;
@@ -123,6 +132,10 @@ pub struct Engine {
     plugins: Arc<plugins::Plugins>,
     /// When the engine started (for `server/diagnostics`).
     started: std::time::Instant,
+    /// The `thread/sample` calls in flight, for their cancellation.
+    samples: thread_sample::Samples,
+    /// The pending out-of-band elicitations of loaded threads.
+    elicitations: elicitation_count::Elicitations,
 }
 
 impl Engine {
@@ -160,10 +173,16 @@ impl Engine {
             sandbox::SandboxHelper {
                 exe,
                 hidden: hidden.into(),
+                limits: effective
+                    .file
+                    .sandbox_limits
+                    .as_ref()
+                    .map_or(sandbox::SandboxLimits::DEFAULT, |table| table.limits()),
             }
         });
         let command_exec = command_exec::CommandExecs::new(sandbox.clone());
-        let fs = fs::Fs::new(&config.home, &config.private_paths);
+        let fs = fs::Fs::new(&config.home, &config.private_paths)
+            .with_copy_budget(effective.file.fs_copy_max_bytes); // issue 32: fs/copy budget
         let store = match config.store.clone().map(Ok).or_else(|| {
             let url = effective.file.store.as_ref()?.url.as_deref()?;
             Some(StoreUrl::parse(url).map_err(|e| format!("[store] url in config.toml: {e}")))
@@ -182,7 +201,10 @@ impl Engine {
             config_store.clone(),
             accounts.clone(),
         ));
-        let mcp = Arc::new(mcp::McpManager::new(config_store.clone()));
+        let mcp = Arc::new(mcp::McpManager::new(
+            config_store.clone(),
+            config.home.clone(),
+        ));
         let turns = Arc::new(turns::Turns::new(
             threads.clone(),
             provider,
@@ -190,6 +212,9 @@ impl Engine {
             config_store.clone(),
         ));
         turns.set_mcp(mcp.clone());
+        // Skills offered to the model: the same skills (and extra roots) as `skills/list`.
+        let skills: Arc<skills::Skills> = Arc::default();
+        turns.set_skills(skills.clone(), config.home.clone());
         turns.accept_relayed();
         let organisation = Arc::new(organisation::Organisation::open(&config.home));
         Self {
@@ -204,10 +229,12 @@ impl Engine {
             history_search: history_search::Searches::default(),
             mcp,
             fs,
-            skills: Arc::default(),
+            skills,
             organisation,
             plugins: Arc::default(),
             started: std::time::Instant::now(),
+            samples: thread_sample::Samples::default(),
+            elicitations: elicitation_count::Elicitations::default(),
         }
     }
 

@@ -94,7 +94,7 @@ pub(crate) async fn list(
         .iter()
         .zip(&slots)
         .map(|((name, config), slot)| {
-            crate::mcp::status::of(name, config, slot.as_ref(), resources)
+            crate::mcp::status::of(name, config, slot.as_ref(), resources, engine.mcp.home())
         })
         .collect();
     Ok(ListMcpServerStatusResponse::builder()

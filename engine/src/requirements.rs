@@ -19,9 +19,12 @@
 //! until it is fixed (failing closed), with the parse error in the message.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use agentwire_protocol::{AskForApproval, ConfigRequirements, SandboxMode, WebSearchMode};
 use serde::Deserialize;
+
+use crate::config::layers::{Stamp, stamp};
 
 /// The machine-wide requirements file.
 const SYSTEM_FILE: &str = "/etc/agentwire/requirements.toml";
@@ -49,10 +52,27 @@ pub(crate) struct Requirements {
     pub files: Vec<PathBuf>,
 }
 
+/// The files' identities (and modification times) a loaded result was read from.
+type Key = Vec<(PathBuf, Stamp)>;
+
+/// The last files read and what they said: a request only costs a `stat` of each file until
+/// one of them changes (is written, replaced, created or removed).
+static LAST: Mutex<Option<(Key, Result<Requirements, String>)>> = Mutex::new(None);
+
 /// The requirements for the home `home`; the error names the file that does not read and why.
-/// Reads the disk: call it off the async workers.
+/// Reads the disk (a `stat` per file while they are unchanged): call it off the async workers.
 pub(crate) fn load(home: &Path) -> Result<Requirements, String> {
-    load_from(&[PathBuf::from(SYSTEM_FILE), home.join(HOME_FILE)])
+    let files = [PathBuf::from(SYSTEM_FILE), home.join(HOME_FILE)];
+    let key: Key = files.iter().map(|f| (f.clone(), stamp(f))).collect();
+    let mut last = LAST.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((cached, loaded)) = last.as_ref()
+        && *cached == key
+    {
+        return loaded.clone();
+    }
+    let loaded = load_from(&files);
+    *last = Some((key, loaded.clone()));
+    loaded
 }
 
 /// The requirements of `files`, the first winning key by key.

@@ -24,6 +24,7 @@
 //! `skills/config/write` edits those entries. Each `SKILL.md` is read as any file the engine
 //! opens for a client ([`crate::regular_file`]): never a FIFO or device, at most 64 KiB.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -50,11 +51,21 @@ const REPO_FOLDERS: [&str; 2] = [".agents/skills", ".codex/skills"];
 /// Where an administrator installs skills for every user.
 const ADMIN_ROOT: &str = "/etc/agentwire/skills";
 
-/// The skill roots of this server beyond the fixed ones.
+/// The skill roots of this server beyond the fixed ones, and what was found under the roots
+/// of each working directory (read again only when those roots change, or on `skills/list`
+/// with `forceReload`).
 #[derive(Debug, Default)]
 pub(crate) struct Skills {
     extra_roots: Mutex<Vec<PathBuf>>,
+    /// Per working directory: the roots looked at, and what was found there.
+    found: Mutex<HashMap<String, (Vec<Root>, SkillsListEntry)>>,
 }
+
+/// Most working directories whose skills are remembered.
+const MAX_CACHED_CWDS: usize = 64;
+
+/// A root to look for skill folders in: its path, scope and plugin.
+type Root = (PathBuf, SkillScope, FromPlugin);
 
 /// The plugin a skill root came with: its name and id (`None` for a root of its own).
 type FromPlugin = Option<(String, String)>;
@@ -92,6 +103,44 @@ impl Skills {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = roots;
     }
 
+    /// [`Skills::list`], from what an earlier call found under the same roots, unless
+    /// `reload` (or the roots changed: an extra root set, a plugin installed, another
+    /// repository). Which skills are enabled is decided anew from `settings` every time.
+    pub(crate) fn cached(
+        &self,
+        home: &Path,
+        cwd: &str,
+        settings: &[SkillSetting],
+        reload: bool,
+    ) -> SkillsListEntry {
+        let roots = self.roots(home, cwd);
+        let lock = || {
+            self.found
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let known = lock()
+            .get(cwd)
+            .filter(|(seen, _)| !reload && *seen == roots)
+            .map(|(_, entry)| entry.clone());
+        let mut entry = match known {
+            Some(entry) => entry,
+            None => {
+                let entry = scan(cwd, roots.clone(), settings);
+                let mut found = lock();
+                if found.len() >= MAX_CACHED_CWDS && !found.contains_key(cwd) {
+                    found.clear();
+                }
+                found.insert(cwd.to_owned(), (roots, entry.clone()));
+                entry
+            }
+        };
+        for skill in &mut entry.skills {
+            skill.enabled = is_enabled(settings, &skill.path.0);
+        }
+        entry
+    }
+
     /// The skills of `cwd`, with `settings` deciding which are enabled; `home` is
     /// `$AGENTWIRE_HOME`. Reads the disk: call it off the async workers.
     pub(crate) fn list(
@@ -100,6 +149,11 @@ impl Skills {
         cwd: &str,
         settings: &[SkillSetting],
     ) -> SkillsListEntry {
+        scan(cwd, self.roots(home, cwd), settings)
+    }
+
+    /// The roots looked at for `cwd`, in order.
+    fn roots(&self, home: &Path, cwd: &str) -> Vec<Root> {
         let extra = self
             .extra_roots
             .lock()
@@ -119,48 +173,52 @@ impl Skills {
             }
         }
         roots.push((PathBuf::from(ADMIN_ROOT), SkillScope::Admin, None));
+        roots
+    }
+}
 
-        let mut skills = Vec::new();
-        let mut errors = Vec::new();
-        for (root, scope, plugin) in roots {
-            for file in skill_files(&root) {
-                match read_skill(&file) {
-                    Ok(front) => {
-                        let path = file.display().to_string();
-                        let enabled = is_enabled(settings, &path);
-                        let (name, plugin_id) = match &plugin {
-                            Some((plugin, id)) => {
-                                (format!("{plugin}:{}", front.name), Some(id.clone()))
-                            }
-                            None => (front.name, None),
-                        };
-                        skills.push(
-                            SkillMetadata::builder()
-                                .description(front.description)
-                                .enabled(enabled)
-                                .name(name)
-                                .path(LegacyAppPathString(path))
-                                .maybe_plugin_id(plugin_id)
-                                .scope(scope)
-                                .maybe_short_description(front.short_description)
-                                .build(),
-                        );
-                    }
-                    Err(message) => errors.push(
-                        SkillErrorInfo::builder()
-                            .message(message)
-                            .path(file.display().to_string())
+/// The skills found under `roots`, for `cwd`, `settings` deciding which are enabled.
+fn scan(cwd: &str, roots: Vec<Root>, settings: &[SkillSetting]) -> SkillsListEntry {
+    let mut skills = Vec::new();
+    let mut errors = Vec::new();
+    for (root, scope, plugin) in roots {
+        for file in skill_files(&root) {
+            match read_skill(&file) {
+                Ok(front) => {
+                    let path = file.display().to_string();
+                    let enabled = is_enabled(settings, &path);
+                    let (name, plugin_id) = match &plugin {
+                        Some((plugin, id)) => {
+                            (format!("{plugin}:{}", front.name), Some(id.clone()))
+                        }
+                        None => (front.name, None),
+                    };
+                    skills.push(
+                        SkillMetadata::builder()
+                            .description(front.description)
+                            .enabled(enabled)
+                            .name(name)
+                            .path(LegacyAppPathString(path))
+                            .maybe_plugin_id(plugin_id)
+                            .scope(scope)
+                            .maybe_short_description(front.short_description)
                             .build(),
-                    ),
+                    );
                 }
+                Err(message) => errors.push(
+                    SkillErrorInfo::builder()
+                        .message(message)
+                        .path(file.display().to_string())
+                        .build(),
+                ),
             }
         }
-        SkillsListEntry::builder()
-            .cwd(cwd)
-            .errors(errors)
-            .skills(skills)
-            .build()
     }
+    SkillsListEntry::builder()
+        .cwd(cwd)
+        .errors(errors)
+        .skills(skills)
+        .build()
 }
 
 /// Whether the skill file `path` is enabled: the last `[[skills.config]]` entry for it

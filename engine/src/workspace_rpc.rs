@@ -108,7 +108,9 @@ pub(crate) async fn skills_list(
             .into_iter()
             .map(|cwd| {
                 let cwd = absolute(&cwd).display().to_string();
-                skills.list(&home, &cwd, &settings)
+                // Always read anew (a plugin upgrade changes files under the same roots); this
+                // also refreshes what turns offer the model.
+                skills.cached(&home, &cwd, &settings, true)
             })
             .collect();
         Ok(SkillsListResponse::builder().data(data).build())

@@ -1691,6 +1691,111 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("memory/reset")))
     }
 
+    /// Starts an OAuth sign-in to a streamable-HTTP MCP server; answers the address to open in
+    ///  a browser, the end is reported by `mcpServer/oauthLogin/completed`.
+    ///
+    /// Wire method `mcpServer/oauth/login`.
+    fn mcp_server_oauth_login(
+        &self,
+        context: RequestContext,
+        params: McpServerOauthLoginParams,
+    ) -> impl Future<Output = Result<McpServerOauthLoginResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("mcpServer/oauth/login")))
+    }
+
+    /// Asks the thread's model one question after the thread's conversation, without adding
+    ///  anything to the thread.
+    ///
+    /// Wire method `thread/sample`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_sample(
+        &self,
+        context: RequestContext,
+        params: ThreadSampleParams,
+    ) -> impl Future<Output = Result<ThreadSampleResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/sample")))
+    }
+
+    /// Stops a `thread/sample` of this connection.
+    ///
+    /// Wire method `thread/sample/cancel`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_sample_cancel(
+        &self,
+        context: RequestContext,
+        params: ThreadSampleCancelParams,
+    ) -> impl Future<Output = Result<ThreadSampleCancelResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/sample/cancel")))
+    }
+
+    /// A helper outside the server waits on the user for this thread: its time limits stop.
+    ///
+    /// Wire method `thread/increment_elicitation`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_increment_elicitation(
+        &self,
+        context: RequestContext,
+        params: ThreadIncrementElicitationParams,
+    ) -> impl Future<Output = Result<ThreadIncrementElicitationResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/increment_elicitation")))
+    }
+
+    /// Such a wait is over; the time limits run again once none is left.
+    ///
+    /// Wire method `thread/decrement_elicitation`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn thread_decrement_elicitation(
+        &self,
+        context: RequestContext,
+        params: ThreadDecrementElicitationParams,
+    ) -> impl Future<Output = Result<ThreadDecrementElicitationResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("thread/decrement_elicitation")))
+    }
+
+    /// Registers a remote execution server (refused here: only the local environment exists).
+    ///
+    /// Wire method `environment/add`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn environment_add(
+        &self,
+        context: RequestContext,
+        params: EnvironmentAddParams,
+    ) -> impl Future<Output = Result<EnvironmentAddResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("environment/add")))
+    }
+
+    /// Describes an execution environment: its shell and working directory.
+    ///
+    /// Wire method `environment/info`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn environment_info(
+        &self,
+        context: RequestContext,
+        params: EnvironmentInfoParams,
+    ) -> impl Future<Output = Result<EnvironmentInfoResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("environment/info")))
+    }
+
+    /// Says whether an execution environment can run commands now.
+    ///
+    /// Wire method `environment/status`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn environment_status(
+        &self,
+        context: RequestContext,
+        params: EnvironmentStatusParams,
+    ) -> impl Future<Output = Result<EnvironmentStatusResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("environment/status")))
+    }
+
     /// The client has processed the `initialize` response.
     ///
     /// Wire notification `initialized`.
@@ -2472,6 +2577,58 @@ pub async fn dispatch_request<H: Handler>(
             let params = decode_params::<NoParams>(method, params)?;
             encode_result(method, handler.memory_reset(context, params).await?)
         }
+        "mcpServer/oauth/login" => {
+            let params = decode_params::<McpServerOauthLoginParams>(method, params)?;
+            encode_result(method, handler.mcp_server_oauth_login(context, params).await?)
+        }
+        "thread/sample" => {
+            let params = decode_params::<ThreadSampleParams>(method, params)?;
+            encode_result(method, handler.thread_sample(context, params).await?)
+        }
+        "thread/sample/cancel" => {
+            let params = decode_params::<ThreadSampleCancelParams>(method, params)?;
+            encode_result(method, handler.thread_sample_cancel(context, params).await?)
+        }
+        "thread/increment_elicitation" => {
+            let params = decode_params::<ThreadIncrementElicitationParams>(method, params)?;
+            encode_result(method, handler.thread_increment_elicitation(context, params).await?)
+        }
+        "thread/decrement_elicitation" => {
+            let params = decode_params::<ThreadDecrementElicitationParams>(method, params)?;
+            encode_result(method, handler.thread_decrement_elicitation(context, params).await?)
+        }
+        "environment/add" => {
+            let params = decode_params::<EnvironmentAddParams>(method, params)?;
+            encode_result(method, handler.environment_add(context, params).await?)
+        }
+        "environment/info" => {
+            let params = decode_params::<EnvironmentInfoParams>(method, params)?;
+            encode_result(method, handler.environment_info(context, params).await?)
+        }
+        "environment/status" => {
+            let params = decode_params::<EnvironmentStatusParams>(method, params)?;
+            encode_result(method, handler.environment_status(context, params).await?)
+        }
+        "thread/guardianReview" => {
+            let params = decode_params::<Option<UnavailableParams>>(method, params)?;
+            let _ = (handler, context, params);
+            Err(HandlerError::unavailable(method, Unavailable::OpenaiCloud))
+        }
+        "thread/approveGuardianDeniedAction" => {
+            let params = decode_params::<Option<UnavailableParams>>(method, params)?;
+            let _ = (handler, context, params);
+            Err(HandlerError::unavailable(method, Unavailable::OpenaiCloud))
+        }
+        "mcpServer/event/stream/start" => {
+            let params = decode_params::<Option<UnavailableParams>>(method, params)?;
+            let _ = (handler, context, params);
+            Err(HandlerError::unavailable(method, Unavailable::OpenaiCloud))
+        }
+        "mcpServer/event/stream/stop" => {
+            let params = decode_params::<Option<UnavailableParams>>(method, params)?;
+            let _ = (handler, context, params);
+            Err(HandlerError::unavailable(method, Unavailable::OpenaiCloud))
+        }
         _ => Err(HandlerError::method_not_found(method)),
     }
 }
@@ -2531,6 +2688,10 @@ pub fn ordered_by(method: &str) -> Option<&'static str> {
         "thread/queue/start" => Some("threadId"),
         "thread/memoryMode/set" => Some("threadId"),
         "thread/memory/read" => Some("threadId"),
+        "mcpServer/oauth/login" => Some("threadId"),
+        "thread/sample" => Some("threadId"),
+        "thread/increment_elicitation" => Some("threadId"),
+        "thread/decrement_elicitation" => Some("threadId"),
         _ => None,
     }
 }

@@ -181,6 +181,18 @@ pub const PARAMS_SCHEMAS: &[(&str, &str, bool)] = &[
     ("thread/memoryMode/set", include_str!("../schema/experimental/json/ThreadMemoryModeSetParams.json"), false),
     ("thread/memory/read", include_str!("../schema/experimental/json/ThreadMemoryReadParams.json"), false),
     ("memory/status", include_str!("../schema/experimental/json/MemoryStatusParams.json"), false),
+    ("mcpServer/oauth/login", include_str!("../schema/experimental/json/McpServerOauthLoginParams.json"), false),
+    ("thread/sample", include_str!("../schema/experimental/json/ThreadSampleParams.json"), false),
+    ("thread/sample/cancel", include_str!("../schema/experimental/json/ThreadSampleCancelParams.json"), false),
+    ("thread/increment_elicitation", include_str!("../schema/experimental/json/ThreadIncrementElicitationParams.json"), false),
+    ("thread/decrement_elicitation", include_str!("../schema/experimental/json/ThreadDecrementElicitationParams.json"), false),
+    ("environment/add", include_str!("../schema/experimental/json/EnvironmentAddParams.json"), false),
+    ("environment/info", include_str!("../schema/experimental/json/EnvironmentInfoParams.json"), false),
+    ("environment/status", include_str!("../schema/experimental/json/EnvironmentStatusParams.json"), false),
+    ("thread/guardianReview", include_str!("../schema/experimental/json/UnavailableParams.json"), true),
+    ("thread/approveGuardianDeniedAction", include_str!("../schema/experimental/json/UnavailableParams.json"), true),
+    ("mcpServer/event/stream/start", include_str!("../schema/experimental/json/UnavailableParams.json"), true),
+    ("mcpServer/event/stream/stop", include_str!("../schema/experimental/json/UnavailableParams.json"), true),
 ];
 
 /// Params members marked experimental, per method: the wire name and the JSON pointer of the

@@ -2,7 +2,10 @@
 //! behind a bearer-token gate when a token is configured.
 //!
 //! Without a token only loopback addresses are accepted, and rmcp's `Host` check (loopback
-//! names only) guards against DNS rebinding. With a token any address may be bound.
+//! names only) guards against DNS rebinding; every request must then come from a process of
+//! the server's own user (the peer's uid from the kernel's socket table, see
+//! [`agentwire_runtime::peer_uid`]), or it gets 401 with the reason before any MCP handling.
+//! With a token any address may be bound, and the token decides.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -11,7 +14,8 @@ use std::sync::Arc;
 use agentwire_engine::Engine;
 use agentwire_runtime::Server;
 use agentwire_runtime::auth::BearerAuth;
-use axum::extract::{Request, State};
+use agentwire_runtime::peer_uid::{self, PeerRefused};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
@@ -56,9 +60,11 @@ pub async fn serve(
         Arc::new(LocalSessionManager::default()),
         config,
     );
+    let gate_state = Arc::new(Gate { auth, local });
     let app = axum::Router::new()
         .route_service(path, service)
-        .layer(from_fn_with_state(Arc::new(auth), gate));
+        .layer(from_fn_with_state(gate_state, gate))
+        .into_make_service_with_connect_info::<SocketAddr>();
     tracing::info!(%local, path, "listening");
     eprintln!("agentwire mcp-server listening on http://{local}{path}");
     axum::serve(listener, app)
@@ -70,13 +76,33 @@ pub async fn serve(
         .map_err(|e| format!("serving failed: {e}"))
 }
 
-/// Refuses requests without the configured bearer token.
-async fn gate(
-    State(auth): State<Arc<Option<BearerAuth>>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if let Some(auth) = auth.as_ref() {
+/// Who may be served.
+struct Gate {
+    /// The configured token, if any.
+    auth: Option<BearerAuth>,
+    /// The listener's address (the local end of every connection).
+    local: SocketAddr,
+}
+
+/// Refuses requests without the configured bearer token, and without a token, requests from
+/// another user's process.
+async fn gate(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+    if gate.auth.is_none() {
+        let local = gate.local;
+        let checked = match request.extensions().get::<ConnectInfo<SocketAddr>>() {
+            Some(&ConnectInfo(peer)) => {
+                tokio::task::spawn_blocking(move || peer_uid::check_loopback_peer(local, peer))
+                    .await
+                    .unwrap_or_else(|_| Err(PeerRefused::Unknown(peer.to_string())))
+            }
+            None => Err(PeerRefused::Unknown("an unknown peer".to_owned())),
+        };
+        if let Err(refused) = checked {
+            tracing::warn!(%refused, "request from another user's process refused");
+            return (StatusCode::UNAUTHORIZED, format!("{refused}\n")).into_response();
+        }
+    }
+    if let Some(auth) = gate.auth.as_ref() {
         let presented = request
             .headers()
             .get(header::AUTHORIZATION)

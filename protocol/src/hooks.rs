@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::AbsolutePathBuf;
+use crate::{AbsolutePathBuf, LegacyAppPathString};
 
 /// Params of `hooks/list`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
@@ -152,6 +152,14 @@ impl HookHandlerMetadata {
             is_async: false,
         }
     }
+
+    /// A hook that calls `tool` of the MCP server configured as `server`.
+    pub fn mcp_tool(server: impl Into<String>, tool: impl Into<String>) -> Self {
+        Self::McpTool {
+            server: server.into(),
+            tool: tool.into(),
+        }
+    }
 }
 
 /// When a hook runs.
@@ -190,7 +198,9 @@ pub enum HookEventName {
 }
 
 /// Which layer of the configuration declares a hook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema, TS,
+)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum HookSource {
@@ -215,6 +225,7 @@ pub enum HookSource {
     /// An older device-management profile.
     LegacyManagedConfigMdm,
     /// None of the above.
+    #[default]
     Unknown,
 }
 
@@ -231,4 +242,163 @@ pub enum HookTrustStatus {
     Trusted,
     /// Trusted once, but its declaration changed since; it does not run until trusted again.
     Modified,
+}
+
+// ---- hook runs (hook/started, hook/completed) ----
+
+/// Params of `hook/started`: a hook began to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+pub struct HookStartedNotification {
+    /// The run, as it stands when it starts (`status: "running"`).
+    pub run: HookRunSummary,
+    /// The thread the hook runs for.
+    pub thread_id: String,
+    /// The turn it runs in; `null` for a hook of the thread (a session start).
+    #[serde(default)]
+    pub turn_id: Option<String>,
+}
+
+/// Params of `hook/completed`: a hook finished (or was stopped).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+pub struct HookCompletedNotification {
+    /// The run, with its outcome and what it reported.
+    pub run: HookRunSummary,
+    /// The thread the hook ran for.
+    pub thread_id: String,
+    /// The turn it ran in; `null` for a hook of the thread.
+    #[serde(default)]
+    pub turn_id: Option<String>,
+}
+
+/// One run of one hook.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+pub struct HookRunSummary {
+    /// When it finished, in Unix seconds; `null` while it runs.
+    #[serde(default)]
+    pub completed_at: Option<i64>,
+    /// Where the hook comes among the hooks of its event (0 first), as `hooks/list` says.
+    pub display_order: i64,
+    /// How long it ran, in milliseconds; `null` while it runs.
+    #[serde(default)]
+    pub duration_ms: Option<i64>,
+    /// What the hook reported, in order (context it added, feedback, errors …).
+    pub entries: Vec<HookOutputEntry>,
+    /// The event it ran for.
+    pub event_name: HookEventName,
+    /// Whether the turn waited for it.
+    pub execution_mode: HookExecutionMode,
+    /// What kind of handler ran.
+    pub handler_type: HookHandlerType,
+    /// The run's id (unique per run).
+    pub id: String,
+    /// Whether it belongs to the thread or to one turn.
+    pub scope: HookScope,
+    /// Which layer of the configuration declares the hook.
+    #[serde(default)]
+    pub source: HookSource,
+    /// The file that declares the hook.
+    pub source_path: LegacyAppPathString,
+    /// When it started, in Unix seconds.
+    pub started_at: i64,
+    /// How it stands or ended.
+    pub status: HookRunStatus,
+    /// The hook's status line, if its declaration has one.
+    #[serde(default)]
+    pub status_message: Option<String>,
+}
+
+/// How a hook run stands or ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum HookRunStatus {
+    /// Still running.
+    Running,
+    /// Ran to its end and let the action go on.
+    Completed,
+    /// Could not run, exited with an error, or timed out; the action goes on.
+    Failed,
+    /// Refused the action (a tool call, a prompt, the end of the turn).
+    Blocked,
+    /// Asked for the turn to stop.
+    Stopped,
+}
+
+/// One thing a hook run reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+pub struct HookOutputEntry {
+    /// What kind of report it is.
+    pub kind: HookOutputEntryKind,
+    /// The text.
+    pub text: String,
+}
+
+/// What kind of report a hook output entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum HookOutputEntryKind {
+    /// A message for the user.
+    Warning,
+    /// Why the hook stopped the turn.
+    Stop,
+    /// Why the hook refused the action; the model is told.
+    Feedback,
+    /// Text the hook added to the model's context.
+    Context,
+    /// Why the hook failed.
+    Error,
+}
+
+/// Whether the turn waits for a hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum HookExecutionMode {
+    /// The turn waits for it and heeds its answer.
+    Sync,
+    /// The turn goes on while it runs.
+    Async,
+}
+
+/// What a hook run belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum HookScope {
+    /// The thread (a session start or end).
+    Thread,
+    /// One turn.
+    Turn,
+}
+
+/// What kind of handler a hook has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum HookHandlerType {
+    /// A shell command.
+    Command,
+    /// A tool of an MCP server.
+    McpTool,
+    /// A prompt given to the model.
+    Prompt,
+    /// A sub-agent.
+    Agent,
 }

@@ -56,6 +56,8 @@ pub mod legacy;
 pub mod mcp;
 pub mod mcp_client;
 pub mod mcp_status;
+// MCP OAuth sign-in (0.6.0)
+pub mod mcp_oauth;
 pub mod memory;
 pub mod mock;
 pub mod model;
@@ -82,6 +84,13 @@ pub mod thread_timeline;
 pub mod turn;
 pub mod unavailable;
 pub mod user_input;
+// side samples, elicitation counters, environments (0.6.0)
+pub mod environment;
+pub mod thread_sample;
+// turn notifications: rate limits, reroutes, patch updates, deprecations (0.6.0)
+pub mod turn_notices;
+// model tools: plan item streaming (0.6.0)
+pub mod plan_delta;
 
 pub use account::*;
 pub use approval::*;
@@ -101,6 +110,7 @@ pub use item::*;
 pub use jsonrpc::*;
 pub use legacy::*;
 pub use mcp_client::*;
+pub use mcp_oauth::*;
 pub use mcp_status::*;
 pub use memory::*;
 pub use method::{
@@ -132,6 +142,13 @@ pub use thread_timeline::*;
 pub use turn::*;
 pub use unavailable::*;
 pub use user_input::*;
+// side samples, elicitation counters, environments (0.6.0)
+pub use environment::*;
+pub use thread_sample::*;
+// turn notifications: rate limits, reroutes, patch updates, deprecations (0.6.0)
+pub use turn_notices::*;
+// model tools: plan item streaming (0.6.0)
+pub use plan_delta::*;
 
 /// The protocol version this crate declares (semver). Pinned snapshots of every release live in
 /// `generated/versions/<version>/`.

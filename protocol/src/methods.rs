@@ -1239,4 +1239,111 @@ methods! {
     client_request MemoryReset = "memory/reset" {
         params: NoParams, response: MemoryResetResponse, experimental: true, since: "0.6.0",
     }
+
+    // ---- hooks that run (0.6.0) ----
+
+    /// A lifecycle hook began to run.
+    server_notification HookStarted = "hook/started" {
+        params: HookStartedNotification, experimental: false, since: "0.6.0",
+    }
+    /// A lifecycle hook finished, with its outcome.
+    server_notification HookCompleted = "hook/completed" {
+        params: HookCompletedNotification, experimental: false, since: "0.6.0",
+    }
+
+    // ---- MCP OAuth sign-in (0.6.0) ----
+
+    /// Starts an OAuth sign-in to a streamable-HTTP MCP server; answers the address to open in
+    /// a browser, the end is reported by `mcpServer/oauthLogin/completed`.
+    client_request McpServerOauthLogin = "mcpServer/oauth/login" {
+        params: McpServerOauthLoginParams, response: McpServerOauthLoginResponse, experimental: false, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// An MCP server sign-in ended: tokens stored, or why not.
+    server_notification McpServerOauthLoginCompleted = "mcpServer/oauthLogin/completed" {
+        params: McpServerOauthLoginCompletedNotification, experimental: false, since: "0.6.0",
+    }
+
+    // ---- side samples, elicitation counters, environments (0.6.0) ----
+
+    /// Asks the thread's model one question after the thread's conversation, without adding
+    /// anything to the thread.
+    client_request ThreadSample = "thread/sample" {
+        params: ThreadSampleParams, response: ThreadSampleResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Stops a `thread/sample` of this connection.
+    client_request ThreadSampleCancel = "thread/sample/cancel" {
+        params: ThreadSampleCancelParams, response: ThreadSampleCancelResponse, experimental: true, since: "0.6.0",
+    }
+    /// A helper outside the server waits on the user for this thread: its time limits stop.
+    client_request ThreadIncrementElicitation = "thread/increment_elicitation" {
+        params: ThreadIncrementElicitationParams, response: ThreadIncrementElicitationResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Such a wait is over; the time limits run again once none is left.
+    client_request ThreadDecrementElicitation = "thread/decrement_elicitation" {
+        params: ThreadDecrementElicitationParams, response: ThreadDecrementElicitationResponse, experimental: true, since: "0.6.0",
+        ordered_by: thread_id = "threadId",
+    }
+    /// Registers a remote execution server (refused here: only the local environment exists).
+    client_request EnvironmentAdd = "environment/add" {
+        params: EnvironmentAddParams, response: EnvironmentAddResponse, experimental: true, since: "0.6.0",
+    }
+    /// Describes an execution environment: its shell and working directory.
+    client_request EnvironmentInfo = "environment/info" {
+        params: EnvironmentInfoParams, response: EnvironmentInfoResponse, experimental: true, since: "0.6.0",
+    }
+    /// Says whether an execution environment can run commands now.
+    client_request EnvironmentStatus = "environment/status" {
+        params: EnvironmentStatusParams, response: EnvironmentStatusResponse, experimental: true, since: "0.6.0",
+    }
+    /// Has the approval reviewer model judge the thread's last injected command (refused: the
+    /// reviewer is OpenAI's hosted auto-review model).
+    client_request ThreadGuardianReview = "thread/guardianReview" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Overrules a denial of the approval reviewer model (refused, as `thread/guardianReview`).
+    client_request ThreadApproveGuardianDeniedAction = "thread/approveGuardianDeniedAction" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: false, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Subscribes to an event stream of a hosted app (refused: hosted apps are OpenAI's).
+    client_request McpServerEventStreamStart = "mcpServer/event/stream/start" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+    /// Ends such a subscription (refused, as `mcpServer/event/stream/start`).
+    client_request McpServerEventStreamStop = "mcpServer/event/stream/stop" {
+        optional_params: UnavailableParams, response: UnavailableResponse, experimental: true, since: "0.6.0",
+        unavailable: OpenaiCloud,
+    }
+
+    // ---- turn notifications (0.6.0) ----
+
+    /// The model provider's rate limits, as its response headers gave them on a model call.
+    server_notification AccountRateLimitsUpdated = "account/rateLimits/updated" {
+        params: AccountRateLimitsUpdatedNotification, experimental: false, since: "0.6.0",
+    }
+    /// A model call of a turn was answered by another model than the one asked for.
+    server_notification ModelRerouted = "model/rerouted" {
+        params: ModelReroutedNotification, experimental: false, since: "0.6.0",
+    }
+    /// The change set of a running `fileChange` item was revised.
+    server_notification FileChangePatchUpdated = "item/fileChange/patchUpdated" {
+        params: FileChangePatchUpdatedNotification, experimental: false, since: "0.6.0",
+    }
+    /// Something the client or its configuration relies on is deprecated.
+    server_notification DeprecationNotice = "deprecationNotice" {
+        params: DeprecationNoticeNotification, experimental: false, since: "0.6.0",
+    }
+
+    // ---- model tools (0.6.0) ----
+
+    /// More text of a `plan` item as the model's plan is written (a preview; the completed
+    /// item is what counts).
+    server_notification PlanDelta = "item/plan/delta" {
+        params: PlanDeltaNotification, experimental: true, since: "0.6.0",
+    }
 }

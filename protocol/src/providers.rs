@@ -102,6 +102,24 @@ impl ProviderSettings {
     pub fn custom_gateway(auth: GatewayAuth) -> Self {
         Self::CustomGateway { auth }
     }
+
+    /// Amazon Bedrock with this profile and region (`None` for the defaults).
+    pub fn bedrock(profile: Option<String>, region: Option<String>) -> Self {
+        Self::Bedrock { profile, region }
+    }
+
+    /// Google Cloud with this credential file, location and project (`None` for the defaults).
+    pub fn gcp(
+        credential_file: Option<String>,
+        location: Option<String>,
+        project_id: Option<String>,
+    ) -> Self {
+        Self::Gcp {
+            credential_file,
+            location,
+            project_id,
+        }
+    }
 }
 
 /// How requests to a custom gateway are authenticated.
@@ -265,6 +283,36 @@ impl ProviderSettingsPatch {
             base_url,
             env_key,
             name,
+            provider_id,
+        }
+    }
+
+    /// A change to a Bedrock provider's AWS settings: `None` keeps a value, `Some(None)`
+    /// clears it.
+    pub fn bedrock(
+        provider_id: BedrockProviderId,
+        profile: Option<Option<String>>,
+        region: Option<Option<String>>,
+    ) -> Self {
+        Self::Bedrock {
+            profile,
+            provider_id,
+            region,
+        }
+    }
+
+    /// A change to a Google Cloud provider's settings: `None` keeps a value, `Some(None)`
+    /// clears it.
+    pub fn gcp(
+        provider_id: GcpProviderId,
+        credential_file: Option<Option<String>>,
+        location: Option<Option<String>>,
+        project_id: Option<Option<String>>,
+    ) -> Self {
+        Self::Gcp {
+            credential_file,
+            location,
+            project_id,
             provider_id,
         }
     }

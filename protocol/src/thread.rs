@@ -211,6 +211,28 @@ pub struct Thread {
     /// none to report.
     #[serde(default)]
     pub path: Option<String>,
+    // ---- turn notifications area: fields of the experimental surface (0.6.0) ----
+    /// Where the loaded thread's commands run, the primary environment first (here always the
+    /// one `local` environment, in the thread's working directory); `null` when the thread is
+    /// not loaded or the connection did not negotiate `experimentalApi`. Says nothing about
+    /// whether the environment is reachable.
+    #[serde(default)]
+    #[schemars(extend("x-experimental" = true))]
+    #[ts(optional = nullable)]
+    pub environments: Option<Vec<ThreadEnvironment>>,
+    /// Whether `turn/start` input is accepted for this loaded thread now (`false` while its
+    /// turn runs on another server sharing the store); `null` for a thread that is not loaded,
+    /// or when the connection did not negotiate `experimentalApi`.
+    #[serde(default)]
+    #[schemars(extend("x-experimental" = true))]
+    #[ts(optional = nullable)]
+    pub can_accept_direct_input: Option<bool>,
+    /// The thread that owns this one as an attached thread, whatever it was forked or spawned
+    /// from; `null` for a thread attached to none (this server attaches no threads).
+    #[serde(default)]
+    #[schemars(extend("x-experimental" = true))]
+    #[ts(optional = nullable)]
+    pub attached_to_thread_id: Option<String>,
     /// The thread's turns, oldest first. Filled only in the results of `thread/resume`,
     /// `thread/fork` and `thread/read` with `includeTurns`; an empty array everywhere else.
     #[builder(default)]
@@ -504,6 +526,12 @@ pub struct ThreadListResponse {
     /// of this page; `null` when the page is empty.
     #[serde(default)]
     pub backwards_cursor: Option<String>,
+    /// Read receipts of this page's stored threads, keyed by thread id (an ephemeral thread has
+    /// no key); absent when the connection did not negotiate `experimentalApi`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-experimental" = true))]
+    #[ts(optional = nullable)]
+    pub read_states: Option<BTreeMap<String, ThreadReadState>>,
 }
 
 /// Params of `thread/loaded/list`.
@@ -1070,6 +1098,10 @@ mod tests {
             "agentRole": null,
             "gitInfo": null,
             "name": null,
+            "environments": [{"environmentId": "local", "cwd": "/home/user/work",
+                              "runtimeWorkspaceRoots": ["/home/user/work"]}],
+            "canAcceptDirectInput": true,
+            "attachedToThreadId": null,
             "turns": []
         })
     }
@@ -1242,7 +1274,16 @@ mod tests {
         round_trip::<ThreadListResponse>(json!({
             "data": [transcript_thread()],
             "nextCursor": null,
-            "backwardsCursor": "eyJ0cyI6MTc5NTk2Nzc4M30"
+            "backwardsCursor": "eyJ0cyI6MTc5NTk2Nzc4M30",
+            "readStates": {"01a22805-92a4-7883-962f-a9117c3e60a2":
+                {"firstUnread": {"type": "threadStart"}, "revision": "1:t:done"}}
+        }));
+        // A connection without `experimentalApi` gets them as null.
+        round_trip::<ThreadListResponse>(json!({
+            "data": [],
+            "nextCursor": null,
+            "backwardsCursor": null,
+            "readStates": null
         }));
     }
 }

@@ -149,6 +149,11 @@ impl ThreadTimelineEntry {
         }
     }
 
+    /// Realtime event `item` at `position`.
+    pub fn realtime(position: u64, item: ThreadRealtimeItem) -> Self {
+        Self::Realtime { item, position }
+    }
+
     /// Turn `turn_id` began (at `started_at`, Unix seconds), at `position`.
     pub fn turn_started(
         position: u64,
@@ -298,6 +303,73 @@ pub enum ThreadRealtimeItemKind {
     },
 }
 
+impl ThreadRealtimeItemKind {
+    /// A frame carrying `channels`.
+    pub fn frame(channels: ThreadRealtimeFrameChannels) -> Self {
+        Self::Frame { channels }
+    }
+
+    /// `role` said `text`.
+    pub fn transcript_segment(role: ThreadRealtimeTranscriptRole, text: impl Into<String>) -> Self {
+        Self::TranscriptSegment {
+            role,
+            text: text.into(),
+        }
+    }
+
+    /// Item `item_id` of turn `turn_id` was brought into the conversation as `presentation`.
+    pub fn bem_item_promoted(
+        turn_id: impl Into<String>,
+        item_id: impl Into<String>,
+        presentation: ThreadRealtimeBemItemPresentation,
+    ) -> Self {
+        Self::BemItemPromoted {
+            item_id: item_id.into(),
+            presentation,
+            turn_id: turn_id.into(),
+        }
+    }
+
+    /// The session closed with `outcome`.
+    pub fn realtime_session_closed(outcome: ThreadRealtimeSessionOutcome) -> Self {
+        Self::RealtimeSessionClosed { outcome }
+    }
+
+    /// Speech `input` (from events `source_event_ids`) became item `input_item_id` of turn
+    /// `turn_id`, starting or steering it as `mode` says.
+    pub fn turn_input_accepted(
+        handoff_id: impl Into<String>,
+        turn_id: impl Into<String>,
+        mode: ThreadRealtimeHandoffMode,
+        input: impl Into<String>,
+        input_item_id: impl Into<String>,
+        source_event_ids: Vec<String>,
+    ) -> Self {
+        Self::TurnInputAccepted {
+            handoff_id: handoff_id.into(),
+            input: input.into(),
+            input_item_id: input_item_id.into(),
+            mode,
+            source_event_ids,
+            turn_id: turn_id.into(),
+        }
+    }
+
+    /// Speech `input` (from events `source_event_ids`) was kept as item `input_item_id` when
+    /// the session ended.
+    pub fn session_end_input_saved(
+        input: impl Into<String>,
+        input_item_id: impl Into<String>,
+        source_event_ids: Vec<String>,
+    ) -> Self {
+        Self::SessionEndInputSaved {
+            input: input.into(),
+            input_item_id: input_item_id.into(),
+            source_event_ids,
+        }
+    }
+}
+
 /// The payloads of one realtime frame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[non_exhaustive]
@@ -345,6 +417,13 @@ pub enum ThreadRealtimeBemItemPresentation {
         /// Which visualization.
         index: u32,
     },
+}
+
+impl ThreadRealtimeBemItemPresentation {
+    /// Visualization number `index` of the item, inline.
+    pub fn inline_visualization(index: u32) -> Self {
+        Self::InlineVisualization { index }
+    }
 }
 
 /// How a realtime session ended.

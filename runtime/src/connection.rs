@@ -94,6 +94,12 @@ impl Connection {
         self.outbound.send(message)
     }
 
+    /// What the transport holds for the client and has not written yet (see
+    /// [`Backlog`](crate::outbound::Backlog)); `None` when it holds nothing.
+    pub fn backlog(&self) -> Option<&crate::outbound::Backlog> {
+        self.outbound.backlog()
+    }
+
     /// Closes the connection and fails every server→client request still waiting on it.
     pub fn close(&self) {
         self.outbound.close();

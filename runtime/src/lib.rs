@@ -15,6 +15,7 @@ pub mod handler;
 pub mod listen;
 pub mod outbound;
 pub mod peer;
+pub mod peer_uid;
 pub mod record;
 pub mod server;
 pub mod stdio;

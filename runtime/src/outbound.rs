@@ -1,9 +1,12 @@
 //! The way out of a connection, and the bytes of each kind of outgoing message.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use agentwire_protocol::RequestId;
 use agentwire_protocol::jsonrpc::JsonRpcErrorObject;
 use serde::Serialize;
 use serde_json::Value;
+use tokio::sync::Notify;
 
 /// The connection is gone (closed, or disconnected for reading too slowly).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -19,6 +22,64 @@ pub trait Outbound: Send + Sync + 'static {
 
     /// Closes the connection.
     fn close(&self);
+
+    /// What this transport holds for its peer and has not written yet, for senders of bulk
+    /// output that wait for the peer to read ([`Backlog::below`]); `None` when the transport
+    /// holds nothing (it writes each message before `send` returns).
+    fn backlog(&self) -> Option<&Backlog> {
+        None
+    }
+}
+
+/// The bytes a connection's transport has queued for its peer and not written yet, and a
+/// signal each time that shrinks. Kept by the transport; waited on by whoever produces output
+/// faster than a peer may read it (a `command/exec` output pump), so that it stops producing
+/// while the queue is full instead of letting the queue grow.
+#[derive(Debug, Default)]
+pub struct Backlog {
+    bytes: AtomicUsize,
+    shrunk: Notify,
+}
+
+impl Backlog {
+    /// Bytes queued now.
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Acquire)
+    }
+
+    /// `bytes` more were queued.
+    pub fn add(&self, bytes: usize) {
+        self.bytes.fetch_add(bytes, Ordering::AcqRel);
+    }
+
+    /// `bytes` were written (or dropped); wakes the waiters.
+    pub fn remove(&self, bytes: usize) {
+        let _ = self
+            .bytes
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                Some(held.saturating_sub(bytes))
+            });
+        self.shrunk.notify_waiters();
+    }
+
+    /// Sets the bytes queued (a transport that counts them itself); wakes the waiters.
+    pub fn set(&self, bytes: usize) {
+        self.bytes.store(bytes, Ordering::Release);
+        self.shrunk.notify_waiters();
+    }
+
+    /// Resolves once at most `limit` bytes are queued.
+    pub async fn below(&self, limit: usize) {
+        loop {
+            let shrunk = self.shrunk.notified();
+            tokio::pin!(shrunk);
+            shrunk.as_mut().enable();
+            if self.bytes() <= limit {
+                return;
+            }
+            shrunk.await;
+        }
+    }
 }
 
 #[derive(Serialize)]

@@ -204,6 +204,9 @@ pub enum ServerRequestError {
     Malformed(String),
 }
 
+/// How often [`Peer::output_room`] checks that the connection is still open while it waits.
+const OUTPUT_ROOM_RECHECK: Duration = Duration::from_millis(200);
+
 /// One connection, as seen by the engine.
 #[derive(Clone)]
 pub struct Peer {
@@ -260,6 +263,33 @@ impl Peer {
     /// Whether the connection is still open.
     pub fn is_open(&self) -> bool {
         self.hub.connections().contains_key(&self.connection.id())
+    }
+
+    // turn notifications area (0.6.0): experimental response fields are filled per connection.
+    /// Whether the client negotiated `capabilities.experimentalApi` in `initialize` (`false`
+    /// before it did).
+    pub fn experimental_api(&self) -> bool {
+        self.connection
+            .negotiated()
+            .is_some_and(|negotiated| negotiated.experimental)
+    }
+
+    /// Waits until the connection's transport holds at most `limit` bytes that the client has
+    /// not read yet, or the connection is closed. A producer of bulk output (a command's
+    /// output) awaits it before each piece, so that a client reading slowly slows the producer
+    /// down instead of the server queueing without bound.
+    pub async fn output_room(&self, limit: usize) {
+        let Some(backlog) = self.connection.backlog() else {
+            return;
+        };
+        while self.is_open() {
+            if tokio::time::timeout(OUTPUT_ROOM_RECHECK, backlog.below(limit))
+                .await
+                .is_ok()
+            {
+                return;
+            }
+        }
     }
 
     /// Sends a notification to this connection, unless it is not initialized, lacks the

@@ -68,7 +68,7 @@ use busy_poll::BusyPoll;
 use crate::connection::Connection;
 use crate::dispatch::Handler;
 use crate::framing::{FrameEvent, LineFramer};
-use crate::outbound::{Closed, Outbound};
+use crate::outbound::{Backlog, Closed, Outbound};
 use crate::server::Server;
 
 /// A future for the caller's `block_on`: the connection's whole life, final drain included.
@@ -99,6 +99,8 @@ struct LineOutbound<W> {
     /// How long the first line of a batch may wait for the others ([`BATCH_DELAY`]).
     delay: Duration,
     output: Mutex<Output<W>>,
+    /// What the output has queued and not written yet, when it queues (`writer::Stdout`).
+    backlog: Option<Arc<Backlog>>,
 }
 
 struct Output<W> {
@@ -111,8 +113,9 @@ struct Output<W> {
 }
 
 impl<W: Write> LineOutbound<W> {
-    fn new(writer: W, delay: Duration) -> Self {
+    fn new(writer: W, delay: Duration, backlog: Option<Arc<Backlog>>) -> Self {
         Self {
+            backlog,
             closed: AtomicBool::new(false),
             failure: OnceLock::new(),
             on_close: Notify::new(),
@@ -205,6 +208,10 @@ impl<W: Write + Send + 'static> Outbound for Arc<LineOutbound<W>> {
 
     fn close(&self) {
         self.shut();
+    }
+
+    fn backlog(&self) -> Option<&Backlog> {
+        self.backlog.as_deref()
     }
 }
 
@@ -310,10 +317,20 @@ pub fn serve<H: Handler>(
         return serve_lines(server, std::io::stdin(), stdout, block_on);
     };
     match writer::Stdout::open(&stdout, server.config().stdout_queue_bytes) {
-        Some((output, drained)) => run(server, input, None::<fn()>, output, block_on, move || {
-            drained.wait();
-        }),
-        None => run(server, input, None::<fn()>, stdout, block_on, || {}),
+        Some((output, drained)) => {
+            let backlog = Some(output.backlog());
+            run(
+                server,
+                input,
+                None::<fn()>,
+                (output, backlog),
+                block_on,
+                move || {
+                    drained.wait();
+                },
+            )
+        }
+        None => run(server, input, None::<fn()>, (stdout, None), block_on, || {}),
     }
 }
 
@@ -378,7 +395,7 @@ pub fn serve_lines<H: Handler>(
         chunks: received,
         last: Vec::new(),
     };
-    run(server, input, Some(feed), output, block_on, || {})
+    run(server, input, Some(feed), (output, None), block_on, || {})
 }
 
 /// Opens the connection, runs its task on the server's runtime (and `feed` on a thread of its
@@ -388,11 +405,11 @@ fn run<H: Handler, W: Write + Send + 'static>(
     server: &Server<H>,
     input: Input,
     feed: Option<impl FnOnce() + Send>,
-    output: W,
+    (output, backlog): (W, Option<Arc<Backlog>>),
     block_on: impl FnOnce(Drain<'_>),
     flushed: impl FnOnce(),
 ) -> std::io::Result<()> {
-    let outbound = Arc::new(LineOutbound::new(output, BATCH_DELAY));
+    let outbound = Arc::new(LineOutbound::new(output, BATCH_DELAY, backlog));
     let connection = server.hub().open(Box::new(outbound.clone()));
     tracing::info!(
         connection = connection.id().0,
@@ -544,7 +561,7 @@ mod tests {
         // Long enough that the sends below cannot be that far apart by accident.
         let delay = Duration::from_millis(200);
         let writes = Writes::default();
-        let outbound = Arc::new(LineOutbound::new(writes.clone(), delay));
+        let outbound = Arc::new(LineOutbound::new(writes.clone(), delay, None));
         let send = |text: &str| outbound.send(text.as_bytes().to_vec()).expect("open");
 
         outbound.begin_batch();
@@ -566,7 +583,11 @@ mod tests {
     #[test]
     fn a_batch_never_holds_more_than_its_byte_limit() {
         let writes = Writes::default();
-        let outbound = Arc::new(LineOutbound::new(writes.clone(), Duration::from_secs(60)));
+        let outbound = Arc::new(LineOutbound::new(
+            writes.clone(),
+            Duration::from_secs(60),
+            None,
+        ));
         let line = "x".repeat(BATCH_BYTES / 2);
         outbound.begin_batch();
         for _ in 0..3 {

@@ -24,6 +24,10 @@
 //! no web page may reach a local agent. With a bearer token configured, every route except
 //! `/healthz` (a liveness probe that reveals nothing) needs `Authorization: Bearer <token>`,
 //! else 401. A TCP listener on a non-loopback address refuses to start without a token.
+//! Without a token, every route but `/healthz` serves only processes of the server's own user
+//! (see [`crate::peer_uid`]: the peer's uid from the kernel's socket table on loopback, from
+//! `SO_PEERCRED` on a Unix socket); any other peer gets 401 with the reason, before the
+//! upgrade.
 //!
 //! Each connection has its own handshake state, small read and write buffers (see `buffers`:
 //! an idle connection costs a few KB) and a bounded outbound queue
@@ -69,6 +73,7 @@ use tokio::sync::watch;
 
 use crate::auth::BearerAuth;
 use crate::dispatch::Handler;
+use crate::peer_uid::{self, PeerRefused};
 use crate::server::Server;
 use budget::{Budget, Meter, Metered};
 use header_deadline::HeaderDeadline;
@@ -302,11 +307,43 @@ struct WsState<H: Handler> {
     budget: Arc<Budget>,
 }
 
-/// Who is on the other end (for the logs), and the meter of what its connection has read.
+/// Who is on the other end (for the logs), the meter of what its connection has read, and
+/// how to tell whose process it is.
 #[derive(Debug, Clone)]
 struct PeerLabel {
     label: Arc<str>,
     inbound: Arc<Meter>,
+    owner: PeerOwner,
+}
+
+/// How a connection's peer is known to be a process of the server's own user.
+#[derive(Debug, Clone)]
+enum PeerOwner {
+    /// A TCP connection from `peer` to `local`: looked up in the kernel's socket table.
+    Tcp { local: SocketAddr, peer: SocketAddr },
+    /// A Unix socket, whose peer's credentials were checked as it was accepted.
+    Unix(Result<(), PeerRefused>),
+}
+
+impl PeerOwner {
+    /// Whether the peer is a process of the server's own user.
+    async fn check(&self) -> Result<(), PeerRefused> {
+        match self {
+            Self::Unix(checked) => checked.clone(),
+            &Self::Tcp { local, peer } => {
+                // One lookup at a time: a burst of connections then costs one blocking thread
+                // (its stack and allocator arena), not one each.
+                static LOOKUPS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+                let unknown = || PeerRefused::Unknown(peer.to_string());
+                let Ok(_turn) = LOOKUPS.acquire().await else {
+                    return Err(unknown());
+                };
+                tokio::task::spawn_blocking(move || peer_uid::check_loopback_peer(local, peer))
+                    .await
+                    .unwrap_or_else(|_| Err(unknown()))
+            }
+        }
+    }
 }
 
 type TcpIncoming<'a> = IncomingStream<'a, HeaderDeadline<Metered<no_delay::NoDelay>>>;
@@ -314,9 +351,15 @@ type UnixIncoming<'a> = IncomingStream<'a, HeaderDeadline<Metered<UnixListener>>
 
 impl Connected<TcpIncoming<'_>> for PeerLabel {
     fn connect_info(stream: TcpIncoming<'_>) -> Self {
+        let peer = *stream.remote_addr();
+        let owner = match stream.io().inner().inner().local_addr() {
+            Ok(local) => PeerOwner::Tcp { local, peer },
+            Err(error) => PeerOwner::Unix(Err(PeerRefused::Unknown(format!("{peer} ({error})")))),
+        };
         Self {
-            label: stream.remote_addr().to_string().into(),
+            label: peer.to_string().into(),
             inbound: stream.io().inner().meter().clone(),
+            owner,
         }
     }
 }
@@ -330,6 +373,7 @@ impl Connected<UnixIncoming<'_>> for PeerLabel {
         Self {
             label: label.into(),
             inbound: stream.io().inner().meter().clone(),
+            owner: PeerOwner::Unix(peer_uid::check_unix_peer(stream.io().inner().inner())),
         }
     }
 }
@@ -343,8 +387,9 @@ fn router<H: Handler>(state: Arc<WsState<H>>, auth: Option<BearerAuth>) -> Route
         .with_state(state)
 }
 
-/// Refuses browsers (any `Origin` header) and, with a token configured, unauthenticated
-/// requests to every route but `/healthz`; ends the connection after any plain HTTP answer.
+/// Refuses browsers (any `Origin` header) and, on every route but `/healthz`, unauthenticated
+/// requests with a token configured, requests from another user's process without one; ends
+/// the connection after any plain HTTP answer.
 async fn gate(
     State(auth): State<Arc<Option<BearerAuth>>>,
     request: Request,
@@ -370,6 +415,20 @@ async fn admit(auth: &Option<BearerAuth>, request: Request, next: Next) -> Respo
             "requests with an Origin header are refused\n",
         )
             .into_response();
+    }
+    if auth.is_none() && request.uri().path() != "/healthz" {
+        let checked = match request.extensions().get::<ConnectInfo<PeerLabel>>() {
+            Some(ConnectInfo(peer)) => peer.owner.check().await,
+            None => Err(PeerRefused::Unknown("an unknown peer".to_owned())),
+        };
+        if let Err(refused) = checked {
+            tracing::warn!(
+                path = request.uri().path(),
+                %refused,
+                "request from another user's process refused"
+            );
+            return (StatusCode::UNAUTHORIZED, format!("{refused}\n")).into_response();
+        }
     }
     if let Some(auth) = auth.as_ref()
         && request.uri().path() != "/healthz"

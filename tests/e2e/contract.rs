@@ -489,14 +489,27 @@ fn the_transcript_is_private_and_never_follows_a_link() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
+/// Experimental members of `Thread` that the reference sends to every client, with or without
+/// the `experimentalApi` capability (its schema marks them experimental; agentwire sends them
+/// only where that capability was given).
+const LEAKED_EXPERIMENTAL: &[&str] = &[
+    "attachedToThreadId",
+    "canAcceptDirectInput",
+    "environments",
+    "readStates",
+];
+
 /// The reference's own transcripts: they pass except for what the reference does and our
-/// pinned contract does not declare (methods we do not serve) and the malformed input the
-/// stdio transcript sends on purpose.
+/// pinned contract does not declare (methods we do not serve), the malformed input the
+/// stdio transcript sends on purpose, and the experimental members it does not withhold.
 #[test]
 fn the_reference_transcripts() {
     let dir = agentwire_reference_material::file("transcripts");
     for (name, allowed) in [
-        ("codex-0.171.0-turn.jsonl", &["unknown-method"][..]),
+        (
+            "codex-0.171.0-turn.jsonl",
+            &["unknown-method", "experimental"][..],
+        ),
         (
             "codex-0.171.0-stdio.jsonl",
             &[
@@ -509,6 +522,7 @@ fn the_reference_transcripts() {
                 "unknown-id",
                 "duplicate-id",
                 "before-initialized",
+                "experimental",
             ][..],
         ),
     ] {
@@ -517,6 +531,15 @@ fn the_reference_transcripts() {
         for v in violations {
             let rule = v["rule"].as_str().expect("rule");
             assert!(allowed.contains(&rule), "{name}: unexpected {v:#}");
+            if rule == "experimental" {
+                let pointer = v["pointer"].as_str().unwrap_or_default();
+                let member = pointer.rsplit('/').next().unwrap_or_default();
+                assert!(
+                    v["direction"] == json!("server->client")
+                        && LEAKED_EXPERIMENTAL.contains(&member),
+                    "{name}: unexpected {v:#}"
+                );
+            }
             if rule == "schema" {
                 assert_eq!(
                     v["direction"],

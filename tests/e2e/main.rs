@@ -22,6 +22,8 @@ mod engine_openai;
 mod engine_threads;
 mod engine_tools;
 mod engine_turns;
+// Environment context across restarts (issue 33).
+mod env_restart;
 mod follow_behind;
 mod follow_closed;
 mod follow_hops;
@@ -30,16 +32,26 @@ mod fs;
 mod generate;
 mod history_search;
 mod import_codex;
+// `agentwire login` / `logout` (issue 33).
+mod login_cli;
 mod mcp_client;
+// MCP OAuth sign-in and plugin MCP servers (issue 31).
+mod mcp_oauth;
 mod mcp_server;
 mod memory;
 mod mock_model;
 mod mock_responses;
+// Issue 33 item 2: the tools a real model expects.
 mod model_context;
+mod model_tools;
+// Model families, overrides, unknown-model warning (issue 33).
+mod model_metadata;
 mod open_models;
 mod openrpc;
 mod organisation;
 mod plugins;
+// MCP servers of installed plugins (issue 31).
+mod plugins_mcp;
 mod process_api;
 mod provider_responses;
 mod providers_features;
@@ -55,6 +67,10 @@ mod security_cwd;
 mod security_fifo;
 mod security_patch;
 mod security_record;
+// Issue 32 sandbox: a root server's confinement.
+mod security_root;
+// The last reference requests: thread/sample, elicitation counters, environments (0.6.0).
+mod reference_rest;
 mod served;
 mod shutdown;
 mod stdout_stall;
@@ -69,3 +85,14 @@ mod wire_contract;
 mod ws_budget;
 mod ws_buffers;
 mod ws_conn;
+// hooks and skills area
+mod hooks_run;
+mod skills_model;
+// turn notifications (0.6.0)
+mod turn_notifications;
+// issue 32: no unauthenticated loopback control across users
+mod security_listen;
+// issue 32: fs/copy budget and sparse files
+mod security_copy;
+// issue 32: command/exec output flow control
+mod security_exec_flow;

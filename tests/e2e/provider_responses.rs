@@ -195,7 +195,8 @@ fn a_streamed_turn_brings_a_reasoning_summary_text_and_token_usage() {
             &t["name"]
         })
         .collect();
-    assert!(tools.contains(&&json!("shell")), "{tools:?}");
+    // The reference's command tool on this wire (model tools area).
+    assert!(tools.contains(&&json!("exec_command")), "{tools:?}");
     client.stop();
 }
 

@@ -573,30 +573,23 @@ fn server_diagnostics_reports_the_process_and_its_load() {
     client.stop();
 }
 
-/// The entries of a ZIP file whose entries are stored (as `feedback/save` writes them): name
-/// and bytes, read from the local headers.
+/// The entries of the ZIP archive `feedback/save` wrote, name and bytes, in archive order, read
+/// by the `zip` crate (which checks every entry's CRC-32 as it reads it to the end).
 fn unzip(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
-    let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]) as usize;
-    let u32_at = |at: usize| {
-        u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
-    };
-    let mut entries = Vec::new();
-    let mut at = 0;
-    while bytes.len() >= at + 30 && bytes[at..at + 4] == *b"PK\x03\x04" {
-        assert_eq!(u16_at(at + 8), 0, "entries are stored");
-        let size = u32_at(at + 18);
-        let (name_len, extra_len) = (u16_at(at + 26), u16_at(at + 28));
-        let name = String::from_utf8(bytes[at + 30..at + 30 + name_len].to_vec()).expect("name");
-        let start = at + 30 + name_len + extra_len;
-        entries.push((name, bytes[start..start + size].to_vec()));
-        at = start + size;
-    }
-    assert_eq!(
-        &bytes[at..at + 4],
-        b"PK\x01\x02",
-        "the central directory follows"
-    );
-    entries
+    use std::io::Read;
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("the report is a ZIP archive");
+    (0..archive.len())
+        .map(|index| {
+            let mut entry = archive.by_index(index).expect("an entry of the archive");
+            let mut data = Vec::new();
+            entry
+                .read_to_end(&mut data)
+                .expect("the entry reads back and its CRC-32 matches");
+            let name = entry.name().expect("the entry has a readable name");
+            (name.into_owned(), data)
+        })
+        .collect()
 }
 
 /// The JSON of entry `name`.

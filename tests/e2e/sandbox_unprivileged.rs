@@ -631,3 +631,67 @@ fn as_an_unprivileged_user_a_turns_confined_command_cannot_read_the_servers_secr
     drop(server);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Promise (docs/security.md, A root server; issue 32 finding 8 for any user): as an
+/// unprivileged user, the seccomp filter refuses `AF_VSOCK` sockets and setting a clock with
+/// `EPERM`, and `--max-processes 16` stops a command starting 40 processes (`EAGAIN`, fewer
+/// than 16 started; `RLIMIT_NPROC`, counted in the sandbox's user namespace). Unconfined, the
+/// same user opens the socket, gets `EINVAL` for the monotonic clock, and starts all 40.
+#[test]
+fn as_an_unprivileged_user_the_filter_and_the_limits_hold() {
+    use crate::security_root::{PROBES, SPAWN, started};
+    let Some(work) = unprivileged_scratch("unprivileged-filter") else {
+        return;
+    };
+    let probes = [
+        "/usr/bin/python3",
+        "-c",
+        PROBES,
+        "vsock",
+        "clock_settime",
+        "unix",
+    ];
+    let output = sandbox_exec(&workspace_only(), &work, &[], &probes);
+    let (ok, out) = outcome(&output);
+    assert!(ok, "{out}");
+    for line in ["vsock EPERM", "clock_settime EPERM", "unix ok"] {
+        assert!(out.lines().any(|l| l == line), "no `{line}`: {out}");
+    }
+    let mut command = as_user(env!("CARGO_BIN_EXE_agentwire"));
+    command
+        .arg("sandbox-exec")
+        .arg("--policy")
+        .arg(workspace_only().to_string())
+        .arg("--cwd")
+        .arg(&work)
+        .args([
+            "--max-processes",
+            "16",
+            "--",
+            "/usr/bin/python3",
+            "-c",
+            SPAWN,
+        ]);
+    let (_, out) = outcome(&command.output().expect("spawn agentwire"));
+    assert!(
+        out.contains("REFUSED EAGAIN") && started(&out) < 16,
+        "{out}"
+    );
+    let control = as_user("/usr/bin/python3")
+        .args(["-c", PROBES, "vsock", "clock_settime"])
+        .current_dir(&work)
+        .output()
+        .expect("spawn python3");
+    let (_, out) = outcome(&control);
+    assert!(
+        out.contains("vsock ok") && out.contains("clock_settime EINVAL"),
+        "control: {out}"
+    );
+    let control = as_user("/usr/bin/python3")
+        .args(["-c", SPAWN])
+        .output()
+        .expect("spawn python3");
+    let (_, out) = outcome(&control);
+    assert_eq!(started(&out), 40, "control: {out}");
+    let _ = std::fs::remove_dir_all(&work);
+}

@@ -92,7 +92,7 @@ fn a_turn_that_panics_mid_stream_fails_and_the_thread_takes_the_next_turn() {
     assert_eq!(deltas(&seen, "item/agentMessage/delta"), "All good.");
 
     // Both turns are in the thread's record: the failed one with its error and the items it
-    // completed before the panic.
+    // completed before the panic (the plan `update_plan` made among them).
     let read = client.call(
         "thread/read",
         json!({"threadId": thread, "includeTurns": true}),
@@ -108,8 +108,12 @@ fn a_turn_that_panics_mid_stream_fails_and_the_thread_takes_the_next_turn() {
         .iter()
         .map(|item| item["type"].as_str().expect("type"))
         .collect();
-    assert_eq!(kinds, ["userMessage", "agentMessage"], "{read:#}");
+    assert_eq!(kinds, ["userMessage", "agentMessage", "plan"], "{read:#}");
     assert_eq!(turns[0]["items"][1]["text"], json!("Working on it."));
+    assert_eq!(
+        turns[0]["items"][2]["text"],
+        json!("- [ ] Panic (in progress)\n")
+    );
     assert_eq!(turns[1]["id"], json!(next));
     assert_eq!(turns[1]["status"], json!("completed"));
     assert_eq!(read["thread"]["status"], json!({"type": "idle"}));

@@ -15,7 +15,11 @@
 //! other servers (local models, providers with their own `env_key`) need no sign-in.
 
 mod rate_limits;
+// turn notifications area: a model call's headers, for `account/rateLimits/updated`.
+pub(crate) use rate_limits::from_headers as rate_limits_from_headers;
 pub(crate) mod store;
+// Sign-in from the terminal (`agentwire login`).
+pub(crate) mod terminal;
 
 use std::path::{Path, PathBuf};
 

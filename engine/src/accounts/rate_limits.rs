@@ -51,21 +51,9 @@ impl RateLimits {
     /// Records what a response from provider `id` (display name `name`) said; a response
     /// without any rate-limit header changes nothing.
     pub(crate) fn record(&self, id: &str, name: &str, headers: &HeaderMap) {
-        let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-        let window = |kind: &str| Headers {
-            limit: get(&format!("x-ratelimit-limit-{kind}")),
-            remaining: get(&format!("x-ratelimit-remaining-{kind}")),
-            reset: get(&format!("x-ratelimit-reset-{kind}")),
-        };
-        let requests = window("requests");
-        let tokens = window("tokens");
-        let any = [requests, tokens]
-            .iter()
-            .any(|w| w.limit.is_some() || w.remaining.is_some() || w.reset.is_some());
-        if !any {
+        let Some(snapshot) = from_headers(id, name, headers) else {
             return;
-        }
-        let snapshot = snapshot(id, name, requests, tokens, SystemTime::now());
+        };
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.last = Some(id.to_owned());
         state.by_provider.insert(id.to_owned(), snapshot);
@@ -89,6 +77,23 @@ impl RateLimits {
         let all = (!state.by_provider.is_empty()).then(|| state.by_provider.clone());
         (last, all)
     }
+}
+
+/// What the rate-limit headers of a response from provider `id` (display name `name`) say;
+/// `None` when it carries none of them.
+pub(crate) fn from_headers(id: &str, name: &str, headers: &HeaderMap) -> Option<RateLimitSnapshot> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let window = |kind: &str| Headers {
+        limit: get(&format!("x-ratelimit-limit-{kind}")),
+        remaining: get(&format!("x-ratelimit-remaining-{kind}")),
+        reset: get(&format!("x-ratelimit-reset-{kind}")),
+    };
+    let requests = window("requests");
+    let tokens = window("tokens");
+    let any = [requests, tokens]
+        .iter()
+        .any(|w| w.limit.is_some() || w.remaining.is_some() || w.reset.is_some());
+    any.then(|| snapshot(id, name, requests, tokens, SystemTime::now()))
 }
 
 /// A snapshot that reports nothing.

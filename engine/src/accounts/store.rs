@@ -51,7 +51,7 @@ pub(crate) fn read_key(home: &Path) -> Result<Option<String>, AuthFileError> {
         Err(e) => {
             return Err(AuthFileError(format!(
                 "cannot read the stored credentials {}: {e}; fix its permissions, or sign in \
-                 again with account/login/start",
+                 again with `agentwire login` (clients: account/login/start)",
                 path.display()
             )));
         }
@@ -60,8 +60,8 @@ pub(crate) fn read_key(home: &Path) -> Result<Option<String>, AuthFileError> {
     let file: AuthFile = serde_json::from_slice(&bytes).map_err(|e| {
         AuthFileError(format!(
             "the stored credentials {} are not a valid auth.json ({}, line {} column {}); sign \
-             in again with account/login/start (which replaces the file) or sign out with \
-             account/logout (which removes it)",
+             in again with `agentwire login` or account/login/start (which replace the file), \
+             or sign out with `agentwire logout` or account/logout (which remove it)",
             path.display(),
             match e.classify() {
                 serde_json::error::Category::Io => "unreadable",

@@ -15,6 +15,8 @@
 //! `app/list` lists configured apps. agentwire has no app (connector) support and reads no
 //! app configuration, so the list is empty.
 
+// Model families: context window and capabilities by slug prefix (issue 33).
+pub(crate) mod families;
 mod models;
 pub(crate) mod modes;
 mod page;
@@ -31,7 +33,7 @@ use crate::config::FIXTURE;
 use crate::provider::builtin::{default_model, is_named};
 use crate::threads::meta::ThreadDefaults;
 pub(crate) use models::ConfiguredModel;
-use models::{Entry, ServedModels};
+use models::{Entry, ServedModels, Shown};
 
 /// The catalog's state: the providers' cached server lists.
 #[derive(Debug, Default)]
@@ -148,10 +150,35 @@ pub(crate) async fn model_list(
         );
     }
     let include_hidden = params.include_hidden == Some(true);
+    // The facts of each model's family; `model_context_window` and
+    // `model_supports_reasoning_summaries` describe the default model, the provider table's
+    // `model_context_window` every model of the provider.
+    let provider_window = config
+        .model_providers
+        .get(&provider)
+        .and_then(|table| table.model_context_window);
+    let shown = |entry: &Entry, is_default: bool| -> Option<Shown> {
+        if provider == FIXTURE {
+            return None;
+        }
+        let family = families::facts(&entry.id);
+        let configured = config.model_context_window.filter(|_| is_default);
+        Some(Shown {
+            family,
+            context_window: families::context_window(&entry.id, configured, provider_window),
+            reasoning: config
+                .model_supports_reasoning_summaries
+                .filter(|_| is_default)
+                .unwrap_or(family.reasoning),
+        })
+    };
     let models: Vec<_> = entries
         .iter()
         .filter(|e| include_hidden || !e.hidden)
-        .map(|e| e.to_model(default_model.as_deref() == Some(e.id.as_str())))
+        .map(|e| {
+            let is_default = default_model.as_deref() == Some(e.id.as_str());
+            e.to_model(is_default, shown(e, is_default).as_ref())
+        })
         .collect();
     let (data, next_cursor) = page::page(METHOD, models, params.cursor.as_deref(), params.limit)?;
     Ok(ModelListResponse::builder()

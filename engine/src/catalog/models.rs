@@ -106,29 +106,52 @@ impl Entry {
         }
     }
 
-    /// The wire form; `is_default` marks the effective default model.
+    /// The wire form; `is_default` marks the effective default model, `shown` the facts of
+    /// its family (`None`: none shown, as for the fixture model).
     ///
-    /// `supportedReasoningEfforts` are the configured efforts (the engine sends the chosen one
-    /// as `reasoning_effort`). `defaultReasoningEffort` is what applies when none is chosen: the
-    /// engine then sends none, and servers commonly apply `medium`, so it is `medium` when the
-    /// list is empty or has it, else the list's first entry.
-    pub(crate) fn to_model(&self, is_default: bool) -> Model {
-        let default_effort =
-            if self.efforts.is_empty() || self.efforts.iter().any(|e| e == "medium") {
-                "medium".to_owned()
-            } else {
-                self.efforts[0].clone()
-            };
+    /// `supportedReasoningEfforts` are the configured efforts, else the family's (the engine
+    /// sends the chosen one as `reasoning_effort`). `defaultReasoningEffort` is what applies
+    /// when none is chosen: the engine then sends none, and servers commonly apply `medium`, so
+    /// it is `medium` when the list is empty or has it, else the list's first entry. The
+    /// description ends with the family's facts, and `inputModalities` has `image` when the
+    /// family reads images.
+    pub(crate) fn to_model(&self, is_default: bool, shown: Option<&Shown>) -> Model {
+        let efforts: Vec<String> = match shown {
+            Some(shown) if self.efforts.is_empty() => shown
+                .family
+                .efforts
+                .iter()
+                .map(|e| (*e).to_owned())
+                .collect(),
+            _ => self.efforts.clone(),
+        };
+        let default_effort = if efforts.is_empty() || efforts.iter().any(|e| e == "medium") {
+            "medium".to_owned()
+        } else {
+            efforts[0].clone()
+        };
+        let description = match shown {
+            Some(shown) => format!(
+                "{} {}",
+                self.description,
+                super::families::describe(shown.family, shown.context_window, shown.reasoning)
+            ),
+            None => self.description.clone(),
+        };
+        let mut modalities = vec![agentwire_protocol::InputModality::Text];
+        if shown.is_some_and(|s| s.family.images) {
+            modalities.push(agentwire_protocol::InputModality::Image);
+        }
         Model::builder()
             .id(self.id.clone())
             .model(self.id.clone())
             .display_name(self.display_name.clone())
-            .description(self.description.clone())
+            .description(description)
             .is_default(is_default)
             .hidden(self.hidden)
             .default_reasoning_effort(ReasoningEffort(default_effort))
             .supported_reasoning_efforts(
-                self.efforts
+                efforts
                     .iter()
                     .map(|effort| {
                         ReasoningEffortOption::builder()
@@ -138,9 +161,18 @@ impl Entry {
                     })
                     .collect(),
             )
-            .input_modalities(vec![agentwire_protocol::InputModality::Text])
+            .input_modalities(modalities)
             .build()
     }
+}
+
+/// What `model/list` shows of a model's family: the family, and the context window and
+/// reasoning after `config.toml`'s overrides.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shown {
+    pub family: &'static super::families::Family,
+    pub context_window: Option<i64>,
+    pub reasoning: bool,
 }
 
 /// What choosing `effort` means, for a picker.
@@ -368,13 +400,13 @@ mod tests {
         let b = Entry::configured("p", &parsed.models[1]);
         assert_eq!(b.display_name, "B");
         assert!(b.hidden);
-        let model = b.to_model(false);
+        let model = b.to_model(false, None);
         assert_eq!(
             model.default_reasoning_effort,
             ReasoningEffort("low".into())
         );
         assert_eq!(model.supported_reasoning_efforts.len(), 2);
-        assert_eq!(a.to_model(true).default_reasoning_effort.0, "medium");
+        assert_eq!(a.to_model(true, None).default_reasoning_effort.0, "medium");
         let typo = toml::from_str::<Models>("models = [{ id = \"c\", hiden = true }]");
         assert!(typo.is_err());
     }

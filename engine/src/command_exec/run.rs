@@ -54,6 +54,11 @@ const CONNECTION_CHECK: Duration = Duration::from_millis(200);
 /// Bytes read from an output stream at a time (one `outputDelta` at most).
 const READ_BUFFER: usize = 64 * 1024;
 
+/// Streamed output is read from the process only while the connection holds at most this many
+/// bytes not yet written to the client: a client that reads slowly slows the process down (its
+/// pipe fills and its writes wait) instead of the server queueing its output (issue #32).
+const OUTPUT_BACKLOG: usize = 2 * 1024 * 1024;
+
 /// The end-of-file character a terminal's line discipline turns into end of input
 /// (`VEOF`, Ctrl-D): what `closeStdin` sends on a terminal.
 const TERMINAL_EOF: u8 = 0x04;
@@ -356,6 +361,14 @@ async fn read_pipe<R: AsyncRead + Unpin>(
 }
 
 /// Reads stdout: the pipe, or the terminal.
+/// Waits until the connection has room for more streamed output (see [`OUTPUT_BACKLOG`]);
+/// at once when the output is not streamed.
+async fn wait_for_room(peer: &Peer, streaming: bool) {
+    if streaming {
+        peer.output_room(OUTPUT_BACKLOG).await;
+    }
+}
+
 async fn read_stdout(
     pipe: &mut Option<tokio::process::ChildStdout>,
     terminal: Option<&Master>,
@@ -464,13 +477,19 @@ pub(crate) async fn drive(
 
     while stdout_open || stderr_open || (exit.is_none() && !wait_failed) {
         tokio::select! {
-            read = read_stdout(&mut stdout, terminal.as_ref(), &mut out_buf), if stdout_open => {
+            read = async {
+                wait_for_room(peer, plan.stream_output).await;
+                read_stdout(&mut stdout, terminal.as_ref(), &mut out_buf).await
+            }, if stdout_open => {
                 match read {
                     Ok(n) if n > 0 => deliver(&mut out, &out_buf[..n], true),
                     _ => stdout_open = false,
                 }
             }
-            read = read_pipe(&mut stderr, &mut err_buf), if stderr_open => {
+            read = async {
+                wait_for_room(peer, plan.stream_output).await;
+                read_pipe(&mut stderr, &mut err_buf).await
+            }, if stderr_open => {
                 match read {
                     Ok(n) if n > 0 => deliver(&mut err, &err_buf[..n], false),
                     _ => stderr_open = false,

@@ -25,6 +25,9 @@ pub(crate) const USED: &[&str] = &[
     "developer_instructions",
     "project_doc_max_bytes",
     "model_auto_compact_token_limit",
+    // Model metadata overrides (catalog::families).
+    "model_context_window",
+    "model_supports_reasoning_summaries",
     "shell_environment_policy",
     "profile",
     "profiles",
@@ -33,6 +36,12 @@ pub(crate) const USED: &[&str] = &[
     "model_providers",
     "mcp_servers",
     "store",
+    // agentwire's own (issue 32 sandbox).
+    "sandbox_limits",
+    // agentwire's own (issue 32 fs/copy budget).
+    "fs_copy_max_bytes",
+    // model tools: `[tools.web_search]` (read leniently: Codex's `[tools]` booleans pass).
+    "tools",
 ];
 
 /// Top-level keys of Codex's `config.toml` that agentwire does not use: accepted silently and
@@ -67,12 +76,11 @@ pub(crate) const CODEX_ONLY: &[&str] = &[
     "hooks",
     "include_apply_patch_tool",
     "include_plan_tool",
+    "marketplaces",
     "mcp_oauth_credentials_store",
     "memories",
     "model_auto_compact_token_limit_scope",
-    "model_context_window",
     "model_max_output_tokens",
-    "model_supports_reasoning_summaries",
     "model_reasoning_summary_format",
     "model_verbosity",
     "notice",
@@ -88,7 +96,6 @@ pub(crate) const CODEX_ONLY: &[&str] = &[
     "service_tier",
     "show_raw_agent_reasoning",
     "skills",
-    "tools",
     "tui",
     "web_search",
     "windows",

@@ -34,6 +34,8 @@
 //! text replaces them, relative to `$AGENTWIRE_HOME`; it wins over `instructions`),
 //! `include_environment_context` (default true), `developer_instructions`,
 //! `project_doc_max_bytes`, `model_auto_compact_token_limit` (see `turns::run::auto_compact`),
+//! `model_context_window` and `model_supports_reasoning_summaries` (over the built-in model
+//! families, see `catalog::families`),
 //! `[shell_environment_policy]` (see [`shell_env`]), `profile`, `[profiles.<name>]`, `[projects.<path>]` (`trust_level`), `[model_providers.<id>]`,
 //! `[mcp_servers.<name>]` and `fixture_script`:
 //!
@@ -151,6 +153,14 @@ pub(crate) struct ConfigFile {
     /// automatically before its next model call; `0` or less turns that off.
     #[serde(default)]
     pub model_auto_compact_token_limit: Option<i64>,
+    /// Tokens of context the thread's model takes, over what its provider's table and the
+    /// built-in model families say (see `catalog::families`).
+    #[serde(default)]
+    pub model_context_window: Option<i64>,
+    /// Whether the default model reasons (and so writes reasoning summaries), over what the
+    /// built-in model families say; shown by `model/list`.
+    #[serde(default)]
+    pub model_supports_reasoning_summaries: Option<bool>,
     /// The environment of the commands the model runs.
     #[serde(default)]
     pub shell_environment_policy: ShellEnvironmentPolicy,
@@ -175,6 +185,47 @@ pub(crate) struct ConfigFile {
     /// Where threads are kept (`[store]`); read once, when the server starts.
     #[serde(default)]
     pub store: Option<StoreToml>,
+    /// Resource limits of sandboxed commands (`[sandbox_limits]`, agentwire's own table; issue
+    /// 32 sandbox); read once, when the server starts.
+    #[serde(default)]
+    pub sandbox_limits: Option<SandboxLimitsToml>,
+    /// Most bytes of data one `fs/copy` call writes (agentwire's own key; issue 32 fs/copy
+    /// budget; default 1 GiB, `0` for no limit); read once, when the server starts.
+    #[serde(default)]
+    pub fs_copy_max_bytes: Option<u64>,
+    /// The `[tools]` table (model tools area): the web search endpoint; never invalid.
+    #[serde(default)]
+    pub tools: crate::tools::web_search::ToolsToml,
+}
+
+/// The `[sandbox_limits]` table (agentwire's own; Codex has no such table): limits of every
+/// command run under `read-only` or `workspace-write`. A key left out keeps its default; `0`
+/// means no limit.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SandboxLimitsToml {
+    /// Most processes (threads included) in one command's sandbox at once (default 1024).
+    #[serde(default)]
+    pub max_processes: Option<u64>,
+    /// Most bytes of address space of each process of a sandbox (default 8 GiB).
+    #[serde(default)]
+    pub max_memory_bytes: Option<u64>,
+}
+
+impl SandboxLimitsToml {
+    /// The limits this table sets, the defaults for the keys it leaves out.
+    pub(crate) fn limits(&self) -> crate::sandbox::SandboxLimits {
+        let default = crate::sandbox::SandboxLimits::DEFAULT;
+        let pick = |set: Option<u64>, default: Option<u64>| match set {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None => default,
+        };
+        crate::sandbox::SandboxLimits {
+            max_processes: pick(self.max_processes, default.max_processes),
+            max_memory_bytes: pick(self.max_memory_bytes, default.max_memory_bytes),
+        }
+    }
 }
 
 /// The `[store]` table.
@@ -277,6 +328,31 @@ pub(crate) struct McpServerConfig {
     /// Per-tool settings (`[mcp_servers.<name>.tools.<tool>]`).
     #[serde(default)]
     pub tools: BTreeMap<String, McpToolConfig>,
+    // MCP OAuth sign-in (mcpServer/oauth/login):
+    /// The OAuth scopes asked for when signing in to `url` (default: those the server
+    /// advertises).
+    #[serde(default)]
+    pub scopes: Option<Vec<String>>,
+    /// The resource indicator (RFC 8707) sent when signing in; default: what the server's
+    /// protected-resource metadata names, else `url`.
+    #[serde(default)]
+    pub oauth_resource: Option<String>,
+    /// A pre-registered OAuth client (`[mcp_servers.<name>.oauth]`); without one the client
+    /// registers itself dynamically.
+    #[serde(default)]
+    pub oauth: Option<McpOauthClientConfig>,
+}
+
+/// `[mcp_servers.<name>.oauth]`: the OAuth client used to sign in to an HTTP MCP server.
+/// Codex's other keys of this table are accepted and not used.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub(crate) struct McpOauthClientConfig {
+    /// The client id registered with the server's authorization server.
+    #[serde(default)]
+    pub client_id: Option<String>,
+    /// Its secret, for a confidential client (sent in the token requests' form).
+    #[serde(default)]
+    pub client_secret: Option<String>,
 }
 
 /// One `[mcp_servers.<name>.tools.<tool>]` table.

@@ -379,6 +379,9 @@ impl Store {
         if config.model_auto_compact_token_limit.is_some() {
             defaults.auto_compact_token_limit = config.model_auto_compact_token_limit;
         }
+        if config.model_context_window.is_some() {
+            defaults.model_context_window = config.model_context_window;
+        }
         defaults
     }
 }

@@ -19,7 +19,7 @@
 //! Refusals name the member at fault: -32600 for `savePath` (as the reference server), -32602
 //! for `extraLogFiles[i]`; a thread that does not exist is -32600 naming it.
 
-mod zip;
+mod archive;
 
 use std::path::{Path, PathBuf};
 
@@ -208,24 +208,24 @@ pub(crate) async fn save(
             "server": {"name": "agentwire", "version": env!("CARGO_PKG_VERSION")},
             "platform": platform(),
         });
-        let mut zip = zip::ZipWriter::new(at);
-        let too_large = |_| {
-            HandlerError::invalid_request(format!(
-                "{method}: the report would not fit in a ZIP file without ZIP64; attach fewer \
-                 or smaller files"
+        let mut zip = archive::Archive::new(at);
+        let unwritable = |error: archive::ArchiveError| {
+            HandlerError::internal(format!(
+                "{method}: cannot write the report archive: {error}"
             ))
         };
         let pretty = |value: &Value| serde_json::to_vec_pretty(value).unwrap_or_default();
         zip.add("report.json", &pretty(&report))
-            .map_err(too_large)?;
+            .map_err(unwritable)?;
         if let Some((thread, settings)) = &thread {
             let value = json!({"thread": thread, "settings": settings});
-            zip.add("thread.json", &pretty(&value)).map_err(too_large)?;
+            zip.add("thread.json", &pretty(&value))
+                .map_err(unwritable)?;
         }
         let mut manifest = Vec::new();
         for (n, attachment) in attachments.iter().enumerate() {
             let entry = format!("attachments/{n:04}/{}", attachment.file_name);
-            zip.add(&entry, &attachment.bytes).map_err(too_large)?;
+            zip.add(&entry, &attachment.bytes).map_err(unwritable)?;
             manifest.push(json!({
                 "entry": entry,
                 "filename": attachment.file_name,
@@ -235,8 +235,8 @@ pub(crate) async fn save(
             }));
         }
         zip.add("manifest.json", &pretty(&Value::Array(manifest)))
-            .map_err(too_large)?;
-        let bytes = zip.finish().map_err(too_large)?;
+            .map_err(unwritable)?;
+        let bytes = zip.finish().map_err(unwritable)?;
         write_new(&save_path, &bytes).map_err(|error| {
             let message = if error.kind() == std::io::ErrorKind::AlreadyExists {
                 format!(

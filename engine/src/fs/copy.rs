@@ -18,6 +18,7 @@ use rustix::fs::{
 };
 use rustix::io::Errno;
 
+use super::copy_data::{CopyBudget, DataError, copy_data};
 use super::error::{FsError, FsResult, Reason};
 use super::resolve::{RESOLVE_NAME, kind, open_beneath};
 use super::roots::{Private, Scope, real_path};
@@ -25,14 +26,18 @@ use super::walk::{Frame, Limits, survey};
 use super::{MAX_DEPTH, MAX_TREE_ENTRIES, remove};
 use crate::atomic_file::replace_at;
 
-/// Serves `fs/copy` under `scope`.
-pub(crate) fn copy(scope: &Scope, params: &FsCopyParams) -> FsResult<FsCopyResponse> {
+/// Serves `fs/copy` under `scope`, writing at most `budget` (see [`copy_data`]).
+pub(crate) fn copy(
+    scope: &Scope,
+    params: &FsCopyParams,
+    mut budget: CopyBudget,
+) -> FsResult<FsCopyResponse> {
     let source = scope.locate("sourcePath", &params.source_path.0)?;
     let destination = scope.locate("destinationPath", &params.destination_path.0)?;
     let (_, stat) = source.probe()?;
     match kind(&stat) {
         FileType::RegularFile => {
-            let (mut file, stat) = source.open_regular()?;
+            let (file, stat) = source.open_regular()?;
             let entry = destination.entry().map_err(|e| match e.reason {
                 Reason::IsARoot => destination.fail(Reason::IsADirectory),
                 _ => e,
@@ -42,13 +47,26 @@ pub(crate) fn copy(scope: &Scope, params: &FsCopyParams) -> FsResult<FsCopyRespo
             {
                 return Err(destination.fail(Reason::IsADirectory));
             }
+            let mut failure = None;
             replace_at(
                 entry.dir.as_fd(),
                 &entry.name,
                 Some(stat.st_mode & 0o777),
-                |out| std::io::copy(&mut file, out).map(drop),
+                |out| {
+                    copy_data(&file, out, &mut budget).map_err(|e| {
+                        failure = Some(e);
+                        std::io::Error::other("the copy failed")
+                    })
+                },
             )
-            .map_err(|e| destination.fail(Reason::from_io(&e)))?;
+            .map_err(|e| match failure.take() {
+                Some(DataError::OverBudget { limit }) => {
+                    source.fail(Reason::Refused(DataError::over_budget_text(limit)))
+                }
+                Some(DataError::Read(e)) => source.fail(Reason::from_io(&e)),
+                Some(DataError::Write(e)) => destination.fail(Reason::from_io(&e)),
+                None => destination.fail(Reason::from_io(&e)),
+            })?;
         }
         FileType::Directory => {
             if params.recursive != Some(true) {
@@ -85,6 +103,7 @@ pub(crate) fn copy(scope: &Scope, params: &FsCopyParams) -> FsResult<FsCopyRespo
             let mut tree = Tree {
                 private: source.private(),
                 entries: 0,
+                budget,
             };
             tree.copy_tree(from, entry.dir.as_fd(), &entry.name, shown)
                 .map_err(|(at_source, e)| {
@@ -112,6 +131,8 @@ type TreeResult<T> = Result<T, (bool, FsError)>;
 struct Tree<'p> {
     private: &'p Private,
     entries: usize,
+    /// What the copy may still write.
+    budget: CopyBudget,
 }
 
 impl Tree<'_> {
@@ -261,8 +282,23 @@ impl Tree<'_> {
                     Mode::from_raw_mode(stat.st_mode & 0o777),
                 )
                 .map_err(|errno| Self::destination_fail(shown, errno))?;
-                std::io::copy(&mut File::from(input), &mut File::from(output))
-                    .map_err(|e| Self::source_fail(shown, Reason::from_io(&e)))?;
+                copy_data(&File::from(input), &File::from(output), &mut self.budget).map_err(
+                    |e| match e {
+                        DataError::OverBudget { limit } => Self::source_fail(
+                            shown,
+                            Reason::Refused(DataError::over_budget_text(limit)),
+                        ),
+                        DataError::Read(e) => Self::source_fail(shown, Reason::from_io(&e)),
+                        DataError::Write(e) => (
+                            false,
+                            FsError::new(
+                                "destinationPath",
+                                shown.display().to_string(),
+                                Reason::from_io(&e),
+                            ),
+                        ),
+                    },
+                )?;
             }
             FileType::Symlink => {
                 let target = readlinkat(from, name, Vec::new()).map_err(source_error)?;

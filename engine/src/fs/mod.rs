@@ -3,8 +3,8 @@
 //! Module map: [`roots`] (which directories `fs/*` may use and which paths it never touches),
 //! [`resolve`] (opening a path beneath its root with `openat2`), [`error`] (failures and their
 //! JSON-RPC errors), one module per operation — [`read`], [`write`] (writeFile and
-//! createDirectory), [`metadata`], [`listing`], [`remove`], [`copy`] (their trees walked by
-//! [`walk`]) — and [`watch`]
+//! createDirectory), [`metadata`], [`listing`], [`remove`], [`copy`] (its bytes budgeted and
+//! its holes kept by [`copy_data`]; their trees walked by [`walk`]) — and [`watch`]
 //! (`fs/watch`, `fs/unwatch`, `fs/changed`). `docs/fs.md` states the promises and the tests that
 //! hold them.
 //!
@@ -25,6 +25,7 @@
 //! each request from the engine's state at that moment.
 
 mod copy;
+mod copy_data;
 mod error;
 mod listing;
 mod metadata;
@@ -69,6 +70,8 @@ pub(crate) struct Fs {
     /// The agentwire home and the server's other private paths, absolute.
     private: Vec<PathBuf>,
     watches: watch::Watches,
+    /// `fs_copy_max_bytes` of `config.toml` at start-up (see [`copy_data`]).
+    copy_budget: Option<u64>,
 }
 
 impl Fs {
@@ -81,6 +84,15 @@ impl Fs {
         Self {
             private,
             watches: watch::Watches::default(),
+            copy_budget: None,
+        }
+    }
+
+    /// The same, with `fs_copy_max_bytes` set to `configured` (`None`: the default budget).
+    pub(crate) fn with_copy_budget(self, configured: Option<u64>) -> Self {
+        Self {
+            copy_budget: configured,
+            ..self
         }
     }
 }
@@ -195,7 +207,8 @@ pub(crate) async fn copy(
     _context: RequestContext,
     params: FsCopyParams,
 ) -> Result<FsCopyResponse, HandlerError> {
-    serve::<FsCopy, _>(engine, move |scope| copy::copy(scope, &params)).await
+    let budget = copy_data::CopyBudget::new(engine.fs.copy_budget);
+    serve::<FsCopy, _>(engine, move |scope| copy::copy(scope, &params, budget)).await
 }
 
 /// Serves `fs/watch`.

@@ -8,7 +8,8 @@
 //! lines are quoted when start-up fails.
 //!
 //! An HTTP server is reached at `url` (streamable HTTP), with `Authorization: Bearer` from the
-//! variable `bearer_token_env_var`, `http_headers` and `env_http_headers`.
+//! variable `bearer_token_env_var`, else from an OAuth sign-in (`mcpServer/oauth/login`,
+//! refreshed when expired), and `http_headers` and `env_http_headers`.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::process::Stdio;
@@ -56,6 +57,7 @@ pub(crate) async fn start(
     name: &str,
     config: &McpServerConfig,
     shared: Arc<Shared>,
+    home: &std::path::Path,
 ) -> Result<Connection, String> {
     let timeout = Duration::from_secs_f64(
         config
@@ -83,11 +85,20 @@ pub(crate) async fn start(
                     .map_err(|e| format!("the MCP handshake failed: {e}"))?
             }
             (None, Some(url)) => {
-                let transport = http(url, config)?;
-                handler
-                    .serve(transport)
-                    .await
-                    .map_err(|e| format!("the MCP handshake with {url} failed: {e}"))?
+                let oauth = match &config.bearer_token_env_var {
+                    Some(_) => None,
+                    None => super::oauth::bearer(home, name, url).await?,
+                };
+                let signed_in = oauth.is_some();
+                let transport = http(url, config, oauth)?;
+                handler.serve(transport).await.map_err(|e| {
+                    let hint = if signed_in || config.bearer_token_env_var.is_some() {
+                        ""
+                    } else {
+                        " (if it needs OAuth, sign in with mcpServer/oauth/login)"
+                    };
+                    format!("the MCP handshake with {url} failed: {e}{hint}")
+                })?
             }
         };
         let tools = service
@@ -178,6 +189,7 @@ fn stdio(
 fn http(
     url: &str,
     config: &McpServerConfig,
+    oauth_token: Option<String>,
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("url {url:?}: {e}"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
@@ -213,6 +225,8 @@ fn http(
             .ok()
             .filter(|t| !t.is_empty())
             .ok_or_else(|| format!("bearer_token_env_var: the variable {var} is not set"))?;
+        transport_config = transport_config.auth_header(token);
+    } else if let Some(token) = oauth_token {
         transport_config = transport_config.auth_header(token);
     }
     Ok(StreamableHttpClientTransport::with_client(

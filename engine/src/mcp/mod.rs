@@ -14,7 +14,12 @@
 //! - `content`: MCP results as protocol types and as text for the model;
 //! - `status`: `mcpServerStatus/list` and `mcpServer/startupStatus/updated`;
 //! - `rpc`: `mcpServer/tool/call`, `mcpServer/resource/read`, `config/mcpServer/reload`;
+//! - `oauth`: `mcpServer/oauth/login` and the OAuth bearer token of HTTP servers;
 //! - [`cli`]: `agentwire mcp list|get|add|remove`, editing `config.toml`.
+//!
+//! The servers are those of `[mcp_servers.<name>]` and those the enabled installed plugins
+//! bring, named `<plugin>:<server>` (so a plugin never replaces a server the user configured;
+//! a configured table of that same name wins).
 //!
 //! MCP framing, the handshake and the transports are the `rmcp` SDK's.
 
@@ -23,11 +28,13 @@ pub(crate) mod client;
 pub(crate) mod connect;
 pub(crate) mod content;
 pub(crate) mod names;
+pub(crate) mod oauth;
 pub(crate) mod rpc;
 pub(crate) mod slot;
 pub(crate) mod status;
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use agentwire_runtime::Hub;
@@ -107,6 +114,8 @@ pub(crate) struct Caller {
 /// The MCP servers of the engine.
 pub(crate) struct McpManager {
     config: Arc<Store>,
+    /// `$AGENTWIRE_HOME`: installed plugins and stored OAuth credentials.
+    home: PathBuf,
     slots: Mutex<BTreeMap<String, Arc<Slot>>>,
     /// Where start-up state changes are broadcast (set by the first request that uses MCP).
     hub: OnceLock<Arc<Hub>>,
@@ -123,10 +132,11 @@ impl std::fmt::Debug for McpManager {
 }
 
 impl McpManager {
-    /// The servers configured in `config`.
-    pub(crate) fn new(config: Arc<Store>) -> Self {
+    /// The servers configured in `config` and brought by the plugins installed in `home`.
+    pub(crate) fn new(config: Arc<Store>, home: PathBuf) -> Self {
         Self {
             config,
+            home,
             slots: Mutex::new(BTreeMap::new()),
             hub: OnceLock::new(),
             names: Mutex::new(HashMap::new()),
@@ -138,15 +148,40 @@ impl McpManager {
         let _ = self.hub.set(hub.clone());
     }
 
-    /// The configured servers, by name (the effective user configuration).
+    /// The servers, by name: the effective user configuration's, then those of the enabled
+    /// installed plugins as `<plugin>:<server>` (a configured name wins). Reads the plugin
+    /// folders (a few small files).
     pub(crate) fn configured(&self) -> BTreeMap<String, McpServerConfig> {
-        self.config.effective(None).file.mcp_servers.clone()
+        let mut servers = self.config.effective(None).file.mcp_servers.clone();
+        for (name, config) in crate::plugins::mcp_servers(&self.home) {
+            servers.entry(name).or_insert(config);
+        }
+        servers
+    }
+
+    /// `$AGENTWIRE_HOME`.
+    pub(crate) fn home(&self) -> &std::path::Path {
+        &self.home
+    }
+
+    /// Stops server `name`'s connection (if any); the next use starts it again (after an
+    /// OAuth sign-in, with the new token).
+    pub(crate) fn forget(&self, name: &str) {
+        lock(&self.slots).remove(name);
     }
 
     /// The slot of server `name` as configured now: created on first use, replaced (the old
     /// connection stopped) when its configuration changed.
     pub(crate) fn slot(&self, name: &str) -> Result<Arc<Slot>, McpError> {
-        let configured = self.configured();
+        self.slot_in(name, &self.configured())
+    }
+
+    /// [`Self::slot`] with the servers `configured` already read.
+    fn slot_in(
+        &self,
+        name: &str,
+        configured: &BTreeMap<String, McpServerConfig>,
+    ) -> Result<Arc<Slot>, McpError> {
         let Some(config) = configured.get(name) else {
             lock(&self.slots).remove(name);
             return Err(McpError::Unknown(name.to_owned()));
@@ -157,7 +192,12 @@ impl McpManager {
         {
             return Ok(slot.clone());
         }
-        let slot = Arc::new(Slot::new(name, config.clone(), self.hub.get().cloned()));
+        let slot = Arc::new(Slot::new(
+            name,
+            config.clone(),
+            self.hub.get().cloned(),
+            self.home.clone(),
+        ));
         slots.insert(name.to_owned(), slot.clone());
         Ok(slot)
     }
@@ -179,7 +219,7 @@ impl McpManager {
             .iter()
             .filter(|(_, config)| config.enabled != Some(false))
             .filter_map(|(name, config)| {
-                let slot = self.slot(name).ok()?;
+                let slot = self.slot_in(name, &configured).ok()?;
                 if patient && slot.failed_recently(RETRY_AFTER) {
                     return None;
                 }
@@ -224,7 +264,9 @@ impl McpManager {
         let mut map = HashMap::new();
         let mut taken = std::collections::HashSet::new();
         for (name, config) in configured.iter().filter(|(_, c)| c.enabled != Some(false)) {
-            let Ok(slot) = self.slot(name) else { continue };
+            let Ok(slot) = self.slot_in(name, &configured) else {
+                continue;
+            };
             slot.refresh_tools().await;
             for tool in slot.tools() {
                 if !tool_enabled(config, &tool.name) {

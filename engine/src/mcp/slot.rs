@@ -62,6 +62,8 @@ pub(crate) struct Slot {
     hub: Option<Arc<Hub>>,
     /// When the last start failed (cleared by a successful start).
     start_failed_at: Mutex<Option<std::time::Instant>>,
+    /// `$AGENTWIRE_HOME`, where stored OAuth credentials are read.
+    home: std::path::PathBuf,
 }
 
 impl std::fmt::Debug for Slot {
@@ -72,7 +74,12 @@ impl std::fmt::Debug for Slot {
 
 impl Slot {
     /// A server not started yet.
-    pub(crate) fn new(name: &str, config: McpServerConfig, hub: Option<Arc<Hub>>) -> Self {
+    pub(crate) fn new(
+        name: &str,
+        config: McpServerConfig,
+        hub: Option<Arc<Hub>>,
+        home: std::path::PathBuf,
+    ) -> Self {
         Self {
             name: name.to_owned(),
             config,
@@ -81,6 +88,7 @@ impl Slot {
             shared: Arc::new(Shared::new(name)),
             hub,
             start_failed_at: Mutex::new(None),
+            home,
         }
     }
 
@@ -173,7 +181,8 @@ impl Slot {
         }
         *current = None;
         self.set_phase(Phase::Starting, None);
-        match super::connect::start(&self.name, &self.config, self.shared.clone()).await {
+        match super::connect::start(&self.name, &self.config, self.shared.clone(), &self.home).await
+        {
             Ok(connection) => {
                 *lock(&self.start_failed_at) = None;
                 let connection = Arc::new(connection);

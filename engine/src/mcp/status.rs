@@ -8,7 +8,8 @@
 //!   `detail: toolsAndAuthOnly`);
 //! - `serverInfo` and `serverCapabilities`: from its `initialize` answer;
 //! - `authStatus`: `unsupported` for stdio (no sign-in), `bearerToken` for an HTTP server
-//!   with `bearer_token_env_var`, `unknown` otherwise;
+//!   with `bearer_token_env_var`, `oAuth` for one signed in with `mcpServer/oauth/login`,
+//!   `unknown` otherwise;
 //! - `httpOrigin`: the scheme, host and port of `url`.
 
 use std::sync::Arc;
@@ -20,17 +21,19 @@ use super::slot::{Phase, Slot};
 use crate::config::McpServerConfig;
 
 /// The status of server `name`; `slot` is `None` for a disabled server. `resources` asks for
-/// resources and templates too.
+/// resources and templates too; `home` is where OAuth credentials are stored.
 pub(crate) fn of(
     name: &str,
     config: &McpServerConfig,
     slot: Option<&Arc<Slot>>,
     resources: bool,
+    home: &std::path::Path,
 ) -> McpServerStatus {
     let http_origin = config.url.as_deref().and_then(origin);
     let auth_status = match (&config.url, &config.bearer_token_env_var) {
         (None, _) => McpAuthStatus::Unsupported,
         (Some(_), Some(_)) => McpAuthStatus::BearerToken,
+        (Some(url), None) if super::oauth::signed_in(home, name, url) => McpAuthStatus::OAuth,
         (Some(_), None) => McpAuthStatus::Unknown,
     };
     let mut status = McpServerStatus::builder()
@@ -121,7 +124,13 @@ mod tests {
             enabled: Some(false),
             ..McpServerConfig::default()
         };
-        let status = of("off", &config, None, true);
+        let status = of(
+            "off",
+            &config,
+            None,
+            true,
+            std::path::Path::new("/nonexistent"),
+        );
         assert_eq!(
             status.runtime_status,
             Some(McpServerConnectionStatus::Disabled)

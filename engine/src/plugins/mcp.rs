@@ -4,6 +4,9 @@
 //! `bearer_token_env_var`, …). As Codex does, a `type` key (`stdio`, `http`) and an `oauth`
 //! table are dropped; `headers` is read as `http_headers`; a relative `cwd` is taken from the
 //! plugin's folder, and a server with no `cwd` runs in the plugin's folder.
+//!
+//! The MCP manager offers them as `<plugin>:<server>`, so that a plugin cannot take the place
+//! of a server the user configured.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -17,7 +20,6 @@ const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// The servers of the MCP files of the plugin in folder `root`, by name (the first file
 /// declaring a name wins); servers that do not read are left out with a log line.
-#[allow(dead_code)] // used by `servers`
 pub(crate) fn plugin_servers(
     root: &Path,
     files: &[std::path::PathBuf],
@@ -75,7 +77,6 @@ fn read(file: &Path) -> Result<serde_json::Map<String, serde_json::Value>, Strin
     }
 }
 
-#[allow(dead_code)] // used by `servers`
 fn server(root: &Path, value: serde_json::Value) -> Result<McpServerConfig, String> {
     let serde_json::Value::Object(mut object) = value else {
         return Err("not an object".to_owned());
@@ -98,13 +99,10 @@ fn server(root: &Path, value: serde_json::Value) -> Result<McpServerConfig, Stri
     serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| e.to_string())
 }
 
-/// The MCP servers of the enabled installed plugins under `home`, by name, as
-/// `[mcp_servers.<name>]` tables would give them. When two plugins declare the same name, the
-/// first plugin (by id) keeps it. Reads the disk: call it off the async workers.
-///
-/// Not called yet: the MCP manager takes its servers from the configuration alone
-/// (`McpManager::configured`); it offers these once it merges them under the configured ones.
-#[allow(dead_code)] // see above: waiting for the MCP manager to merge plugin servers
+/// The MCP servers of the enabled installed plugins under `home`, as `[mcp_servers.<name>]`
+/// tables would give them, named `<plugin>:<server>`. When two plugins of the same name
+/// (from different marketplaces) declare the same server, the first plugin by id keeps it.
+/// Reads the disk (a few small files).
 pub(crate) fn servers(home: &Path) -> BTreeMap<String, McpServerConfig> {
     let enabled = enabled_settings(home);
     let mut all = BTreeMap::new();
@@ -116,7 +114,8 @@ pub(crate) fn servers(home: &Path) -> BTreeMap<String, McpServerConfig> {
             continue;
         };
         for (name, config) in plugin_servers(&copy.dir, &manifest.mcp_files) {
-            all.entry(name).or_insert(config);
+            all.entry(format!("{}:{name}", copy.plugin))
+                .or_insert(config);
         }
     }
     all
@@ -146,16 +145,19 @@ mod tests {
         let servers = servers(home.path());
         assert_eq!(
             servers.keys().collect::<Vec<_>>(),
-            ["linter", "remote", "sub"]
+            ["lint:linter", "lint:remote", "lint:sub"]
         );
-        assert_eq!(servers["linter"].command.as_deref(), Some("node"));
-        assert_eq!(servers["linter"].cwd.as_deref(), Some(root.as_path()));
-        assert_eq!(servers["sub"].cwd, Some(root.join("bin")));
+        assert_eq!(servers["lint:linter"].command.as_deref(), Some("node"));
+        assert_eq!(servers["lint:linter"].cwd.as_deref(), Some(root.as_path()));
+        assert_eq!(servers["lint:sub"].cwd, Some(root.join("bin")));
         assert_eq!(
-            servers["remote"].http_headers.get("X").map(String::as_str),
+            servers["lint:remote"]
+                .http_headers
+                .get("X")
+                .map(String::as_str),
             Some("y")
         );
-        assert_eq!(servers["remote"].cwd, None);
+        assert_eq!(servers["lint:remote"].cwd, None);
         assert_eq!(
             declared_names(&[root.join(".mcp.json")]),
             ["broken", "linter", "remote", "sub"]

@@ -19,7 +19,8 @@
 //! does; `enabled = false` there disables it). The install time and origin of each copy are in
 //! `$AGENTWIRE_HOME/plugins/installed.json`. An enabled plugin's skills are listed by
 //! `skills/list` as `<plugin>:<skill>` with `pluginId` set, and its MCP servers are given by
-//! [`mcp_servers`].
+//! [`mcp_servers`] as `<plugin>:<server>` to the MCP manager, which starts and offers them like
+//! configured ones.
 //!
 //! # Module map
 //!
@@ -49,7 +50,6 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use agentwire_protocol::AbsolutePathBuf;
 
-#[allow(unused_imports)] // see `mcp::servers`: waiting for the MCP manager to merge them
 pub(crate) use mcp::servers as mcp_servers;
 
 /// Most entries looked at in one folder.

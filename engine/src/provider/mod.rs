@@ -216,6 +216,9 @@ pub(crate) enum ProviderEvent {
         /// The model's context window, when known.
         model_context_window: Option<i64>,
     },
+    /// Something learned about the call that the turn tells clients; it is not part of the
+    /// model's output (turn notifications area).
+    Notice(ProviderNotice),
     /// The call failed; nothing follows.
     Error {
         /// Text for the user.
@@ -225,6 +228,16 @@ pub(crate) enum ProviderEvent {
         /// The kind of failure, for clients that react to it (`codexErrorInfo`).
         info: Option<CodexErrorInfo>,
     },
+}
+
+/// What a provider learned about a call besides its output (see [`ProviderEvent::Notice`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ProviderNotice {
+    /// The response's rate-limit headers, as `account/rateLimits/updated` reports them.
+    RateLimits(Box<agentwire_protocol::RateLimitSnapshot>),
+    /// The model the server says answered (the chat chunk's or Responses response's `model`),
+    /// sent once per call; the turn compares it with the model it asked for.
+    ServedModel(String),
 }
 
 /// Produces model output.
@@ -276,6 +289,7 @@ impl Providers {
             let defaults = openai::Defaults {
                 model: config.model.clone(),
                 summary: config.model_reasoning_summary.clone(),
+                web_search: config.tools.web_search_endpoint.is_some(),
             };
             let provider: Arc<dyn ModelProvider> =
                 match OpenAiProvider::new(id, table, defaults, accounts.clone()) {

@@ -498,6 +498,7 @@ impl Listed {
                 organised: Default::default(),
                 memory_mode: None,
                 injected: Default::default(),
+                environment_blocks: Default::default(),
             },
             relative,
             archived: self.archived,

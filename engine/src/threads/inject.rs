@@ -6,7 +6,7 @@
 //! store holds the thread and comes back when the thread is read again. It is part of the
 //! thread's summary ([`ThreadSummary::injected`]), not of its turns: `thread/read`, the history
 //! pages and the timeline never show it. Every later model call of the thread sees it, right
-//! after the turn it follows ([`Threads::with_history`]); a batch added while a turn runs is
+//! after the turn it follows ([`Threads::with_model_history`]); a batch added while a turn runs is
 //! seen from the next turn on. A batch whose turn is reverted away goes with it.
 //!
 //! Accepted items: `message` (role `user`, `assistant`, `developer` or `system`; its text
@@ -77,27 +77,6 @@ impl Threads {
         }
         Ok(ThreadInjectItemsResponse::builder().build())
     }
-
-    /// Calls `read` with the turns of thread `id` (loaded or not) and the item batches
-    /// injected into it that still apply: what a model call of the thread is built from.
-    pub(crate) fn with_history<T>(
-        &self,
-        id: &str,
-        read: impl FnOnce(&[Turn], &[InjectedItems]) -> T,
-    ) -> Result<T, ThreadError> {
-        match self.loaded(id) {
-            Some(thread) => {
-                let thread = lock(&thread);
-                let injected = applying(&thread.summary.injected, &thread.turns);
-                Ok(read(&thread.turns, &injected))
-            }
-            None => {
-                let (summary, turns) = self.snapshot(id)?;
-                let injected = applying(&summary.injected, &turns);
-                Ok(read(&turns, &injected))
-            }
-        }
-    }
 }
 
 /// Makes `summary` say what `record` says (for the record of this module).
@@ -116,7 +95,7 @@ pub(super) fn apply(summary: &mut ThreadSummary, record: &RolloutRecord) {
 }
 
 /// The batches of `injected` whose turn is still among `turns` (or that precede every turn).
-fn applying(injected: &[InjectedItems], turns: &[Turn]) -> Vec<InjectedItems> {
+pub(super) fn applying(injected: &[InjectedItems], turns: &[Turn]) -> Vec<InjectedItems> {
     injected
         .iter()
         .filter(|batch| match &batch.after_turn_id {

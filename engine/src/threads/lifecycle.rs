@@ -122,6 +122,10 @@ impl Threads {
         context: &RequestContext,
         params: ThreadResumeParams,
     ) -> Result<ThreadResumeResponse, ThreadError> {
+        // A cwd override is checked as thread/start checks it (issue #32).
+        if let Some(cwd) = params.cwd.as_deref() {
+            super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
+        }
         let include_turns = !params.exclude_turns.unwrap_or(false);
         let overrides = self.with_configured_sandbox(thread_overrides!(params));
         let thread = match self.loaded(&params.thread_id) {
@@ -230,6 +234,10 @@ impl Threads {
         context: &RequestContext,
         params: ThreadForkParams,
     ) -> Result<ThreadForkResponse, ThreadError> {
+        // A cwd override is checked as thread/start checks it (issue #32).
+        if let Some(cwd) = params.cwd.as_deref() {
+            super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
+        }
         let (source, turns) = self.snapshot(&params.thread_id)?;
         let mut turns: Vec<Turn> = turns
             .into_iter()

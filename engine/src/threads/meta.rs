@@ -43,6 +43,9 @@ pub struct ThreadDefaults {
     /// (`model_auto_compact_token_limit`); `None`: 90% of the model's context window, when
     /// known.
     pub auto_compact_token_limit: Option<i64>,
+    /// Tokens of context the model takes (`model_context_window`), over what the provider and
+    /// the built-in model families say; `None`: theirs.
+    pub model_context_window: Option<i64>,
 }
 
 /// Where a new thread's defaults come from: fixed values, or the configuration as seen from
@@ -81,6 +84,7 @@ impl Default for ThreadDefaults {
             developer_instructions: None,
             project_doc_max_bytes: crate::turns::instructions::DEFAULT_PROJECT_DOC_MAX_BYTES,
             auto_compact_token_limit: None,
+            model_context_window: None,
         }
     }
 }
@@ -384,6 +388,9 @@ pub(crate) struct ThreadSummary {
     /// The item batches clients injected (`thread/inject_items`), from the rollout's
     /// `injected` records, oldest first (the index does not hold them).
     pub injected: std::sync::Arc<Vec<InjectedItems>>,
+    /// The environment context blocks turns told the model, `(turn id, block)` oldest first,
+    /// from the rollout's `environmentContext` records (the index does not hold them).
+    pub environment_blocks: std::sync::Arc<Vec<(String, String)>>,
 }
 
 /// Items a client injected into what the model sees of a thread (`thread/inject_items`).
@@ -438,6 +445,7 @@ impl ThreadSummary {
             organised: Default::default(),
             memory_mode: None,
             injected: Default::default(),
+            environment_blocks: Default::default(),
         }
     }
 

@@ -25,6 +25,8 @@ pub(crate) mod claims;
 pub(crate) mod committer;
 pub(crate) mod cursor;
 pub(crate) mod elsewhere;
+// Environment context blocks kept in the rollout (turns::environment).
+pub(crate) mod environment_blocks;
 pub(crate) mod error;
 pub(crate) mod goals;
 pub(crate) mod history;

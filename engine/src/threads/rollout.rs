@@ -17,7 +17,12 @@
 //! {"type":"revert","at":…,"beforeTurnId":…}                                     since 0.3.0
 //! {"type":"memoryMode","at":…,"mode":"disabled"}                                since 0.6.0
 //! {"type":"injected","at":…,"afterTurnId":…,"items":[{"type":"message",…}]}      since 0.6.0
+//! {"type":"environmentContext","at":…,"turnId":…,"text":"<environment_context>…"} since 0.6.0
 //! ```
+//!
+//! `environmentContext` is the environment context block a turn told the model (see
+//! `turns::environment`): the conversation rebuilt for a later model call, after a restart too,
+//! holds it before that turn, as the model saw it.
 //!
 //! `injected` holds items a client added to what the model sees (`thread/inject_items`, see
 //! [`super::inject`]): they follow turn `afterTurnId` in every later model call, and never show
@@ -171,6 +176,14 @@ pub(crate) enum RolloutRecord {
     /// Added in 0.6.0; older builds skip it.
     Section {
         section: Option<super::organised::SectionMark>,
+    },
+    /// The environment context block turn `turnId` told the model (`text`, the whole block).
+    /// Added in 0.6.0; older builds skip it (and tell the model the environment again).
+    #[serde(rename_all = "camelCase")]
+    EnvironmentContext {
+        at: i64,
+        turn_id: String,
+        text: String,
     },
     /// A record type this version does not know; skipped.
     #[serde(other)]
@@ -353,6 +366,9 @@ impl Builder {
             record @ RolloutRecord::Injected { .. } => {
                 super::inject::apply(&mut self.summary, &record);
             }
+            record @ RolloutRecord::EnvironmentContext { .. } => {
+                super::environment_blocks::apply(&mut self.summary, &record);
+            }
             RolloutRecord::MemoryMode { mode, .. } => self.summary.memory_mode = Some(mode),
             RolloutRecord::TurnStarted {
                 turn_id,
@@ -446,6 +462,7 @@ impl RolloutRecord {
             | RolloutRecord::GitInfo { at, .. }
             | RolloutRecord::Revert { at, .. }
             | RolloutRecord::Injected { at, .. }
+            | RolloutRecord::EnvironmentContext { at, .. }
             | RolloutRecord::MemoryMode { at, .. } => Some(*at),
         }
     }

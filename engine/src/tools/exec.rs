@@ -271,6 +271,13 @@ pub(crate) fn sandbox_exec_command(
     for path in helper.hidden.iter() {
         command.arg("--hide").arg(path);
     }
+    // 0: no limit.
+    let limits = helper.limits;
+    command
+        .arg("--max-processes")
+        .arg(limits.max_processes.unwrap_or(0).to_string())
+        .arg("--max-memory-bytes")
+        .arg(limits.max_memory_bytes.unwrap_or(0).to_string());
     command.arg("--").args(argv);
     Ok(command)
 }
@@ -658,6 +665,12 @@ mod tests {
             policy
         );
         let parent = std::process::id();
-        assert_eq!(rest, format!("{cwd} --parent {parent} -- ls -l a b\n"));
+        assert_eq!(
+            rest,
+            format!(
+                "{cwd} --parent {parent} --max-processes 1024 --max-memory-bytes 8589934592 \
+                 -- ls -l a b\n"
+            )
+        );
     }
 }

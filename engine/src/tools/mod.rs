@@ -1,12 +1,17 @@
-//! The tools the model may call, and how a call's JSON arguments become a typed invocation.
+//! The tools the model may call, and how a call's arguments become a typed invocation
+//! ([`specs`] says which are offered, in which shape).
 //!
-//! - `shell` runs a command ([`exec`]) under the thread's sandbox policy ([`sandbox`]); it
-//!   becomes a `commandExecution` item whose output streams as
+//! - `exec_command` / `shell` run a command ([`exec`]) under the thread's sandbox policy
+//!   ([`sandbox`]); it becomes a `commandExecution` item whose output streams as
 //!   `item/commandExecution/outputDelta`.
 //! - `apply_patch` edits files ([`patch`]); it becomes a `fileChange` item carrying a unified
 //!   diff per file.
-//! - `update_plan` replaces the model's plan of its task ([`plan`]); it becomes
-//!   `turn/plan/updated`, no item.
+//! - `update_plan` replaces the model's plan of its task ([`plan`]); it becomes a `plan` item
+//!   (streamed as `item/plan/delta`) and `turn/plan/updated`.
+//! - `view_image` attaches a local image to the model's next input; it becomes an `imageView`
+//!   item.
+//! - `web_search` asks the configured search endpoint ([`web_search`]); it becomes a
+//!   `webSearch` item.
 //!
 //! Whether a call needs the client's approval first is decided by the turn engine from the
 //! approval policy; this module only describes and parses.
@@ -17,75 +22,37 @@ pub(crate) mod patch;
 pub(crate) mod plan;
 pub(crate) mod safe_commands;
 pub mod sandbox;
+pub(crate) mod specs;
+pub(crate) mod web_search;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-/// The name of the shell tool.
+/// The name of the argv command tool (offered on chat-completions).
 pub(crate) const SHELL: &str = "shell";
+/// The name of the command-line tool (offered on the Responses API).
+pub(crate) const EXEC_COMMAND: &str = "exec_command";
+/// Another name of the command-line tool some models call (`command` as a line).
+pub(crate) const SHELL_COMMAND: &str = "shell_command";
 /// The name of the patch tool.
 pub(crate) const APPLY_PATCH: &str = "apply_patch";
+/// The name of the image tool.
+pub(crate) const VIEW_IMAGE: &str = "view_image";
+/// The name of the web search tool.
+pub(crate) const WEB_SEARCH: &str = "web_search";
 
-/// A tool as the model sees it: a name, what it does and its JSON Schema parameters (the
-/// chat-completions `tools[].function` object).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ToolSpec {
-    /// The function name.
-    pub name: &'static str,
-    /// What it does, for the model.
-    pub description: &'static str,
-    /// JSON Schema of its arguments.
-    pub parameters: Value,
-}
+/// Every name a built-in tool answers to (a dynamic tool may not take one).
+pub(crate) const BUILTIN_NAMES: &[&str] = &[
+    SHELL,
+    EXEC_COMMAND,
+    SHELL_COMMAND,
+    APPLY_PATCH,
+    plan::UPDATE_PLAN,
+    VIEW_IMAGE,
+    WEB_SEARCH,
+];
 
-/// The tools every turn offers.
-pub(crate) fn specs() -> Vec<ToolSpec> {
-    vec![
-        ToolSpec {
-            name: SHELL,
-            description: "Runs a shell command and returns its combined output and exit code. \
-                          `command` is a command line for `bash -c`, or an argv array run \
-                          directly. Writes are limited by the sandbox; set \
-                          `sandbox_permissions` to `require_escalated` with a `justification` \
-                          to ask the user to run it outside the sandbox.",
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "command": {
-                        "anyOf": [
-                            {"type": "string"},
-                            {"type": "array", "items": {"type": "string"}, "minItems": 1}
-                        ]
-                    },
-                    "workdir": {"type": "string", "description": "Working directory; the thread's cwd when left out."},
-                    "timeout_ms": {"type": "integer", "minimum": 1},
-                    "sandbox_permissions": {"type": "string", "enum": ["use_default", "require_escalated"]},
-                    "justification": {"type": "string"}
-                },
-                "required": ["command"],
-                "additionalProperties": false
-            }),
-        },
-        ToolSpec {
-            name: APPLY_PATCH,
-            description: "Edits files with a patch in this format:\n*** Begin Patch\n\
-                          *** Add File: path\n+line\n*** Update File: path\n@@ context\n \
-                          kept\n-removed\n+added\n*** Delete File: path\n*** End Patch\n\
-                          Paths are relative to the working directory.",
-            parameters: json!({
-                "type": "object",
-                "properties": {"input": {"type": "string", "description": "The whole patch."}},
-                "required": ["input"],
-                "additionalProperties": false
-            }),
-        },
-        ToolSpec {
-            name: plan::UPDATE_PLAN,
-            description: plan::DESCRIPTION,
-            parameters: plan::parameters(),
-        },
-    ]
-}
+pub(crate) use specs::{Offer, ToolSpec, specs};
 
 /// A tool call, checked and typed.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,6 +66,16 @@ pub(crate) enum Invocation {
     },
     /// Replace the plan.
     UpdatePlan(plan::PlanArgs),
+    /// Attach a local image.
+    ViewImage {
+        /// The path as the model gave it.
+        path: String,
+    },
+    /// Search the web.
+    WebSearch {
+        /// The query.
+        query: String,
+    },
 }
 
 /// The arguments of a `shell` call.
@@ -119,6 +96,81 @@ pub(crate) struct ShellArgs {
     /// Why the model asks for escalation, shown to the user.
     #[serde(default)]
     pub justification: Option<String>,
+    /// The prefix an approval could cover; accepted, not used (approvals cover one command).
+    #[serde(default)]
+    pub prefix_rule: Option<Vec<String>>,
+    /// How much output the model wants back, in bytes (from `max_output_tokens`).
+    #[serde(skip)]
+    pub max_output_bytes: Option<usize>,
+}
+
+/// The arguments of an `exec_command` call (the reference's shape).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExecCommandArgs {
+    cmd: String,
+    #[serde(default)]
+    workdir: Option<String>,
+    #[serde(default)]
+    shell: Option<String>,
+    #[serde(default)]
+    login: Option<bool>,
+    #[serde(default)]
+    tty: Option<bool>,
+    #[serde(default)]
+    yield_time_ms: Option<f64>,
+    #[serde(default)]
+    max_output_tokens: Option<f64>,
+    #[serde(default)]
+    sandbox_permissions: Option<SandboxPermissions>,
+    #[serde(default)]
+    justification: Option<String>,
+    #[serde(default)]
+    prefix_rule: Option<Vec<String>>,
+}
+
+/// The most output bytes a call may ask for.
+const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+/// Bytes of output per token the model asks for (a rough measure).
+const BYTES_PER_TOKEN: f64 = 4.0;
+
+impl ExecCommandArgs {
+    /// The call as a `shell` run: `cmd` by bash (or the named shell, `-lc` for a login
+    /// shell).
+    fn into_shell(self) -> ShellArgs {
+        let login = self.login == Some(true);
+        let shell = self
+            .shell
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty() && *s != "bash");
+        let command = match (shell, login) {
+            (None, false) => CommandLine::Line(self.cmd),
+            (shell, login) => CommandLine::Argv(vec![
+                shell.unwrap_or("bash").to_owned(),
+                if login { "-lc" } else { "-c" }.to_owned(),
+                self.cmd,
+            ]),
+        };
+        let max_output_bytes = self
+            .max_output_tokens
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .map(|t| {
+                // Bounded first, so the conversion cannot wrap.
+                let bytes = (t * BYTES_PER_TOKEN).min(MAX_OUTPUT_BYTES as f64);
+                bytes as usize
+            });
+        let _ = (self.tty, self.yield_time_ms);
+        ShellArgs {
+            command,
+            workdir: self.workdir,
+            timeout_ms: None,
+            sandbox_permissions: self.sandbox_permissions,
+            justification: self.justification,
+            prefix_rule: self.prefix_rule,
+            max_output_bytes,
+        }
+    }
 }
 
 /// Whether a command asks to leave the sandbox.
@@ -182,6 +234,18 @@ struct PatchArgs {
     input: String,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PathArgs {
+    path: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QueryArgs {
+    query: String,
+}
+
 /// The JSON arguments of a tool call the model made; empty arguments mean `{}`.
 pub(crate) fn call_arguments(arguments: &str) -> Result<Value, serde_json::Error> {
     if arguments.trim().is_empty() {
@@ -191,39 +255,79 @@ pub(crate) fn call_arguments(arguments: &str) -> Result<Value, serde_json::Error
     }
 }
 
+/// `arguments` as `T`; the error names the tool.
+fn typed<T: serde::de::DeserializeOwned>(name: &str, arguments: &str) -> Result<T, String> {
+    serde_json::from_str(arguments).map_err(|e| format!("invalid arguments for `{name}`: {e}"))
+}
+
 /// Checks a call's name and arguments. The error is a sentence for the model (it is sent
 /// back as the call's result, so the model can correct itself).
+///
+/// Both shapes of the command and patch tools are accepted whichever was offered: `shell`
+/// (`command` an argv or a line), `shell_command` (`command` a line) and `exec_command`
+/// (`cmd`); `apply_patch` as JSON `{"input": …}` or as the raw patch (the freeform tool).
 pub(crate) fn parse(name: &str, arguments: &str) -> Result<Invocation, String> {
+    if name == APPLY_PATCH && !arguments.trim_start().starts_with('{') {
+        if arguments.trim().is_empty() {
+            return Err(format!(
+                "invalid arguments for `{APPLY_PATCH}`: the patch is empty"
+            ));
+        }
+        return Ok(Invocation::ApplyPatch {
+            input: arguments.to_owned(),
+        });
+    }
     let arguments = if arguments.trim().is_empty() {
         "{}"
     } else {
         arguments
     };
     match name {
-        SHELL => {
-            let args: ShellArgs = serde_json::from_str(arguments)
-                .map_err(|e| format!("invalid arguments for `{SHELL}`: {e}"))?;
+        SHELL | SHELL_COMMAND | EXEC_COMMAND => {
+            let args: ShellArgs = if name == EXEC_COMMAND {
+                let args: ExecCommandArgs = typed(name, arguments)?;
+                if args.cmd.trim().is_empty() {
+                    return Err(format!("invalid arguments for `{name}`: `cmd` is empty"));
+                }
+                args.into_shell()
+            } else {
+                typed(name, arguments)?
+            };
             if matches!(&args.command, CommandLine::Argv(argv) if argv.is_empty())
                 || matches!(&args.command, CommandLine::Line(line) if line.trim().is_empty())
             {
                 return Err(format!(
-                    "invalid arguments for `{SHELL}`: `command` is empty"
+                    "invalid arguments for `{name}`: `command` is empty"
                 ));
             }
             Ok(Invocation::Shell(args))
         }
         APPLY_PATCH => {
-            let args: PatchArgs = serde_json::from_str(arguments)
-                .map_err(|e| format!("invalid arguments for `{APPLY_PATCH}`: {e}"))?;
+            let args: PatchArgs = typed(name, arguments)?;
             Ok(Invocation::ApplyPatch { input: args.input })
         }
-        plan::UPDATE_PLAN => {
-            let args: plan::PlanArgs = serde_json::from_str(arguments)
-                .map_err(|e| format!("invalid arguments for `{}`: {e}", plan::UPDATE_PLAN))?;
-            Ok(Invocation::UpdatePlan(args))
+        plan::UPDATE_PLAN => Ok(Invocation::UpdatePlan(typed(name, arguments)?)),
+        VIEW_IMAGE => {
+            let args: PathArgs = typed(name, arguments)?;
+            if args.path.trim().is_empty() {
+                return Err(format!(
+                    "invalid arguments for `{VIEW_IMAGE}`: `path` is empty"
+                ));
+            }
+            Ok(Invocation::ViewImage { path: args.path })
+        }
+        WEB_SEARCH => {
+            let args: QueryArgs = typed(name, arguments)?;
+            if args.query.trim().is_empty() {
+                return Err(format!(
+                    "invalid arguments for `{WEB_SEARCH}`: `query` is empty"
+                ));
+            }
+            Ok(Invocation::WebSearch { query: args.query })
         }
         other => Err(format!(
-            "unknown tool `{other}`; the tools are `{SHELL}`, `{APPLY_PATCH}` and `{}`",
+            "unknown tool `{other}`; the built-in tools are `{EXEC_COMMAND}` (or `{SHELL}`), \
+             `{APPLY_PATCH}`, `{}`, `{VIEW_IMAGE}` and, when offered, `{WEB_SEARCH}`",
             plan::UPDATE_PLAN
         )),
     }
@@ -232,6 +336,7 @@ pub(crate) fn parse(name: &str, arguments: &str) -> Result<Invocation, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn parses_both_command_forms_and_explains_bad_calls() {
@@ -268,9 +373,131 @@ mod tests {
 
     #[test]
     fn specs_are_valid_json_schema_objects() {
-        for spec in specs() {
-            assert_eq!(spec.parameters["type"], "object", "{}", spec.name);
-            assert!(spec.parameters["required"].is_array(), "{}", spec.name);
+        for spec in specs::all() {
+            let parameters = &spec.parameters;
+            assert_eq!(parameters["type"], "object", "{}", spec.name);
+            assert!(parameters["required"].is_array(), "{}", spec.name);
+            // Checked against the JSON Schema meta-schema (draft 2020-12 when undeclared).
+            if let Err(error) = jsonschema::meta::validate(parameters) {
+                panic!("{}: not a valid JSON Schema: {error}", spec.name);
+            }
+            assert!(
+                jsonschema::options().build(parameters).is_ok(),
+                "{}: does not compile",
+                spec.name
+            );
+            let required = parameters["required"].as_array().into_iter().flatten();
+            for name in required {
+                let name = name.as_str().unwrap_or_default();
+                assert!(
+                    parameters["properties"].get(name).is_some(),
+                    "{}: `{name}` is required but not a property",
+                    spec.name
+                );
+            }
         }
+        // The check can fail.
+        assert!(jsonschema::meta::validate(&json!({"type": "objekt"})).is_err());
+    }
+
+    #[test]
+    fn the_offer_follows_the_wire_and_the_model() {
+        let names = |offer: Offer<'_>| specs(offer).iter().map(|s| s.name).collect::<Vec<_>>();
+        let chat = Offer::default();
+        assert_eq!(
+            names(chat),
+            [SHELL, APPLY_PATCH, plan::UPDATE_PLAN, VIEW_IMAGE]
+        );
+        let codex = Offer {
+            responses: true,
+            model: "gpt-5.1-codex",
+            web_search: true,
+        };
+        assert_eq!(
+            names(codex),
+            [
+                EXEC_COMMAND,
+                APPLY_PATCH,
+                plan::UPDATE_PLAN,
+                VIEW_IMAGE,
+                WEB_SEARCH
+            ]
+        );
+        let freeform = |offer| specs(offer).iter().any(|s| s.freeform.is_some());
+        assert!(freeform(codex));
+        assert!(!freeform(Offer {
+            responses: false,
+            ..codex
+        }));
+        assert!(!freeform(Offer {
+            model: "gpt-oss:20b",
+            ..codex
+        }));
+        assert!(!freeform(Offer {
+            model: "qwen3-coder",
+            ..codex
+        }));
+    }
+
+    #[test]
+    fn both_command_shapes_and_both_patch_forms_are_accepted() {
+        let Ok(Invocation::Shell(exec)) = parse(
+            EXEC_COMMAND,
+            r#"{"cmd":"ls -l","workdir":"src","yield_time_ms":500,"tty":true,"max_output_tokens":10}"#,
+        ) else {
+            panic!("exec_command");
+        };
+        assert_eq!(exec.command.argv(), ["bash", "-c", "ls -l"]);
+        assert_eq!(exec.workdir.as_deref(), Some("src"));
+        assert_eq!(exec.max_output_bytes, Some(40));
+        let Ok(Invocation::Shell(login)) =
+            parse(EXEC_COMMAND, r#"{"cmd":"ls","login":true,"shell":"zsh"}"#)
+        else {
+            panic!("login shell");
+        };
+        assert_eq!(login.command.argv(), ["zsh", "-lc", "ls"]);
+        let Ok(Invocation::Shell(escalated)) = parse(
+            SHELL,
+            r#"{"command":["git","push"],"sandbox_permissions":"require_escalated",
+                "justification":"push?","prefix_rule":["git","push"]}"#,
+        ) else {
+            panic!("shell with escalation");
+        };
+        assert_eq!(
+            escalated.sandbox_permissions,
+            Some(SandboxPermissions::RequireEscalated)
+        );
+        assert!(matches!(
+            parse(SHELL_COMMAND, r#"{"command":"pwd"}"#),
+            Ok(Invocation::Shell(_))
+        ));
+        assert!(
+            parse(EXEC_COMMAND, r#"{"cmd":"  "}"#).is_err_and(|e| e.contains("`cmd` is empty"))
+        );
+        assert!(
+            parse(EXEC_COMMAND, r#"{"command":"ls"}"#).is_err_and(|e| e.contains("unknown field"))
+        );
+        let raw = "*** Begin Patch\n*** Delete File: a\n*** End Patch\n";
+        assert_eq!(
+            parse(APPLY_PATCH, raw),
+            Ok(Invocation::ApplyPatch {
+                input: raw.to_owned()
+            })
+        );
+        assert!(parse(APPLY_PATCH, "  ").is_err());
+        assert_eq!(
+            parse(VIEW_IMAGE, r#"{"path":"a.png"}"#),
+            Ok(Invocation::ViewImage {
+                path: "a.png".to_owned()
+            })
+        );
+        assert!(parse(VIEW_IMAGE, r#"{"path":""}"#).is_err());
+        assert_eq!(
+            parse(WEB_SEARCH, r#"{"query":"rust"}"#),
+            Ok(Invocation::WebSearch {
+                query: "rust".to_owned()
+            })
+        );
+        assert!(parse(WEB_SEARCH, r#"{"q":"rust"}"#).is_err_and(|e| e.contains("`web_search`")));
     }
 }

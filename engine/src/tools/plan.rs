@@ -1,6 +1,6 @@
 //! The `update_plan` tool: the model keeps a step-by-step plan of its task, and each call
-//! replaces it. It runs nothing; the turn engine shows the plan to clients as
-//! `turn/plan/updated`.
+//! replaces it. It runs nothing; the turn engine shows the plan to clients as a `plan` item
+//! (Markdown, [`PlanArgs::markdown`]) and as `turn/plan/updated`.
 //!
 //! Its arguments are shaped as Codex defines them: an optional `explanation` and a `plan`,
 //! a list of `{step, status}` where `status` is `pending`, `in_progress` or `completed`.
@@ -46,6 +46,28 @@ pub(crate) enum PlanStatus {
 }
 
 impl PlanArgs {
+    /// The plan as the Markdown text of a `plan` item: the explanation, if any, then one
+    /// checklist line per step (`- [x]` done, `- [ ]` otherwise, the step in progress
+    /// marked so).
+    pub(crate) fn markdown(&self) -> String {
+        let mut text = String::new();
+        if let Some(explanation) = self.explanation.as_deref().map(str::trim)
+            && !explanation.is_empty()
+        {
+            text.push_str(explanation);
+            text.push_str("\n\n");
+        }
+        for item in &self.plan {
+            let line = match item.status {
+                PlanStatus::Completed => format!("- [x] {}\n", item.step),
+                PlanStatus::InProgress => format!("- [ ] {} (in progress)\n", item.step),
+                PlanStatus::Pending => format!("- [ ] {}\n", item.step),
+            };
+            text.push_str(&line);
+        }
+        text
+    }
+
     /// The plan as the wire's steps.
     pub(crate) fn steps(&self) -> Vec<TurnPlanStep> {
         self.plan
@@ -118,5 +140,9 @@ mod tests {
             ])
         );
         assert_eq!(args.explanation.as_deref(), Some("why"));
+        assert_eq!(
+            args.markdown(),
+            "why\n\n- [x] a\n- [ ] b (in progress)\n- [ ] c\n"
+        );
     }
 }

@@ -56,6 +56,8 @@ pub(crate) struct SandboxHelper {
     pub exe: PathBuf,
     /// Paths no confined command may see: the server's home, token files, sockets.
     pub hidden: Arc<[PathBuf]>,
+    /// The resource limits of every confined command (`[sandbox_limits]`).
+    pub limits: SandboxLimits,
 }
 
 impl SandboxHelper {
@@ -65,6 +67,7 @@ impl SandboxHelper {
         Self {
             exe: exe.into(),
             hidden: Arc::from(Vec::new()),
+            limits: SandboxLimits::DEFAULT,
         }
     }
 }
@@ -144,49 +147,140 @@ pub fn isolate(
 /// confines itself: replaces `/proc` with one that shows only the sandbox's own processes, so
 /// no command can read the server's (its environment, its command line, its open files).
 ///
-/// Fails for the machine's real root (in the initial user namespace), where the mount cannot
-/// be refused and the kernel's permission checks would otherwise let a command read the
-/// server's `/proc/<pid>/environ`. Elsewhere the mount may be refused (a container that masks
-/// parts of `/proc` forbids a new one inside a user namespace); then `Ok(Some(warning))`: the
-/// host's `/proc` stays.
+/// Fails for a root server (uid 0, mapped to itself in the sandbox's user namespace): a
+/// command must never see its processes. Elsewhere the mount may be refused (a container that
+/// masks parts of `/proc` forbids a new one inside a user namespace); then `Ok(Some(warning))`:
+/// the host's `/proc` stays (its processes' `environ` is still refused: other processes of the
+/// user hold capabilities the command lacks, and Landlock refuses tracing outside the sandbox).
 pub fn own_proc() -> Result<Option<String>, SandboxError> {
-    // Read before the mount, while `/proc/self` is still the host's view.
-    let real_root = is_real_root();
+    #[cfg(unix)]
+    let root = rustix::process::geteuid().is_root();
+    #[cfg(not(unix))]
+    let root = false;
     match imp::own_proc() {
         Ok(()) => Ok(None),
-        Err(error) if !real_root => Ok(Some(format!(
+        Err(error) if !root => Ok(Some(format!(
             "{error}; the command sees the host's processes in /proc"
         ))),
         Err(error) => Err(error),
     }
 }
 
-/// In the first process of a sandbox's PID namespace, right after [`own_proc`]: gives up the
-/// capability that a sandbox entered through a user namespace (a server that is not root) kept
-/// for mounting that `/proc`. Fails closed: the command must not run holding any capability.
-pub fn drop_kept_capability() -> Result<(), SandboxError> {
-    imp::drop_kept_capability()
+/// In the first process of a sandbox's PID namespace, right after [`own_proc`]: gives up every
+/// capability in every set (effective, permitted, inheritable, ambient and bounding), whether
+/// the server is root or not, and locks the secure bits so that none comes back at `exec`.
+/// Fails closed: the command must not run holding any capability.
+pub fn drop_capabilities() -> Result<(), SandboxError> {
+    imp::drop_capabilities()
 }
 
-/// Whether this process is root in the initial user namespace (its uid map is the identity
-/// over every uid).
-fn is_real_root() -> bool {
+/// In the first process of a sandbox's PID namespace, once it has confined itself with
+/// Landlock (which set `no_new_privs`): installs the seccomp filter every confined command
+/// runs under (see `seccomp`: handle-based opens, device nodes, socket families, clocks, host
+/// name, keyrings, BPF, performance counters, io_uring, new user namespaces). Fails closed,
+/// on an architecture the filter does not know too.
+pub fn filter_system_calls() -> Result<(), SandboxError> {
+    imp::filter_system_calls()
+}
+
+/// Limits on what a confined command and everything it starts may use (`[sandbox_limits]` in
+/// `config.toml`); `None` is no limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SandboxLimits {
+    /// Most processes (threads included) of the sandbox's user at once, the sandbox's own first
+    /// process included (`RLIMIT_NPROC`, counted in the sandbox's own user namespace).
+    pub max_processes: Option<u64>,
+    /// Most bytes of address space of each process (`RLIMIT_AS`).
+    pub max_memory_bytes: Option<u64>,
+}
+
+impl SandboxLimits {
+    /// 1024 processes and 8 GiB of address space per process.
+    pub const DEFAULT: Self = Self {
+        max_processes: Some(1024),
+        max_memory_bytes: Some(8 << 30),
+    };
+}
+
+impl Default for SandboxLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// The `pids` cgroup a root server's sandbox runs in (see [`process_cgroup`]); leave it with
+/// [`ProcessCgroup::leave`] once the sandbox is over.
+#[derive(Debug, Default)]
+pub struct ProcessCgroup(Option<imp::PidsCgroup>);
+
+impl ProcessCgroup {
+    /// Moves the calling process back to its parent cgroup and removes the sandbox's (a
+    /// failure leaves it for the next sandbox to remove).
+    pub fn leave(self) -> Result<(), SandboxError> {
+        match self.0 {
+            Some(cgroup) => cgroup.leave(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// In `agentwire sandbox-exec` before it isolates itself: for a root server, whose uid the
+/// kernel exempts from `RLIMIT_NPROC`, puts the calling process (and so every process of the
+/// sandbox) in a cgroup of its own whose `pids.max` is the process limit of `limits`, when a
+/// `pids` controller is there to use; with none, the second value is a warning that the limit
+/// is not enforced. Nothing for a server that is not root, a policy that confines nothing, or
+/// no process limit.
+pub fn process_cgroup(
+    policy: &SandboxPolicy,
+    limits: &SandboxLimits,
+) -> Result<(ProcessCgroup, Option<String>), SandboxError> {
     #[cfg(unix)]
     let root = rustix::process::geteuid().is_root();
     #[cfg(not(unix))]
     let root = false;
-    root && std::fs::read_to_string("/proc/self/uid_map")
-        .is_ok_and(|map| map.split_whitespace().collect::<Vec<_>>() == ["0", "0", "4294967295"])
+    let (true, Some(_), Some(max)) = (
+        root,
+        writable_roots(policy, Path::new("/")),
+        limits.max_processes,
+    ) else {
+        return Ok((ProcessCgroup::default(), None));
+    };
+    match imp::enter_pids_cgroup(max)? {
+        Some(cgroup) => Ok((ProcessCgroup(Some(cgroup)), None)),
+        None => Ok((
+            ProcessCgroup::default(),
+            Some(
+                "no pids cgroup can be made here, so the process limit of a root server's \
+                 sandbox is not enforced (the kernel exempts root from RLIMIT_NPROC)"
+                    .to_owned(),
+            ),
+        )),
+    }
 }
 
+/// Applies `limits` to the calling process (soft and hard limit alike, so the command cannot
+/// raise them) and so to everything it starts afterwards.
+pub fn apply_limits(limits: &SandboxLimits) -> Result<(), SandboxError> {
+    imp::apply_limits(limits)
+}
+
+#[cfg(target_os = "linux")]
+mod cgroup;
+#[cfg(target_os = "linux")]
+mod limits;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
 mod namespaces;
 #[cfg(target_os = "linux")]
+mod seccomp;
+#[cfg(target_os = "linux")]
 mod imp {
+    pub(super) use super::cgroup::{PidsCgroup, enter as enter_pids_cgroup};
+    pub(super) use super::limits::apply_limits;
     pub(super) use super::linux::confine;
-    pub(super) use super::namespaces::{drop_kept_capability, isolate, own_proc};
+    pub(super) use super::namespaces::{drop_capabilities, isolate, own_proc};
+    pub(super) use super::seccomp::filter_system_calls;
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -212,8 +306,34 @@ mod imp {
         ))
     }
 
-    pub(super) fn drop_kept_capability() -> Result<(), SandboxError> {
+    pub(super) fn drop_capabilities() -> Result<(), SandboxError> {
         Ok(())
+    }
+
+    /// No cgroups here.
+    #[derive(Debug)]
+    pub(crate) enum PidsCgroup {}
+
+    impl PidsCgroup {
+        pub(crate) fn leave(self) -> Result<(), SandboxError> {
+            match self {}
+        }
+    }
+
+    pub(super) fn enter_pids_cgroup(_: u64) -> Result<Option<PidsCgroup>, SandboxError> {
+        Ok(None)
+    }
+
+    pub(super) fn filter_system_calls() -> Result<(), SandboxError> {
+        Err(SandboxError(
+            "this operating system has no sandbox support in agentwire (Linux only)".to_owned(),
+        ))
+    }
+
+    pub(super) fn apply_limits(_: &super::SandboxLimits) -> Result<(), SandboxError> {
+        Err(SandboxError(
+            "this operating system has no sandbox support in agentwire (Linux only)".to_owned(),
+        ))
     }
 
     pub(super) fn confine(_: &[PathBuf], _: bool) -> Result<Confinement, SandboxError> {

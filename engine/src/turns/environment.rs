@@ -24,14 +24,12 @@
 //! (`on-request` when it lets sandbox escalations reach the user, else `never`). The date is
 //! the UTC date. Text in the values is escaped (`&`, `<`, `>`).
 //!
-//! Which turn sent which block is kept per thread by [`Ledger`], in memory: a thread's history
-//! is rebuilt from its recorded turns with each block before the turn that sent it. After a
-//! restart the blocks of earlier turns are not known, so the next turn sends the current one
-//! again.
+//! Which turn sent which block is recorded in the thread's rollout (an `environmentContext`
+//! record, see `threads::environment_blocks`): a thread's history is rebuilt from its recorded
+//! turns with each block before the turn that sent it, by this server or, after a restart, by
+//! the next one, so a resumed thread's next turn sends a block only when something changed.
 
-use std::collections::{HashMap, VecDeque};
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
 
 use agentwire_protocol::{AskForApproval, SandboxPolicy};
 
@@ -145,53 +143,6 @@ fn approval_policy(policy: &AskForApproval) -> &'static str {
     }
 }
 
-/// Most threads whose blocks [`Ledger`] keeps; past it the longest-known thread is forgotten
-/// (its next turn sends its block again).
-const LEDGER_THREADS: usize = 4096;
-
-/// The environment context blocks turns sent, per thread: `(turn id, block)` in order.
-#[derive(Debug, Default)]
-pub(crate) struct Ledger {
-    inner: Mutex<LedgerInner>,
-}
-
-#[derive(Debug, Default)]
-struct LedgerInner {
-    by_thread: HashMap<String, Vec<(String, String)>>,
-    /// Thread ids, first known first.
-    order: VecDeque<String>,
-}
-
-impl Ledger {
-    /// Notes that turn `turn_id` of `thread_id` sent `block`.
-    pub(crate) fn record(&self, thread_id: &str, turn_id: &str, block: String) {
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        if !inner.by_thread.contains_key(thread_id) {
-            if inner.order.len() >= LEDGER_THREADS
-                && let Some(oldest) = inner.order.pop_front()
-            {
-                inner.by_thread.remove(&oldest);
-            }
-            inner.order.push_back(thread_id.to_owned());
-        }
-        inner
-            .by_thread
-            .entry(thread_id.to_owned())
-            .or_default()
-            .push((turn_id.to_owned(), block));
-    }
-
-    /// The blocks turns of `thread_id` sent, by turn id.
-    pub(crate) fn of(&self, thread_id: &str) -> HashMap<String, String> {
-        let inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        inner
-            .by_thread
-            .get(thread_id)
-            .map(|blocks| blocks.iter().cloned().collect())
-            .unwrap_or_default()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,7 +212,7 @@ mod tests {
     }
 
     #[test]
-    fn the_latest_block_is_found_and_the_ledger_keeps_blocks_by_turn() {
+    fn the_latest_block_is_found() {
         let history = vec![
             HistoryEntry::Context {
                 text: "<environment_context>one".to_owned(),
@@ -273,13 +224,6 @@ mod tests {
         ];
         assert_eq!(latest(&history), Some("<environment_context>one"));
         assert_eq!(latest(&history[1..]), None);
-        let ledger = Ledger::default();
-        ledger.record("t", "turn-1", "a".to_owned());
-        ledger.record("t", "turn-3", "b".to_owned());
-        let blocks = ledger.of("t");
-        assert_eq!(blocks.get("turn-1").map(String::as_str), Some("a"));
-        assert_eq!(blocks.get("turn-3").map(String::as_str), Some("b"));
-        assert!(ledger.of("other").is_empty());
     }
 
     #[test]

@@ -68,6 +68,14 @@ impl Builder {
             ThreadItemKind::AgentMessage { text, .. } => self.text(text),
             // A review's input (instructions and diff) went to the model only; later calls see
             // that a review was asked for, and the review itself (the agent's messages).
+            // Text hooks gave the model (see `run::hook_points`).
+            ThreadItemKind::HookPrompt { fragments, .. } => {
+                self.flush();
+                let texts: Vec<&str> = fragments.iter().map(|f| f.text.as_str()).collect();
+                self.entries.push(HistoryEntry::Context {
+                    text: texts.join("\n\n"),
+                });
+            }
             ThreadItemKind::EnteredReviewMode { review, .. } => {
                 self.flush();
                 self.entries.push(HistoryEntry::user_text(format!(

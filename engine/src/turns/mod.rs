@@ -24,6 +24,10 @@ pub(crate) mod instructions;
 pub(crate) mod review;
 mod run;
 mod shell;
+// Skills offered to the model (hooks and skills area).
+pub(crate) mod skills;
+// thread/sample (0.6.0)
+pub(crate) mod sample;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -81,8 +85,8 @@ pub(crate) struct Turns {
     config: Arc<crate::config::Store>,
     /// The MCP servers whose tools turns offer (see `run::mcp_call`).
     mcp: std::sync::OnceLock<Arc<crate::mcp::McpManager>>,
-    /// The environment context blocks turns sent (see [`environment`]).
-    environments: environment::Ledger,
+    /// The server's skills and `$AGENTWIRE_HOME`, for the skills turns offer (see [`skills`]).
+    skills: std::sync::OnceLock<(Arc<crate::skills::Skills>, std::path::PathBuf)>,
 }
 
 /// How long a `turn/steer` passed to the server running the turn waits for its answer.
@@ -168,7 +172,7 @@ impl Turns {
             sandbox_exe,
             config,
             mcp: std::sync::OnceLock::new(),
-            environments: environment::Ledger::default(),
+            skills: std::sync::OnceLock::new(),
         }
     }
 
@@ -263,10 +267,11 @@ impl Turns {
             summary: settings.reasoning_summary.clone(),
             schema: params.output_schema,
         };
-        let blocks = self.environments.of(&thread_id);
-        let history = self.threads.with_history(&thread_id, |turns, injected| {
-            history::with_injected(turns, &blocks, injected)
-        })?;
+        let history = self
+            .threads
+            .with_model_history(&thread_id, |turns, injected, blocks| {
+                history::with_injected(turns, blocks, injected)
+            })?;
         self.threads
             .subscribers
             .subscribe(&thread_id, &context.peer);

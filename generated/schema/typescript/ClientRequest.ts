@@ -77,6 +77,8 @@ import type { MarketplaceUpgradeParams } from "./MarketplaceUpgradeParams";
 import type { MarketplaceUpgradeResponse } from "./MarketplaceUpgradeResponse";
 import type { McpResourceReadParams } from "./McpResourceReadParams";
 import type { McpResourceReadResponse } from "./McpResourceReadResponse";
+import type { McpServerOauthLoginParams } from "./McpServerOauthLoginParams";
+import type { McpServerOauthLoginResponse } from "./McpServerOauthLoginResponse";
 import type { McpServerRefreshResponse } from "./McpServerRefreshResponse";
 import type { McpServerToolCallParams } from "./McpServerToolCallParams";
 import type { McpServerToolCallResponse } from "./McpServerToolCallResponse";
@@ -297,7 +299,9 @@ export type ClientRequest =
   | { "method": "externalAgentConfig/detect", id: RequestId, params: ExternalAgentConfigDetectParams, }
   | { "method": "externalAgentConfig/import", id: RequestId, params: ExternalAgentConfigImportParams, }
   | { "method": "externalAgentConfig/import/recordHistory", id: RequestId, params: ExternalAgentConfigImportHistoryRecordParams, }
-  | { "method": "externalAgentConfig/import/readHistories", id: RequestId, };
+  | { "method": "externalAgentConfig/import/readHistories", id: RequestId, }
+  | { "method": "mcpServer/oauth/login", id: RequestId, params: McpServerOauthLoginParams, }
+  | { "method": "thread/approveGuardianDeniedAction", id: RequestId, params?: UnavailableParams | null, };
 
 /**
  * The `result` type of each ClientRequest, by method.
@@ -414,4 +418,6 @@ export type ClientRequestResponses = {
   "externalAgentConfig/import": ExternalAgentConfigImportResponse,
   "externalAgentConfig/import/recordHistory": ExternalAgentConfigImportHistoryRecordResponse,
   "externalAgentConfig/import/readHistories": ExternalAgentConfigImportHistoriesReadResponse,
+  "mcpServer/oauth/login": McpServerOauthLoginResponse,
+  "thread/approveGuardianDeniedAction": UnavailableResponse,
 };

@@ -17,4 +17,5 @@ nextCursor: string | null,
  * Send as `cursor` together with the opposite `sortDirection` to walk back from the start
  * of this page; `null` when the page is empty.
  */
-backwardsCursor: string | null, };
+backwardsCursor: string | null, 
+};

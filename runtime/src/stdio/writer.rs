@@ -23,6 +23,8 @@ use std::os::fd::AsFd;
 use std::os::unix::fs::FileTypeExt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
+use crate::outbound::Backlog;
+
 /// How the inline attempt is made.
 enum Inline {
     /// A non-blocking description of the same pipe.
@@ -53,6 +55,8 @@ struct Shared {
     changed: Condvar,
     /// Most bytes the queue holds.
     limit: usize,
+    /// `queued`, for senders that wait for room (a command's output pump).
+    backlog: Arc<Backlog>,
 }
 
 impl Shared {
@@ -138,6 +142,7 @@ impl Stdout {
             }),
             changed: Condvar::new(),
             limit,
+            backlog: Arc::default(),
         });
         let file = Arc::new(file);
         let thread = {
@@ -159,6 +164,11 @@ impl Stdout {
                 thread: Some(thread),
             },
         ))
+    }
+
+    /// The bytes queued and not yet written, for senders that wait for room.
+    pub(super) fn backlog(&self) -> Arc<Backlog> {
+        self.shared.backlog.clone()
     }
 
     /// Writes what the descriptor takes at once; how many bytes that was.
@@ -214,11 +224,13 @@ impl Write for Stdout {
             state.failed = Some(reason.clone());
             state.queue.clear();
             state.queued = 0;
+            self.shared.backlog.set(0);
             self.shared.changed.notify_all();
             return Err(std::io::Error::other(reason));
         }
         state.queue.push_back(rest.to_vec());
         state.queued += rest.len();
+        self.shared.backlog.set(state.queued);
         self.shared.changed.notify_all();
         Ok(bytes.len())
     }
@@ -257,8 +269,10 @@ fn write_queued(file: &File, shared: &Shared) {
             state.failed = Some(format!("writing stdout failed: {error}"));
             state.queue.clear();
             state.queued = 0;
+            shared.backlog.set(0);
             return;
         }
+        shared.backlog.set(state.queued);
     }
 }
 

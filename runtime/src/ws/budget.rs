@@ -203,6 +203,11 @@ impl<S> MeteredIo<S> {
     pub(super) fn meter(&self) -> &Arc<Meter> {
         &self.meter
     }
+
+    /// The connection it meters.
+    pub(super) fn inner(&self) -> &S {
+        &self.inner
+    }
 }
 
 impl<S: AsyncRead + Unpin> AsyncRead for MeteredIo<S> {

@@ -30,7 +30,7 @@ use super::upgrade::Socket;
 use super::{LiveGuard, Phase};
 use crate::connection::Connection;
 use crate::dispatch::Handler;
-use crate::outbound::{Closed, Outbound, error_message, error_object};
+use crate::outbound::{Backlog, Closed, Outbound, error_message, error_object};
 use crate::server::Server;
 
 /// How long a closing connection may take to flush its queue and its close frame.
@@ -142,6 +142,8 @@ pub(super) struct Meters {
 struct WsOutbound {
     queue: mpsc::Sender<Vec<u8>>,
     queued: Arc<Meter>,
+    /// The same bytes as `queued`, for senders that wait for the peer to read.
+    backlog: Arc<Backlog>,
     end: Arc<End>,
 }
 
@@ -156,9 +158,12 @@ impl Outbound for WsOutbound {
             self.end.set(OVER_BUDGET);
             return Err(Closed);
         }
+        // Counted before the writer can take it, so that its release never comes first.
+        self.backlog.add(bytes);
         match self.queue.try_send(message) {
             Ok(()) => Ok(()),
             Err(error) => {
+                self.backlog.remove(bytes);
                 self.queued.release(bytes);
                 self.end.set(match error {
                     mpsc::error::TrySendError::Full(_) => SLOW_READER,
@@ -171,6 +176,10 @@ impl Outbound for WsOutbound {
 
     fn close(&self) {
         self.end.set(CLOSED_BY_SERVER);
+    }
+
+    fn backlog(&self) -> Option<&Backlog> {
+        Some(&self.backlog)
     }
 }
 
@@ -189,9 +198,11 @@ pub(super) async fn run<H: Handler>(
     let (ending, watch_ending) = watch::channel(None);
     let end = Arc::new(End { ending });
     let queued_bytes = Arc::new(meters.outbound);
+    let backlog = Arc::new(Backlog::default());
     let connection = server.hub().open(Box::new(WsOutbound {
         queue,
         queued: queued_bytes.clone(),
+        backlog: backlog.clone(),
         end: end.clone(),
     }));
     let id = connection.id().0;
@@ -200,6 +211,7 @@ pub(super) async fn run<H: Handler>(
     let writer = Writer {
         queue: queued,
         queued_bytes: queued_bytes.clone(),
+        backlog: backlog.clone(),
         budget_limit: server.config().ws_memory_budget_bytes,
         end: end.clone(),
         ending: watch_ending.clone(),
@@ -224,6 +236,7 @@ pub(super) async fn run<H: Handler>(
     // The writer is gone, and with it the queue and the socket: nothing is held for this
     // connection any more, though requests still running may keep its outbound a while.
     queued_bytes.release(usize::MAX);
+    backlog.set(0);
     let reason = end.get().map_or("unknown", |e| e.reason);
     tracing::info!(connection = id, transport, %peer, reason, "connection closed");
     drop(live);
@@ -410,6 +423,8 @@ struct Writer {
     /// What the queue and the websocket layer's write buffer hold against the memory budget;
     /// given back once the socket has taken the messages (at each flush).
     queued_bytes: Arc<Meter>,
+    /// The same bytes, for senders that wait for the peer to read.
+    backlog: Arc<Backlog>,
     /// The budget, named in the -32001 error of a connection closed for it.
     budget_limit: usize,
     end: Arc<End>,
@@ -424,6 +439,7 @@ impl Writer {
         let Self {
             mut queue,
             queued_bytes,
+            backlog,
             budget_limit,
             end,
             mut ending,
@@ -480,7 +496,10 @@ impl Writer {
                 written = batch => written,
             };
             match written {
-                Ok(fed) => queued_bytes.release(fed),
+                Ok(fed) => {
+                    queued_bytes.release(fed);
+                    backlog.remove(fed);
+                }
                 Err(_) => {
                     end.set(WRITE_ERROR);
                     return;

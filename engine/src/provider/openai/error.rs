@@ -40,7 +40,8 @@ pub(crate) fn http_status(
                 ),
                 None => format!(
                     "{name} refused the request as unauthorized (HTTP {status}); sign in with \
-                     an API key (account/login/start), or set `env_key` in its \
+                     an API key: run `agentwire login --with-api-key` with the key on stdin \
+                     (clients: account/login/start), or set `env_key` in its \
                      [model_providers] table to the variable that holds the key."
                 ),
             },

@@ -27,11 +27,11 @@ use reqwest::header::{
 };
 use tokio::sync::mpsc;
 
-use super::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent};
+use super::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent, ProviderNotice};
 use crate::accounts::Accounts;
 use crate::config::{ProviderConfig, WireApi};
 use crate::provider::responses;
-use crate::tools::{self, ToolSpec};
+use crate::tools;
 use error::failure;
 use sse::SseParser;
 use stream::{Decoder, StreamFault};
@@ -47,6 +47,8 @@ pub(crate) struct Defaults {
     pub model: Option<String>,
     /// The reasoning summary setting (`model_reasoning_summary`).
     pub summary: Option<ReasoningSummary>,
+    /// Whether `[tools.web_search]` names a search endpoint (the `web_search` tool is offered).
+    pub web_search: bool,
 }
 
 /// A response stream decoder of either wire.
@@ -140,8 +142,8 @@ struct Endpoint {
     models_url: reqwest::Url,
     /// The server's first model, once asked.
     served_model: tokio::sync::Mutex<Option<String>>,
-    /// The tools every call offers.
-    tools: Vec<ToolSpec>,
+    /// Whether calls offer the `web_search` tool.
+    web_search: bool,
     /// The HTTP client, built at the first call, whose connection pool the calls then share.
     /// Building one reads the system's root certificates: done at start-up, that cost a few
     /// milliseconds per configured provider to every server, whether it called one or not.
@@ -251,7 +253,7 @@ impl OpenAiProvider {
                 listed_model: super::builtin::default_model(id, Some(config)),
                 models_url,
                 served_model: tokio::sync::Mutex::new(None),
-                tools: tools::specs(),
+                web_search: defaults.web_search,
                 client: OnceLock::new(),
             }),
         })
@@ -315,7 +317,19 @@ impl Endpoint {
         let mut stream_retries = 0;
         loop {
             let response = match self.open(&request).await {
-                Ok(response) => response,
+                Ok(response) => {
+                    // The limits it reports reach the clients before its output.
+                    let headers = response.headers();
+                    if let Some(limits) = crate::accounts::rate_limits_from_headers(
+                        &self.id,
+                        &self.display_name,
+                        headers,
+                    ) {
+                        let notice = ProviderNotice::RateLimits(Box::new(limits));
+                        let _ = events.send(ProviderEvent::Notice(notice)).await;
+                    }
+                    response
+                }
                 Err(error) => {
                     let _ = events.send(error).await;
                     return;
@@ -362,8 +376,9 @@ impl Endpoint {
                         _ => {
                             return Err(failure(
                                 format!(
-                                    "{} needs an OpenAI API key: sign in with \
-                                     account/login/start (type apiKey), or set \
+                                    "{} needs an OpenAI API key: run `agentwire login \
+                                     --with-api-key` with the key on stdin (clients: \
+                                     account/login/start, type apiKey), or set \
                                      ${OPENAI_API_KEY}.",
                                     self.name
                                 ),
@@ -398,7 +413,7 @@ impl Endpoint {
                     match &self.env_key {
                         Some(var) => format!("The API key in ${var} is not a valid header value."),
                         None => "The stored API key (auth.json) is not a valid header value; \
-                                 sign in again with account/login/start."
+                                 sign in again with `agentwire login` (clients: account/login/start)."
                             .to_owned(),
                     },
                     None,
@@ -480,8 +495,12 @@ impl Endpoint {
     async fn body(&self, request: &ModelRequest, model: &str) -> Result<String, ProviderEvent> {
         let request = request.clone();
         let model = model.to_owned();
-        let tools = self.tools.clone();
         let wire = self.wire;
+        let tools = tools::specs(tools::Offer {
+            responses: wire == WireApi::Responses,
+            model: &model,
+            web_search: self.web_search,
+        });
         let summary = self.summary.clone();
         tokio::task::spawn_blocking(move || match wire {
             WireApi::Chat => request::body(&request, &model, &tools).to_string(),
@@ -607,7 +626,11 @@ impl Endpoint {
                 })?;
                 for mut event in decoded {
                     self.fill_context_window(&mut event);
-                    *forwarded = true;
+                    // A notice (the served model's name) is no output: the call may still be
+                    // retried after it.
+                    if !matches!(event, ProviderEvent::Notice(_)) {
+                        *forwarded = true;
+                    }
                     if events.send(event).await.is_err() {
                         return Ok(());
                     }

@@ -266,7 +266,11 @@ mod tests {
             },
         ]);
         request.instructions = Some("be brief".to_owned());
-        let body = body(&request, "qwen", &crate::tools::specs());
+        let body = body(
+            &request,
+            "qwen",
+            &crate::tools::specs(crate::tools::Offer::default()),
+        );
         assert_eq!(body["model"], json!("qwen"));
         assert_eq!(body["stream"], json!(true));
         assert_eq!(body["stream_options"], json!({"include_usage": true}));
@@ -288,7 +292,10 @@ mod tests {
             ])
         );
         let tools = body["tools"].as_array().expect("tools");
-        assert_eq!(tools.len(), crate::tools::specs().len());
+        assert_eq!(
+            tools.len(),
+            crate::tools::specs(crate::tools::Offer::default()).len()
+        );
         assert_eq!(tools[0]["type"], json!("function"));
         assert_eq!(tools[0]["function"]["name"], json!("shell"));
         assert!(tools[0]["function"]["description"].is_string());

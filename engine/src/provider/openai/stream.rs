@@ -12,7 +12,7 @@ use agentwire_protocol::{CodexErrorInfo, TokenUsageBreakdown};
 use serde::Deserialize;
 
 use super::sse::excerpt;
-use crate::provider::{ProviderEvent, ToolCall};
+use crate::provider::{ProviderEvent, ProviderNotice, ToolCall};
 
 /// Most tool calls one response may make.
 const MAX_TOOL_CALLS: usize = 128;
@@ -34,6 +34,9 @@ struct Chunk {
     /// An error reported inside the stream (some servers do this after the headers).
     #[serde(default)]
     error: Option<serde_json::Value>,
+    /// The model that answers, as the server names it.
+    #[serde(default)]
+    model: Option<String>,
 }
 
 /// One choice of a chunk; only the first is read.
@@ -171,6 +174,8 @@ pub(crate) struct Decoder {
     usage: Option<TokenUsageBreakdown>,
     /// How many events were decoded (for error messages).
     events: usize,
+    /// Whether the answering model was reported ([`ProviderNotice::ServedModel`]).
+    model_reported: bool,
 }
 
 impl Decoder {
@@ -207,6 +212,12 @@ impl Decoder {
             });
         }
         let mut events = Vec::new();
+        if !self.model_reported
+            && let Some(model) = chunk.model.filter(|m| !m.trim().is_empty())
+        {
+            self.model_reported = true;
+            events.push(ProviderEvent::Notice(ProviderNotice::ServedModel(model)));
+        }
         if let Some(choice) = chunk.choices.into_iter().next() {
             let delta = choice.delta.unwrap_or_default();
             for reasoning in [delta.reasoning_content, delta.reasoning]

@@ -7,7 +7,11 @@
 //!   conversation: a user message (`input_text` and `input_image` parts), an assistant message
 //!   (`output_text`), each tool call as a `function_call` item (`call_id`, `name`,
 //!   `arguments`) and each result as a `function_call_output` item;
-//! - `tools`: each tool as `{type: "function", name, description, parameters, strict: false}`;
+//! - `tools`: each tool as `{type: "function", name, description, parameters, strict: false}`,
+//!   a freeform one (`apply_patch` for GPT-5 and Codex models) as
+//!   `{type: "custom", name, description, format: {type: "grammar", syntax: "lark", …}}`; a
+//!   call to it is replayed as a `custom_tool_call` (`input`, the raw patch) and its result as
+//!   a `custom_tool_call_output`;
 //! - `reasoning: {effort, summary}` when either is set (the call's, else the configured
 //!   `model_reasoning_effort` / `model_reasoning_summary`);
 //! - `text.format: {type: "json_schema", name, schema, strict: true}` for a turn's
@@ -31,16 +35,18 @@ pub(crate) fn body(
     summary: Option<&ReasoningSummary>,
 ) -> Value {
     let mut input = Vec::with_capacity(request.history.len() + 1);
+    let custom = custom_calls(&request.history);
     if let Some(instructions) = request.instructions.as_deref().filter(|i| !i.is_empty()) {
         items(
             &HistoryEntry::Developer {
                 text: instructions.to_owned(),
             },
             &mut input,
+            &custom,
         );
     }
     for entry in &request.history {
-        items(entry, &mut input);
+        items(entry, &mut input, &custom);
     }
     let function = |name: &str, description: &str, parameters: &Value| {
         json!({
@@ -51,7 +57,20 @@ pub(crate) fn body(
             "parameters": parameters,
         })
     };
-    let offered = request.offered_tools(tools, function);
+    // The built-in tools (a freeform one as a `custom` tool), then the MCP and client ones.
+    let mut offered: Vec<Value> = tools
+        .iter()
+        .map(|tool| match tool.freeform {
+            Some(grammar) => json!({
+                "type": "custom",
+                "name": tool.name,
+                "description": tool.description,
+                "format": {"type": "grammar", "syntax": "lark", "definition": grammar},
+            }),
+            None => function(tool.name, tool.description, &tool.parameters),
+        })
+        .collect();
+    offered.extend(request.offered_tools(&[], function));
     let mut body = json!({
         "model": model,
         "input": input,
@@ -89,8 +108,27 @@ pub(crate) fn body(
     body
 }
 
-/// Appends the input items of one conversation entry.
-fn items(entry: &HistoryEntry, input: &mut Vec<Value>) {
+/// The ids of the calls in `history` made to a freeform tool (their arguments are the raw
+/// patch, not JSON): they are sent back as `custom_tool_call` items, their results as
+/// `custom_tool_call_output`.
+fn custom_calls(history: &[HistoryEntry]) -> std::collections::BTreeSet<&str> {
+    history
+        .iter()
+        .filter_map(|entry| match entry {
+            HistoryEntry::Assistant { tool_calls, .. } => Some(tool_calls),
+            _ => None,
+        })
+        .flatten()
+        .filter(|call| {
+            call.name == crate::tools::APPLY_PATCH && !call.arguments.trim_start().starts_with('{')
+        })
+        .map(|call| call.call_id.as_str())
+        .collect()
+}
+
+/// Appends the input items of one conversation entry; `custom` holds the ids of freeform
+/// calls.
+fn items(entry: &HistoryEntry, input: &mut Vec<Value>, custom: &std::collections::BTreeSet<&str>) {
     match entry {
         HistoryEntry::Developer { text } => input.push(json!({
             "type": "message",
@@ -116,6 +154,15 @@ fn items(entry: &HistoryEntry, input: &mut Vec<Value>) {
                 }));
             }
             for call in tool_calls {
+                if custom.contains(call.call_id.as_str()) {
+                    input.push(json!({
+                        "type": "custom_tool_call",
+                        "call_id": call.call_id,
+                        "name": call.name,
+                        "input": call.arguments,
+                    }));
+                    continue;
+                }
                 input.push(json!({
                     "type": "function_call",
                     "call_id": call.call_id,
@@ -123,6 +170,13 @@ fn items(entry: &HistoryEntry, input: &mut Vec<Value>) {
                     "arguments": call.arguments,
                 }));
             }
+        }
+        HistoryEntry::ToolResult { call_id, output } if custom.contains(call_id.as_str()) => {
+            input.push(json!({
+                "type": "custom_tool_call_output",
+                "call_id": call_id,
+                "output": output,
+            }));
         }
         HistoryEntry::ToolResult { call_id, output } => input.push(json!({
             "type": "function_call_output",
@@ -157,6 +211,14 @@ mod tests {
     use super::*;
     use crate::provider::{OutputOptions, ToolCall};
     use agentwire_protocol::{MediaSource, ReasoningEffort};
+
+    fn responses(model: &str) -> crate::tools::Offer<'_> {
+        crate::tools::Offer {
+            responses: true,
+            model,
+            web_search: false,
+        }
+    }
 
     fn text(text: &str) -> UserInput {
         UserInput::text().text(text.to_owned()).build()
@@ -205,7 +267,12 @@ mod tests {
             },
         ]);
         request.instructions = Some("be brief".to_owned());
-        let body = body(&request, "gpt-x", &crate::tools::specs(), None);
+        let body = body(
+            &request,
+            "gpt-x",
+            &crate::tools::specs(responses("gpt-x")),
+            None,
+        );
         assert_eq!(body["model"], json!("gpt-x"));
         assert!(body.get("instructions").is_none());
         assert_eq!(body["stream"], json!(true));
@@ -230,8 +297,65 @@ mod tests {
         );
         let tools = body["tools"].as_array().expect("tools");
         assert_eq!(tools[0]["type"], json!("function"));
-        assert_eq!(tools[0]["name"], json!("shell"));
+        assert_eq!(tools[0]["name"], json!("exec_command"));
         assert_eq!(tools[0]["parameters"]["type"], json!("object"));
+    }
+
+    #[test]
+    fn a_freeform_patch_is_offered_and_replayed_as_a_custom_tool() {
+        let patch = "*** Begin Patch\n*** Delete File: a\n*** End Patch\n";
+        let request = request(vec![
+            HistoryEntry::User {
+                content: vec![text("delete a")],
+            },
+            HistoryEntry::Assistant {
+                text: String::new(),
+                tool_calls: vec![
+                    ToolCall {
+                        call_id: "call_p".to_owned(),
+                        name: "apply_patch".to_owned(),
+                        arguments: patch.to_owned(),
+                    },
+                    ToolCall {
+                        call_id: "call_j".to_owned(),
+                        name: "apply_patch".to_owned(),
+                        arguments: "{\"input\":\"x\"}".to_owned(),
+                    },
+                ],
+            },
+            HistoryEntry::ToolResult {
+                call_id: "call_p".to_owned(),
+                output: "done".to_owned(),
+            },
+            HistoryEntry::ToolResult {
+                call_id: "call_j".to_owned(),
+                output: "bad".to_owned(),
+            },
+        ]);
+        let body = body(
+            &request,
+            "gpt-5.1-codex",
+            &crate::tools::specs(responses("gpt-5.1-codex")),
+            None,
+        );
+        let patch_tool = body["tools"]
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["name"] == json!("apply_patch")))
+            .expect("apply_patch");
+        assert_eq!(patch_tool["type"], json!("custom"));
+        assert_eq!(patch_tool["format"]["syntax"], json!("lark"));
+        assert!(patch_tool.get("parameters").is_none());
+        assert_eq!(
+            body["input"].as_array().expect("input")[1..],
+            [
+                json!({"type": "custom_tool_call", "call_id": "call_p", "name": "apply_patch",
+                       "input": patch}),
+                json!({"type": "function_call", "call_id": "call_j", "name": "apply_patch",
+                       "arguments": "{\"input\":\"x\"}"}),
+                json!({"type": "custom_tool_call_output", "call_id": "call_p", "output": "done"}),
+                json!({"type": "function_call_output", "call_id": "call_j", "output": "bad"}),
+            ]
+        );
     }
 
     #[test]
@@ -249,14 +373,14 @@ mod tests {
             description: "Echoes".to_owned(),
             parameters: json!({"type": "object"}),
         }];
-        let body = body(&request, "m", &crate::tools::specs(), None);
+        let body = body(&request, "m", &crate::tools::specs(responses("m")), None);
         assert_eq!(
             body["input"][0],
             json!({"type": "message", "role": "developer",
                    "content": [{"type": "input_text", "text": "dev rules"}]})
         );
         let tools = body["tools"].as_array().expect("tools");
-        assert_eq!(tools.len(), crate::tools::specs().len() + 1);
+        assert_eq!(tools.len(), crate::tools::specs(responses("m")).len() + 1);
         assert_eq!(
             tools.last().expect("the MCP tool"),
             &json!({"type": "function", "name": "everything__echo", "description": "Echoes",

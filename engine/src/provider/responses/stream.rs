@@ -8,7 +8,9 @@
 //!   reasoning text;
 //! - `response.output_item.added` / `.done`: a `function_call` item gets its `call_id` and
 //!   `name` when added, its arguments from `response.function_call_arguments.delta` (or whole
-//!   from the finished item), and is emitted as a tool call when done; a finished message or
+//!   from the finished item), and is emitted as a tool call when done (a freeform
+//!   `custom_tool_call` likewise, its raw `input` from `response.custom_tool_call_input.delta`
+//!   or the finished item taking the place of the arguments); a finished message or
 //!   reasoning item ends the current output item;
 //! - `response.completed` → the call's token usage and its end;
 //! - `response.failed`, `response.incomplete` and `error` → the call fails with the server's
@@ -24,7 +26,7 @@ use serde_json::Value;
 
 use crate::provider::openai::sse::excerpt;
 use crate::provider::openai::stream::StreamFault;
-use crate::provider::{ProviderEvent, ToolCall};
+use crate::provider::{ProviderEvent, ProviderNotice, ToolCall};
 
 /// Most tool calls one response may make.
 const MAX_TOOL_CALLS: usize = 128;
@@ -54,6 +56,8 @@ pub(crate) struct Decoder {
     done: bool,
     /// How many events were decoded (for error messages).
     events: usize,
+    /// Whether the answering model was reported ([`ProviderNotice::ServedModel`]).
+    model_reported: bool,
 }
 
 /// `value[key]` as a string, if it is one.
@@ -100,6 +104,18 @@ impl Decoder {
             )));
         };
         let mut out = Vec::new();
+        // `response.created` (and the other whole-response events) name the answering model.
+        if !self.model_reported
+            && let Some(model) = event
+                .get("response")
+                .and_then(|r| text(r, "model"))
+                .filter(|m| !m.trim().is_empty())
+        {
+            self.model_reported = true;
+            out.push(ProviderEvent::Notice(ProviderNotice::ServedModel(
+                model.to_owned(),
+            )));
+        }
         match kind {
             "response.output_text.delta" => {
                 if let Some(delta) = text(&event, "delta").filter(|d| !d.is_empty()) {
@@ -131,7 +147,10 @@ impl Decoder {
             }
             "response.output_item.added" => {
                 if let Some(item) = event.get("item")
-                    && text(item, "type") == Some("function_call")
+                    && matches!(
+                        text(item, "type"),
+                        Some("function_call" | "custom_tool_call")
+                    )
                 {
                     let key = call_key(&event, Some(item));
                     if self.calls.len() + self.emitted_calls >= MAX_TOOL_CALLS {
@@ -142,13 +161,15 @@ impl Decoder {
                     let call = self.calls.entry(key).or_default();
                     call.call_id = text(item, "call_id").unwrap_or_default().to_owned();
                     call.name = text(item, "name").unwrap_or_default().to_owned();
-                    let arguments = text(item, "arguments").unwrap_or_default();
+                    let arguments = text(item, "arguments")
+                        .or_else(|| text(item, "input"))
+                        .unwrap_or_default();
                     self.argument_bytes += arguments.len();
                     call.arguments.push_str(arguments);
                     self.check_arguments()?;
                 }
             }
-            "response.function_call_arguments.delta" => {
+            "response.function_call_arguments.delta" | "response.custom_tool_call_input.delta" => {
                 let key = call_key(&event, None);
                 let delta = text(&event, "delta").unwrap_or_default();
                 self.argument_bytes += delta.len();
@@ -158,7 +179,7 @@ impl Decoder {
             "response.output_item.done" => {
                 let item = event.get("item").cloned().unwrap_or(Value::Null);
                 match text(&item, "type") {
-                    Some("function_call") => {
+                    Some("function_call" | "custom_tool_call") => {
                         let key = call_key(&event, Some(&item));
                         let mut call = self.calls.remove(&key).unwrap_or_default();
                         if let Some(call_id) = text(&item, "call_id") {
@@ -167,7 +188,9 @@ impl Decoder {
                         if let Some(name) = text(&item, "name") {
                             call.name = name.to_owned();
                         }
-                        if let Some(arguments) = text(&item, "arguments") {
+                        if let Some(arguments) =
+                            text(&item, "arguments").or_else(|| text(&item, "input"))
+                        {
                             call.arguments = arguments.to_owned();
                         }
                         self.close(&mut out);
@@ -488,6 +511,34 @@ mod tests {
         assert!(matches!(out[1], ProviderEvent::Done { .. }));
         // Events after completion (and a stray [DONE]) are ignored.
         assert!(decoder.event("[DONE]").expect("ignored").is_empty());
+    }
+
+    #[test]
+    fn a_custom_tool_call_brings_its_raw_input() {
+        let mut decoder = Decoder::default();
+        let mut out = Vec::new();
+        for event in [
+            json!({"type": "response.output_item.added", "output_index": 0,
+                   "item": {"type": "custom_tool_call", "id": "ct_1", "call_id": "call_p",
+                            "name": "apply_patch", "input": ""}}),
+            json!({"type": "response.custom_tool_call_input.delta", "item_id": "ct_1",
+                   "output_index": 0, "delta": "*** Begin Patch\n"}),
+            json!({"type": "response.custom_tool_call_input.delta", "item_id": "ct_1",
+                   "output_index": 0, "delta": "*** End Patch\n"}),
+            json!({"type": "response.output_item.done", "output_index": 0,
+                   "item": {"type": "custom_tool_call", "id": "ct_1", "call_id": "call_p",
+                            "name": "apply_patch"}}),
+        ] {
+            out.extend(decoder.event(&event.to_string()).expect("decodes"));
+        }
+        assert_eq!(
+            out,
+            [ProviderEvent::ToolCall(ToolCall {
+                call_id: "call_p".to_owned(),
+                name: "apply_patch".to_owned(),
+                arguments: "*** Begin Patch\n*** End Patch\n".to_owned(),
+            })]
+        );
     }
 
     #[test]

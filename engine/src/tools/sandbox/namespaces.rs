@@ -1,26 +1,35 @@
 //! The namespaces a confined command runs in, set up by `agentwire sandbox-exec` before it
 //! confines itself with Landlock:
 //!
+//! - a **user namespace**, always, the server's own user and group mapped to themselves (and
+//!   nothing else). For a root server that is root mapped to root: files keep their owners and
+//!   the workspace stays writable, but every capability the command could get is one of this
+//!   namespace, which owns none of the host's resources, and the sandbox's first process
+//!   empties every capability set (bounding set included) before the command runs
+//!   ([`drop_capabilities`]). Without it, a root server's commands kept every capability of the
+//!   host (issue 32).
 //! - a **mount namespace** in which each private path of the server (its home, with
 //!   `auth.json`, its configuration, its threads and its control socket; a websocket token
 //!   file; a Unix socket outside the home) is covered: a directory by an empty read-only
 //!   `tmpfs`, anything else by `/dev/null`. The command cannot read them, nor connect to the
 //!   server's control socket (which Landlock does not cover).
-//!   Every mount is then made read-only but for the writable roots, bound back writable, so
-//!   what Landlock cannot refuse (`chmod`, `chown`, `utimes`, `chattr` outside the roots) fails
-//!   with `EROFS`. Device files stay writable on a read-only mount, so `/dev/null` still works.
+//!   Every mount is then made read-only but for the writable roots, bound back writable and
+//!   `nosuid,nodev` (a set-user-ID file or a device node made there means nothing), so what
+//!   Landlock cannot refuse (`chmod`, `chown`, `utimes`, `chattr` outside the roots) fails with
+//!   `EROFS`. Device files stay writable on a read-only mount, so `/dev/null` still works.
 //! - a **PID namespace**, whose first process `sandbox-exec` starts and ties to its own life:
 //!   when the server dies, so does everything the command started. That first process mounts
 //!   a `/proc` of the namespace's own ([`own_proc`]), so the command sees no process outside
 //!   its sandbox: not the server, whose `/proc/<pid>/environ` holds what the command's own
-//!   environment was stripped of (root would pass the permission check on it).
+//!   environment was stripped of.
+//! - **UTS, IPC and time namespaces**: the host's name, System V IPC and POSIX message queues,
+//!   and clock offsets are out of reach (the seccomp filter refuses setting the host's clocks
+//!   and name anyway: `seccomp`).
 //! - without network access, a **network namespace** of its own, with only a loopback interface
 //!   that is down: no TCP (loopback included, so not the server's websocket either), no UDP,
 //!   nothing a raw socket could reach.
 //!
-//! As root these are created directly; otherwise inside a new user namespace that maps the
-//! caller's user and group to themselves. A kernel that refuses fails closed: the command is
-//! not run.
+//! A kernel that refuses any of them fails closed: the command is not run.
 
 use std::path::{Path, PathBuf};
 
@@ -49,23 +58,24 @@ pub(super) fn isolate(
         .filter_map(|p| p.canonicalize().ok())
         .collect();
     let (uid, gid) = (Uid::current(), Gid::current());
-    // A PID namespace of its own: its first process (see `sandbox-exec`) is its init, and when
-    // that dies every process in it dies too, so nothing the command started outlives it.
-    let mut flags = CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID;
+    // A user namespace always (root included), which owns the others; a PID namespace of its
+    // own: its first process (see `sandbox-exec`) is its init, and when that dies every process
+    // in it dies too, so nothing the command started outlives it. The time namespace is the
+    // children's: the first process and the command enter it.
+    let mut flags = CloneFlags::CLONE_NEWUSER
+        | CloneFlags::CLONE_NEWNS
+        | CloneFlags::CLONE_NEWPID
+        | CloneFlags::CLONE_NEWUTS
+        | CloneFlags::CLONE_NEWIPC
+        | CloneFlags::from_bits_retain(nix::libc::CLONE_NEWTIME);
     if !network {
         flags |= CloneFlags::CLONE_NEWNET;
     }
-    let root = Uid::effective().is_root();
-    if !root {
-        flags |= CloneFlags::CLONE_NEWUSER;
-    }
     unshare(flags).map_err(failed(
-        "cannot create the sandbox's namespaces (unprivileged user namespaces may be disabled \
-         on this system)",
+        "cannot create the sandbox's namespaces (user namespaces may be disabled on this \
+         system, or the kernel is older than 5.6 and has no time namespaces)",
     ))?;
-    if !root {
-        map_self(uid, gid)?;
-    }
+    map_self(uid, gid)?;
     // Nothing mounted here may reach the server's namespace.
     mount(
         None::<&str>,
@@ -94,23 +104,51 @@ pub(super) fn isolate(
         )
         .map_err(failed(format!("cannot keep `{}` writable", root.display())))?;
     }
-    for (point, flags) in mounts()? {
+    let table = mounts()?;
+    for root in &writable {
+        // The bind just made is the last mount at that point.
+        let flags = table
+            .iter()
+            .rev()
+            .find(|(point, _)| point == root)
+            .map_or(MsFlags::empty(), |(_, flags)| *flags);
+        no_suid_no_dev(root, flags)?;
+    }
+    for (point, flags) in table {
         if writable.iter().any(|root| root == &point) || flags.contains(MsFlags::MS_RDONLY) {
             continue;
         }
         read_only(&point, flags)?;
     }
-    if !root {
+    if !uid.is_root() {
         keep_admin_across_exec()?;
     }
     Ok(())
 }
 
-/// Keeps `CAP_SYS_ADMIN` of the sandbox's user namespace across the `exec` of the namespace's
-/// first process (`sandbox-init`), which needs it to mount its own `/proc` ([`own_proc`]) and
-/// then gives it up ([`drop_kept_capability`]) before it confines itself and starts the
-/// command. Without it, executing a program as the caller's own (non-zero) uid clears every
-/// capability, and the command would see the host's processes.
+/// Remounts the writable root bound at `point` (with mount flags `flags`) `nosuid,nodev`: a
+/// set-user-ID or set-group-ID file made there runs with the runner's own ids, and no device
+/// node there can be opened.
+fn no_suid_no_dev(point: &Path, flags: MsFlags) -> Result<(), SandboxError> {
+    mount(
+        None::<&str>,
+        point,
+        None::<&str>,
+        MsFlags::MS_REMOUNT | MsFlags::MS_BIND | MsFlags::MS_NOSUID | MsFlags::MS_NODEV | flags,
+        None::<&str>,
+    )
+    .map_err(failed(format!(
+        "cannot make `{}` nosuid,nodev",
+        point.display()
+    )))
+}
+
+/// Keeps `CAP_SYS_ADMIN` and `CAP_SETPCAP` of the sandbox's user namespace across the `exec`
+/// of the namespace's first process (`sandbox-init`), which needs the first to mount its own
+/// `/proc` ([`own_proc`]) and the second to empty its bounding set ([`drop_capabilities`]).
+/// Without it, executing a program as the caller's own (non-zero) uid clears every capability,
+/// and the command would see the host's processes. (Root in the namespace gets them back at
+/// `exec` as root does.)
 fn keep_admin_across_exec() -> Result<(), SandboxError> {
     use rustix::thread::{CapabilitySet, capabilities, set_capabilities};
     let refused = |e: rustix::io::Errno| {
@@ -118,30 +156,55 @@ fn keep_admin_across_exec() -> Result<(), SandboxError> {
             "cannot keep the capability to mount the sandbox's own /proc: {e}"
         ))
     };
+    let kept = CapabilitySet::SYS_ADMIN | CapabilitySet::SETPCAP;
     let mut sets = capabilities(None).map_err(refused)?;
-    sets.inheritable |= CapabilitySet::SYS_ADMIN;
+    sets.inheritable |= kept;
     set_capabilities(None, sets).map_err(refused)?;
-    rustix::thread::configure_capability_in_ambient_set(CapabilitySet::SYS_ADMIN, true)
-        .map_err(refused)
+    for capability in [CapabilitySet::SYS_ADMIN, CapabilitySet::SETPCAP] {
+        rustix::thread::configure_capability_in_ambient_set(capability, true).map_err(refused)?;
+    }
+    Ok(())
 }
 
-/// In the sandbox's first process, once its `/proc` is mounted: gives up the capability
-/// [`keep_admin_across_exec`] kept, so that neither it nor the command holds any (the command
-/// could otherwise unmount what covers the server's private files). Checked: fails closed
-/// unless every capability set is empty afterwards. Does nothing where none was kept (the
-/// server runs as root, and its namespaces are entered without a user namespace).
-pub(super) fn drop_kept_capability() -> Result<(), SandboxError> {
+/// In the sandbox's first process, once its `/proc` is mounted: gives up every capability, in
+/// every set, for good: the bounding set is emptied (so no `exec`, of a set-user-ID-root
+/// program or as uid 0, can give any back), the ambient set cleared, the secure bits locked so
+/// that uid 0 means no capability, then the effective, permitted and inheritable sets emptied.
+/// Checked: fails closed unless every set is empty afterwards. Nothing to do (and checked all
+/// the same) where nothing was held.
+pub(super) fn drop_capabilities() -> Result<(), SandboxError> {
     use rustix::thread::{
-        CapabilitySet, CapabilitySets, capabilities, capability_is_in_ambient_set,
-        clear_ambient_capability_set, set_capabilities,
+        CapabilitiesSecureBits, CapabilitySet, CapabilitySets, capabilities,
+        capability_is_in_ambient_set, capability_is_in_bounding_set, clear_ambient_capability_set,
+        remove_capability_from_bounding_set, set_capabilities, set_capabilities_secure_bits,
     };
-    let refused = |e: rustix::io::Errno| {
-        SandboxError(format!("cannot give up the sandbox's capabilities: {e}"))
+    let refused = |what: &'static str| {
+        move |e: rustix::io::Errno| {
+            SandboxError(format!(
+                "cannot give up the sandbox's capabilities ({what}): {e}"
+            ))
+        }
     };
-    if !capability_is_in_ambient_set(CapabilitySet::SYS_ADMIN).map_err(refused)? {
-        return Ok(());
+    let held = capabilities(None).map_err(refused("reading them"))?;
+    if held.effective.contains(CapabilitySet::SETPCAP) {
+        for capability in every_capability() {
+            if capability_is_in_bounding_set(capability).map_err(refused("the bounding set"))? {
+                remove_capability_from_bounding_set(capability)
+                    .map_err(refused("the bounding set"))?;
+            }
+        }
+        set_capabilities_secure_bits(
+            CapabilitiesSecureBits::NO_ROOT
+                | CapabilitiesSecureBits::NO_ROOT_LOCKED
+                | CapabilitiesSecureBits::NO_SETUID_FIXUP
+                | CapabilitiesSecureBits::NO_SETUID_FIXUP_LOCKED
+                | CapabilitiesSecureBits::KEEP_CAPS_LOCKED
+                | CapabilitiesSecureBits::NO_CAP_AMBIENT_RAISE
+                | CapabilitiesSecureBits::NO_CAP_AMBIENT_RAISE_LOCKED,
+        )
+        .map_err(refused("the secure bits"))?;
     }
-    clear_ambient_capability_set().map_err(refused)?;
+    clear_ambient_capability_set().map_err(refused("the ambient set"))?;
     let none = CapabilitySet::empty();
     set_capabilities(
         None,
@@ -151,15 +214,35 @@ pub(super) fn drop_kept_capability() -> Result<(), SandboxError> {
             inheritable: none,
         },
     )
-    .map_err(refused)?;
-    let left = capabilities(None).map_err(refused)?;
-    let ambient = capability_is_in_ambient_set(CapabilitySet::SYS_ADMIN).map_err(refused)?;
-    if ambient || !(left.effective | left.permitted | left.inheritable).is_empty() {
-        return Err(SandboxError(
-            "the sandbox's first process still holds capabilities after giving them up".to_owned(),
-        ));
+    .map_err(refused("the effective, permitted and inheritable sets"))?;
+    let left = capabilities(None).map_err(refused("reading them"))?;
+    let mut kept: Vec<String> = Vec::new();
+    if !(left.effective | left.permitted | left.inheritable).is_empty() {
+        kept.push("effective, permitted or inheritable".to_owned());
+    }
+    for capability in every_capability() {
+        if capability_is_in_ambient_set(capability).map_err(refused("the ambient set"))? {
+            kept.push(format!("ambient {capability:?}"));
+        }
+        if capability_is_in_bounding_set(capability).map_err(refused("the bounding set"))? {
+            kept.push(format!("bounding {capability:?}"));
+        }
+    }
+    if !kept.is_empty() {
+        return Err(SandboxError(format!(
+            "the sandbox's first process still holds capabilities after giving them up: {}",
+            kept.join(", ")
+        )));
     }
     Ok(())
+}
+
+/// Every capability this kernel knows (its bounding set can be asked about each one; the first
+/// it does not know ends the list).
+fn every_capability() -> impl Iterator<Item = rustix::thread::CapabilitySet> {
+    (0..64u32)
+        .map(|bit| rustix::thread::CapabilitySet::from_bits_retain(1u64 << bit))
+        .take_while(|&capability| rustix::thread::capability_is_in_bounding_set(capability).is_ok())
 }
 
 /// Mounts, read-only, a `/proc` that shows the calling process's PID namespace: called by the

@@ -110,7 +110,7 @@ fn dynamic_functions(specs: &[DynamicToolSpec]) -> Vec<DynamicFunction<'_>> {
         }
     }
     // A built-in tool keeps its name.
-    let builtin: Vec<&str> = crate::tools::specs().iter().map(|t| t.name).collect();
+    let builtin = crate::tools::BUILTIN_NAMES;
     functions.retain(|f| {
         let taken = builtin.contains(&f.function.as_str()) || f.function == REQUEST_USER_INPUT;
         if taken {

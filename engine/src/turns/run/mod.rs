@@ -25,7 +25,15 @@ mod ask;
 mod auto_compact;
 mod client_tools;
 mod guard;
+mod hook_points;
 mod mcp_call;
+mod skill_context;
+// Model metadata: context window, unknown-model warning (catalog::families).
+mod model_facts;
+// model tools: `view_image` and `web_search`.
+mod media_tools;
+// turn notifications area: rate limits and reroutes a model call reports.
+mod notices;
 mod review_mode;
 mod tools;
 
@@ -133,6 +141,10 @@ pub(super) struct TurnRun {
     clock: Instant,
     /// Whether the turn has ended (see [`guard`]: dropped unsettled, it ends as failed).
     settled: bool,
+    /// The turn's lifecycle hooks (see [`hook_points`]).
+    hooks: hook_points::TurnHooks,
+    /// Whether `model/rerouted` was sent for the turn (once per turn; see [`notices`]).
+    rerouted: bool,
 }
 
 /// Now, in Unix milliseconds.
@@ -187,6 +199,8 @@ impl TurnRun {
             live: controls.live,
             clock: Instant::now(),
             settled: false,
+            hooks: hook_points::TurnHooks::default(),
+            rerouted: false,
         }
     }
 
@@ -197,21 +211,31 @@ impl TurnRun {
         self.clock = Instant::now();
         self.set_status(ThreadStatus::active().build());
         self.begin().await;
+        self.warn_if_unknown_model();
         self.turn.items_view = TurnItemsView::Full;
         (self.context, self.environment) = self.context_entries().await;
+        self.offer_skills().await;
         let mut steered = false;
         let mut calls = 0;
+        // Set when a `Stop` hook sent the turn back to the model (see [`hook_points`]).
+        let mut resumed_by_hook = false;
         let end = 'turn: loop {
             if let Some(end) = self.compact_if_due().await {
                 break 'turn end;
             }
-            // Before the turn's input; again before steered input only when a compaction
-            // took the block out of the conversation.
-            self.tell_environment();
-            self.open_input(&input).await;
-            self.history.push(HistoryEntry::User {
-                content: input.input.clone(),
-            });
+            if !std::mem::take(&mut resumed_by_hook) {
+                // Before the turn's input; again before steered input only when a compaction
+                // took the block out of the conversation.
+                self.tell_environment();
+                if let Some(end) = self.prompt_hooks(&input.input).await {
+                    break 'turn end;
+                }
+                self.open_input(&input).await;
+                self.history.push(HistoryEntry::User {
+                    content: input.input.clone(),
+                });
+                self.skill_mentions(&input.input).await;
+            }
             // Model calls until the model stops calling tools.
             loop {
                 calls += 1;
@@ -259,6 +283,7 @@ impl TurnRun {
                     input = next;
                     steered = true;
                 }
+                None if self.stop_hooks_continue().await => resumed_by_hook = true,
                 None => break CallEnd::Done(Vec::new()),
             }
         };
@@ -267,6 +292,7 @@ impl TurnRun {
 
     /// One model call, streamed into items.
     async fn call(&mut self, request: ModelRequest) -> CallEnd {
+        let asked = request.model.clone();
         let mut events = self.turns.provider.stream(request);
         let mut open: Option<OpenItem> = None;
         let mut text = String::new();
@@ -306,6 +332,7 @@ impl TurnRun {
                     self.summary_part_added(&mut open, index).await;
                 }
                 ProviderEvent::ItemDone => self.close(open.take()).await,
+                ProviderEvent::Notice(notice) => self.provider_notice(notice, &asked),
                 ProviderEvent::Done {
                     usage,
                     model_context_window,
@@ -571,15 +598,20 @@ impl TurnRun {
         if environment::latest(&self.history) == Some(block.as_str()) {
             return;
         }
-        self.turns
-            .environments
-            .record(&self.thread_id, &self.turn.id, block.clone());
+        if let Err(error) = self.turns.threads.record_environment_block(
+            &self.thread_id,
+            &self.turn.id,
+            block.clone(),
+        ) {
+            tracing::warn!(%error, "environment context block not recorded");
+        }
         self.history.push(HistoryEntry::Context { text: block });
     }
 
     /// Adds a model call's tokens to the thread's totals (recorded in its rollout) and sends
     /// them.
     fn report_usage(&self, last: TokenUsageBreakdown, model_context_window: Option<i64>) {
+        let model_context_window = self.context_window(model_context_window);
         let usage = match self.turns.threads.record_token_usage(
             &self.thread_id,
             &self.turn.id,

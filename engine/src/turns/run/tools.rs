@@ -5,7 +5,8 @@
 //! A call the engine cannot make sense of (unknown tool, bad arguments, unparsable patch)
 //! makes no item: its error goes back to the model as the call's result, so the model can
 //! correct itself. The client's `cancel` ends the turn as `interrupted`, like
-//! `turn/interrupt`. `update_plan` makes no item either: it sends `turn/plan/updated`.
+//! `turn/interrupt`. `update_plan` makes a `plan` item and sends `turn/plan/updated`;
+//! `view_image` and `web_search` are in [`super::media_tools`].
 //!
 //! An approval request goes to every connection following the thread (each under its own
 //! request id), and to any that joins while it waits; the first well-formed answer decides,
@@ -19,7 +20,7 @@ use std::time::Duration;
 use agentwire_protocol::method::{Method, Request};
 use agentwire_protocol::methods::{
     CommandExecutionOutputDelta, CommandExecutionRequestApproval, FileChangeRequestApproval,
-    TurnDiffUpdated, TurnPlanUpdated,
+    PlanDelta, TurnDiffUpdated, TurnPlanUpdated,
 };
 use agentwire_protocol::{
     CommandExecutionApprovalDecision, CommandExecutionApprovalKind,
@@ -28,7 +29,12 @@ use agentwire_protocol::{
     FileChangeRequestApprovalParams, FileUpdateChange, LegacyAppPathString, PatchApplyStatus,
     PatchChangeKind, SandboxPolicy, ThreadItemKind,
 };
-use agentwire_protocol::{TurnDiffUpdatedNotification, TurnPlanUpdatedNotification};
+use agentwire_protocol::{
+    PlanDeltaNotification, TurnDiffUpdatedNotification, TurnPlanUpdatedNotification,
+};
+// turn notifications area: a patch whose written change set differs from the announced one.
+use agentwire_protocol::FileChangePatchUpdatedNotification;
+use agentwire_protocol::methods::FileChangePatchUpdated;
 use agentwire_runtime::Decline;
 
 use super::super::approval::{
@@ -80,6 +86,8 @@ impl TurnRun {
     /// Runs `calls` in order and appends their results to the history. Returns how the turn
     /// must end, if a call ended it.
     pub(super) async fn run_tools(&mut self, calls: Vec<ToolCall>) -> Option<CallEnd> {
+        // Images `view_image` attached: they follow the results of this call's tools.
+        let mut images = Vec::new();
         for call in calls {
             // Between calls, let the runtime read what the client sent (a `turn/interrupt`
             // while a series of patches applies must not wait for the series), and stop if it
@@ -88,7 +96,11 @@ impl TurnRun {
             if self.interrupt.try_recv().is_ok() {
                 return Some(CallEnd::Interrupted);
             }
-            let outcome = if let Some((result, end)) = self.client_tool(&call).await {
+            // `PreToolUse` hooks may refuse the call (see `hook_points`).
+            let refused = self.pre_tool_hooks(&call).await;
+            let outcome = if let Some(refused) = &refused {
+                Outcome::result(refused.clone())
+            } else if let Some((result, end)) = self.client_tool(&call).await {
                 Outcome { result, end }
             } else if let Some((server, tool)) = self.mcp_target(&call.name) {
                 let (result, end) = self.mcp_call(server, tool, &call.arguments).await;
@@ -98,17 +110,32 @@ impl TurnRun {
                     Err(error) => Outcome::result(error),
                     Ok(Invocation::Shell(args)) => self.shell(args).await,
                     Ok(Invocation::ApplyPatch { input }) => self.apply_patch(&input).await,
-                    Ok(Invocation::UpdatePlan(args)) => self.update_plan(&args),
+                    Ok(Invocation::UpdatePlan(args)) => self.update_plan(&args).await,
+                    Ok(Invocation::ViewImage { path }) => {
+                        let (result, image) = self.view_image(&path).await;
+                        images.extend(image);
+                        Outcome::result(result)
+                    }
+                    Ok(Invocation::WebSearch { query }) => {
+                        Outcome::result(self.web_search(&query).await)
+                    }
                 }
+            };
+            // `PostToolUse` hooks may add to the result (see `hook_points`).
+            let output = match refused {
+                Some(_) => outcome.result,
+                None => self.post_tool_hooks(&call, outcome.result).await,
             };
             self.history.push(HistoryEntry::ToolResult {
                 call_id: call.call_id,
-                output: outcome.result,
+                output,
             });
             if outcome.end.is_some() {
+                self.attach_images(images);
                 return outcome.end;
             }
         }
+        self.attach_images(images);
         None
     }
 
@@ -152,8 +179,30 @@ impl TurnRun {
         }
     }
 
-    /// An `update_plan` call: the plan goes to the clients.
-    fn update_plan(&mut self, args: &tools::plan::PlanArgs) -> Outcome {
+    /// An `update_plan` call: the plan goes to the clients as a `plan` item (its text
+    /// streamed line by line as `item/plan/delta`) and as `turn/plan/updated`.
+    async fn update_plan(&mut self, args: &tools::plan::PlanArgs) -> Outcome {
+        let id = crate::threads::meta::new_id();
+        let started_ms = now_ms();
+        let text = args.markdown();
+        let kind = |text: &str| {
+            ThreadItemKind::plan()
+                .id(id.clone())
+                .text(text.to_owned())
+                .build()
+        };
+        self.started(kind(""), started_ms);
+        for line in text.split_inclusive('\n') {
+            self.notify::<PlanDelta>(
+                &PlanDeltaNotification::builder()
+                    .thread_id(self.thread_id.clone())
+                    .turn_id(self.turn.id.clone())
+                    .item_id(id.clone())
+                    .delta(line)
+                    .build(),
+            );
+        }
+        self.complete(kind(&text), started_ms).await;
         self.notify::<TurnPlanUpdated>(
             &TurnPlanUpdatedNotification::builder()
                 .thread_id(self.thread_id.clone())
@@ -342,10 +391,12 @@ impl TurnRun {
                     (Some(code), _) => code.to_string(),
                     (None, _) => "killed by a signal".to_owned(),
                 };
-                let result = format!(
-                    "Exit code: {exit}\nWall time: {seconds:.1} seconds\nOutput:\n{}",
-                    output.aggregated_output
-                );
+                let shown = match args.max_output_bytes {
+                    Some(limit) => middle_cut(&output.aggregated_output, limit),
+                    None => output.aggregated_output.clone(),
+                };
+                let result =
+                    format!("Exit code: {exit}\nWall time: {seconds:.1} seconds\nOutput:\n{shown}");
                 let report = Report {
                     exit_code: output.exit_code,
                     duration_ms: Some(
@@ -483,6 +534,18 @@ impl TurnRun {
         };
         match applied {
             Ok(applied) => {
+                // turn notifications area: the files changed while the approval waited, so
+                // what was written differs from what the item announced.
+                if applied != changes {
+                    self.notify::<FileChangePatchUpdated>(
+                        &FileChangePatchUpdatedNotification::builder()
+                            .thread_id(self.thread_id.clone())
+                            .turn_id(self.turn.id.clone())
+                            .item_id(id.clone())
+                            .changes(applied.clone())
+                            .build(),
+                    );
+                }
                 let summary: Vec<String> = applied.iter().map(describe_change).collect();
                 self.complete(
                     ThreadItemKind::file_change()
@@ -536,6 +599,28 @@ impl CommandItem {
             .maybe_duration_ms(report.duration_ms)
             .build()
     }
+}
+
+/// `text` with its middle left out when it is over `limit` bytes (the start and the end kept,
+/// the cut marked).
+fn middle_cut(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut head = limit / 2;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - (limit - limit / 2);
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{}\n[… {} bytes left out …]\n{}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
 }
 
 /// `workdir` resolved against `cwd` (`cwd` itself when absent).

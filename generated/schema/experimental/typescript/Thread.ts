@@ -3,6 +3,7 @@ import type { AbsolutePathBuf } from "./AbsolutePathBuf";
 import type { GitInfo } from "./GitInfo";
 import type { ReasoningEffort } from "./ReasoningEffort";
 import type { SessionSource } from "./SessionSource";
+import type { ThreadEnvironment } from "./ThreadEnvironment";
 import type { ThreadHistoryMode } from "./ThreadHistoryMode";
 import type { ThreadSection } from "./ThreadSection";
 import type { ThreadSource } from "./ThreadSource";
@@ -130,6 +131,24 @@ gitInfo: GitInfo | null,
  * none to report.
  */
 path: string | null, 
+/**
+ * Where the loaded thread's commands run, the primary environment first (here always the
+ * one `local` environment, in the thread's working directory); `null` when the thread is
+ * not loaded or the connection did not negotiate `experimentalApi`. Says nothing about
+ * whether the environment is reachable.
+ */
+environments?: Array<ThreadEnvironment> | null, 
+/**
+ * Whether `turn/start` input is accepted for this loaded thread now (`false` while its
+ * turn runs on another server sharing the store); `null` for a thread that is not loaded,
+ * or when the connection did not negotiate `experimentalApi`.
+ */
+canAcceptDirectInput?: boolean | null, 
+/**
+ * The thread that owns this one as an attached thread, whatever it was forked or spawned
+ * from; `null` for a thread attached to none (this server attaches no threads).
+ */
+attachedToThreadId?: string | null, 
 /**
  * The thread's turns, oldest first. Filled only in the results of `thread/resume`,
  * `thread/fork` and `thread/read` with `includeTurns`; an empty array everywhere else.

@@ -21,6 +21,12 @@ import type { ConfigReadResponse } from "./ConfigReadResponse";
 import type { ConfigRequirementsReadResponse } from "./ConfigRequirementsReadResponse";
 import type { ConfigValueWriteParams } from "./ConfigValueWriteParams";
 import type { ConfigWriteResponse } from "./ConfigWriteResponse";
+import type { EnvironmentAddParams } from "./EnvironmentAddParams";
+import type { EnvironmentAddResponse } from "./EnvironmentAddResponse";
+import type { EnvironmentInfoParams } from "./EnvironmentInfoParams";
+import type { EnvironmentInfoResponse } from "./EnvironmentInfoResponse";
+import type { EnvironmentStatusParams } from "./EnvironmentStatusParams";
+import type { EnvironmentStatusResponse } from "./EnvironmentStatusResponse";
 import type { ExperimentalFeatureEnablementSetParams } from "./ExperimentalFeatureEnablementSetParams";
 import type { ExperimentalFeatureEnablementSetResponse } from "./ExperimentalFeatureEnablementSetResponse";
 import type { ExperimentalFeatureListParams } from "./ExperimentalFeatureListParams";
@@ -87,6 +93,8 @@ import type { MarketplaceUpgradeParams } from "./MarketplaceUpgradeParams";
 import type { MarketplaceUpgradeResponse } from "./MarketplaceUpgradeResponse";
 import type { McpResourceReadParams } from "./McpResourceReadParams";
 import type { McpResourceReadResponse } from "./McpResourceReadResponse";
+import type { McpServerOauthLoginParams } from "./McpServerOauthLoginParams";
+import type { McpServerOauthLoginResponse } from "./McpServerOauthLoginResponse";
 import type { McpServerRefreshResponse } from "./McpServerRefreshResponse";
 import type { McpServerToolCallParams } from "./McpServerToolCallParams";
 import type { McpServerToolCallResponse } from "./McpServerToolCallResponse";
@@ -173,6 +181,8 @@ import type { ThreadBackgroundTerminalsTerminateParams } from "./ThreadBackgroun
 import type { ThreadBackgroundTerminalsTerminateResponse } from "./ThreadBackgroundTerminalsTerminateResponse";
 import type { ThreadCompactStartParams } from "./ThreadCompactStartParams";
 import type { ThreadCompactStartResponse } from "./ThreadCompactStartResponse";
+import type { ThreadDecrementElicitationParams } from "./ThreadDecrementElicitationParams";
+import type { ThreadDecrementElicitationResponse } from "./ThreadDecrementElicitationResponse";
 import type { ThreadDeleteParams } from "./ThreadDeleteParams";
 import type { ThreadDeleteResponse } from "./ThreadDeleteResponse";
 import type { ThreadForkParams } from "./ThreadForkParams";
@@ -183,6 +193,8 @@ import type { ThreadGoalGetParams } from "./ThreadGoalGetParams";
 import type { ThreadGoalGetResponse } from "./ThreadGoalGetResponse";
 import type { ThreadGoalSetParams } from "./ThreadGoalSetParams";
 import type { ThreadGoalSetResponse } from "./ThreadGoalSetResponse";
+import type { ThreadIncrementElicitationParams } from "./ThreadIncrementElicitationParams";
+import type { ThreadIncrementElicitationResponse } from "./ThreadIncrementElicitationResponse";
 import type { ThreadInjectItemsParams } from "./ThreadInjectItemsParams";
 import type { ThreadInjectItemsResponse } from "./ThreadInjectItemsResponse";
 import type { ThreadItemsListParams } from "./ThreadItemsListParams";
@@ -221,6 +233,10 @@ import type { ThreadResumeParams } from "./ThreadResumeParams";
 import type { ThreadResumeResponse } from "./ThreadResumeResponse";
 import type { ThreadRevertParams } from "./ThreadRevertParams";
 import type { ThreadRevertResponse } from "./ThreadRevertResponse";
+import type { ThreadSampleCancelParams } from "./ThreadSampleCancelParams";
+import type { ThreadSampleCancelResponse } from "./ThreadSampleCancelResponse";
+import type { ThreadSampleParams } from "./ThreadSampleParams";
+import type { ThreadSampleResponse } from "./ThreadSampleResponse";
 import type { ThreadSearchCancelParams } from "./ThreadSearchCancelParams";
 import type { ThreadSearchCancelResponse } from "./ThreadSearchCancelResponse";
 import type { ThreadSearchOccurrencesParams } from "./ThreadSearchOccurrencesParams";
@@ -446,7 +462,19 @@ export type ClientRequest =
   | { "method": "thread/memoryMode/set", id: RequestId, params: ThreadMemoryModeSetParams, }
   | { "method": "thread/memory/read", id: RequestId, params: ThreadMemoryReadParams, }
   | { "method": "memory/status", id: RequestId, params: MemoryStatusParams, }
-  | { "method": "memory/reset", id: RequestId, };
+  | { "method": "memory/reset", id: RequestId, }
+  | { "method": "mcpServer/oauth/login", id: RequestId, params: McpServerOauthLoginParams, }
+  | { "method": "thread/sample", id: RequestId, params: ThreadSampleParams, }
+  | { "method": "thread/sample/cancel", id: RequestId, params: ThreadSampleCancelParams, }
+  | { "method": "thread/increment_elicitation", id: RequestId, params: ThreadIncrementElicitationParams, }
+  | { "method": "thread/decrement_elicitation", id: RequestId, params: ThreadDecrementElicitationParams, }
+  | { "method": "environment/add", id: RequestId, params: EnvironmentAddParams, }
+  | { "method": "environment/info", id: RequestId, params: EnvironmentInfoParams, }
+  | { "method": "environment/status", id: RequestId, params: EnvironmentStatusParams, }
+  | { "method": "thread/guardianReview", id: RequestId, params?: UnavailableParams | null, }
+  | { "method": "thread/approveGuardianDeniedAction", id: RequestId, params?: UnavailableParams | null, }
+  | { "method": "mcpServer/event/stream/start", id: RequestId, params?: UnavailableParams | null, }
+  | { "method": "mcpServer/event/stream/stop", id: RequestId, params?: UnavailableParams | null, };
 
 /**
  * The `result` type of each ClientRequest, by method.
@@ -631,4 +659,16 @@ export type ClientRequestResponses = {
   "thread/memory/read": ThreadMemoryReadResponse,
   "memory/status": MemoryStatusResponse,
   "memory/reset": MemoryResetResponse,
+  "mcpServer/oauth/login": McpServerOauthLoginResponse,
+  "thread/sample": ThreadSampleResponse,
+  "thread/sample/cancel": ThreadSampleCancelResponse,
+  "thread/increment_elicitation": ThreadIncrementElicitationResponse,
+  "thread/decrement_elicitation": ThreadDecrementElicitationResponse,
+  "environment/add": EnvironmentAddResponse,
+  "environment/info": EnvironmentInfoResponse,
+  "environment/status": EnvironmentStatusResponse,
+  "thread/guardianReview": UnavailableResponse,
+  "thread/approveGuardianDeniedAction": UnavailableResponse,
+  "mcpServer/event/stream/start": UnavailableResponse,
+  "mcpServer/event/stream/stop": UnavailableResponse,
 };

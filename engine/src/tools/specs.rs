@@ -1,0 +1,295 @@
+//! The built-in tools as the model sees them: names and argument shapes as the reference
+//! (Codex) offers them, with descriptions of our own.
+//!
+//! Which tools a call offers depends on the wire and the model ([`Offer`]):
+//!
+//! - the command tool is `exec_command` (`cmd`, a command line) on the Responses API, as the
+//!   reference offers it to every model family, and `shell` (`command`, an argv) on
+//!   chat-completions, the shape open models learned from earlier Codex releases; a call to
+//!   either name (or `shell_command`) is accepted on both wires;
+//! - `apply_patch` is a freeform `custom` tool (a Lark grammar, the patch as raw text) on the
+//!   Responses API for OpenAI's GPT-5 and Codex models, and a function with one `input`
+//!   string everywhere else; both forms are accepted whatever was offered;
+//! - `update_plan` and `view_image` are always offered;
+//! - `web_search` only when `[tools.web_search]` names a search endpoint.
+
+use serde_json::{Value, json};
+
+use super::{APPLY_PATCH, EXEC_COMMAND, SHELL, VIEW_IMAGE, WEB_SEARCH, plan};
+
+/// A tool as the model sees it: a name, what it does and its JSON Schema parameters (the
+/// chat-completions `tools[].function` object).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolSpec {
+    /// The function name.
+    pub name: &'static str,
+    /// What it does, for the model.
+    pub description: &'static str,
+    /// JSON Schema of its arguments.
+    pub parameters: Value,
+    /// When set, the Responses API offers the tool as a freeform `custom` tool whose raw
+    /// input follows this Lark grammar (the `parameters` are then not sent).
+    pub freeform: Option<&'static str>,
+}
+
+/// What decides the tools of one model call (the default: chat-completions, no web search).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Offer<'a> {
+    /// Whether the call goes over the Responses API (else chat-completions).
+    pub responses: bool,
+    /// The model slug.
+    pub model: &'a str,
+    /// Whether a web search endpoint is configured.
+    pub web_search: bool,
+}
+
+/// Whether `model` is one of OpenAI's models that take `apply_patch` as a freeform tool
+/// (GPT-5 and later, Codex models; not the open-weight `gpt-oss`).
+pub(crate) fn freeform_patch(model: &str) -> bool {
+    let model = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
+    !model.starts_with("gpt-oss")
+        && (model.starts_with("gpt-5") || model.starts_with("gpt-6") || model.contains("codex"))
+}
+
+/// The built-in tools one model call offers.
+pub(crate) fn specs(offer: Offer<'_>) -> Vec<ToolSpec> {
+    let mut tools = vec![if offer.responses {
+        exec_command()
+    } else {
+        shell()
+    }];
+    tools.push(apply_patch(offer.responses && freeform_patch(offer.model)));
+    tools.push(ToolSpec {
+        name: plan::UPDATE_PLAN,
+        description: plan::DESCRIPTION,
+        parameters: plan::parameters(),
+        freeform: None,
+    });
+    tools.push(view_image());
+    if offer.web_search {
+        tools.push(web_search());
+    }
+    tools
+}
+
+/// Every built-in tool in every form (for checks of the schemas).
+#[cfg(test)]
+pub(crate) fn all() -> Vec<ToolSpec> {
+    vec![
+        shell(),
+        exec_command(),
+        apply_patch(false),
+        apply_patch(true),
+        ToolSpec {
+            name: plan::UPDATE_PLAN,
+            description: plan::DESCRIPTION,
+            parameters: plan::parameters(),
+            freeform: None,
+        },
+        view_image(),
+        web_search(),
+    ]
+}
+
+/// The escalation members the command tools share.
+fn escalation(properties: &mut serde_json::Map<String, Value>) {
+    properties.insert(
+        "sandbox_permissions".to_owned(),
+        json!({
+            "type": "string",
+            "description": "`use_default` (the default) runs under the sandbox; \
+                            `require_escalated` asks the user to run it without the sandbox.",
+            "enum": ["use_default", "require_escalated"]
+        }),
+    );
+    properties.insert(
+        "justification".to_owned(),
+        json!({
+            "type": "string",
+            "description": "With `require_escalated`: the question the user is asked, saying \
+                            why the command must leave the sandbox."
+        }),
+    );
+    properties.insert(
+        "prefix_rule".to_owned(),
+        json!({
+            "type": "array",
+            "description": "With `require_escalated`: the command prefix an approval could \
+                            cover, e.g. [\"git\", \"push\"].",
+            "items": {"type": "string"}
+        }),
+    );
+}
+
+/// `shell`: an argv run directly, as chat models know it.
+fn shell() -> ToolSpec {
+    let mut properties = serde_json::Map::new();
+    properties.insert(
+        "command".to_owned(),
+        json!({
+            "type": "array",
+            "description": "The program and its arguments, e.g. [\"bash\", \"-lc\", \"ls -la\"].",
+            "items": {"type": "string"}
+        }),
+    );
+    properties.insert(
+        "workdir".to_owned(),
+        json!({"type": "string", "description": "Directory to run in; the thread's working directory when left out."}),
+    );
+    properties.insert(
+        "timeout_ms".to_owned(),
+        json!({"type": "number", "description": "Time limit in milliseconds (60000 when left out)."}),
+    );
+    escalation(&mut properties);
+    ToolSpec {
+        name: SHELL,
+        description: "Runs a command and returns its exit code and combined output. Writes are \
+                      limited by the sandbox; to run outside it, set `sandbox_permissions` to \
+                      `require_escalated` with a `justification`, and the user is asked.",
+        parameters: json!({
+            "type": "object",
+            "properties": properties,
+            "required": ["command"],
+            "additionalProperties": false
+        }),
+        freeform: None,
+    }
+}
+
+/// `exec_command`: a command line run by a shell, as the reference offers it.
+fn exec_command() -> ToolSpec {
+    let mut properties = serde_json::Map::new();
+    properties.insert(
+        "cmd".to_owned(),
+        json!({"type": "string", "description": "The command line to run."}),
+    );
+    properties.insert(
+        "workdir".to_owned(),
+        json!({"type": "string", "description": "Directory to run in; the thread's working directory when left out."}),
+    );
+    properties.insert(
+        "shell".to_owned(),
+        json!({"type": "string", "description": "The shell that runs `cmd` (bash when left out)."}),
+    );
+    properties.insert(
+        "login".to_owned(),
+        json!({"type": "boolean", "description": "Run the shell as a login shell."}),
+    );
+    properties.insert(
+        "tty".to_owned(),
+        json!({"type": "boolean", "description": "Accepted for compatibility; output always comes through pipes."}),
+    );
+    properties.insert(
+        "yield_time_ms".to_owned(),
+        json!({"type": "number", "description": "Accepted for compatibility; the command runs to its end (at most 60 s)."}),
+    );
+    properties.insert(
+        "max_output_tokens".to_owned(),
+        json!({"type": "number", "description": "Roughly how much output to return (10000 tokens when left out); the rest is cut from the middle."}),
+    );
+    escalation(&mut properties);
+    ToolSpec {
+        name: EXEC_COMMAND,
+        description: "Runs a shell command to its end and returns its exit code and combined \
+                      output. Writes are limited by the sandbox; to run outside it, set \
+                      `sandbox_permissions` to `require_escalated` with a `justification`, \
+                      and the user is asked.",
+        parameters: json!({
+            "type": "object",
+            "properties": properties,
+            "required": ["cmd"],
+            "additionalProperties": false
+        }),
+        freeform: None,
+    }
+}
+
+/// The grammar of a patch, for the freeform `apply_patch` (Lark syntax).
+pub(crate) const PATCH_GRAMMAR: &str = r#"start: begin_patch hunk+ end_patch
+begin_patch: "*** Begin Patch" LF
+end_patch: "*** End Patch" LF?
+
+hunk: add_hunk | delete_hunk | update_hunk
+add_hunk: "*** Add File: " filename LF add_line+
+delete_hunk: "*** Delete File: " filename LF
+update_hunk: "*** Update File: " filename LF change_move? change?
+
+filename: /(.+)/
+add_line: "+" /(.*)/ LF -> line
+
+change_move: "*** Move to: " filename LF
+change: (change_context | change_line)+ eof_line?
+change_context: ("@@" | "@@ " /(.+)/) LF
+change_line: ("+" | "-" | " ") /(.*)/ LF
+eof_line: "*** End of File" LF
+
+%import common.LF
+"#;
+
+/// The patch format, for the model.
+const PATCH_FORMAT: &str = "Edits files. A patch looks like this:\n\
+*** Begin Patch\n\
+*** Add File: path/new.txt\n\
++first line of the new file\n\
+*** Update File: path/old.txt\n\
+*** Move to: path/renamed.txt   (optional)\n\
+@@ a line near the change (optional)\n \
+unchanged line\n\
+-removed line\n\
++added line\n\
+*** Delete File: path/gone.txt\n\
+*** End Patch\n\
+Paths are relative to the working directory. Give three lines of context around each \
+change.";
+
+/// `apply_patch`, freeform (the patch as raw text) or as a function of one `input`.
+fn apply_patch(freeform: bool) -> ToolSpec {
+    ToolSpec {
+        name: APPLY_PATCH,
+        description: PATCH_FORMAT,
+        parameters: json!({
+            "type": "object",
+            "properties": {"input": {"type": "string", "description": "The whole patch, from `*** Begin Patch` to `*** End Patch`."}},
+            "required": ["input"],
+            "additionalProperties": false
+        }),
+        freeform: freeform.then_some(PATCH_GRAMMAR),
+    }
+}
+
+/// `view_image`: attach a local image to the conversation.
+fn view_image() -> ToolSpec {
+    ToolSpec {
+        name: VIEW_IMAGE,
+        description: "Looks at an image file on this machine (PNG, JPEG, GIF or WebP): it is \
+                      attached to your next input. The path is relative to the working \
+                      directory unless absolute.",
+        parameters: json!({
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": "The image file's path."}},
+            "required": ["path"],
+            "additionalProperties": false
+        }),
+        freeform: None,
+    }
+}
+
+/// `web_search`: a query to the configured search endpoint.
+fn web_search() -> ToolSpec {
+    ToolSpec {
+        name: WEB_SEARCH,
+        description: "Searches the web and returns the top results (title, URL and a snippet \
+                      each).",
+        parameters: json!({
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": "What to search for."}},
+            "required": ["query"],
+            "additionalProperties": false
+        }),
+        freeform: None,
+    }
+}
