@@ -1278,12 +1278,11 @@ mod tests {
             "readStates": {"01a22805-92a4-7883-962f-a9117c3e60a2":
                 {"firstUnread": {"type": "threadStart"}, "revision": "1:t:done"}}
         }));
-        // A connection without `experimentalApi` gets them as null.
+        // A connection without `experimentalApi` does not get them (the stable shape).
         round_trip::<ThreadListResponse>(json!({
             "data": [],
             "nextCursor": null,
-            "backwardsCursor": null,
-            "readStates": null
+            "backwardsCursor": null
         }));
     }
 }
