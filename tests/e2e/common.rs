@@ -1,7 +1,7 @@
 //! Helpers shared by the end-to-end tests.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The repository root.
 pub fn repo() -> PathBuf {
@@ -14,6 +14,25 @@ pub fn agentwire(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("spawn agentwire")
+}
+
+/// Runs `command` (the binary with its arguments and environment set) with pipes on every
+/// stream, `stdin` written to its input and closed, and waits for it.
+pub fn run_fed(mut command: Command, stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agentwire");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("wait for agentwire")
 }
 
 /// A fresh, empty temporary directory for one test.

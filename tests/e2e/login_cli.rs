@@ -3,14 +3,13 @@
 //! `agentwire login status` prints the sign-in with the key masked (exit 0 signed in, 1 not),
 //! `agentwire logout` removes it; a provider's 401 names the command to run.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::json;
 
 use crate::client::{Client, completed_turn, thread_id};
-use crate::common::{mode, scratch};
+use crate::common::{mode, run_fed, scratch};
 use crate::mock_model::{MockModel, Reply, Sse};
 
 /// The key the tests sign in with.
@@ -20,21 +19,9 @@ const MASKED: &str = "sk-test-***bcdef";
 
 /// Runs `agentwire args` on `home` with `stdin` piped in.
 fn run(home: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
-        .args(args)
-        .env("AGENTWIRE_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn agentwire");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("wait for agentwire")
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentwire"));
+    command.args(args).env("AGENTWIRE_HOME", home);
+    run_fed(command, stdin)
 }
 
 /// stdout and stderr of `output`, as text.

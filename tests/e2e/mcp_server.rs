@@ -906,7 +906,7 @@ fn end_of_stdin_interrupts_and_records_the_running_turn() {
 // ---- streamable HTTP ----------------------------------------------------------------------------
 
 /// A server on `--listen http://127.0.0.1:0/mcp` (plus `args`), and the URL it printed.
-fn spawn_http(home: &Path, args: &[&str]) -> (Child, String) {
+pub(crate) fn spawn_http(home: &Path, args: &[&str]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
         .args(["mcp-server", "--listen", "http://127.0.0.1:0/mcp"])
         .args(args)

@@ -8,12 +8,9 @@
 //! The peers are real processes: a small Python client run through `setpriv` as another user,
 //! which sends the raw HTTP request and prints what came back.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::channel;
-use std::time::Duration;
+use std::process::{Child, Command};
 
 use crate::app_server_ws::App;
 use crate::common::scratch;
@@ -152,38 +149,21 @@ fn ws_with_a_token_serves_whoever_presents_it() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-/// `agentwire mcp-server --listen http://127.0.0.1:0/mcp` (plus `args`) and its port.
+/// `agentwire mcp-server --listen http://127.0.0.1:0/mcp` (plus `args`), killed when dropped.
 struct McpHttp(Child);
 
 impl McpHttp {
+    /// The server and the port it listens on.
     fn spawn(home: &Path, args: &[&str]) -> (Self, u16) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
-            .args(["mcp-server", "--listen", "http://127.0.0.1:0/mcp"])
-            .args(args)
-            .env("AGENTWIRE_HOME", home)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn agentwire mcp-server");
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let (sender, receiver) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.strip_prefix("agentwire mcp-server listening on http://")
-                    && let Some((authority, _)) = url.split_once('/')
-                    && let Ok(addr) = authority.parse::<SocketAddr>()
-                {
-                    let _ = sender.send(addr.port());
-                }
-            }
-        });
-        let port = receiver
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the server prints its URL");
-        (Self(child), port)
+        let (child, url) = crate::mcp_server::spawn_http(home, args);
+        let server = Self(child);
+        let port = url
+            .strip_prefix("http://")
+            .and_then(|rest| rest.split_once('/'))
+            .and_then(|(authority, _)| authority.parse::<SocketAddr>().ok())
+            .map(|addr| addr.port())
+            .unwrap_or_else(|| panic!("the server printed an http://ADDR/PATH URL: {url}"));
+        (server, port)
     }
 }
 

@@ -425,24 +425,13 @@ fn plain_env(
     stdin: &str,
     env: &[(&str, &str)],
 ) -> std::process::Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentwire"));
+    command
         .args(args)
         .current_dir(cwd)
         .env("AGENTWIRE_HOME", home)
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn agentwire");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("agentwire exits")
+        .envs(env.iter().copied());
+    crate::common::run_fed(command, stdin)
 }
 
 #[test]

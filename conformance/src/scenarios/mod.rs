@@ -194,11 +194,26 @@ pub fn execute(contract: &Contract, options: &Options, scenario: &Scenario) -> S
                 .and_then(|r| r["line"].as_str())
                 .and_then(|l| serde_json::from_str::<Value>(l).ok())
                 .is_some_and(|m| m.get("id").is_none());
-        if violation.rule == contract::rule::UNKNOWN_METHOD && is_notification {
-            let method = violation.method.clone().unwrap_or_default();
-            let note = format!(
+        let method = violation.method.clone().unwrap_or_default();
+        // What a client of the stable surface reads past (a notification it does not know, a
+        // member its schema does not list) is noted; the rest fails the scenario.
+        let note = if violation.rule == contract::rule::UNKNOWN_METHOD && is_notification {
+            Some(format!(
                 "the server sent notification {method}, which the contract does not declare"
-            );
+            ))
+        } else if violation.rule == contract::rule::EXPERIMENTAL
+            && (violation.pointer.starts_with("/params/")
+                || violation.pointer.starts_with("/result/"))
+        {
+            Some(format!(
+                "the server sent experimental member {} of {method} without the experimentalApi \
+                 capability",
+                violation.pointer
+            ))
+        } else {
+            None
+        };
+        if let Some(note) = note {
             if !result.notes.contains(&note) {
                 result.notes.push(note);
             }
