@@ -161,7 +161,7 @@ impl Collector {
             response,
             ordered_by: M::ORDERED_BY,
             declines: agentwire_protocol::methods::find(M::NAME).is_some_and(|m| m.declines),
-            unavailable: agentwire_protocol::methods::find(M::NAME).and_then(|m| m.unavailable),
+            unavailable: agentwire_protocol::methods::find(M::NAME).and_then(|m| m.unavailable()),
         });
     }
 

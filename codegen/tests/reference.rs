@@ -98,7 +98,7 @@ fn reference_in_our_layout(ours: &Value) -> (Value, BTreeSet<String>, BTreeSet<S
             missing.insert(method.to_owned());
             continue;
         };
-        if agentwire_protocol::methods::find(method).is_some_and(|m| m.unavailable.is_some()) {
+        if agentwire_protocol::methods::find(method).is_some_and(|m| m.unavailable().is_some()) {
             // Refused here (`unavailable:`): its params are accepted as any object and it never
             // answers a result, so only its name is compared (the branch exists).
             refused.insert(method.to_owned());

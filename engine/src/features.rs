@@ -263,7 +263,7 @@ mod tests {
                     .unwrap_or_else(|| panic!("{name} is not in the method table"));
                 assert_eq!(info.direction, Direction::ClientRequest, "{name}");
                 assert!(info.experimental, "{name} is stable: nothing to switch");
-                assert!(info.unavailable.is_none(), "{name} is not served");
+                assert!(info.unavailable().is_none(), "{name} is not served");
             }
         }
         let mut names: Vec<_> = FEATURES.iter().map(|f| f.name).collect();

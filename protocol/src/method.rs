@@ -201,9 +201,17 @@ pub struct MethodInfo {
     pub ordered_by: Option<&'static str>,
     /// Whether the method (a server request) declares its decline answer ([`Decline`]).
     pub declines: bool,
+}
+
+impl MethodInfo {
     /// Why the method (a client request) is refused instead of served, when it only means
     /// something against a service this server does not reach (`unavailable:` in the table).
-    pub unavailable: Option<Unavailable>,
+    ///
+    /// A lookup rather than a field: `MethodInfo` is built with a literal outside this crate,
+    /// and a new field would break those literals.
+    pub fn unavailable(&self) -> Option<Unavailable> {
+        crate::methods::unavailable(self.name)
+    }
 }
 
 /// Why a declared client request is answered with a refusal: it only means something against a

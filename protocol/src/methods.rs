@@ -64,7 +64,6 @@ macro_rules! methods {
                     marker: stringify!($marker),
                     ordered_by: methods!(@option $($key_wire)?),
                     declines: methods!(@present $($reason)?),
-                    unavailable: methods!(@unavailable $($why)?),
                 };
             }
 
@@ -79,6 +78,15 @@ macro_rules! methods {
         pub fn find(name: &str) -> Option<&'static MethodInfo> {
             match name {
                 $( $wire => Some(&$marker::INFO), )*
+                _ => None,
+            }
+        }
+
+        /// Why the method named `name` (a client request) is refused instead of served, when
+        /// the table declares it `unavailable:` (see [`MethodInfo::unavailable`]).
+        pub fn unavailable(name: &str) -> Option<Unavailable> {
+            match name {
+                $( $wire => methods!(@unavailable $($why)?), )*
                 _ => None,
             }
         }

@@ -501,7 +501,7 @@ fn every_declared_client_request_is_served() {
         if method.name.starts_with("command/exec/") {
             ensure_process(&mut client, &mut world, served);
         }
-        if let Some(why) = method.unavailable {
+        if let Some(why) = method.unavailable() {
             // Declared and refused: any params of the reference's shape get the typed refusal.
             let answer = client.request(method.name, json!({"sample": true}));
             match answer {
@@ -601,7 +601,7 @@ fn the_refusal_table_in_the_docs_is_the_method_table() {
         .collect();
     let declared: std::collections::BTreeSet<(String, String)> = METHODS
         .iter()
-        .filter_map(|m| Some((m.name.to_owned(), m.unavailable?.wire_name().to_owned())))
+        .filter_map(|m| Some((m.name.to_owned(), m.unavailable()?.wire_name().to_owned())))
         .collect();
     assert!(!declared.is_empty(), "no refused method declared");
     assert_eq!(
@@ -657,7 +657,7 @@ fn every_client_request_of_the_reference_is_answered() {
         if let Err(error) = &answer
             && error["code"] == json!(-32004)
         {
-            let declared = agentwire_protocol::methods::find(method).and_then(|m| m.unavailable);
+            let declared = agentwire_protocol::methods::find(method).and_then(|m| m.unavailable());
             if declared.map(|w| w.wire_name()) != error["data"]["reason"].as_str() {
                 unexpected.push(format!(
                     "{method}: refused but not declared `unavailable:` so"
