@@ -70,6 +70,25 @@ pub fn text(output: &Output) -> (String, String) {
     )
 }
 
+/// Whether `output`'s command succeeded, and what it printed (stdout, then stderr).
+pub fn outcome(output: &Output) -> (bool, String) {
+    let (stdout, stderr) = text(output);
+    (output.status.success(), format!("{stdout}{stderr}"))
+}
+
+/// Runs `argv` in `cwd` with no sandbox at all (the control that shows an attack is real):
+/// whether it succeeded, and what it printed.
+pub fn unconfined(cwd: &Path, argv: &[&str]) -> (bool, String) {
+    let (program, args) = argv.split_first().expect("a command");
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("spawn {program}: {e}"));
+    outcome(&output)
+}
+
 /// `path`, a directory created if it is missing: for tests that start threads in a fixed
 /// directory (`thread/start` refuses a `cwd` that does not exist).
 pub fn existing_dir(path: &str) -> &str {

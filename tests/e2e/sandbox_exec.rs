@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{scratch, text};
+use crate::common::{outcome, scratch, text, unconfined};
 
 /// `agentwire sandbox-exec --policy POLICY --cwd CWD -- ARGV…`, not started yet.
 fn sandbox_command(policy: &Value, cwd: &Path, argv: &[&str]) -> Command {
@@ -47,9 +47,7 @@ fn sandbox_exec(policy: &Value, cwd: &Path, argv: &[&str]) -> Output {
 /// Runs `script` with `sh -c` under `policy` in `cwd`; returns whether it succeeded, and its
 /// output for messages.
 fn sh(policy: &Value, cwd: &Path, script: &str) -> (bool, String) {
-    let output = sandbox_exec(policy, cwd, &["sh", "-c", script]);
-    let (stdout, stderr) = text(&output);
-    (output.status.success(), format!("{stdout}{stderr}"))
+    outcome(&sandbox_exec(policy, cwd, &["sh", "-c", script]))
 }
 
 /// `workspace-write` with only `cwd` (and `extra`) writable: `/tmp` and `$TMPDIR` excluded.
@@ -341,27 +339,9 @@ fn assert_python() {
     );
 }
 
-/// Whether `output` succeeded, and its stdout and stderr together, for messages.
-fn outcome(output: &Output) -> (bool, String) {
-    let (stdout, stderr) = text(output);
-    (output.status.success(), format!("{stdout}{stderr}"))
-}
-
 /// Runs `argv` in `cwd` under `policy`.
 fn confined(policy: &Value, cwd: &Path, argv: &[&str]) -> (bool, String) {
     outcome(&sandbox_exec(policy, cwd, argv))
-}
-
-/// Runs `argv` in `cwd` with no sandbox at all: the control that shows an attack is real.
-fn unconfined(cwd: &Path, argv: &[&str]) -> (bool, String) {
-    let (program, args) = argv.split_first().expect("a command");
-    let output = Command::new(program)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("spawn {program}: {e}"));
-    outcome(&output)
 }
 
 /// The confining policies, named for messages: `readOnly`, and `workspaceWrite` at its most

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::{params, thread_id};
-use crate::common::{fixture_steps, mode, modified, scratch, text};
+use crate::common::{fixture_steps, mode, modified, outcome, scratch, text};
 
 /// The unprivileged user (and group) the tests switch to when they run as root.
 const USER: u32 = 65534;
@@ -90,11 +90,6 @@ fn unconfined(cwd: &Path, script: &str) -> (bool, String) {
         .output()
         .expect("spawn sh");
     outcome(&output)
-}
-
-fn outcome(output: &Output) -> (bool, String) {
-    let (stdout, stderr) = text(output);
-    (output.status.success(), format!("{stdout}{stderr}"))
 }
 
 /// `workspace-write` with only the working directory writable: `/tmp` and `$TMPDIR` (where

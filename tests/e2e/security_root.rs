@@ -13,7 +13,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::common::{scratch, text};
+use crate::common::{outcome, scratch, unconfined};
 
 /// The Python that plays the attacker.
 const PYTHON: &str = "/usr/bin/python3";
@@ -57,27 +57,9 @@ fn sandbox_exec(
         .expect("spawn agentwire")
 }
 
-/// Whether `output` succeeded, and its stdout then stderr.
-fn outcome(output: &Output) -> (bool, String) {
-    let (stdout, stderr) = text(output);
-    (output.status.success(), format!("{stdout}{stderr}"))
-}
-
 /// `argv` confined under `policy` in `cwd`.
 fn confined(policy: &Value, cwd: &Path, argv: &[&str]) -> (bool, String) {
     outcome(&sandbox_exec(policy, cwd, &[], &[], argv))
-}
-
-/// `argv` unconfined in `cwd`: the control.
-fn unconfined(cwd: &Path, argv: &[&str]) -> (bool, String) {
-    let (program, args) = argv.split_first().expect("a command");
-    let output = Command::new(program)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("spawn {program}: {e}"));
-    outcome(&output)
 }
 
 /// `workspace-write` with only the working directory writable, the network as asked.
