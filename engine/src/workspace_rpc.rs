@@ -156,11 +156,11 @@ pub(crate) async fn skills_config_write(
     let skills = engine.skills.clone();
     let response = blocking::<SkillsConfigWrite, _, _>(move || {
         let method = SkillsConfigWrite::NAME;
+        let user = crate::config::layers::read_file(store.user_path());
+        let settings = skills::settings_of(&user.table);
         let path = match (&params.path, &params.name) {
             (Some(path), _) => skills::skill_path(path),
             (None, Some(name)) => {
-                let settings =
-                    skills::settings_of(&crate::config::layers::read_file(store.user_path()).table);
                 let found = skills.list(&home, &server_cwd(), &settings);
                 found
                     .skills
@@ -181,8 +181,7 @@ pub(crate) async fn skills_config_write(
                 ));
             }
         };
-        let user = crate::config::layers::read_file(store.user_path());
-        let mut entries: Vec<serde_json::Value> = skills::settings_of(&user.table)
+        let mut entries: Vec<serde_json::Value> = settings
             .into_iter()
             .filter(|s| s.path != path)
             .map(|s| serde_json::json!({"path": s.path, "enabled": s.enabled}))
