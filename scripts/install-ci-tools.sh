@@ -4,6 +4,7 @@
 #   - tools/mcp-servers/node_modules  from its package-lock.json: third-party MCP servers the
 #                          engine's MCP client is tested against (tests/e2e/mcp_client.rs)
 #   - .tools/venv          a Python venv with exactly the pins of tools/requirements.txt
+#                          (jsonschema, mypy; prometheus-client for tests/e2e/telemetry.rs)
 #   - .tools/sdk-venv      a Python 3.12 venv with exactly the pins of tools/sdk-smoke/requirements.txt
 #                          (third-party app-server SDKs that tools/sdk-smoke/smoke.py drives)
 #   - .tools/mcp-venv      a Python 3.12 venv with exactly the pins of tools/mcp-smoke/requirements.txt
@@ -18,6 +19,7 @@
 #   - strace               traces the server's system calls, to prove records and config writes
 #                          are synced (fsync, fdatasync) before they are acknowledged
 #                          (tests/e2e/durable_sync.rs)
+#   - prometheus           scrapes the server's `GET /metrics` once (tests/e2e/telemetry.rs)
 # Idempotent: re-running reinstalls the npm tree from the lock file and leaves a venv that
 # already matches the pins alone. Only the npm registry and PyPI are contacted.
 set -euo pipefail
@@ -100,6 +102,9 @@ apt_pinned_any chromium 156.0.8078.114-1~deb12u1 150.0.7871.100-1~deb12u1 148.0.
 apt_pinned_any postgresql-15 15.18-0+deb12u1 15.20-0+deb12u1
 # Go toolchain for quicktype's Go bindings (tools/quicktype/check.sh).
 apt_pinned golang-go=2:1.19~1
+# Prometheus scrapes the server's `GET /metrics` (tests/e2e/telemetry.rs; 12 small packages, no
+# service started: the test runs its own). The stable build, or a security build replacing it.
+apt_pinned_any prometheus 2.42.0+ds-5+deb12u1
 
 step "npm ci --prefix tools (from tools/package-lock.json)"
 npm ci --prefix "$REPO/tools" --no-audit --no-fund --ignore-scripts

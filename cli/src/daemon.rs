@@ -277,6 +277,9 @@ fn spawn(
         .arg("app-server")
         .arg("--listen")
         .arg("unix://")
+        // Rotated by size (its stderr, pointed at the same file, follows it).
+        .arg("--log-file")
+        .arg(&paths.log)
         .args(overrides.child_args());
     command
         .stdin(Stdio::null())

@@ -31,11 +31,13 @@ mod daemon;
 mod exec;
 mod generate;
 mod import;
+mod log_file;
 mod logging;
 // Sign-in from the terminal (issue 33).
 mod login;
 mod mcp;
 mod mcp_server;
+mod metrics_listen;
 mod pinned;
 mod proxy;
 mod sandbox_exec;

@@ -21,6 +21,11 @@ pub struct McpServerArgs {
     /// without surrounding whitespace.
     #[arg(long, value_name = "PATH")]
     token_file: Option<PathBuf>,
+    /// Also serve `GET /metrics` (OpenMetrics text) on this address. A non-loopback address
+    /// needs `--token-file` (which then applies to it too); without one only processes of
+    /// the server's own user are served.
+    #[arg(long, value_name = "IP:PORT")]
+    metrics_listen: Option<std::net::SocketAddr>,
 }
 
 /// Runs the MCP server until its transport ends.
@@ -33,6 +38,14 @@ pub fn run(args: McpServerArgs, overrides: crate::ConfigOverrides) -> Result<Exi
         .map(BearerAuth::from_token_file)
         .transpose()
         .map_err(|e| e.to_string())?;
+    if let Some(addr) = args.metrics_listen {
+        crate::metrics_listen::start(addr, auth.clone())?;
+    }
+    // Over stdio the token is the metrics listener's only.
+    let auth = match args.listen {
+        McpListen::Stdio if args.metrics_listen.is_some() => None,
+        _ => auth,
+    };
     // A confined command must not read the token file (the home is always hidden).
     let private_paths = args
         .token_file

@@ -72,18 +72,30 @@ pub struct ServeArgs {
     /// reads it). The file is created or truncated.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// Also serve `GET /metrics` (OpenMetrics text, what Prometheus scrapes) on this address,
+    /// for any transport (stdio included). A non-loopback address needs a bearer token
+    /// (`--ws-auth-token-file` or `--ws-auth-token-sha256`, which then apply to it too);
+    /// without one only processes of the server's own user are served.
+    #[arg(long, value_name = "IP:PORT")]
+    metrics_listen: Option<SocketAddr>,
+    /// Write logs to FILE instead of stderr (stderr is pointed at it too), rotated at 10 MiB
+    /// with the last 3 files kept as FILE.1 … FILE.3.
+    #[arg(long, value_name = "FILE")]
+    log_file: Option<PathBuf>,
 }
 
 /// Runs the server until its transport ends.
 pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCode, String> {
-    crate::logging::init();
+    crate::logging::init_to("info", args.log_file.as_deref());
     // What a confined command must not see besides the home (which the engine always hides):
     // the token file, and a Unix socket placed outside the home.
-    // The transcript (`--record`) holds everything the clients said: hidden too.
+    // The transcript (`--record`) holds everything the clients said: hidden too, and so is
+    // the log file (`--log-file`).
     let mut private_paths: Vec<PathBuf> = args
         .ws_auth_token_file
         .iter()
         .chain(args.record.iter())
+        .chain(args.log_file.iter())
         .cloned()
         .collect();
     if let Listen::Unix(Some(path)) = &args.listen {
@@ -120,6 +132,9 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
     config.ws_idle_timeout = Duration::from_millis(args.ws_idle_timeout_ms.max(1));
     config.ws_memory_budget_bytes = args.ws_memory_budget_bytes;
     let auth = auth(&args)?;
+    if let Some(addr) = args.metrics_listen {
+        crate::metrics_listen::start(addr, auth.clone())?;
+    }
     match &args.listen {
         Listen::Ws(addr) => return serve_socket(Bind::Tcp(*addr), auth, engine_config, config),
         Listen::Unix(path) => {
@@ -130,9 +145,10 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
         }
         Listen::Stdio | Listen::Off => {}
     }
-    if auth.is_some() {
+    if auth.is_some() && args.metrics_listen.is_none() {
         return Err(
-            "--ws-auth-token-file and --ws-auth-token-sha256 apply to ws:// and unix:// only"
+            "--ws-auth-token-file and --ws-auth-token-sha256 apply to ws:// and unix:// only \
+             (and to --metrics-listen)"
                 .to_owned(),
         );
     }

@@ -11,9 +11,7 @@ use agentwire_protocol::methods::{
     ThreadUnarchive, TurnInterrupt, TurnStart, TurnSteer,
 };
 use agentwire_protocol::methods::{
-    ThreadBackgroundTerminalsClean, ThreadBackgroundTerminalsList,
-    ThreadBackgroundTerminalsTerminate, ThreadGoalClear, ThreadGoalGet, ThreadGoalSet,
-    ThreadReadStateUpdate,
+    ThreadGoalClear, ThreadGoalGet, ThreadGoalSet, ThreadReadStateUpdate,
 };
 use agentwire_protocol::{
     AppsListParams, AppsListResponse, CancelLoginAccountParams, CancelLoginAccountResponse,
@@ -819,47 +817,31 @@ impl Handler for Engine {
         })
     }
 
-    // This engine runs every command of a turn to its end (or to its timeout) inside the turn:
-    // nothing is left running in the background, so these see none (after checking the thread).
+    // The exec sessions of the thread (`exec_command` calls that run on): see
+    // `background_terminals`.
 
-    fn thread_background_terminals_list(
+    async fn thread_background_terminals_list(
         &self,
         _context: RequestContext,
         params: ThreadBackgroundTerminalsListParams,
-    ) -> impl Future<Output = Result<ThreadBackgroundTerminalsListResponse, HandlerError>> + Send
-    {
-        stored::<ThreadBackgroundTerminalsList, _, _>(self.threads.clone(), move |t| {
-            t.snapshot(&params.thread_id)?;
-            Ok(ThreadBackgroundTerminalsListResponse::builder()
-                .data(Vec::new())
-                .build())
-        })
+    ) -> Result<ThreadBackgroundTerminalsListResponse, HandlerError> {
+        crate::background_terminals::list(self, params).await
     }
 
-    fn thread_background_terminals_clean(
+    async fn thread_background_terminals_clean(
         &self,
         _context: RequestContext,
         params: ThreadBackgroundTerminalsCleanParams,
-    ) -> impl Future<Output = Result<ThreadBackgroundTerminalsCleanResponse, HandlerError>> + Send
-    {
-        stored::<ThreadBackgroundTerminalsClean, _, _>(self.threads.clone(), move |t| {
-            t.snapshot(&params.thread_id)?;
-            Ok(ThreadBackgroundTerminalsCleanResponse::builder().build())
-        })
+    ) -> Result<ThreadBackgroundTerminalsCleanResponse, HandlerError> {
+        crate::background_terminals::clean(self, params).await
     }
 
-    fn thread_background_terminals_terminate(
+    async fn thread_background_terminals_terminate(
         &self,
         _context: RequestContext,
         params: ThreadBackgroundTerminalsTerminateParams,
-    ) -> impl Future<Output = Result<ThreadBackgroundTerminalsTerminateResponse, HandlerError>> + Send
-    {
-        stored::<ThreadBackgroundTerminalsTerminate, _, _>(self.threads.clone(), move |t| {
-            t.snapshot(&params.thread_id)?;
-            Ok(ThreadBackgroundTerminalsTerminateResponse::builder()
-                .terminated(false)
-                .build())
-        })
+    ) -> Result<ThreadBackgroundTerminalsTerminateResponse, HandlerError> {
+        crate::background_terminals::terminate(self, params).await
     }
 
     // ---- providers, features, settings and standalone processes (0.6.0) ----
@@ -1473,6 +1455,17 @@ impl Handler for Engine {
     ) -> impl Future<Output = Result<agentwire_protocol::MemoryResetResponse, HandlerError>> + Send
     {
         crate::memory::reset_all(self)
+    }
+
+    // ---- rollout maintenance (0.7.0) ----
+
+    fn rollout_compress(
+        &self,
+        _context: RequestContext,
+        _params: NoParams,
+    ) -> impl Future<Output = Result<agentwire_protocol::RolloutCompressResponse, HandlerError>> + Send
+    {
+        crate::rollout_compress::compress(self)
     }
 
     // ---- MCP OAuth sign-in (0.6.0) ----

@@ -15,6 +15,8 @@
 
 mod accounts;
 mod atomic_file;
+// unified exec: `thread/backgroundTerminals/*` (0.7.0)
+mod background_terminals;
 mod catalog;
 mod codex_import;
 mod command_exec;
@@ -38,6 +40,7 @@ mod provider;
 mod providers_rpc;
 mod regular_file;
 mod requirements;
+mod rollout_compress;
 mod search;
 mod skills;
 #[cfg(test)]

@@ -1796,6 +1796,22 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(Err(HandlerError::method_not_found("environment/status")))
     }
 
+    /// Starts a background pass that gzips the rollouts of cold threads (not loaded, untouched
+    ///  for a while); answers at once, before the pass does anything. Compressed rollouts read,
+    ///  resume, list, search and archive as before. A store without local rollout files does
+    ///  nothing.
+    ///
+    /// Wire method `rollout/compress`; experimental: only reachable by
+    /// connections that negotiated the `experimentalApi` capability.
+    fn rollout_compress(
+        &self,
+        context: RequestContext,
+        params: NoParams,
+    ) -> impl Future<Output = Result<RolloutCompressResponse, HandlerError>> + Send {
+        let _ = (context, params);
+        std::future::ready(Err(HandlerError::method_not_found("rollout/compress")))
+    }
+
     /// The client has processed the `initialize` response.
     ///
     /// Wire notification `initialized`.
@@ -2628,6 +2644,10 @@ pub async fn dispatch_request<H: Handler>(
             let params = decode_params::<Option<UnavailableParams>>(method, params)?;
             let _ = (handler, context, params);
             Err(HandlerError::unavailable(method, Unavailable::OpenaiCloud))
+        }
+        "rollout/compress" => {
+            let params = decode_params::<NoParams>(method, params)?;
+            encode_result(method, handler.rollout_compress(context, params).await?)
         }
         _ => Err(HandlerError::method_not_found(method)),
     }

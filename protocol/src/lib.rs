@@ -91,6 +91,10 @@ pub mod thread_sample;
 pub mod turn_notices;
 // model tools: plan item streaming (0.6.0)
 pub mod plan_delta;
+// rollout maintenance (0.7.0)
+pub mod rollout_compress;
+// unified exec sessions (0.7.0)
+pub mod terminal_interaction;
 
 pub use account::*;
 pub use approval::*;
@@ -149,6 +153,10 @@ pub use thread_sample::*;
 pub use turn_notices::*;
 // model tools: plan item streaming (0.6.0)
 pub use plan_delta::*;
+// rollout maintenance (0.7.0)
+pub use rollout_compress::*;
+// unified exec sessions (0.7.0)
+pub use terminal_interaction::*;
 
 /// The protocol version this crate declares (semver). Pinned snapshots of every release live in
 /// `generated/versions/<version>/`.

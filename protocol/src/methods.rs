@@ -1354,4 +1354,22 @@ methods! {
     server_notification PlanDelta = "item/plan/delta" {
         params: PlanDeltaNotification, experimental: true, since: "0.6.0",
     }
+
+    // ---- rollout maintenance (0.7.0) ----
+
+    /// Starts a background pass that gzips the rollouts of cold threads (not loaded, untouched
+    /// for a while); answers at once, before the pass does anything. Compressed rollouts read,
+    /// resume, list, search and archive as before. A store without local rollout files does
+    /// nothing.
+    client_request RolloutCompress = "rollout/compress" {
+        params: NoParams, response: RolloutCompressResponse, experimental: true, since: "0.7.0",
+    }
+
+    // ---- unified exec sessions (0.7.0) ----
+
+    /// The model wrote to the standard input of a command that runs on as a session
+    /// (`write_stdin`): the item, its session `processId` and the text written.
+    server_notification CommandExecutionTerminalInteraction = "item/commandExecution/terminalInteraction" {
+        params: TerminalInteractionNotification, experimental: false, since: "0.7.0",
+    }
 }

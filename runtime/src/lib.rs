@@ -19,6 +19,7 @@ pub mod peer_uid;
 pub mod record;
 pub mod server;
 pub mod stdio;
+pub mod telemetry;
 pub mod validate;
 pub mod ws;
 

@@ -370,8 +370,12 @@ impl Peer {
             id: id.clone(),
             thread_id: thread_id.to_owned(),
         };
-        self.exchange_raw(request_message(&id, method.name, &params), answer)
-            .await
+        self.exchange_raw(
+            method.name,
+            request_message(&id, method.name, &params),
+            answer,
+        )
+        .await
     }
 
     async fn exchange<M: Request>(
@@ -381,14 +385,16 @@ impl Peer {
         answer: tokio::sync::oneshot::Receiver<ClientAnswer>,
     ) -> Result<M::Response, ServerRequestError> {
         let result = self
-            .exchange_raw(request_message(id, M::NAME, params), answer)
+            .exchange_raw(M::NAME, request_message(id, M::NAME, params), answer)
             .await?;
         serde_json::from_value(result).map_err(|e| ServerRequestError::Malformed(e.to_string()))
     }
 
-    /// Sends the request `message` and waits for its answer, at most the configured timeout.
+    /// Sends the request `message` (of `method`) and waits for its answer, at most the
+    /// configured timeout.
     async fn exchange_raw(
         &self,
+        method: &'static str,
         message: Vec<u8>,
         answer: tokio::sync::oneshot::Receiver<ClientAnswer>,
     ) -> Result<Value, ServerRequestError> {
@@ -396,13 +402,23 @@ impl Peer {
             self.hub.close(self.connection.id());
             return Err(ServerRequestError::Closed);
         }
+        let watch = crate::telemetry::server_request_sent(method, self.connection.id().0);
         let timeout = self.hub.request_timeout;
-        match tokio::time::timeout(timeout, answer).await {
-            Err(_) => Err(ServerRequestError::TimedOut(timeout)),
-            Ok(Err(_)) => Err(ServerRequestError::Closed),
-            Ok(Ok(ClientAnswer::Error(error))) => Err(ServerRequestError::Client(error)),
-            Ok(Ok(ClientAnswer::Result(result))) => Ok(result),
-        }
+        let (decision, answer) = match tokio::time::timeout(timeout, answer).await {
+            Err(_) => (
+                "timeout".to_owned(),
+                Err(ServerRequestError::TimedOut(timeout)),
+            ),
+            Ok(Err(_)) => ("closed".to_owned(), Err(ServerRequestError::Closed)),
+            Ok(Ok(ClientAnswer::Error(error))) => {
+                ("error".to_owned(), Err(ServerRequestError::Client(error)))
+            }
+            Ok(Ok(ClientAnswer::Result(result))) => {
+                (crate::telemetry::answer_decision(&result), Ok(result))
+            }
+        };
+        watch.settled(&decision);
+        answer
     }
 
     /// [`Peer::request`] for approvals: anything but a well-formed answer declines, and is

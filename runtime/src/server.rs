@@ -299,6 +299,11 @@ impl<H: Handler> Server<H> {
         let info = match methods::find(&method) {
             Some(info) if info.direction == Direction::ClientRequest => info,
             _ => {
+                crate::telemetry::request_answered(
+                    "unknown",
+                    Some(error_codes::METHOD_NOT_FOUND),
+                    Duration::ZERO,
+                );
                 return Err(Refusal::new(
                     Some(id),
                     error_codes::METHOD_NOT_FOUND,
@@ -327,6 +332,11 @@ impl<H: Handler> Server<H> {
             ));
         }
         if let Err(rejected) = self.shared.validators.check(&method, params.as_ref()) {
+            crate::telemetry::request_answered(
+                info.name,
+                Some(error_codes::INVALID_PARAMS),
+                Duration::ZERO,
+            );
             return Err(Refusal::invalid_params(id, &method, &rejected));
         }
         let Ok(permit) = self.shared.in_flight.clone().try_acquire_owned() else {
@@ -335,6 +345,7 @@ impl<H: Handler> Server<H> {
                 method,
                 "ingress full: request refused"
             );
+            crate::telemetry::request_overloaded(info.name);
             return Err(Refusal::new(
                 Some(id),
                 error_codes::SERVER_OVERLOADED,
@@ -343,7 +354,7 @@ impl<H: Handler> Server<H> {
         };
         // Requests about one thread (the method table's ordering member) run in arrival order.
         let thread_key = crate::dispatch::ordering_key(&method, params.as_ref()).map(str::to_owned);
-        let job = self.request_job(connection.clone(), id, method, params, permit);
+        let job = self.request_job(connection.clone(), id, (info.name, method), params, permit);
         match thread_key {
             Some(key) => self.run_ordered(key, job, start),
             None => self.start(job, start),
@@ -363,11 +374,12 @@ impl<H: Handler> Server<H> {
         &self,
         connection: Arc<Connection>,
         id: RequestId,
-        method: String,
+        (name, method): (&'static str, String),
         params: Option<Value>,
         permit: OwnedSemaphorePermit,
     ) -> Job {
         let shared = self.shared.clone();
+        let arrived = std::time::Instant::now();
         Box::pin(async move {
             let answered = Answered::new();
             let settle = SettleOnDrop(answered.clone());
@@ -378,6 +390,11 @@ impl<H: Handler> Server<H> {
             };
             let call = dispatch_request(&*shared.handler, context, &method, params);
             let outcome = AssertUnwindSafe(call).catch_unwind().await;
+            let code = match &outcome {
+                Ok(Ok(_)) => None,
+                Ok(Err(error)) => Some(error.code),
+                Err(_) => Some(error_codes::INTERNAL_ERROR),
+            };
             let message = match outcome {
                 Ok(Ok(result)) => result_message(&id, &result),
                 Ok(Err(error)) => error_message(Some(&id), &error.to_error_object()),
@@ -398,6 +415,7 @@ impl<H: Handler> Server<H> {
             if connection.send(message).is_err() {
                 shared.hub.close(connection.id());
             }
+            crate::telemetry::request_answered(name, code, arrived.elapsed());
             drop(settle);
             drop(permit);
         })

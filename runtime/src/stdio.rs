@@ -416,6 +416,7 @@ fn run<H: Handler, W: Write + Send + 'static>(
         transport = "stdio",
         "connection opened"
     );
+    let _open = crate::telemetry::connection_opened("stdio");
     let task = server.runtime().spawn(serve_connection(
         server.clone(),
         input,

@@ -12,6 +12,8 @@
 //! HTTP routes (HTTP/1.1 only):
 //! - `GET /readyz` → 200 while the listener accepts connections;
 //! - `GET /healthz` → 200 while the process serves;
+//! - `GET /metrics` → the process's metrics as OpenMetrics text (what Prometheus scrapes; see
+//!   [`crate::telemetry`]), under the same rules as the websocket itself (below);
 //! - every other path: the websocket upgrade (`ws://127.0.0.1:4500` and `ws://…/any/path` are
 //!   the same endpoint), so clients need not agree on a path.
 //!
@@ -49,6 +51,7 @@ mod buffers;
 mod connection;
 mod forward_write;
 mod header_deadline;
+mod metrics_listen;
 mod no_delay;
 mod split_frames;
 mod unix_socket;
@@ -78,6 +81,8 @@ use crate::server::Server;
 use budget::{Budget, Meter, Metered};
 use header_deadline::HeaderDeadline;
 use upgrade::Handshake;
+
+pub use metrics_listen::MetricsListener;
 
 /// Where the listener stands in its life; only moves forward.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -382,6 +387,7 @@ fn router<H: Handler>(state: Arc<WsState<H>>, auth: Option<BearerAuth>) -> Route
     Router::new()
         .route("/readyz", get(|| async { "ready\n" }))
         .route("/healthz", get(|| async { "ok\n" }))
+        .route("/metrics", get(metrics_text))
         .fallback(upgrade::<H>)
         .layer(from_fn_with_state(Arc::new(auth), gate))
         .with_state(state)
@@ -451,6 +457,15 @@ async fn admit(auth: &Option<BearerAuth>, request: Request, next: Next) -> Respo
         }
     }
     next.run(request).await
+}
+
+/// `GET /metrics`: the process's metrics.
+async fn metrics_text() -> Response {
+    (
+        [(header::CONTENT_TYPE, crate::telemetry::CONTENT_TYPE)],
+        crate::telemetry::metrics().render(),
+    )
+        .into_response()
 }
 
 async fn upgrade<H: Handler>(

@@ -50,6 +50,12 @@ impl Client {
         Self::handshake(Self::spawn_with_env(home, &[], env), Value::Null)
     }
 
+    /// Like [`Client::start`], with `args` after `app-server` and `env` added to the server's
+    /// environment.
+    pub fn start_with_args_and_env(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::handshake(Self::spawn_with_env(home, args, env), Value::Null)
+    }
+
     fn start_negotiating(home: &Path, args: &[&str], capabilities: Value) -> Self {
         Self::handshake(Self::spawn_with(home, args), capabilities)
     }
@@ -74,9 +80,10 @@ impl Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_agentwire"))
             .arg("app-server")
             .args(args)
+            // Before `env`: a test may ask for more logs.
+            .env("RUST_LOG", "warn")
             .envs(env.iter().copied())
             .env("AGENTWIRE_HOME", home)
-            .env("RUST_LOG", "warn")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -712,10 +712,12 @@ fn the_model_gets_the_first_and_last_64_kib_of_a_long_output() {
     ]);
     let root = scratch("tools-model-head-tail");
     let (home, workspace) = home_and_workspace(&root);
+    // A model budget (`tool_output_token_limit`, 160,000 bytes) above what the command keeps,
+    // so the model is shown exactly the item's output.
     std::fs::write(
         home.join("config.toml"),
         format!(
-            "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\n\
+            "model_provider = \"mock\"\nmodel = \"mock-model\"\ntool_output_token_limit = 40000\n\n[model_providers.mock]\n\
              name = \"mock model\"\nbase_url = \"{}\"\nmodel_context_window = 1000000\n\
              request_max_retries = 0\nstream_idle_timeout_ms = 20000\n",
             mock.base_url()

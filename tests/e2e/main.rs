@@ -16,6 +16,8 @@ mod config_problems;
 mod conformance;
 mod contract;
 mod docs_site;
+// Issue 32: every test the security and sandbox docs name exists.
+mod docs_promises;
 mod durable_sync;
 mod engine_crash;
 mod engine_openai;
@@ -57,6 +59,8 @@ mod provider_responses;
 mod providers_features;
 mod relay_forged;
 mod review;
+// `rollout/compress`: cold rollouts gzipped, read as before (0.7.0).
+mod rollout_compress;
 mod sandbox_escape;
 mod sandbox_exec;
 mod sandbox_unprivileged;
@@ -69,6 +73,8 @@ mod security_patch;
 mod security_record;
 // Issue 32 sandbox: a root server's confinement.
 mod security_root;
+// Issue 32: a root server's (and an unprivileged one's) turn attacks its sandbox.
+mod security_root_turn;
 // The last reference requests: thread/sample, elicitation counters, environments (0.6.0).
 mod reference_rest;
 mod served;
@@ -96,3 +102,7 @@ mod security_listen;
 mod security_copy;
 // issue 32: command/exec output flow control
 mod security_exec_flow;
+// operations: structured logs, metrics (`GET /metrics`, `--metrics-listen`), `--log-file`
+mod telemetry;
+// unified exec sessions (0.7.0)
+mod unified_exec;

@@ -408,6 +408,7 @@ fn view_image_attaches_a_workspace_image_to_the_next_call() {
         chat_call("c1", "view_image", r#"{"path": "shot.png"}"#),
         chat_call("c2", "view_image", r#"{"path": "notes.txt"}"#),
         Sse::answer("a small picture"),
+        Sse::answer("still the same picture"),
     ]);
     let (home, mut client, thread) = session("tools-view-image", &mock, "chat", "m", "");
     let workspace = home.join("workspace");
@@ -442,6 +443,26 @@ fn view_image_attaches_a_workspace_image_to_the_next_call() {
     assert!(
         refused.contains("not a PNG, JPEG, GIF or WebP"),
         "{refused}"
+    );
+    // The next turn's history still carries the image the model viewed, after the call that
+    // viewed it, read again from its path.
+    client.start_turn(&thread, "and now?");
+    client.until_turn_completed();
+    let requests = mock.wait_requests(4);
+    let fourth = requests[3].body["messages"].as_array().expect("messages");
+    let images: Vec<&Value> = fourth
+        .iter()
+        .filter(|m| m["role"] == json!("user"))
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter(|p| p["type"] == json!("image_url"))
+        .collect();
+    assert_eq!(images.len(), 1, "one viewed image in {fourth:#?}");
+    assert!(
+        images[0]["image_url"]["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("data:image/png;base64,")),
+        "{fourth:#?}"
     );
     client.stop();
 }
@@ -550,4 +571,54 @@ fn web_search_is_offered_only_when_configured_and_asks_the_endpoint() {
     let offered = tools(&mock.wait_requests(1)[0]);
     assert!(tool(&offered, "web_search").is_none(), "{offered:#?}");
     client.stop();
+}
+
+/// The tool result of the last `tool` message of `request`.
+fn last_tool_result(request: &Recorded) -> String {
+    request.body["messages"]
+        .as_array()
+        .and_then(|messages| messages.iter().rev().find(|m| m["role"] == json!("tool")))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_else(|| panic!("no tool result in {}", request.body))
+        .to_owned()
+}
+
+#[test]
+fn tool_output_is_cut_to_the_models_budget_and_the_item_keeps_all_of_it() {
+    // 50,000 bytes of output: an open model's family shows it 10,000 bytes, a configured
+    // `tool_output_token_limit` of 500 tokens 2,000, and the item always keeps all of it.
+    let command = r#"{"command": ["bash", "-c", "head -c 50000 /dev/zero | tr '\\0' a"]}"#;
+    for (model, extra, budget) in [
+        ("qwen2.5-coder:7b", "", 10_000),
+        ("qwen2.5-coder:7b", "tool_output_token_limit = 500", 2_000),
+    ] {
+        let mock = MockModel::start(vec![
+            chat_call("c1", "shell", command),
+            Sse::answer("long"),
+            Sse::answer("again"),
+        ]);
+        let (_home, mut client, thread) =
+            session("tools-output-budget", &mock, "chat", model, extra);
+        client.start_turn(&thread, "print a lot");
+        let seen = client.until_turn_completed();
+        let run = item(&seen, "commandExecution");
+        assert_eq!(
+            run["aggregatedOutput"].as_str().map(str::len),
+            Some(50_000),
+            "the item keeps every byte"
+        );
+        let requests = mock.wait_requests(2);
+        let shown = last_tool_result(&requests[1]);
+        let left_out = format!("[… {} bytes left out …]", 50_000 - budget);
+        assert!(shown.contains(&left_out), "{model} {extra}: {shown:.300}");
+        assert!(shown.len() < budget + 200, "{}", shown.len());
+        // The next turn sees the earlier result within the same budget.
+        client.start_turn(&thread, "and?");
+        client.until_turn_completed();
+        let requests = mock.wait_requests(3);
+        let again = last_tool_result(&requests[2]);
+        assert!(again.contains("bytes left out"), "{again:.300}");
+        assert!(again.len() < budget + 200, "{}", again.len());
+        client.stop();
+    }
 }

@@ -21,7 +21,7 @@ use crate::client::{params, thread_id};
 use crate::common::{fixture_steps, mode, modified, outcome, scratch, text};
 
 /// The unprivileged user (and group) the tests switch to when they run as root.
-const USER: u32 = 65534;
+pub(crate) const USER: u32 = 65534;
 
 /// Whether the tests run as root (then they switch to [`USER`]).
 fn root() -> bool {
@@ -29,7 +29,7 @@ fn root() -> bool {
 }
 
 /// `program`, to be run as the unprivileged user.
-fn as_user(program: impl AsRef<OsStr>) -> Command {
+pub(crate) fn as_user(program: impl AsRef<OsStr>) -> Command {
     if root() {
         let mut command = Command::new("setpriv");
         command
@@ -44,7 +44,7 @@ fn as_user(program: impl AsRef<OsStr>) -> Command {
 }
 
 /// Gives `path`, and everything beneath it, to the unprivileged user.
-fn give(path: &Path) {
+pub(crate) fn give(path: &Path) {
     if !root() {
         return;
     }
@@ -102,7 +102,7 @@ fn workspace_only() -> Value {
 /// as an unprivileged user (no capability) and that the kernel lets it create a user
 /// namespace. When the kernel refuses, checks that `sandbox-exec` fails closed (exit 125,
 /// nothing run), says so on stderr and returns `None`.
-fn unprivileged_scratch(name: &str) -> Option<PathBuf> {
+pub(crate) fn unprivileged_scratch(name: &str) -> Option<PathBuf> {
     let dir = scratch(name);
     give(&dir);
     let (ok, who) = unconfined(&dir, "id -u; grep CapEff /proc/self/status");
@@ -629,9 +629,10 @@ fn as_an_unprivileged_user_a_turns_confined_command_cannot_read_the_servers_secr
 
 /// Promise (docs/security.md, A root server; issue 32 finding 8 for any user): as an
 /// unprivileged user, the seccomp filter refuses `AF_VSOCK` sockets and setting a clock with
-/// `EPERM`, and `--max-processes 16` stops a command starting 40 processes (`EAGAIN`, fewer
+/// `EPERM`, answers `openat2` (whose mode it cannot see) with `ENOSYS`, and `--max-processes 16` stops a command starting 40 processes (`EAGAIN`, fewer
 /// than 16 started; `RLIMIT_NPROC`, counted in the sandbox's user namespace). Unconfined, the
-/// same user opens the socket, gets `EINVAL` for the monotonic clock, and starts all 40.
+/// same user opens the socket, gets `EINVAL` for the monotonic clock, makes a set-user-ID file
+/// of its own with `openat2`, and starts all 40.
 #[test]
 fn as_an_unprivileged_user_the_filter_and_the_limits_hold() {
     use crate::security_root::{PROBES, SPAWN, started};
@@ -645,11 +646,17 @@ fn as_an_unprivileged_user_the_filter_and_the_limits_hold() {
         "vsock",
         "clock_settime",
         "unix",
+        "openat2-setuid",
     ];
     let output = sandbox_exec(&workspace_only(), &work, &[], &probes);
     let (ok, out) = outcome(&output);
     assert!(ok, "{out}");
-    for line in ["vsock EPERM", "clock_settime EPERM", "unix ok"] {
+    for line in [
+        "vsock EPERM",
+        "clock_settime EPERM",
+        "unix ok",
+        "openat2-setuid ENOSYS",
+    ] {
         assert!(out.lines().any(|l| l == line), "no `{line}`: {out}");
     }
     let mut command = as_user(env!("CARGO_BIN_EXE_agentwire"));
@@ -673,13 +680,15 @@ fn as_an_unprivileged_user_the_filter_and_the_limits_hold() {
         "{out}"
     );
     let control = as_user("/usr/bin/python3")
-        .args(["-c", PROBES, "vsock", "clock_settime"])
+        .args(["-c", PROBES, "vsock", "clock_settime", "openat2-setuid"])
         .current_dir(&work)
         .output()
         .expect("spawn python3");
     let (_, out) = outcome(&control);
     assert!(
-        out.contains("vsock ok") && out.contains("clock_settime EINVAL"),
+        out.contains("vsock ok")
+            && out.contains("clock_settime EINVAL")
+            && out.contains("openat2-setuid ok"),
         "control: {out}"
     );
     let control = as_user("/usr/bin/python3")

@@ -191,8 +191,12 @@ pub(crate) const PROBES: &str = r#"
 import ctypes, errno, os, socket, sys
 libc = ctypes.CDLL(None, use_errno=True)
 ARCH = os.uname().machine
-NR = {"x86_64": {"perf_event_open": 298, "keyctl": 250, "bpf": 321},
-      "aarch64": {"perf_event_open": 241, "keyctl": 219, "bpf": 280}}[ARCH]
+NR = {"x86_64": {"perf_event_open": 298, "keyctl": 250, "bpf": 321, "settimeofday": 164,
+                 "clock_adjtime": 305, "add_key": 248, "request_key": 249,
+                 "io_uring_setup": 425, "clone3": 435},
+      "aarch64": {"perf_event_open": 241, "keyctl": 219, "bpf": 280, "settimeofday": 170,
+                  "clock_adjtime": 266, "add_key": 217, "request_key": 218,
+                  "io_uring_setup": 425, "clone3": 435}}[ARCH]
 def call(fn, *args):
     r = fn(*args)
     return "ok" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
@@ -224,6 +228,18 @@ def chmod_set_uid():
         return "ok"
     except OSError as e:
         return errno.errorcode.get(e.errno, "?")
+class OpenHow(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+def openat2_set_uid():
+    # SYS_openat2 is 437 on x86_64 and aarch64: its mode is in memory, out of a filter's sight.
+    how = OpenHow(os.O_CREAT | os.O_WRONLY, 0o4755, 0)
+    fd = libc.syscall(437, -100, b"probe-openat2", ctypes.byref(how), ctypes.c_size_t(24))
+    if fd < 0:
+        return errno.errorcode.get(ctypes.get_errno(), "?")
+    mode = os.fstat(fd).st_mode
+    os.close(fd)
+    os.unlink("probe-openat2")
+    return "ok" if mode & 0o4000 else "ok-without-the-bit"
 class Timespec(ctypes.Structure):
     _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
 def clock_settime():
@@ -243,6 +259,24 @@ def keyctl():
 def bpf():
     # An unknown command: EINVAL for root, unless refused first.
     return call(libc.syscall, NR["bpf"], 0x7fff, None, 0)
+def settimeofday():
+    # Neither a time nor a zone: sets nothing.
+    return call(libc.syscall, NR["settimeofday"], None, None)
+def clock_adjtime():
+    buf = ctypes.create_string_buffer(512)  # struct timex of CLOCK_REALTIME, modes 0: only reads
+    return call(libc.syscall, NR["clock_adjtime"], 0, buf)
+def add_key():
+    # A key type that does not exist: ENODEV, unless refused first.
+    return call(libc.syscall, NR["add_key"], b"agentwire-no-such-type", b"d", None, 0, -2)
+def request_key():
+    # A key nobody made: ENOKEY, unless refused first.
+    return call(libc.syscall, NR["request_key"], b"user", b"agentwire-no-such-key", None, 0)
+def io_uring_setup():
+    # No parameters: EFAULT, unless refused first.
+    return call(libc.syscall, NR["io_uring_setup"], 0, None)
+def clone3():
+    # No arguments: EINVAL, unless answered ENOSYS first.
+    return call(libc.syscall, NR["clone3"], None, 0)
 def sethostname():
     return call(libc.sethostname, b"agentwire-probe", 15)
 PROBE = {
@@ -255,12 +289,19 @@ PROBE = {
     "mkfifo": lambda: mknod(0o010000),
     "create-setuid": create_set_uid,
     "chmod-setuid": chmod_set_uid,
+    "openat2-setuid": openat2_set_uid,
     "clock_settime": clock_settime,
     "adjtimex": adjtimex,
     "perf_event_open": perf_event_open,
     "keyctl": keyctl,
     "bpf": bpf,
     "sethostname": sethostname,
+    "settimeofday": settimeofday,
+    "clock_adjtime": clock_adjtime,
+    "add_key": add_key,
+    "request_key": request_key,
+    "io_uring_setup": io_uring_setup,
+    "clone3": clone3,
 }
 for name in sys.argv[1:]:
     print(name, PROBE[name]())
@@ -286,11 +327,17 @@ fn answer<'a>(answers: &'a [(String, String)], name: &str, out: &str) -> &'a str
 /// Promise: the seccomp filter refuses, with `EPERM`, sockets of the `AF_VSOCK` family (the
 /// hypervisor) and of families outside Unix, IPv4, IPv6 and netlink (`AF_PACKET`), device
 /// nodes (FIFOs are still made), a set-user-ID bit by `chmod` or at creation, setting the
-/// clocks (`clock_settime`, `adjtimex`), performance counters (`perf_event_open`), keyrings
-/// (`keyctl`), BPF and `sethostname`, under both confining policies. Unix and IPv4 sockets
-/// and FIFOs still work. Unconfined, root gets each (or, where the kernel refuses the call
-/// for its arguments, another answer than `EPERM`: `clock_settime` of the monotonic clock and
-/// an unknown BPF command give `EINVAL`), so the refusal is the sandbox's.
+/// clocks (`clock_settime`, `adjtimex`, `clock_adjtime`, `settimeofday`), performance counters
+/// (`perf_event_open`), keyrings (`keyctl`, `add_key`, `request_key`), io_uring, BPF and
+/// `sethostname`, under both confining policies; and it answers `openat2` (whose mode it
+/// cannot see) and `clone3` (whose flags it cannot see) with `ENOSYS`, so no set-user-ID file
+/// is made through the one, and the C library falls back to `clone` from the other. Unix and
+/// IPv4 sockets and FIFOs still work. Unconfined, root gets each (a set-user-ID file from
+/// `openat2` too; or, where the kernel refuses the call for its arguments, another answer than
+/// `EPERM`: `clock_settime` of the monotonic clock, an unknown BPF command and `clone3` without
+/// arguments give `EINVAL`, `add_key` of an unknown type `ENODEV`, `request_key` of a missing
+/// key `ENOKEY`, `io_uring_setup` without parameters `EFAULT`), so the refusal is the
+/// sandbox's.
 #[test]
 fn a_root_servers_confined_command_cannot_make_the_calls_the_filter_refuses() {
     if !as_root("a_root_servers_confined_command_cannot_make_the_calls_the_filter_refuses") {
@@ -311,11 +358,17 @@ fn a_root_servers_confined_command_cannot_make_the_calls_the_filter_refuses() {
         "keyctl",
         "bpf",
         "sethostname",
+        "settimeofday",
+        "clock_adjtime",
+        "add_key",
+        "request_key",
+        "io_uring_setup",
     ];
     let allowed = ["unix", "inet", "mkfifo"];
     let mut argv = vec![PYTHON, "-c", PROBES];
     argv.extend(refused);
     argv.extend(allowed);
+    argv.extend(["openat2-setuid", "clone3"]);
     for (name, policy) in [
         ("workspaceWrite", workspace(true)),
         ("readOnly", json!({"type": "readOnly"})),
@@ -332,6 +385,13 @@ fn a_root_servers_confined_command_cannot_make_the_calls_the_filter_refuses() {
             } else {
                 assert_eq!(answer, "EPERM", "under {name}: {probe}: {out}");
             }
+        }
+        for probe in ["openat2-setuid", "clone3"] {
+            assert_eq!(
+                answer(&got, probe, &out),
+                "ENOSYS",
+                "under {name}: {probe}: {out}"
+            );
         }
         if name == "workspaceWrite" {
             for probe in allowed {
@@ -352,6 +412,9 @@ fn a_root_servers_confined_command_cannot_make_the_calls_the_filter_refuses() {
     for probe in refused.into_iter().filter(|p| *p != "sethostname") {
         let expected = match probe {
             "clock_settime" | "bpf" => "EINVAL",
+            "add_key" => "ENODEV",
+            "request_key" => "ENOKEY",
+            "io_uring_setup" => "EFAULT",
             _ => "ok",
         };
         assert_eq!(
@@ -360,6 +423,12 @@ fn a_root_servers_confined_command_cannot_make_the_calls_the_filter_refuses() {
             "unconfined, {probe} did not do what the sandbox refuses, so the test proves nothing: {out}"
         );
     }
+    assert_eq!(
+        answer(&got, "openat2-setuid", &out),
+        "ok",
+        "unconfined, openat2 made no set-user-ID file, so the test proves nothing: {out}"
+    );
+    assert_eq!(answer(&got, "clone3", &out), "EINVAL", "control: {out}");
     let _ = std::fs::remove_dir_all(work);
 }
 

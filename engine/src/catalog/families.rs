@@ -255,6 +255,27 @@ pub(crate) fn context_window(
         .or_else(|| family(model).and_then(|f| f.context_window))
 }
 
+/// Bytes per token when a budget in tokens is turned into bytes (a rough, safe measure).
+const BYTES_PER_TOKEN: usize = 4;
+/// The largest tool-output budget a configuration may ask for, in bytes.
+const MAX_TOOL_OUTPUT_BYTES: usize = 1024 * 1024;
+
+/// How many bytes of a tool's output `model` is shown: `configured` (`tool_output_token_limit`
+/// in `config.toml`, tokens) when set, else the family's truncation policy (bytes, or tokens at
+/// four bytes each); at most 1 MiB.
+pub(crate) fn tool_output_bytes(model: &str, configured: Option<u64>) -> usize {
+    let bytes = match configured.filter(|t| *t > 0) {
+        Some(tokens) => usize::try_from(tokens)
+            .unwrap_or(usize::MAX)
+            .saturating_mul(BYTES_PER_TOKEN),
+        None => match facts(model).truncation {
+            Truncation::Bytes(bytes) => bytes,
+            Truncation::Tokens(tokens) => tokens.saturating_mul(BYTES_PER_TOKEN),
+        },
+    };
+    bytes.min(MAX_TOOL_OUTPUT_BYTES)
+}
+
 /// The `configWarning` summary for `model` of provider `provider` the first time it is asked
 /// for in this process when no family knows it and no context window is configured for it;
 /// `None` otherwise (known, configured, the fixture provider, or already warned about).
@@ -355,6 +376,16 @@ mod tests {
         assert!(!gemma.tools && gemma.images);
         assert_eq!(facts("gpt-5").truncation, Truncation::Tokens(10_000));
         assert_eq!(facts("unheard-of"), &UNKNOWN);
+    }
+
+    #[test]
+    fn tool_output_budgets_follow_the_family_unless_configured() {
+        assert_eq!(tool_output_bytes("gpt-5", None), 40_000);
+        assert_eq!(tool_output_bytes("qwen2.5-coder:7b", None), 10_000);
+        assert_eq!(tool_output_bytes("unheard-of", None), 10_000);
+        assert_eq!(tool_output_bytes("qwen2.5-coder:7b", Some(500)), 2_000);
+        assert_eq!(tool_output_bytes("gpt-5", Some(0)), 40_000);
+        assert_eq!(tool_output_bytes("gpt-5", Some(u64::MAX)), 1024 * 1024);
     }
 
     #[test]

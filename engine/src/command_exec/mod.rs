@@ -99,6 +99,7 @@ fn spawn_refusal(method: &str, error: ExecError) -> HandlerError {
             format_args!("`command[0]` {program:?} cannot be run: {reason}"),
         ),
         ExecError::Sandbox(reason) => {
+            agentwire_runtime::telemetry::sandbox_refused("command");
             HandlerError::internal(format!("{method}: the sandbox is unavailable: {reason}"))
         }
     }

@@ -28,6 +28,7 @@ pub(crate) const USED: &[&str] = &[
     // Model metadata overrides (catalog::families).
     "model_context_window",
     "model_supports_reasoning_summaries",
+    "tool_output_token_limit",
     "shell_environment_policy",
     "profile",
     "profiles",
@@ -42,6 +43,8 @@ pub(crate) const USED: &[&str] = &[
     "fs_copy_max_bytes",
     // model tools: `[tools.web_search]` (read leniently: Codex's `[tools]` booleans pass).
     "tools",
+    // operations: `[otel] log_user_prompt` (the exporter keys are accepted, not used).
+    "otel",
 ];
 
 /// Top-level keys of Codex's `config.toml` that agentwire does not use: accepted silently and
@@ -86,7 +89,6 @@ pub(crate) const CODEX_ONLY: &[&str] = &[
     "notice",
     "notify",
     "oss_provider",
-    "otel",
     "personality",
     "plugins",
     "preferred_auth_method",

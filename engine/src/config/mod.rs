@@ -73,6 +73,7 @@
 //! ```toml
 //! [store]                               # where threads are kept; read at start-up
 //! url = "postgres://agentwire@db.internal/agentwire"   # default "embedded"
+//! compress_after_days = 7               # rollout/compress: gzip rollouts untouched this long
 //! ```
 //!
 //! Keys of Codex's `config.toml` that agentwire does not use (`features`, `history`, `tui`,
@@ -157,6 +158,11 @@ pub(crate) struct ConfigFile {
     /// built-in model families say (see `catalog::families`).
     #[serde(default)]
     pub model_context_window: Option<i64>,
+    /// About how many tokens of a tool's output the model is shown (the middle of longer
+    /// output is left out), over the truncation policy of the model's family; a call's own
+    /// `max_output_tokens` still decides for that call.
+    #[serde(default)]
+    pub tool_output_token_limit: Option<u64>,
     /// Whether the default model reasons (and so writes reasoning summaries), over what the
     /// built-in model families say; shown by `model/list`.
     #[serde(default)]
@@ -196,6 +202,18 @@ pub(crate) struct ConfigFile {
     /// The `[tools]` table (model tools area): the web search endpoint; never invalid.
     #[serde(default)]
     pub tools: crate::tools::web_search::ToolsToml,
+    /// The `[otel]` table (operations): only `log_user_prompt` is read; its other keys are
+    /// accepted.
+    #[serde(default)]
+    pub otel: OtelToml,
+}
+
+/// The `[otel]` table, as far as logs are concerned.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub(crate) struct OtelToml {
+    /// Whether prompts and command lines may appear in logs (default false).
+    #[serde(default)]
+    pub log_user_prompt: Option<bool>,
 }
 
 /// The `[sandbox_limits]` table (agentwire's own; Codex has no such table): limits of every
@@ -235,6 +253,11 @@ pub(crate) struct StoreToml {
     /// `"embedded"` (the default: files and SQLite under the home) or a `postgres://` URL.
     #[serde(default)]
     pub url: Option<String>,
+    /// How many days a rollout of the embedded store must have been left unmodified before
+    /// `rollout/compress` gzips it (default 7; `0`: every rollout not loaded). Read by each
+    /// request.
+    #[serde(default)]
+    pub compress_after_days: Option<u64>,
 }
 
 /// The `[sandbox_workspace_write]` table.

@@ -167,12 +167,16 @@ impl Store {
             files.iter().map(|f| (f.clone(), stamp(f))).collect(),
         );
         let cwd_key = cwd.map(Path::to_owned);
-        if let Some((cached_key, effective)) = lock(&self.cache).get(&cwd_key)
-            && *cached_key == key
-        {
-            return effective.clone();
-        }
+        let reload = match lock(&self.cache).get(&cwd_key) {
+            Some((cached_key, effective)) if *cached_key == key => return effective.clone(),
+            Some(_) => true,
+            None => false,
+        };
         let effective = Arc::new(self.compute(&dirs, &key.1));
+        if reload {
+            // Read before for this cwd, and a file or a write changed since.
+            agentwire_runtime::telemetry::config_reloaded(files.len(), effective.problems.len());
+        }
         let mut cache = lock(&self.cache);
         if cache.len() > 64 {
             cache.clear();
@@ -381,6 +385,9 @@ impl Store {
         }
         if config.model_context_window.is_some() {
             defaults.model_context_window = config.model_context_window;
+        }
+        if config.tool_output_token_limit.is_some() {
+            defaults.tool_output_token_limit = config.tool_output_token_limit;
         }
         defaults
     }

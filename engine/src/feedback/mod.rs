@@ -52,6 +52,8 @@ fn content_type(name: &str) -> &'static str {
         "application/json"
     } else if name.ends_with(".jsonl") {
         "application/jsonl"
+    } else if name.ends_with(".gz") {
+        "application/gzip"
     } else {
         "text/plain"
     }
@@ -180,7 +182,9 @@ pub(crate) async fn save(
         if params.include_logs
             && let Some(rollout) = thread.as_ref().and_then(|(t, _)| t.path.clone())
         {
-            attachments.push(attach(Path::new(&rollout), "threadId")?);
+            // A compressed rollout is attached as its `.gz`.
+            let rollout = crate::threads::compressed::existing_form(Path::new(&rollout));
+            attachments.push(attach(&rollout, "threadId")?);
         }
         for (i, path) in extra.iter().enumerate() {
             let field = format!("extraLogFiles[{i}]");

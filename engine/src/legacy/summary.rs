@@ -94,7 +94,8 @@ fn rollout_inside_home(home: &Path, given: &str) -> Result<PathBuf, HandlerError
         return Err(refuse("an empty path names no rollout".into()));
     }
     let home = std::path::absolute(home).unwrap_or_else(|_| home.to_owned());
-    let path = home.join(given);
+    // A compressed rollout is named by its plain path too: its `.gz` is resolved instead.
+    let path = crate::threads::compressed::existing_form(&home.join(given));
     let canonical = path.canonicalize().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => refuse(format!("{given} does not exist")),
         _ => refuse(format!("cannot open {given}: {e}")),
@@ -114,7 +115,7 @@ fn rollout_inside_home(home: &Path, given: &str) -> Result<PathBuf, HandlerError
     if !canonical.is_file() {
         return Err(refuse(format!("{given} is not a file")));
     }
-    Ok(canonical)
+    Ok(crate::threads::compressed::plain_path(&canonical).unwrap_or(canonical))
 }
 
 fn summary_of(thread: Thread) -> ConversationSummary {

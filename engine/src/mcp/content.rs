@@ -57,8 +57,36 @@ pub(crate) fn call_response(result: &CallToolResult) -> McpServerToolCallRespons
 /// What the model reads: the text blocks, other blocks as JSON, the structured result when
 /// there is nothing else; an error is said to be one.
 pub(crate) fn model_text(result: &CallToolResult) -> String {
-    let mut parts: Vec<String> = blocks(result)
-        .into_iter()
+    text_of(
+        &blocks(result),
+        result.structured_content.as_ref(),
+        result.is_error == Some(true),
+    )
+}
+
+/// What the model read of a recorded `mcpToolCall` item (for the history of a later model
+/// call): the same text [`model_text`] gave it, or the failure it was told about.
+pub(crate) fn recorded_text(
+    result: Option<&McpToolCallResult>,
+    error: Option<&agentwire_protocol::McpToolCallError>,
+) -> String {
+    match (result, error) {
+        (Some(result), error) => text_of(
+            &result.content,
+            result.structured_content.as_ref(),
+            error.is_some(),
+        ),
+        (None, Some(error)) if error.message == "interrupted" => {
+            "The tool call was interrupted.".to_owned()
+        }
+        (None, Some(error)) => format!("The tool call failed: {}", error.message),
+        (None, None) => "The tool call did not finish.".to_owned(),
+    }
+}
+
+fn text_of(blocks: &[Value], structured: Option<&Value>, is_error: bool) -> String {
+    let mut parts: Vec<String> = blocks
+        .iter()
         .map(|block| match block.get("text").and_then(Value::as_str) {
             Some(text) if block.get("type").and_then(Value::as_str) == Some("text") => {
                 text.to_owned()
@@ -67,12 +95,12 @@ pub(crate) fn model_text(result: &CallToolResult) -> String {
         })
         .collect();
     if parts.is_empty()
-        && let Some(structured) = &result.structured_content
+        && let Some(structured) = structured
     {
         parts.push(structured.to_string());
     }
     let mut text = parts.join("\n");
-    if result.is_error == Some(true) {
+    if is_error {
         text = format!("The tool reported an error:\n{text}");
     }
     if text.len() > MAX_MODEL_TEXT {

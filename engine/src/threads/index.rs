@@ -214,7 +214,7 @@ impl Index {
                 read += 1;
                 let path = layout.rollout(archived, &relative);
                 let replayed = layout
-                    .open_checked(&path)
+                    .open_reader(&path)
                     .map_err(|error| error.to_string())
                     .and_then(|(file, _)| replay(file, &path).map_err(|e| e.to_string()));
                 match replayed {
@@ -251,6 +251,34 @@ impl Index {
             tracing::info!(files = read, "thread index updated from rollouts");
         }
         Ok(read)
+    }
+
+    /// Gives the row of the rollout at (`archived`, `relative`) stamp `after` instead of
+    /// `before`: its file was swapped for another form of the same records (compressed, see
+    /// [`super::compress`]). A row stamped otherwise is stale and left for the next
+    /// reconciliation to read.
+    pub(crate) fn restamp(
+        &self,
+        archived: bool,
+        relative: &Path,
+        before: FileStamp,
+        after: FileStamp,
+    ) -> rusqlite::Result<()> {
+        let len = |stamp: FileStamp| i64::try_from(stamp.len).unwrap_or(i64::MAX);
+        self.conn.execute(
+            "UPDATE threads SET file_len = ?1, file_mtime = ?2 \
+             WHERE archived = ?3 AND rel_path = ?4 AND file_len = ?5 AND file_mtime = ?6",
+            params![
+                len(after),
+                after.mtime_ns,
+                archived,
+                relative.to_string_lossy(),
+                len(before),
+                before.mtime_ns
+            ],
+        )?;
+        self.pages.borrow_mut().clear();
+        Ok(())
     }
 
     /// Drops the row of thread `id` (its rollout is gone or cannot be read).

@@ -91,6 +91,7 @@ impl Threads {
         self.insert(thread);
         self.subscribers.subscribe(&wire.id, &context.peer);
         announce_start(context, wire.clone());
+        agentwire_runtime::telemetry::thread_event("started", &wire.id);
         let sources = instruction_sources(&settings.cwd, defaults.project_doc_max_bytes);
         Ok(ThreadStartResponse::builder()
             .thread(wire)
@@ -160,6 +161,7 @@ impl Threads {
         } else {
             self.subscribers.subscribe(&params.thread_id, &context.peer);
         }
+        agentwire_runtime::telemetry::thread_event("resumed", &params.thread_id);
         let thread = lock(&thread);
         super::usage::after_resume(
             context,
@@ -289,6 +291,7 @@ impl Threads {
                 peer.notify::<ThreadTokenUsageUpdated>(&copied);
             }
         });
+        agentwire_runtime::telemetry::thread_event("forked", &wire.id);
         let sources = self.instruction_sources(&settings.cwd);
         Ok(ThreadForkResponse::builder()
             .thread(wire)
@@ -348,6 +351,7 @@ impl Threads {
             )));
         }
         self.store.set_archived(&mut row, true)?;
+        agentwire_runtime::telemetry::thread_event("archived", &id);
         let was_loaded = lock(&self.loaded).remove(&id).is_some();
         let hub = context.peer.hub().clone();
         context.after_response(move || {
@@ -380,6 +384,7 @@ impl Threads {
             )));
         }
         self.store.set_archived(&mut row, false)?;
+        agentwire_runtime::telemetry::thread_event("unarchived", &id);
         let thread = row
             .summary
             .to_thread(ThreadStatus::NotLoaded, self.path_of(&row), Vec::new());

@@ -59,8 +59,8 @@ impl Threads {
         let Some(files) = self.store.files() else {
             return Err(ThreadError::NotFound(path.display().to_string()));
         };
-        let (file, _) = files.layout().open_checked(path)?;
-        let replayed = super::rollout::replay(file, path)?;
+        let (reader, _) = files.layout().open_reader(path)?;
+        let replayed = super::rollout::replay(reader, path)?;
         let status = self.status_of(&replayed.summary.meta.id);
         Ok(replayed.summary.to_thread(
             status,

@@ -46,6 +46,9 @@ pub struct ThreadDefaults {
     /// Tokens of context the model takes (`model_context_window`), over what the provider and
     /// the built-in model families say; `None`: theirs.
     pub model_context_window: Option<i64>,
+    /// About how many tokens of a tool's output the model is shown
+    /// (`tool_output_token_limit`); `None`: the model family's truncation policy.
+    pub tool_output_token_limit: Option<u64>,
 }
 
 /// Where a new thread's defaults come from: fixed values, or the configuration as seen from
@@ -85,6 +88,7 @@ impl Default for ThreadDefaults {
             project_doc_max_bytes: crate::turns::instructions::DEFAULT_PROJECT_DOC_MAX_BYTES,
             auto_compact_token_limit: None,
             model_context_window: None,
+            tool_output_token_limit: None,
         }
     }
 }

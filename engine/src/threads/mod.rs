@@ -11,7 +11,8 @@
 //! Module map: [`meta`] (metadata, settings, summary), [`rollout`] (records, replay, writer),
 //! [`store`] (the boundary, the embedded and PostgreSQL stores), [`committer`] (the thread that
 //! makes the embedded store's records durable in groups), [`paths`] (layout and read checks),
-//! [`index`] (SQLite), [`page_cache`] (pages served lately), [`cursor`] (list and history
+//! [`compressed`] (the plain and gzipped forms of a rollout), [`compress`] (the
+//! `rollout/compress` pass), [`index`] (SQLite), [`page_cache`] (pages served lately), [`cursor`] (list and history
 //! cursors), [`positions`] (where each turn and item lies in its rollout, for paging),
 //! [`history`] (turns/items pages, revert), [`timeline`] (items by id, the timeline),
 //! [`search`] (thread search, occurrences), [`inject`] (items injected for the model), [`admin`] (delete, unsubscribe, metadata),
@@ -23,6 +24,8 @@ pub(crate) mod asks;
 pub(crate) mod catch_up;
 pub(crate) mod claims;
 pub(crate) mod committer;
+pub(crate) mod compress;
+pub(crate) mod compressed;
 pub(crate) mod cursor;
 pub(crate) mod elsewhere;
 // Environment context blocks kept in the rollout (turns::environment).
@@ -115,6 +118,11 @@ impl Threads {
     /// The loaded thread `id`, if it is loaded.
     fn loaded(&self, id: &str) -> Option<Arc<Mutex<LoadedThread>>> {
         lock(&self.loaded).get(id).cloned()
+    }
+
+    /// Whether thread `id` is loaded (exec sessions end when it no longer is).
+    pub(crate) fn is_loaded(&self, id: &str) -> bool {
+        lock(&self.loaded).contains_key(id)
     }
 
     /// The runtime status of thread `id`: `notLoaded` unless it is loaded.

@@ -5,6 +5,7 @@
 //!   state.sqlite                                   the index (a cache of the rollouts)
 //!   sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl
 //!   archived_sessions/YYYY/MM/DD/rollout-….jsonl   the same files, moved on archive
+//!   …/rollout-….jsonl.gz                           a cold rollout, compressed (`rollout/compress`)
 //! ```
 //!
 //! Dates are the thread's creation time in UTC. A rollout is only ever read when its
@@ -59,9 +60,11 @@ impl Layout {
         self.root(archived).join(relative)
     }
 
-    /// Opens a rollout for reading after checking that it really is a regular file of ours
-    /// under the home; returns the open file and its metadata.
-    pub(crate) fn open_checked(&self, path: &Path) -> std::io::Result<(File, Metadata)> {
+    /// Opens the file at `path` as it is (a plain rollout, or the `.gz` of a compressed one)
+    /// after checking that it really is a regular file of ours under the home; returns the
+    /// open file and its metadata. Rollouts are opened through [`Layout::open_checked`] and
+    /// [`Layout::open_reader`] (in [`super::compressed`]), which take either form.
+    pub(crate) fn open_plain(&self, path: &Path) -> std::io::Result<(File, Metadata)> {
         let canonical = path.canonicalize()?;
         let home = self.home.canonicalize()?;
         if !canonical.starts_with(&home) {
@@ -77,10 +80,14 @@ impl Layout {
     }
 
     /// Every rollout file under the live or archived root: (path relative to the root,
-    /// metadata). Symbolic links and other users' files are left out.
+    /// metadata). A compressed rollout (`….jsonl.gz`) is reported under its plain name with
+    /// the `.gz`'s metadata, unless its plain file is there too (a leftover of a crash: the
+    /// plain file is the truth). Symbolic links and other users' files are left out.
     pub(crate) fn scan(&self, archived: bool) -> Vec<(PathBuf, Metadata)> {
         let root = self.root(archived);
-        let mut found = Vec::new();
+        // Per plain relative path: its metadata and whether it is the plain file's.
+        let mut found: std::collections::BTreeMap<PathBuf, (Metadata, bool)> =
+            std::collections::BTreeMap::new();
         let mut pending = vec![root.clone()];
         while let Some(dir) = pending.pop() {
             let entries = match std::fs::read_dir(&dir) {
@@ -106,13 +113,30 @@ impl Layout {
                         tracing::warn!(path = %path.display(), "rollout owned by another user skipped");
                         continue;
                     }
-                    if let Ok(relative) = path.strip_prefix(&root) {
-                        found.push((relative.to_owned(), metadata));
+                    let (plain, is_plain) = match super::compressed::plain_path(&path) {
+                        Some(plain) => (plain, false),
+                        None => (path, true),
+                    };
+                    if let Ok(relative) = plain.strip_prefix(&root) {
+                        let slot = found.entry(relative.to_owned());
+                        match slot {
+                            std::collections::btree_map::Entry::Vacant(slot) => {
+                                slot.insert((metadata, is_plain));
+                            }
+                            std::collections::btree_map::Entry::Occupied(mut slot) => {
+                                if is_plain {
+                                    slot.insert((metadata, true));
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
         found
+            .into_iter()
+            .map(|(relative, (metadata, _))| (relative, metadata))
+            .collect()
     }
 }
 
@@ -139,9 +163,12 @@ pub(crate) fn is_plain_relative(path: &Path) -> bool {
     path.components().all(|c| matches!(c, Component::Normal(_))) && path.components().count() > 0
 }
 
+/// Whether `name` is a rollout's, plain (`rollout-….jsonl`) or compressed (`….jsonl.gz`).
 fn is_rollout_name(name: &std::ffi::OsStr) -> bool {
-    name.to_str()
-        .is_some_and(|n| n.starts_with("rollout-") && n.ends_with(".jsonl"))
+    name.to_str().is_some_and(|n| {
+        let plain = n.strip_suffix(super::compressed::GZ_SUFFIX).unwrap_or(n);
+        n.starts_with("rollout-") && plain.ends_with(".jsonl")
+    })
 }
 
 fn refused(path: &Path, why: &str) -> std::io::Error {
@@ -202,7 +229,8 @@ pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Moves the rollout `relative` from one root to the other, durably.
+/// Moves the rollout `relative` from one root to the other, durably, in whichever form it is
+/// kept (see [`super::compressed::move_either`]).
 pub(crate) fn move_rollout(
     layout: &Layout,
     relative: &Path,
@@ -210,21 +238,7 @@ pub(crate) fn move_rollout(
 ) -> std::io::Result<()> {
     let from = layout.rollout(!to_archive, relative);
     let to = layout.rollout(to_archive, relative);
-    layout.open_checked(&from)?;
-    let target_dir = to.parent().unwrap_or(layout.home());
-    create_private_dirs(target_dir)?;
-    if to.exists() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::AlreadyExists,
-            format!("{} already exists", to.display()),
-        ));
-    }
-    std::fs::rename(&from, &to)?;
-    sync_dir(target_dir)?;
-    if let Some(source_dir) = from.parent() {
-        sync_dir(source_dir)?;
-    }
-    Ok(())
+    super::compressed::move_either(layout, &from, &to)
 }
 
 #[cfg(test)]
@@ -247,5 +261,33 @@ mod tests {
         assert!(!is_plain_relative(Path::new("../x.jsonl")));
         assert!(!is_plain_relative(Path::new("/etc/passwd")));
         assert!(!is_plain_relative(Path::new("")));
+    }
+
+    #[test]
+    fn a_scan_reports_compressed_rollouts_under_their_plain_names() {
+        let home = tempfile::tempdir().expect("scratch home");
+        let layout = Layout::new(home.path());
+        let day = layout.root(false).join("2026/01/01");
+        std::fs::create_dir_all(&day).expect("dirs");
+        std::fs::write(day.join("rollout-a.jsonl"), "a").expect("a");
+        std::fs::write(day.join("rollout-b.jsonl.gz"), "bb").expect("b");
+        // Both forms of c: the plain one is reported.
+        std::fs::write(day.join("rollout-c.jsonl"), "c").expect("c");
+        std::fs::write(day.join("rollout-c.jsonl.gz"), "cccc").expect("c.gz");
+        std::fs::write(day.join("rollout-d.jsonl.gz.x.1.2.tmp"), "").expect("temp");
+        let mut found: Vec<(String, u64)> = layout
+            .scan(false)
+            .into_iter()
+            .map(|(relative, metadata)| (relative.display().to_string(), metadata.len()))
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                ("2026/01/01/rollout-a.jsonl".to_owned(), 1),
+                ("2026/01/01/rollout-b.jsonl".to_owned(), 2),
+                ("2026/01/01/rollout-c.jsonl".to_owned(), 1),
+            ]
+        );
     }
 }

@@ -543,6 +543,7 @@ impl RolloutWriter {
             path: path.to_owned(),
             len: 0,
         };
+        super::compressed::register_writer(path, &writer.file);
         writer.write_line(&RolloutRecord::Thread {
             version: ROLLOUT_VERSION,
             meta: meta.clone(),
@@ -554,9 +555,12 @@ impl RolloutWriter {
 
     /// Opens an existing rollout for appending. `sound_len` and `torn` come from reading it
     /// back: a torn tail is cut off, and a missing final newline added, so the next record
-    /// starts on a line of its own.
+    /// starts on a line of its own. The file is plain: a store thaws a compressed rollout first
+    /// (see [`super::compressed::open_for_append`]); while the descriptor lives the rollout is
+    /// not compressed.
     pub(crate) fn open(path: &Path, sound_len: u64, torn: bool) -> std::io::Result<Self> {
-        let file = OpenOptions::new().append(true).open(path)?;
+        let file = Arc::new(OpenOptions::new().append(true).open(path)?);
+        super::compressed::register_writer(path, &file);
         let len = file.metadata()?.len();
         if torn && len > sound_len {
             tracing::warn!(path = %path.display(), bytes = len - sound_len, "cutting off a torn rollout tail");
@@ -564,7 +568,7 @@ impl RolloutWriter {
             file.sync_data()?;
         }
         let mut writer = Self {
-            file: Arc::new(file),
+            file,
             path: path.to_owned(),
             len: if torn { sound_len.min(len) } else { len },
         };

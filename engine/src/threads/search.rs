@@ -396,10 +396,13 @@ impl Threads {
         let turns = match self.store.files() {
             Some(files) => {
                 let path = files.layout().rollout(row.archived, &row.relative);
-                let bytes = match files.layout().open_checked(&path) {
-                    Ok((mut file, _)) => {
+                // Either form; a compressed rollout is decompressed here, up to the most a
+                // rollout may hold.
+                let bytes = match files.layout().open_reader(&path) {
+                    Ok((mut reader, _)) => {
                         let mut bytes = Vec::new();
-                        std::io::Read::read_to_end(&mut file, &mut bytes)?;
+                        std::io::Read::read_to_end(&mut reader, &mut bytes)
+                            .map_err(|e| super::history::read_failed(&path, e))?;
                         bytes
                     }
                     // Gone since the index row was read: nothing to find.

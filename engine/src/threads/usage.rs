@@ -29,7 +29,7 @@ pub(crate) fn zero() -> TokenUsageBreakdown {
 }
 
 /// `total` plus `last`, each count saturating.
-fn add(total: &TokenUsageBreakdown, last: &TokenUsageBreakdown) -> TokenUsageBreakdown {
+pub(crate) fn add(total: &TokenUsageBreakdown, last: &TokenUsageBreakdown) -> TokenUsageBreakdown {
     TokenUsageBreakdown::builder()
         .input_tokens(total.input_tokens.saturating_add(last.input_tokens))
         .cached_input_tokens(

@@ -1,8 +1,8 @@
 //! Running a command for the `shell` tool: spawned with its output streamed, bounded in time
 //! and size, confined by the sandbox policy.
 //!
-//! - The command runs in a process group of its own, with stdin from `/dev/null` and stdout
-//!   and stderr piped. Both pipes are read concurrently; each piece of output goes to the
+//! - The command runs in a process group of its own, with stdin from `/dev/null` (a pipe fed
+//!   through [`Controls`] when it runs as an exec session) and stdout and stderr piped. Both pipes are read concurrently; each piece of output goes to the
 //!   callback as soon as it arrives, decoded as UTF-8 per stream (a character split across
 //!   reads is carried over; invalid bytes become U+FFFD).
 //! - The aggregated output keeps the first [`output::HEAD_BYTES`] and the last
@@ -76,6 +76,46 @@ pub(crate) enum ExecError {
 mod output;
 mod utf8;
 
+/// What the caller of [`run_with`] can do to the command while it runs, besides waiting: an
+/// exec session (see `tools::exec_sessions`).
+pub(crate) struct Controls {
+    /// Text for the command's stdin, which is then a pipe: each message is written whole, in
+    /// order, by a task of its own (a command that does not read never stalls its output).
+    /// Once every sender is gone the pipe is closed.
+    pub stdin: tokio::sync::mpsc::Receiver<Vec<u8>>,
+    /// Set to `true` (or dropped) to kill the command's whole process group.
+    pub kill: tokio::sync::watch::Receiver<bool>,
+    /// Every piece of decoded output, unbounded by the stream limit.
+    pub tap: Tap,
+    /// Told the process id once the command has started.
+    pub started: Box<dyn FnOnce(Option<u32>) + Send>,
+}
+
+/// Where every piece of a command's decoded output goes (see [`Controls::tap`]).
+pub(crate) type Tap = Box<dyn FnMut(&str) + Send>;
+
+/// A task that ends when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Writes what arrives on `input` to `stdin` until either closes.
+async fn feed_stdin(
+    mut stdin: tokio::process::ChildStdin,
+    mut input: tokio::sync::mpsc::Receiver<Vec<u8>>,
+) {
+    use tokio::io::AsyncWriteExt;
+    while let Some(bytes) = input.recv().await {
+        if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {
+            break;
+        }
+    }
+}
+
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -103,6 +143,16 @@ pub(crate) async fn run(
     request: ExecRequest,
     on_output: &mut (dyn FnMut(&str) + Send),
 ) -> Result<ExecOutput, ExecError> {
+    run_with(request, on_output, None).await
+}
+
+/// Runs `request` as [`run`] does; with `controls`, its stdin is a pipe fed from them and
+/// they can kill it (an exit by [`Controls::kill`] reports no exit code, like a signal).
+pub(crate) async fn run_with(
+    request: ExecRequest,
+    on_output: &mut (dyn FnMut(&str) + Send),
+    controls: Option<Controls>,
+) -> Result<ExecOutput, ExecError> {
     let program = request.argv.first().cloned().unwrap_or_default();
     if program.is_empty() {
         return Err(ExecError::Spawn {
@@ -125,7 +175,11 @@ pub(crate) async fn run(
     }
     command
         .current_dir(&request.cwd)
-        .stdin(Stdio::null())
+        .stdin(if controls.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
@@ -145,6 +199,17 @@ pub(crate) async fn run(
     let mut group = GroupKiller::new(child.id());
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
+    let (mut kill, mut tap, _feeder) = match controls {
+        Some(controls) => {
+            (controls.started)(child.id());
+            let feeder = child
+                .stdin
+                .take()
+                .map(|stdin| AbortOnDrop(tokio::spawn(feed_stdin(stdin, controls.stdin))));
+            (Some(controls.kill), Some(controls.tap), feeder)
+        }
+        None => (None, None, None),
+    };
     let wait = child.wait();
     tokio::pin!(wait);
 
@@ -152,6 +217,7 @@ pub(crate) async fn run(
         aggregate: Aggregate::default(),
         stream: StreamLimit::default(),
         on_output,
+        tap: tap.as_mut(),
     };
     let (mut out_text, mut err_text) = (Utf8Decoder::default(), Utf8Decoder::default());
     let (mut out_buf, mut err_buf) = (vec![0; READ_BUFFER], vec![0; READ_BUFFER]);
@@ -190,6 +256,10 @@ pub(crate) async fn run(
             }
             () = tokio::time::sleep_until(deadline), if !timed_out && exit.is_none() => {
                 timed_out = true;
+                group.kill();
+            }
+            () = killed(&mut kill), if kill.is_some() && exit.is_none() => {
+                kill = None;
                 group.kill();
             }
             () = sleep_until_some(drain_deadline), if drain_deadline.is_some() => {
@@ -343,11 +413,20 @@ async fn sleep_until_some(deadline: Option<Instant>) {
     }
 }
 
-/// Where decoded output goes: the aggregate, and the callback while the stream limit lasts.
+/// Resolves once `kill` (which must be set) asks for the kill or its sender is gone.
+async fn killed(kill: &mut Option<tokio::sync::watch::Receiver<bool>>) {
+    if let Some(kill) = kill {
+        let _ = kill.wait_for(|&kill| kill).await;
+    }
+}
+
+/// Where decoded output goes: the aggregate, the tap (all of it), and the callback while the
+/// stream limit lasts.
 struct Sink<'a> {
     aggregate: Aggregate,
     stream: StreamLimit,
     on_output: &'a mut (dyn FnMut(&str) + Send),
+    tap: Option<&'a mut Tap>,
 }
 
 impl Sink<'_> {
@@ -356,6 +435,9 @@ impl Sink<'_> {
             return;
         }
         self.aggregate.push(text);
+        if let Some(tap) = self.tap.as_mut() {
+            tap(text);
+        }
         if let Some(text) = self.stream.admit(text) {
             (self.on_output)(&text);
         }

@@ -3,7 +3,9 @@
 //!
 //! - `exec_command` / `shell` run a command ([`exec`]) under the thread's sandbox policy
 //!   ([`sandbox`]); it becomes a `commandExecution` item whose output streams as
-//!   `item/commandExecution/outputDelta`.
+//!   `item/commandExecution/outputDelta`. An `exec_command` still running when its yield time
+//!   is up goes on as a session of the thread ([`exec_sessions`]), which `write_stdin` writes
+//!   to and reads from.
 //! - `apply_patch` edits files ([`patch`]); it becomes a `fileChange` item carrying a unified
 //!   diff per file.
 //! - `update_plan` replaces the model's plan of its task ([`plan`]); it becomes a `plan` item
@@ -18,11 +20,13 @@
 
 pub(crate) mod actions;
 pub(crate) mod exec;
+pub(crate) mod exec_sessions;
 pub(crate) mod patch;
 pub(crate) mod plan;
 pub(crate) mod safe_commands;
 pub mod sandbox;
 pub(crate) mod specs;
+pub(crate) mod truncate;
 pub(crate) mod web_search;
 
 use serde::Deserialize;
@@ -41,10 +45,14 @@ pub(crate) const VIEW_IMAGE: &str = "view_image";
 /// The name of the web search tool.
 pub(crate) const WEB_SEARCH: &str = "web_search";
 
+/// The name of the tool that writes to (and reads from) an exec session.
+pub(crate) const WRITE_STDIN: &str = "write_stdin";
+
 /// Every name a built-in tool answers to (a dynamic tool may not take one).
 pub(crate) const BUILTIN_NAMES: &[&str] = &[
     SHELL,
     EXEC_COMMAND,
+    WRITE_STDIN,
     SHELL_COMMAND,
     APPLY_PATCH,
     plan::UPDATE_PLAN,
@@ -59,6 +67,8 @@ pub(crate) use specs::{Offer, ToolSpec, specs};
 pub(crate) enum Invocation {
     /// Run a command.
     Shell(ShellArgs),
+    /// Write to an exec session and read what it printed since.
+    WriteStdin(exec_sessions::WriteStdinArgs),
     /// Apply a patch (the patch text, not yet parsed).
     ApplyPatch {
         /// The patch.
@@ -102,6 +112,10 @@ pub(crate) struct ShellArgs {
     /// How much output the model wants back, in bytes (from `max_output_tokens`).
     #[serde(skip)]
     pub max_output_bytes: Option<usize>,
+    /// Set for `exec_command`: how long to wait before returning while the command goes on
+    /// as an exec session (`yield_time_ms`, clamped).
+    #[serde(skip)]
+    pub yield_time: Option<std::time::Duration>,
 }
 
 /// The arguments of an `exec_command` call (the reference's shape).
@@ -152,15 +166,11 @@ impl ExecCommandArgs {
                 self.cmd,
             ]),
         };
-        let max_output_bytes = self
-            .max_output_tokens
-            .filter(|t| t.is_finite() && *t > 0.0)
-            .map(|t| {
-                // Bounded first, so the conversion cannot wrap.
-                let bytes = (t * BYTES_PER_TOKEN).min(MAX_OUTPUT_BYTES as f64);
-                bytes as usize
-            });
-        let _ = (self.tty, self.yield_time_ms);
+        let max_output_bytes = output_budget(self.max_output_tokens);
+        // Output comes through pipes whatever `tty` says.
+        let _ = self.tty;
+        let yield_time =
+            exec_sessions::yield_time(self.yield_time_ms, exec_sessions::EXEC_YIELD_DEFAULT);
         ShellArgs {
             command,
             workdir: self.workdir,
@@ -169,8 +179,21 @@ impl ExecCommandArgs {
             justification: self.justification,
             prefix_rule: self.prefix_rule,
             max_output_bytes,
+            yield_time: Some(yield_time),
         }
     }
+}
+
+/// The bytes of output a model asks for with `max_output_tokens` (bounded); `None` when it
+/// gave no usable number.
+pub(crate) fn output_budget(max_output_tokens: Option<f64>) -> Option<usize> {
+    max_output_tokens
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .map(|t| {
+            // Bounded first, so the conversion cannot wrap.
+            let bytes = (t * BYTES_PER_TOKEN).min(MAX_OUTPUT_BYTES as f64);
+            bytes as usize
+        })
 }
 
 /// Whether a command asks to leave the sandbox.
@@ -302,6 +325,7 @@ pub(crate) fn parse(name: &str, arguments: &str) -> Result<Invocation, String> {
             }
             Ok(Invocation::Shell(args))
         }
+        WRITE_STDIN => Ok(Invocation::WriteStdin(typed(name, arguments)?)),
         APPLY_PATCH => {
             let args: PatchArgs = typed(name, arguments)?;
             Ok(Invocation::ApplyPatch { input: args.input })
@@ -327,7 +351,7 @@ pub(crate) fn parse(name: &str, arguments: &str) -> Result<Invocation, String> {
         }
         other => Err(format!(
             "unknown tool `{other}`; the built-in tools are `{EXEC_COMMAND}` (or `{SHELL}`), \
-             `{APPLY_PATCH}`, `{}`, `{VIEW_IMAGE}` and, when offered, `{WEB_SEARCH}`",
+             `{WRITE_STDIN}`, `{APPLY_PATCH}`, `{}`, `{VIEW_IMAGE}` and, when offered, `{WEB_SEARCH}`",
             plan::UPDATE_PLAN
         )),
     }
@@ -417,6 +441,7 @@ mod tests {
             names(codex),
             [
                 EXEC_COMMAND,
+                WRITE_STDIN,
                 APPLY_PATCH,
                 plan::UPDATE_PLAN,
                 VIEW_IMAGE,
@@ -450,6 +475,7 @@ mod tests {
         assert_eq!(exec.command.argv(), ["bash", "-c", "ls -l"]);
         assert_eq!(exec.workdir.as_deref(), Some("src"));
         assert_eq!(exec.max_output_bytes, Some(40));
+        assert_eq!(exec.yield_time, Some(std::time::Duration::from_millis(500)));
         let Ok(Invocation::Shell(login)) =
             parse(EXEC_COMMAND, r#"{"cmd":"ls","login":true,"shell":"zsh"}"#)
         else {

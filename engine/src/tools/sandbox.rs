@@ -177,8 +177,8 @@ pub fn drop_capabilities() -> Result<(), SandboxError> {
 /// In the first process of a sandbox's PID namespace, once it has confined itself with
 /// Landlock (which set `no_new_privs`): installs the seccomp filter every confined command
 /// runs under (see `seccomp`: handle-based opens, device nodes, socket families, clocks, host
-/// name, keyrings, BPF, performance counters, io_uring, new user namespaces). Fails closed,
-/// on an architecture the filter does not know too.
+/// name, keyrings, BPF, performance counters, io_uring, new user namespaces; `clone3` and
+/// `openat2` answered `ENOSYS`). Fails closed, on an architecture the filter does not know too.
 pub fn filter_system_calls() -> Result<(), SandboxError> {
     imp::filter_system_calls()
 }

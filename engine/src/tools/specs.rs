@@ -7,6 +7,8 @@
 //!   reference offers it to every model family, and `shell` (`command`, an argv) on
 //!   chat-completions, the shape open models learned from earlier Codex releases; a call to
 //!   either name (or `shell_command`) is accepted on both wires;
+//! - `write_stdin` (input to, and more output from, an `exec_command` still running as a
+//!   session) whenever `exec_command` is offered, and accepted on both wires;
 //! - `apply_patch` is a freeform `custom` tool (a Lark grammar, the patch as raw text) on the
 //!   Responses API for OpenAI's GPT-5 and Codex models, and a function with one `input`
 //!   string everywhere else; both forms are accepted whatever was offered;
@@ -15,7 +17,7 @@
 
 use serde_json::{Value, json};
 
-use super::{APPLY_PATCH, EXEC_COMMAND, SHELL, VIEW_IMAGE, WEB_SEARCH, plan};
+use super::{APPLY_PATCH, EXEC_COMMAND, SHELL, VIEW_IMAGE, WEB_SEARCH, WRITE_STDIN, plan};
 
 /// A tool as the model sees it: a name, what it does and its JSON Schema parameters (the
 /// chat-completions `tools[].function` object).
@@ -57,11 +59,11 @@ pub(crate) fn freeform_patch(model: &str) -> bool {
 
 /// The built-in tools one model call offers.
 pub(crate) fn specs(offer: Offer<'_>) -> Vec<ToolSpec> {
-    let mut tools = vec![if offer.responses {
-        exec_command()
+    let mut tools = if offer.responses {
+        vec![exec_command(), write_stdin()]
     } else {
-        shell()
-    }];
+        vec![shell()]
+    };
     tools.push(apply_patch(offer.responses && freeform_patch(offer.model)));
     tools.push(ToolSpec {
         name: plan::UPDATE_PLAN,
@@ -82,6 +84,7 @@ pub(crate) fn all() -> Vec<ToolSpec> {
     vec![
         shell(),
         exec_command(),
+        write_stdin(),
         apply_patch(false),
         apply_patch(true),
         ToolSpec {
@@ -181,11 +184,11 @@ fn exec_command() -> ToolSpec {
     );
     properties.insert(
         "tty".to_owned(),
-        json!({"type": "boolean", "description": "Accepted for compatibility; output always comes through pipes."}),
+        json!({"type": "boolean", "description": "Accepted for compatibility; output always comes through pipes (stdin is a pipe too)."}),
     );
     properties.insert(
         "yield_time_ms".to_owned(),
-        json!({"type": "number", "description": "Accepted for compatibility; the command runs to its end (at most 60 s)."}),
+        json!({"type": "number", "description": "How long to wait for the command before returning, in milliseconds (10000 when left out; 250 to 30000). A command still running then keeps running as a session."}),
     );
     properties.insert(
         "max_output_tokens".to_owned(),
@@ -194,14 +197,40 @@ fn exec_command() -> ToolSpec {
     escalation(&mut properties);
     ToolSpec {
         name: EXEC_COMMAND,
-        description: "Runs a shell command to its end and returns its exit code and combined \
-                      output. Writes are limited by the sandbox; to run outside it, set \
-                      `sandbox_permissions` to `require_escalated` with a `justification`, \
-                      and the user is asked.",
+        description: "Runs a shell command and returns its exit code, wall time and combined \
+                      output. If it is still running after `yield_time_ms`, you get the output \
+                      so far and a `session_id`: it keeps running, and `write_stdin` sends it \
+                      input or reads what it printed since. Writes are limited by the sandbox; \
+                      to run outside it, set `sandbox_permissions` to `require_escalated` with \
+                      a `justification`, and the user is asked.",
         parameters: json!({
             "type": "object",
             "properties": properties,
             "required": ["cmd"],
+            "additionalProperties": false
+        }),
+        freeform: None,
+    }
+}
+
+/// `write_stdin`: input to a command `exec_command` left running, and its output since.
+fn write_stdin() -> ToolSpec {
+    ToolSpec {
+        name: WRITE_STDIN,
+        description: "Writes to the standard input of a command that `exec_command` left \
+                      running (its `session_id`), waits up to `yield_time_ms`, and returns \
+                      what it printed since the last read, with its exit code once it has \
+                      exited. Send empty `chars` to only read. Include a newline to submit a \
+                      line.",
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "session_id": {"type": "number", "description": "The session, as `exec_command` returned it."},
+                "chars": {"type": "string", "description": "Text to write to its stdin (may be empty)."},
+                "yield_time_ms": {"type": "number", "description": "How long to wait for output, in milliseconds (250 when left out; 250 to 30000); returns early when the command exits."},
+                "max_output_tokens": {"type": "number", "description": "Roughly how much output to return (10000 tokens when left out); the rest is cut from the middle."}
+            },
+            "required": ["session_id"],
             "additionalProperties": false
         }),
         freeform: None,

@@ -158,6 +158,7 @@ pub(super) fn patch_gate(
     if asks_for_escalation(policy) {
         return PatchGate::Ask;
     }
+    agentwire_runtime::telemetry::sandbox_refused("patch");
     let paths: Vec<String> = outside.iter().map(|p| p.display().to_string()).collect();
     PatchGate::Refuse(format!(
         "The patch writes outside the sandbox's writable roots ({}), and the approval policy \

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use agentwire_protocol::{ThreadItemKind, Turn};
+use agentwire_protocol::{ThreadItemKind, Turn, UserInput};
 use serde_json::json;
 
 use crate::provider::{HistoryEntry, ToolCall};
@@ -125,6 +125,67 @@ impl Builder {
                     self.tool(call, result);
                 }
             }
+            ThreadItemKind::McpToolCall {
+                id,
+                server,
+                tool,
+                arguments,
+                result,
+                error,
+                ..
+            } => {
+                let call = ToolCall {
+                    call_id: id.clone(),
+                    name: crate::mcp::names::qualify(server, tool, &Default::default()),
+                    arguments: arguments.to_string(),
+                };
+                let text = crate::mcp::content::recorded_text(result.as_ref(), error.as_ref());
+                self.tool(call, text);
+            }
+            ThreadItemKind::WebSearch {
+                id, query, results, ..
+            } => {
+                let call = ToolCall {
+                    call_id: id.clone(),
+                    name: tools::WEB_SEARCH.to_owned(),
+                    arguments: json!({ "query": query }).to_string(),
+                };
+                let hits: Vec<tools::web_search::Hit> = results
+                    .iter()
+                    .flatten()
+                    .map(|hit| {
+                        let field = |name: &str| {
+                            hit.get(name)
+                                .and_then(serde_json::Value::as_str)
+                                .unwrap_or_default()
+                                .to_owned()
+                        };
+                        tools::web_search::Hit {
+                            title: field("title"),
+                            url: field("url"),
+                            snippet: field("snippet"),
+                        }
+                    })
+                    .collect();
+                self.tool(call, tools::web_search::render(query, &hits));
+            }
+            // An image the model viewed (`view_image`) reaches every later model call as it
+            // reached the next one: a user message carrying the image, read again from its
+            // path (under the rules of a `localImage`).
+            ThreadItemKind::ImageView { path, .. } => {
+                self.flush();
+                self.entries.push(HistoryEntry::User {
+                    content: vec![
+                        UserInput::text()
+                            .text(format!(
+                                "The image you asked to view with `{}`:",
+                                tools::VIEW_IMAGE
+                            ))
+                            .build(),
+                        UserInput::local_image().path(path.0.clone()).build(),
+                    ],
+                });
+            }
             _ => {}
         }
     }
@@ -195,6 +256,20 @@ pub(super) fn with_injected(
     }
     builder.flush();
     builder.entries
+}
+
+/// Cuts every tool result of `history` to `limit` bytes (its middle left out), as the model
+/// was shown it when the call was made: a recorded item keeps the whole output, the
+/// conversation a later model call sees keeps the model's budget (`tool_output_token_limit`,
+/// else its family's truncation policy).
+pub(super) fn cut_tool_results(history: &mut [HistoryEntry], limit: usize) {
+    for entry in history {
+        if let HistoryEntry::ToolResult { output, .. } = entry
+            && output.len() > limit
+        {
+            *output = tools::truncate::middle_cut(output, limit);
+        }
+    }
 }
 
 /// What goes before a compaction summary in the conversation the model sees.
@@ -359,5 +434,67 @@ mod tests {
         assert!(
             matches!(&history[4], HistoryEntry::Assistant { text, tool_calls } if text == "Done." && tool_calls.is_empty())
         );
+    }
+
+    #[test]
+    fn mcp_calls_and_viewed_images_are_kept_for_later_calls() {
+        let mcp = item(
+            ThreadItemKind::mcp_tool_call()
+                .id("m1".to_owned())
+                .server("docs".to_owned())
+                .tool("lookup".to_owned())
+                .arguments(json!({"q": "x"}))
+                .status(agentwire_protocol::McpToolCallStatus::Completed)
+                .result(
+                    agentwire_protocol::McpToolCallResult::builder()
+                        .content(vec![json!({"type": "text", "text": "found x"})])
+                        .build(),
+                )
+                .build(),
+        );
+        let image = item(
+            ThreadItemKind::image_view()
+                .id("v1".to_owned())
+                .path(LegacyAppPathString("/w/shot.png".to_owned()))
+                .build(),
+        );
+        let history = from_turns(&[turn(vec![user("look"), mcp, image, message("seen")])]);
+        assert_eq!(history.len(), 5, "{history:#?}");
+        let HistoryEntry::Assistant { tool_calls, .. } = &history[1] else {
+            panic!("assistant entry: {history:#?}");
+        };
+        assert_eq!(tool_calls[0].name, "docs__lookup");
+        assert_eq!(tool_calls[0].arguments, r#"{"q":"x"}"#);
+        assert!(
+            matches!(&history[2], HistoryEntry::ToolResult { call_id, output } if call_id == "m1" && output == "found x")
+        );
+        let HistoryEntry::User { content } = &history[3] else {
+            panic!("image entry: {history:#?}");
+        };
+        assert!(
+            content.iter().any(|c| *c
+                == UserInput::local_image()
+                    .path("/w/shot.png".to_owned())
+                    .build()),
+            "{content:?}"
+        );
+    }
+
+    #[test]
+    fn tool_results_are_cut_to_the_budget_and_nothing_else_is() {
+        let long = "x".repeat(100);
+        let mut history = vec![
+            HistoryEntry::user_text(long.clone()),
+            HistoryEntry::ToolResult {
+                call_id: "c".to_owned(),
+                output: long.clone(),
+            },
+        ];
+        cut_tool_results(&mut history, 10);
+        assert_eq!(history[0], HistoryEntry::user_text(long));
+        let HistoryEntry::ToolResult { output, .. } = &history[1] else {
+            panic!("{history:#?}");
+        };
+        assert!(output.contains("90 bytes left out"), "{output}");
     }
 }

@@ -87,6 +87,8 @@ pub(crate) struct Turns {
     mcp: std::sync::OnceLock<Arc<crate::mcp::McpManager>>,
     /// The server's skills and `$AGENTWIRE_HOME`, for the skills turns offer (see [`skills`]).
     skills: std::sync::OnceLock<(Arc<crate::skills::Skills>, std::path::PathBuf)>,
+    /// The commands that run on as exec sessions of their threads (see `run::exec_session`).
+    exec_sessions: crate::tools::exec_sessions::ExecSessions,
 }
 
 /// How long a `turn/steer` passed to the server running the turn waits for its answer.
@@ -173,7 +175,13 @@ impl Turns {
             config,
             mcp: std::sync::OnceLock::new(),
             skills: std::sync::OnceLock::new(),
+            exec_sessions: crate::tools::exec_sessions::ExecSessions::default(),
         }
+    }
+
+    /// The exec sessions of the threads (`thread/backgroundTerminals/*`).
+    pub(crate) fn exec_sessions(&self) -> &crate::tools::exec_sessions::ExecSessions {
+        &self.exec_sessions
     }
 
     /// Lets turns offer and call the tools of `mcp`'s servers.
@@ -267,11 +275,16 @@ impl Turns {
             summary: settings.reasoning_summary.clone(),
             schema: params.output_schema,
         };
-        let history = self
+        let mut history = self
             .threads
             .with_model_history(&thread_id, |turns, injected, blocks| {
                 history::with_injected(turns, blocks, injected)
             })?;
+        let output_budget = crate::catalog::families::tool_output_bytes(
+            &settings.model,
+            self.threads.defaults_for(&settings).tool_output_token_limit,
+        );
+        history::cut_tool_results(&mut history, output_budget);
         self.threads
             .subscribers
             .subscribe(&thread_id, &context.peer);

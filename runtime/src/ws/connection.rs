@@ -50,6 +50,10 @@ const PEER_CLOSED: Ending = Ending {
     reason: "peer closed",
     close_frame: None,
 };
+const PEER_RESET: Ending = Ending {
+    reason: "peer reset the connection without closing",
+    close_frame: None,
+};
 const SLOW_READER: Ending = Ending {
     reason: "slow reader: outbound queue full",
     close_frame: None,
@@ -207,6 +211,7 @@ pub(super) async fn run<H: Handler>(
     }));
     let id = connection.id().0;
     tracing::info!(connection = id, transport, %peer, "connection opened");
+    let _open = crate::telemetry::connection_opened(transport);
     let ping = server.config().ws_ping_interval;
     let writer = Writer {
         queue: queued,
@@ -361,6 +366,13 @@ fn read_failure<H: Handler>(
         tungstenite::Error::Utf8(error) => {
             tracing::warn!(connection = id, %error, "websocket text frame is not UTF-8");
             INVALID_TEXT
+        }
+        tungstenite::Error::Protocol(
+            tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
+        ) => {
+            // A client that exits without closing (a TUI quitting) is a normal end.
+            tracing::info!(connection = id, "peer left without the closing handshake");
+            PEER_RESET
         }
         error @ tungstenite::Error::Protocol(_) => {
             tracing::warn!(connection = id, %error, "websocket protocol error");

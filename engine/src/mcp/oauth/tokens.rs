@@ -135,17 +135,16 @@ mod tests {
     fn stored_credentials_are_private_and_bound_to_the_url() {
         let home = tempfile::tempdir().expect("home");
         assert_eq!(load(home.path(), "docs", "http://x/mcp"), Ok(None));
-        store(home.path(), "docs", sample("http://x/mcp")).expect("store");
+        // One sample: two made a second apart would expire a second apart.
+        let stored = sample("http://x/mcp");
+        store(home.path(), "docs", stored.clone()).expect("store");
         store(home.path(), "other", sample("http://y/mcp")).expect("store");
         let mode = std::fs::metadata(path(home.path()))
             .expect("file")
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
-        assert_eq!(
-            load(home.path(), "docs", "http://x/mcp"),
-            Ok(Some(sample("http://x/mcp")))
-        );
+        assert_eq!(load(home.path(), "docs", "http://x/mcp"), Ok(Some(stored)));
         assert_eq!(load(home.path(), "docs", "http://elsewhere/mcp"), Ok(None));
         assert!(load(home.path(), "other", "http://y/mcp").is_ok_and(|c| c.is_some()));
     }

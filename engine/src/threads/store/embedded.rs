@@ -2,12 +2,16 @@
 //! (see [`crate::threads::rollout`] for the format and the fsync policy) and a SQLite index
 //! beside them (see [`crate::threads::index`]), the rollouts being the truth. Records of loaded
 //! threads are made durable in groups by the committer thread ([`crate::threads::committer`]).
+//! A cold rollout may be kept gzipped (`rollout/compress`, see [`crate::threads::compress`]);
+//! every file access here goes through [`crate::threads::compressed`], which takes either form.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::{ThreadLog, ThreadStore};
 use crate::threads::committer::{Committer, Pending, SharedIndex};
+use crate::threads::compress::Compressor;
+use crate::threads::compressed::{open_for_append, remove_either};
 use crate::threads::error::ThreadError;
 use crate::threads::index::{self, Index, IndexRow, PageQuery};
 use crate::threads::lock;
@@ -20,6 +24,9 @@ use crate::threads::rollout::{
 /// Rollouts and index under one home.
 #[derive(Debug)]
 pub(crate) struct EmbeddedStore {
+    /// The `rollout/compress` passes; dropped first, so a running pass is told to stop before
+    /// the committer drains.
+    compressor: Compressor,
     shared: Arc<Shared>,
 }
 
@@ -52,6 +59,7 @@ impl EmbeddedStore {
         let committer = Committer::start(Arc::clone(&index))
             .map_err(|e| format!("cannot start the rollout committer: {e}"))?;
         Ok(Self {
+            compressor: Compressor::default(),
             shared: Arc::new(Shared {
                 layout,
                 index,
@@ -82,6 +90,25 @@ impl EmbeddedStore {
 
     fn rollout(&self, row: &IndexRow) -> PathBuf {
         self.layout().rollout(row.archived, &row.relative)
+    }
+
+    /// Starts a pass that compresses the rollouts not modified for `after` and not open for
+    /// appending (see [`crate::threads::compress`]); `Ok(false)` when one runs already.
+    pub(crate) fn compress_cold(&self, after: std::time::Duration) -> std::io::Result<bool> {
+        self.compressor
+            .start(self.layout().clone(), Arc::clone(&self.shared.index), after)
+    }
+
+    /// Opens rollout `path` for appending through a [`RolloutWriter`], thawing it first if it
+    /// is compressed.
+    fn open_writer(&self, path: &Path, replayed: &Replayed) -> Result<RolloutWriter, ThreadError> {
+        let open = || RolloutWriter::open(path, replayed.sound_len, replayed.torn);
+        open_for_append(self.layout(), path, open).map_err(|error| {
+            ThreadError::Storage(format!(
+                "cannot open {} for appending: {error}",
+                path.display()
+            ))
+        })
     }
 }
 
@@ -120,8 +147,8 @@ impl ThreadStore for EmbeddedStore {
     fn read(&self, row: &IndexRow) -> Result<Replayed, ThreadError> {
         let id = &row.summary.meta.id;
         let path = self.rollout(row);
-        let replayed = match self.layout().open_checked(&path) {
-            Ok((file, _)) => replay(file, &path),
+        let replayed = match self.layout().open_reader(&path) {
+            Ok((reader, _)) => replay(reader, &path),
             // The index is stale: the file was removed behind its back.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 self.forget(id, "its rollout is gone");
@@ -169,7 +196,7 @@ impl ThreadStore for EmbeddedStore {
         replayed: &Replayed,
     ) -> Result<Box<dyn ThreadLog>, ThreadError> {
         let path = self.layout().rollout(false, &row.relative);
-        let writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
+        let writer = self.open_writer(&path, replayed)?;
         Ok(Box::new(FileLog {
             shared: Arc::clone(&self.shared),
             relative: row.relative.clone(),
@@ -184,7 +211,7 @@ impl ThreadStore for EmbeddedStore {
         records: &[RolloutRecord],
     ) -> Result<(), ThreadError> {
         let path = self.rollout(row);
-        let mut writer = RolloutWriter::open(&path, replayed.sound_len, replayed.torn)?;
+        let mut writer = self.open_writer(&path, &replayed)?;
         row.stamp = writer.append(records)?;
         self.index().upsert(row)?;
         refresh_positions(&mut self.index(), &row.summary.meta.id, &path);
@@ -199,17 +226,8 @@ impl ThreadStore for EmbeddedStore {
 
     fn delete(&self, row: &IndexRow) -> Result<(), ThreadError> {
         let path = self.rollout(row);
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            // Removed behind our back: the index entry still goes.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                return Err(ThreadError::Storage(format!(
-                    "cannot remove {}: {e}",
-                    path.display()
-                )));
-            }
-        }
+        // Either form; removed behind our back, the index entry still goes.
+        remove_either(&path).map_err(|e| ThreadError::Storage(e.to_string()))?;
         if let Some(parent) = path.parent() {
             sync_dir(parent)?;
         }

@@ -16,16 +16,23 @@
 //!   with a mode, that would set the set-user-ID or set-group-ID bit: a root server's command
 //!   is uid 0, and a set-user-ID copy of a shell it left in a workspace would give root to
 //!   every user of the machine outside the sandbox (inside, the writable roots are `nosuid`).
-//!   A file made set-user-ID through `openat2` (whose mode the filter cannot see) loses the bit
-//!   on its first write, as the command holds no `CAP_FSETID`;
+//!   `openat2` passes its mode in a structure the filter cannot read, so it is not allowed at
+//!   all (below);
 //! - `perf_event_open` (counters of the whole system);
 //! - `clock_settime`, `clock_adjtime`, `settimeofday` and `adjtimex` (the host's clocks; read
 //!   them with `clock_gettime`);
 //! - `sethostname` and `setdomainname`;
 //! - `keyctl`, `add_key` and `request_key` (the kernel's keyrings), and `bpf`;
 //! - `unshare` and `clone` asking for a new user namespace, in which the command would hold
-//!   capabilities again; `clone3` fails with `ENOSYS` (its flags are out of the filter's sight),
-//!   so the C library falls back to `clone`.
+//!   capabilities again.
+//!
+//! Answered with `ENOSYS`, as a kernel without them would, because their arguments are out of
+//! the filter's sight (in a structure in memory), so that callers fall back to a call whose
+//! arguments it sees: `clone3` (the C library falls back to `clone`, whose flags are checked
+//! above) and `openat2` (programs that use it fall back to `openat`, as they must on kernels
+//! before Linux 5.6; its mode is checked above). Nothing `sandbox-init` does after installing the
+//! filter, nor `agentwire apply-patch` (run confined), calls `openat2`; the server's own walk
+//! of an approved patch does, but the server is not confined.
 //!
 //! Tracing processes outside the sandbox is refused by Landlock (a confined process can trace
 //! only processes of its own domain), and the PID namespace hides them.
@@ -187,16 +194,18 @@ fn compile(
         .map_err(failed("compile"))
 }
 
-/// The two programs: the `EPERM` list, and `clone3` answered with `ENOSYS`.
+/// The system calls answered with `ENOSYS` (always), so that the C library falls back to one
+/// the `EPERM` list checks.
+const UNSUPPORTED: [libc::c_long; 2] = [libc::SYS_clone3, libc::SYS_openat2];
+
+/// The two programs: the `EPERM` list, and [`UNSUPPORTED`] answered with `ENOSYS`.
 fn programs() -> Result<[BpfProgram; 2], SandboxError> {
     let eperm = libc::EPERM.unsigned_abs();
     let enosys = libc::ENOSYS.unsigned_abs();
+    let unsupported = UNSUPPORTED.iter().map(|&call| (call, Vec::new())).collect();
     Ok([
         compile(refused()?, SeccompAction::Errno(eperm))?,
-        compile(
-            vec![(libc::SYS_clone3, Vec::new())],
-            SeccompAction::Errno(enosys),
-        )?,
+        compile(unsupported, SeccompAction::Errno(enosys))?,
     ])
 }
 
@@ -221,6 +230,8 @@ mod tests {
         numbers.dedup();
         assert_eq!(numbers.len(), calls.len());
         assert!(numbers.contains(&libc::SYS_open_by_handle_at));
+        // A call answered `ENOSYS` is never also on the `EPERM` list.
+        assert!(UNSUPPORTED.iter().all(|call| !numbers.contains(call)));
         assert!(!FAMILIES.contains(&libc::AF_VSOCK));
     }
 }

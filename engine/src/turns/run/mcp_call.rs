@@ -243,7 +243,9 @@ impl TurnRun {
                     item.started_ms,
                 )
                 .await;
-                (text, None)
+                // The item keeps the whole result; the model is shown its budget's worth.
+                let shown = crate::tools::truncate::middle_cut(&text, self.tool_output_bytes());
+                (shown, None)
             }
         }
     }

@@ -24,6 +24,8 @@
 mod ask;
 mod auto_compact;
 mod client_tools;
+// unified exec: `exec_command` sessions and `write_stdin` (0.7.0).
+mod exec_session;
 mod guard;
 mod hook_points;
 mod mcp_call;
@@ -35,6 +37,8 @@ mod media_tools;
 // turn notifications area: rate limits and reroutes a model call reports.
 mod notices;
 mod review_mode;
+// operations: what a turn logs and counts.
+mod telemetry;
 mod tools;
 
 pub(super) use client_tools::dynamic_call_history;
@@ -145,6 +149,8 @@ pub(super) struct TurnRun {
     hooks: hook_points::TurnHooks,
     /// Whether `model/rerouted` was sent for the turn (once per turn; see [`notices`]).
     rerouted: bool,
+    /// What the turn reports to operations (see [`telemetry`]).
+    telemetry: telemetry::TurnTelemetry,
 }
 
 /// Now, in Unix milliseconds.
@@ -201,6 +207,7 @@ impl TurnRun {
             settled: false,
             hooks: hook_points::TurnHooks::default(),
             rerouted: false,
+            telemetry: telemetry::TurnTelemetry::default(),
         }
     }
 
@@ -213,7 +220,14 @@ impl TurnRun {
         self.begin().await;
         self.warn_if_unknown_model();
         self.turn.items_view = TurnItemsView::Full;
-        (self.context, self.environment) = self.context_entries().await;
+        let log_user_prompt;
+        (self.context, self.environment, log_user_prompt) = self.context_entries().await;
+        self.telemetry.started(
+            (&self.thread_id, &self.turn.id),
+            &self.settings,
+            &input.input,
+            log_user_prompt,
+        );
         self.offer_skills().await;
         let mut steered = false;
         let mut calls = 0;
@@ -293,6 +307,7 @@ impl TurnRun {
     /// One model call, streamed into items.
     async fn call(&mut self, request: ModelRequest) -> CallEnd {
         let asked = request.model.clone();
+        let mut model_call = agentwire_runtime::telemetry::ModelCall::start(&request.provider);
         let mut events = self.turns.provider.stream(request);
         let mut open: Option<OpenItem> = None;
         let mut text = String::new();
@@ -311,13 +326,17 @@ impl TurnRun {
                     continue;
                 }
                 Next::Event(None) => {
+                    model_call.failed(&self.thread_id, &self.turn.id, "stream_ended");
                     break CallEnd::Failed(turn_error(
                         "The model stream ended before the response was complete.",
                         None,
                         None,
                     ));
                 }
-                Next::Event(Some(event)) => event,
+                Next::Event(Some(event)) => {
+                    model_call.streamed();
+                    event
+                }
             };
             match event {
                 ProviderEvent::TextDelta(delta) => {
@@ -338,6 +357,8 @@ impl TurnRun {
                     model_context_window,
                 } => {
                     self.close(open.take()).await;
+                    model_call.usage(&usage);
+                    self.telemetry.usage(&usage);
                     self.report_usage(usage, model_context_window);
                     break CallEnd::Done(std::mem::take(&mut tool_calls));
                 }
@@ -346,6 +367,8 @@ impl TurnRun {
                     details,
                     info,
                 } => {
+                    let reason = agentwire_runtime::telemetry::error_reason(info.as_ref());
+                    model_call.failed(&self.thread_id, &self.turn.id, &reason);
                     break CallEnd::Failed(turn_error(&message, details, info));
                 }
             }
@@ -544,6 +567,7 @@ impl TurnRun {
                 .completed_at_ms(completed_ms)
                 .build(),
         );
+        self.telemetry.item((&self.thread_id, &self.turn.id), &item);
         self.turn.items.push(item);
     }
 
@@ -562,8 +586,9 @@ impl TurnRun {
     /// The entries before the conversation: the developer instructions and the project docs
     /// of the thread's `cwd` (see [`super::instructions`]); and whether the turn tells the
     /// model its environment (`include_environment_context`, default true). The docs and the
-    /// configuration are read on the blocking pool, not on the turn's worker.
-    async fn context_entries(&self) -> (Vec<HistoryEntry>, bool) {
+    /// configuration are read on the blocking pool, not on the turn's worker. Also whether
+    /// the prompt may be logged (`[otel] log_user_prompt`, default false).
+    async fn context_entries(&self) -> (Vec<HistoryEntry>, bool, bool) {
         let config = self.turns.config.clone();
         let cwd = self.settings.cwd.clone();
         let developer = self.settings.developer_instructions.clone();
@@ -574,9 +599,11 @@ impl TurnRun {
                 .project_doc_max_bytes
                 .unwrap_or(DEFAULT_PROJECT_DOC_MAX_BYTES);
             let environment = effective.file.include_environment_context.unwrap_or(true);
+            let log_user_prompt = effective.file.otel.log_user_prompt.unwrap_or(false);
             (
                 context_entries(&cwd, developer.as_deref(), max_bytes),
                 environment,
+                log_user_prompt,
             )
         });
         match read.await {
@@ -584,7 +611,7 @@ impl TurnRun {
             // A panic there is the turn's own (its guard settles it as failed).
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             // Cancelled: the runtime is shutting down, and the turn with it.
-            Err(_) => (Vec::new(), true),
+            Err(_) => (Vec::new(), true, false),
         }
     }
 
@@ -709,6 +736,11 @@ impl TurnRun {
             CallEnd::Interrupted => (TurnStatus::Interrupted, None),
             CallEnd::Failed(error) => (TurnStatus::Failed, Some(error)),
         };
+        self.telemetry.ended(
+            (&self.thread_id, &self.turn.id),
+            &status,
+            self.clock.elapsed(),
+        );
         // A completed turn's last model call sent the totals; the others end without one.
         if status != TurnStatus::Completed {
             self.resend_usage();

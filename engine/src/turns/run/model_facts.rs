@@ -20,6 +20,17 @@ impl TurnRun {
         families::context_window(&self.settings.model, configured, reported)
     }
 
+    /// How many bytes of a tool's output the model is shown: `tool_output_token_limit`
+    /// configured for the thread, else the truncation policy of the model's family.
+    pub(super) fn tool_output_bytes(&self) -> usize {
+        let configured = self
+            .turns
+            .threads
+            .defaults_for(&self.settings)
+            .tool_output_token_limit;
+        families::tool_output_bytes(&self.settings.model, configured)
+    }
+
     /// Sends the thread's followers a `configWarning` when the turn's model is one no family
     /// knows and no context window is configured for it, the first time this server meets
     /// that model of that provider.

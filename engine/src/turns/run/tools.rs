@@ -45,6 +45,7 @@ use super::{CallEnd, TurnRun, now_ms};
 use crate::provider::{HistoryEntry, ToolCall};
 use crate::tools::exec::{self, ExecRequest};
 use crate::tools::sandbox::SandboxHelper;
+use crate::tools::truncate::middle_cut;
 use crate::tools::{self, Invocation, SandboxPermissions, ShellArgs, actions, patch, sandbox};
 
 /// Time limit of a command when the model gives none.
@@ -66,15 +67,15 @@ enum Decision {
 }
 
 /// How one tool call ended.
-struct Outcome {
+pub(super) struct Outcome {
     /// The result text for the model.
-    result: String,
+    pub(super) result: String,
     /// Set when the turn must end (interrupt or cancel).
-    end: Option<CallEnd>,
+    pub(super) end: Option<CallEnd>,
 }
 
 impl Outcome {
-    fn result(result: impl Into<String>) -> Self {
+    pub(super) fn result(result: impl Into<String>) -> Self {
         Self {
             result: result.into(),
             end: None,
@@ -109,6 +110,7 @@ impl TurnRun {
                 match tools::parse(&call.name, &call.arguments) {
                     Err(error) => Outcome::result(error),
                     Ok(Invocation::Shell(args)) => self.shell(args).await,
+                    Ok(Invocation::WriteStdin(args)) => self.write_stdin(args).await,
                     Ok(Invocation::ApplyPatch { input }) => self.apply_patch(&input).await,
                     Ok(Invocation::UpdatePlan(args)) => self.update_plan(&args).await,
                     Ok(Invocation::ViewImage { path }) => {
@@ -275,11 +277,16 @@ impl TurnRun {
             self.with_session(|session| command_gate(&policy, session, &argv, &key, escalate));
         let id = crate::threads::meta::new_id();
         let started_ms = now_ms();
+        // An `exec_command` may go on as an exec session: its item carries the session's id.
+        let session_id = args
+            .yield_time
+            .map(|_| self.turns.exec_sessions().next_id());
         let item = CommandItem {
             id: id.clone(),
             command: display.clone(),
             cwd: cwd_text.clone(),
             actions: actions::describe(&argv, &display, &cwd_text),
+            process_id: session_id.map(|id| id.to_string()),
         };
         if matches!(gate, CommandGate::Ask { .. }) {
             self.waiting_on_approval(true);
@@ -341,7 +348,7 @@ impl TurnRun {
             .timeout_ms
             .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
             .min(MAX_TIMEOUT);
-        let request = ExecRequest {
+        let mut request = ExecRequest {
             argv,
             cwd,
             timeout,
@@ -349,6 +356,18 @@ impl TurnRun {
             sandbox_exe: self.turns.sandbox_exe.clone(),
             env: Some(self.turns.command_environment(&self.settings.cwd)),
         };
+        if let (Some(session_id), Some(yield_time)) = (session_id, args.yield_time) {
+            request.timeout = super::exec_session::SESSION_LIFETIME;
+            let start = super::exec_session::SessionStart {
+                session_id,
+                item,
+                started_ms,
+                request,
+                yield_time,
+                max_output_bytes: args.max_output_bytes,
+            };
+            return self.exec_session(start).await;
+        }
         let audience = self.audience();
         let delta_ids = (self.thread_id.clone(), self.turn.id.clone(), id.clone());
         let mut on_output = move |delta: &str| {
@@ -370,40 +389,11 @@ impl TurnRun {
                 "The command was interrupted.".to_owned(),
                 Some(CallEnd::Interrupted),
             ),
-            Some(Err(error)) => (
-                CommandExecutionStatus::Failed,
-                Report {
-                    output: Some(error.to_string()),
-                    ..Report::default()
-                },
-                format!("The command did not run: {error}"),
-                None,
-            ),
-            Some(Ok(output)) => {
-                let status = if output.exit_code == Some(0) {
-                    CommandExecutionStatus::Completed
-                } else {
-                    CommandExecutionStatus::Failed
-                };
-                let seconds = output.duration.as_secs_f64();
-                let exit = match (output.exit_code, output.timed_out) {
-                    (_, true) => format!("timed out after {} ms", timeout.as_millis()),
-                    (Some(code), _) => code.to_string(),
-                    (None, _) => "killed by a signal".to_owned(),
-                };
-                let shown = match args.max_output_bytes {
-                    Some(limit) => middle_cut(&output.aggregated_output, limit),
-                    None => output.aggregated_output.clone(),
-                };
-                let result =
-                    format!("Exit code: {exit}\nWall time: {seconds:.1} seconds\nOutput:\n{shown}");
-                let report = Report {
-                    exit_code: output.exit_code,
-                    duration_ms: Some(
-                        i64::try_from(output.duration.as_millis()).unwrap_or(i64::MAX),
-                    ),
-                    output: Some(output.aggregated_output),
-                };
+            Some(ran) => {
+                let limit = args
+                    .max_output_bytes
+                    .unwrap_or_else(|| self.tool_output_bytes());
+                let (status, report, result) = command_result(&ran, timeout, limit);
                 (status, report, result, None)
             }
         };
@@ -570,22 +560,71 @@ impl TurnRun {
 
 /// What a finished command reports in its item.
 #[derive(Default)]
-struct Report {
+pub(super) struct Report {
     exit_code: Option<i32>,
     duration_ms: Option<i64>,
     output: Option<String>,
 }
 
+/// How a command that ran (or could not start) ended: its item's status and report, and the
+/// result text for the model (the output cut to `max_output_bytes`: the call's own
+/// `max_output_tokens`, else the model's budget).
+pub(super) fn command_result(
+    ran: &Result<exec::ExecOutput, exec::ExecError>,
+    timeout: Duration,
+    max_output_bytes: usize,
+) -> (CommandExecutionStatus, Report, String) {
+    match ran {
+        Err(error) => (
+            CommandExecutionStatus::Failed,
+            Report {
+                output: Some(error.to_string()),
+                ..Report::default()
+            },
+            format!("The command did not run: {error}"),
+        ),
+        Ok(output) => {
+            let status = if output.exit_code == Some(0) {
+                CommandExecutionStatus::Completed
+            } else {
+                CommandExecutionStatus::Failed
+            };
+            let seconds = output.duration.as_secs_f64();
+            let exit = match (output.exit_code, output.timed_out) {
+                (_, true) => format!("timed out after {} ms", timeout.as_millis()),
+                (Some(code), _) => code.to_string(),
+                (None, _) => "killed by a signal".to_owned(),
+            };
+            let shown = middle_cut(&output.aggregated_output, max_output_bytes);
+            let result =
+                format!("Exit code: {exit}\nWall time: {seconds:.1} seconds\nOutput:\n{shown}");
+            let report = Report {
+                exit_code: output.exit_code,
+                duration_ms: Some(i64::try_from(output.duration.as_millis()).unwrap_or(i64::MAX)),
+                output: Some(output.aggregated_output.clone()),
+            };
+            (status, report, result)
+        }
+    }
+}
+
 /// The fixed parts of a `commandExecution` item.
-struct CommandItem {
-    id: String,
-    command: String,
-    cwd: String,
+#[derive(Clone)]
+pub(super) struct CommandItem {
+    pub(super) id: String,
+    pub(super) command: String,
+    pub(super) cwd: String,
     actions: Vec<agentwire_protocol::CommandAction>,
+    /// The exec session's id, for a command started by `exec_command`.
+    pub(super) process_id: Option<String>,
 }
 
 impl CommandItem {
-    fn kind(&self, status: CommandExecutionStatus, report: Option<Report>) -> ThreadItemKind {
+    pub(super) fn kind(
+        &self,
+        status: CommandExecutionStatus,
+        report: Option<Report>,
+    ) -> ThreadItemKind {
         let report = report.unwrap_or_default();
         ThreadItemKind::command_execution()
             .id(self.id.clone())
@@ -597,30 +636,9 @@ impl CommandItem {
             .maybe_aggregated_output(report.output)
             .maybe_exit_code(report.exit_code)
             .maybe_duration_ms(report.duration_ms)
+            .maybe_process_id(self.process_id.clone())
             .build()
     }
-}
-
-/// `text` with its middle left out when it is over `limit` bytes (the start and the end kept,
-/// the cut marked).
-fn middle_cut(text: &str, limit: usize) -> String {
-    if text.len() <= limit {
-        return text.to_owned();
-    }
-    let mut head = limit / 2;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - (limit - limit / 2);
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!(
-        "{}\n[… {} bytes left out …]\n{}",
-        &text[..head],
-        tail - head,
-        &text[tail..]
-    )
 }
 
 /// `workdir` resolved against `cwd` (`cwd` itself when absent).

@@ -32,6 +32,7 @@ import type { ReasoningSummaryTextDeltaNotification } from "./ReasoningSummaryTe
 import type { ReasoningTextDeltaNotification } from "./ReasoningTextDeltaNotification";
 import type { ServerRequestResolvedNotification } from "./ServerRequestResolvedNotification";
 import type { SkillsChangedNotification } from "./SkillsChangedNotification";
+import type { TerminalInteractionNotification } from "./TerminalInteractionNotification";
 import type { ThreadArchivedNotification } from "./ThreadArchivedNotification";
 import type { ThreadAttachmentUpdatedNotification } from "./ThreadAttachmentUpdatedNotification";
 import type { ThreadClosedNotification } from "./ThreadClosedNotification";
@@ -115,4 +116,5 @@ export type ServerNotification =
   | { "method": "model/rerouted", params: ModelReroutedNotification, }
   | { "method": "item/fileChange/patchUpdated", params: FileChangePatchUpdatedNotification, }
   | { "method": "deprecationNotice", params: DeprecationNoticeNotification, }
-  | { "method": "item/plan/delta", params: PlanDeltaNotification, };
+  | { "method": "item/plan/delta", params: PlanDeltaNotification, }
+  | { "method": "item/commandExecution/terminalInteraction", params: TerminalInteractionNotification, };

@@ -31,6 +31,7 @@ import type { ReasoningSummaryTextDeltaNotification } from "./ReasoningSummaryTe
 import type { ReasoningTextDeltaNotification } from "./ReasoningTextDeltaNotification";
 import type { ServerRequestResolvedNotification } from "./ServerRequestResolvedNotification";
 import type { SkillsChangedNotification } from "./SkillsChangedNotification";
+import type { TerminalInteractionNotification } from "./TerminalInteractionNotification";
 import type { ThreadArchivedNotification } from "./ThreadArchivedNotification";
 import type { ThreadAttachmentUpdatedNotification } from "./ThreadAttachmentUpdatedNotification";
 import type { ThreadClosedNotification } from "./ThreadClosedNotification";
@@ -111,4 +112,5 @@ export type ServerNotification =
   | { "method": "account/rateLimits/updated", params: AccountRateLimitsUpdatedNotification, }
   | { "method": "model/rerouted", params: ModelReroutedNotification, }
   | { "method": "item/fileChange/patchUpdated", params: FileChangePatchUpdatedNotification, }
-  | { "method": "deprecationNotice", params: DeprecationNoticeNotification, };
+  | { "method": "deprecationNotice", params: DeprecationNoticeNotification, }
+  | { "method": "item/commandExecution/terminalInteraction", params: TerminalInteractionNotification, };

@@ -412,6 +412,7 @@ export type { SpendControlLimitSnapshot } from "./SpendControlLimitSnapshot";
 export type { SubAgentActivityKind } from "./SubAgentActivityKind";
 export type { SubAgentSource } from "./SubAgentSource";
 export type { SubagentMigration } from "./SubagentMigration";
+export type { TerminalInteractionNotification } from "./TerminalInteractionNotification";
 export type { TextElement } from "./TextElement";
 export type { TextPosition } from "./TextPosition";
 export type { TextRange } from "./TextRange";

@@ -155,6 +155,7 @@ import type { ProjectUpdateResponse } from "./ProjectUpdateResponse";
 import type { RequestId } from "./RequestId";
 import type { ReviewStartParams } from "./ReviewStartParams";
 import type { ReviewStartResponse } from "./ReviewStartResponse";
+import type { RolloutCompressResponse } from "./RolloutCompressResponse";
 import type { ServerDiagnosticsParams } from "./ServerDiagnosticsParams";
 import type { ServerDiagnosticsResponse } from "./ServerDiagnosticsResponse";
 import type { SkillsConfigWriteParams } from "./SkillsConfigWriteParams";
@@ -474,7 +475,8 @@ export type ClientRequest =
   | { "method": "thread/guardianReview", id: RequestId, params?: UnavailableParams | null, }
   | { "method": "thread/approveGuardianDeniedAction", id: RequestId, params?: UnavailableParams | null, }
   | { "method": "mcpServer/event/stream/start", id: RequestId, params?: UnavailableParams | null, }
-  | { "method": "mcpServer/event/stream/stop", id: RequestId, params?: UnavailableParams | null, };
+  | { "method": "mcpServer/event/stream/stop", id: RequestId, params?: UnavailableParams | null, }
+  | { "method": "rollout/compress", id: RequestId, };
 
 /**
  * The `result` type of each ClientRequest, by method.
@@ -671,4 +673,5 @@ export type ClientRequestResponses = {
   "thread/approveGuardianDeniedAction": UnavailableResponse,
   "mcpServer/event/stream/start": UnavailableResponse,
   "mcpServer/event/stream/stop": UnavailableResponse,
+  "rollout/compress": RolloutCompressResponse,
 };
