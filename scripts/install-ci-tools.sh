@@ -69,8 +69,13 @@ apt_pinned() {
 # as chromium: only the newest security build is kept there, so a single exact pin stops
 # installing at the next update. The list holds the builds this project has run its checks
 # on, newest first; the point-release build (kept until the next point release) is the last.
+# PACKAGE may name companions that must be the same build, as `chromium+chromium-common`
+# (chromium needs chromium-common of its own version, and apt would otherwise pick the newest
+# one for it, which breaks installing an older pinned chromium).
 apt_pinned_any() {
-  local package="$1" version installed
+  local companions=() package version installed
+  IFS=+ read -r -a companions <<<"$1"
+  package="${companions[0]}"
   shift
   installed="$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null || true)"
   for version in "$@"; do
@@ -86,7 +91,7 @@ apt_pinned_any() {
   offered="$(apt-cache madison "$package" | awk -F'|' '{gsub(/ /, "", $2); print $2}')"
   for version in "$@"; do
     if grep -qxF -- "$version" <<<"$offered"; then
-      apt_pinned "$package=$version"
+      apt_pinned "${companions[@]/%/=$version}"
       return 0
     fi
   done
@@ -96,7 +101,8 @@ apt_pinned tmux=3.3a-3
 # Traces the server's fsync/fdatasync/rename calls (tests/e2e/durable_sync.rs).
 apt_pinned strace=6.1-0.1
 # Headless browser for the protocol reference site (tools/docs-site/check.sh).
-apt_pinned_any chromium 156.0.8078.114-1~deb12u1 150.0.7871.100-1~deb12u1 148.0.7778.167-1~deb12u1
+apt_pinned_any chromium+chromium-common 156.0.8078.129-1~deb12u1 156.0.8078.114-1~deb12u1 \
+  150.0.7871.100-1~deb12u1 148.0.7778.167-1~deb12u1
 # PostgreSQL server for the PostgreSQL thread store's tests (scripts/postgres-cluster.sh starts a
 # throwaway cluster). The point-release build, or the security build that replaces it.
 apt_pinned_any postgresql-15 15.18-0+deb12u1 15.20-0+deb12u1
