@@ -30,6 +30,8 @@
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
+use crate::tools::{BYTES_PER_TOKEN, MAX_OUTPUT_BYTES};
+
 /// How much of a tool's output the model is shown (as Codex's `truncation_policy` says it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Truncation {
@@ -255,11 +257,6 @@ pub(crate) fn context_window(
         .or_else(|| family(model).and_then(|f| f.context_window))
 }
 
-/// Bytes per token when a budget in tokens is turned into bytes (a rough, safe measure).
-const BYTES_PER_TOKEN: usize = 4;
-/// The largest tool-output budget a configuration may ask for, in bytes.
-const MAX_TOOL_OUTPUT_BYTES: usize = 1024 * 1024;
-
 /// How many bytes of a tool's output `model` is shown: `configured` (`tool_output_token_limit`
 /// in `config.toml`, tokens) when set, else the family's truncation policy (bytes, or tokens at
 /// four bytes each); at most 1 MiB.
@@ -273,7 +270,7 @@ pub(crate) fn tool_output_bytes(model: &str, configured: Option<u64>) -> usize {
             Truncation::Tokens(tokens) => tokens.saturating_mul(BYTES_PER_TOKEN),
         },
     };
-    bytes.min(MAX_TOOL_OUTPUT_BYTES)
+    bytes.min(MAX_OUTPUT_BYTES)
 }
 
 /// The `configWarning` summary for `model` of provider `provider` the first time it is asked

@@ -143,10 +143,10 @@ struct ExecCommandArgs {
     prefix_rule: Option<Vec<String>>,
 }
 
-/// The most output bytes a call may ask for.
-const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
-/// Bytes of output per token the model asks for (a rough measure).
-const BYTES_PER_TOKEN: f64 = 4.0;
+/// The most output bytes a call (or `tool_output_token_limit`) may ask for.
+pub(crate) const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+/// Bytes of text per token (a rough measure, for budgets given in tokens).
+pub(crate) const BYTES_PER_TOKEN: usize = 4;
 
 impl ExecCommandArgs {
     /// The call as a `shell` run: `cmd` by bash (or the named shell, `-lc` for a login
@@ -191,7 +191,7 @@ pub(crate) fn output_budget(max_output_tokens: Option<f64>) -> Option<usize> {
         .filter(|t| t.is_finite() && *t > 0.0)
         .map(|t| {
             // Bounded first, so the conversion cannot wrap.
-            let bytes = (t * BYTES_PER_TOKEN).min(MAX_OUTPUT_BYTES as f64);
+            let bytes = (t * BYTES_PER_TOKEN as f64).min(MAX_OUTPUT_BYTES as f64);
             bytes as usize
         })
 }

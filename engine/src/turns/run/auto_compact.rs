@@ -22,15 +22,13 @@ use agentwire_protocol::methods::ThreadCompacted;
 use super::{CallEnd, TurnRun, now_ms};
 use crate::provider::{HistoryEntry, ModelRequest, OutputOptions};
 use crate::threads::meta::new_id;
+use crate::tools::BYTES_PER_TOKEN;
 use crate::turns::compact::COMPACTION_PROMPT;
 use crate::turns::history::SUMMARY_PREFIX;
 
 /// The share of the context window at which a thread without a configured limit is compacted,
 /// in percent.
 const WINDOW_PERCENT: i64 = 90;
-
-/// About how many bytes of text make one token (for estimating the compacted context).
-const BYTES_PER_TOKEN: usize = 4;
 
 /// The context size at which to compact: the configured limit, else [`WINDOW_PERCENT`] of
 /// `window`; `None` when off or unknown.
