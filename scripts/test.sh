@@ -8,11 +8,17 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-bash scripts/install-ci-tools.sh
+# Each stage says how long it took, so CI's 90-minute budget can be watched.
+stage() {
+  local started=$SECONDS
+  "$@"
+  printf '==> %s took %d s\n' "$*" $((SECONDS - started))
+}
+stage bash scripts/install-ci-tools.sh
 # The PostgreSQL store's tests start a throwaway cluster on first use (scripts/postgres-cluster.sh);
 # it is stopped when the tests are done, however they end.
 trap 'bash scripts/postgres-cluster.sh stop' EXIT
-cargo nextest run --workspace --all-targets --no-fail-fast
-bash scripts/check-third-party.sh
-bash scripts/semver-checks.sh
-bash scripts/fuzz.sh
+stage cargo nextest run --workspace --all-targets --no-fail-fast
+stage bash scripts/check-third-party.sh
+stage bash scripts/semver-checks.sh
+stage bash scripts/fuzz.sh

@@ -44,7 +44,8 @@ pub struct ConformanceArgs {
     /// How long any single answer or notification may take, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     timeout: u64,
-    /// Output format.
+    /// `text`: one line per scenario (passed, failed with why, skipped with why), then a
+    /// summary; `json`: one report document with every scenario and its violations.
     #[arg(long, value_enum, default_value_t = crate::Format::Text)]
     format: crate::Format,
 }
@@ -78,12 +79,11 @@ pub fn run(args: ConformanceArgs) -> ExitCode {
     match args.format {
         crate::Format::Json => {
             let value = report.to_json();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string())
+            crate::stdout::line(
+                &serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string()),
             );
         }
-        crate::Format::Text => print!("{}", report.to_text()),
+        crate::Format::Text => crate::stdout::print(&report.to_text()),
     }
     if report.ok() {
         ExitCode::SUCCESS

@@ -53,12 +53,11 @@ pub fn run(transcript: &Path, version: Option<&str>, experimental: bool, json: b
     let name = transcript.display().to_string();
     if json {
         let value = report_json(&report, &name);
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string())
+        crate::stdout::line(
+            &serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string()),
         );
     } else {
-        print!("{}", report.to_text(&name));
+        crate::stdout::print(&report.to_text(&name));
     }
     if report.ok {
         ExitCode::SUCCESS

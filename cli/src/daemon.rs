@@ -65,7 +65,7 @@ pub fn run(command: DaemonCommand, overrides: &crate::ConfigOverrides) -> Result
     let paths = DaemonPaths::new();
     if !matches!(command, DaemonCommand::Start) && !paths.control.exists() {
         // Never started here: nothing to stop and nothing running.
-        println!("agentwire app-server daemon is not running");
+        crate::stdout::line("agentwire app-server daemon is not running");
         return Ok(if matches!(command, DaemonCommand::Stop) {
             ExitCode::SUCCESS
         } else {
@@ -228,12 +228,12 @@ fn start(paths: &DaemonPaths, overrides: &crate::ConfigOverrides) -> Result<Exit
     let deadline = Instant::now() + WAIT;
     loop {
         if std::os::unix::net::UnixStream::connect(&paths.socket).is_ok() {
-            println!(
+            crate::stdout::line(&format!(
                 "agentwire app-server daemon started (pid {}), socket {}, log {}",
                 child.id(),
                 paths.socket.display(),
                 paths.log.display()
-            );
+            ));
             return Ok(ExitCode::SUCCESS);
         }
         let failed = match child.try_wait() {
@@ -293,7 +293,7 @@ fn spawn(
 
 fn stop(paths: &DaemonPaths) -> Result<ExitCode, String> {
     let Some(pid) = running(paths) else {
-        println!("agentwire app-server daemon is not running");
+        crate::stdout::line("agentwire app-server daemon is not running");
         return Ok(ExitCode::SUCCESS);
     };
     kill_process(pid, Signal::TERM)
@@ -309,10 +309,10 @@ fn stop(paths: &DaemonPaths) -> Result<ExitCode, String> {
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = std::fs::remove_file(&paths.pid);
-    println!(
+    crate::stdout::line(&format!(
         "agentwire app-server daemon stopped (pid {})",
         pid.as_raw_nonzero()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -320,7 +320,7 @@ fn status(paths: &DaemonPaths) -> ExitCode {
     match running(paths) {
         Some(pid) => {
             let answering = std::os::unix::net::UnixStream::connect(&paths.socket).is_ok();
-            println!(
+            crate::stdout::line(&format!(
                 "agentwire app-server daemon is running (pid {}), socket {}{}, log {}",
                 pid.as_raw_nonzero(),
                 paths.socket.display(),
@@ -330,7 +330,7 @@ fn status(paths: &DaemonPaths) -> ExitCode {
                     " (not accepting connections)"
                 },
                 paths.log.display()
-            );
+            ));
             if answering {
                 ExitCode::SUCCESS
             } else {
@@ -338,7 +338,7 @@ fn status(paths: &DaemonPaths) -> ExitCode {
             }
         }
         None => {
-            println!("agentwire app-server daemon is not running");
+            crate::stdout::line("agentwire app-server daemon is not running");
             ExitCode::FAILURE
         }
     }

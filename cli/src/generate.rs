@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use agentwire_codegen::schema::FLAT_BUNDLE_FILE;
 use agentwire_codegen::{FileSet, Surface, workspace};
 use agentwire_protocol::PROTOCOL_VERSION;
 
@@ -18,19 +19,21 @@ pub enum Kind {
     TypeScript,
 }
 
-/// Generates the files of `kind` into `out`.
+/// Generates the files of `kind` into `out`; with `zod` (TypeScript only), also the zod
+/// validators of the same version and surface ([`agentwire_codegen::zod::ZOD_FILE`]).
 pub fn run(
     kind: Kind,
     out: &Path,
     experimental: bool,
     version: Option<&str>,
+    zod: bool,
 ) -> Result<ExitCode, String> {
     let surface = if experimental {
         Surface::Experimental
     } else {
         Surface::Stable
     };
-    let files = match version {
+    let mut files = match version {
         None => current(kind, surface)?,
         Some(v) if v == PROTOCOL_VERSION => current(kind, surface)?,
         Some(v) => {
@@ -38,54 +41,90 @@ pub fn run(
                 Kind::JsonSchema => workspace::json_dir(surface),
                 Kind::TypeScript => workspace::typescript_dir(surface),
             };
-            pinned::files(v, part).ok_or_else(|| {
-                format!(
-                    "unknown protocol version {v:?}: this binary knows {} (current: {PROTOCOL_VERSION})",
-                    pinned::versions().join(", ")
-                )
-            })?
+            pinned::files(v, part).ok_or_else(|| unknown_version(v))?
         }
     };
+    if zod {
+        let version = version.unwrap_or(PROTOCOL_VERSION);
+        let json = json_files(surface, version)?;
+        let bundle = parse_json(&json, FLAT_BUNDLE_FILE, version)?;
+        let validators = agentwire_codegen::zod::files(&bundle).map_err(|e| e.to_string())?;
+        for (path, contents) in validators.iter() {
+            files.insert(path, contents);
+        }
+    }
     prepare_out(out)?;
     files.write_to(out).map_err(|e| e.to_string())?;
     eprintln!("wrote {} files to {}", files.len(), out.display());
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the OpenRPC document of a surface to the file `out`.
-pub fn openrpc(out: &Path, experimental: bool, version: Option<&str>) -> Result<ExitCode, String> {
+fn unknown_version(v: &str) -> String {
+    format!(
+        "unknown protocol version {v:?}: this binary knows {} (current: {PROTOCOL_VERSION})",
+        pinned::versions().join(", ")
+    )
+}
+
+/// The JSON Schema files of a surface of `version` (current or pinned).
+fn json_files(surface: Surface, version: &str) -> Result<FileSet, String> {
+    if version == PROTOCOL_VERSION {
+        return current(Kind::JsonSchema, surface);
+    }
+    pinned::files(version, workspace::json_dir(surface)).ok_or_else(|| unknown_version(version))
+}
+
+/// Writes the OpenRPC document of a surface to the file `out`, declaring `openrpc_version`
+/// (default 1.2.6). A pinned release's document is derived from its pinned bundle.
+pub fn openrpc(
+    out: &Path,
+    experimental: bool,
+    version: Option<&str>,
+    openrpc_version: Option<&str>,
+) -> Result<ExitCode, String> {
+    use agentwire_codegen::openrpc::{self, OpenrpcVersion};
+
     let surface = if experimental {
         Surface::Experimental
     } else {
         Surface::Stable
     };
-    let files = match version {
-        Some(v) if v != PROTOCOL_VERSION => {
-            pinned::files(v, workspace::openrpc_dir(surface)).ok_or_else(|| {
-                let known: Vec<&str> = pinned::versions()
-                    .into_iter()
-                    .filter(|known| {
-                        pinned::files(known, workspace::openrpc_dir(surface)).is_some()
-                    })
-                    .collect();
-                format!(
-                    "no OpenRPC document for protocol version {v:?}: this binary has one for {} \
-                     (current: {PROTOCOL_VERSION}; versions before 0.4.0 were released without one)",
-                    known.join(", ")
-                )
-            })?
-        }
-        _ => workspace::openrpc_files(surface).map_err(|e| e.to_string())?,
+    let declared = match openrpc_version {
+        None => OpenrpcVersion::default(),
+        Some(text) => OpenrpcVersion::parse(text).ok_or_else(|| {
+            let known: Vec<&str> = OpenrpcVersion::ALL.iter().map(|v| v.as_str()).collect();
+            format!(
+                "--openrpc-version {text:?}: this binary writes OpenRPC {}",
+                known.join(" or ")
+            )
+        })?,
     };
-    let contents = files
-        .get(agentwire_codegen::openrpc::OPENRPC_FILE)
-        .ok_or_else(|| "the OpenRPC document is missing from the generated files".to_owned())?;
     if out.is_dir() {
         return Err(format!(
             "--out {} is a directory; give a file name",
             out.display()
         ));
     }
+    let version = version.unwrap_or(PROTOCOL_VERSION);
+    let files = if version == PROTOCOL_VERSION {
+        let collected = agentwire_codegen::schema::collect(surface);
+        let document = openrpc::document(&collected, declared).map_err(|e| e.to_string())?;
+        let mut files = FileSet::new();
+        files.insert(
+            openrpc::OPENRPC_FILE,
+            agentwire_codegen::schema::to_bytes(&document, openrpc::OPENRPC_FILE)
+                .map_err(|e| e.to_string())?,
+        );
+        files
+    } else {
+        let json = json_files(surface, version)?;
+        let bundle = parse_json(&json, FLAT_BUNDLE_FILE, version)?;
+        let meta = parse_json(&json, "meta.json", version)?;
+        openrpc::files_from_bundle(&bundle, &meta, declared).map_err(|e| e.to_string())?
+    };
+    let contents = files
+        .get(openrpc::OPENRPC_FILE)
+        .ok_or_else(|| "the OpenRPC document is missing from the generated files".to_owned())?;
     std::fs::write(out, contents)
         .map_err(|e| format!("cannot write --out {}: {e}", out.display()))?;
     eprintln!("wrote {}", out.display());
@@ -128,7 +167,7 @@ fn parse_json(files: &FileSet, name: &str, version: &str) -> Result<serde_json::
 /// Writes the static HTML protocol reference of a surface into the directory `out`.
 pub fn docs(out: &Path, experimental: bool, version: Option<&str>) -> Result<ExitCode, String> {
     use agentwire_codegen::docs::{SiteInput, site};
-    use agentwire_codegen::schema::{BUNDLE_FILE, FLAT_BUNDLE_FILE};
+    use agentwire_codegen::schema::BUNDLE_FILE;
 
     let surface = if experimental {
         Surface::Experimental

@@ -30,7 +30,7 @@ pub fn run(command: ImportCommand, overrides: ConfigOverrides) -> Result<ExitCod
         ..EngineConfig::from_env()
     };
     let report = Engine::new(config).import_codex(dry_run)?;
-    print!("{}", report.text);
+    crate::stdout::print(&report.text);
     Ok(if report.failed {
         ExitCode::FAILURE
     } else {

@@ -43,11 +43,13 @@ pub fn login(args: LoginArgs) -> Result<ExitCode, String> {
     if let Some(LoginCommand::Status) = args.command {
         return match agentwire_engine::sign_in(&home)? {
             SignIn::ApiKey { masked } => {
-                println!("Signed in with an API key: {masked}");
+                crate::stdout::line(&format!("Signed in with an API key: {masked}"));
                 Ok(ExitCode::SUCCESS)
             }
             SignIn::SignedOut => {
-                println!("Not signed in. Run `agentwire login --with-api-key` to sign in.");
+                crate::stdout::line(
+                    "Not signed in. Run `agentwire login --with-api-key` to sign in.",
+                );
                 Ok(ExitCode::FAILURE)
             }
         };
@@ -55,11 +57,11 @@ pub fn login(args: LoginArgs) -> Result<ExitCode, String> {
     let _ = args.with_api_key;
     let key = read_key()?;
     agentwire_engine::store_api_key(&home, &key)?;
-    println!(
+    crate::stdout::line(&format!(
         "Signed in with an API key: {} (stored in {}).",
         agentwire_engine::mask_key(key.trim()),
         home.join("auth.json").display()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -67,9 +69,9 @@ pub fn login(args: LoginArgs) -> Result<ExitCode, String> {
 pub fn logout() -> Result<ExitCode, String> {
     let home = EngineConfig::from_env().home;
     if agentwire_engine::remove_api_key(&home)? {
-        println!("Signed out: the stored API key was removed.");
+        crate::stdout::line("Signed out: the stored API key was removed.");
     } else {
-        println!("Not signed in: there was no stored API key.");
+        crate::stdout::line("Not signed in: there was no stored API key.");
     }
     Ok(ExitCode::SUCCESS)
 }

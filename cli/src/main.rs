@@ -5,8 +5,8 @@
 //! agentwire tui [same flags] [PROMPT]
 //! agentwire app-server [--listen stdio://|ws://IP:PORT|unix://[PATH]|off] [--ws-auth-token-file PATH | --ws-auth-token-sha256 HEX]
 //! agentwire app-server generate-json-schema --out DIR [--experimental] [--protocol-version X.Y.Z]
-//! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z]
-//! agentwire app-server generate-openrpc --out FILE [--experimental] [--protocol-version X.Y.Z]
+//! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z] [--zod]
+//! agentwire app-server generate-openrpc --out FILE [--experimental] [--protocol-version X.Y.Z] [--openrpc-version 1.2.6|1.3.2]
 //! agentwire app-server generate-docs --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire schema diff OLD NEW [--format text|json]
 //! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
@@ -15,7 +15,9 @@
 //! agentwire import codex [--dry-run]
 //! agentwire login [--with-api-key] < KEY | agentwire login status | agentwire logout
 //! agentwire app-server proxy [--socket PATH]
-//! agentwire exec [--json] [--approve POLICY] [--yes] [--model M] [--cwd DIR] [--sandbox MODE] PROMPT|-
+//! agentwire exec [--json] [-o FILE] [--output-schema FILE] [-i IMAGE]… [-a POLICY] [-s MODE] [--full-auto] [--yes] [-m MODEL] [-C DIR] [PROMPT|-]
+//! agentwire exec resume [--last [--all] | THREAD_ID] [same flags] [PROMPT|-]
+//! agentwire completion bash|zsh|fish|elvish|powershell
 //! agentwire contract check [--protocol-version X.Y.Z] [--experimental] [--format text|json] TRANSCRIPT.jsonl
 //! agentwire conformance --server COMMAND|--url ws://HOST:PORT [--mock-model] [--bounded-queue N] [--format text|json]
 //! ```
@@ -25,6 +27,7 @@
 //! overrides above every `config.toml`.
 
 mod apply_patch;
+mod completion;
 mod conformance;
 mod contract;
 mod daemon;
@@ -34,15 +37,19 @@ mod import;
 mod log_file;
 mod logging;
 // Sign-in from the terminal (issue 33).
+mod acp;
 mod login;
 mod mcp;
 mod mcp_server;
 mod metrics_listen;
+// operations: OpenTelemetry export (`[otel]`).
+mod otel;
 mod pinned;
 mod proxy;
 mod sandbox_exec;
 mod schema_diff;
 mod serve;
+mod stdout;
 mod stop_watch;
 mod tui;
 
@@ -51,14 +58,24 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Schema-first tooling and server for the coding-agent app-server protocol.
+/// The help heading of the configuration overrides every subcommand takes, so they stand
+/// apart from the subcommand's own flags.
+const CONFIG_HEADING: &str = "Configuration (every subcommand)";
+
+/// The coding-agent app-server protocol, schema first: a server, its clients and its tools.
+///
+/// One engine, several faces: `app-server` (the protocol Codex clients speak, over stdio, ws://
+/// or unix://), `mcp-server` (the engine as MCP tools), `acp` (the Agent Client Protocol, for
+/// editors), `exec` (one turn from a script), and the terminal client (no subcommand, or
+/// `tui`). For client authors: the `app-server generate-*` commands (JSON Schema, TypeScript,
+/// OpenRPC, a docs site), `schema diff`, `contract check` and `conformance`.
 #[derive(Debug, Parser)]
-#[command(name = "agentwire", version, about)]
+#[command(name = "agentwire", version)]
 struct Cli {
     /// Without a subcommand: the terminal client (whose flags apply only then).
     #[command(subcommand)]
     command: Option<Command>,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Terminal client (no subcommand)")]
     tui: tui::TuiArgs,
     #[command(flatten)]
     overrides: ConfigOverrides,
@@ -75,26 +92,45 @@ pub struct ConfigOverrides {
         long = "config",
         value_name = "key=value",
         global = true,
+        help_heading = CONFIG_HEADING,
         value_parser = parse_override
     )]
     pub config: Vec<String>,
     /// Use the `[profiles.NAME]` table of the configuration (over its `profile` key).
-    #[arg(long, value_name = "NAME", global = true)]
+    #[arg(long, value_name = "NAME", global = true, help_heading = CONFIG_HEADING)]
     pub profile: Option<String>,
     /// Turn a feature flag on: the same as `-c features.NAME=true` (as Codex takes it, so
     /// clients that pass it to `codex app-server` start agentwire unchanged). Repeatable.
-    #[arg(long, value_name = "NAME", global = true, value_parser = feature_name)]
+    #[arg(
+        long,
+        value_name = "NAME",
+        global = true,
+        value_parser = feature_name,
+        help_heading = CONFIG_HEADING
+    )]
     pub enable: Vec<String>,
     /// Turn a feature flag off: the same as `-c features.NAME=false`. Repeatable.
-    #[arg(long, value_name = "NAME", global = true, value_parser = feature_name)]
+    #[arg(
+        long,
+        value_name = "NAME",
+        global = true,
+        value_parser = feature_name,
+        help_heading = CONFIG_HEADING
+    )]
     pub disable: Vec<String>,
     /// Use a local open-model server, as Codex's `--oss`: the same as
     /// `-c model_provider="ollama"` (or the `--local-provider`), after the `-c` flags. With no
     /// `model` configured, a thread asks for the first model the server lists.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = CONFIG_HEADING)]
     pub oss: bool,
     /// The local server `--oss` uses (and implies): `ollama` (the default) or `lmstudio`.
-    #[arg(long, value_name = "PROVIDER", global = true, value_enum)]
+    #[arg(
+        long,
+        value_name = "PROVIDER",
+        global = true,
+        value_enum,
+        help_heading = CONFIG_HEADING
+    )]
     pub local_provider: Option<LocalProvider>,
 }
 
@@ -185,7 +221,11 @@ enum Command {
     },
     /// Serve the engine to MCP hosts as the `codex` and `codex-reply` tools (default: over stdio).
     McpServer(mcp_server::McpServerArgs),
-    /// Run one turn non-interactively against an app-server child and print what it does.
+    /// Serve the engine to editors over the Agent Client Protocol (ACP) on stdio (Zed and other
+    /// ACP clients launch `agentwire acp`).
+    Acp,
+    /// Run one turn non-interactively (a new thread, or `exec resume` a stored one) and print
+    /// what it does.
     Exec(exec::ExecArgs),
     /// Check recorded exchanges against a pinned protocol contract.
     Contract {
@@ -223,6 +263,8 @@ enum Command {
     Login(login::LoginArgs),
     /// Remove the stored API key.
     Logout,
+    /// Print a shell completion script (`source <(agentwire completion bash)`).
+    Completion(completion::CompletionArgs),
 }
 
 // The variant names are the subcommand names clap derives (`generate-ts`, …).
@@ -231,10 +273,12 @@ enum Command {
 enum AppServerCommand {
     /// Write the JSON Schema bundle, the flat bundle, meta.json and one schema per type.
     GenerateJsonSchema(GenerateArgs),
-    /// Write TypeScript definitions: one file per type, the method unions and index.ts.
-    GenerateTs(GenerateArgs),
-    /// Write the OpenRPC 1.3 document: every client request as a method, server requests and
-    /// notifications under `x-` extensions, errors, recorded examples.
+    /// Write TypeScript definitions: one file per type, the method unions and index.ts (with
+    /// `--zod`, zod validators too).
+    GenerateTs(GenerateTsArgs),
+    /// Write the OpenRPC document (OpenRPC 1.2.6 unless `--openrpc-version`): every client
+    /// request as a method, server requests and notifications under `x-` extensions, errors,
+    /// recorded examples.
     GenerateOpenrpc(GenerateFileArgs),
     /// Keep one background server on the Unix control socket (pid and log files under
     /// `$AGENTWIRE_HOME/app-server-control/`).
@@ -245,7 +289,8 @@ enum AppServerCommand {
     /// Bridge stdin/stdout to the daemon's socket, so stdio clients share the daemon.
     Proxy(proxy::ProxyArgs),
     /// Write the protocol reference: a static HTML site with a page per method and per type and
-    /// a changelog between pinned versions (no JavaScript).
+    /// a changelog between pinned versions, examples recorded from real sessions, and a search
+    /// box on the index (its only script).
     GenerateDocs(GenerateArgs),
 }
 
@@ -260,6 +305,20 @@ struct GenerateFileArgs {
     /// Emit a pinned protocol release instead of the current one (see `generated/versions/`).
     #[arg(long, value_name = "X.Y.Z")]
     protocol_version: Option<String>,
+    /// The OpenRPC specification version the document declares: 1.2.6 (default; what the stock
+    /// @open-rpc tools accept) or 1.3.2.
+    #[arg(long, value_name = "X.Y.Z")]
+    openrpc_version: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct GenerateTsArgs {
+    #[command(flatten)]
+    common: GenerateArgs,
+    /// Also write zod validators (`zod-validators.ts`, for zod 4): one per definition of the
+    /// same version's flat JSON Schema bundle.
+    #[arg(long)]
+    zod: bool,
 }
 
 #[derive(Debug, Args)]
@@ -289,7 +348,8 @@ enum ContractCommand {
         /// Check sessions that negotiated `experimentalApi` against the experimental surface.
         #[arg(long)]
         experimental: bool,
-        /// Output format.
+        /// `text`: each violation with its transcript line and JSON pointer, then a summary;
+        /// `json`: one report document.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
@@ -304,18 +364,20 @@ enum SchemaCommand {
         old: PathBuf,
         /// The newer bundle: a bundle file, or a directory holding one.
         new: PathBuf,
-        /// Output format.
+        /// `text`: one line per change (breaking or compatible), then a summary; `json`: one
+        /// report document.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
 }
 
-/// How `schema diff` and `contract check` print their report.
+/// How `schema diff`, `contract check` and `conformance` print their report (each says what
+/// its lines are).
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
-    /// One line per change and a summary.
+    /// Lines for a person, then a summary.
     Text,
-    /// A JSON document.
+    /// One JSON document, for tools.
     Json,
 }
 
@@ -344,15 +406,17 @@ fn main() -> ExitCode {
             &args.out,
             args.experimental,
             args.protocol_version.as_deref(),
+            false,
         ),
         Command::AppServer {
             command: Some(AppServerCommand::GenerateTs(args)),
             ..
         } => generate::run(
             generate::Kind::TypeScript,
-            &args.out,
-            args.experimental,
-            args.protocol_version.as_deref(),
+            &args.common.out,
+            args.common.experimental,
+            args.common.protocol_version.as_deref(),
+            args.zod,
         ),
         Command::AppServer {
             command: Some(AppServerCommand::GenerateOpenrpc(args)),
@@ -361,6 +425,7 @@ fn main() -> ExitCode {
             &args.out,
             args.experimental,
             args.protocol_version.as_deref(),
+            args.openrpc_version.as_deref(),
         ),
         Command::AppServer {
             command: Some(AppServerCommand::Daemon { command }),
@@ -380,6 +445,7 @@ fn main() -> ExitCode {
         ),
         Command::Exec(args) => exec::run(args, cli.overrides),
         Command::McpServer(args) => mcp_server::run(args, cli.overrides),
+        Command::Acp => acp::run(cli.overrides),
         Command::Conformance(args) => Ok(conformance::run(args)),
         Command::Contract {
             command:
@@ -405,6 +471,7 @@ fn main() -> ExitCode {
         Command::Import { command } => import::run(command, cli.overrides),
         Command::Login(args) => login::login(args),
         Command::Logout => login::logout(),
+        Command::Completion(args) => Ok(completion::run(&args)),
     };
     finish(result)
 }
@@ -414,7 +481,7 @@ fn finish(result: Result<ExitCode, String>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("error: {message}");
+            stdout::note(&format!("error: {message}"));
             ExitCode::FAILURE
         }
     }

@@ -85,6 +85,6 @@ pub fn run(command: McpCommand) -> Result<ExitCode, String> {
             cli::add(&home, &args.name, transport)?
         }
     };
-    println!("{output}");
+    crate::stdout::line(&output);
     Ok(ExitCode::SUCCESS)
 }

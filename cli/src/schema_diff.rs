@@ -13,9 +13,9 @@ pub fn run(old: &Path, new: &Path, json: bool) -> Result<ExitCode, String> {
     let report = diff::diff_bundles(&old_bundle, &new_bundle).map_err(|e| e.to_string())?;
     if json {
         let text = serde_json::to_string_pretty(&report.to_json()).map_err(|e| e.to_string())?;
-        println!("{text}");
+        crate::stdout::line(&text);
     } else {
-        print!("{report}");
+        crate::stdout::print(&report.to_string());
     }
     Ok(if report.has_breaking() {
         ExitCode::from(1)

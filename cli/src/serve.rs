@@ -86,7 +86,6 @@ pub struct ServeArgs {
 
 /// Runs the server until its transport ends.
 pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCode, String> {
-    crate::logging::init_to("info", args.log_file.as_deref());
     // What a confined command must not see besides the home (which the engine always hides):
     // the token file, and a Unix socket placed outside the home.
     // The transcript (`--record`) holds everything the clients said: hidden too, and so is
@@ -117,6 +116,10 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
             .map_err(|e| format!("--store: {e}"))?,
         ..EngineConfig::from_env()
     };
+    // Logging and OpenTelemetry export (`[otel]`, read once, now) are set up before anything
+    // else logs; the exporters flush when `_otel` is dropped, as this function returns.
+    let otel_config = Engine::otel_config(&engine_config);
+    let _otel = crate::logging::init_with_otel("info", args.log_file.as_deref(), &otel_config);
     let mut config = RuntimeConfig::new(engine_config.home.clone());
     config.max_message_bytes = args.max_message_bytes;
     if let Some(path) = &args.record {

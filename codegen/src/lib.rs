@@ -5,7 +5,8 @@
 //!   ([`schema`], [`meta`]);
 //! - TypeScript definitions, one file per type plus the method unions and `index.ts`
 //!   ([`typescript`]);
-//! - the OpenRPC document of each surface ([`openrpc`]);
+//! - the OpenRPC document of each surface ([`openrpc`]), also of pinned releases;
+//! - zod validators for TypeScript clients, from any flat bundle ([`zod`]);
 //! - the static HTML protocol reference ([`docs`]);
 //! - the Rust dispatch table and validator ids the runtime includes ([`dispatch`]);
 //!
@@ -25,6 +26,7 @@ pub mod schema;
 pub mod surface;
 pub mod typescript;
 pub mod workspace;
+pub mod zod;
 
 pub use files::FileSet;
 pub use surface::Surface;
@@ -87,6 +89,9 @@ pub enum CodegenError {
         /// What is wrong, and where.
         message: String,
     },
+    /// A bundle or `meta.json` read back (a pinned release's) is not what codegen writes.
+    #[error("reading a bundle: {0}")]
+    Bundle(String),
     /// Serialising JSON failed.
     #[error("serialising {what} failed: {source}")]
     Json {

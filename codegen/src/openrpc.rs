@@ -1,4 +1,10 @@
-//! The OpenRPC 1.3 document of a surface, derived from the same walk as the JSON Schema bundle.
+//! The OpenRPC document of a surface, derived from its flat JSON Schema bundle and `meta.json`:
+//! for the current protocol those of the same walk as the bundle ([`files`]), for a pinned
+//! release the ones checked in under `generated/versions/<X.Y.Z>/` ([`document_from_bundle`]).
+//!
+//! It declares OpenRPC [`OPENRPC_VERSION`] (1.2.6) unless asked for 1.3.2 ([`OpenrpcVersion`]):
+//! the content is the same, and 1.2.6 is the newest version the stock `@open-rpc` tools accept
+//! (their generator's client types, test-coverage's validator).
 //!
 //! Mapping (see `docs/openrpc.md`):
 //! - every client request is a method. Our `params` member is one object, so methods use
@@ -21,7 +27,8 @@
 //!   generators (`@open-rpc/generator`) name each type instead of hashing its content.
 //! - examples are real exchanges: [`EXCHANGES`] is a transcript recorded with
 //!   `agentwire app-server --record` (by `scripts/record-openrpc-examples.py`); each successful
-//!   client request in it becomes an example pairing of its method.
+//!   client request in it becomes an example pairing of its method. They were recorded with the
+//!   current protocol, so the documents of older pinned releases have none.
 
 use std::collections::BTreeMap;
 
@@ -30,13 +37,44 @@ use agentwire_protocol::jsonrpc::error_codes;
 use agentwire_protocol::method::Direction;
 use serde_json::{Map, Value, json};
 
-use crate::schema::{Collected, MethodEntry, X_DIRECTION, X_EXPERIMENTAL, X_SINCE, to_bytes};
-use crate::{CodegenError, FileSet};
+use crate::schema::{Collected, X_DIRECTION, X_EXPERIMENTAL, X_SINCE, to_bytes};
+use crate::{CodegenError, FileSet, meta, schema};
 
 /// File name of the document.
 pub const OPENRPC_FILE: &str = "agentwire_app_server_protocol.openrpc.json";
-/// The OpenRPC specification version the document follows.
-pub const OPENRPC_VERSION: &str = "1.3.2";
+/// The OpenRPC specification version the documents declare by default (and the checked-in ones
+/// declare).
+pub const OPENRPC_VERSION: &str = OpenrpcVersion::V1_2_6.as_str();
+
+/// The OpenRPC specification version a document declares. The content is the same for both:
+/// it uses nothing that 1.3 added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OpenrpcVersion {
+    /// `1.2.6`, the newest version the stock `@open-rpc` tools accept: `@open-rpc/generator`
+    /// 1.22.3's client types and `@open-rpc/test-coverage` 2.2.4 refuse 1.3.x.
+    #[default]
+    V1_2_6,
+    /// `1.3.2`, the newest version of the specification.
+    V1_3_2,
+}
+
+impl OpenrpcVersion {
+    /// Every version a document can declare, oldest first.
+    pub const ALL: [OpenrpcVersion; 2] = [OpenrpcVersion::V1_2_6, OpenrpcVersion::V1_3_2];
+
+    /// The version as the document's `openrpc` member writes it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OpenrpcVersion::V1_2_6 => "1.2.6",
+            OpenrpcVersion::V1_3_2 => "1.3.2",
+        }
+    }
+
+    /// The version written `X.Y.Z`, if it is one of [`OpenrpcVersion::ALL`].
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == text)
+    }
+}
 /// The recorded session the examples come from (JSON Lines of `{"session", "dir", "line"}`).
 pub const EXCHANGES: &str = include_str!("../openrpc/exchanges.jsonl");
 /// Where [`EXCHANGES`] lives in the repository, for messages.
@@ -197,18 +235,140 @@ fn login_data() -> Value {
     })
 }
 
-/// The files `generate-openrpc` writes for a surface.
+/// The files `generate-openrpc` writes for a surface of the current protocol.
 pub fn files(collected: &Collected) -> Result<FileSet, CodegenError> {
+    let document = document(collected, OpenrpcVersion::default())?;
     let mut files = FileSet::new();
-    files.insert(OPENRPC_FILE, to_bytes(&document(collected)?, OPENRPC_FILE)?);
+    files.insert(OPENRPC_FILE, to_bytes(&document, OPENRPC_FILE)?);
     Ok(files)
 }
 
-/// The OpenRPC document of a surface.
-pub fn document(collected: &Collected) -> Result<Value, CodegenError> {
-    let examples = recorded_examples(EXCHANGES)?;
+/// The OpenRPC document of a surface of the current protocol, with the recorded examples.
+pub fn document(collected: &Collected, openrpc: OpenrpcVersion) -> Result<Value, CodegenError> {
+    document_from_bundle(
+        &schema::flat_bundle(collected),
+        &meta::meta(collected),
+        openrpc,
+    )
+}
+
+/// The files of [`document_from_bundle`], under [`OPENRPC_FILE`].
+pub fn files_from_bundle(
+    flat_bundle: &Value,
+    meta: &Value,
+    openrpc: OpenrpcVersion,
+) -> Result<FileSet, CodegenError> {
+    let document = document_from_bundle(flat_bundle, meta, openrpc)?;
+    let mut files = FileSet::new();
+    files.insert(OPENRPC_FILE, to_bytes(&document, OPENRPC_FILE)?);
+    Ok(files)
+}
+
+/// One method of `meta.json`, as the document needs it.
+#[derive(Debug)]
+struct MethodRow {
+    name: String,
+    direction: Direction,
+    experimental: bool,
+    since: String,
+    doc: String,
+    params: Option<String>,
+    params_optional: bool,
+    response: Option<String>,
+    envelope: String,
+    response_envelope: Option<String>,
+}
+
+impl MethodRow {
+    /// Reads the `n`-th entry of `meta.json`'s `methods`; `#/definitions/X` pointers become `X`.
+    fn parse(n: usize, entry: &Value) -> Result<Self, CodegenError> {
+        let bad = |what: &str| CodegenError::Bundle(format!("meta.json methods[{n}]: {what}"));
+        let text = |key: &str| -> Result<String, CodegenError> {
+            entry
+                .get(key)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| bad(&format!("no `{key}` string")))
+        };
+        let definition = |key: &str| -> Result<Option<String>, CodegenError> {
+            match entry.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(pointer)) => pointer
+                    .strip_prefix("#/definitions/")
+                    .map(|name| Some(name.to_owned()))
+                    .ok_or_else(|| bad(&format!("`{key}` {pointer:?} is not #/definitions/X"))),
+                Some(other) => Err(bad(&format!("`{key}` is {other}, not a pointer"))),
+            }
+        };
+        let direction_name = text("direction")?;
+        let direction = [
+            Direction::ClientRequest,
+            Direction::ServerRequest,
+            Direction::ServerNotification,
+            Direction::ClientNotification,
+        ]
+        .into_iter()
+        .find(|d| d.wire_name() == direction_name)
+        .ok_or_else(|| bad(&format!("unknown direction {direction_name:?}")))?;
+        let flag = |key: &str| entry.get(key).and_then(Value::as_bool).unwrap_or(false);
+        Ok(Self {
+            name: text("method")?,
+            direction,
+            experimental: flag("experimental"),
+            since: text("since")?,
+            doc: entry
+                .get("doc")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            params: definition("params")?,
+            params_optional: flag("paramsOptional"),
+            response: definition("response")?,
+            envelope: definition("envelope")?.ok_or_else(|| bad("no `envelope`"))?,
+            response_envelope: definition("responseEnvelope")?,
+        })
+    }
+}
+
+/// The OpenRPC document of a surface given by its flat JSON Schema bundle
+/// (`agentwire_app_server_protocol.flat.schemas.json`) and method index (`meta.json`): how the
+/// documents of pinned releases are derived from what `generated/versions/` pins. The recorded
+/// examples are included only when `meta` is of the current protocol version (they were
+/// recorded with it).
+pub fn document_from_bundle(
+    flat_bundle: &Value,
+    meta: &Value,
+    openrpc: OpenrpcVersion,
+) -> Result<Value, CodegenError> {
+    let definitions = flat_bundle
+        .get("definitions")
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            CodegenError::Bundle("the flat bundle has no `definitions` object".into())
+        })?;
+    let version = meta
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .ok_or_else(|| CodegenError::Bundle("meta.json has no `protocolVersion`".into()))?;
+    let experimental = meta
+        .get("experimentalSurface")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let rows = meta
+        .get("methods")
+        .and_then(Value::as_array)
+        .ok_or_else(|| CodegenError::Bundle("meta.json has no `methods` list".into()))?
+        .iter()
+        .enumerate()
+        .map(|(n, entry)| MethodRow::parse(n, entry))
+        .collect::<Result<Vec<_>, _>>()?;
+    let examples = if version == PROTOCOL_VERSION {
+        recorded_examples(EXCHANGES)?
+    } else {
+        BTreeMap::new()
+    };
     let mut schemas = Map::new();
-    for (name, schema) in &collected.definitions {
+    for (name, schema) in definitions {
         let mut schema = schema.clone();
         rewrite_refs(&mut schema);
         no_boolean_schemas(&mut schema);
@@ -233,33 +393,31 @@ pub fn document(collected: &Collected) -> Result<Value, CodegenError> {
     }
 
     let by_direction = |direction: Direction| -> Vec<Value> {
-        collected
-            .methods
-            .iter()
+        rows.iter()
             .filter(|m| m.direction == direction)
-            .map(|m| method(m, &collected.definitions, &examples))
+            .map(|m| method(m, definitions, &examples))
             .collect()
     };
-    let surface = if collected.surface.is_experimental() {
+    let surface = if experimental {
         "experimental (methods and fields that need the `experimentalApi` capability included)"
     } else {
         "stable"
     };
     Ok(json!({
-        "openrpc": OPENRPC_VERSION,
+        "openrpc": openrpc.as_str(),
         "info": {
             "title": "agentwire app-server protocol",
-            "version": PROTOCOL_VERSION,
+            "version": version,
             "description": format!(
                 "The Codex app-server protocol as agentwire serves it: JSON-RPC 2.0 without the \
                  `jsonrpc` member, one message per line over stdio or one per text frame over \
                  websocket. A connection first sends `initialize` and then the `initialized` \
                  notification. Surface: {surface}. Generated from the method table of \
-                 agentwire-protocol {PROTOCOL_VERSION}; `#/components/schemas/X` is \
+                 agentwire-protocol {version}; `#/components/schemas/X` is \
                  `#/definitions/X` of the JSON Schema bundle."
             ),
             "license": { "name": "Apache-2.0" },
-            "x-experimental-surface": collected.surface.is_experimental(),
+            "x-experimental-surface": experimental,
         },
         "servers": [{
             "name": "websocket",
@@ -448,7 +606,7 @@ fn summary(doc: &str) -> &str {
 }
 
 fn method(
-    entry: &MethodEntry,
+    entry: &MethodRow,
     definitions: &Map<String, Value>,
     examples: &BTreeMap<String, Vec<Example>>,
 ) -> Value {
@@ -462,7 +620,7 @@ fn method(
         })
         .unwrap_or_default();
     let mut object = Map::new();
-    object.insert("name".into(), entry.name.into());
+    object.insert("name".into(), entry.name.as_str().into());
     object.insert("summary".into(), summary(&entry.doc).into());
     object.insert("description".into(), entry.doc.clone().into());
     object.insert("paramStructure".into(), "by-name".into());
@@ -475,16 +633,16 @@ fn method(
     if entry.direction == Direction::ClientRequest {
         let errors: Vec<Value> = ERRORS
             .iter()
-            .filter(|e| e.applies.is_some_and(|applies| applies(entry.name)))
+            .filter(|e| e.applies.is_some_and(|applies| applies(&entry.name)))
             .map(|e| error_ref(e.key))
             .collect();
         object.insert("errors".into(), errors.into());
         let pairs: Vec<Value> = examples
-            .get(entry.name)
+            .get(&entry.name)
             .map(|list| {
                 list.iter()
                     .enumerate()
-                    .map(|(n, example)| example.pairing(entry.name, n, &params))
+                    .map(|(n, example)| example.pairing(&entry.name, n, &params))
                     .collect()
             })
             .unwrap_or_default();
@@ -508,10 +666,10 @@ fn method(
     );
     object.insert(X_DIRECTION.into(), entry.direction.wire_name().into());
     object.insert(X_EXPERIMENTAL.into(), entry.experimental.into());
-    object.insert(X_SINCE.into(), entry.since.into());
-    object.insert("x-envelope".into(), reference(&entry.envelope()));
-    if let Some(envelope) = entry.response_envelope() {
-        object.insert("x-response-envelope".into(), reference(&envelope));
+    object.insert(X_SINCE.into(), entry.since.as_str().into());
+    object.insert("x-envelope".into(), reference(&entry.envelope));
+    if let Some(envelope) = &entry.response_envelope {
+        object.insert("x-response-envelope".into(), reference(envelope));
     }
     Value::Object(object)
 }

@@ -124,10 +124,21 @@ pub fn collect(surface: Surface) -> Collected {
     }
     Collected {
         surface,
-        definitions,
-        mcp_definitions,
+        definitions: sorted_members(&definitions),
+        mcp_definitions: sorted_members(&mcp_definitions),
         methods: collector.methods,
     }
+}
+
+/// `map` with every object in it, itself included, in key order (see [`sorted`]): what is
+/// derived from the definitions by walking them comes out the same whichever way serde_json
+/// orders maps.
+fn sorted_members(map: &Map<String, Value>) -> Map<String, Value> {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort();
+    keys.into_iter()
+        .map(|key| (key.clone(), sorted(&map[key])))
+        .collect()
 }
 
 fn settings(definitions_path: &str) -> SchemaSettings {
@@ -482,12 +493,34 @@ pub fn collect_refs(schema: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// Pretty JSON with a trailing newline: the byte format of every JSON file written.
+/// `value` with the members of every object in key order. Maps are sorted already unless
+/// serde_json's `preserve_order` feature is on, which any crate in the same build can switch
+/// on (the ACP SDK does); sorting here keeps the written files the same bytes either way.
+pub fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(object) => {
+            let mut members: Vec<(&String, &Value)> = object.iter().collect();
+            members.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                members
+                    .into_iter()
+                    .map(|(key, value)| (key.clone(), sorted(value)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Pretty JSON with a trailing newline, members in key order: the byte format of every JSON
+/// file written.
 pub fn to_bytes(value: &Value, what: &str) -> Result<Vec<u8>, CodegenError> {
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| CodegenError::Json {
-        what: what.to_owned(),
-        source,
-    })?;
+    let mut bytes =
+        serde_json::to_vec_pretty(&sorted(value)).map_err(|source| CodegenError::Json {
+            what: what.to_owned(),
+            source,
+        })?;
     bytes.push(b'\n');
     Ok(bytes)
 }

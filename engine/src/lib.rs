@@ -241,6 +241,23 @@ impl Engine {
         }
     }
 
+    /// The `[otel]` table (OpenTelemetry export) of the configuration `config` names (the
+    /// user's `config.toml`, the profile, the `-c` overrides), read as the server starts,
+    /// before the engine exists (logging is set up first). A bad value reads as left out; the
+    /// engine reports it as a configuration problem once it starts.
+    pub fn otel_config(config: &EngineConfig) -> agentwire_runtime::telemetry::OtelConfig {
+        config::Store::new(
+            &config.home,
+            ThreadDefaults::default(),
+            &config.config_overrides,
+            config.profile.as_deref(),
+        )
+        .effective(None)
+        .file
+        .otel
+        .clone()
+    }
+
     /// Its settings.
     pub fn config(&self) -> &EngineConfig {
         &self.config

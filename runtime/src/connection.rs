@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use agentwire_protocol::RequestId;
 use serde_json::Value;
@@ -48,6 +48,15 @@ pub struct Connection {
     next_request_id: AtomicI64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientAnswer>>>,
     recorder: Option<Arc<Recorder>>,
+    /// The transport's name and the `traceparent` its opening carried (telemetry).
+    origin: OnceLock<Origin>,
+}
+
+/// Where a connection came from, for its requests' spans.
+#[derive(Debug)]
+struct Origin {
+    transport: &'static str,
+    traceparent: Option<String>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -65,7 +74,30 @@ impl Connection {
             next_request_id: AtomicI64::new(0),
             pending: Mutex::new(HashMap::new()),
             recorder: None,
+            origin: OnceLock::new(),
         }
+    }
+
+    /// Says which transport serves the connection (`stdio`, `ws`, `unix`) and the W3C
+    /// `traceparent` its opening carried (a websocket upgrade's header), the parent of its
+    /// requests' spans when they bring none. Only the first call counts.
+    pub fn set_origin(&self, transport: &'static str, traceparent: Option<String>) {
+        let _ = self.origin.set(Origin {
+            transport,
+            traceparent,
+        });
+    }
+
+    /// The transport serving the connection (`unknown` before [`Self::set_origin`]).
+    pub fn transport(&self) -> &'static str {
+        self.origin
+            .get()
+            .map_or("unknown", |origin| origin.transport)
+    }
+
+    /// The `traceparent` of the connection's opening, if it had one.
+    pub fn traceparent(&self) -> Option<&str> {
+        self.origin.get()?.traceparent.as_deref()
     }
 
     /// Records this connection's messages with `recorder` (`--record`).

@@ -278,6 +278,8 @@ impl<H: Handler> Server<H> {
         }
     }
 
+    /// A request: its span (exported as a trace when `[otel] trace_exporter` is set) covers
+    /// it from arrival to answer, refusals included.
     fn request(
         &self,
         connection: &Arc<Connection>,
@@ -286,9 +288,39 @@ impl<H: Handler> Server<H> {
         params: Option<Value>,
         start: Start,
     ) -> Result<(), Refusal> {
+        let name = methods::find(&method).map_or("unknown", |info| info.name);
+        let span = crate::telemetry::spans::request_span(
+            name,
+            &id,
+            (connection.id().0, connection.transport()),
+            params.as_ref(),
+            connection.traceparent(),
+        );
         if method == Initialize::NAME {
-            return self.initialize(connection, id, params);
+            let arrived = std::time::Instant::now();
+            let result = span.in_scope(|| self.initialize(connection, id, params));
+            let code = result.as_ref().err().map(|refusal| refusal.code);
+            crate::telemetry::request_answered(Initialize::NAME, code, arrived.elapsed());
+            crate::telemetry::spans::request_ended(&span, code);
+            return result;
         }
+        let result =
+            span.in_scope(|| self.routed_request(connection, id, method, params, start, &span));
+        if let Err(refusal) = &result {
+            crate::telemetry::spans::request_ended(&span, Some(refusal.code));
+        }
+        result
+    }
+
+    fn routed_request(
+        &self,
+        connection: &Arc<Connection>,
+        id: RequestId,
+        method: String,
+        params: Option<Value>,
+        start: Start,
+        span: &tracing::Span,
+    ) -> Result<(), Refusal> {
         let Some(negotiated) = connection.negotiated() else {
             return Err(Refusal::new(
                 Some(id),
@@ -354,7 +386,13 @@ impl<H: Handler> Server<H> {
         };
         // Requests about one thread (the method table's ordering member) run in arrival order.
         let thread_key = crate::dispatch::ordering_key(&method, params.as_ref()).map(str::to_owned);
-        let job = self.request_job(connection.clone(), id, (info.name, method), params, permit);
+        let job = self.request_job(
+            connection.clone(),
+            id,
+            (info.name, method),
+            params,
+            (permit, span.clone()),
+        );
         match thread_key {
             Some(key) => self.run_ordered(key, job, start),
             None => self.start(job, start),
@@ -376,11 +414,12 @@ impl<H: Handler> Server<H> {
         id: RequestId,
         (name, method): (&'static str, String),
         params: Option<Value>,
-        permit: OwnedSemaphorePermit,
+        (permit, span): (OwnedSemaphorePermit, tracing::Span),
     ) -> Job {
         let shared = self.shared.clone();
         let arrived = std::time::Instant::now();
-        Box::pin(async move {
+        let answered_span = span.clone();
+        let job = async move {
             let answered = Answered::new();
             let settle = SettleOnDrop(answered.clone());
             let context = RequestContext {
@@ -416,9 +455,11 @@ impl<H: Handler> Server<H> {
                 shared.hub.close(connection.id());
             }
             crate::telemetry::request_answered(name, code, arrived.elapsed());
+            crate::telemetry::spans::request_ended(&answered_span, code);
             drop(settle);
             drop(permit);
-        })
+        };
+        Box::pin(tracing::Instrument::instrument(job, span))
     }
 
     /// Runs `job` after every job already queued for `key`.

@@ -417,6 +417,7 @@ fn run<H: Handler, W: Write + Send + 'static>(
         "connection opened"
     );
     let _open = crate::telemetry::connection_opened("stdio");
+    connection.set_origin("stdio", None);
     let task = server.runtime().spawn(serve_connection(
         server.clone(),
         input,

@@ -175,10 +175,18 @@ fn compiled(entry: &Entry) -> Result<&Validator, String> {
         .map_err(Clone::clone)
 }
 
-/// Records an error; for a failed `oneOf`/`anyOf`, descends into the branch the value most
-/// likely meant (the one whose tag matched, else the one with the fewest complaints).
+/// Records an error: a value outside a closed set of choices with every allowed value
+/// ([`choices_message`]); for another failed `oneOf`/`anyOf`, descends into the branch the
+/// value most likely meant (the one whose tag matched, else the one with the fewest complaints).
 fn collect(error: &ValidationError<'_>, out: &mut Vec<ParamsIssue>) {
     let base = error.instance_path().as_str();
+    if let Some(message) = choices_message(error) {
+        out.push(ParamsIssue {
+            pointer: truncated(base.to_owned()),
+            message,
+        });
+        return;
+    }
     let context = match error.kind() {
         ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
             Some(context)
@@ -215,10 +223,102 @@ fn collect(error: &ValidationError<'_>, out: &mut Vec<ParamsIssue>) {
     });
 }
 
+/// The message for a value outside a closed set of choices — an `enum`, or a `oneOf`/`anyOf`
+/// of constants (how schemars writes an enum with documented unit variants), possibly beside
+/// branches of another type (variants with data) — naming every allowed value in schema order:
+/// `"approve" is not one of "accept", "acceptForSession", "decline" or "cancel"` (plus `or an
+/// object` when a branch takes an object). jsonschema itself names at most three values of an
+/// enum, and only the first branch of such a union. `None` for any other error. Worded as
+/// `contract check` words it (`codegen/src/contract/choices.rs`).
+fn choices_message(error: &ValidationError<'_>) -> Option<String> {
+    if !matches!(
+        error.kind(),
+        ValidationErrorKind::Enum { .. }
+            | ValidationErrorKind::OneOfNotValid { .. }
+            | ValidationErrorKind::AnyOf { .. }
+    ) {
+        return None;
+    }
+    let base = error.instance_path().as_str();
+    let mut values: Vec<Value> = Vec::new();
+    let mut shapes: Vec<String> = Vec::new();
+    gather_choices(error, base, &mut values, &mut shapes)?;
+    if values.is_empty() {
+        return None;
+    }
+    let mut listed: Vec<String> = Vec::new();
+    for item in values.iter().map(Value::to_string).chain(shapes) {
+        if !listed.contains(&item) {
+            listed.push(item);
+        }
+    }
+    let list = match listed.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => return None,
+    };
+    let value = truncated_to(error.instance().to_string(), 120);
+    Some(format!("{value} is not one of {list}"))
+}
+
+/// Adds what `error` allows (enum and const values; for a union, what each branch allows,
+/// nested unions included; a branch with no constants adds the type it wants, `an object`).
+/// `Some(true)` when values were found, `None` for an error of another kind.
+fn gather_choices(
+    error: &ValidationError<'_>,
+    base: &str,
+    values: &mut Vec<Value>,
+    shapes: &mut Vec<String>,
+) -> Option<bool> {
+    match error.kind() {
+        ValidationErrorKind::Enum { options } => {
+            values.extend(options.as_array()?.iter().cloned());
+            Some(true)
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            values.push(expected_value.as_ref().clone());
+            Some(true)
+        }
+        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
+            let mut found = false;
+            for branch in context {
+                if branch.is_empty() || branch.iter().any(|e| e.instance_path().as_str() != base) {
+                    return None;
+                }
+                let mut constants = false;
+                let mut types = Vec::new();
+                for inner in branch {
+                    match inner.kind() {
+                        ValidationErrorKind::Type {
+                            kind: jsonschema::error::TypeKind::Single(kind),
+                        } => types.push(match kind.to_string().as_str() {
+                            k @ ("array" | "integer" | "object") => format!("an {k}"),
+                            "null" => "null".to_owned(),
+                            k => format!("a {k}"),
+                        }),
+                        _ => constants |= gather_choices(inner, base, values, shapes)?,
+                    }
+                }
+                if !constants {
+                    shapes.extend(types);
+                }
+                found |= constants;
+            }
+            Some(found)
+        }
+        _ => None,
+    }
+}
+
 /// Error text quotes the offending value; keep what is echoed back small whatever the input.
-fn truncated(mut text: String) -> String {
-    if text.len() > MAX_ECHOED {
-        let mut end = MAX_ECHOED;
+fn truncated(text: String) -> String {
+    truncated_to(text, MAX_ECHOED)
+}
+
+/// `text` cut to at most `max` bytes (on a character boundary), marked when cut.
+fn truncated_to(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
         while !text.is_char_boundary(end) {
             end -= 1;
         }
@@ -247,6 +347,23 @@ mod tests {
             .expect_err("cwd must be a string");
         assert_eq!(rejected.issues[0].pointer, "/cwd");
         assert!(rejected.issues[0].message.contains("42"), "{rejected:?}");
+    }
+
+    #[test]
+    fn a_value_outside_a_set_of_choices_names_every_allowed_value() {
+        let validators = Validators::new();
+        let rejected = validators
+            .check(
+                "thread/start",
+                Some(&json!({ "approvalPolicy": "sometimes" })),
+            )
+            .expect_err("not an approval policy");
+        assert_eq!(rejected.issues.len(), 1, "{rejected:?}");
+        assert_eq!(rejected.issues[0].pointer, "/approvalPolicy");
+        assert_eq!(
+            rejected.issues[0].message,
+            r#""sometimes" is not one of "untrusted", "on-request", "never", an object or null"#
+        );
     }
 
     #[test]

@@ -479,6 +479,7 @@ async fn upgrade<H: Handler>(
     let limit = state.server.config().max_message_bytes;
     // Counted from here: a failed upgrade drops the callback, and the guard with it.
     let live = state.live.enter();
+    let traceparent = handshake.traceparent();
     handshake.accept(buffers::config(limit), limit, move |socket| {
         connection::run(
             state.server.clone(),
@@ -487,7 +488,7 @@ async fn upgrade<H: Handler>(
                 inbound: peer.inbound,
                 outbound: Meter::new(state.budget.clone()),
             },
-            state.transport,
+            (state.transport, traceparent),
             peer.label,
             state.phase.clone(),
             live,

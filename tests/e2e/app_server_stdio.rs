@@ -361,7 +361,7 @@ fn padded_list(id: i64, bytes: usize) -> String {
 }
 
 /// A line over the message limit gets -32600 naming its size and the limit, and the next line
-/// is served: at `--max-message-bytes`, and at the 64 MiB the README gives as the default.
+/// is served: at `--max-message-bytes`, and at the 64 MiB docs/app-server.md gives as the default.
 #[test]
 fn a_line_over_the_message_limit_is_refused_and_the_next_is_served() {
     for (args, limit) in [
@@ -462,7 +462,7 @@ fn over_deep_nesting_is_refused_and_the_next_request_is_served() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-/// README "Serving": "Requests naming the same `threadId` run in arrival order", through the
+/// docs/app-server.md: "Requests naming the same `threadId` run in arrival order", through the
 /// binary over stdio. Forty `thread/name/set` requests, each followed by a `thread/read` of
 /// the same thread, are written at once without waiting: every read sees the name set just
 /// before it, the answers come in the order the requests were sent, and the

@@ -514,7 +514,7 @@ async fn unix_default_socket_is_private_serves_and_is_removed_on_exit() {
     assert!(!path.exists(), "the socket file was left behind");
 }
 
-/// README (`unix://PATH`): a socket at a path of the user's choosing is private too (0600),
+/// docs/app-server.md (`unix://PATH`): a socket at a path of the user's choosing is private too (0600),
 /// whatever the umask the server was started with; it is made so before it listens, so no
 /// connection is ever accepted while it has the umask's mode.
 #[test]
@@ -900,7 +900,7 @@ fn with_token(name: &str) -> (App, SocketAddr) {
     (app, addr)
 }
 
-/// README "Serving" (`ws://`) and docs/security.md ("Who can talk to the server"): any request
+/// docs/app-server.md (`ws://`) and docs/security.md ("Who can talk to the server"): any request
 /// carrying an `Origin` header gets 403, the websocket upgrade included, and a valid bearer
 /// token does not change that. Through the binary with `--ws-auth-token-file`: upgrade
 /// requests with an `Origin` (on `/` and another path, with the right token) get 403, no
@@ -959,7 +959,7 @@ async fn an_upgrade_carrying_an_origin_is_refused_with_403_even_with_a_valid_tok
     assert!(status.success(), "{status:?}");
 }
 
-/// README "Serving": "Plain HTTP answers (`/readyz`, `/healthz`, refusals) carry `Connection:
+/// docs/app-server.md: "Plain HTTP answers (`/readyz`, `/healthz`, refusals) carry `Connection:
 /// close`, so every request on a connection is its first." Through the binary with a token:
 /// each plain request (a 200, a 401, two 403s), sent asking for keep-alive and followed on the
 /// same connection by a second request, gets exactly one answer with `Connection: close`, and

@@ -45,6 +45,15 @@ impl Client {
         Self::start_negotiating(home, &[], capabilities)
     }
 
+    /// Like [`Client::start`], with `args` after `app-server` and `capabilities` offered.
+    pub fn start_with_args_and_capabilities(
+        home: &Path,
+        args: &[&str],
+        capabilities: Value,
+    ) -> Self {
+        Self::start_negotiating(home, args, capabilities)
+    }
+
     /// Like [`Client::start`], with `env` added to the server's environment.
     pub fn start_with_env(home: &Path, env: &[(&str, &str)]) -> Self {
         Self::handshake(Self::spawn_with_env(home, &[], env), Value::Null)

@@ -181,7 +181,7 @@ fn streamed_output_arrives_before_the_answer_and_reassembles() {
     assert!(deltas.iter().all(|d| d["capReached"] == json!(false)));
 }
 
-/// With no `timeoutMs`, a command is stopped at the 10 s the README gives as the default
+/// With no `timeoutMs`, a command is stopped at the 10 s docs/engine.md gives as the default
 /// (`command/exec`), not before and not much after.
 #[test]
 fn without_a_timeout_a_command_is_stopped_after_ten_seconds() {

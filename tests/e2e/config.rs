@@ -452,7 +452,7 @@ fn two_writers_with_the_same_version_cannot_lose_a_change() {
 
 /// Two servers on one home write different keys at the same time, neither with
 /// `expectedVersion`: every write lands, because a lock file beside `config.toml` serialises
-/// the read-edit-rename of both processes, and the file keeps its mode (README, Configuration).
+/// the read-edit-rename of both processes, and the file keeps its mode (docs/engine.md, Configuration).
 #[test]
 fn writers_in_two_processes_lose_no_write_and_the_file_keeps_its_mode() {
     use std::os::unix::fs::PermissionsExt;
@@ -885,7 +885,7 @@ fn looks_secret(name: &str) -> bool {
     ["KEY", "SECRET", "TOKEN"].iter().any(|s| name.contains(s))
 }
 
-/// README (Command environment) and docs/sandbox.md (The environment a command gets): by
+/// docs/engine.md (Command environment) and docs/sandbox.md (The environment a command gets): by
 /// default every name matching `*KEY*`, `*SECRET*` or `*TOKEN*`, in any case, is dropped from the
 /// environment of every command the server runs (model commands, `thread/shellCommand`,
 /// `command/exec`, confined or not), and every other name of the server's environment reaches it.
@@ -932,7 +932,7 @@ fn ignore_default_excludes_lets_secret_looking_names_reach_every_command() {
     client.stop();
 }
 
-/// README (Command environment) and docs/sandbox.md (The environment a command gets,
+/// docs/engine.md (Command environment) and docs/sandbox.md (The environment a command gets,
 /// `command/exec`): `thread/shellCommand` and `command/exec` get the environment model commands
 /// get, so every step of `[shell_environment_policy]` shapes theirs too, from the file and
 /// from `-c` alike, in Codex's order: `inherit`, the default excludes, `exclude`, `set`, then

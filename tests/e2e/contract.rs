@@ -378,6 +378,73 @@ fn a_client_answer_is_checked_against_the_server_request() {
     );
 }
 
+/// A value outside a closed set of choices (a `oneOf` of constants, as schemars writes an enum
+/// with documented variants) is reported with every allowed value, not only the first branch.
+#[test]
+fn a_wrong_choice_names_every_allowed_value() {
+    let approval = |method: &str, decision: Value| {
+        handshake_then(
+            json!({}),
+            &[
+                (
+                    S2C,
+                    json!({ "id": 0, "method": method,
+                            "params": { "threadId": "t", "turnId": "u", "itemId": "i", "startedAtMs": 1 } }),
+                ),
+                (C2S, json!({ "id": 0, "result": { "decision": decision } })),
+            ],
+        )
+    };
+    let where_ = |method| (5, C2S, Some(method), "/result/decision", "schema");
+    let file_change = "item/fileChange/requestApproval";
+    let all_four = r#""approve" is not one of "accept", "acceptForSession", "decline" or "cancel""#;
+    planted(
+        "choice-constants",
+        &approval(file_change, json!("approve")),
+        where_(file_change),
+        all_four,
+    );
+    // Beside object variants (the answers that save a rule), the constants come first.
+    let command = "item/commandExecution/requestApproval";
+    let path = write_transcript("choice-objects", &approval(command, json!("approve")));
+    let (code, report) = json_report(&path, &[]);
+    assert_eq!(code, 1, "{report:#}");
+    let reason = report["violations"][0]["reason"].as_str().expect("reason");
+    assert!(
+        reason.starts_with(r#""approve" is not one of "accept", "acceptForSession", "#)
+            && reason.contains(r#""decline""#)
+            && reason.contains(r#""cancel""#)
+            && reason.ends_with("or an object"),
+        "{reason}"
+    );
+    // The text format carries the same sentence.
+    let path = write_transcript("choice-text", &approval(file_change, json!("approve")));
+    let (_, text) = check(&path, &[]);
+    assert!(text.contains(all_four), "{text}");
+}
+
+/// The server words a -32602 for such a value the same way.
+#[test]
+fn the_server_names_every_allowed_value_too() {
+    let home = scratch("contract-choices-server");
+    let mut client = Client::start(&home);
+    let error = client.call_err("thread/start", json!({ "approvalPolicy": "sometimes" }));
+    assert_eq!(error["code"], json!(-32602), "{error:#}");
+    let problems = error["data"]["errors"].as_array().expect("data.errors");
+    assert_eq!(problems.len(), 1, "{error:#}");
+    assert_eq!(
+        problems[0]["pointer"],
+        json!("/approvalPolicy"),
+        "{error:#}"
+    );
+    assert_eq!(
+        problems[0]["message"],
+        json!(r#""sometimes" is not one of "untrusted", "on-request", "never", an object or null"#),
+        "{error:#}"
+    );
+    client.stop();
+}
+
 #[test]
 fn unreadable_input_and_versions() {
     let path = write_transcript("unreadable", &["not json".to_owned()]);
@@ -447,7 +514,7 @@ fn a_recorded_live_session_passes() {
     assert!(rules.contains(&&json!("schema")), "{report:#}");
 }
 
-/// README (`--record`): the transcript holds every message, an API key sent to
+/// docs/app-server.md (`--record`): the transcript holds every message, an API key sent to
 /// `account/login/start` included, so it is the user's alone: created 0600 whatever the umask,
 /// an existing file made private (and emptied) before anything is written to it, and a symbolic
 /// link refused rather than followed.

@@ -1,4 +1,5 @@
-//! Every test `docs/security.md` and `docs/sandbox.md` name as holding a promise exists.
+//! Every test `docs/security.md` and `docs/sandbox.md` name as holding a promise exists, and
+//! so does every test the README and the other docs name.
 //!
 //! The docs name a test in backticks as `module::test_name`, `module::*` (every test of the
 //! module), `module::prefix*suffix`, or `module::tests::*` (a crate's unit tests); after such a
@@ -111,8 +112,10 @@ fn identifier(text: &str, glob: bool) -> bool {
 }
 
 /// The test references of `markdown`, as `module::…::name` paths (a bare name qualified with
-/// the module named before it in its block; one with no module before it is left bare).
-fn references(markdown: &str) -> Vec<String> {
+/// the module named before it in its block; one with no module before it is left bare, or
+/// left out unless `unqualified`: outside the security docs such names are mostly
+/// configuration keys).
+fn references(markdown: &str, unqualified: bool) -> Vec<String> {
     let mut found = Vec::new();
     for block in spans_by_block(markdown) {
         let mut module: Option<String> = None;
@@ -125,10 +128,11 @@ fn references(markdown: &str) -> Vec<String> {
                 module = Some(segments[0].to_owned());
                 found.push(span);
             } else if identifier(&span, false) && span.matches('_').count() >= 4 {
-                found.push(match &module {
-                    Some(module) => format!("{module}::{span}"),
-                    None => span,
-                });
+                match &module {
+                    Some(module) => found.push(format!("{module}::{span}")),
+                    None if unqualified => found.push(span),
+                    None => {}
+                }
             }
         }
     }
@@ -185,26 +189,32 @@ fn module_files<'a>(all: &'a [Source], module: &str, inner: &[&str]) -> Vec<&'a 
         .iter()
         .filter(|s| s.path == e2e_file || s.path.starts_with(&e2e_dir))
         .collect();
-    let files = if e2e.is_empty() {
-        let file = format!("/{module}.rs");
-        let dir = format!("/{module}/");
+    let within = |files: Vec<&'a Source>| -> Vec<&'a Source> {
+        files
+            .into_iter()
+            .filter(|s| {
+                inner.iter().all(|segment| {
+                    s.text.contains(&format!("mod {segment}"))
+                        || s.path.ends_with(&format!("/{segment}.rs"))
+                        || s.path.contains(&format!("/{segment}/"))
+                })
+            })
+            .collect()
+    };
+    let file = format!("/{module}.rs");
+    let dir = format!("/{module}/");
+    let crates = || {
         all.iter()
             .filter(|s| !s.path.starts_with("tests/e2e/"))
             .filter(|s| s.path.ends_with(&file) || s.path.contains(&dir))
             .collect()
-    } else {
-        e2e
     };
-    files
-        .into_iter()
-        .filter(|s| {
-            inner.iter().all(|segment| {
-                s.text.contains(&format!("mod {segment}"))
-                    || s.path.ends_with(&format!("/{segment}.rs"))
-                    || s.path.contains(&format!("/{segment}/"))
-            })
-        })
-        .collect()
+    // An end-to-end module first; a crate module of the same name (`catalog::families::tests`
+    // beside `tests/e2e/catalog.rs`) when the e2e module has no such inner module.
+    match within(e2e) {
+        found if found.is_empty() => within(crates()),
+        found => found,
+    }
 }
 
 /// Checks one reference: `Ok` when the test (or, for `*`, some test) exists, otherwise why not.
@@ -276,7 +286,7 @@ fn every_test_the_security_and_sandbox_docs_name_exists() {
     for doc in DOCS {
         let text =
             std::fs::read_to_string(root.join(doc)).unwrap_or_else(|e| panic!("read {doc}: {e}"));
-        for reference in references(&text) {
+        for reference in references(&text, true) {
             checked += 1;
             if let Err(why) = resolve(&all, &reference) {
                 missing.push(format!("{doc} names `{reference}`: {why}"));
@@ -285,6 +295,60 @@ fn every_test_the_security_and_sandbox_docs_name_exists() {
     }
     assert!(
         checked > 80,
+        "only {checked} test references found in the docs: is the extraction broken?"
+    );
+    assert!(
+        missing.is_empty(),
+        "tests named by the docs that do not exist:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// The README and every doc under `docs/`.
+fn all_docs(root: &Path) -> Vec<String> {
+    let mut docs = vec!["README.md".to_owned()];
+    let mut names: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .expect("read docs/")
+        .map(|e| {
+            e.expect("a directory entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("docs/{name}"))
+        .collect();
+    names.sort();
+    docs.extend(names);
+    docs
+}
+
+/// "A promise in the docs is a test": every test the README or any doc names, as
+/// `module::test` (or a bare test name after one in the same paragraph, item or row), exists
+/// where its name says.
+#[test]
+fn every_test_the_readme_and_the_docs_name_exists() {
+    let root = repo();
+    let mut all = Vec::new();
+    sources(&root, &root, &mut all);
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for doc in all_docs(&root) {
+        let text =
+            std::fs::read_to_string(root.join(&doc)).unwrap_or_else(|e| panic!("read {doc}: {e}"));
+        for reference in references(&text, false) {
+            // A path into a crate's API (`agentwire_protocol::methods`), not a test.
+            if reference.starts_with("agentwire_") {
+                continue;
+            }
+            checked += 1;
+            if let Err(why) = resolve(&all, &reference) {
+                missing.push(format!("{doc} names `{reference}`: {why}"));
+            }
+        }
+    }
+    assert!(
+        checked > 200,
         "only {checked} test references found in the docs: is the extraction broken?"
     );
     assert!(

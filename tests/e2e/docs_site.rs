@@ -48,15 +48,6 @@ fn attribute_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
     values
 }
 
-/// The HTML escaping askama applies to text.
-fn escape(text: &str) -> String {
-    text.replace('&', "&#38;")
-        .replace('<', "&#60;")
-        .replace('>', "&#62;")
-        .replace('"', "&#34;")
-        .replace('\'', "&#39;")
-}
-
 /// Checks every `href`/`src` of every HTML file of the site: a relative target must be a file
 /// of the site, and a `#fragment` an `id` of its page. Returns how many links were checked.
 fn check_links(site: &Path) -> usize {
@@ -153,9 +144,45 @@ fn every_method_has_a_page_and_every_link_resolves() {
         }
         let checked = check_links(&site);
         assert!(checked > 1000, "{name}: only {checked} links found");
+        // The one script is the index's search, from files of the site; pages have none.
         for (rel, bytes) in tree(&site) {
             let body = String::from_utf8_lossy(&bytes);
-            assert!(!body.contains("<script"), "{} has a script", rel.display());
+            let scripts: Vec<&str> = body
+                .match_indices("<script")
+                .map(|(at, _)| &body[at..])
+                .collect();
+            if rel == Path::new("index.html") {
+                assert_eq!(scripts.len(), 2, "index.html: {scripts:?}");
+                assert!(
+                    scripts[0].starts_with("<script src=\"search-index.js\"></script>")
+                        && scripts[1].starts_with("<script src=\"search.js\"></script>"),
+                    "index.html loads only the search files"
+                );
+            } else {
+                assert!(scripts.is_empty(), "{} has a script", rel.display());
+            }
+        }
+        let index = read(&site.join("search-index.js"));
+        let entries: Value = serde_json::from_str(
+            index
+                .split_once("window.AGENTWIRE_SEARCH = ")
+                .and_then(|(_, rest)| rest.trim_end().strip_suffix(';'))
+                .expect("search-index.js assigns the index"),
+        )
+        .expect("the search index is JSON");
+        let entries = entries.as_array().expect("an array");
+        assert!(
+            entries
+                .iter()
+                .any(|e| e[0] == "turn/start" && e[1] == "methods/turn-start.html"),
+            "{name}: turn/start is in the search index"
+        );
+        for entry in entries {
+            let page = entry[1].as_str().expect("a page");
+            assert!(
+                site.join(page).is_file(),
+                "{name}: search index names {page}, which is not written"
+            );
         }
         let _ = std::fs::remove_dir_all(site.parent().expect("scratch"));
     }
@@ -226,15 +253,30 @@ fn doc_text_is_escaped() {
         if let Some(props) = schema["properties"].as_object() {
             docs.extend(props.values().filter_map(|p| p["description"].as_str()));
         }
+        // Doc strings are Markdown: whatever follows a `<` in one is shown as text, `&lt;`
+        // (in a code span or not), never as a tag of the page.
         for doc in docs.into_iter().filter(|d| d.contains('<')) {
             let html = read(&site.join(format!("types/{name}.html")));
-            let line = doc
-                .lines()
-                .find(|l| l.contains('<'))
-                .expect("a line with <");
-            assert!(html.contains(&escape(line)), "{name}: {line:?} not escaped");
-            assert!(!html.contains(line), "{name}: {line:?} written raw");
-            seen += 1;
+            for (at, _) in doc.match_indices('<') {
+                let word: String = doc[at + 1..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '/')
+                    .collect();
+                if word.is_empty() {
+                    continue;
+                }
+                assert!(
+                    html.contains(&format!("&lt;{word}")),
+                    "{name}: <{word} not shown as text"
+                );
+                assert!(
+                    !html.contains(&format!("<{word} ")) && !html.contains(&format!("<{word}>"))
+                        || ["p", "code", "em", "strong", "ul", "ol", "li", "pre"]
+                            .contains(&word.as_str()),
+                    "{name}: <{word} written as a tag"
+                );
+                seen += 1;
+            }
         }
     }
     assert!(seen > 0, "no doc text with `<` to check");
@@ -270,4 +312,54 @@ fn pinned_versions_and_bad_input() {
         "{stderr}"
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The site's examples (`codegen/docs/exchanges.jsonl`, recorded by the `served` walk) are
+/// messages of the current protocol: `contract check` passes every one, and `turn/start`'s
+/// page shows its example and the notifications it started.
+#[test]
+fn the_recorded_examples_pass_the_contract_check_and_show_on_the_pages() {
+    let examples = repo().join(crate::docs_examples::CHECKED_IN);
+    let examples = examples.to_string_lossy();
+    let output = agentwire(&["contract", "check", "--experimental", &examples]);
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains(": OK"), "{stdout}");
+
+    let site = generate("examples", &["--experimental"]).expect("generate-docs");
+    let page = read(&site.join("methods/turn-start.html"));
+    assert!(
+        page.contains("<h2>Example</h2>"),
+        "turn/start has an example"
+    );
+    let starts = page
+        .split_once("<h2>What it starts</h2>")
+        .map(|(_, rest)| rest.split_once("</ol>").map_or(rest, |(list, _)| list))
+        .expect("turn/start lists what it starts");
+    for notification in [
+        "turn/started",
+        "item/started",
+        "item/completed",
+        "turn/completed",
+    ] {
+        assert!(
+            starts.contains(&format!("<code>{notification}</code>")),
+            "turn/start starts {notification}: {starts}"
+        );
+    }
+    let methods: Vec<_> = METHODS
+        .iter()
+        .filter(|m| m.direction == agentwire_protocol::method::Direction::ClientRequest)
+        .filter(|m| m.unavailable().is_none())
+        .collect();
+    let with_example = methods
+        .iter()
+        .filter(|m| read(&site.join(page_of(m.name))).contains("<h2>Example</h2>"))
+        .count();
+    assert_eq!(
+        with_example,
+        methods.len(),
+        "every served client request's page has an example"
+    );
+    let _ = std::fs::remove_dir_all(site.parent().expect("scratch"));
 }

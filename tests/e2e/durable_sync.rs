@@ -1,4 +1,4 @@
-//! Durability, checked at the system calls. The README promises that the rollout committer makes
+//! Durability, checked at the system calls. docs/engine.md promises that the rollout committer makes
 //! a turn's records durable with one `write` and one `fdatasync` per rollout per group, and that
 //! an item is announced to clients (`item/completed`) only once it is on disk; that a config
 //! write, the stored API key (`auth.json`, created private) and `fs/writeFile` go through a
@@ -45,7 +45,7 @@ const TRACED_CALLS: &str = concat!(
     "openat,unlink,unlinkat,chmod,fchmod,fchmodat"
 );
 
-/// Attacks "an item is announced to clients only once it is on disk" (README, Persistence; the
+/// Attacks "an item is announced to clients only once it is on disk" (docs/engine.md, Persistence; the
 /// `fdatasync` of `engine/src/threads/committer.rs`): for every item of a turn, the `write` of
 /// its record to the rollout, then a sync of the rollout, then the `write` of its
 /// `item/completed` to stdout, in that order.
@@ -103,7 +103,7 @@ fn each_item_is_synced_to_its_rollout_before_it_is_announced() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Attacks "the write is atomic (temp file, fsync, rename, fsync of the directory)" (README,
+/// Attacks "the write is atomic (temp file, fsync, rename, fsync of the directory)" (docs/engine.md,
 /// Configuration; `engine/src/atomic_file.rs` and `config/edit.rs`): `config/value/write` fills
 /// a temporary file, syncs it, renames it over `config.toml`, syncs the directory, and only
 /// then answers.
@@ -187,7 +187,7 @@ fn deleting_a_thread_syncs_the_directory_of_its_rollout_before_answering() {
 }
 
 /// Attacks "`auth.json` … created with mode 0600 and replaced atomically (temporary file,
-/// fsync, rename)" (docs/providers.md, API keys; README, Accounts: "mode 0600 from creation";
+/// fsync, rename)" (docs/providers.md, API keys; docs/engine.md, Accounts: "mode 0600 from creation";
 /// `engine/src/accounts/store.rs` and `engine/src/atomic_file.rs`): signing in with an API key
 /// creates a temporary file with mode 0600 in the `openat` itself (and no later chmod gives it
 /// another mode, so the key is never readable more widely), fills it, syncs it, renames it

@@ -335,7 +335,7 @@ fn on_record(store: &Store, rollout: Option<&Path>, thread: &str, item: &str) ->
 }
 
 /// Runs [`CONCURRENT`] turns at once on `store`, so that the committer makes their records
-/// durable in shared groups, each held [`HOLD_MS`]. The promise (README, Persistence;
+/// durable in shared groups, each held [`HOLD_MS`]. The promise (docs/engine.md, Persistence;
 /// docs/deployment.md, "When a worker dies"): an item is announced (`item/completed`) only once
 /// it is durable, and a process killed at any instant loses at most the item in flight.
 ///

@@ -269,7 +269,7 @@ fn approvals_accepted_declined_malformed_and_for_the_session() {
     assert!(!workspace.join("cancelled.txt").exists());
 }
 
-/// `--server-request-timeout-ms` (README: server requests "time out (10 minutes by default)"):
+/// `--server-request-timeout-ms` (docs/app-server.md: server requests "time out (10 minutes by default)"):
 /// an approval nobody answers is withdrawn (`serverRequest/resolved`) once it has waited that
 /// long, and declined, so the command does not run and the turn goes on. An answer that comes
 /// after that decides nothing, and the server serves on.

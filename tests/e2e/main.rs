@@ -1,6 +1,8 @@
 //! End-to-end tests: they spawn the built `agentwire` binary and check what it writes and prints.
 
 mod accounts;
+// `agentwire acp`: the engine over the Agent Client Protocol (issue 37).
+mod acp;
 mod app_server_stdio;
 mod app_server_ws;
 mod catalog;
@@ -15,6 +17,8 @@ mod config;
 mod config_problems;
 mod conformance;
 mod contract;
+// The reference site's examples, recorded by the `served` walk.
+mod docs_examples;
 mod docs_site;
 // Issue 32: every test the security and sandbox docs name exists.
 mod docs_promises;
@@ -26,6 +30,8 @@ mod engine_tools;
 mod engine_turns;
 // Environment context across restarts (issue 33).
 mod env_restart;
+// issue 36: `exec` and the CLI as scripts use them (pipelines, completion, help)
+mod exec_cli;
 mod follow_behind;
 mod follow_closed;
 mod follow_hops;
@@ -50,13 +56,16 @@ mod model_tools;
 mod model_metadata;
 mod open_models;
 mod openrpc;
+// OpenTelemetry export (issue 34).
 mod organisation;
+mod otel;
 mod plugins;
 // MCP servers of installed plugins (issue 31).
 mod plugins_mcp;
 mod process_api;
 mod provider_responses;
 mod providers_features;
+mod readme;
 mod relay_forged;
 mod review;
 // `rollout/compress`: cold rollouts gzipped, read as before (0.7.0).

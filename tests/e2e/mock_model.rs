@@ -423,7 +423,10 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
                 head.push_str(&format!("{name}: {value}\r\n"));
             }
             head.push_str("\r\n");
+            // A write that fails means the client hung up already (a call cancelled before the
+            // mock got to answer it): that is a drop too.
             if socket.write_all(head.as_bytes()).await.is_err() {
+                shared.update(|s| s.dropped.push(index));
                 return;
             }
             for data in &sse.events {
@@ -433,6 +436,7 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
                     format!("data: {data}\n\n")
                 };
                 if socket.write_all(event.as_bytes()).await.is_err() {
+                    shared.update(|s| s.dropped.push(index));
                     return;
                 }
                 let _ = socket.flush().await;

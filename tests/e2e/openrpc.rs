@@ -47,7 +47,7 @@ fn document(experimental: bool) -> Value {
 }
 
 #[test]
-fn output_equals_the_checked_in_documents_and_pins_only_from_0_4_0() {
+fn output_equals_the_checked_in_documents_for_every_pinned_version() {
     for (name, flags, experimental) in [
         ("stable", &[][..], false),
         ("experimental", &["--experimental"][..], true),
@@ -65,9 +65,79 @@ fn output_equals_the_checked_in_documents_and_pins_only_from_0_4_0() {
             checked_in(experimental).display()
         );
     }
-    let refused = generate("old", &["--protocol-version", "0.3.0"]).expect_err("0.3.0 has none");
+    // Every pinned release has a document, derived from its pinned bundle: the binary writes
+    // the checked-in bytes, OpenRPC 1.2.6, with every method of that release's meta.json.
+    let versions = std::fs::read_dir(repo().join("generated/versions")).expect("pinned versions");
+    let mut seen = Vec::new();
+    for version in versions {
+        let version = version
+            .expect("entry")
+            .file_name()
+            .into_string()
+            .expect("utf-8");
+        for surface in ["", "experimental/"] {
+            let mut flags = vec!["--protocol-version", version.as_str()];
+            if !surface.is_empty() {
+                flags.push("--experimental");
+            }
+            let dir = repo().join(format!("generated/versions/{version}/{surface}"));
+            let written = generate(&format!("v{version}"), &flags)
+                .unwrap_or_else(|e| panic!("{version} {surface}: {e}"));
+            let expected = std::fs::read(dir.join("openrpc").join(FILE))
+                .unwrap_or_else(|e| panic!("{version} {surface}: no checked-in document: {e}"));
+            assert!(
+                written == expected,
+                "{version} {surface}: differs from the checked-in document"
+            );
+            let document: Value = serde_json::from_slice(&written).expect("JSON");
+            assert_eq!(document["openrpc"], json!("1.2.6"), "{version}");
+            assert_eq!(document["info"]["version"], json!(version));
+            let meta: Value = serde_json::from_slice(
+                &std::fs::read(dir.join("json/meta.json")).expect("pinned meta.json"),
+            )
+            .expect("meta.json is JSON");
+            let listed = [
+                "methods",
+                "x-server-requests",
+                "x-server-notifications",
+                "x-client-notifications",
+            ]
+            .iter()
+            .map(|key| document[*key].as_array().map_or(0, Vec::len))
+            .sum::<usize>();
+            assert_eq!(
+                listed,
+                meta["methods"].as_array().map_or(0, Vec::len),
+                "{version} {surface}: every method of meta.json"
+            );
+            if version != agentwire_protocol::PROTOCOL_VERSION {
+                let examples = document["methods"]
+                    .as_array()
+                    .expect("methods")
+                    .iter()
+                    .filter(|m| m.get("examples").is_some())
+                    .count();
+                assert_eq!(
+                    examples, 0,
+                    "{version}: examples recorded with another version"
+                );
+            }
+            seen.push(version.clone());
+        }
+    }
     assert!(
-        refused.contains("\"0.3.0\"") && refused.contains("0.4.0"),
+        seen.iter().any(|v| v == "0.1.0"),
+        "0.1.0 has a document: {seen:?}"
+    );
+    // 1.3.2 on request: the same document but for the version it declares.
+    let newer = generate("openrpc-1.3.2", &["--openrpc-version", "1.3.2"]).expect("1.3.2");
+    let mut newer: Value = serde_json::from_slice(&newer).expect("JSON");
+    assert_eq!(newer["openrpc"], json!("1.3.2"));
+    newer["openrpc"] = json!("1.2.6");
+    assert_eq!(newer, document(false), "only the declared version differs");
+    let refused = generate("openrpc-2", &["--openrpc-version", "2.0.0"]).expect_err("no 2.0.0");
+    assert!(
+        refused.contains("\"2.0.0\"") && refused.contains("1.2.6") && refused.contains("1.3.2"),
         "the error names the version asked for and the ones there are: {refused}"
     );
     let unknown = generate("unknown", &["--protocol-version", "9.9.9"]).expect_err("no 9.9.9");

@@ -534,7 +534,7 @@ fn image_files_too_large_or_not_images_are_refused_at_turn_start() {
     client.stop();
 }
 
-/// docs/providers.md (Images), README: `localImage` files of up to 20 MiB are read and sent.
+/// docs/providers.md (Images), docs/engine.md: `localImage` files of up to 20 MiB are read and sent.
 /// A PNG of exactly 20 MiB reaches the model whole, as a `data:` URL; the same file one byte
 /// longer is refused at `turn/start`, naming the limit, and no model call is made.
 #[test]

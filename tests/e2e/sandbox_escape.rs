@@ -852,7 +852,7 @@ fn a_home_inside_the_working_directory_stays_hidden_and_unwritable() {
     let _ = std::fs::remove_dir_all(&project);
 }
 
-/// README (Configuration): project layers apply "only for a project marked
+/// docs/engine.md (Configuration): project layers apply "only for a project marked
 /// `trust_level = "trusted"` … so a cloned repository cannot switch the sandbox off". Three
 /// repositories ask for `danger-full-access` and approval policy `never` in their own
 /// configuration: in `.codex/config.toml`, in `.agentwire/config.toml`, and in files that

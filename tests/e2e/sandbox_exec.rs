@@ -869,7 +869,7 @@ fn assert_not_run(output: &Output, marker: &Path, case: &str, reason: &str) {
     );
 }
 
-/// README.md lines 360-361: "A kernel without Landlock makes confined commands fail rather than
+/// docs/engine.md: "A kernel without Landlock makes confined commands fail rather than
 /// run unconfined"; docs/sandbox.md lines 76-78: "On a kernel without Landlock at all, or with it
 /// disabled, nothing runs: `sandbox-exec` exits 125 with the reason. There is no fallback to
 /// running unconfined", and line 89 (125: "the sandbox could not be applied (no Landlock, …)").

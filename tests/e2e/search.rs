@@ -78,6 +78,68 @@ fn fuzzy_search_ranks_the_exact_name_first_with_indices_and_directories() {
     assert_eq!(none, json!({"files": []}));
 }
 
+/// A match inside the file name ranks above matches that need the directories, however well
+/// the directory names line up with the query (issue 36: the reference ranks it first too).
+#[test]
+fn fuzzy_search_ranks_a_file_name_match_above_decoys_spread_over_directories() {
+    let dir = scratch("search-rank-name");
+    let root = dir.join("root");
+    // Decoys whose directories spell the query, or part of it, with word starts at every piece
+    // (the directories are results too; none is named after the whole query).
+    let decoys = [
+        "state/zeph/quo/kha/nd.py",
+        "zeph/quo/khand/readme.md",
+        "zephyr/quokka/handler/mod.rs",
+        "src/zeph_quok/hand/index.ts",
+        "z/e/p/h/q/u/o/k/h/a/n/d.txt",
+        "lib/zephquok/hand.rs",
+    ];
+    for decoy in decoys {
+        write(&root.join(decoy), "");
+    }
+    write(&root.join("core/net/zephyr_quokka_handler.rs"), "");
+    write(&root.join("core/net/unrelated.rs"), "");
+    let mut client = Client::start(&dir.join("home"));
+    let root_text = root.to_str().expect("utf-8 path");
+    let answer = client.call(
+        "fuzzyFileSearch",
+        json!({"query": "zephquokhand", "roots": [root_text]}),
+    );
+    let found = paths(&answer);
+    assert_eq!(found[0], "core/net/zephyr_quokka_handler.rs", "{found:#?}");
+    for decoy in decoys {
+        assert!(
+            found.contains(&decoy.to_owned()),
+            "{decoy} not found: {found:#?}"
+        );
+    }
+    assert!(
+        !found.contains(&"core/net/unrelated.rs".to_owned()),
+        "{found:#?}"
+    );
+    let first = &answer["files"][0];
+    assert_eq!(first["file_name"], json!("zephyr_quokka_handler.rs"));
+    // The highlighted characters are the file name's: z,e,p,h at 9..13, q,u,o,k at 16..20
+    // and h,a,n,d at 23..27 of `core/net/zephyr_quokka_handler.rs`.
+    assert_eq!(
+        first["indices"],
+        json!([9, 10, 11, 12, 16, 17, 18, 19, 23, 24, 25, 26]),
+        "{answer}"
+    );
+    let scores: Vec<u64> = answer["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f["score"].as_u64().expect("score"))
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert!(
+        scores[0] > scores[1],
+        "the name match is strictly first: {scores:?}"
+    );
+    client.stop();
+}
+
 #[test]
 fn fuzzy_search_honours_ignore_files_and_skips_git() {
     let dir = scratch("search-ignore");

@@ -468,7 +468,14 @@ fn every_declared_client_request_is_served() {
             + "\n[mcp_servers.oauth-sample]\nurl = \"http://127.0.0.1:9/mcp\"\n",
     )
     .expect("config with an MCP server");
-    let mut client = Client::start_with_capabilities(&home, json!({"experimentalApi": true}));
+    // Recorded: the reference site's examples come from this walk (docs_examples.rs).
+    let record = root.join("record.jsonl");
+    let record_arg = record.to_string_lossy().into_owned();
+    let mut client = Client::start_with_args_and_capabilities(
+        &home,
+        &["--record", &record_arg],
+        json!({"experimentalApi": true}),
+    );
     let thread = thread_id(&client.start_thread(json!({"cwd": repo})));
     let project = client.call(
         "project/create",
@@ -584,6 +591,40 @@ fn every_declared_client_request_is_served() {
         .filter(|m| m.direction == Direction::ClientRequest)
         .count();
     assert_eq!(served, declared, "every client request was answered");
+    client.stop();
+    examples_of_the_walk(&root, &record);
+}
+
+/// The reference site's examples (`codegen/docs/exchanges.jsonl`): written from this walk's
+/// transcript when `AGENTWIRE_DOCS_EXAMPLES_OUT` names a file (`scripts/record-docs-examples.sh`),
+/// otherwise checked to hold an example of every method the walk serves.
+fn examples_of_the_walk(root: &Path, record: &Path) {
+    use crate::docs_examples::{CHECKED_IN, OUT_VARIABLE, distill, methods_with_examples};
+    let refused: std::collections::BTreeSet<&str> = METHODS
+        .iter()
+        .filter(|m| m.unavailable().is_some())
+        .map(|m| m.name)
+        .collect();
+    let transcript = std::fs::read_to_string(record).expect("read the walk's transcript");
+    let distilled = distill(&transcript, root, &refused);
+    if let Some(out) = std::env::var_os(OUT_VARIABLE) {
+        std::fs::write(&out, &distilled).expect("write the examples");
+        return;
+    }
+    let fresh = methods_with_examples(&distilled);
+    let checked_in = std::fs::read_to_string(crate::common::repo().join(CHECKED_IN))
+        .unwrap_or_else(|e| panic!("read {CHECKED_IN}: {e}"));
+    let checked_in = methods_with_examples(&checked_in);
+    let missing: Vec<&String> = fresh
+        .keys()
+        .filter(|m| !checked_in.contains_key(*m))
+        .collect();
+    assert!(
+        fresh.len() > 100 && missing.is_empty(),
+        "{CHECKED_IN} has no example of {missing:?} ({} methods recorded): run \
+         scripts/record-docs-examples.sh and commit the result",
+        fresh.len()
+    );
 }
 
 #[test]

@@ -132,8 +132,8 @@ impl Stop {
         client.rest()
     }
 
-    /// How long the server may take to exit: a signal interrupts at once (README.md:111); at
-    /// end of input a running turn may go on for 10 s (README.md:107-108).
+    /// How long the server may take to exit: a signal interrupts at once (docs/app-server.md, `stdio://`); at
+    /// end of input a running turn may go on for 10 s (same place).
     fn allowed(self) -> Duration {
         match self {
             Stop::Sigterm | Stop::Sigint => SLACK,
@@ -278,35 +278,35 @@ fn a_stop_kills_command_exec_processes(name: &str, how: Stop) {
 }
 
 /// SIGTERM kills an unconfined command of a running turn before the server exits
-/// (README.md:111-113, docs/sandbox.md:144-146).
+/// (docs/app-server.md `stdio://`, docs/sandbox.md).
 #[test]
 fn sigterm_kills_the_unconfined_command_of_a_running_turn() {
     a_stop_kills_the_command_of_a_running_turn("shutdown-term-turn", Stop::Sigterm);
 }
 
 /// SIGINT kills an unconfined command of a running turn before the server exits
-/// (README.md:111-113, docs/sandbox.md:144-146).
+/// (docs/app-server.md `stdio://`, docs/sandbox.md).
 #[test]
 fn sigint_kills_the_unconfined_command_of_a_running_turn() {
     a_stop_kills_the_command_of_a_running_turn("shutdown-int-turn", Stop::Sigint);
 }
 
 /// End of input interrupts a running turn after its 10 s and kills its unconfined command
-/// before the server exits (README.md:106-113, docs/sandbox.md:144-146).
+/// before the server exits (docs/app-server.md `stdio://`, docs/sandbox.md).
 #[test]
 fn end_of_input_kills_the_unconfined_command_of_a_running_turn() {
     a_stop_kills_the_command_of_a_running_turn("shutdown-eof-turn-command", Stop::EndOfInput);
 }
 
 /// SIGTERM kills unconfined `command/exec` processes before the server exits
-/// (README.md:111-113).
+/// (docs/app-server.md, `stdio://`).
 #[test]
 fn sigterm_kills_unconfined_command_exec_processes() {
     a_stop_kills_command_exec_processes("shutdown-term-exec", Stop::Sigterm);
 }
 
 /// SIGINT kills unconfined `command/exec` processes before the server exits
-/// (README.md:111-113).
+/// (docs/app-server.md, `stdio://`).
 #[test]
 fn sigint_kills_unconfined_command_exec_processes() {
     a_stop_kills_command_exec_processes("shutdown-int-exec", Stop::Sigint);
@@ -347,7 +347,7 @@ fn recorded_status(home: &Path, thread: &str) -> Value {
     read["thread"]["turns"][0]["status"].clone()
 }
 
-/// README "Serving": at end of stdin "a running turn may finish for 10 s". A turn that still
+/// docs/app-server.md: at end of stdin "a running turn may finish for 10 s". A turn that still
 /// needs about 3 s when stdin closes (60 deltas 50 ms apart) runs to its end: every delta,
 /// `turn/completed` with `completed` (not interrupted), recorded so, and the server exits 0
 /// once it is done, neither before (it waited for the turn) nor at the 10 s bound.
@@ -367,7 +367,7 @@ fn end_of_input_lets_a_turn_needing_3_s_more_complete_then_exits_0() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-/// README "Serving": at end of stdin a running turn "may finish for 10 s and is then
+/// docs/app-server.md: at end of stdin a running turn "may finish for 10 s and is then
 /// interrupted, recorded and ends with `turn/completed`; then the server exits 0". A turn that
 /// would need 50 s more keeps streaming for its 10 s (the server exits 10 to 15 s after the end
 /// of input), then ends `interrupted` short of its last delta; a new server on the same home

@@ -138,7 +138,7 @@ fn a_client_that_stops_reading_stdout_does_not_stall_the_server() {
 /// The file read back again and again: each answer carries 20 MiB of base64, so 12 answers
 /// (240 MiB) fit in the stdout queue and the 13th (260 MiB) does not.
 const FILE_BYTES: usize = 15 * 1024 * 1024;
-/// `RuntimeConfig::stdout_queue_bytes`, the bound the README promises.
+/// `RuntimeConfig::stdout_queue_bytes`, the bound docs/app-server.md promises.
 const QUEUE_BYTES: u64 = 256 * 1024 * 1024;
 /// Answers that fit in the queue.
 const FIT: usize = 12;
@@ -503,7 +503,7 @@ impl Drop for Stalled {
     }
 }
 
-/// README (Serving, `stdio://`): the output of a client that stops reading waits in a bounded
+/// docs/app-server.md (`stdio://`): the output of a client that stops reading waits in a bounded
 /// queue (256 MiB, all delivered in order once it reads); past that, the connection is closed
 /// and the server exits 1 saying why. Twelve answers of 20 MiB (240 MiB) wait, the server
 /// alive and serving, and then all arrive complete and in order; the thirteenth (260 MiB)

@@ -2,7 +2,8 @@
 //! prompt or command output unless `[otel] log_user_prompt = true`; `GET /metrics` on the
 //! websocket listener (same auth as the listener) and on `--metrics-listen`, parsed with the
 //! Prometheus Python client's OpenMetrics parser; `--log-file`; a client that leaves without
-//! the closing handshake is logged at INFO.
+//! the closing handshake is logged at INFO; `thread/shellCommand` and compactions counted as
+//! turns of their kind, `initialize` as a request. (OTLP export: `otel.rs`.)
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -300,13 +301,16 @@ fn metrics_listen_serves_counters_a_prometheus_parser_reads() {
             .unwrap_or_else(|| panic!("no {name} {labels} in:\n{body}"))
     };
     assert_eq!(
-        value("agentwire_turns_total", json!({"status": "completed"})),
+        value(
+            "agentwire_turns_total",
+            json!({"status": "completed", "kind": "turn"})
+        ),
         1.0
     );
     assert_eq!(
         value(
             "agentwire_turn_duration_seconds_count",
-            json!({"status": "completed"})
+            json!({"status": "completed", "kind": "turn"})
         ),
         1.0
     );
@@ -756,5 +760,86 @@ fn an_approval_is_logged_and_counted_with_its_decision() {
     assert_eq!(settled[0]["decision"], json!("accept"), "{}", settled[0]);
     assert!(settled[0]["wait_ms"].is_u64(), "{}", settled[0]);
     assert_eq!(events(&lines, "server_request.sent").len(), 1, "{stderr}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_shell_command_and_a_compaction_count_as_turns_of_their_kind() {
+    let root = scratch("telemetry-turn-kinds");
+    let (home, workspace) = home_and_workspace(&root);
+    fixture_steps(&home, json!([{"type": "message", "deltas": ["ok"]}]), "");
+    let mut client = Client::start_with_args_and_env(
+        &home,
+        &["--metrics-listen", "127.0.0.1:0"],
+        &[("LOG_FORMAT", "json"), ("RUST_LOG", "info")],
+    );
+    let listening = wait_for_event(&client, "metrics.listening");
+    let port: u16 = listening["addr"]
+        .as_str()
+        .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
+        .map(|a| a.port())
+        .unwrap_or_else(|| panic!("an address: {listening}"));
+    let thread = thread_id(&client.start_thread(json!({
+        "cwd": workspace,
+        "approvalPolicy": "never",
+        "sandbox": "danger-full-access",
+    })));
+    client.start_turn(&thread, "hello");
+    client.until_turn_completed();
+    client.call("thread/compact/start", json!({"threadId": thread}));
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        crate::client::completed_turn(&seen)["status"],
+        json!("completed"),
+        "the compaction"
+    );
+    client.call(
+        "thread/shellCommand",
+        json!({"threadId": thread, "command": "true"}),
+    );
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        crate::client::completed_turn(&seen)["status"],
+        json!("completed"),
+        "the shell command"
+    );
+    let (_, _, body) = http_get(port, "/metrics", &[]);
+    let samples = parse_metrics(&body);
+    for kind in ["turn", "compaction", "shell_command"] {
+        assert_eq!(
+            sample(
+                &samples,
+                "agentwire_turns_total",
+                json!({"status": "completed", "kind": kind})
+            ),
+            Some(1.0),
+            "{kind}: {body}"
+        );
+    }
+    // `initialize` is a request like the others.
+    assert_eq!(
+        sample(
+            &samples,
+            "agentwire_requests_total",
+            json!({"method": "initialize", "outcome": "ok", "code": "0"})
+        ),
+        Some(1.0),
+        "{body}"
+    );
+    let stderr = client.stop();
+    let lines = json_lines(&stderr);
+    let kinds: Vec<&Value> = events(&lines, "turn.completed")
+        .iter()
+        .map(|fields| &fields["kind"])
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            &json!("turn"),
+            &json!("compaction"),
+            &json!("shell_command")
+        ],
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&root);
 }

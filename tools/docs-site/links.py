@@ -4,7 +4,8 @@
 Parses every HTML file under SITE with the standard library's HTML parser and checks every
 `href` and `src`: a relative target must be a file inside SITE, and a `#fragment` must be an
 `id` of the target page. Any absolute URL (scheme or `//`) is reported too: the site is meant
-to work offline from file://. Also fails on any <script> element (the site has no JavaScript).
+to work offline from file://. Scripts may only be files of the site (`<script src>`, checked
+like any link): an inline script or an inline event handler (`onclick=…`) is reported.
 
 usage: links.py SITE
 """
@@ -20,18 +21,33 @@ class Page(HTMLParser):
         super().__init__()
         self.links: list[str] = []
         self.ids: set[str] = set()
-        self.scripts = 0
+        self.inline_scripts = 0
+        self.handlers: list[str] = []
+        self.in_script = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "script":
-            self.scripts += 1
+            self.in_script = True
+            if not any(name == "src" and value for name, value in attrs):
+                self.inline_scripts += 1
         for name, value in attrs:
+            if name.startswith("on"):
+                self.handlers.append(name)
             if value is None:
                 continue
             if name in ("href", "src"):
                 self.links.append(value)
             elif name == "id":
                 self.ids.add(value)
+
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self.in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self.in_script and data.strip():
+            self.inline_scripts += 1
 
 
 def parse(path: Path) -> Page:
@@ -55,8 +71,10 @@ def main() -> int:
     checked = 0
     for path, page in parsed.items():
         rel = path.relative_to(site)
-        if page.scripts:
-            problems.append(f"{rel}: has {page.scripts} <script> element(s)")
+        if page.inline_scripts:
+            problems.append(f"{rel}: has {page.inline_scripts} inline script(s)")
+        for handler in page.handlers:
+            problems.append(f"{rel}: has an inline event handler ({handler})")
         for link in page.links:
             checked += 1
             parts = urlsplit(link)

@@ -9,8 +9,10 @@
 //      `x-` list of its direction;
 //   4. the checks can fail: a copy with a dangling $ref and a copy with a method missing its
 //      `name` are both rejected.
+// The document must declare OpenRPC 1.2.6 (what `generate-openrpc` writes by default).
 //
-// usage: node tools/openrpc/check.mjs --document FILE --meta META_JSON
+// usage: node tools/openrpc/check.mjs [--pinned] --document FILE --meta META_JSON
+//   --pinned: the document of an older pinned release, which has no recorded examples.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
@@ -20,7 +22,7 @@ const { parseOpenRPCDocument, validateOpenRPCDocument, MethodCallValidator, Meth
 const metaSchemaVersion = createRequire(import.meta.url)("@open-rpc/meta-schema/package.json").version;
 
 const { values } = parseArgs({
-  options: { document: { type: "string" }, meta: { type: "string" } },
+  options: { document: { type: "string" }, meta: { type: "string" }, pinned: { type: "boolean" } },
 });
 if (!values.document || !values.meta) {
   console.error("usage: check.mjs --document FILE --meta META_JSON");
@@ -35,10 +37,11 @@ const fail = (message) => {
 };
 const ok = (message) => console.log(`ok   ${message}`);
 
-// 1. The meta-schema: @open-rpc/meta-schema (the OpenRPC 1.3 schema, with the JSON Schema
+// 1. The meta-schema: @open-rpc/meta-schema (the OpenRPC 1.x schema, with the JSON Schema
 // meta-schema it embeds), through schema-utils-js's validateOpenRPCDocument, which registers the
 // embedded meta-schema and the specification-extension spec the way the OpenRPC tools do.
 const document = JSON.parse(raw);
+if (document.openrpc !== "1.2.6") fail(`the document declares openrpc ${document.openrpc}, not 1.2.6`);
 const validateMeta = (doc) => {
   const verdict = validateOpenRPCDocument(doc);
   return verdict === true ? true : verdict;
@@ -47,6 +50,21 @@ const validateMeta = (doc) => {
   const verdict = validateMeta(document);
   if (verdict === true) ok(`valid against @open-rpc/meta-schema ${metaSchemaVersion} (openrpc ${document.openrpc})`);
   else fail(`meta-schema: ${String(verdict.message).slice(0, 3000)}`);
+}
+
+// 1b. The older meta-schema @open-rpc/test-coverage 2.2.4 validates with (its own
+// schema-utils-js 1.16.2 and meta-schema 1.14.2, whose `openrpc` enum ends at 1.2.6): it must
+// accept the document as it is, and refuse the same document declaring 1.3.2 (why we emit 1.2.6).
+{
+  const coverageRequire = createRequire(createRequire(import.meta.url).resolve("@open-rpc/test-coverage"));
+  const older = coverageRequire("@open-rpc/schema-utils-js");
+  const olderMeta = coverageRequire("@open-rpc/schema-utils-js/package.json").version;
+  const verdict = older.validateOpenRPCDocument(JSON.parse(raw));
+  if (verdict === true) ok(`valid for test-coverage's schema-utils-js ${olderMeta} too`);
+  else fail(`test-coverage's schema-utils-js ${olderMeta}: ${String(verdict.message).slice(0, 1500)}`);
+  const newer = { ...JSON.parse(raw), openrpc: "1.3.2" };
+  if (older.validateOpenRPCDocument(newer) === true) fail(`test-coverage's schema-utils-js ${olderMeta} accepted openrpc 1.3.2`);
+  else ok(`test-coverage's schema-utils-js ${olderMeta} refuses the same document as openrpc 1.3.2`);
 }
 
 // 2. schema-utils-js: validate + dereference, then the examples through MethodCallValidator.
@@ -73,7 +91,8 @@ if (dereferenced) {
   const planted = validator.validate("thread/list", { limit: "ten" });
   if (planted instanceof MethodNotFoundError || planted.length === 0) fail("thread/list with limit \"ten\" passed MethodCallValidator");
   else ok("thread/list with limit \"ten\" is rejected by MethodCallValidator");
-  if (examples === 0) fail("the document has no examples");
+  if (values.pinned) ok(`an older pinned release: ${examples} examples (none recorded for it)`);
+  else if (examples === 0) fail("the document has no examples");
   else ok(`${examples} examples: params accepted by MethodCallValidator`);
 }
 

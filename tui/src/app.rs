@@ -1,9 +1,11 @@
 //! The full-screen front end: keys and server messages in, a redrawn screen out.
 //!
-//! Enter sends the input (a new turn, or steering while a turn runs); `/new`, `/threads`,
-//! `/resume ID`, `/model [NAME]`, `/help` and `/quit` are commands. While the server waits for
-//! an approval, `y`, `a`, `n` and `c` answer it. Ctrl-C interrupts the running turn; a second
-//! Ctrl-C within [`QUIT_WINDOW`] (or one while nothing runs, pressed twice) exits.
+//! Enter sends the input (a new turn, or steering while a turn runs); a line starting with `/`
+//! is a command ([`crate::command`]). While the server waits for an approval, `y`, `a`, `n` and
+//! `c` answer it, and the command or file change it is for shows "waiting for approval". Ctrl-C
+//! interrupts the running turn; a second Ctrl-C within [`QUIT_WINDOW`] (or one while nothing
+//! runs, pressed twice) exits. While a turn runs the screen is redrawn every [`TICK`], so the
+//! status line's timer counts.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -17,11 +19,15 @@ use tokio::sync::mpsc;
 use crate::command::{self, Command};
 use crate::connection::Incoming;
 use crate::session::{Approval, Decision, Session};
+use crate::status::{Activity, Status};
 use crate::transcript::Transcript;
 use crate::view;
 
 /// How soon a second Ctrl-C must follow the first to exit.
 pub const QUIT_WINDOW: Duration = Duration::from_secs(3);
+
+/// How often the screen is redrawn while a turn runs (for the elapsed time).
+pub const TICK: Duration = Duration::from_millis(500);
 
 /// Everything the screen shows.
 #[derive(Debug)]
@@ -55,22 +61,52 @@ impl App {
         }
     }
 
-    /// The status line: thread, model, what is running, tokens.
+    /// The status line: the model and effort in use, what is running and for how long, the
+    /// thread and its tokens.
     pub fn status_line(&self) -> String {
-        let thread = self.session.thread_id.as_deref().unwrap_or("none yet");
-        let model = self.session.model.as_deref().unwrap_or("default model");
-        let state = if self.approval.is_some() {
-            "waiting for your approval"
-        } else if self.transcript.running_turn.is_some() {
-            "working"
-        } else {
-            "ready"
-        };
-        let tokens = self
+        let since = self
             .transcript
-            .total_tokens
-            .map_or(String::new(), |t| format!(" · {t} tokens"));
-        format!(" thread {thread} · {model} · {state}{tokens}")
+            .running_since
+            .map(|at| at.elapsed())
+            .unwrap_or_default();
+        let activity = if self.approval.is_some() {
+            Activity::WaitingForApproval(since)
+        } else if self.transcript.running_turn.is_some() {
+            Activity::Working(since)
+        } else {
+            Activity::Ready
+        };
+        Status {
+            thread: self.session.thread_id.as_deref(),
+            in_use: &self.session.in_use,
+            default_effort: self.session.default_effort(),
+            activity,
+            usage: self.transcript.token_usage.as_ref(),
+        }
+        .line()
+    }
+
+    /// Shows `approval`, or queues it behind the one shown.
+    fn ask(&mut self, approval: Approval) {
+        if let Some(item) = &approval.item_id {
+            self.transcript.set_waiting(item, true);
+        }
+        if self.approval.is_none() {
+            self.approval = Some(approval);
+        } else {
+            self.queued.push_back(approval);
+        }
+    }
+
+    /// Takes `approval` off the screen (answered or withdrawn) and shows the next one.
+    fn settle(&mut self, approval: &Approval) {
+        if let Some(item) = &approval.item_id {
+            self.transcript.set_waiting(item, false);
+        }
+        self.queued.retain(|a| a.id != approval.id);
+        if self.approval.as_ref().is_some_and(|a| a.id == approval.id) {
+            self.approval = self.queued.pop_front();
+        }
     }
 
     async fn on_key(&mut self, key: KeyEvent) {
@@ -88,7 +124,7 @@ impl App {
             };
             if let Some(decision) = decision {
                 Session::decide(&approval, decision);
-                self.approval = self.queued.pop_front();
+                self.settle(&approval);
             }
             return;
         }
@@ -158,7 +194,9 @@ impl App {
                 if method == "serverRequest/resolved" {
                     self.withdraw(&params);
                 }
-                self.transcript.apply(&method, &params);
+                if !self.session.observe(&method, &params) {
+                    self.transcript.apply(&method, &params);
+                }
             }
             Incoming::Request {
                 id,
@@ -166,13 +204,13 @@ impl App {
                 params,
                 reply,
             } => match Approval::of(id, &method, &params, &reply) {
-                Some(approval) if self.approval.is_none() => self.approval = Some(approval),
-                Some(approval) => self.queued.push_back(approval),
+                Some(approval) => self.ask(approval),
                 None => Session::refuse(&reply, &method),
             },
             Incoming::Closed(why) => {
                 self.transcript.error(format!("disconnected: {why}"));
                 self.transcript.running_turn = None;
+                self.transcript.running_since = None;
             }
         }
     }
@@ -182,9 +220,14 @@ impl App {
         let Some(id) = params.get("requestId") else {
             return;
         };
-        self.queued.retain(|a| &a.id != id);
-        if self.approval.as_ref().is_some_and(|a| &a.id == id) {
-            self.approval = self.queued.pop_front();
+        let withdrawn = self
+            .approval
+            .iter()
+            .chain(&self.queued)
+            .find(|a| &a.id == id)
+            .cloned();
+        if let Some(approval) = withdrawn {
+            self.settle(&approval);
         }
     }
 }
@@ -197,9 +240,13 @@ pub async fn run(
 ) -> std::io::Result<()> {
     let mut keys = EventStream::new();
     let mut connected = true;
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while !app.quit {
         terminal.draw(|frame| view::draw(frame, &app))?;
+        let running = app.transcript.running_turn.is_some();
         tokio::select! {
+            _ = tick.tick(), if running => {}
             event = keys.next() => match event {
                 Some(Ok(Event::Key(key))) => app.on_key(key).await,
                 Some(Ok(Event::Paste(text))) if app.approval.is_none() => app.input.push_str(&text),

@@ -6,15 +6,25 @@
 //! (agent text, reasoning, command output, diffs, plans), approvals are asked in place, Ctrl-C
 //! interrupts the turn and a second one exits. When stdout is not a terminal it prints plain
 //! lines instead ([`plain`]), reading messages from stdin.
+//!
+//! Modules: [`app`] (keys and server messages in, screen out), [`view`] (the layout), [`wrap`]
+//! (word wrapping), [`status`] (the status line and `/status`), [`transcript`] (what a thread
+//! shows), [`command`] (the slash commands), [`session`] (requests to the server),
+//! [`settings`] (what the thread runs with), [`policy`] (`--sandbox` and
+//! `--ask-for-approval` values), [`connection`] and [`target`] (where the server is).
 
 pub mod app;
 pub mod command;
 pub mod connection;
 pub mod plain;
+pub mod policy;
 pub mod session;
+pub mod settings;
+pub mod status;
 pub mod target;
 pub mod transcript;
 pub mod view;
+pub mod wrap;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -23,6 +33,7 @@ use std::process::ExitCode;
 use tokio::sync::mpsc;
 
 use crate::connection::Incoming;
+use crate::policy::{ApprovalPolicy, SandboxMode};
 use crate::session::Session;
 use crate::target::Target;
 
@@ -37,6 +48,10 @@ pub struct Options {
     pub model: Option<String>,
     /// `--cwd`: the working directory of new threads.
     pub cwd: Option<PathBuf>,
+    /// `--ask-for-approval`: the approval policy of new threads.
+    pub approval_policy: Option<ApprovalPolicy>,
+    /// `--sandbox`: the sandbox of new threads.
+    pub sandbox: Option<SandboxMode>,
     /// A first message to send.
     pub prompt: Option<String>,
     /// The program to spawn as the local app-server (normally this binary).
@@ -75,7 +90,9 @@ pub async fn run(options: Options) -> ExitCode {
         .clone()
         .or_else(|| std::env::current_dir().ok())
         .map(|dir| dir.display().to_string());
-    let session = Session::new(connection, options.model.clone(), cwd);
+    let mut session = Session::new(connection, options.model.clone(), cwd);
+    session.approval_policy = options.approval_policy;
+    session.sandbox = options.sandbox;
     let connected = if full_screen {
         full_screen_session(session, incoming, options.prompt).await
     } else {

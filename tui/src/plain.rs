@@ -1,7 +1,8 @@
 //! The plain front end, used when stdout is not a terminal: each line of stdin is a message or
 //! a slash command, and every finished item, notice and error is printed as plain lines. While
 //! a turn runs, stdin is read only to answer approvals (`y`, `a`, `n` or `c`; end of input
-//! declines).
+//! declines). Commands that start a turn (`/compact`, `/review`, `/init`) wait for it the same
+//! way.
 
 use std::io::Write;
 
@@ -38,9 +39,15 @@ pub async fn run(
                 _ if text.is_empty() => {}
                 Ok(Some(Command::Quit)) => return true,
                 Ok(Some(command)) => {
-                    let mut notes = Transcript::default();
-                    command::run(&mut session, &mut notes, command).await;
-                    print_cells(notes.cells());
+                    // A new or resumed thread starts the transcript again: print all of it.
+                    let before = match command {
+                        Command::New | Command::Resume(_) => 0,
+                        _ => transcript.cells().len(),
+                    };
+                    let outcome = command::run(&mut session, &mut transcript, command).await;
+                    let before = before.min(transcript.cells().len());
+                    print_cells(&transcript.cells()[before..]);
+                    turn_pending = outcome.turn_started;
                 }
                 Ok(None) => match session.send(text, None).await {
                     Ok(()) => turn_pending = true,
@@ -55,6 +62,17 @@ pub async fn run(
         };
         match message {
             Incoming::Notification { method, params } => {
+                if session.observe(&method, &params) {
+                    continue;
+                }
+                // Kept for /status and /diff; they show nothing themselves.
+                if matches!(
+                    method.as_str(),
+                    "thread/tokenUsage/updated" | "turn/diff/updated"
+                ) {
+                    transcript.apply(&method, &params);
+                    continue;
+                }
                 if method == "item/completed" {
                     if let Some(cell) = params.get("item").and_then(cell_of_item) {
                         print_cells(&[cell]);

@@ -1,11 +1,17 @@
 //! What both front ends (full-screen and plain lines) ask of the server: threads, turns,
-//! interrupts and approval answers, over one [`Connection`].
+//! interrupts, settings, compaction, reviews, MCP server status and approval answers, over one
+//! [`Connection`]; and what the current thread runs with ([`InUse`]), kept up to date from the
+//! server's answers and `thread/settings/updated`.
+
+use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
 use agentwire_client::JsonRpcErrorObject;
 
 use crate::connection::{Connection, Reply, RpcError};
+use crate::policy::{ApprovalPolicy, SandboxMode};
+use crate::settings::InUse;
 
 /// The client's side of a session with one app-server.
 #[derive(Debug)]
@@ -17,6 +23,17 @@ pub struct Session {
     pub model: Option<String>,
     /// The working directory new threads get (`None`: the server's).
     pub cwd: Option<String>,
+    /// The approval policy new threads get (`None`: the server's configuration).
+    pub approval_policy: Option<ApprovalPolicy>,
+    /// The sandbox new threads get (`None`: the server's configuration).
+    pub sandbox: Option<SandboxMode>,
+    /// What the current thread runs with, as the server reported it.
+    pub in_use: InUse,
+    /// Each model's default reasoning effort (from `model/list`), once asked.
+    default_efforts: Option<HashMap<String, String>>,
+    /// Settings to send with the next `turn/start` (for a server without
+    /// `thread/settings/update`).
+    deferred: serde_json::Map<String, Value>,
 }
 
 /// One server request waiting for the user's answer.
@@ -28,8 +45,10 @@ pub struct Approval {
     pub reply: Reply,
     /// The request's method.
     pub method: String,
-    /// What the user is asked, in one line.
+    /// What the user is asked, in one line (the screen wraps it).
     pub question: String,
+    /// The command or file change item the approval is for, when the request names one.
+    pub item_id: Option<String>,
 }
 
 /// How the user answered an approval.
@@ -89,6 +108,7 @@ impl Approval {
             reply: reply.clone(),
             method: method.to_owned(),
             question,
+            item_id: text("itemId").map(str::to_owned),
         })
     }
 }
@@ -101,6 +121,11 @@ impl Session {
             thread_id: None,
             model,
             cwd,
+            approval_policy: None,
+            sandbox: None,
+            in_use: InUse::default(),
+            default_efforts: None,
+            deferred: serde_json::Map::new(),
         }
     }
 
@@ -113,10 +138,166 @@ impl Session {
         if let Some(model) = &self.model {
             params["model"] = json!(model);
         }
+        if let Some(policy) = self.approval_policy {
+            params["approvalPolicy"] = json!(policy.wire());
+        }
+        if let Some(sandbox) = self.sandbox {
+            params["sandbox"] = json!(sandbox.name());
+        }
         let result = self.connection.request("thread/start", params).await?;
         let id = thread_id_of(&result)?;
         self.thread_id = Some(id.clone());
+        self.in_use = InUse::from_thread_answer(&result);
+        self.load_default_efforts().await;
         Ok(id)
+    }
+
+    /// The reasoning effort the current model uses when none is chosen, when `model/list`
+    /// says.
+    pub fn default_effort(&self) -> Option<&str> {
+        let model = self.in_use.model.as_deref()?;
+        self.default_efforts
+            .as_ref()?
+            .get(model)
+            .map(String::as_str)
+    }
+
+    /// Asks `model/list` once for each model's default effort (nothing is shown if it fails).
+    async fn load_default_efforts(&mut self) {
+        if self.default_efforts.is_some() {
+            return;
+        }
+        let Ok(result) = self.connection.request("model/list", json!({})).await else {
+            self.default_efforts = Some(HashMap::new());
+            return;
+        };
+        let efforts = result
+            .get("data")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|m| {
+                let model = m.get("model").or_else(|| m.get("id"))?.as_str()?;
+                let effort = m.get("defaultReasoningEffort")?.as_str()?;
+                Some((model.to_owned(), effort.to_owned()))
+            })
+            .collect();
+        self.default_efforts = Some(efforts);
+    }
+
+    /// Takes note of a notification that changes what the current thread runs with
+    /// (`thread/settings/updated`); returns whether it did.
+    pub fn observe(&mut self, method: &str, params: &Value) -> bool {
+        if method != "thread/settings/updated"
+            || params.get("threadId").and_then(Value::as_str) != self.thread_id.as_deref()
+        {
+            return false;
+        }
+        match params.get("threadSettings") {
+            Some(settings) => {
+                self.in_use = InUse::from_thread_settings(settings);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Changes the current thread's settings for its later turns (`thread/settings/update`
+    /// with `changes`: `model`, `effort`, `approvalPolicy`, `sandboxPolicy` …). What the
+    /// status shows follows the server's `thread/settings/updated`; it is updated here too, so
+    /// it is right before that notification is read.
+    pub async fn update_settings(&mut self, changes: Value) -> Result<(), RpcError> {
+        let thread = self.current_thread()?;
+        let mut params = changes.clone();
+        params["threadId"] = json!(thread);
+        self.connection
+            .request("thread/settings/update", params)
+            .await?;
+        self.assume(&changes);
+        Ok(())
+    }
+
+    /// Shows `changes` (in `thread/settings/update` form) as in use.
+    fn assume(&mut self, changes: &Value) {
+        let text = |key: &str| changes.get(key).and_then(Value::as_str).map(str::to_owned);
+        if let Some(model) = text("model") {
+            self.in_use.model = Some(model);
+        }
+        if let Some(effort) = text("effort") {
+            self.in_use.effort = Some(effort);
+        }
+        if let Some(policy) = text("approvalPolicy") {
+            self.in_use.approval = Some(policy);
+        }
+        if let Some(sandbox) = changes.get("sandboxPolicy") {
+            let settings = json!({"sandboxPolicy": sandbox});
+            self.in_use.sandbox = InUse::from_thread_settings(&settings).sandbox;
+        }
+    }
+
+    /// Keeps `changes` (members of `thread/settings/update` that `turn/start` takes too:
+    /// `model`, `effort`, `approvalPolicy`, `sandboxPolicy`) for the next turn, and shows them
+    /// as in use from then on.
+    pub fn defer(&mut self, changes: Value) {
+        self.assume(&changes);
+        if let Value::Object(changes) = changes {
+            self.deferred.extend(changes);
+        }
+    }
+
+    /// Compacts the current thread (`thread/compact/start`); the compaction runs as a turn.
+    pub async fn compact(&self) -> Result<(), RpcError> {
+        let thread = self.current_thread()?;
+        self.connection
+            .request("thread/compact/start", json!({"threadId": thread}))
+            .await
+            .map(drop)
+    }
+
+    /// Starts a review of the uncommitted changes in the thread's working directory
+    /// (`review/start`); the review runs as a turn.
+    pub async fn review_uncommitted(&self) -> Result<(), RpcError> {
+        let thread = self.current_thread()?;
+        self.connection
+            .request(
+                "review/start",
+                json!({"threadId": thread, "target": {"type": "uncommittedChanges"}}),
+            )
+            .await
+            .map(drop)
+    }
+
+    /// The configured MCP servers (`mcpServerStatus/list`), as the server reports them.
+    pub async fn mcp_servers(&self) -> Result<Vec<Value>, RpcError> {
+        let mut params = json!({"detail": "toolsAndAuthOnly"});
+        if let Some(thread) = &self.thread_id {
+            params["threadId"] = json!(thread);
+        }
+        let result = self
+            .connection
+            .request("mcpServerStatus/list", params)
+            .await?;
+        Ok(result
+            .get("data")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    /// Whether `path` (absolute, on the server's machine) is a file, by `fs/getMetadata`;
+    /// `false` when the server cannot say.
+    pub async fn is_file(&self, path: &str) -> bool {
+        self.connection
+            .request("fs/getMetadata", json!({"path": path}))
+            .await
+            .is_ok_and(|meta| meta.get("isFile").and_then(Value::as_bool) == Some(true))
+    }
+
+    fn current_thread(&self) -> Result<String, RpcError> {
+        self.thread_id.clone().ok_or_else(|| RpcError {
+            code: -32600,
+            message: "there is no thread yet (send a message or /new first)".to_owned(),
+        })
     }
 
     /// Loads thread `id` and makes it current; returns the `thread/resume` result.
@@ -126,6 +307,8 @@ impl Session {
             .request("thread/resume", json!({"threadId": id}))
             .await?;
         self.thread_id = Some(thread_id_of(&result)?);
+        self.in_use = InUse::from_thread_answer(&result);
+        self.load_default_efforts().await;
         Ok(result)
     }
 
@@ -191,7 +374,11 @@ impl Session {
                 if let Some(model) = &self.model {
                     params["model"] = json!(model);
                 }
+                for (key, value) in &self.deferred {
+                    params[key] = value.clone();
+                }
                 self.connection.request("turn/start", params).await?;
+                self.deferred.clear();
             }
         }
         Ok(())

@@ -2,15 +2,21 @@
 //! notifications (and from the history `thread/resume` returns), updated in place as deltas
 //! arrive. Rendering is elsewhere ([`crate::view`] and [`crate::plain`]); this module only keeps
 //! state, so it is tested without a terminal.
+//!
+//! Besides the cells it keeps what the status line and the commands need: the running turn and
+//! since when it runs, the thread's token usage, the last turn diff (`/diff`) and the items an
+//! approval waits on.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
 
 use agentwire_protocol::{
     AgentMessageDeltaNotification, CommandExecutionOutputDeltaNotification, ErrorNotification,
     ItemCompletedNotification, ItemStartedNotification, PatchChangeKind,
-    ReasoningSummaryTextDeltaNotification, ThreadItem, ThreadItemKind,
-    ThreadTokenUsageUpdatedNotification, Turn, TurnCompletedNotification, TurnPlanStepStatus,
-    TurnPlanUpdatedNotification, TurnStartedNotification, TurnStatus, UserInput,
+    ReasoningSummaryTextDeltaNotification, ThreadItem, ThreadItemKind, ThreadTokenUsage,
+    ThreadTokenUsageUpdatedNotification, Turn, TurnCompletedNotification,
+    TurnDiffUpdatedNotification, TurnPlanStepStatus, TurnPlanUpdatedNotification,
+    TurnStartedNotification, TurnStatus, UserInput,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -32,14 +38,14 @@ pub enum Cell {
         output: String,
         /// Exit code, once known.
         exit: Option<i32>,
-        /// `inProgress`, `completed`, `failed` or `declined`.
+        /// `inProgress`, `completed`, `failed` or `declined`, or [`WAITING_FOR_APPROVAL`].
         status: String,
     },
     /// File changes: (path, what happened, unified diff).
     Patch {
         /// Each changed file.
         changes: Vec<(String, String, String)>,
-        /// `inProgress`, `completed`, `failed` or `declined`.
+        /// `inProgress`, `completed`, `failed` or `declined`, or [`WAITING_FOR_APPROVAL`].
         status: String,
     },
     /// The agent's plan: each step with `[ ]`, `[~]` or `[x]`.
@@ -50,6 +56,26 @@ pub enum Cell {
     Notice(String),
     /// An error the server reported.
     Error(String),
+    /// A unified diff shown on request (`/diff`): a heading, then the diff.
+    Diff {
+        /// What the diff is of.
+        title: String,
+        /// The unified diff.
+        diff: String,
+    },
+}
+
+/// The status this client gives a command or file change while the server waits for the user
+/// to approve it (an approval request names the item); the server's own statuses replace it.
+pub const WAITING_FOR_APPROVAL: &str = "waitingForApproval";
+
+/// The last diff a turn of the thread reported (`turn/diff/updated`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnDiff {
+    /// The turn.
+    pub turn_id: String,
+    /// Its unified diff of every file it changed.
+    pub diff: String,
 }
 
 /// The cells of the current thread, and what is running.
@@ -62,8 +88,14 @@ pub struct Transcript {
     plans: HashMap<String, usize>,
     /// The running turn, if any.
     pub running_turn: Option<String>,
-    /// Total tokens of the thread, as last reported.
-    pub total_tokens: Option<i64>,
+    /// When this client saw the running turn start.
+    pub running_since: Option<Instant>,
+    /// The thread's token usage, as last reported.
+    pub token_usage: Option<ThreadTokenUsage>,
+    /// The last turn diff reported for the thread.
+    pub turn_diff: Option<TurnDiff>,
+    /// Items (by id) whose approval the server waits for.
+    waiting: HashSet<String>,
 }
 
 impl Transcript {
@@ -96,6 +128,35 @@ impl Transcript {
             self.turn_ended(turn);
         }
         self.running_turn = None;
+        self.running_since = None;
+    }
+
+    /// Marks the item an approval request names as waiting for the user (`true`), or as
+    /// running again once the approval is answered or withdrawn (`false`). An item not shown
+    /// yet takes the mark when it appears.
+    pub fn set_waiting(&mut self, item_id: &str, waiting: bool) {
+        if waiting {
+            self.waiting.insert(item_id.to_owned());
+        } else {
+            self.waiting.remove(item_id);
+        }
+        if let Some(&at) = self.items.get(item_id) {
+            mark_waiting(&mut self.cells[at], waiting);
+        }
+    }
+
+    /// Shows the last turn diff of the thread (`/diff`), or says there is none.
+    pub fn show_turn_diff(&mut self) {
+        match self.turn_diff.clone() {
+            Some(TurnDiff { turn_id, diff }) => self.cells.push(Cell::Diff {
+                title: format!("changes made by turn {turn_id}"),
+                diff,
+            }),
+            None => self.notice(
+                "no turn of this thread has changed files since this client opened it \
+                 (/diff shows the server's turn/diff/updated)",
+            ),
+        }
     }
 
     /// Applies one notification; returns whether anything visible changed. Notifications this
@@ -131,6 +192,9 @@ impl Transcript {
                 })
             }
             "turn/started" => parse(params).is_some_and(|n: TurnStartedNotification| {
+                if self.running_turn.as_deref() != Some(n.turn.id.as_str()) {
+                    self.running_since = Some(Instant::now());
+                }
                 self.running_turn = Some(n.turn.id);
                 true
             }),
@@ -138,8 +202,16 @@ impl Transcript {
                 self.turn_ended(&n.turn);
                 if self.running_turn.as_deref() == Some(n.turn.id.as_str()) {
                     self.running_turn = None;
+                    self.running_since = None;
                 }
                 true
+            }),
+            "turn/diff/updated" => parse(params).is_some_and(|n: TurnDiffUpdatedNotification| {
+                self.turn_diff = Some(TurnDiff {
+                    turn_id: n.turn_id,
+                    diff: n.diff,
+                });
+                false
             }),
             "turn/plan/updated" => parse(params).is_some_and(|n: TurnPlanUpdatedNotification| {
                 let steps = n
@@ -174,9 +246,19 @@ impl Transcript {
             }),
             "thread/tokenUsage/updated" => {
                 parse(params).is_some_and(|n: ThreadTokenUsageUpdatedNotification| {
-                    self.total_tokens = Some(n.token_usage.total.total_tokens);
+                    self.token_usage = Some(n.token_usage);
                     true
                 })
+            }
+            "model/rerouted" => {
+                let text = |key: &str| params.get(key).and_then(Value::as_str);
+                match (text("fromModel"), text("toModel")) {
+                    (Some(from), Some(to)) => {
+                        self.notice(format!("{to} answered instead of {from} (model/rerouted)"));
+                        true
+                    }
+                    _ => false,
+                }
             }
             _ => false,
         }
@@ -227,10 +309,29 @@ impl Transcript {
                 keep_streamed(&mut self.cells[at], streamed);
             }
             None => {
-                self.items.insert(id, self.cells.len());
+                self.items.insert(id.clone(), self.cells.len());
                 self.cells.push(cell);
             }
         }
+        if self.waiting.contains(&id)
+            && let Some(&at) = self.items.get(&id)
+        {
+            mark_waiting(&mut self.cells[at], true);
+        }
+    }
+}
+
+/// Gives a running command or file change the waiting status, or takes it back.
+fn mark_waiting(cell: &mut Cell, waiting: bool) {
+    let (from, to) = if waiting {
+        ("inProgress", WAITING_FOR_APPROVAL)
+    } else {
+        (WAITING_FOR_APPROVAL, "inProgress")
+    };
+    if let Cell::Command { status, .. } | Cell::Patch { status, .. } = cell
+        && status == from
+    {
+        *status = to.to_owned();
     }
 }
 
@@ -336,6 +437,16 @@ fn cell_of(kind: &ThreadItemKind) -> Option<(String, Cell)> {
             id.clone(),
             Cell::Tool(format!("{tool} ({})", status_of(status))),
         ),
+        ThreadItemKind::EnteredReviewMode { id, review, .. } => {
+            (id.clone(), Cell::Notice(format!("reviewing {review}")))
+        }
+        ThreadItemKind::ExitedReviewMode { id, .. } => {
+            (id.clone(), Cell::Notice("review finished".to_owned()))
+        }
+        ThreadItemKind::ContextCompaction { id, .. } => (
+            id.clone(),
+            Cell::Notice("context compacted: later turns start from the summary".to_owned()),
+        ),
         _ => return None,
     })
 }
@@ -421,6 +532,68 @@ mod tests {
         ));
         assert_eq!(t.running_turn, None);
         assert_eq!(t.cells()[3], Cell::Error("turn failed: boom".into()));
+    }
+
+    #[test]
+    fn an_item_waiting_for_approval_says_so_until_it_is_answered() {
+        let mut t = Transcript::default();
+        let command = |status: &str| {
+            item(json!({
+                "type": "commandExecution", "id": "c", "command": "make", "cwd": "/w",
+                "status": status, "commandActions": [],
+            }))
+        };
+        // The approval request may come before the item is shown: the item takes the mark.
+        t.set_waiting("c", true);
+        assert!(t.apply("item/started", &command("inProgress")));
+        let status_of_cell = |t: &Transcript| match &t.cells()[0] {
+            Cell::Command { status, .. } => status.clone(),
+            other => panic!("not a command: {other:?}"),
+        };
+        assert_eq!(status_of_cell(&t), WAITING_FOR_APPROVAL);
+        t.set_waiting("c", false);
+        assert_eq!(status_of_cell(&t), "inProgress");
+        t.set_waiting("c", true);
+        assert_eq!(status_of_cell(&t), WAITING_FOR_APPROVAL);
+        // The server's final status replaces the mark.
+        t.set_waiting("c", false);
+        assert!(t.apply("item/completed", &command("declined")));
+        t.set_waiting("c", true);
+        assert_eq!(
+            status_of_cell(&t),
+            "declined",
+            "a finished item is not marked"
+        );
+    }
+
+    #[test]
+    fn the_last_turn_diff_is_kept_for_diff_and_usage_for_status() {
+        let mut t = Transcript::default();
+        t.show_turn_diff();
+        assert!(
+            matches!(&t.cells()[0], Cell::Notice(text) if text.starts_with("no turn")),
+            "{:?}",
+            t.cells()
+        );
+        let diff = |turn: &str, text: &str| json!({"threadId": "t", "turnId": turn, "diff": text});
+        assert!(!t.apply("turn/diff/updated", &diff("u1", "+a\n")));
+        assert!(!t.apply("turn/diff/updated", &diff("u2", "+b\n")));
+        t.show_turn_diff();
+        assert_eq!(
+            t.cells()[1],
+            Cell::Diff {
+                title: "changes made by turn u2".into(),
+                diff: "+b\n".into()
+            }
+        );
+        let breakdown = json!({"inputTokens": 7, "cachedInputTokens": 0,
+            "outputTokens": 3, "reasoningOutputTokens": 0, "totalTokens": 10});
+        assert!(t.apply(
+            "thread/tokenUsage/updated",
+            &json!({"threadId": "t", "turnId": "u2", "tokenUsage": {
+                "total": breakdown, "last": breakdown, "modelContextWindow": null}})
+        ));
+        assert_eq!(t.token_usage.map(|u| u.total.total_tokens), Some(10));
     }
 
     #[test]

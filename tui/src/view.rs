@@ -1,5 +1,6 @@
 //! The full-screen layout: the transcript (newest at the bottom), an approval prompt when the
-//! server waits for one, the input line and a status line.
+//! server waits for one (its question wrapped to the width, however long the reason), the input
+//! line and a status line.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
@@ -8,23 +9,41 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::App;
-use crate::transcript::Cell;
+use crate::transcript::{Cell, WAITING_FOR_APPROVAL};
+use crate::wrap;
 
 /// Output lines shown per command; earlier ones are elided.
 const COMMAND_TAIL: usize = 12;
 
+/// The answers an approval prompt offers, under its question.
+const APPROVAL_CHOICES: &str =
+    "[y] yes   [a] yes, for this session   [n] no   [c] no, and stop the turn";
+
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame<'_>, app: &App) {
-    let approval_height = if app.approval.is_some() { 4 } else { 0 };
+    let area = frame.area();
+    // The approval's question and choices, each wrapped to the width.
+    let prompt = app.approval.as_ref().map(|pending| {
+        (
+            wrap::wrap(&pending.question, usize::from(area.width)),
+            wrap::wrap(APPROVAL_CHOICES, usize::from(area.width)),
+        )
+    });
+    // The prompt (its top border and its lines) takes at most half the screen.
+    let approval_height = prompt.as_ref().map_or(0, |(question, choices)| {
+        u16::try_from(question.len() + choices.len() + 1)
+            .unwrap_or(u16::MAX)
+            .min(area.height / 2)
+    });
     let [transcript, approval, input, status] = Layout::vertical([
         Constraint::Min(1),
         Constraint::Length(approval_height),
         Constraint::Length(3),
         Constraint::Length(1),
     ])
-    .areas(frame.area());
+    .areas(area);
 
-    let lines = wrap(transcript_lines(app.transcript.cells()), transcript.width);
+    let lines = wrap_lines(transcript_lines(app.transcript.cells()), transcript.width);
     let skip = lines
         .len()
         .saturating_sub(usize::from(transcript.height) + app.scroll);
@@ -35,15 +54,18 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
         .collect();
     frame.render_widget(Paragraph::new(visible), transcript);
 
-    if let Some(pending) = &app.approval {
-        let prompt = Paragraph::new(vec![
-            Line::from(Span::styled(
-                pending.question.clone(),
-                Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
-            )),
-            Line::from("[y] yes   [a] yes, for this session   [n] no   [c] no, and stop the turn"),
-        ])
-        .block(Block::new().borders(Borders::TOP).title(" approval "));
+    if let Some((question, choices)) = prompt {
+        let bold = Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD);
+        let lines: Vec<Line<'static>> = question
+            .into_iter()
+            .map(|line| Line::styled(line, bold))
+            .chain(choices.into_iter().map(Line::raw))
+            .collect();
+        let prompt = Paragraph::new(lines).block(
+            Block::new()
+                .borders(Borders::TOP)
+                .title(" approval — y/a/n/c "),
+        );
         frame.render_widget(prompt, approval);
     }
 
@@ -127,25 +149,31 @@ pub fn transcript_lines(cells: &[Cell]) -> Vec<Line<'static>> {
                 let end = match exit {
                     Some(code) => format!("  └ exit {code}"),
                     None if status == "inProgress" => "  └ running…".to_owned(),
+                    None if status == WAITING_FOR_APPROVAL => "  └ waiting for approval".to_owned(),
                     None => format!("  └ {status}"),
                 };
                 lines.push(Line::styled(end, dim));
             }
             Cell::Patch { changes, status } => {
+                let status = if status == WAITING_FOR_APPROVAL {
+                    "waiting for approval"
+                } else {
+                    status
+                };
                 for (path, what, diff) in changes {
                     lines.push(Line::styled(
                         format!("✎ {path} ({what}, {status})"),
                         Style::new().fg(Color::Magenta),
                     ));
-                    lines.extend(diff.lines().map(|l| {
-                        let style = match l.as_bytes().first() {
-                            Some(b'+') => Style::new().fg(Color::Green),
-                            Some(b'-') => Style::new().fg(Color::Red),
-                            _ => dim,
-                        };
-                        Line::styled(format!("  {l}"), style)
-                    }));
+                    lines.extend(diff_lines(diff));
                 }
+            }
+            Cell::Diff { title, diff } => {
+                lines.push(Line::styled(
+                    format!("✎ {title}"),
+                    Style::new().fg(Color::Magenta),
+                ));
+                lines.extend(diff_lines(diff));
             }
             Cell::Plan(steps) => {
                 lines.push(Line::styled(
@@ -167,14 +195,26 @@ pub fn transcript_lines(cells: &[Cell]) -> Vec<Line<'static>> {
     lines
 }
 
-/// Wraps lines at `width` columns (by characters), keeping each line's style.
-fn wrap(lines: Vec<Line<'static>>, width: u16) -> Vec<Line<'static>> {
+/// A diff's lines, indented, added lines green and removed ones red.
+fn diff_lines(diff: &str) -> impl Iterator<Item = Line<'static>> + '_ {
+    diff.lines().map(|l| {
+        let style = match l.as_bytes().first() {
+            Some(b'+') => Style::new().fg(Color::Green),
+            Some(b'-') => Style::new().fg(Color::Red),
+            Some(b'@') => Style::new().fg(Color::Cyan),
+            _ => Style::new().add_modifier(Modifier::DIM),
+        };
+        Line::styled(format!("  {l}"), style)
+    })
+}
+
+/// Word-wraps lines at `width` columns ([`wrap::wrap`]), keeping each line's style.
+fn wrap_lines(lines: Vec<Line<'static>>, width: u16) -> Vec<Line<'static>> {
     let width = usize::from(width.max(1));
     let mut wrapped = Vec::with_capacity(lines.len());
     for line in lines {
         let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-        let chars: Vec<char> = text.chars().collect();
-        if chars.len() <= width {
+        if wrap::width(&text) <= width {
             wrapped.push(line);
             continue;
         }
@@ -182,9 +222,11 @@ fn wrap(lines: Vec<Line<'static>>, width: u16) -> Vec<Line<'static>> {
             .spans
             .first()
             .map_or(line.style, |span| line.style.patch(span.style));
-        for chunk in chars.chunks(width) {
-            wrapped.push(Line::styled(chunk.iter().collect::<String>(), style));
-        }
+        wrapped.extend(
+            wrap::wrap(&text, width)
+                .into_iter()
+                .map(|part| Line::styled(part, style)),
+        );
     }
     wrapped
 }

@@ -8,6 +8,8 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Registry, ValidationError, Validator};
 use serde_json::{Value, json};
 
+use super::choices;
+
 /// The URI the bundle is registered under; definitions are compiled by reference to it.
 const BUNDLE_URI: &str = "urn:agentwire:contract-bundle";
 
@@ -243,10 +245,18 @@ fn null_missing(schema: &mut Value, wider: &Value) {
     }
 }
 
-/// Records an error; for a failed `oneOf`/`anyOf`, descends into the branch the value most
+/// Records an error: a value outside a closed set of choices with every allowed value
+/// ([`choices`]); for another failed `oneOf`/`anyOf`, descends into the branch the value most
 /// likely meant (the one whose tag matched, else the one with the fewest complaints).
 fn collect(error: &ValidationError<'_>, out: &mut Vec<Issue>) {
     let base = error.instance_path().as_str();
+    if let Some(reason) = choices::message(error) {
+        out.push(Issue {
+            pointer: base.to_owned(),
+            reason,
+        });
+        return;
+    }
     let context = match error.kind() {
         ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
             Some(context)

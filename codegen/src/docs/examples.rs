@@ -1,5 +1,8 @@
-//! Example messages for the method pages, taken from a recorded transcript (JSON Lines of
-//! `{"session", "dir", "line"}`, the format of `codegen/openrpc/exchanges.jsonl`).
+//! Example messages for the method pages, taken from recorded transcripts (JSON Lines of
+//! `{"session", "dir", "line"}`, the format of `app-server --record`):
+//! `codegen/docs/exchanges.jsonl` (every method the end-to-end walk of `tests/e2e/served.rs`
+//! sends, recorded by `scripts/record-docs-examples.sh`) first, then
+//! `codegen/openrpc/exchanges.jsonl` (the OpenRPC document's examples).
 
 use std::collections::BTreeMap;
 
@@ -12,10 +15,24 @@ pub struct Recorded {
     pub message: String,
     /// The answer to a request, when one was recorded.
     pub answer: String,
+    /// The notifications the request started, in the order of their first appearance: those
+    /// the server sent after it and before the client's next request in that session.
+    pub notifications: Vec<String>,
 }
 
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+/// The first exchange of each method in `transcripts`, the earlier transcripts first.
+pub fn recorded_all(transcripts: &[&str]) -> BTreeMap<String, Recorded> {
+    let mut found = BTreeMap::new();
+    for transcript in transcripts {
+        for (method, example) in recorded(transcript) {
+            found.entry(method).or_insert(example);
+        }
+    }
+    found
 }
 
 /// The first exchange of each method in `transcript`. Lines that are not records or whose
@@ -23,6 +40,8 @@ fn pretty(value: &Value) -> String {
 /// the transcript is checked strictly.
 pub fn recorded(transcript: &str) -> BTreeMap<String, Recorded> {
     let mut found: BTreeMap<String, Recorded> = BTreeMap::new();
+    // Per session: the method of the latest example request, whose notifications are collected.
+    let mut started: BTreeMap<String, Option<String>> = BTreeMap::new();
     // (session, direction of the request, id) -> method
     let mut pending: BTreeMap<(String, String, String), String> = BTreeMap::new();
     for line in transcript.lines() {
@@ -47,6 +66,19 @@ pub fn recorded(transcript: &str) -> BTreeMap<String, Recorded> {
         let id = message.get("id").map(Value::to_string);
         match (message.get("method").and_then(Value::as_str), id) {
             (Some(method), id) => {
+                let from_server = dir == "server->client";
+                if from_server && id.is_none() {
+                    // A notification: part of what the session's latest example request started.
+                    if let Some(Some(request)) = started.get(&session)
+                        && let Some(entry) = found.get_mut(request)
+                        && !entry.notifications.iter().any(|n| n == method)
+                    {
+                        entry.notifications.push(method.to_owned());
+                    }
+                } else if !from_server && id.is_some() {
+                    let first = !found.contains_key(method);
+                    started.insert(session.clone(), first.then(|| method.to_owned()));
+                }
                 if found.contains_key(method) {
                     continue;
                 }
@@ -54,7 +86,7 @@ pub fn recorded(transcript: &str) -> BTreeMap<String, Recorded> {
                     method.to_owned(),
                     Recorded {
                         message: pretty(&message),
-                        answer: String::new(),
+                        ..Recorded::default()
                     },
                 );
                 if let Some(id) = id {
@@ -96,5 +128,48 @@ mod tests {
         assert!(found["a/b"].answer.contains("\"ok\": true"));
         assert!(found["n/x"].message.contains("\"k\": 1"));
         assert!(found["n/x"].answer.is_empty());
+        assert_eq!(found["a/b"].notifications, ["n/x"]);
+    }
+
+    #[test]
+    fn notifications_belong_to_the_request_before_them_in_their_session() {
+        let line = |session: &str, dir: &str, message: &str| {
+            serde_json::json!({"session": session, "dir": dir, "line": message}).to_string()
+        };
+        let transcript = [
+            line("s", "client->server", r#"{"id":1,"method":"turn/start"}"#),
+            line("s", "server->client", r#"{"id":1,"result":{}}"#),
+            line("t", "client->server", r#"{"id":1,"method":"thread/list"}"#),
+            line("s", "server->client", r#"{"method":"turn/started"}"#),
+            line(
+                "s",
+                "server->client",
+                r#"{"method":"item/agentMessage/delta"}"#,
+            ),
+            line(
+                "s",
+                "server->client",
+                r#"{"method":"item/agentMessage/delta"}"#,
+            ),
+            line("s", "server->client", r#"{"method":"turn/completed"}"#),
+            line("s", "client->server", r#"{"id":2,"method":"turn/start"}"#),
+            line("s", "server->client", r#"{"method":"turn/started"}"#),
+            line("s", "server->client", r#"{"method":"thread/closed"}"#),
+        ]
+        .join("\n");
+        let found = recorded_all(&[
+            &transcript,
+            &line("u", "client->server", r#"{"id":9,"method":"x/y"}"#),
+        ]);
+        assert_eq!(
+            found["turn/start"].notifications,
+            ["turn/started", "item/agentMessage/delta", "turn/completed"],
+            "the second turn/start is not an example: what follows it is not the first's"
+        );
+        assert!(found["thread/list"].notifications.is_empty());
+        assert!(
+            found.contains_key("x/y"),
+            "a later transcript fills what the first lacks"
+        );
     }
 }

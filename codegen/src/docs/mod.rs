@@ -1,16 +1,21 @@
-//! The protocol reference site (`agentwire app-server generate-docs`): static HTML, no
-//! JavaScript, rendered with askama from a surface's JSON Schema files (the flat bundle and
-//! `meta.json`) and the bundles of the pinned versions before it.
+//! The protocol reference site (`agentwire app-server generate-docs`): static HTML (a search
+//! box on the index is the only script), rendered with askama from a surface's JSON Schema
+//! files (the flat bundle and `meta.json`) and the bundles of the pinned versions before it;
+//! doc strings are Markdown (`markdown.rs`).
 //!
 //! Layout of the site (every link is relative, so it works from `file://`):
 //! - `index.html`: every method by direction, every type, a link to the changelog;
 //! - `methods/<name with / as ->.html`: direction, badges, doc, params and result, the
-//!   JSON-RPC envelopes and a recorded example where one exists;
+//!   JSON-RPC envelopes, the notifications its recorded request started and the recorded
+//!   example where one exists;
 //! - `types/<Name>.html`: one per definition of the flat bundle;
 //! - `changelog.html`: `schema diff` between each pair of consecutive versions;
+//! - `search-index.js` and `search.js`: the index page's search over method and type names
+//!   and summaries;
 //! - `style.css`.
 
 mod examples;
+mod markdown;
 pub mod schema_view;
 
 use std::collections::BTreeMap;
@@ -42,6 +47,12 @@ pub struct SiteInput<'a> {
 }
 
 const STYLE: &str = include_str!("../../templates/docs/style.css");
+/// The index page's search (over `search-index.js`).
+const SEARCH: &str = include_str!("../../templates/docs/search.js");
+/// The examples recorded from the end-to-end walk over every method (`tests/e2e/served.rs`,
+/// `scripts/record-docs-examples.sh`): shown for the current version, before the OpenRPC
+/// document's examples.
+pub const DOCS_EXCHANGES: &str = include_str!("../../docs/exchanges.jsonl");
 
 fn site_error(message: impl Into<String>) -> CodegenError {
     CodegenError::Site {
@@ -132,7 +143,15 @@ struct MethodPage<'a> {
     params_optional: bool,
     result: Vec<Part>,
     envelopes: Vec<Envelope>,
+    /// The notifications the recorded example request was followed by.
+    starts: Vec<Started>,
     example: Recorded,
+}
+
+/// A notification a method's request starts, linked to its page.
+struct Started {
+    name: String,
+    file: String,
 }
 
 #[derive(Template)]
@@ -181,11 +200,28 @@ fn render(template: &impl Template, name: &'static str) -> Result<String, Codege
     })
 }
 
-fn summary(doc: &str) -> String {
-    doc.split("\n\n")
+/// The first paragraph of `doc` as plain text (code spans unmarked), at most 160 characters.
+fn plain_summary(doc: &str) -> String {
+    let text = doc
+        .split("\n\n")
         .next()
         .unwrap_or_default()
         .replace('\n', " ")
+        .replace('`', "");
+    match text.char_indices().nth(160) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+/// The first paragraph of `doc`, as inline HTML.
+fn summary(doc: &str) -> String {
+    markdown::inline(
+        &doc.split("\n\n")
+            .next()
+            .unwrap_or_default()
+            .replace('\n', " "),
+    )
 }
 
 fn direction_label(direction: &str) -> &'static str {
@@ -234,7 +270,16 @@ pub fn site(input: &SiteInput<'_>) -> Result<FileSet, CodegenError> {
     } else {
         "stable surface"
     };
-    let recorded = input.exchanges.map(examples::recorded).unwrap_or_default();
+    let recorded = input
+        .exchanges
+        .map(|openrpc| examples::recorded_all(&[DOCS_EXCHANGES, openrpc]))
+        .unwrap_or_default();
+    let on_this_surface: std::collections::BTreeSet<&str> = methods
+        .iter()
+        .filter_map(|m| m.get("method").and_then(Value::as_str))
+        .collect();
+    // [name, page, plain summary] of every method and type, for search.js.
+    let mut search: Vec<[String; 3]> = Vec::new();
     let mut files = FileSet::new();
     files.insert("style.css", STYLE);
 
@@ -279,6 +324,11 @@ pub fn site(input: &SiteInput<'_>) -> Result<FileSet, CodegenError> {
                 ))
             })?;
         sections[section].methods.push(row(""));
+        search.push([
+            name.to_owned(),
+            format!("methods/{file}"),
+            plain_summary(&doc),
+        ]);
 
         let reference = |key: &str| -> Result<Option<String>, CodegenError> {
             let Some(target) = method.get(key).and_then(Value::as_str) else {
@@ -352,11 +402,28 @@ pub fn site(input: &SiteInput<'_>) -> Result<FileSet, CodegenError> {
             name: name.to_owned(),
             direction: direction_label(direction),
             badges: badges(),
-            doc,
+            doc: markdown::block(&doc),
             params: link(&params),
             params_optional: method.get("paramsOptional") == Some(&Value::Bool(true)),
             result: link(&result),
             envelopes,
+            starts: recorded
+                .get(name)
+                .map(|example| {
+                    example
+                        .notifications
+                        .iter()
+                        .filter(|n| on_this_surface.contains(n.as_str()))
+                        .map(|n| {
+                            Ok(Started {
+                                name: n.clone(),
+                                file: method_file(n)?,
+                            })
+                        })
+                        .collect::<Result<Vec<_>, CodegenError>>()
+                })
+                .transpose()?
+                .unwrap_or_default(),
             example: recorded.get(name).cloned().unwrap_or_default(),
         };
         files.insert(
@@ -373,13 +440,18 @@ pub fn site(input: &SiteInput<'_>) -> Result<FileSet, CodegenError> {
             name: name.clone(),
             summary: summary(&doc),
         });
+        search.push([
+            name.clone(),
+            format!("types/{name}.html"),
+            plain_summary(&doc),
+        ]);
         let page = TypePage {
             root: "../",
             title: name.clone(),
             version: input.version,
             surface,
             name: name.clone(),
-            doc,
+            doc: markdown::block(&doc),
             view: schema_view::view(schema, ""),
             used_by: used_by.remove(name).unwrap_or_default(),
         };
@@ -398,6 +470,13 @@ pub fn site(input: &SiteInput<'_>) -> Result<FileSet, CodegenError> {
         types,
     };
     files.insert("index.html", render(&index, "docs/index.html")?);
+    let index =
+        serde_json::to_string(&search).map_err(|e| site_error(format!("the search index: {e}")))?;
+    files.insert(
+        "search-index.js",
+        format!("// Methods and types of this site for search.js: [name, page, summary].\nwindow.AGENTWIRE_SEARCH = {index};\n"),
+    );
+    files.insert("search.js", SEARCH);
 
     let changelog = ChangelogPage {
         root: "",

@@ -27,7 +27,7 @@ pub struct Field {
     pub nullable: bool,
     /// Whether the member is experimental.
     pub experimental: bool,
-    /// Its doc string.
+    /// Its doc string, as HTML.
     pub doc: String,
 }
 
@@ -38,7 +38,7 @@ pub struct Variant {
     pub title: String,
     /// Its type.
     pub ty: Vec<Part>,
-    /// Its doc string.
+    /// Its doc string, as HTML.
     pub doc: String,
     /// Its members, when the branch is an inline object.
     pub fields: Vec<Field>,
@@ -49,7 +49,7 @@ pub struct Variant {
 pub struct EnumValue {
     /// The value, as JSON.
     pub value: String,
-    /// Its doc string.
+    /// Its doc string, as HTML.
     pub doc: String,
 }
 
@@ -211,12 +211,14 @@ fn nullable_at(schema: &Value, depth: usize) -> bool {
     branches(object).is_some_and(|list| list.iter().any(|b| nullable_at(b, depth + 1)))
 }
 
+/// The schema's description as HTML ([`super::markdown::inline`]).
 fn doc(schema: &Value) -> String {
-    schema
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
+    super::markdown::inline(
+        schema
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
+    )
 }
 
 /// The members of an object schema, in schema order.

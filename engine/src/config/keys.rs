@@ -43,7 +43,7 @@ pub(crate) const USED: &[&str] = &[
     "fs_copy_max_bytes",
     // model tools: `[tools.web_search]` (read leniently: Codex's `[tools]` booleans pass).
     "tools",
-    // operations: `[otel] log_user_prompt` (the exporter keys are accepted, not used).
+    // operations: `[otel]` exporters (read at server start) and `log_user_prompt`.
     "otel",
 ];
 

@@ -202,19 +202,14 @@ pub(crate) struct ConfigFile {
     /// The `[tools]` table (model tools area): the web search endpoint; never invalid.
     #[serde(default)]
     pub tools: crate::tools::web_search::ToolsToml,
-    /// The `[otel]` table (operations): only `log_user_prompt` is read; its other keys are
-    /// accepted.
+    /// The `[otel]` table (operations): the exporters, read once when the server starts, and
+    /// `log_user_prompt`, read by every turn.
     #[serde(default)]
     pub otel: OtelToml,
 }
 
-/// The `[otel]` table, as far as logs are concerned.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub(crate) struct OtelToml {
-    /// Whether prompts and command lines may appear in logs (default false).
-    #[serde(default)]
-    pub log_user_prompt: Option<bool>,
-}
+/// The `[otel]` table (see `agentwire_runtime::telemetry::otel_config`).
+pub(crate) type OtelToml = agentwire_runtime::telemetry::OtelConfig;
 
 /// The `[sandbox_limits]` table (agentwire's own; Codex has no such table): limits of every
 /// command run under `read-only` or `workspace-write`. A key left out keeps its default; `0`

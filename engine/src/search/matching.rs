@@ -2,12 +2,24 @@
 //!
 //! The query is read the way fzf reads one: words separated by spaces must all match, each
 //! fuzzily (its characters in order), and a word may be marked `'exact`, `^prefix`, `suffix$`
-//! or `!negated`; lower-case words ignore case, a word with a capital letter does not. Paths
-//! are scored with nucleo's settings for file paths (a match right after a `/` counts as a
-//! word start). On top of nucleo's score, a path whose last component is the query itself, or
-//! the query plus an extension (`widget` → `widget.rs`), gets a bonus that puts it before
-//! paths that merely contain the query. Ties go to the shorter path, then to the path that
-//! sorts first, then to the earlier root.
+//! or `!negated`; lower-case words ignore case, a word with a capital letter does not.
+//!
+//! Ranking, best first:
+//! 1. **Matches inside the file name.** A path whose last component matches the whole query
+//!    on its own comes before every path whose match needs its directories: for
+//!    `zephquokhand`, `core/net/zephyr_quokka_handler.rs` before `state/zeph/quo/kha/nd.py`,
+//!    however well the directory names line up. Among them, nucleo's score of the name alone
+//!    decides (contiguous runs and word starts — after `_`, `-`, `.`, a case change — score
+//!    highest), and a name that is the query itself, or the query plus an extension
+//!    (`widget` → `widget.rs`), gets a bonus on top.
+//! 2. **Matches across the path**, by nucleo's score of the whole path with its settings for
+//!    file paths (a match right after a `/` counts as a word start).
+//!
+//! On the wire `score` follows that order: a file-name match scores [`NAME_TIER`] plus its
+//! name score, a path match its path score (below [`NAME_TIER`]). Ties go to the shorter
+//! path, then to the path that sorts first, then to the earlier root. The name is only scored
+//! for paths that matched as a whole (a name match implies a path match), so a query costs at
+//! most one more short match per hit.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -25,16 +37,21 @@ pub(super) const LIMIT: usize = 50;
 const PARALLEL_FROM: usize = 8 * 1024;
 /// Most matching threads.
 const MAX_THREADS: usize = 8;
+/// The score every match inside the file name starts from: above any score a match across the
+/// path can reach (nucleo scores at most `u16::MAX` per query word, and path scores are
+/// capped just below this).
+pub(super) const NAME_TIER: u32 = 1 << 22;
 
 /// What is matched: for each root, the name to report it by and its paths.
 pub(super) struct Corpus {
     pub roots: Vec<(String, Vec<Arc<[Candidate]>>)>,
 }
 
-/// A path that matched: its score and where it is.
+/// A path that matched: its score, whether its file name matched alone, and where it is.
 #[derive(Debug, Clone, Copy)]
 struct Hit {
     score: u32,
+    in_name: bool,
     root: u32,
     chunk: u32,
     index: u32,
@@ -92,14 +109,31 @@ impl Corpus {
                 let candidates = &self.roots[root as usize].1[chunk as usize];
                 for (index, candidate) in candidates.iter().enumerate() {
                     let path = candidate.path.slice(..);
-                    if let Some(score) = pattern.score(path, &mut matcher) {
-                        hits.push(Hit {
-                            score: score + name.bonus(candidate),
-                            root,
-                            chunk,
-                            index: index as u32,
-                        });
-                    }
+                    let Some(path_score) = pattern.score(path, &mut matcher) else {
+                        continue;
+                    };
+                    let file_name = candidate.path.slice(candidate.name_start as usize..);
+                    let in_name = candidate.name_start > 0;
+                    let name_score = in_name
+                        .then(|| pattern.score(file_name, &mut matcher))
+                        .flatten();
+                    let score = match name_score {
+                        Some(score) => NAME_TIER
+                            .saturating_add(score)
+                            .saturating_add(name.bonus(candidate)),
+                        // A name that is the whole path: its path score is its name score.
+                        None if !in_name => NAME_TIER
+                            .saturating_add(path_score)
+                            .saturating_add(name.bonus(candidate)),
+                        None => path_score.min(NAME_TIER - 1),
+                    };
+                    hits.push(Hit {
+                        score,
+                        in_name: score >= NAME_TIER,
+                        root,
+                        chunk,
+                        index: index as u32,
+                    });
                 }
             }
         };
@@ -155,7 +189,14 @@ impl Corpus {
         let candidate = self.candidate(hit);
         let path = candidate.path.slice(..);
         indices.clear();
-        let _ = pattern.indices(path, matcher, indices);
+        if hit.in_name {
+            // Where the name matched, as positions of the whole path.
+            let start = candidate.name_start;
+            let _ = pattern.indices(candidate.path.slice(start as usize..), matcher, indices);
+            indices.iter_mut().for_each(|i| *i += start);
+        } else {
+            let _ = pattern.indices(path, matcher, indices);
+        }
         indices.sort_unstable();
         indices.dedup();
         FuzzyFileSearchResult::builder()
@@ -270,6 +311,56 @@ mod tests {
                 "src/widgetry/helpers.rs",
                 "src/wi/dg/et.rs"
             ]
+        );
+    }
+
+    #[test]
+    fn file_name_matches_come_before_matches_across_directories() {
+        // Decoys whose directories spell the query, or part of it, with a word start at
+        // every piece: each scores well over the whole path, none matches in its file name.
+        let corpus = corpus(&[
+            "state/zeph/quo/kha/nd.py",
+            "zeph/quo/khand/readme.md",
+            "zephyr/quokka/handler/mod.rs",
+            "src/zeph_quok/hand/index.ts",
+            "z/e/p/h/q/u/o/k/h/a/n/d.txt",
+            "core/net/zephyr_quokka_handler.rs",
+            "lib/zephquok/hand.rs",
+        ]);
+        let ranked = paths(&corpus, "zephquokhand");
+        assert_eq!(ranked.len(), 7, "{ranked:?}");
+        assert_eq!(ranked[0], "core/net/zephyr_quokka_handler.rs", "{ranked:?}");
+        let results = corpus
+            .search("zephquokhand", LIMIT, &|| false)
+            .expect("result");
+        assert!(results[0].score >= NAME_TIER, "{:?}", results[0]);
+        assert!(
+            results[1..].iter().all(|r| r.score < NAME_TIER),
+            "only one name matches: {results:?}"
+        );
+        // Scores on the wire follow the order.
+        assert!(results.windows(2).all(|w| w[0].score >= w[1].score));
+        // The highlighted characters are in the file name.
+        let name_start = "core/net/".len() as u32;
+        let indices = results[0].indices.clone().unwrap_or_default();
+        assert_eq!(indices.len(), "zephquokhand".len(), "{indices:?}");
+        assert!(indices.iter().all(|i| *i >= name_start), "{indices:?}");
+    }
+
+    #[test]
+    fn among_name_matches_contiguous_and_word_starts_win() {
+        let corpus = corpus(&[
+            "a/hzaxnydlxer.rs",
+            "b/handler.rs",
+            "c/hand_ler.rs",
+            "d/my_handler_test.rs",
+        ]);
+        let ranked = paths(&corpus, "handler");
+        assert_eq!(ranked[0], "b/handler.rs", "{ranked:?}");
+        assert_eq!(
+            ranked.last().map(String::as_str),
+            Some("a/hzaxnydlxer.rs"),
+            "{ranked:?}"
         );
     }
 

@@ -102,9 +102,15 @@ impl Turns {
         let hub = context.peer.hub().clone();
         let stopping = hub.stopping();
         let turns = self.clone();
+        // The job's span (a child of this request's), current while it runs.
+        let span = agentwire_runtime::telemetry::spans::turn_span(
+            &run.thread_id,
+            &run.turn.id,
+            "compaction",
+        );
         hub.spawn_background(async move {
             answered.wait().await;
-            let mut run = std::pin::pin!(run.run());
+            let mut run = std::pin::pin!(tracing::Instrument::instrument(run.run(), span));
             tokio::select! {
                 () = &mut run => return,
                 () = stopping => {}
@@ -120,7 +126,9 @@ impl Turns {
 enum Outcome {
     /// The summary, this many bytes long.
     Summary(usize),
-    Failed(TurnError),
+    /// Boxed: a `TurnError` holds `serde_json::Value`s, whose size depends on how serde_json
+    /// is built (`preserve_order`).
+    Failed(Box<TurnError>),
     Interrupted,
 }
 
@@ -229,35 +237,35 @@ impl CompactRun {
                 Some(ProviderEvent::Error {
                     message, details, ..
                 }) => {
-                    return Outcome::Failed(
+                    return Outcome::Failed(Box::new(
                         TurnError::builder()
                             .message(message)
                             .maybe_additional_details(details)
                             .build(),
-                    );
+                    ));
                 }
                 // Reasoning and tool calls are not part of a summary.
                 Some(_) => {}
                 None => {
-                    return Outcome::Failed(
+                    return Outcome::Failed(Box::new(
                         TurnError::builder()
                             .message(
                                 "The model stream ended before the summary was complete."
                                     .to_owned(),
                             )
                             .build(),
-                    );
+                    ));
                 }
             }
         }
         if text.trim().is_empty() {
-            return Outcome::Failed(
+            return Outcome::Failed(Box::new(
                 TurnError::builder()
                     .message(
                         "The model wrote no summary; the history was left as it was.".to_owned(),
                     )
                     .build(),
-            );
+            ));
         }
         if let Some(at) = started_ms {
             self.item(agent_message(&message_id, &text), at, false)
@@ -321,7 +329,7 @@ impl CompactRun {
                 }
                 (TurnStatus::Completed, None)
             }
-            Outcome::Failed(error) => (TurnStatus::Failed, Some(error)),
+            Outcome::Failed(error) => (TurnStatus::Failed, Some(*error)),
             Outcome::Interrupted => (TurnStatus::Interrupted, None),
         };
         if let Some(error) = &error {
@@ -345,6 +353,12 @@ impl CompactRun {
                 Vec::new(),
             )
             .await;
+        super::run::ended_job(
+            (&self.thread_id, &self.turn.id),
+            "compaction",
+            &self.turn.status,
+            clock.elapsed(),
+        );
         self.notify::<TurnCompleted>(&completed);
         drop(ended);
     }

@@ -118,9 +118,15 @@ impl Turns {
         let stopping = hub.stopping();
         let turns = self.clone();
         let thread = run.thread_id.clone();
+        // The job's span (a child of this request's), current while it runs.
+        let span = agentwire_runtime::telemetry::spans::turn_span(
+            &run.thread_id,
+            &run.turn.id,
+            "shell_command",
+        );
         hub.spawn_background(async move {
             answered.wait().await;
-            let mut run = std::pin::pin!(run.run());
+            let mut run = std::pin::pin!(tracing::Instrument::instrument(run.run(), span));
             tokio::select! {
                 () = &mut run => return,
                 () = stopping => {}
@@ -284,6 +290,12 @@ impl ShellRun {
                 vec![item],
             )
             .await;
+        super::run::ended_job(
+            (&self.thread_id, &self.turn.id),
+            "shell_command",
+            &self.turn.status,
+            clock.elapsed(),
+        );
         self.notify::<TurnCompleted>(&completed);
         drop(ended);
     }

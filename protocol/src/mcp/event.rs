@@ -51,6 +51,10 @@ pub struct CodexEventMeta {
 /// verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a wire type built once per event; its size follows serde_json::Value's, which grows when any crate of the build (the ACP SDK does) turns on `preserve_order`"
+)]
 #[non_exhaustive]
 pub enum CodexEventMsg {
     /// The thread is set up; the first event of a `codex` call.

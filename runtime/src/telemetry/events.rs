@@ -9,11 +9,14 @@
 use std::time::{Duration, Instant};
 
 use agentwire_protocol::{ThreadItem, ThreadItemKind, TokenUsageBreakdown};
+use tracing::Span;
 
 use super::metrics::{
     ApprovalLabels, KindLabel, MethodLabel, ModelErrorLabels, ProviderLabel, RefusalLabel,
-    RequestLabels, StatusLabel, ToolLabels, TransportLabel, metrics,
+    RequestLabels, ToolLabels, TransportLabel, TurnLabels, metrics,
 };
+use super::otel_metrics::{self, kv};
+use super::spans;
 
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
@@ -32,6 +35,18 @@ pub fn request_answered(method: &'static str, code: Option<i64>, elapsed: Durati
         .request_seconds
         .get_or_create(&MethodLabel { method })
         .observe(elapsed.as_secs_f64());
+    if let Some(otel) = otel_metrics::get() {
+        otel.requests.add(
+            1,
+            &[
+                kv("method", method),
+                kv("outcome", labels.outcome),
+                kv("code", labels.code),
+            ],
+        );
+        otel.request_duration
+            .record(elapsed.as_secs_f64(), &[kv("method", method)]);
+    }
     tracing::debug!(
         event = "request.answered",
         method,
@@ -44,6 +59,9 @@ pub fn request_answered(method: &'static str, code: Option<i64>, elapsed: Durati
 /// A request was refused with -32001 because the ingress queue was full.
 pub fn request_overloaded(method: &'static str) {
     metrics().overloaded.inc();
+    if let Some(otel) = otel_metrics::get() {
+        otel.overloaded.add(1, &[]);
+    }
     request_answered(
         method,
         Some(agentwire_protocol::jsonrpc::error_codes::SERVER_OVERLOADED),
@@ -57,6 +75,10 @@ pub fn connection_opened(transport: &'static str) -> ConnectionGauge {
     let labels = TransportLabel { transport };
     metrics.connections.get_or_create(&labels).inc();
     metrics.connections_open.get_or_create(&labels).inc();
+    if let Some(otel) = otel_metrics::get() {
+        otel.connections.add(1, &[kv("transport", transport)]);
+        otel.connections_open.add(1, &[kv("transport", transport)]);
+    }
     ConnectionGauge(transport)
 }
 
@@ -70,6 +92,9 @@ impl Drop for ConnectionGauge {
             .connections_open
             .get_or_create(&TransportLabel { transport: self.0 })
             .dec();
+        if let Some(otel) = otel_metrics::get() {
+            otel.connections_open.add(-1, &[kv("transport", self.0)]);
+        }
     }
 }
 
@@ -107,25 +132,34 @@ pub fn turn_started(
     }
 }
 
-/// A turn ended as `status` after `duration`, its model calls having used `tokens`.
+/// A turn-like job of a thread ended as `status` after `duration`, its model calls having
+/// used `tokens`: `kind` is `turn` (`turn/start`, `review/start`), `shell_command`
+/// (`thread/shellCommand`) or `compaction` (`thread/compact/start`).
 pub fn turn_ended(
-    thread_id: &str,
-    turn_id: &str,
+    (thread_id, turn_id): (&str, &str),
+    kind: &'static str,
     status: &'static str,
     duration: Duration,
     tokens: &TokenUsageBreakdown,
 ) {
     let metrics = metrics();
-    let labels = StatusLabel { status };
+    let labels = TurnLabels { status, kind };
     metrics.turns.get_or_create(&labels).inc();
     metrics
         .turn_seconds
         .get_or_create(&labels)
         .observe(duration.as_secs_f64());
+    if let Some(otel) = otel_metrics::get() {
+        let attributes = [kv("status", status), kv("kind", kind)];
+        otel.turns.add(1, &attributes);
+        otel.turn_duration
+            .record(duration.as_secs_f64(), &attributes);
+    }
     tracing::info!(
         event = "turn.completed",
         thread.id = thread_id,
         turn.id = turn_id,
+        kind,
         status,
         duration_ms = millis(duration),
         input_tokens = tokens.input_tokens,
@@ -136,12 +170,13 @@ pub fn turn_ended(
     );
 }
 
-/// One model call of a turn, from its start.
+/// One model call of a turn, from its start; its span (if traced) ends when it is dropped.
 #[derive(Debug)]
 pub struct ModelCall {
     provider: String,
     started: Instant,
     first: bool,
+    span: Span,
 }
 
 impl ModelCall {
@@ -153,38 +188,64 @@ impl ModelCall {
                 provider: provider.to_owned(),
             })
             .inc();
+        if let Some(otel) = otel_metrics::get() {
+            otel.model_calls
+                .add(1, &[kv("provider", provider.to_owned())]);
+        }
         Self {
             provider: provider.to_owned(),
             started: Instant::now(),
             first: true,
+            span: Span::none(),
         }
+    }
+
+    /// The same call, traced as a `model_call` span under the turn's `parent` span: the call
+    /// of `model`, the `attempt`-th model call of the turn (1 for the first; each round of
+    /// tool results makes the next).
+    pub fn traced(mut self, parent: &Span, ids: (&str, &str), model: &str, attempt: u32) -> Self {
+        self.span = spans::model_span(parent, ids, (&self.provider, model), attempt);
+        self
     }
 
     /// The call streamed an event; the first one sets its time to first token.
     pub fn streamed(&mut self) {
         if std::mem::take(&mut self.first) {
+            let elapsed = self.started.elapsed();
             metrics()
                 .first_token_seconds
                 .get_or_create(&ProviderLabel {
                     provider: self.provider.clone(),
                 })
-                .observe(self.started.elapsed().as_secs_f64());
+                .observe(elapsed.as_secs_f64());
+            if let Some(otel) = otel_metrics::get() {
+                otel.first_token.record(
+                    elapsed.as_secs_f64(),
+                    &[kv("provider", self.provider.clone())],
+                );
+            }
+            self.span
+                .record("model.time_to_first_token_ms", spans::millis(elapsed));
         }
     }
 
     /// The call reported `usage`.
     pub fn usage(&self, usage: &TokenUsageBreakdown) {
         let tokens = &metrics().tokens;
+        let otel = otel_metrics::get();
         for (kind, count) in [
             ("input", usage.input_tokens),
             ("cached_input", usage.cached_input_tokens),
             ("output", usage.output_tokens),
             ("reasoning_output", usage.reasoning_output_tokens),
         ] {
-            tokens
-                .get_or_create(&KindLabel { kind })
-                .inc_by(u64::try_from(count).unwrap_or(0));
+            let count = u64::try_from(count).unwrap_or(0);
+            tokens.get_or_create(&KindLabel { kind }).inc_by(count);
+            if let Some(otel) = otel {
+                otel.tokens.add(count, &[kv("kind", kind)]);
+            }
         }
+        spans::model_span_usage(&self.span, usage);
     }
 
     /// The call failed; `reason` is its classification (see [`error_reason`]).
@@ -196,6 +257,16 @@ impl ModelCall {
                 reason: reason.to_owned(),
             })
             .inc();
+        if let Some(otel) = otel_metrics::get() {
+            otel.model_errors.add(
+                1,
+                &[
+                    kv("provider", self.provider.clone()),
+                    kv("reason", reason.to_owned()),
+                ],
+            );
+        }
+        spans::model_span_failed(&self.span, reason);
         tracing::warn!(
             event = "model.failed",
             thread.id = thread_id,
@@ -266,6 +337,14 @@ impl ServerRequestWatch {
                 .approval_wait_seconds
                 .get_or_create(&MethodLabel { method })
                 .observe(waited.as_secs_f64());
+            if let Some(otel) = otel_metrics::get() {
+                otel.approvals.add(
+                    1,
+                    &[kv("method", method), kv("decision", decision.to_owned())],
+                );
+                otel.approval_wait
+                    .record(waited.as_secs_f64(), &[kv("method", method)]);
+            }
         }
         tracing::info!(
             event = "server_request.settled",
@@ -311,8 +390,14 @@ pub fn answer_decision(answer: &serde_json::Value) -> String {
 }
 
 /// A tool item of a turn completed: counts and logs its run (tool, status, exit code,
-/// duration; the command line only with `log_command`). Other items are ignored.
-pub fn item_completed(thread_id: &str, turn_id: &str, item: &ThreadItem, log_command: bool) {
+/// duration; the command line only with `log_command`), and records it in the `tool_call`
+/// span of the call that made it. Other items are ignored.
+pub fn item_completed(
+    (thread_id, turn_id): (&str, &str),
+    item: &ThreadItem,
+    log_command: bool,
+    tool_span: &Span,
+) {
     let (tool, status, exit_code, duration_ms, command) = match &item.kind {
         ThreadItemKind::CommandExecution {
             command,
@@ -349,7 +434,12 @@ pub fn item_completed(thread_id: &str, turn_id: &str, item: &ThreadItem, log_com
             status: status.clone(),
         })
         .inc();
+    if let Some(otel) = otel_metrics::get() {
+        otel.tool_runs
+            .add(1, &[kv("tool", tool), kv("status", status.clone())]);
+    }
     let item_id = item.kind.id();
+    spans::tool_span_item(tool_span, item_id, &status, exit_code, duration_ms);
     match command.filter(|_| log_command) {
         Some(command) => tracing::info!(
             event = "tool.completed",
@@ -390,6 +480,9 @@ pub fn sandbox_refused(what: &'static str) {
         .sandbox_refusals
         .get_or_create(&RefusalLabel { what })
         .inc();
+    if let Some(otel) = otel_metrics::get() {
+        otel.sandbox_refusals.add(1, &[kv("what", what)]);
+    }
     tracing::warn!(event = "sandbox.refused", what);
 }
 

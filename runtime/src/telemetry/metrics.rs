@@ -42,11 +42,14 @@ pub(crate) struct TransportLabel {
     pub transport: &'static str,
 }
 
-/// A turn's final status.
+/// A turn's final status and kind.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub(crate) struct StatusLabel {
+pub(crate) struct TurnLabels {
     /// `completed`, `interrupted`, `failed`.
     pub status: &'static str,
+    /// `turn` (`turn/start`, `review/start`), `shell_command` (`thread/shellCommand`) or
+    /// `compaction` (`thread/compact/start`).
+    pub kind: &'static str,
 }
 
 /// A model provider (a configured provider id).
@@ -118,8 +121,8 @@ pub struct Metrics {
     pub(crate) overloaded: Counter,
     pub(crate) connections_open: Family<TransportLabel, Gauge>,
     pub(crate) connections: Family<TransportLabel, Counter>,
-    pub(crate) turns: Family<StatusLabel, Counter>,
-    pub(crate) turn_seconds: Histograms<StatusLabel>,
+    pub(crate) turns: Family<TurnLabels, Counter>,
+    pub(crate) turn_seconds: Histograms<TurnLabels>,
     pub(crate) model_calls: Family<ProviderLabel, Counter>,
     pub(crate) model_errors: Family<ModelErrorLabels, Counter>,
     pub(crate) first_token_seconds: Histograms<ProviderLabel>,
@@ -165,11 +168,15 @@ impl Metrics {
             connections.clone(),
         );
         let turns = Family::default();
-        registry.register("turns", "Turns ended, by final status", turns.clone());
-        let turn_seconds: Histograms<StatusLabel> = Family::new_with_constructor(long);
+        registry.register(
+            "turns",
+            "Turns ended, by final status and kind",
+            turns.clone(),
+        );
+        let turn_seconds: Histograms<TurnLabels> = Family::new_with_constructor(long);
         registry.register_with_unit(
             "turn_duration",
-            "How long turns ran, by final status",
+            "How long turns ran, by final status and kind",
             Unit::Seconds,
             turn_seconds.clone(),
         );
@@ -274,8 +281,8 @@ mod tests {
         call.streamed();
         events::sandbox_refused("patch");
         events::turn_ended(
-            "t",
-            "u",
+            ("t", "u"),
+            "turn",
             "completed",
             std::time::Duration::from_secs(1),
             &agentwire_protocol::TokenUsageBreakdown::builder()
@@ -302,7 +309,7 @@ mod tests {
                 "{name} in {text}"
             );
         }
-        assert!(text.contains("agentwire_turns_total{status=\"completed\"}"));
+        assert!(text.contains("agentwire_turns_total{status=\"completed\",kind=\"turn\"}"));
         assert!(text.contains(
             "agentwire_requests_total{method=\"thread/start\",outcome=\"ok\",code=\"0\"}"
         ));

@@ -192,7 +192,7 @@ pub(super) async fn run<H: Handler>(
     server: Server<H>,
     socket: Socket,
     meters: Meters,
-    transport: &'static str,
+    (transport, traceparent): (&'static str, Option<String>),
     peer: Arc<str>,
     phase: watch::Receiver<Phase>,
     live: LiveGuard,
@@ -212,6 +212,7 @@ pub(super) async fn run<H: Handler>(
     let id = connection.id().0;
     tracing::info!(connection = id, transport, %peer, "connection opened");
     let _open = crate::telemetry::connection_opened(transport);
+    connection.set_origin(transport, traceparent);
     let ping = server.config().ws_ping_interval;
     let writer = Writer {
         queue: queued,

@@ -35,6 +35,9 @@ pub(super) struct Handshake {
     accept: HeaderValue,
     /// Resolves to the raw connection once the 101 answer has been written.
     upgrade: OnUpgrade,
+    /// The request's W3C `traceparent` header (telemetry: the parent of the connection's
+    /// request spans), when it is short printable text.
+    traceparent: Option<String>,
 }
 
 impl<S: Sync> FromRequestParts<S> for Handshake {
@@ -89,11 +92,25 @@ impl<S: Sync> FromRequestParts<S> for Handshake {
             )
                 .into_response()
         })?;
-        Ok(Self { accept, upgrade })
+        let traceparent = headers
+            .get("traceparent")
+            .and_then(|value| value.to_str().ok())
+            .filter(|value| value.len() <= 256)
+            .map(str::to_owned);
+        Ok(Self {
+            accept,
+            upgrade,
+            traceparent,
+        })
     }
 }
 
 impl Handshake {
+    /// The upgrade request's `traceparent` header, if it had one.
+    pub(super) fn traceparent(&self) -> Option<String> {
+        self.traceparent.clone()
+    }
+
     /// Answers 101 and, once the answer is out, serves the connection with `serve` on a task of
     /// its own. Inbound data frames larger than a piece are re-cut, unless they announce more
     /// than `max_frame_bytes`, which the websocket layer then refuses from the header alone.
@@ -107,7 +124,9 @@ impl Handshake {
         C: FnOnce(Socket) -> F + Send + 'static,
         F: Future<Output = ()> + Send + 'static,
     {
-        let Self { accept, upgrade } = self;
+        let Self {
+            accept, upgrade, ..
+        } = self;
         tokio::spawn(async move {
             match upgrade.await {
                 Ok(upgraded) => {

@@ -206,7 +206,12 @@ fn bad_arguments_are_refused() {
     let home = scratch("exec-bad");
     let output = exec(&home, &["--approve", "sometimes", "hi"], None);
     assert_eq!(output.status.code(), Some(2));
-    assert!(text(&output).1.contains("--approve"), "{:?}", text(&output));
+    // `--approve` is the hidden alias of `--ask-for-approval`, the name clap reports.
+    assert!(
+        text(&output).1.contains("--ask-for-approval"),
+        "{:?}",
+        text(&output)
+    );
     let output = exec(&home, &["-"], Some("   \n"));
     assert_eq!(output.status.code(), Some(1));
     assert!(

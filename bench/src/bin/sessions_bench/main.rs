@@ -15,6 +15,8 @@
 mod cpu_cap;
 mod driver;
 mod mock;
+// The loopback OTLP/HTTP sink of `--otel-sink`.
+mod otlp_sink;
 mod server;
 mod table;
 mod workers;
@@ -38,6 +40,9 @@ pub const REPRODUCE: &str = "cargo build --release -p agentwire -p agentwire-ben
 pub const AGENTWIRE: &str = "agentwire";
 /// See [`AGENTWIRE`].
 pub const REFERENCE: &str = "codex app-server 0.171.0";
+/// agentwire exporting traces, metrics and logs over OTLP/HTTP to a loopback sink
+/// (`--otel-sink`).
+pub const WITH_OTEL: &str = "agentwire + OTLP export";
 
 /// Connection counts of the idle-memory figure.
 pub const IDLE_COUNTS: [usize; 3] = [1, 100, 500];
@@ -67,6 +72,11 @@ struct Args {
     /// Leave the reference server out.
     #[arg(long)]
     skip_codex: bool,
+    /// Instead of the reference server, agentwire again with OpenTelemetry export on: traces,
+    /// metrics and logs over OTLP/HTTP (protobuf) to a loopback sink this program runs, which
+    /// answers every export 200 (the cost of telemetry, docs/operations.md).
+    #[arg(long)]
+    otel_sink: bool,
     /// A short run: 1 round, 100 deltas per turn, 0.2 s of each streaming phase, 1 s of
     /// `thread/list`.
     #[arg(long)]
@@ -175,7 +185,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
+fn contenders(
+    args: &Args,
+    sink: Option<std::net::SocketAddr>,
+) -> Result<(Vec<Contender>, Vec<Results>), String> {
     let agentwire = match &args.agentwire {
         Some(path) => path.clone(),
         None => sibling("agentwire")?,
@@ -198,6 +211,33 @@ fn contenders(args: &Args) -> Result<(Vec<Contender>, Vec<Results>), String> {
         name: AGENTWIRE.into(),
         ..Results::default()
     }];
+    if let Some(sink) = sink {
+        let exporter = |signal: &str| {
+            format!(
+                "{{ otlp-http = {{ endpoint = \"http://{sink}/v1/{signal}\", protocol = \"binary\" }} }}"
+            )
+        };
+        let mut extra_args = Vec::new();
+        for (key, signal) in [
+            ("trace_exporter", "traces"),
+            ("metrics_exporter", "metrics"),
+            ("exporter", "logs"),
+        ] {
+            extra_args.push("-c".to_owned());
+            extra_args.push(format!("otel.{key}={}", exporter(signal)));
+        }
+        list.push(Contender {
+            name: WITH_OTEL.into(),
+            program: list[0].program.clone(),
+            home_vars: vec!["HOME", "AGENTWIRE_HOME"],
+            extra_args,
+        });
+        results.push(Results {
+            name: WITH_OTEL.into(),
+            ..Results::default()
+        });
+        return Ok((list, results));
+    }
     let codex = agentwire_bench::reference_server(args.codex.clone());
     let skipped = if args.skip_codex {
         Some("left out (--skip-codex)".to_owned())
@@ -233,12 +273,16 @@ fn run(args: &Args) -> Result<(), String> {
             "--rounds, --deltas, --stream-seconds and --list-seconds must be positive".into(),
         );
     }
-    let (list, mut results) = contenders(args)?;
+    // The mock (and the OTLP sink) on its own thread; the clients on two others.
+    let mock_runtime = runtime(1, "the mock's")?;
+    let sink = match args.otel_sink {
+        true => Some(mock_runtime.block_on(otlp_sink::start())?),
+        false => None,
+    };
+    let (list, mut results) = contenders(args, sink)?;
     if let Some(admin) = &args.postgres {
         return run_workers(&list[0], admin, args);
     }
-    // The mock streams on its own thread; the clients on two others.
-    let mock_runtime = runtime(1, "the mock's")?;
     let mock = mock_runtime.block_on(MockModel::start(args.deltas))?;
     let clients = runtime(2, "the clients'")?;
     let load_before = load_average();

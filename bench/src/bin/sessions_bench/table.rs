@@ -148,13 +148,18 @@ fn met(ok: Option<bool>) -> &'static str {
 /// The report.
 pub fn render(results: &[Results], env: &Environment) -> String {
     let find = |name: &str| results.iter().find(|r| r.name == name);
-    let (Some(ours), Some(theirs)) = (find(AGENTWIRE), find(REFERENCE)) else {
+    // The reference server, or agentwire with OpenTelemetry export on (`--otel-sink`).
+    let (Some(ours), Some(theirs)) = (
+        find(AGENTWIRE),
+        find(REFERENCE).or_else(|| find(crate::WITH_OTEL)),
+    ) else {
         return "no results\n".into();
     };
+    let other = theirs.name.as_str();
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "## Sessions over websocket: agentwire beside {REFERENCE}\n"
+        "## Sessions over websocket: agentwire beside {other}\n"
     );
     let _ = writeln!(
         out,
@@ -183,7 +188,7 @@ pub fn render(results: &[Results], env: &Environment) -> String {
     );
     let _ = writeln!(
         out,
-        "| figure | {AGENTWIRE} | {REFERENCE} | agentwire / reference |"
+        "| figure | {AGENTWIRE} | {other} | {AGENTWIRE} / {other} |"
     );
     let _ = writeln!(out, "|---|---|---|---|");
     for (i, count) in IDLE_COUNTS.into_iter().enumerate() {

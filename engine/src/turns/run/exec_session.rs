@@ -89,6 +89,9 @@ impl TurnRun {
                 let (thread_id, turn_id) = (self.thread_id.clone(), self.turn.id.clone());
                 Box::new(move |ran| {
                     Box::pin(async move {
+                        if let Err(crate::tools::exec::ExecError::Sandbox(_)) = &ran {
+                            agentwire_runtime::telemetry::sandbox_refused("command");
+                        }
                         // Only the item is made here: nobody reads the text.
                         let (status, report, _) =
                             command_result(&ran, SESSION_LIFETIME, usize::MAX);

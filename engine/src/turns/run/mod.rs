@@ -43,6 +43,7 @@ mod tools;
 
 pub(super) use client_tools::dynamic_call_history;
 pub(crate) use review_mode::ReviewMode;
+pub(super) use telemetry::ended_job;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -185,6 +186,7 @@ pub(super) struct Controls {
 
 impl TurnRun {
     pub(super) fn new(turns: Arc<Turns>, peer: Peer, start: TurnStart, controls: Controls) -> Self {
+        let telemetry = telemetry::TurnTelemetry::new(&start.thread_id, &start.turn.id);
         Self {
             turns,
             peer,
@@ -207,7 +209,7 @@ impl TurnRun {
             settled: false,
             hooks: hook_points::TurnHooks::default(),
             rerouted: false,
-            telemetry: telemetry::TurnTelemetry::default(),
+            telemetry,
         }
     }
 
@@ -307,7 +309,11 @@ impl TurnRun {
     /// One model call, streamed into items.
     async fn call(&mut self, request: ModelRequest) -> CallEnd {
         let asked = request.model.clone();
-        let mut model_call = agentwire_runtime::telemetry::ModelCall::start(&request.provider);
+        let mut model_call = self.telemetry.model_call(
+            (&self.thread_id, &self.turn.id),
+            &request.provider,
+            &request.model,
+        );
         let mut events = self.turns.provider.stream(request);
         let mut open: Option<OpenItem> = None;
         let mut text = String::new();

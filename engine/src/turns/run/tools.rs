@@ -66,6 +66,18 @@ enum Decision {
     Cancel,
 }
 
+impl Decision {
+    /// The decision's name in the tool call's span (`approval.decision`).
+    fn name(&self) -> &'static str {
+        match self {
+            Decision::Accept { for_session: false } => "accept",
+            Decision::Accept { for_session: true } => "acceptForSession",
+            Decision::Decline => "decline",
+            Decision::Cancel => "cancel",
+        }
+    }
+}
+
 /// How one tool call ended.
 pub(super) struct Outcome {
     /// The result text for the model.
@@ -97,6 +109,8 @@ impl TurnRun {
             if self.interrupt.try_recv().is_ok() {
                 return Some(CallEnd::Interrupted);
             }
+            self.telemetry
+                .tool_started((&self.thread_id, &self.turn.id), &call.name);
             // `PreToolUse` hooks may refuse the call (see `hook_points`).
             let refused = self.pre_tool_hooks(&call).await;
             let outcome = if let Some(refused) = &refused {
@@ -132,6 +146,7 @@ impl TurnRun {
                 call_id: call.call_id,
                 output,
             });
+            self.telemetry.tool_ended();
             if outcome.end.is_some() {
                 self.attach_images(images);
                 return outcome.end;
@@ -169,16 +184,19 @@ impl TurnRun {
         M: Request,
         M::Response: Decline,
     {
+        let asked = std::time::Instant::now();
         let answer = self.ask_followers::<M>(params).await;
         self.waiting_on_approval(false);
-        match answer {
+        let decision = match answer {
             None => Decision::Cancel,
             Some(Ok(answer)) => decide(answer),
             Some(Err(reason)) => {
                 tracing::warn!(method = <M as Method>::NAME, %reason, "approval declined: no well-formed answer");
                 decide(M::Response::decline(&reason))
             }
-        }
+        };
+        self.telemetry.approval(asked.elapsed(), decision.name());
+        decision
     }
 
     /// An `update_plan` call: the plan goes to the clients as a `plan` item (its text
@@ -382,6 +400,9 @@ impl TurnRun {
         let ran = self
             .unless_interrupted(exec::run(request, &mut on_output))
             .await;
+        if let Some(Err(exec::ExecError::Sandbox(_))) = &ran {
+            agentwire_runtime::telemetry::sandbox_refused("command");
+        }
         let (status, report, result, end) = match ran {
             None => (
                 CommandExecutionStatus::Failed,

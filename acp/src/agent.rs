@@ -1,0 +1,447 @@
+//! The ACP methods `agentwire acp` serves, and the sessions of its one connection.
+//!
+//! | ACP                | engine (app-server protocol)                                      |
+//! |--------------------|-------------------------------------------------------------------|
+//! | `initialize`       | opens the in-process app-server connection (`initialize`)         |
+//! | `authenticate`     | `account/read`: signed in, or no sign-in needed                   |
+//! | `session/new`      | `thread/start` (cwd); the session id is the thread id             |
+//! | `session/load`     | `thread/resume`, its turns replayed as `session/update`s          |
+//! | `session/set_mode` | the mode's approval policy and sandbox, sent with the next turn   |
+//! | `session/prompt`   | `turn/start`, streamed until `turn/completed` ([`crate::turn`])   |
+//! | `session/cancel`   | `turn/interrupt`; the prompt answers `cancelled`                  |
+//!
+//! Requests arriving before `initialize` are refused with -32600; a session id the connection
+//! did not create or load is -32002 (resource not found).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, AuthMethod, AuthMethodAgent, AuthenticateRequest, AuthenticateResponse,
+    CancelNotification, CurrentModeUpdate, Implementation, InitializeRequest, InitializeResponse,
+    LoadSessionRequest, LoadSessionResponse, McpCapabilities, NewSessionRequest,
+    NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionId,
+    SessionNotification, SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio};
+use agentwire_engine::Engine;
+use agentwire_mcp_server::engine_link::{EngineLink, LinkError};
+use agentwire_protocol::method::Method;
+use agentwire_protocol::methods::{AccountRead, ThreadResume, ThreadStart};
+use agentwire_protocol::{ClientInfo, GetAccountParams, ThreadResumeParams, ThreadStartParams};
+use agentwire_runtime::Server;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::modes::Mode;
+use crate::updates;
+
+/// The id of the one authentication method: an API key stored by `agentwire login`.
+pub const AUTH_METHOD_ID: &str = "agentwire-login";
+
+/// What the connection knows of one session (one thread).
+pub(crate) struct Session {
+    /// The thread's working directory.
+    pub(crate) cwd: PathBuf,
+    /// The mode the session is in.
+    pub(crate) mode: Mode,
+    /// Whether the mode changed since the thread's settings were last given to the engine (the
+    /// next `turn/start` then carries the mode's policy and sandbox).
+    pub(crate) mode_changed: bool,
+    /// Cancels the prompt that runs, if one does.
+    pub(crate) cancel: Option<CancellationToken>,
+}
+
+/// The agent side of one ACP connection.
+pub struct AcpAgent {
+    server: Server<Engine>,
+    link: tokio::sync::OnceCell<Arc<EngineLink>>,
+    sessions: Mutex<HashMap<String, Session>>,
+}
+
+/// An ACP error with `code` and `message`.
+pub(crate) fn error(code: ErrorCode, message: impl Into<String>) -> Error {
+    Error::new(code, message)
+}
+
+/// A request's params that the engine refused, as an ACP error naming the method.
+fn engine_error(what: &str, e: &LinkError) -> Error {
+    match e {
+        LinkError::Engine { code, message, .. } if *code == -32602 || *code == -32600 => {
+            error(ErrorCode::INVALID_PARAMS, format!("{what}: {message}"))
+        }
+        _ => error(ErrorCode::INTERNAL_ERROR, format!("{what}: {e}")),
+    }
+}
+
+/// `params` (an object whose `null` members are dropped) as the params of engine request
+/// `method`.
+pub(crate) fn engine_params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, Error> {
+    let params = match params {
+        Value::Object(members) => Value::Object(
+            members
+                .into_iter()
+                .filter(|(_, value)| !value.is_null())
+                .collect::<Map<_, _>>(),
+        ),
+        other => other,
+    };
+    serde_json::from_value(params).map_err(|e| {
+        error(
+            ErrorCode::INTERNAL_ERROR,
+            format!("Invalid params for {method}: {e}"),
+        )
+    })
+}
+
+/// A `cwd` ACP clients must give as an absolute path.
+fn absolute_cwd(cwd: &std::path::Path) -> Result<String, Error> {
+    if !cwd.is_absolute() {
+        return Err(error(
+            ErrorCode::INVALID_PARAMS,
+            format!("cwd must be an absolute path, not {}", cwd.display()),
+        ));
+    }
+    Ok(cwd.display().to_string())
+}
+
+impl AcpAgent {
+    /// The agent of a connection to the engine behind `server`.
+    pub fn new(server: Server<Engine>) -> Self {
+        Self {
+            server,
+            link: tokio::sync::OnceCell::new(),
+            sessions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The engine connection, once `initialize` has opened it.
+    pub(crate) fn link(&self) -> Result<&Arc<EngineLink>, Error> {
+        self.link.get().ok_or_else(|| {
+            error(
+                ErrorCode::INVALID_REQUEST,
+                "Not initialized: send `initialize` first",
+            )
+        })
+    }
+
+    /// Runs `f` on session `id`'s state; -32002 when the connection has no such session.
+    pub(crate) fn with_session<T>(
+        &self,
+        id: &SessionId,
+        f: impl FnOnce(&mut Session) -> T,
+    ) -> Result<T, Error> {
+        let mut sessions = self.sessions();
+        match sessions.get_mut(id.0.as_ref()) {
+            Some(session) => Ok(f(session)),
+            None => {
+                Err(agent_client_protocol::v1::schema::Error::session_not_found(id.clone()).into())
+            }
+        }
+    }
+
+    /// `initialize`: opens the engine connection (named after the client) and describes the
+    /// agent. The protocol version is the client's when it is 1, else 1 (the only one served).
+    pub async fn initialize(
+        &self,
+        request: InitializeRequest,
+    ) -> Result<InitializeResponse, Error> {
+        let client = request.client_info.as_ref().map_or_else(
+            || {
+                ClientInfo::builder()
+                    .name("acp-client")
+                    .version("0")
+                    .build()
+            },
+            |info| {
+                ClientInfo::builder()
+                    .name(info.name.clone())
+                    .maybe_title(info.title.clone())
+                    .version(info.version.clone())
+                    .build()
+            },
+        );
+        self.link
+            .get_or_try_init(|| EngineLink::open(&self.server, client))
+            .await
+            .map_err(|e| {
+                error(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!("Could not connect to the engine: {e}"),
+                )
+            })?;
+        let capabilities = AgentCapabilities::new()
+            .load_session(true)
+            .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
+            .mcp_capabilities(McpCapabilities::new());
+        let login = AuthMethodAgent::new(AUTH_METHOD_ID, "API key").description(
+            "Store an API key with `agentwire login` (or set the provider's API key variable) before starting the agent."
+                .to_owned(),
+        );
+        Ok(InitializeResponse::new(ProtocolVersion::V1)
+            .agent_capabilities(capabilities)
+            .auth_methods(vec![AuthMethod::Agent(login)])
+            .agent_info(Implementation::new(
+                crate::AGENT_NAME,
+                env!("CARGO_PKG_VERSION"),
+            )))
+    }
+
+    /// `authenticate`: succeeds when the engine has what its provider needs (a stored key, or
+    /// a provider that needs none); otherwise -32000 saying to run `agentwire login`.
+    pub async fn authenticate(
+        &self,
+        request: AuthenticateRequest,
+    ) -> Result<AuthenticateResponse, Error> {
+        if request.method_id.0.as_ref() != AUTH_METHOD_ID {
+            return Err(error(
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "unknown authentication method {:?}: the one method is {AUTH_METHOD_ID:?}",
+                    request.method_id.0
+                ),
+            ));
+        }
+        let params: GetAccountParams = engine_params(AccountRead::NAME, json!({}))?;
+        let account = self
+            .link()?
+            .request::<AccountRead>(&params)
+            .await
+            .map_err(|e| engine_error("account/read", &e))?;
+        if account.account.is_some() || !account.requires_openai_auth {
+            Ok(AuthenticateResponse::new())
+        } else {
+            Err(error(
+                ErrorCode::AUTH_REQUIRED,
+                "No API key is stored: run `agentwire login` (it reads the key from stdin), then retry",
+            ))
+        }
+    }
+
+    /// `session/new`: a new thread in `cwd`, with the settings of the configuration; the
+    /// session id is the thread id.
+    pub async fn new_session(
+        &self,
+        request: NewSessionRequest,
+    ) -> Result<NewSessionResponse, Error> {
+        let cwd = absolute_cwd(&request.cwd)?;
+        if !request.mcp_servers.is_empty() {
+            tracing::warn!(
+                servers = request.mcp_servers.len(),
+                "the client's MCP servers are not attached: the engine takes MCP servers from config.toml only"
+            );
+        }
+        let params: ThreadStartParams = engine_params(ThreadStart::NAME, json!({"cwd": cwd}))?;
+        let started = self
+            .link()?
+            .request::<ThreadStart>(&params)
+            .await
+            .map_err(|e| engine_error("session/new", &e))?;
+        let thread_id = started.thread.id.clone();
+        self.link()?.follow(&thread_id);
+        let mode = Mode::of_thread(&started.approval_policy, &started.sandbox);
+        self.sessions().insert(
+            thread_id.clone(),
+            Session {
+                cwd: PathBuf::from(&started.cwd.0),
+                mode,
+                mode_changed: false,
+                cancel: None,
+            },
+        );
+        Ok(NewSessionResponse::new(thread_id).modes(mode.state()))
+    }
+
+    /// `session/load`: resumes the thread (in the client's `cwd`), sends its history as
+    /// `session/update`s, then answers.
+    pub async fn load_session(
+        &self,
+        cx: &ConnectionTo<Client>,
+        request: LoadSessionRequest,
+    ) -> Result<LoadSessionResponse, Error> {
+        let cwd = absolute_cwd(&request.cwd)?;
+        let session_id = request.session_id.clone();
+        let params: ThreadResumeParams = engine_params(
+            ThreadResume::NAME,
+            json!({"threadId": session_id.0.as_ref(), "cwd": cwd}),
+        )?;
+        let resumed = self
+            .link()?
+            .request::<ThreadResume>(&params)
+            .await
+            .map_err(|e| match e {
+                LinkError::Engine { message, .. } => error(
+                    ErrorCode::RESOURCE_NOT_FOUND,
+                    format!("session {}: {message}", session_id.0),
+                )
+                .data(json!({"sessionId": session_id.0.as_ref()})),
+                other => engine_error("session/load", &other),
+            })?;
+        let thread_id = resumed.thread.id.clone();
+        self.link()?.follow(&thread_id);
+        let cwd = PathBuf::from(&resumed.cwd.0);
+        for update in updates::replay(&cwd, &resumed.thread.turns) {
+            cx.send_notification(SessionNotification::new(session_id.clone(), update))?;
+        }
+        let mode = Mode::of_thread(&resumed.approval_policy, &resumed.sandbox);
+        self.sessions().insert(
+            thread_id,
+            Session {
+                cwd,
+                mode,
+                mode_changed: false,
+                cancel: None,
+            },
+        );
+        Ok(LoadSessionResponse::new().modes(mode.state()))
+    }
+
+    /// `session/set_mode`: the session's later turns run with the mode's approval policy and
+    /// sandbox; a `current_mode_update` confirms it.
+    pub fn set_mode(
+        &self,
+        cx: &ConnectionTo<Client>,
+        request: SetSessionModeRequest,
+    ) -> Result<SetSessionModeResponse, Error> {
+        let Some(mode) = Mode::from_id(request.mode_id.0.as_ref()) else {
+            let known: Vec<&str> = Mode::ALL.iter().map(|m| m.id()).collect();
+            return Err(error(
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "unknown mode {:?}: the modes are {}",
+                    request.mode_id.0,
+                    known.join(", ")
+                ),
+            ));
+        };
+        self.with_session(&request.session_id, |session| {
+            if session.mode != mode {
+                session.mode = mode;
+                session.mode_changed = true;
+            }
+        })?;
+        cx.send_notification(SessionNotification::new(
+            request.session_id,
+            SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(mode.id())),
+        ))?;
+        Ok(SetSessionModeResponse::new())
+    }
+
+    /// `session/cancel`: cancels the session's running prompt, if any.
+    pub fn cancel(&self, notification: &CancelNotification) {
+        let cancel = self
+            .sessions()
+            .get(notification.session_id.0.as_ref())
+            .and_then(|session| session.cancel.clone());
+        match cancel {
+            Some(cancel) => cancel.cancel(),
+            None => tracing::debug!(
+                session = %notification.session_id.0,
+                "session/cancel for a session with no running prompt"
+            ),
+        }
+    }
+}
+
+/// Answers `responder` with `result`, logging a failure to send (the client has gone).
+fn answer<T: agent_client_protocol::JsonRpcResponse>(
+    responder: Responder<T>,
+    result: Result<T, Error>,
+) -> Result<(), Error> {
+    if let Err(e) = responder.respond_with_result(result) {
+        tracing::debug!(error = ?e, "ACP answer not delivered");
+    }
+    Ok(())
+}
+
+/// Serves ACP on stdin and stdout until the client closes stdin.
+pub async fn serve_stdio(server: &Server<Engine>) -> Result<(), String> {
+    let agent = Arc::new(AcpAgent::new(server.clone()));
+    let (a, b, c, d, e, f, g) = (
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+    );
+    Agent
+        .v1()
+        .name(crate::AGENT_NAME)
+        .on_receive_request(
+            async move |request: InitializeRequest,
+                        responder: Responder<InitializeResponse>,
+                        _cx: ConnectionTo<Client>| {
+                answer(responder, a.initialize(request).await)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: AuthenticateRequest,
+                        responder: Responder<AuthenticateResponse>,
+                        cx: ConnectionTo<Client>| {
+                let agent = b.clone();
+                cx.spawn(async move { answer(responder, agent.authenticate(request).await) })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: NewSessionRequest,
+                        responder: Responder<NewSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                // Answered in the dispatch loop: a prompt that follows at once finds the session.
+                answer(responder, c.new_session(request).await)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: LoadSessionRequest,
+                        responder: Responder<LoadSessionResponse>,
+                        cx: ConnectionTo<Client>| {
+                answer(responder, d.load_session(&cx, request).await)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionModeRequest,
+                        responder: Responder<SetSessionModeResponse>,
+                        cx: ConnectionTo<Client>| {
+                answer(responder, e.set_mode(&cx, request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: PromptRequest,
+                        responder: Responder<PromptResponse>,
+                        cx: ConnectionTo<Client>| {
+                let agent = f.clone();
+                let task_cx = cx.clone();
+                cx.spawn(async move {
+                    answer(
+                        responder,
+                        crate::turn::prompt(&agent, &task_cx, request).await,
+                    )
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CancelNotification, _cx: ConnectionTo<Client>| {
+                g.cancel(&notification);
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_to(Stdio::new())
+        .await
+        .map_err(|e| format!("ACP connection failed: {e}"))
+}

