@@ -9,6 +9,11 @@
 //! | `session/set_mode` | the mode's approval policy and sandbox, sent with the next turn   |
 //! | `session/prompt`   | `turn/start`, streamed until `turn/completed` ([`crate::turn`])   |
 //! | `session/cancel`   | `turn/interrupt`; the prompt answers `cancelled`                  |
+//! | `session/list`, `session/resume`, `session/close` | see [`crate::lifecycle`]           |
+//! | `session/set_config_option` | see [`crate::config_options`]                            |
+//!
+//! `session/new` also declares the thread's dynamic tools: the client's file system and
+//! terminals ([`crate::client_tools`]) and its MCP servers ([`crate::mcp`]).
 //!
 //! Requests arriving before `initialize` are refused with -32600; a session id the connection
 //! did not create or load is -32002 (resource not found).
@@ -20,10 +25,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthMethodAgent, AuthenticateRequest, AuthenticateResponse,
-    CancelNotification, CurrentModeUpdate, Implementation, InitializeRequest, InitializeResponse,
-    LoadSessionRequest, LoadSessionResponse, McpCapabilities, NewSessionRequest,
-    NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionId,
-    SessionNotification, SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
+    CancelNotification, CloseSessionRequest, CloseSessionResponse, CurrentModeUpdate,
+    Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest,
+    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities,
+    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
+    ResumeSessionRequest, ResumeSessionResponse, SessionCapabilities, SessionCloseCapabilities,
+    SessionConfigOption, SessionId, SessionListCapabilities, SessionNotification,
+    SessionResumeCapabilities, SessionUpdate, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio};
@@ -31,12 +40,16 @@ use agentwire_engine::Engine;
 use agentwire_mcp_server::engine_link::{EngineLink, LinkError};
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{AccountRead, ThreadResume, ThreadStart};
-use agentwire_protocol::{ClientInfo, GetAccountParams, ThreadResumeParams, ThreadStartParams};
+use agentwire_protocol::{
+    ClientInfo, GetAccountParams, ThreadResumeParams, ThreadResumeResponse, ThreadStartParams,
+};
 use agentwire_runtime::Server;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::client_tools::{Allowed, ClientOffer};
+use crate::mcp::SessionServers;
 use crate::modes::Mode;
 use crate::updates;
 
@@ -54,6 +67,36 @@ pub(crate) struct Session {
     pub(crate) mode_changed: bool,
     /// Cancels the prompt that runs, if one does.
     pub(crate) cancel: Option<CancellationToken>,
+    /// The model and reasoning effort the session's turns run with.
+    pub(crate) settings: crate::config_options::Settings,
+    /// Whether the model or effort changed since the engine was last given them (the next
+    /// `turn/start` then carries them).
+    pub(crate) settings_changed: bool,
+    /// The client's MCP servers started for the session.
+    pub(crate) servers: Arc<SessionServers>,
+    /// The session's *allow always* answers about client tools.
+    pub(crate) allowed: Arc<Allowed>,
+}
+
+impl Session {
+    /// A session in `cwd` and `mode`, running `settings`, with the client's `servers`.
+    pub(crate) fn new(
+        cwd: PathBuf,
+        mode: Mode,
+        settings: crate::config_options::Settings,
+        servers: SessionServers,
+    ) -> Self {
+        Self {
+            cwd,
+            mode,
+            mode_changed: false,
+            cancel: None,
+            settings,
+            settings_changed: false,
+            servers: Arc::new(servers),
+            allowed: Arc::new(Allowed::default()),
+        }
+    }
 }
 
 /// The agent side of one ACP connection.
@@ -61,6 +104,8 @@ pub struct AcpAgent {
     server: Server<Engine>,
     link: tokio::sync::OnceCell<Arc<EngineLink>>,
     sessions: Mutex<HashMap<String, Session>>,
+    /// What the client offers of its file system and terminals (from `initialize`).
+    offer: Mutex<ClientOffer>,
 }
 
 /// An ACP error with `code` and `message`.
@@ -69,7 +114,7 @@ pub(crate) fn error(code: ErrorCode, message: impl Into<String>) -> Error {
 }
 
 /// A request's params that the engine refused, as an ACP error naming the method.
-fn engine_error(what: &str, e: &LinkError) -> Error {
+pub(crate) fn engine_error(what: &str, e: &LinkError) -> Error {
     match e {
         LinkError::Engine { code, message, .. } if *code == -32602 || *code == -32600 => {
             error(ErrorCode::INVALID_PARAMS, format!("{what}: {message}"))
@@ -116,10 +161,16 @@ impl AcpAgent {
             server,
             link: tokio::sync::OnceCell::new(),
             sessions: Mutex::new(HashMap::new()),
+            offer: Mutex::new(ClientOffer::default()),
         }
     }
 
-    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
+    /// What the client offers of its file system and terminals.
+    pub(crate) fn offer(&self) -> ClientOffer {
+        *self.offer.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -170,7 +221,7 @@ impl AcpAgent {
             },
         );
         self.link
-            .get_or_try_init(|| EngineLink::open(&self.server, client))
+            .get_or_try_init(|| EngineLink::open_experimental(&self.server, client))
             .await
             .map_err(|e| {
                 error(
@@ -178,10 +229,17 @@ impl AcpAgent {
                     format!("Could not connect to the engine: {e}"),
                 )
             })?;
+        *self.offer.lock().unwrap_or_else(PoisonError::into_inner) =
+            ClientOffer::of(&request.client_capabilities);
+        let sessions = SessionCapabilities::new()
+            .list(SessionListCapabilities::new())
+            .resume(SessionResumeCapabilities::new())
+            .close(SessionCloseCapabilities::new());
         let capabilities = AgentCapabilities::new()
             .load_session(true)
+            .session_capabilities(sessions)
             .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
-            .mcp_capabilities(McpCapabilities::new());
+            .mcp_capabilities(McpCapabilities::new().http(true));
         let login = AuthMethodAgent::new(AUTH_METHOD_ID, "API key").description(
             "Store an API key with `agentwire login` (or set the provider's API key variable) before starting the agent."
                 .to_owned(),
@@ -226,20 +284,21 @@ impl AcpAgent {
         }
     }
 
-    /// `session/new`: a new thread in `cwd`, with the settings of the configuration; the
-    /// session id is the thread id.
+    /// `session/new`: a new thread in `cwd`, with the settings of the configuration, the
+    /// client's tools and MCP servers as its dynamic tools; the session id is the thread id.
     pub async fn new_session(
         &self,
         request: NewSessionRequest,
     ) -> Result<NewSessionResponse, Error> {
         let cwd = absolute_cwd(&request.cwd)?;
-        if !request.mcp_servers.is_empty() {
-            tracing::warn!(
-                servers = request.mcp_servers.len(),
-                "the client's MCP servers are not attached: the engine takes MCP servers from config.toml only"
-            );
+        let servers = SessionServers::start(&request.mcp_servers, &request.cwd).await;
+        let mut tools = self.offer().tool_specs();
+        tools.extend(servers.tool_specs());
+        let mut params = json!({"cwd": cwd});
+        if !tools.is_empty() {
+            params["dynamicTools"] = Value::Array(tools);
         }
-        let params: ThreadStartParams = engine_params(ThreadStart::NAME, json!({"cwd": cwd}))?;
+        let params: ThreadStartParams = engine_params(ThreadStart::NAME, params)?;
         let started = self
             .link()?
             .request::<ThreadStart>(&params)
@@ -248,30 +307,33 @@ impl AcpAgent {
         let thread_id = started.thread.id.clone();
         self.link()?.follow(&thread_id);
         let mode = Mode::of_thread(&started.approval_policy, &started.sandbox);
+        let settings = crate::config_options::Settings {
+            model: started.model.clone(),
+            effort: started.reasoning_effort.as_ref().map(|e| e.0.clone()),
+        };
+        let options = crate::config_options::options(self.link()?, mode, &settings).await;
         self.sessions().insert(
             thread_id.clone(),
-            Session {
-                cwd: PathBuf::from(&started.cwd.0),
-                mode,
-                mode_changed: false,
-                cancel: None,
-            },
+            Session::new(PathBuf::from(&started.cwd.0), mode, settings, servers),
         );
-        Ok(NewSessionResponse::new(thread_id).modes(mode.state()))
+        Ok(NewSessionResponse::new(thread_id)
+            .modes(mode.state())
+            .config_options(options))
     }
 
-    /// `session/load`: resumes the thread (in the client's `cwd`), sends its history as
-    /// `session/update`s, then answers.
-    pub async fn load_session(
+    /// Resumes thread `session_id` in `cwd` (with its turns unless `exclude_turns`), starts
+    /// the client's `mcp_servers` for it and records the session; the resumed thread.
+    pub(crate) async fn resume_thread(
         &self,
-        cx: &ConnectionTo<Client>,
-        request: LoadSessionRequest,
-    ) -> Result<LoadSessionResponse, Error> {
-        let cwd = absolute_cwd(&request.cwd)?;
-        let session_id = request.session_id.clone();
+        session_id: &SessionId,
+        cwd: &std::path::Path,
+        mcp_servers: &[agent_client_protocol::v1::schema::McpServer],
+        exclude_turns: bool,
+    ) -> Result<(ThreadResumeResponse, Mode, Vec<SessionConfigOption>), Error> {
+        let cwd_text = absolute_cwd(cwd)?;
         let params: ThreadResumeParams = engine_params(
             ThreadResume::NAME,
-            json!({"threadId": session_id.0.as_ref(), "cwd": cwd}),
+            json!({"threadId": session_id.0.as_ref(), "cwd": cwd_text, "excludeTurns": exclude_turns}),
         )?;
         let resumed = self
             .link()?
@@ -285,23 +347,38 @@ impl AcpAgent {
                 .data(json!({"sessionId": session_id.0.as_ref()})),
                 other => engine_error("session/load", &other),
             })?;
+        let servers = SessionServers::start(mcp_servers, cwd).await;
         let thread_id = resumed.thread.id.clone();
         self.link()?.follow(&thread_id);
+        let mode = Mode::of_thread(&resumed.approval_policy, &resumed.sandbox);
+        let settings = crate::config_options::Settings {
+            model: resumed.model.clone(),
+            effort: resumed.reasoning_effort.as_ref().map(|e| e.0.clone()),
+        };
+        let options = crate::config_options::options(self.link()?, mode, &settings).await;
+        let session = Session::new(PathBuf::from(&resumed.cwd.0), mode, settings, servers);
+        self.sessions().insert(thread_id, session);
+        Ok((resumed, mode, options))
+    }
+
+    /// `session/load`: resumes the thread (in the client's `cwd`), sends its history as
+    /// `session/update`s, then answers.
+    pub async fn load_session(
+        &self,
+        cx: &ConnectionTo<Client>,
+        request: LoadSessionRequest,
+    ) -> Result<LoadSessionResponse, Error> {
+        let session_id = request.session_id.clone();
+        let (resumed, mode, options) = self
+            .resume_thread(&session_id, &request.cwd, &request.mcp_servers, false)
+            .await?;
         let cwd = PathBuf::from(&resumed.cwd.0);
         for update in updates::replay(&cwd, &resumed.thread.turns) {
             cx.send_notification(SessionNotification::new(session_id.clone(), update))?;
         }
-        let mode = Mode::of_thread(&resumed.approval_policy, &resumed.sandbox);
-        self.sessions().insert(
-            thread_id,
-            Session {
-                cwd,
-                mode,
-                mode_changed: false,
-                cancel: None,
-            },
-        );
-        Ok(LoadSessionResponse::new().modes(mode.state()))
+        Ok(LoadSessionResponse::new()
+            .modes(mode.state())
+            .config_options(options))
     }
 
     /// `session/set_mode`: the session's later turns run with the mode's approval policy and
@@ -365,6 +442,7 @@ fn answer<T: agent_client_protocol::JsonRpcResponse>(
 /// Serves ACP on stdin and stdout until the client closes stdin.
 pub async fn serve_stdio(server: &Server<Engine>) -> Result<(), String> {
     let agent = Arc::new(AcpAgent::new(server.clone()));
+    let (h, i, j, k) = (agent.clone(), agent.clone(), agent.clone(), agent.clone());
     let (a, b, c, d, e, f, g) = (
         agent.clone(),
         agent.clone(),
@@ -431,6 +509,40 @@ pub async fn serve_stdio(server: &Server<Engine>) -> Result<(), String> {
                         crate::turn::prompt(&agent, &task_cx, request).await,
                     )
                 })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ListSessionsRequest,
+                        responder: Responder<ListSessionsResponse>,
+                        cx: ConnectionTo<Client>| {
+                let agent = h.clone();
+                cx.spawn(async move { answer(responder, agent.list_sessions(request).await) })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ResumeSessionRequest,
+                        responder: Responder<ResumeSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                // In the dispatch loop, like session/new: a prompt that follows finds it.
+                answer(responder, i.resume_session(request).await)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: CloseSessionRequest,
+                        responder: Responder<CloseSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                answer(responder, j.close_session(request).await)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest,
+                        responder: Responder<SetSessionConfigOptionResponse>,
+                        cx: ConnectionTo<Client>| {
+                answer(responder, k.set_config_option(&cx, request).await)
             },
             agent_client_protocol::on_receive_request!(),
         )

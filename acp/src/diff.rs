@@ -93,6 +93,44 @@ pub fn apply(old: &str, diff: &str) -> Option<String> {
     Some(out)
 }
 
+/// `diff` reversed: what turns its new text back into its old text (hunk ranges swapped,
+/// added lines removed and removed lines added).
+pub fn reverse(diff: &str) -> String {
+    let mut out = String::with_capacity(diff.len());
+    let mut in_hunks = false;
+    for line in diff.split_inclusive('\n') {
+        if line.starts_with("@@") {
+            in_hunks = true;
+            let swapped: Vec<String> = line
+                .trim_end_matches('\n')
+                .split(' ')
+                .map(|part| {
+                    if let Some(rest) = part.strip_prefix('-') {
+                        format!("+{rest}")
+                    } else if let Some(rest) = part.strip_prefix('+') {
+                        format!("-{rest}")
+                    } else {
+                        part.to_owned()
+                    }
+                })
+                .collect();
+            out.push_str(&swapped.join(" "));
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+        } else if in_hunks && let Some(rest) = line.strip_prefix('+') {
+            out.push('-');
+            out.push_str(rest);
+        } else if in_hunks && let Some(rest) = line.strip_prefix('-') {
+            out.push('+');
+            out.push_str(rest);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +144,16 @@ mod tests {
             Some("one\ntwo\nTHREE\nthree and a half\nfour\nFIVE\n")
         );
         assert_eq!(first_line(diff), Some(2));
+    }
+
+    #[test]
+    fn a_reversed_diff_gives_the_old_text_back() {
+        let old = "one\ntwo\nthree\nfour\nfive\n";
+        let diff = "--- a/f\n+++ b/f\n@@ -2,2 +2,3 @@\n two\n-three\n+THREE\n+three and a half\n@@ -5 +6 @@\n-five\n+FIVE\n";
+        let new = apply(old, diff).expect("applies");
+        assert_eq!(apply(&new, &reverse(diff)).as_deref(), Some(old));
+        // The old text does not take the reversed diff.
+        assert_eq!(apply(old, &reverse(diff)), None);
     }
 
     #[test]

@@ -12,6 +12,11 @@
 //! - [`agent`]: the ACP methods served (`initialize`, `authenticate`, `session/new`,
 //!   `session/load`, `session/set_mode`, `session/prompt`, `session/cancel`) and the state of
 //!   the sessions of the connection.
+//! - [`lifecycle`]: `session/list`, `session/resume` and `session/close`.
+//! - [`config_options`]: the session's config options (mode, model, reasoning effort) and
+//!   `session/set_config_option`.
+//! - [`client_tools`]: the client's file system and terminals as tools of the model.
+//! - [`mcp`]: the client's MCP servers as tools of the session's thread.
 //! - [`modes`]: the session modes, each an approval policy and sandbox preset.
 //! - [`prompt`]: ACP prompt content blocks as the engine's user input.
 //! - [`turn`]: one `session/prompt`: a turn on the engine, its notifications streamed as
@@ -20,7 +25,11 @@
 //! - [`diff`]: a file change's unified diff as the old and new text ACP diffs carry.
 
 pub mod agent;
+pub mod client_tools;
+pub mod config_options;
 pub mod diff;
+pub mod lifecycle;
+pub mod mcp;
 pub mod modes;
 pub mod prompt;
 pub mod turn;

@@ -39,7 +39,8 @@ impl Mode {
         }
     }
 
-    fn name(self) -> &'static str {
+    /// The mode's name, for people.
+    pub fn name(self) -> &'static str {
         match self {
             Mode::Ask => "Ask",
             Mode::ReadOnly => "Read only",

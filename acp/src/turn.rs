@@ -7,24 +7,28 @@
 //! client cancelled the prompt), an error or an unreadable answer is `cancel` (the turn stops)
 //! or, for the last two, `decline`.
 
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     PermissionOption, PermissionOptionKind, PromptRequest, PromptResponse,
-    RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionNotification, StopReason,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionNotification,
+    SessionUpdate, StopReason, ToolCallContent, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use agent_client_protocol::{Client, Error, ErrorCode};
 use agentwire_mcp_server::approvals::{HostDecision, command_answer, patch_answer};
 use agentwire_mcp_server::engine_link::{EngineLink, EngineMessage, THREAD_QUEUE};
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
-    CommandExecutionRequestApproval, FileChangeRequestApproval, TurnInterrupt, TurnStart,
+    CommandExecutionRequestApproval, DynamicToolCall, FileChangeRequestApproval, TurnInterrupt,
+    TurnStart,
 };
 use agentwire_protocol::{
-    CommandExecutionRequestApprovalParams, FileChangeRequestApprovalParams, TurnInterruptParams,
-    TurnStartParams,
+    CommandExecutionRequestApprovalParams, DynamicToolCallParams, FileChangeRequestApprovalParams,
+    TurnInterruptParams, TurnStartParams,
 };
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
@@ -32,6 +36,9 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{AcpAgent, engine_params, error};
+use crate::client_tools::{self, Allowed, ClientOffer};
+use crate::mcp::SessionServers;
+use crate::modes::Mode;
 use crate::updates::{TurnEnd, TurnTranslator};
 
 /// The option ids a permission request offers.
@@ -39,7 +46,8 @@ const ALLOW_ONCE: &str = "allow-once";
 const ALLOW_ALWAYS: &str = "allow-always";
 const REJECT_ONCE: &str = "reject-once";
 
-fn options() -> Vec<PermissionOption> {
+/// The options every permission request offers.
+pub(crate) fn options() -> Vec<PermissionOption> {
     vec![
         PermissionOption::new(ALLOW_ONCE, "Allow once", PermissionOptionKind::AllowOnce),
         PermissionOption::new(
@@ -104,7 +112,7 @@ fn permission_request(
 }
 
 /// What the client's answer decides.
-fn decision(answer: Result<RequestPermissionOutcome, Error>) -> HostDecision {
+pub(crate) fn decision(answer: Result<RequestPermissionOutcome, Error>) -> HostDecision {
     match answer {
         Ok(RequestPermissionOutcome::Selected(selected)) => match selected.option_id.0.as_ref() {
             ALLOW_ONCE => HostDecision::Accept,
@@ -155,6 +163,83 @@ fn interrupt(link: &Arc<EngineLink>, thread_id: &str, turn_id: &str) {
     });
 }
 
+/// The answer to one engine request, being worked out: the request id and the result.
+type Answering = Pin<Box<dyn Future<Output = (Value, Value)> + Send>>;
+
+/// What a prompt's dynamic tool calls need: the client tools' and MCP servers' session.
+struct ToolContext {
+    cx: ConnectionTo<Client>,
+    session_id: SessionId,
+    cwd: PathBuf,
+    mode: Mode,
+    offer: ClientOffer,
+    servers: Arc<SessionServers>,
+    allowed: Arc<Allowed>,
+    cancel: CancellationToken,
+}
+
+impl ToolContext {
+    /// Answers an `item/tool/call` (`params`): a client tool through the client, an MCP tool
+    /// through its server; anything else fails the call.
+    async fn tool_call(&self, params: Value) -> Value {
+        let params: DynamicToolCallParams = match serde_json::from_value(params) {
+            Ok(params) => params,
+            Err(e) => {
+                return client_tools::answer(
+                    format!("the tool call was not understood: {e}"),
+                    false,
+                );
+            }
+        };
+        match params.namespace.as_deref() {
+            None if client_tools::is_client_tool(&params.tool) => {
+                let call = client_tools::Call {
+                    cx: &self.cx,
+                    session_id: &self.session_id,
+                    cwd: &self.cwd,
+                    mode: self.mode,
+                    offer: self.offer,
+                    allowed: &self.allowed,
+                    call_id: &params.call_id,
+                    cancel: &self.cancel,
+                };
+                call.run(&params.tool, params.arguments).await
+            }
+            Some(ns) => match self.servers.call(ns, &params.tool, params.arguments).await {
+                Some((text, success)) => {
+                    let fields = ToolCallUpdateFields::new()
+                        .content(vec![ToolCallContent::from(text.clone())]);
+                    let update = SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                        params.call_id.clone(),
+                        fields,
+                    ));
+                    if let Err(e) = self.cx.send_notification(SessionNotification::new(
+                        self.session_id.clone(),
+                        update,
+                    )) {
+                        tracing::debug!(error = ?e, "tool call update not delivered");
+                    }
+                    client_tools::answer(text, success)
+                }
+                None => client_tools::answer(
+                    format!(
+                        "no MCP server `{ns}` is attached to this session now (the editor attaches \
+                         servers with session/new, session/load or session/resume)"
+                    ),
+                    false,
+                ),
+            },
+            None => client_tools::answer(
+                format!(
+                    "the tool `{}` is not available in this session (the editor does not offer it)",
+                    params.tool
+                ),
+                false,
+            ),
+        }
+    }
+}
+
 /// Clears the session's running prompt when the prompt ends, however it ends.
 struct Running<'a> {
     agent: &'a AcpAgent,
@@ -181,18 +266,38 @@ pub async fn prompt(
     let input = crate::prompt::user_input(&request.prompt)
         .map_err(|message| error(ErrorCode::INVALID_PARAMS, message))?;
     let cancel = CancellationToken::new();
-    let (cwd, mode) = agent.with_session(&session_id, |session| {
-        if session.cancel.as_ref().is_some_and(|c| !c.is_cancelled()) {
-            return Err(error(
-                ErrorCode::INVALID_REQUEST,
-                "a prompt is already running in this session; cancel it or wait for its answer",
-            ));
-        }
-        session.cancel = Some(cancel.clone());
-        let mode = session.mode_changed.then_some(session.mode);
-        session.mode_changed = false;
-        Ok((session.cwd.clone(), mode))
-    })??;
+    let (cwd, mode, changed_mode, settings, tools) =
+        agent.with_session(&session_id, |session| {
+            if session.cancel.as_ref().is_some_and(|c| !c.is_cancelled()) {
+                return Err(error(
+                    ErrorCode::INVALID_REQUEST,
+                    "a prompt is already running in this session; cancel it or wait for its answer",
+                ));
+            }
+            session.cancel = Some(cancel.clone());
+            let changed_mode = session.mode_changed.then_some(session.mode);
+            session.mode_changed = false;
+            let settings = session.settings_changed.then(|| session.settings.clone());
+            session.settings_changed = false;
+            let tools = (session.servers.clone(), session.allowed.clone());
+            Ok((
+                session.cwd.clone(),
+                session.mode,
+                changed_mode,
+                settings,
+                tools,
+            ))
+        })??;
+    let tool_context = Arc::new(ToolContext {
+        cx: cx.clone(),
+        session_id: session_id.clone(),
+        cwd: cwd.clone(),
+        mode,
+        offer: agent.offer(),
+        servers: tools.0,
+        allowed: tools.1,
+        cancel: cancel.clone(),
+    });
     let _running = Running {
         agent,
         session_id: session_id.clone(),
@@ -204,9 +309,13 @@ pub async fn prompt(
         ));
     };
     let mut params = json!({"threadId": thread_id, "input": input});
-    if let Some(mode) = mode {
+    if let Some(mode) = changed_mode {
         params["approvalPolicy"] = json!(mode.approval_policy());
         params["sandboxPolicy"] = mode.sandbox_policy();
+    }
+    if let Some(settings) = settings {
+        params["model"] = json!(settings.model);
+        params["effort"] = json!(settings.effort);
     }
     let params: TurnStartParams = engine_params(TurnStart::NAME, params)?;
     let turn = link
@@ -220,7 +329,7 @@ pub async fn prompt(
         })?
         .turn;
     let mut translator = TurnTranslator::new(turn.id.clone(), cwd);
-    let mut pending = FuturesUnordered::new();
+    let mut pending: FuturesUnordered<Answering> = FuturesUnordered::new();
     let mut cancelled = false;
     loop {
         tokio::select! {
@@ -265,11 +374,18 @@ pub async fn prompt(
                         }
                     }
                 }
+                Some(EngineMessage::Request { id, method, params }) if method == DynamicToolCall::NAME => {
+                    let context = tool_context.clone();
+                    pending.push(Box::pin(async move {
+                        let answer = context.tool_call(params).await;
+                        (id, answer)
+                    }));
+                }
                 Some(EngineMessage::Request { id, method, params }) => {
                     match permission_request(&session_id, &method, params) {
                         Some((kind, request)) => {
                             let cx = cx.clone();
-                            pending.push(async move { (id, ask(cx, kind, request).await) });
+                            pending.push(Box::pin(async move { (id, ask(cx, kind, request).await) }));
                         }
                         None => {
                             tracing::warn!(method, "engine request an ACP client cannot answer");

@@ -4,9 +4,9 @@
 //! |-----------------------------------------------------|-----------------------------------|
 //! | `item/agentMessage/delta`                           | `agent_message_chunk`             |
 //! | `item/reasoning/textDelta`, `…/summaryTextDelta`    | `agent_thought_chunk`             |
-//! | `item/started` of a command, file change, MCP call  | `tool_call` (`in_progress`)       |
+//! | `item/started` of a command, file change, MCP call, dynamic tool call | `tool_call` (`in_progress`) |
 //! | `item/commandExecution/outputDelta`                 | `tool_call_update` (output so far)|
-//! | `item/completed` of a command, file change, MCP call| `tool_call_update` (final status) |
+//! | `item/completed` of a command, file change, MCP call, dynamic tool call | `tool_call_update` (final status) |
 //! | `turn/plan/updated`                                 | `plan`                            |
 //! | `turn/completed`                                    | the prompt's stop reason          |
 //!
@@ -31,11 +31,11 @@ use agentwire_protocol::methods::{
 };
 use agentwire_protocol::{
     AgentMessageDeltaNotification, CodexErrorInfo, CommandExecutionOutputDeltaNotification,
-    CommandExecutionStatus, ErrorNotification, FileUpdateChange, ItemCompletedNotification,
-    ItemStartedNotification, McpToolCallStatus, PatchApplyStatus, PatchChangeKind,
-    ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification, ThreadItem,
-    ThreadItemKind, Turn, TurnCompletedNotification, TurnPlanStepStatus,
-    TurnPlanUpdatedNotification, TurnStatus, UserInput,
+    CommandExecutionStatus, DynamicToolCallOutputContentItem, DynamicToolCallStatus,
+    ErrorNotification, FileUpdateChange, ItemCompletedNotification, ItemStartedNotification,
+    McpToolCallStatus, PatchApplyStatus, PatchChangeKind, ReasoningSummaryTextDeltaNotification,
+    ReasoningTextDeltaNotification, ThreadItem, ThreadItemKind, Turn, TurnCompletedNotification,
+    TurnPlanStepStatus, TurnPlanUpdatedNotification, TurnStatus, UserInput,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -145,10 +145,19 @@ fn change_content(cwd: &Path, change: &FileUpdateChange, on_disk: bool) -> ToolC
             let target = move_path
                 .as_deref()
                 .map_or_else(|| path.clone(), |to| absolute(cwd, to));
+            // The file as it is now: before the patch (the diff applies), or, when the patch
+            // was applied before this was read, after it (the reversed diff applies).
             let texts = on_disk
                 .then(|| std::fs::read_to_string(&path).ok())
                 .flatten()
-                .and_then(|old| crate::diff::apply(&old, &change.diff).map(|new| (old, new)));
+                .and_then(|text| {
+                    crate::diff::apply(&text, &change.diff)
+                        .map(|new| (text.clone(), new))
+                        .or_else(|| {
+                            crate::diff::apply(&text, &crate::diff::reverse(&change.diff))
+                                .map(|old| (old, text))
+                        })
+                });
             match texts {
                 Some((old, new)) => ToolCallContent::Diff(Diff::new(target, new).old_text(old)),
                 None => text_content(format!("```diff\n{}\n```", change.diff.trim_end())),
@@ -230,7 +239,52 @@ fn tool_call(cwd: &Path, item: &ThreadItem, on_disk: bool) -> Option<ToolCall> {
             }
             Some(call)
         }
+        ThreadItemKind::DynamicToolCall {
+            id,
+            tool,
+            namespace,
+            arguments,
+            status,
+            content_items,
+            ..
+        } => {
+            let (kind, title, locations) = match namespace {
+                None => crate::client_tools::presentation(cwd, tool, arguments)
+                    .unwrap_or_else(|| (ToolKind::Other, tool.clone(), Vec::new())),
+                Some(ns) => (ToolKind::Other, format!("{ns}: {tool}"), Vec::new()),
+            };
+            let mut call = ToolCall::new(id.clone(), title)
+                .kind(kind)
+                .status(dynamic_status(*status))
+                .raw_input(arguments.clone())
+                .locations(locations);
+            // A finished call shows the text it gave back (replayed by `session/load`).
+            if *status != DynamicToolCallStatus::InProgress {
+                let texts: Vec<ToolCallContent> = content_items
+                    .iter()
+                    .flatten()
+                    .filter_map(|item| match item {
+                        DynamicToolCallOutputContentItem::InputText { text, .. }
+                            if kind != ToolKind::Read =>
+                        {
+                            Some(text_content(text.clone()))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                call = call.content(texts);
+            }
+            Some(call)
+        }
         _ => None,
+    }
+}
+
+fn dynamic_status(status: DynamicToolCallStatus) -> ToolCallStatus {
+    match status {
+        DynamicToolCallStatus::InProgress => ToolCallStatus::InProgress,
+        DynamicToolCallStatus::Completed => ToolCallStatus::Completed,
+        _ => ToolCallStatus::Failed,
     }
 }
 
@@ -446,6 +500,14 @@ impl TurnTranslator {
             }
             ThreadItemKind::FileChange { id, status, .. } => {
                 let fields = ToolCallUpdateFields::new().status(patch_status(*status));
+                updates.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                    id.clone(),
+                    fields,
+                )));
+            }
+            ThreadItemKind::DynamicToolCall { id, status, .. } => {
+                // The content was sent while the call ran (crate::turn); only the status is new.
+                let fields = ToolCallUpdateFields::new().status(dynamic_status(*status));
                 updates.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
                     id.clone(),
                     fields,

@@ -1,17 +1,19 @@
 //! One server process under test, driven over real stdio pipes by a single client thread.
 //!
 //! The client writes requests to the child's stdin and reads its stdout with plain blocking
-//! reads; lines that are not responses (notifications, server requests) are skipped. The same
+//! reads (`agentwire_client::blocking::LineReader`, on this thread: no async runtime hop is
+//! timed); lines that are not responses (notifications, server requests) are skipped, and a
+//! response is read with `agentwire_client::wire::peek`, the client core's cheapest look. The same
 //! client code drives every contender, so its own cost is the same for all of them.
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
+use agentwire_client::blocking::LineReader;
+use agentwire_client::wire;
 use serde_json::Value;
 
 /// A server to measure: how to start it.
@@ -89,64 +91,8 @@ impl Phase {
     }
 }
 
-#[derive(Deserialize)]
-struct Reply {
-    #[serde(default)]
-    id: Option<Value>,
-    #[serde(default)]
-    method: Option<IgnoredAny>,
-    #[serde(default)]
-    error: Option<ReplyError>,
-}
-
-#[derive(Deserialize)]
-struct ReplyError {
-    code: i64,
-    message: String,
-}
-
-/// Splits the child's stdout into lines, one blocking read at a time.
-struct LineReader {
-    inner: ChildStdout,
-    buffer: Vec<u8>,
-    start: usize,
-    end: usize,
-}
-
 /// Lines longer than this are treated as a broken server.
 const MAX_LINE: usize = 64 * 1024 * 1024;
-
-impl LineReader {
-    /// Reads once and calls `on_line` for every complete line now buffered.
-    fn read_lines(&mut self, mut on_line: impl FnMut(&[u8])) -> std::io::Result<()> {
-        if self.start > 0 {
-            self.buffer.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.end == self.buffer.len() {
-            if self.buffer.len() >= MAX_LINE {
-                return Err(std::io::Error::other("response line too long"));
-            }
-            self.buffer.resize(self.buffer.len() * 2, 0);
-        }
-        let n = loop {
-            match self.inner.read(&mut self.buffer[self.end..]) {
-                Ok(0) => return Err(ErrorKind::UnexpectedEof.into()),
-                Ok(n) => break n,
-                Err(error) if error.kind() == ErrorKind::Interrupted => {}
-                Err(error) => return Err(error),
-            }
-        };
-        self.end += n;
-        while let Some(i) = memchr::memchr(b'\n', &self.buffer[self.start..self.end]) {
-            let line_end = self.start + i;
-            on_line(&self.buffer[self.start..line_end]);
-            self.start = line_end + 1;
-        }
-        Ok(())
-    }
-}
 
 /// Kills the child if a session takes far longer than planned (a hung server).
 struct Watchdog {
@@ -184,7 +130,7 @@ impl Drop for Watchdog {
 pub struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
-    reader: LineReader,
+    reader: LineReader<ChildStdout>,
     next_id: i64,
     out: Vec<u8>,
     _watchdog: Watchdog,
@@ -220,12 +166,7 @@ impl Session {
         let mut session = Session {
             child,
             stdin: Some(stdin),
-            reader: LineReader {
-                inner: stdout,
-                buffer: vec![0; 256 * 1024],
-                start: 0,
-                end: 0,
-            },
+            reader: LineReader::new(stdout, MAX_LINE),
             next_id: 1,
             out: Vec::with_capacity(64 * 1024),
             _watchdog: watchdog,
@@ -465,23 +406,17 @@ impl Drop for Session {
     }
 }
 
-/// A response's id and outcome; `None` for notifications and server requests.
+/// A response's id and outcome; `None` for notifications and server requests. Only the id and
+/// the error are decoded ([`wire::peek`]), so the client's own cost stays what it was.
 fn parse(line: &[u8]) -> Result<Option<(i64, Outcome)>, String> {
-    if line.iter().all(u8::is_ascii_whitespace) {
+    let Some(reply) = wire::peek(line).map_err(|e| format!("unreadable line ({e})"))? else {
         return Ok(None);
-    }
-    let reply: Reply = serde_json::from_slice(line).map_err(|e| {
-        let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
-        format!("unreadable line ({e}): {shown}")
-    })?;
-    if reply.method.is_some() {
-        return Ok(None);
-    }
-    let Some(id) = reply.id.as_ref().and_then(Value::as_i64) else {
-        return Err(format!("response without an integer id: {:?}", reply.id));
+    };
+    let Some(id) = reply.id else {
+        return Err("response without an integer id".to_owned());
     };
     let outcome = match reply.error {
-        Some(error) => Outcome::Error(error.code, error.message),
+        Some((code, message)) => Outcome::Error(code, message),
         None => Outcome::Result,
     };
     Ok(Some((id, outcome)))

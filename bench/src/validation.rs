@@ -5,8 +5,7 @@ use std::time::Instant;
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{ThreadList, TurnStart};
-use agentwire_runtime::envelope::Envelope;
-use agentwire_runtime::validate::Validators;
+use agentwire_runtime::{Envelope, Validators};
 use serde_json::Value;
 
 /// One request's params and what checking them costs.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use agentwire_runtime::listen::default_unix_socket;
+use agentwire_runtime::default_unix_socket;
 use clap::Subcommand;
 use rustix::process::{Pid, Signal, kill_process, test_kill_process};
 

@@ -74,8 +74,8 @@ fn json_files(surface: Surface, version: &str) -> Result<FileSet, String> {
     pinned::files(version, workspace::json_dir(surface)).ok_or_else(|| unknown_version(version))
 }
 
-/// Writes the OpenRPC document of a surface to the file `out`, declaring `openrpc_version`
-/// (default 1.2.6). A pinned release's document is derived from its pinned bundle.
+/// Writes the OpenRPC document of a surface to the file `out` (`-`: stdout, ending as a filter
+/// does when its reader goes), declaring `openrpc_version` (default 1.2.6). A pinned release's document is derived from its pinned bundle.
 pub fn openrpc(
     out: &Path,
     experimental: bool,
@@ -125,8 +125,20 @@ pub fn openrpc(
     let contents = files
         .get(openrpc::OPENRPC_FILE)
         .ok_or_else(|| "the OpenRPC document is missing from the generated files".to_owned())?;
-    std::fs::write(out, contents)
-        .map_err(|e| format!("cannot write --out {}: {e}", out.display()))?;
+    if out == Path::new("-") {
+        let text = std::str::from_utf8(contents)
+            .map_err(|e| format!("the OpenRPC document is not UTF-8: {e}"))?;
+        crate::stdout::print(text);
+        return Ok(ExitCode::SUCCESS);
+    }
+    match std::fs::write(out, contents) {
+        Ok(()) => {}
+        // `--out /dev/stdout | head`: the reader has gone, as for `-`.
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {
+            crate::stdout::end_as_broken_pipe()
+        }
+        Err(error) => return Err(format!("cannot write --out {}: {error}", out.display())),
+    }
     eprintln!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -11,7 +11,7 @@ use std::path::Path;
 use agentwire_runtime::telemetry::{OtelConfig, spans};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Layer;
-use tracing_subscriber::filter::{FilterExt, filter_fn};
+use tracing_subscriber::filter::{FilterExt, LevelFilter, filter_fn};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -57,8 +57,15 @@ pub fn init_with_otel(default: &str, file: Option<&Path>, otel: &OtelConfig) -> 
         (None, false) => layer.with_writer(std::io::stderr).boxed(),
     };
     // The exported spans stay out of the log lines (and cost nothing when nothing exports).
+    // (The hint keeps the filter's own level the subscriber's: without it `and` has none, and
+    // every `debug!`/`trace!` call site on a hot path is looked at.)
     let output = output
-        .with_filter(filter.and(filter_fn(|meta| meta.target() != spans::TARGET)))
+        .with_filter(
+            filter.and(
+                filter_fn(|meta| meta.target() != spans::TARGET)
+                    .with_max_level_hint(LevelFilter::TRACE),
+            ),
+        )
         .boxed();
     let started = crate::otel::start(otel);
     let mut layers = vec![output];

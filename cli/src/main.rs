@@ -6,7 +6,7 @@
 //! agentwire app-server [--listen stdio://|ws://IP:PORT|unix://[PATH]|off] [--ws-auth-token-file PATH | --ws-auth-token-sha256 HEX]
 //! agentwire app-server generate-json-schema --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire app-server generate-ts --out DIR [--experimental] [--protocol-version X.Y.Z] [--zod]
-//! agentwire app-server generate-openrpc --out FILE [--experimental] [--protocol-version X.Y.Z] [--openrpc-version 1.2.6|1.3.2]
+//! agentwire app-server generate-openrpc --out FILE|- [--experimental] [--protocol-version X.Y.Z] [--openrpc-version 1.2.6|1.3.2]
 //! agentwire app-server generate-docs --out DIR [--experimental] [--protocol-version X.Y.Z]
 //! agentwire schema diff OLD NEW [--format text|json]
 //! agentwire mcp-server [--listen stdio://|http://IP:PORT/PATH] [--token-file PATH]
@@ -296,7 +296,7 @@ enum AppServerCommand {
 
 #[derive(Debug, Args)]
 struct GenerateFileArgs {
-    /// File to write (its directory must exist).
+    /// File to write (its directory must exist); `-` writes the document to stdout.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Include experimental methods and fields.

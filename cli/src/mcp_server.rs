@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agentwire_engine::EngineConfig;
+use agentwire_engine::{Engine, EngineConfig};
 use agentwire_mcp_server::{McpListen, Options};
+use agentwire_runtime::BearerAuth;
 use agentwire_runtime::RuntimeConfig;
-use agentwire_runtime::auth::BearerAuth;
 use clap::Args;
 
 /// How to serve MCP.
@@ -30,8 +30,18 @@ pub struct McpServerArgs {
 
 /// Runs the MCP server until its transport ends.
 pub fn run(args: McpServerArgs, overrides: crate::ConfigOverrides) -> Result<ExitCode, String> {
+    // The configuration first: logging and OpenTelemetry export (`[otel]`, read once, now, as
+    // app-server reads it) are set up before anything logs; the exporters flush when `_otel`
+    // is dropped, as this function returns.
+    let engine = EngineConfig {
+        sandbox_exe: std::env::current_exe().ok(),
+        config_overrides: overrides.flags(),
+        profile: overrides.profile,
+        ..EngineConfig::from_env()
+    };
+    let otel_config = Engine::otel_config(&engine).with_home(&engine.home);
     // rmcp logs every message it receives at `info`; only its warnings are of interest here.
-    crate::logging::init_with_default("info,rmcp=warn");
+    let _otel = crate::logging::init_with_otel("info,rmcp=warn", None, &otel_config);
     let auth = args
         .token_file
         .as_deref()
@@ -53,11 +63,8 @@ pub fn run(args: McpServerArgs, overrides: crate::ConfigOverrides) -> Result<Exi
         .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
         .collect();
     let engine = EngineConfig {
-        sandbox_exe: std::env::current_exe().ok(),
         private_paths,
-        config_overrides: overrides.flags(),
-        profile: overrides.profile,
-        ..EngineConfig::from_env()
+        ..engine
     };
     let runtime = RuntimeConfig::new(engine.home.clone());
     agentwire_mcp_server::run(Options {

@@ -1,12 +1,11 @@
 //! `--metrics-listen IP:PORT`: `GET /metrics` on a listener of its own (see
-//! `agentwire_runtime::ws::MetricsListener`), for stdio and `mcp-server` deployments. It runs
+//! `agentwire_runtime::MetricsListener`), for stdio and `mcp-server` deployments. It runs
 //! on a thread and runtime of its own, so that it answers whatever the server's runtime does,
 //! and lives as long as the process.
 
 use std::net::SocketAddr;
 
-use agentwire_runtime::auth::BearerAuth;
-use agentwire_runtime::ws::MetricsListener;
+use agentwire_runtime::{BearerAuth, MetricsListener};
 
 /// Binds `addr` (a non-loopback address needs `auth`) and serves metrics there from now on.
 pub fn start(addr: SocketAddr, auth: Option<BearerAuth>) -> Result<(), String> {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use agentwire_runtime::framing::{FrameEvent, LineFramer};
+use agentwire_runtime::{FrameEvent, LineFramer};
 use clap::Args;
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

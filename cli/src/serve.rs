@@ -7,9 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use agentwire_engine::{Engine, EngineConfig};
-use agentwire_runtime::auth::BearerAuth;
-use agentwire_runtime::listen::{Listen, default_unix_socket};
-use agentwire_runtime::ws::{WsListener, termination_signal};
+use agentwire_runtime::{BearerAuth, Listen, WsListener, default_unix_socket, termination_signal};
 use agentwire_runtime::{RuntimeConfig, Server};
 use clap::Args;
 
@@ -118,12 +116,12 @@ pub fn run(args: ServeArgs, overrides: crate::ConfigOverrides) -> Result<ExitCod
     };
     // Logging and OpenTelemetry export (`[otel]`, read once, now) are set up before anything
     // else logs; the exporters flush when `_otel` is dropped, as this function returns.
-    let otel_config = Engine::otel_config(&engine_config);
+    let otel_config = Engine::otel_config(&engine_config).with_home(&engine_config.home);
     let _otel = crate::logging::init_with_otel("info", args.log_file.as_deref(), &otel_config);
     let mut config = RuntimeConfig::new(engine_config.home.clone());
     config.max_message_bytes = args.max_message_bytes;
     if let Some(path) = &args.record {
-        let recorder = agentwire_runtime::record::Recorder::create(path)
+        let recorder = agentwire_runtime::Recorder::create(path)
             .map_err(|e| format!("--record {}: {e}", path.display()))?;
         config.recorder = Some(Arc::new(recorder));
     }
@@ -245,7 +243,7 @@ fn serve_stdio(
     crate::stop_watch::watch_end_of_input(crate::stop_watch::end_of_input_deadline(
         server.config(),
     ));
-    let served = agentwire_runtime::stdio::serve(server, |connection| runtime.block_on(connection));
+    let served = agentwire_runtime::serve_stdio(server, |connection| runtime.block_on(connection));
     drop(
         stopper
             .lock()

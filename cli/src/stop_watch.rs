@@ -19,7 +19,7 @@ use std::os::fd::AsFd;
 use std::time::Duration;
 
 use agentwire_runtime::RuntimeConfig;
-use agentwire_runtime::ws::termination_signal;
+use agentwire_runtime::termination_signal;
 
 /// Time the process lives on after the server was stopped, for its own shutdown (the runtime's
 /// wait for blocking tasks, the flushing of stdout) before it counts as stuck.

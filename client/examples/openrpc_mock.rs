@@ -140,10 +140,7 @@ async fn run() -> Result<usize, Vec<String>> {
     let client_info: ClientInfo =
         serde_json::from_value(params_object(&initialize)["clientInfo"].clone())
             .map_err(|e| vec![format!("initialize: the example's clientInfo: {e}")])?;
-    let options = ClientOptions {
-        client_info,
-        ..ClientOptions::default()
-    };
+    let options = ClientOptions::builder().client_info(client_info).build();
     let client = Client::connect(&args.url, options)
         .await
         .map_err(|e| vec![format!("connect + initialize: {e}")])?;

@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use agentwire_protocol::jsonrpc::{JsonRpcErrorObject, RequestId, error_codes};
-use serde_json::{Map, Value, json};
+use agentwire_protocol::jsonrpc::{JsonRpcErrorObject, RequestId};
+use serde_json::Value;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::Notification;
 use crate::server_requests::{ServerRequest, ServerRequestHandler};
+use crate::wire::{self, Incoming};
 
 /// Server requests handled at once; the reader waits for a slot beyond that.
 const SERVER_REQUEST_SLOTS: usize = 64;
@@ -98,55 +99,31 @@ impl Core {
         state.pending.clear();
     }
 
-    /// Routes one message from the server.
+    /// Routes one message from the server (classified by [`Incoming::parse`]).
     pub(crate) async fn incoming(self: &Arc<Self>, bytes: &[u8]) {
-        let message: Map<String, Value> = match serde_json::from_slice(bytes) {
-            Ok(message) => message,
-            Err(error) => {
-                tracing::warn!(%error, "the server sent a message that is not a JSON object; ignored");
-                return;
-            }
-        };
-        let method = message.get("method").and_then(Value::as_str);
-        match (method, message.get("id")) {
-            (Some(method), Some(id)) => self.server_request(method, id, &message).await,
-            (Some(method), None) => {
-                let notification = Notification {
-                    method: method.to_owned(),
-                    params: message.get("params").cloned().unwrap_or(Value::Null),
-                };
+        match Incoming::parse(bytes) {
+            Ok(Incoming::Request(request)) => self.server_request(request).await,
+            Ok(Incoming::Notification(notification)) => {
                 if let Some(queue) = &self.notifications {
                     // A full queue holds the reader back: the server sees backpressure.
                     let _ = queue.send(notification).await;
                 }
             }
-            (None, Some(Value::Number(id))) => match id.as_i64() {
-                Some(id) => self.answer(id, &message),
-                None => tracing::warn!(%id, "an answer to an id this client never uses; ignored"),
-            },
-            _ => match message.get("error") {
-                Some(error) => {
-                    tracing::warn!(%error, "the server reported an error about no request")
-                }
-                None => {
-                    tracing::warn!("the server sent a message with neither method nor id; ignored")
-                }
-            },
+            Ok(Incoming::Answer {
+                id: RequestId::Integer(id),
+                outcome,
+            }) => self.answer(id, outcome),
+            Ok(Incoming::Answer { id, .. }) => {
+                tracing::warn!(%id, "an answer to an id this client never uses; ignored")
+            }
+            Ok(Incoming::Orphan(error)) => {
+                tracing::warn!(code = error.code, message = %error.message, "the server reported an error about no request")
+            }
+            Err(error) => tracing::warn!(%error, "the server sent an unreadable message; ignored"),
         }
     }
 
-    fn answer(&self, id: i64, message: &Map<String, Value>) {
-        let reply = match (message.get("result"), message.get("error")) {
-            (_, Some(error)) => Err(serde_json::from_value(error.clone()).unwrap_or_else(|e| {
-                JsonRpcErrorObject::builder()
-                    .code(error_codes::INTERNAL_ERROR)
-                    .message(format!("the server sent a malformed error ({e}): {error}"))
-                    .data(error.clone())
-                    .build()
-            })),
-            (Some(result), None) => Ok(result.clone()),
-            (None, None) => Ok(Value::Null),
-        };
+    fn answer(&self, id: i64, reply: Reply) {
         match self.state().pending.remove(&id) {
             Some(waiting) => {
                 let _ = waiting.send(reply);
@@ -155,21 +132,8 @@ impl Core {
         }
     }
 
-    async fn server_request(
-        self: &Arc<Self>,
-        method: &str,
-        id: &Value,
-        message: &Map<String, Value>,
-    ) {
-        let Ok(id) = serde_json::from_value::<RequestId>(id.clone()) else {
-            tracing::warn!(%id, method, "a server request whose id is neither a string nor an integer; ignored");
-            return;
-        };
-        let request = ServerRequest {
-            id: id.clone(),
-            method: method.to_owned(),
-            params: message.get("params").cloned().unwrap_or(Value::Null),
-        };
+    async fn server_request(self: &Arc<Self>, request: ServerRequest) {
+        let id = request.id.clone();
         let Ok(slot) = self.slots.clone().acquire_owned().await else {
             return;
         };
@@ -177,11 +141,8 @@ impl Core {
         tokio::spawn(async move {
             let answer = (core.handler)(request).await;
             drop(slot);
-            let message = match answer {
-                Ok(result) => json!({"id": id, "result": result}),
-                Err(error) => json!({"id": id, "error": error}),
-            };
-            let _ = core.out.send(Outgoing::Message(message.to_string())).await;
+            let message = wire::answer(&id, &answer);
+            let _ = core.out.send(Outgoing::Message(message)).await;
         });
     }
 }

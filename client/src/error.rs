@@ -4,12 +4,15 @@ use std::time::Duration;
 
 use agentwire_protocol::jsonrpc::JsonRpcErrorObject;
 
-/// An error from the client.
+/// An error from the client. `#[non_exhaustive]`, like each of its variants: match with `..`
+/// and a wildcard arm, so that a new kind of failure or a new detail is not a breaking change.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The server answered the request with a JSON-RPC error; code, message and data are kept
     /// as the server sent them.
     #[error("{method}: the server answered {code}: {message}", code = error.code, message = error.message)]
+    #[non_exhaustive]
     Rpc {
         /// The method of the request.
         method: String,
@@ -18,6 +21,7 @@ pub enum Error {
     },
     /// No answer came in time.
     #[error("{method}: no answer within {after:?}")]
+    #[non_exhaustive]
     Timeout {
         /// The method of the request.
         method: String,
@@ -26,6 +30,7 @@ pub enum Error {
     },
     /// The connection ended before the answer came (or before the request could be sent).
     #[error("{method}: the connection is closed ({reason})")]
+    #[non_exhaustive]
     Closed {
         /// The method of the request.
         method: String,
@@ -34,6 +39,7 @@ pub enum Error {
     },
     /// The params could not be encoded, or the result did not decode as the method's type.
     #[error("{method}: {what}: {source}")]
+    #[non_exhaustive]
     Json {
         /// The method of the request or notification.
         method: String,
@@ -44,6 +50,7 @@ pub enum Error {
     },
     /// The server could not be started or reached.
     #[error("cannot connect to {target}: {reason}")]
+    #[non_exhaustive]
     Connect {
         /// The command or URL.
         target: String,

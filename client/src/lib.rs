@@ -26,12 +26,23 @@
 //! arrive in order on one queue ([`Client::next_notification`], typed with
 //! [`Notification::parse`]); server requests (approvals) go to a handler
 //! ([`ClientOptions::server_requests`]) that declines by default.
+//!
+//! [`Client::over`] speaks JSON lines over any byte stream instead (a `tokio::io::duplex` pair
+//! for a server in the same process, a socket); [`Client::send_raw`] writes bytes exactly as
+//! given, for tests of what a server does with malformed input. The message grammar itself is
+//! [`wire`], without I/O, and [`blocking::LineReader`] finds lines for drivers that block on
+//! their own thread: every JSON-RPC client of this workspace (the terminal UI, `exec`, the MCP
+//! server's link into the engine, the conformance suite, the benchmark, the end-to-end tests)
+//! is built on these.
 
+pub mod blocking;
 mod core;
 mod error;
+mod options;
 mod retry;
 pub mod server_requests;
 mod transport;
+pub mod wire;
 
 use std::path::PathBuf;
 use std::process::ExitStatus;
@@ -40,76 +51,17 @@ use std::time::Duration;
 
 use agentwire_protocol::method::{Method, Notification as NotificationMethod, Request, has_params};
 use agentwire_protocol::methods::{Initialize, Initialized};
-use agentwire_protocol::{
-    ClientInfo, InitializeCapabilities, InitializeParams, InitializeResponse,
-};
-use serde_json::{Value, json};
+use agentwire_protocol::{InitializeParams, InitializeResponse};
+use serde_json::Value;
 use tokio::sync::{Mutex, mpsc};
 use tokio::task::JoinHandle;
 
 use crate::core::{Core, Outgoing};
 pub use crate::error::Error;
+pub use crate::options::ClientOptions;
 pub use crate::retry::RetryPolicy;
 pub use crate::server_requests::{Answer, ServerRequest, ServerRequestHandler};
 pub use agentwire_protocol::jsonrpc::{JsonRpcErrorObject, RequestId, error_codes};
-
-/// How a client connects and behaves.
-#[derive(Clone)]
-pub struct ClientOptions {
-    /// Who the client is, sent in `initialize`.
-    pub client_info: ClientInfo,
-    /// The capabilities offered in `initialize` (`experimentalApi`, notification opt-outs).
-    pub capabilities: Option<InitializeCapabilities>,
-    /// How long the server may take to answer `initialize`.
-    pub initialize_timeout: Duration,
-    /// How long any other request may take; `None` waits as long as the connection lives.
-    pub request_timeout: Option<Duration>,
-    /// Retries of requests refused as overloaded (-32001).
-    pub retry: RetryPolicy,
-    /// The largest message accepted from the server, in bytes; longer ones are dropped.
-    pub max_message_bytes: usize,
-    /// Notifications queued for [`Client::next_notification`]; when the queue is full the
-    /// client stops reading (the server sees backpressure). 0 discards every notification.
-    pub notification_buffer: usize,
-    /// `ws://`, `wss://` and `unix://`: sent as `Authorization: Bearer TOKEN`.
-    pub bearer_token: Option<String>,
-    /// Answers the server's requests; [`server_requests::decline_all`] by default.
-    pub server_requests: ServerRequestHandler,
-}
-
-impl std::fmt::Debug for ClientOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientOptions")
-            .field("client_info", &self.client_info)
-            .field("capabilities", &self.capabilities)
-            .field("initialize_timeout", &self.initialize_timeout)
-            .field("request_timeout", &self.request_timeout)
-            .field("retry", &self.retry)
-            .field("max_message_bytes", &self.max_message_bytes)
-            .field("notification_buffer", &self.notification_buffer)
-            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "…"))
-            .finish_non_exhaustive()
-    }
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        Self {
-            client_info: ClientInfo::builder()
-                .name("agentwire-client".to_owned())
-                .version(env!("CARGO_PKG_VERSION").to_owned())
-                .build(),
-            capabilities: None,
-            initialize_timeout: Duration::from_secs(20),
-            request_timeout: None,
-            retry: RetryPolicy::default(),
-            max_message_bytes: 64 * 1024 * 1024,
-            notification_buffer: 4096,
-            bearer_token: None,
-            server_requests: server_requests::decline_all(),
-        }
-    }
-}
 
 /// A notification from the server, in the order it was sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -190,6 +142,34 @@ impl Client {
         });
         client.child = Some(Mutex::new(child));
         client.handshake().await?;
+        Ok(client)
+    }
+
+    /// Speaks JSON lines over `read` and `write` (any byte stream: one half of a
+    /// `tokio::io::duplex` pair whose other half a server in the same process serves, a Unix
+    /// or TCP socket already connected, a pipe), and completes the handshake. `target` names
+    /// the peer in errors.
+    pub async fn over<R, W>(
+        target: &str,
+        read: R,
+        write: W,
+        options: ClientOptions,
+    ) -> Result<Self, Error>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let limit = options.max_message_bytes;
+        let mut client = Self::build(options, |core, out| {
+            transport::lines(read, write, limit, core, out)
+        });
+        client.handshake().await.map_err(|error| match error {
+            Error::Closed { reason, .. } => Error::Connect {
+                target: target.to_owned(),
+                reason,
+            },
+            other => other,
+        })?;
         Ok(client)
     }
 
@@ -317,14 +297,11 @@ impl Client {
             reason,
         };
         let (id, answer) = self.core.register().map_err(closed)?;
-        let mut message = json!({"id": id, "method": method});
-        if let Some(params) = params {
-            message["params"] = params.clone();
-        }
+        let message = wire::request(&RequestId::Integer(id), method, params);
         if self
             .core
             .out
-            .send(Outgoing::Message(message.to_string()))
+            .send(Outgoing::Message(message))
             .await
             .is_err()
         {
@@ -362,19 +339,34 @@ impl Client {
 
     /// Sends the client notification `M`.
     pub async fn notify<M: NotificationMethod>(&self, params: M::Params) -> Result<(), Error> {
-        let mut message = json!({"method": M::NAME});
-        if has_params::<M>() {
-            let params = encode(M::NAME, &params)?;
-            if !(M::PARAMS_OPTIONAL && params.is_null()) {
-                message["params"] = params;
-            }
-        }
+        let params = if has_params::<M>() {
+            Some(encode(M::NAME, &params)?).filter(|p| !(M::PARAMS_OPTIONAL && p.is_null()))
+        } else {
+            None
+        };
+        let message = wire::notification(M::NAME, params.as_ref());
         self.core
             .out
-            .send(Outgoing::Message(message.to_string()))
+            .send(Outgoing::Message(message))
             .await
             .map_err(|_| Error::Closed {
                 method: M::NAME.to_owned(),
+                reason: self.closed_reason(),
+            })
+    }
+
+    /// Writes `bytes` to the server exactly as given, as one message: over JSON lines followed
+    /// by a newline, over a websocket as one text frame. Nothing checks them, so a test can send
+    /// what no well-behaved client would (a line that is not JSON, an unknown method, a request
+    /// with an id of its choosing); answers to ids the client did not allocate are logged and
+    /// dropped, so send requests through [`Client::request`] when the answer matters.
+    pub async fn send_raw(&self, bytes: impl Into<String>) -> Result<(), Error> {
+        self.core
+            .out
+            .send(Outgoing::Message(bytes.into()))
+            .await
+            .map_err(|_| Error::Closed {
+                method: "(raw message)".to_owned(),
                 reason: self.closed_reason(),
             })
     }

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agentwire_runtime::framing::{FrameEvent, LineFramer};
+use agentwire_runtime::{FrameEvent, LineFramer};
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;

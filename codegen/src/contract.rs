@@ -11,7 +11,6 @@
 //! The same [`Checker`] serves `agentwire contract check` and the end-to-end test client.
 
 mod bundle;
-mod choices;
 
 use std::collections::{HashMap, HashSet};
 

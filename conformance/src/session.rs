@@ -1,5 +1,10 @@
 //! A JSON-RPC client over one [`Link`], with every message going through the contract checker
 //! of its scenario ([`Log`]).
+//!
+//! The suite keeps every server message as it came (raw lines for the checker, JSON values for
+//! the scenarios) and may send anything ([`Conn::send_raw`]); what a well-behaved client writes
+//! comes from the client core's grammar ([`agentwire_client::wire`]), as every client of this
+//! workspace writes it.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -7,6 +12,7 @@ use std::rc::Rc;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
+use agentwire_client::{RequestId, wire};
 use agentwire_codegen::contract::{Checker, Dir, Violation};
 use serde_json::{Value, json};
 
@@ -102,7 +108,11 @@ impl<'c> Conn<'c> {
     pub fn send_request(&mut self, method: &str, params: Value) -> Result<i64, Stop> {
         let id = self.next_id;
         self.next_id += 1;
-        self.send(&json!({"id": id, "method": method, "params": params}))?;
+        self.send_raw(&wire::request(
+            &RequestId::Integer(id),
+            method,
+            Some(&params),
+        ))?;
         Ok(id)
     }
 
@@ -239,9 +249,12 @@ impl<'c> Conn<'c> {
         }
     }
 
-    /// Answers a server request.
+    /// Answers a server request (its id echoed as sent, even one the grammar would not accept).
     pub fn respond(&mut self, id: &Value, result: Value) -> Result<(), Stop> {
-        self.send(&json!({"id": id, "result": result}))
+        match serde_json::from_value::<RequestId>(id.clone()) {
+            Ok(request_id) => self.send_raw(&wire::answer(&request_id, &Ok(result))),
+            Err(_) => self.send(&json!({"id": id, "result": result})),
+        }
     }
 
     /// `initialize` (with `capabilities`), then `initialized`.
@@ -251,7 +264,7 @@ impl<'c> Conn<'c> {
             params["capabilities"] = capabilities;
         }
         let result = self.call("initialize", params)?;
-        self.send(&json!({"method": "initialized"}))?;
+        self.send_raw(&wire::notification("initialized", None))?;
         Ok(result)
     }
 

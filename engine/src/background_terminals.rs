@@ -23,7 +23,7 @@ use agentwire_protocol::{
 use agentwire_runtime::HandlerError;
 
 use crate::Engine;
-use crate::handler::stored;
+use crate::pool::stored;
 use crate::threads::error::ThreadError;
 
 /// `thread/backgroundTerminals/list`.

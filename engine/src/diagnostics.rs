@@ -28,7 +28,7 @@ use agentwire_protocol::{
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use crate::handler::blocking;
+use crate::pool::blocking;
 
 /// The value of `field` (`VmRSS`, `Threads` …) in a `/proc/<pid>/status` text; sizes in kB
 /// are turned into bytes.

@@ -31,7 +31,7 @@ use agentwire_runtime::HandlerError;
 
 use crate::Engine;
 use crate::config::Store;
-use crate::handler::blocking;
+use crate::pool::blocking;
 
 /// One experimental feature.
 #[derive(Debug)]
@@ -162,7 +162,7 @@ pub(crate) async fn list(
 ) -> Result<ExperimentalFeatureListResponse, HandlerError> {
     let cwd = match params.thread_id.clone() {
         Some(id) => Some(PathBuf::from(
-            crate::handler::stored::<ExperimentalFeatureList, _, _>(
+            crate::pool::stored::<ExperimentalFeatureList, _, _>(
                 engine.threads.clone(),
                 move |t| {
                     t.snapshot(&id)

@@ -26,7 +26,7 @@ use agentwire_protocol::{
 use agentwire_runtime::{ConnectionId, HandlerError, RequestContext};
 
 use crate::Engine;
-use crate::handler::stored;
+use crate::pool::stored;
 
 /// The error code of a search stopped by a cancel (the code LSP gives a cancelled request).
 pub(crate) const CANCELLED: i64 = -32800;

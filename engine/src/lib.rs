@@ -36,6 +36,8 @@ mod memory;
 mod organisation;
 mod permission_profiles;
 mod plugins;
+// Request work on tokio's blocking pool (`stored`, `blocking`).
+mod pool;
 mod provider;
 mod providers_rpc;
 mod regular_file;
@@ -43,11 +45,16 @@ mod requirements;
 mod rollout_compress;
 mod search;
 mod skills;
+// Supervised background tasks: a panic is logged and cleaned up after.
+mod supervised;
 #[cfg(test)]
 mod test_peer;
 mod thread_settings;
 mod thread_surface;
 mod threads;
+// TLS set-up for every HTTPS client (the crypto provider).
+mod timestamps;
+mod tls;
 mod tools;
 mod turns;
 mod workspace_rpc;
@@ -71,6 +78,8 @@ pub use accounts::terminal::{SignIn, mask_key, remove_api_key, sign_in, store_ap
 pub use config::overrides::parse_override as parse_config_override;
 pub use threads::meta::ThreadDefaults;
 pub use threads::store::StoreUrl;
+// Timestamps as the wire's strings (also the ACP face's `updatedAt`).
+pub use timestamps::rfc3339;
 
 /// The engine's settings.
 #[derive(Debug, Clone)]

@@ -39,7 +39,7 @@ use agentwire_runtime::HandlerError;
 use serde::{Deserialize, Serialize};
 
 use crate::Engine;
-use crate::handler::{blocking, stored};
+use crate::pool::{blocking, stored};
 
 /// The memory folder under the home.
 pub(crate) const DIR: &str = "memories";

@@ -19,7 +19,7 @@ use agentwire_runtime::HandlerError;
 
 use crate::Engine;
 use crate::config::Store;
-use crate::handler::blocking;
+use crate::pool::blocking;
 use crate::requirements::{self, Asked};
 use crate::threads::meta::sandbox_policy_with;
 

@@ -37,7 +37,7 @@ use serde_json::{Value, json};
 
 use crate::Engine;
 use crate::config::{FIXTURE, ProviderConfig, Store};
-use crate::handler::blocking;
+use crate::pool::blocking;
 use crate::provider::builtin::OPENAI;
 
 /// The name shown for the built-in fixture provider.

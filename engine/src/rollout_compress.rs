@@ -14,7 +14,7 @@ use agentwire_protocol::methods::RolloutCompress;
 use agentwire_runtime::HandlerError;
 
 use crate::Engine;
-use crate::handler::blocking;
+use crate::pool::blocking;
 use crate::threads::compress::DEFAULT_AFTER_DAYS;
 
 /// Seconds in a day.

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use agentwire_runtime::outbound::{Closed, Outbound};
+use agentwire_runtime::{Closed, Outbound};
 use agentwire_runtime::{Hub, Peer};
 
 /// An outbound that keeps nothing.

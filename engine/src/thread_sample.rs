@@ -24,7 +24,7 @@ use agentwire_runtime::{ConnectionId, HandlerError, RequestContext};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::Engine;
-use crate::handler::blocking;
+use crate::pool::blocking;
 use crate::provider::ProviderEvent;
 
 /// The error code of a sample stopped by `thread/sample/cancel` (the code LSP gives a
@@ -133,7 +133,10 @@ pub(crate) async fn sample(
         _ = &mut stop => {
             if !interrupt_on_cancel {
                 // Left to finish; what it says is dropped.
-                tokio::spawn(async move { while events.recv().await.is_some() {} });
+                // Cleaned up after a panic: nothing to undo (the stream's sender sees the
+                // channel closed and stops).
+                let drain = async move { while events.recv().await.is_some() {} };
+                crate::supervised::spawn("sample drain", drain, || {});
             }
             return Err(HandlerError::new(
                 CANCELLED,

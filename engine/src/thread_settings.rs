@@ -37,7 +37,7 @@ use agentwire_protocol::{
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use crate::handler::{blocking, stored};
+use crate::pool::{blocking, stored};
 use crate::provider::OutputOptions;
 use crate::threads::meta::{SettingsOverrides, ThreadSettings, check_cwd};
 

@@ -21,7 +21,7 @@ use agentwire_protocol::{
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use crate::handler::stored;
+use crate::pool::stored;
 use crate::threads::error::ThreadError;
 
 fn answer<M: Method, T: Send>(

@@ -20,7 +20,7 @@ use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
 use crate::config::layers::absolute;
-use crate::handler::blocking;
+use crate::pool::blocking;
 use crate::requirements::{self, Asked};
 use crate::skills;
 
@@ -219,7 +219,7 @@ pub(crate) async fn hooks_list(
     let cwds = match &params.thread_id {
         Some(id) => {
             let id = id.clone();
-            let cwd = crate::handler::stored::<HooksList, _, _>(engine.threads.clone(), move |t| {
+            let cwd = crate::pool::stored::<HooksList, _, _>(engine.threads.clone(), move |t| {
                 t.snapshot(&id)
                     .map(|(summary, _)| summary.meta.settings.cwd.clone())
             })

@@ -12,9 +12,7 @@
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use agentwire_runtime::framing::{FrameEvent, LineFramer};
-use agentwire_runtime::outbound::{Closed, Outbound};
-use agentwire_runtime::{RuntimeConfig, Server};
+use agentwire_runtime::{Closed, FrameEvent, LineFramer, Outbound, RuntimeConfig, Server};
 use libfuzzer_sys::fuzz_target;
 use quick::Quick;
 

@@ -22,7 +22,7 @@ use std::net::SocketAddr;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use agentwire_runtime::ws::WsListener;
+use agentwire_runtime::WsListener;
 use agentwire_runtime::{RuntimeConfig, Server};
 use libfuzzer_sys::fuzz_target;
 use quick::Quick;

@@ -6,6 +6,11 @@
 //! dispatcher task and routed: answers to the link's own requests by id, and a thread's
 //! notifications and approval requests to the tool call that currently runs a turn on it.
 //!
+//! The messages are app-server JSON-RPC in the client core's grammar
+//! ([`agentwire_client::wire`]): written by its builders, classified by
+//! [`Incoming::from_value`], as every client of this workspace reads and writes them. What
+//! carries them differs: no bytes on a pipe, the server's [`Connection`] in the same process.
+//!
 //! Both queues are bounded. The dispatcher never waits: the engine's messages wait for it in a
 //! queue of at most [`ENGINE_QUEUE_BYTES`] (past that the connection is closed, as the stdio
 //! transport closes a client that stops reading), and each tool call's messages wait for the
@@ -17,13 +22,13 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use agentwire_client::wire::{self, Incoming};
+use agentwire_client::{JsonRpcErrorObject, RequestId};
 use agentwire_engine::Engine;
 use agentwire_protocol::method::{Notification, Request};
 use agentwire_protocol::methods::{Initialize, Initialized};
-use agentwire_protocol::{ClientInfo, InitializeParams};
-use agentwire_runtime::Server;
-use agentwire_runtime::connection::Connection;
-use agentwire_runtime::outbound::{Closed, Outbound};
+use agentwire_protocol::{ClientInfo, InitializeCapabilities, InitializeParams};
+use agentwire_runtime::{Closed, Connection, Outbound, Server};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
@@ -186,6 +191,23 @@ impl EngineLink {
     /// MCP host `client` (for the engine's logs and user agent). Must run inside the server's
     /// Tokio runtime.
     pub async fn open(server: &Server<Engine>, client: ClientInfo) -> Result<Arc<Self>, LinkError> {
+        Self::open_with(server, client, false).await
+    }
+
+    /// As [`open`](Self::open), negotiating the `experimentalApi` capability (`agentwire acp`
+    /// declares `thread/start`'s `dynamicTools`, an experimental member).
+    pub async fn open_experimental(
+        server: &Server<Engine>,
+        client: ClientInfo,
+    ) -> Result<Arc<Self>, LinkError> {
+        Self::open_with(server, client, true).await
+    }
+
+    async fn open_with(
+        server: &Server<Engine>,
+        client: ClientInfo,
+        experimental: bool,
+    ) -> Result<Arc<Self>, LinkError> {
         let (sender, receiver) = mpsc::unbounded_channel();
         let queued = Arc::new(AtomicUsize::new(0));
         let outbound = ChannelOutbound {
@@ -207,21 +229,31 @@ impl EngineLink {
             connection: link.connection.clone(),
         };
         tokio::spawn(dispatch(receiver, queued, routes, refuse));
-        link.handshake(client).await?;
+        link.handshake(client, experimental).await?;
         Ok(link)
     }
 
-    /// `initialize` and `initialized`, as any app-server client starts.
-    async fn handshake(&self, client: ClientInfo) -> Result<(), LinkError> {
-        let params = InitializeParams::builder().client_info(client).build();
+    /// `initialize` (with `experimentalApi` when `experimental`) and `initialized`, as any
+    /// app-server client starts.
+    async fn handshake(&self, client: ClientInfo, experimental: bool) -> Result<(), LinkError> {
+        let capabilities = experimental.then(|| {
+            InitializeCapabilities::builder()
+                .experimental_api(true)
+                .build()
+        });
+        let params = InitializeParams::builder()
+            .client_info(client)
+            .maybe_capabilities(capabilities)
+            .build();
         self.request::<Initialize>(&params).await?;
         self.notify::<Initialized>(&Default::default());
         Ok(())
     }
 
-    fn send(&self, message: &Value) {
-        let bytes = serde_json::to_vec(message).unwrap_or_default();
-        self.server.handle_message(&self.connection, &bytes);
+    /// Hands one message (a line without its newline) to the server.
+    fn send(&self, line: &str) {
+        self.server
+            .handle_message(&self.connection, line.as_bytes());
     }
 
     /// Sends the app-server request `M` and waits for its answer.
@@ -235,7 +267,21 @@ impl EngineLink {
             }
             routes.pending.insert(id.clone(), sender);
         }
-        self.send(&json!({"id": id, "method": M::NAME, "params": params}));
+        let params = match serde_json::to_value(params) {
+            Ok(params) => params,
+            Err(e) => {
+                lock(&self.routes).pending.remove(&id);
+                return Err(LinkError::Malformed {
+                    method: M::NAME,
+                    reason: format!("the params do not encode: {e}"),
+                });
+            }
+        };
+        self.send(&wire::request(
+            &RequestId::String(id),
+            M::NAME,
+            Some(&params),
+        ));
         match receiver.await {
             Ok(Ok(result)) => serde_json::from_value(result).map_err(|e| LinkError::Malformed {
                 method: M::NAME,
@@ -252,21 +298,32 @@ impl EngineLink {
 
     /// Sends the app-server notification `M`.
     pub fn notify<M: Notification>(&self, params: &M::Params) {
-        if agentwire_protocol::method::has_params::<M>() {
-            self.send(&json!({"method": M::NAME, "params": params}));
+        let params = if agentwire_protocol::method::has_params::<M>() {
+            match serde_json::to_value(params) {
+                Ok(params) => Some(params),
+                Err(error) => {
+                    tracing::warn!(method = M::NAME, %error, "notification params do not encode; not sent");
+                    return;
+                }
+            }
         } else {
-            self.send(&json!({"method": M::NAME}));
-        }
+            None
+        };
+        self.send(&wire::notification(M::NAME, params.as_ref()));
     }
 
     /// Answers the engine's request `id` with `result`.
     pub fn answer(&self, id: &Value, result: &Value) {
-        self.send(&json!({"id": id, "result": result}));
+        if let Some(line) = answer_line(id, Ok(result.clone())) {
+            self.send(&line);
+        }
     }
 
     /// Answers the engine's request `id` with an error saying `message`.
     pub fn refuse(&self, id: &Value, message: &str) {
-        self.send(&json!({"id": id, "error": {"code": -32601, "message": message}}));
+        if let Some(line) = answer_line(id, Err(refusal(message))) {
+            self.send(&line);
+        }
     }
 
     /// Whether this connection follows thread `thread_id` (receives its notifications).
@@ -333,9 +390,30 @@ struct Refuser {
 impl Refuser {
     fn refuse(&self, id: &Value, method: &str) {
         let reason = format!("{method} cannot be answered: no MCP tool call runs on its thread");
-        let message = json!({"id": id, "error": {"code": -32601, "message": reason}});
-        let bytes = serde_json::to_vec(&message).unwrap_or_default();
-        self.server.handle_message(&self.connection, &bytes);
+        if let Some(line) = answer_line(id, Err(refusal(&reason))) {
+            self.server
+                .handle_message(&self.connection, line.as_bytes());
+        }
+    }
+}
+
+/// The error that refuses an engine request (-32601, as a client without the method answers).
+fn refusal(message: &str) -> JsonRpcErrorObject {
+    JsonRpcErrorObject::builder()
+        .code(-32601)
+        .message(message.to_owned())
+        .build()
+}
+
+/// The answer to the engine's request `id` (as [`EngineMessage::Request`] carries it); `None`,
+/// logged, for an id that is neither a string nor an integer (the engine never sends one).
+fn answer_line(id: &Value, outcome: agentwire_client::Answer) -> Option<String> {
+    match serde_json::from_value::<RequestId>(id.clone()) {
+        Ok(request_id) => Some(wire::answer(&request_id, &outcome)),
+        Err(_) => {
+            tracing::warn!(%id, "an engine request id that cannot be answered; not answered");
+            None
+        }
     }
 }
 
@@ -366,78 +444,74 @@ async fn dispatch(
 }
 
 /// Delivers one message; returns the id and method of an engine request nobody takes.
-fn route(routes: &Mutex<Routes>, mut message: Value) -> Option<(Value, String)> {
-    let method = message
-        .get("method")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let id = message.get_mut("id").map(Value::take);
-    let params = message
-        .get_mut("params")
-        .map(Value::take)
-        .unwrap_or(Value::Null);
-    match (method, id) {
-        (Some(method), id) => {
-            let Some(thread_id) = params.get("threadId").and_then(Value::as_str) else {
-                tracing::trace!(method, "engine message about no thread");
-                return id.map(|id| (id, method));
-            };
-            let thread_id = thread_id.to_owned();
-            let mut routes = lock(routes);
-            let Some(route) = routes.threads.get(&thread_id) else {
-                tracing::trace!(method, "engine message for no running tool call");
-                return id.map(|id| (id, method));
-            };
-            let message = match id {
-                Some(id) => EngineMessage::Request { id, method, params },
-                None => EngineMessage::Notification { method, params },
-            };
-            match route.sender.try_send(message) {
-                Ok(()) => None,
-                // The call is gone; its `ThreadEvents` drop removes the route.
-                Err(mpsc::error::TrySendError::Closed(_)) => None,
-                Err(mpsc::error::TrySendError::Full(message)) => {
-                    tracing::warn!(
-                        thread_id,
-                        queued = THREAD_QUEUE,
-                        "an MCP tool call fell behind its thread's events; it stops following the turn"
-                    );
-                    route.overflowed.store(true, Ordering::Release);
-                    routes.threads.remove(&thread_id);
-                    match message {
-                        EngineMessage::Request { id, method, .. } => Some((id, method)),
-                        EngineMessage::Notification { .. } => None,
-                    }
-                }
+fn route(routes: &Mutex<Routes>, message: Value) -> Option<(Value, String)> {
+    let (method, id, params) = match Incoming::from_value(message) {
+        Ok(Incoming::Request(request)) => (request.method, Some(json!(request.id)), request.params),
+        Ok(Incoming::Notification(notification)) => {
+            (notification.method, None, notification.params)
+        }
+        Ok(Incoming::Answer { id, outcome }) => {
+            deliver(routes, id, outcome);
+            return None;
+        }
+        Ok(Incoming::Orphan(error)) => {
+            tracing::debug!(code = error.code, message = %error.message, "engine error about no request ignored");
+            return None;
+        }
+        Ok(other) => {
+            tracing::debug!(?other, "engine message of an unknown kind ignored");
+            return None;
+        }
+        Err(error) => {
+            tracing::debug!(%error, "unreadable engine message ignored");
+            return None;
+        }
+    };
+    let Some(thread_id) = params.get("threadId").and_then(Value::as_str) else {
+        tracing::trace!(method, "engine message about no thread");
+        return id.map(|id| (id, method));
+    };
+    let thread_id = thread_id.to_owned();
+    let mut routes = lock(routes);
+    let Some(route) = routes.threads.get(&thread_id) else {
+        tracing::trace!(method, "engine message for no running tool call");
+        return id.map(|id| (id, method));
+    };
+    let message = match id {
+        Some(id) => EngineMessage::Request { id, method, params },
+        None => EngineMessage::Notification { method, params },
+    };
+    match route.sender.try_send(message) {
+        Ok(()) => None,
+        // The call is gone; its `ThreadEvents` drop removes the route.
+        Err(mpsc::error::TrySendError::Closed(_)) => None,
+        Err(mpsc::error::TrySendError::Full(message)) => {
+            tracing::warn!(
+                thread_id,
+                queued = THREAD_QUEUE,
+                "an MCP tool call fell behind its thread's events; it stops following the turn"
+            );
+            route.overflowed.store(true, Ordering::Release);
+            routes.threads.remove(&thread_id);
+            match message {
+                EngineMessage::Request { id, method, .. } => Some((id, method)),
+                EngineMessage::Notification { .. } => None,
             }
         }
-        (None, Some(id)) => {
-            let key = id.as_str()?;
-            let Some(sender) = lock(routes).pending.remove(key) else {
-                tracing::debug!(id = key, "answer to no pending request ignored");
-                return None;
-            };
-            let result = message.get_mut("result").map(Value::take);
-            let answer = match (result, message.get("error")) {
-                (Some(result), _) => Ok(result),
-                (None, Some(error)) => Err((
-                    error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                    error
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("unknown error")
-                        .to_owned(),
-                )),
-                (None, None) => Err((0, "an answer without result or error".to_owned())),
-            };
-            let _ = sender.send(answer);
-            None
-        }
-        (None, None) => {
-            tracing::debug!("engine message without method or id ignored");
-            None
-        }
     }
+}
+
+/// Hands an answer to the request of the link's that waits for it.
+fn deliver(routes: &Mutex<Routes>, id: RequestId, outcome: agentwire_client::Answer) {
+    let RequestId::String(key) = id else {
+        tracing::debug!(%id, "answer to no pending request ignored");
+        return;
+    };
+    let Some(sender) = lock(routes).pending.remove(&key) else {
+        tracing::debug!(id = key, "answer to no pending request ignored");
+        return;
+    };
+    let _ = sender.send(outcome.map_err(|error| (error.code, error.message)));
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! Without a token only loopback addresses are accepted, and rmcp's `Host` check (loopback
 //! names only) guards against DNS rebinding; every request must then come from a process of
 //! the server's own user (the peer's uid from the kernel's socket table, see
-//! [`agentwire_runtime::peer_uid`]), or it gets 401 with the reason before any MCP handling.
+//! [`agentwire_runtime::check_loopback_peer`]), or it gets 401 with the reason before any MCP handling.
 //! With a token any address may be bound, and the token decides.
 
 use std::future::Future;
@@ -13,8 +13,7 @@ use std::sync::Arc;
 
 use agentwire_engine::Engine;
 use agentwire_runtime::Server;
-use agentwire_runtime::auth::BearerAuth;
-use agentwire_runtime::peer_uid::{self, PeerRefused};
+use agentwire_runtime::{BearerAuth, PeerRefused, check_loopback_peer};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
@@ -91,7 +90,7 @@ async fn gate(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Re
         let local = gate.local;
         let checked = match request.extensions().get::<ConnectInfo<SocketAddr>>() {
             Some(&ConnectInfo(peer)) => {
-                tokio::task::spawn_blocking(move || peer_uid::check_loopback_peer(local, peer))
+                tokio::task::spawn_blocking(move || check_loopback_peer(local, peer))
                     .await
                     .unwrap_or_else(|_| Err(PeerRefused::Unknown(peer.to_string())))
             }

@@ -22,8 +22,7 @@ pub mod tools;
 use std::time::Duration;
 
 use agentwire_engine::{Engine, EngineConfig};
-use agentwire_runtime::auth::BearerAuth;
-use agentwire_runtime::ws::termination_signal;
+use agentwire_runtime::{BearerAuth, termination_signal};
 use agentwire_runtime::{RuntimeConfig, Server};
 use rmcp::ServiceExt;
 

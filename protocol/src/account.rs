@@ -234,6 +234,7 @@ pub enum ForcedLoginMethod {
 }
 
 /// Params of `account/read`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -243,7 +244,7 @@ pub enum ForcedLoginMethod {
 pub struct GetAccountParams {
     /// `true` refreshes the stored ChatGPT tokens before answering (ignored when the host
     /// application supplies the tokens); absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub refresh_token: Option<bool>,
@@ -311,6 +312,7 @@ pub enum HelplineSubject {
 }
 
 /// Params of `account/login/start`: how to sign in; `type` tells the method.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
@@ -327,17 +329,17 @@ pub enum LoginAccountParams {
     #[non_exhaustive]
     Chatgpt {
         /// Which product's sign-in pages to show; absent or `null` uses the server default.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[ts(optional = nullable)]
         app_brand: Option<LoginAppBrand>,
         /// `true` uses the shorter Codex sign-in flow; absent means `false`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[schemars(with = "bool")]
         #[ts(optional)]
         codex_streamlined_login: Option<bool>,
         /// `true` ends the browser flow on a hosted success page instead of the local one;
         /// absent means `false`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[schemars(with = "bool")]
         #[ts(optional)]
         use_hosted_login_success_page: Option<bool>,
@@ -355,7 +357,7 @@ pub enum LoginAccountParams {
         access_token: String,
         /// The plan (a `PlanType` value); absent or `null` lets the server read it from the
         /// token, falling back to `unknown`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[ts(optional = nullable)]
         chatgpt_plan_type: Option<String>,
     },
@@ -379,7 +381,7 @@ pub enum LoginAccountParams {
         /// The AWS secret access key.
         secret_access_key: String,
         /// Session token, for temporary credentials; absent or `null` for long-lived keys.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[ts(optional = nullable)]
         session_token: Option<String>,
     },
@@ -747,6 +749,7 @@ fn chatgpt_account_required_nullable(schema: &mut schemars::Schema) {
 
 /// Params of `account/rateLimits/read`: what the client can handle; the whole member may be
 /// left out.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -755,13 +758,13 @@ fn chatgpt_account_required_nullable(schema: &mut schemars::Schema) {
 pub struct GetAccountRateLimitsParams {
     /// `true` skips looking up reset-credit details (cheap background polls); the count is
     /// still returned. Absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub exclude_reset_credit_details: Option<bool>,
     /// `true` says the client can fall back to the reserve pool when ordinary usage is
     /// blocked. Absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub supports_luna_reserve: Option<bool>,

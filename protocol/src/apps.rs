@@ -165,6 +165,7 @@ pub struct AppScreenshot {
 }
 
 /// Params of `app/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -174,20 +175,20 @@ pub struct AppScreenshot {
 pub struct AppsListParams {
     /// Thread whose configuration decides whether apps are enabled at all; absent uses the
     /// current global configuration.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub thread_id: Option<String>,
     /// `true` ignores cached app data and fetches it again; absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub force_refetch: Option<bool>,
     /// The `nextCursor` of the previous page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Maximum number of apps in the page; absent lets the server choose.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
 }

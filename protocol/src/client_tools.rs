@@ -18,6 +18,7 @@ use crate::*;
 
 /// A tool the client declares on `thread/start` and runs itself when the model calls it;
 /// discriminated by `type`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
@@ -34,7 +35,7 @@ pub enum DynamicToolSpec {
         input_schema: serde_json::Value,
         /// `true` lets the server hold the tool back until the model searches for it; absent
         /// means `false`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[schemars(with = "bool")]
         #[ts(optional)]
         defer_loading: Option<bool>,
@@ -86,6 +87,7 @@ impl DynamicToolSpec {
 }
 
 /// One function of a [`DynamicToolSpec::Namespace`]; discriminated by `type`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
@@ -102,7 +104,7 @@ pub enum DynamicToolNamespaceTool {
         input_schema: serde_json::Value,
         /// `true` lets the server hold the tool back until the model searches for it; absent
         /// means `false`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[schemars(with = "bool")]
         #[ts(optional)]
         defer_loading: Option<bool>,
@@ -189,6 +191,7 @@ pub struct ToolRequestUserInputParams {
 }
 
 /// One question of a `item/tool/requestUserInput` request.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -210,7 +213,7 @@ pub struct ToolRequestUserInputQuestion {
     #[builder(default)]
     pub is_secret: bool,
     /// The choices offered; `null` for a free-text question.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub options: Option<Vec<ToolRequestUserInputOption>>,
 }

@@ -43,6 +43,7 @@ pub enum CommandExecOutputStream {
 
 /// Params of `command/exec`. The response comes when the process exits, after every output
 /// notification for it has been sent.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -53,7 +54,7 @@ pub struct CommandExecParams {
     /// Id the client picks for the process, unique on this connection. Required for `tty`,
     /// `streamStdin` and `streamStdoutStderr`, and names the process in output notifications
     /// and follow-up calls; absent for a plain buffered run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub process_id: Option<String>,
     /// The program and its arguments (argv), run directly rather than through a shell; must
@@ -61,57 +62,57 @@ pub struct CommandExecParams {
     #[builder(default)]
     pub command: Vec<String>,
     /// Working directory; absent means the server's own.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// Changes to the environment the server would give the process: a string value sets the
     /// variable, `null` removes it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub env: Option<BTreeMap<String, Option<String>>>,
     /// Sandbox to run under; absent uses the user's configured policy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sandbox_policy: Option<SandboxPolicy>,
     /// Kill the process after this many milliseconds; absent uses the server's default. Not
     /// allowed together with `disableTimeout`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub timeout_ms: Option<i64>,
     /// `true` to let the process run with no time limit; not allowed together with
     /// `timeoutMs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub disable_timeout: Option<bool>,
     /// Most bytes kept from each of stdout and stderr; absent uses the server's default. Not
     /// allowed together with `disableOutputCap`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub output_bytes_cap: Option<u64>,
     /// `true` to keep all output however long; not allowed together with `outputBytesCap`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub disable_output_cap: Option<bool>,
     /// `true` to run the process in a pseudo-terminal; implies `streamStdin` and
     /// `streamStdoutStderr`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub tty: Option<bool>,
     /// Initial size of the pseudo-terminal; only allowed with `tty: true`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub size: Option<CommandExecTerminalSize>,
     /// `true` to keep stdin open so that the client can write to it later; needs `processId`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub stream_stdin: Option<bool>,
     /// `true` to send output as `command/exec/outputDelta` notifications instead of in the
     /// response; needs `processId`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub stream_stdout_stderr: Option<bool>,
@@ -147,6 +148,7 @@ pub struct CommandExecTerminalSize {
 
 /// Params of `command/exec/write`: bytes for the stdin of a running `command/exec` process,
 /// an end-of-input, or both. The process must have been started with `streamStdin` or `tty`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -156,11 +158,11 @@ pub struct CommandExecWriteParams {
     /// The `processId` this connection gave the process in `command/exec`.
     pub process_id: String,
     /// Bytes to write to the process's stdin, base64-encoded; absent writes nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub delta_base64: Option<String>,
     /// `true` to end the process's input once `deltaBase64` (if any) is written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub close_stdin: Option<bool>,

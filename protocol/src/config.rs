@@ -261,6 +261,7 @@ pub struct Config {
 
 /// Params of `config/batchWrite`: several edits applied to the user's `config.toml` in one
 /// atomic write.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -273,17 +274,17 @@ pub struct ConfigBatchWriteParams {
     pub edits: Vec<ConfigEdit>,
     /// Absolute path of the file to edit; only the user's `config.toml` is accepted, which is
     /// also what absent means.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub file_path: Option<String>,
     /// The `version` the client last read for the file; the write is refused if the file has
     /// changed since. Absent skips the check.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub expected_version: Option<String>,
     /// `true` pushes the new settings into threads that are already loaded (the model, reasoning
     /// effort and service tier they started with stay); absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub reload_user_config: Option<bool>,
@@ -450,6 +451,7 @@ impl ConfigLayerSource {
 }
 
 /// Params of `config/read`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -459,11 +461,11 @@ impl ConfigLayerSource {
 pub struct ConfigReadParams {
     /// Directory to resolve project layers (`.codex/` folders) from; absent reads the
     /// configuration without any project layer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// `true` also returns every layer in `layers`; absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub include_layers: Option<bool>,
@@ -488,6 +490,7 @@ pub struct ConfigReadResponse {
 }
 
 /// Params of `config/value/write`: one edit of the user's `config.toml`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -502,12 +505,12 @@ pub struct ConfigValueWriteParams {
     pub merge_strategy: MergeStrategy,
     /// Absolute path of the file to edit; only the user's `config.toml` is accepted, which is
     /// also what absent means.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub file_path: Option<String>,
     /// The `version` the client last read for the file; the write is refused if the file has
     /// changed since. Absent skips the check.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub expected_version: Option<String>,
 }
@@ -646,6 +649,7 @@ pub struct Settings {
 }
 
 /// A tool offered by an MCP server, as in the MCP `tools/list` answer.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -656,28 +660,31 @@ pub struct Tool {
     pub name: String,
     /// Human-friendly display name; `null` when the server gives none.
     #[serde(default)]
+    #[serialize_always]
     pub title: Option<String>,
     /// What the tool does, for the model and the user; `null` when the server gives none.
     #[serde(default)]
+    #[serialize_always]
     pub description: Option<String>,
     /// JSON Schema of the tool's arguments.
     pub input_schema: serde_json::Value,
     /// JSON Schema of the tool's structured result; absent when the server declares none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub output_schema: Option<serde_json::Value>,
     /// MCP behaviour hints (read-only, destructive, idempotent …); absent when none are given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub annotations: Option<serde_json::Value>,
     /// Icons for the tool, as MCP icon objects; `null` when none are given.
     #[serde(default)]
+    #[serialize_always]
     pub icons: Option<Vec<serde_json::Value>>,
     /// The tool's MCP `_meta` object, passed through unchanged; absent when the server sends
     /// none.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_meta", default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub _meta: Option<serde_json::Value>,
@@ -1003,5 +1010,23 @@ mod tests {
         let _: WebSearchLocation = round_trip(&location);
         let unknown = json!({"country": "US", "planet": "Earth"});
         assert!(serde_json::from_value::<WebSearchLocation>(unknown).is_err());
+    }
+
+    #[test]
+    fn a_tool_without_title_description_or_icons_sends_them_as_null() {
+        // `#[serialize_always]` members: present and `null`; the others left out when `None`.
+        let tool = Tool::builder()
+            .name("t")
+            .input_schema(json!({"type": "object"}))
+            .build();
+        let sent = json!({
+            "name": "t",
+            "title": null,
+            "description": null,
+            "inputSchema": {"type": "object"},
+            "icons": null
+        });
+        assert_eq!(serde_json::to_value(&tool).expect("serialize"), sent);
+        let _: Tool = round_trip(&sent);
     }
 }

@@ -14,6 +14,7 @@ use ts_rs::TS;
 pub struct PathUri(pub String);
 
 /// Params of `environment/add`: register a remote execution server under an id.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -21,11 +22,11 @@ pub struct PathUri(pub String);
 #[builder(on(String, into))]
 pub struct EnvironmentAddParams {
     /// Bearer token presented to the remote server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub auth_bearer_token: Option<String>,
     /// How long to wait for the connection, in milliseconds; `null` for the default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub connect_timeout_ms: Option<u64>,
     /// The id threads would select the environment by.
@@ -33,23 +34,24 @@ pub struct EnvironmentAddParams {
     /// The remote server's WebSocket URL.
     pub exec_server_url: String,
     /// Skills the environment must provide.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub skills: Option<EnvironmentSkillsParams>,
     /// Request id header sent when connecting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub websocket_request_id: Option<String>,
 }
 
 /// The skills an added environment must provide.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 #[derive(bon::Builder)]
 pub struct EnvironmentSkillsParams {
     /// Names of the skills that must be there.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub required: Option<Vec<String>>,
 }

@@ -37,13 +37,14 @@ pub enum ExternalAgentConfigMigrationItemType {
 }
 
 /// Params of `externalAgentConfig/detect`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 #[derive(bon::Builder)]
 pub struct ExternalAgentConfigDetectParams {
     /// Repositories to look in for set-up of their own; absent or `null` looks in none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwds: Option<Vec<String>>,
     /// `true` looks at the other agent's set-up in the user's home.
@@ -53,20 +54,20 @@ pub struct ExternalAgentConfigDetectParams {
     pub include_home: bool,
     /// Leave out sessions last changed more than this many days ago; absent for the server's
     /// default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub max_session_age_days: Option<u32>,
     /// List at most this many sessions, newest first; absent for the server's default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub max_sessions: Option<u32>,
     /// Which agent to bring set-up over from; absent (or one the server does not know) for
     /// its default one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub migration_source: Option<String>,
     /// Kept for older clients and ignored: use `migrationSource`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub source: Option<String>,
 }
@@ -116,6 +117,7 @@ pub enum ExternalAgentDetectedConnectorSource {
 
 /// One thing an import can bring over, as detection describes it; send it back unchanged in
 /// `externalAgentConfig/import`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -123,14 +125,14 @@ pub enum ExternalAgentDetectedConnectorSource {
 #[builder(on(String, into))]
 pub struct ExternalAgentConfigMigrationItem {
     /// The repository the item belongs to; absent, `null` or empty for the user's own set-up.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// What the item is, in words a user can read.
     pub description: String,
     /// The individual entries of the item (which servers, skills, sessions …); absent or
     /// `null` for all of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub details: Option<MigrationDetails>,
     /// The kind of item.
@@ -232,6 +234,7 @@ pub struct PluginsMigration {
 }
 
 /// A saved session to bring over as a thread.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -243,7 +246,7 @@ pub struct SessionMigration {
     /// The session's file.
     pub path: String,
     /// The session's name, when it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub title: Option<String>,
 }
@@ -271,6 +274,7 @@ pub struct SubagentMigration {
 }
 
 /// Params of `externalAgentConfig/import`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -281,15 +285,15 @@ pub struct ExternalAgentConfigImportParams {
     pub migration_items: Vec<ExternalAgentConfigMigrationItem>,
     /// The agent the items came from (send what detection was asked with); absent for the
     /// server's default one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub migration_source: Option<String>,
     /// A name of the caller's choosing, kept in the import's history entry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub provider_id: Option<String>,
     /// The product that asked for the import, for the caller's own records.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub source: Option<String>,
 }
@@ -307,6 +311,7 @@ pub struct ExternalAgentConfigImportResponse {
 }
 
 /// One entry brought over by an import.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -314,26 +319,27 @@ pub struct ExternalAgentConfigImportResponse {
 #[builder(on(String, into))]
 pub struct ExternalAgentConfigImportItemTypeSuccess {
     /// The repository it belongs to; absent or `null` for the user's own set-up.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// The kind of item.
     pub item_type: ExternalAgentConfigMigrationItemType,
     /// What was read (a file, a setting, a name).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub source: Option<String>,
     /// What it became here (a file, a setting, a thread id).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub target: Option<String>,
     /// For a session, its name; absent or `null` otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub title: Option<String>,
 }
 
 /// One entry an import could not bring over, and why.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -341,12 +347,12 @@ pub struct ExternalAgentConfigImportItemTypeSuccess {
 #[builder(on(String, into))]
 pub struct ExternalAgentConfigImportItemTypeFailure {
     /// The repository it belongs to; absent or `null` for the user's own set-up.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// A short machine-readable name of the error; absent or `null` when `failureStage` says
     /// enough.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub error_type: Option<String>,
     /// The step that failed (reading, converting, writing …).
@@ -356,11 +362,11 @@ pub struct ExternalAgentConfigImportItemTypeFailure {
     /// What went wrong, in words a user can act on.
     pub message: String,
     /// What was being brought over (a file, a setting, a name).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub source: Option<String>,
     /// A finer machine-readable name of the error, when there is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sub_error_type: Option<String>,
 }
@@ -434,6 +440,7 @@ pub struct ExternalAgentConfigImportHistoryRecordTypeResultParams {
 }
 
 /// One entry an import done elsewhere brought over.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -441,21 +448,21 @@ pub struct ExternalAgentConfigImportHistoryRecordTypeResultParams {
 #[builder(on(String, into))]
 pub struct ExternalAgentConfigImportHistoryRecordSuccessParams {
     /// The repository it belongs to; absent or `null` for the user's own set-up.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// The kind of item.
     pub item_type: ExternalAgentConfigMigrationItemType,
     /// What was read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub source: Option<String>,
     /// What it became.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub target: Option<String>,
     /// For a session, its name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub title: Option<String>,
 }

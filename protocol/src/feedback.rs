@@ -10,6 +10,7 @@ use ts_rs::TS;
 use crate::LegacyAppPathString;
 
 /// Params of `feedback/save`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -20,7 +21,7 @@ pub struct FeedbackSaveParams {
     pub classification: String,
     /// Further files on the server's machine to put in the report (absolute paths); used
     /// with `includeLogs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub extra_log_files: Option<Vec<String>>,
     /// `true` puts the logs in the report: the thread's rollout and `extraLogFiles`.
@@ -29,18 +30,18 @@ pub struct FeedbackSaveParams {
     #[builder(default)]
     pub include_logs: bool,
     /// What the user says happened.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub reason: Option<String>,
     /// Where to write the ZIP file: an absolute path on the server's machine where nothing
     /// is yet. The file is the caller's from then on.
     pub save_path: LegacyAppPathString,
     /// Labels to put in the report.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub tags: Option<BTreeMap<String, String>>,
     /// The thread the feedback is about; its settings and turns go in the report.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub thread_id: Option<String>,
 }

@@ -52,6 +52,7 @@ pub struct FsWriteFileParams {
 pub struct FsWriteFileResponse {}
 
 /// Params of `fs/createDirectory`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -62,7 +63,7 @@ pub struct FsCreateDirectoryParams {
     pub path: AbsolutePathBuf,
     /// `true` (the default when absent) to create missing parents too and accept a directory
     /// that already exists; `false` to create exactly one new directory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub recursive: Option<bool>,
 }
@@ -144,6 +145,7 @@ pub struct FsReadDirectoryResponse {
 }
 
 /// Params of `fs/remove`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -155,11 +157,11 @@ pub struct FsRemoveParams {
     pub path: AbsolutePathBuf,
     /// `true` (the default when absent) to remove a directory with everything in it; `false`
     /// removes only an empty directory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub recursive: Option<bool>,
     /// `true` (the default when absent) to succeed when nothing exists at `path`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub force: Option<bool>,
 }
@@ -172,6 +174,7 @@ pub struct FsRemoveParams {
 pub struct FsRemoveResponse {}
 
 /// Params of `fs/copy`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -183,7 +186,7 @@ pub struct FsCopyParams {
     /// Where the copy goes, as an absolute path; its directory must exist.
     pub destination_path: AbsolutePathBuf,
     /// Must be `true` to copy a directory; has no effect on a file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub recursive: Option<bool>,

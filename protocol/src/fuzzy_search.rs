@@ -19,6 +19,7 @@ pub enum FuzzyFileSearchMatchType {
 }
 
 /// Params of `fuzzyFileSearch`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -33,7 +34,7 @@ pub struct FuzzyFileSearchParams {
     pub roots: Vec<String>,
     /// Token the client picks; a later search carrying the same token cancels this one.
     /// Absent means this search cannot be cancelled that way.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cancellation_token: Option<String>,
 }

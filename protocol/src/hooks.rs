@@ -9,6 +9,7 @@ use ts_rs::TS;
 use crate::{AbsolutePathBuf, LegacyAppPathString};
 
 /// Params of `hooks/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -22,7 +23,7 @@ pub struct HooksListParams {
     #[builder(default)]
     pub cwds: Vec<String>,
     /// A loaded thread whose working directory to list hooks for, instead of `cwds`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub thread_id: Option<String>,
 }

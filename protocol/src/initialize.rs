@@ -12,6 +12,7 @@ use crate::*;
 
 /// Who the client is. The server records `name` as the `originator` of the threads the client
 /// creates and puts name and version into its user agent.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -21,7 +22,7 @@ pub struct ClientInfo {
     /// Short machine-readable name of the client, e.g. `my_ide`.
     pub name: String,
     /// Name to show people, e.g. `My IDE`; absent when the client has none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub title: Option<String>,
     /// The client's own version string.
@@ -29,6 +30,7 @@ pub struct ClientInfo {
 }
 
 /// Behaviours the client opts into for this connection. Everything is off unless set.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -44,24 +46,24 @@ pub struct InitializeCapabilities {
     pub experimental_api: bool,
     /// Exact notification method names (e.g. `thread/started`) the server must not send on this
     /// connection; absent means all are sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub opt_out_notification_methods: Option<Vec<String>>,
     /// MCP extensions the client supports, keyed by extension name (e.g. `openai/form`), each
     /// with its settings; absent means none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub extensions: Option<BTreeMap<String, serde_json::Value>>,
     /// Older way to opt into the `openai/form` MCP extension; new clients list it under
     /// `extensions` instead. Absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub mcp_server_openai_form_elicitation: Option<bool>,
     /// `true` to sign in to the gateway through an explicit OAuth flow instead of an automatic
     /// browser authorisation. Affects the whole server process; later connections cannot turn
     /// it off.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub explicit_gateway_oauth: Option<bool>,
@@ -73,13 +75,14 @@ pub struct InitializeCapabilities {
     pub request_attestation: bool,
     /// `true` to receive `humanCommand` command approvals, which a person must answer with a
     /// one-off decision; needs `experimentalApi`. Absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub required_human_approval: Option<bool>,
 }
 
 /// Params of `initialize`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -89,7 +92,7 @@ pub struct InitializeParams {
     /// Who is connecting.
     pub client_info: ClientInfo,
     /// What the client opts into; absent leaves every capability off.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub capabilities: Option<InitializeCapabilities>,
 }

@@ -28,6 +28,7 @@ impl std::fmt::Display for RequestId {
 }
 
 /// A request: expects exactly one response with the same `id`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[schemars(rename = "JSONRPCRequest")]
 #[ts(rename = "JSONRPCRequest")]
@@ -40,12 +41,13 @@ pub struct JsonRpcRequest {
     /// The method name, e.g. `thread/start`.
     pub method: String,
     /// The method's params; absent for methods without params.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional, type = "unknown")]
     pub params: Option<serde_json::Value>,
 }
 
 /// A notification: no `id`, never answered.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[schemars(rename = "JSONRPCNotification")]
 #[ts(rename = "JSONRPCNotification")]
@@ -56,7 +58,7 @@ pub struct JsonRpcNotification {
     /// The method name, e.g. `turn/started`.
     pub method: String,
     /// The method's params; absent for methods without params.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional, type = "unknown")]
     pub params: Option<serde_json::Value>,
 }
@@ -92,6 +94,7 @@ pub struct JsonRpcError {
 }
 
 /// The `error` member of a failed response.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[schemars(rename = "JSONRPCErrorError")]
 #[ts(rename = "JSONRPCErrorError")]
@@ -104,7 +107,7 @@ pub struct JsonRpcErrorObject {
     /// A sentence a user can act on.
     pub message: String,
     /// Structured detail, e.g. the JSON pointers of invalid params.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional, type = "unknown")]
     pub data: Option<serde_json::Value>,
 }

@@ -97,6 +97,7 @@ pub struct ConversationGitInfo {
 }
 
 /// Params of `getAuthStatus`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -104,11 +105,11 @@ pub struct ConversationGitInfo {
 #[builder(on(String, into))]
 pub struct GetAuthStatusParams {
     /// Include the current access token in the answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub include_token: Option<bool>,
     /// Refresh the token before answering.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub refresh_token: Option<bool>,
 }

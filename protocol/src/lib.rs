@@ -17,12 +17,16 @@
 //!
 //! Wire conventions: camelCase member names unless a type says otherwise; optional params are
 //! absent or `null`; response fields that may be empty are present and `null`; integers are JSON
-//! numbers.
-
+//! numbers. In code: `#[serde_with::skip_serializing_none]`, placed above the derives so that
+//! serde, schemars and ts-rs all see it, leaves a type's `None` members out of the JSON;
+//! `#[serialize_always]` marks the members sent as `null`. A type whose `Option` members are
+//! mostly sent as `null` keeps `skip_serializing_if = "Option::is_none"` on its few others.
 //!
 //! Features: `schema` (schemars `JsonSchema` impls) and `ts` (ts-rs `TS` impls) are what codegen
 //! needs; a client leaves them off and compiles neither (the derives then come from
-//! `agentwire-derive-stub`, which accepts their attributes and emits nothing).
+//! `agentwire-derive-stub`, which accepts their attributes and emits nothing). `validate`
+//! (module `schema_issues`) words what is wrong with a value that fails a JSON Schema, for the runtime
+//! and `contract check`.
 
 // Without the features, `use schemars::JsonSchema` and `use ts_rs::TS` in every module resolve
 // to the inert derives of the stub crate.
@@ -33,6 +37,8 @@ extern crate agentwire_derive_stub as ts_rs;
 
 pub mod method;
 pub mod methods;
+#[cfg(feature = "validate")]
+pub mod schema_issues;
 
 mod serde_util;
 

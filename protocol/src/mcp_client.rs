@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 /// Params of `mcpServer/tool/call`: call one tool of a configured MCP server, outside any turn.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -24,23 +25,24 @@ pub struct McpServerToolCallParams {
     /// The tool's name on that server.
     pub tool: String,
     /// The tool's arguments (a JSON object); absent for none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub arguments: Option<serde_json::Value>,
     /// MCP request metadata sent along with the call; absent for none.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_meta", default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub _meta: Option<serde_json::Value>,
     /// Pick the registration of `server` made by this environment; absent picks the server by
     /// name alone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub environment_id: Option<String>,
 }
 
 /// Result of `mcpServer/tool/call`: the MCP `CallToolResult`, unchanged.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -52,21 +54,23 @@ pub struct McpServerToolCallResponse {
     #[builder(default)]
     pub content: Vec<serde_json::Value>,
     /// The tool's structured JSON result; absent when it returned none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub structured_content: Option<serde_json::Value>,
     /// Whether the tool reports a failure; `null` when it did not say.
     #[serde(default)]
+    #[serialize_always]
     pub is_error: Option<bool>,
     /// The result's MCP `_meta` object; absent when the server sent none.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_meta", default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub _meta: Option<serde_json::Value>,
 }
 
 /// Params of `mcpServer/resource/read`: read one resource of a configured MCP server.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -74,7 +78,7 @@ pub struct McpServerToolCallResponse {
 #[builder(on(String, into))]
 pub struct McpResourceReadParams {
     /// The thread on whose behalf the resource is read; absent for none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub thread_id: Option<String>,
     /// The server's name in the configuration.
@@ -82,23 +86,23 @@ pub struct McpResourceReadParams {
     /// The resource's URI on that server.
     pub uri: String,
     /// MCP request metadata sent along with the read; absent for none.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_meta", default)]
     #[ts(optional = nullable)]
     pub _meta: Option<serde_json::Map<String, serde_json::Value>>,
     /// The connector whose app the resource belongs to; absent for plain MCP servers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub connector_id: Option<String>,
     /// Pick the registration of `server` made by this environment; absent picks it by name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub environment_id: Option<String>,
     /// The tool call that produced the resource link, when it came from one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub origin_call_id: Option<String>,
     /// The hosted app and account to read from; absent for plain MCP servers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub target: Option<McpResourceReadTarget>,
 }
@@ -134,6 +138,7 @@ pub struct McpResourceReadResponse {
 }
 
 /// One part of a resource's contents: text or base64 bytes.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(untagged)]
 #[schemars(transform = untitled_branches)]
@@ -147,11 +152,12 @@ pub enum ResourceContent {
         uri: String,
         /// MIME type; `null` when not known.
         #[serde(default)]
+        #[serialize_always]
         mime_type: Option<String>,
         /// The text.
         text: String,
         /// The contents' MCP `_meta` object; absent when the server sent none.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "_meta", default)]
         #[schemars(with = "serde_json::Value")]
         #[ts(optional)]
         _meta: Option<serde_json::Value>,
@@ -164,11 +170,12 @@ pub enum ResourceContent {
         uri: String,
         /// MIME type; `null` when not known.
         #[serde(default)]
+        #[serialize_always]
         mime_type: Option<String>,
         /// The bytes, base64-encoded.
         blob: String,
         /// The contents' MCP `_meta` object; absent when the server sent none.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "_meta", default)]
         #[schemars(with = "serde_json::Value")]
         #[ts(optional)]
         _meta: Option<serde_json::Value>,
@@ -260,6 +267,7 @@ pub struct McpServerElicitationRequestParams {
 }
 
 /// What an MCP server asks the user for, told apart by `mode`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "mode")]
 #[non_exhaustive]
@@ -273,7 +281,7 @@ pub enum McpServerElicitationForm {
         /// The form: a flat object schema.
         requested_schema: McpElicitationFormSchema,
         /// The request's MCP `_meta` object; absent when the server sent none.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "_meta", default)]
         #[schemars(with = "serde_json::Value")]
         #[ts(optional)]
         _meta: Option<serde_json::Value>,
@@ -288,7 +296,7 @@ pub enum McpServerElicitationForm {
         #[schemars(with = "serde_json::Value")]
         requested_schema: serde_json::Value,
         /// The request's MCP `_meta` object; absent when the server sent none.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "_meta", default)]
         #[schemars(with = "serde_json::Value")]
         #[ts(optional)]
         _meta: Option<serde_json::Value>,
@@ -303,7 +311,7 @@ pub enum McpServerElicitationForm {
         #[schemars(with = "serde_json::Value")]
         requested_schema: serde_json::Value,
         /// The request's MCP `_meta` object; absent when the server sent none.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "_meta", default)]
         #[schemars(with = "serde_json::Value")]
         #[ts(optional)]
         _meta: Option<serde_json::Value>,
@@ -319,7 +327,7 @@ pub enum McpServerElicitationForm {
         /// The server's id for this elicitation.
         elicitation_id: String,
         /// The request's MCP `_meta` object; absent when the server sent none.
-        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "_meta", default)]
         #[schemars(with = "serde_json::Value")]
         #[ts(optional)]
         _meta: Option<serde_json::Value>,
@@ -388,6 +396,7 @@ impl McpServerElicitationForm {
 }
 
 /// The form of a `form` elicitation: a flat object schema whose fields are primitive schemas.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
@@ -395,7 +404,7 @@ impl McpServerElicitationForm {
 #[builder(on(String, into))]
 pub struct McpElicitationFormSchema {
     /// The JSON Schema dialect, when the server names one.
-    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "$schema", default)]
     #[ts(optional = nullable)]
     pub schema: Option<String>,
     /// Always `object`.
@@ -406,7 +415,7 @@ pub struct McpElicitationFormSchema {
     #[builder(default)]
     pub properties: std::collections::BTreeMap<String, serde_json::Value>,
     /// The fields the user must fill in; absent when none are.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub required: Option<Vec<String>>,
 }
@@ -421,6 +430,7 @@ pub enum McpElicitationObjectType {
 }
 
 /// Result of `mcpServer/elicitation/request`: the user's answer.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -430,12 +440,12 @@ pub struct McpServerElicitationRequestResponse {
     /// Accept (with `content`), decline, or cancel.
     pub action: McpServerElicitationAction,
     /// The filled-in form for `accept`; absent or `null` otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub content: Option<serde_json::Value>,
     /// Client metadata for the server; absent for none.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_meta", default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub _meta: Option<serde_json::Value>,
@@ -469,5 +479,38 @@ fn untitled_branches(schema: &mut schemars::Schema) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_tool_result_that_does_not_say_whether_it_failed_sends_a_null_is_error() {
+        let sent = json!({"content": [], "isError": null});
+        let result = McpServerToolCallResponse::default();
+        assert_eq!(serde_json::to_value(&result).expect("serialize"), sent);
+        let read: McpServerToolCallResponse = serde_json::from_value(sent).expect("deserialize");
+        assert_eq!(read, result);
+    }
+
+    #[test]
+    fn resource_contents_of_unknown_type_send_a_null_mime_type() {
+        let text = ResourceContent::text().uri("file:///a").text("x").build();
+        assert_eq!(
+            serde_json::to_value(&text).expect("serialize"),
+            json!({"uri": "file:///a", "mimeType": null, "text": "x"})
+        );
+        let blob = ResourceContent::blob()
+            .uri("file:///b")
+            .blob("AA==")
+            .build();
+        assert_eq!(
+            serde_json::to_value(&blob).expect("serialize"),
+            json!({"uri": "file:///b", "mimeType": null, "blob": "AA=="})
+        );
     }
 }

@@ -21,6 +21,7 @@ pub enum McpServerOauthClientRegistration {
 }
 
 /// Params of `mcpServer/oauth/login`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -30,25 +31,25 @@ pub struct McpServerOauthLoginParams {
     /// The configured name of the MCP server (`[mcp_servers.<name>]`) to sign in to.
     pub name: String,
     /// How to obtain the OAuth client for this sign-in; absent lets the server choose.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub client_registration: Option<McpServerOauthClientRegistration>,
     /// The environment whose registration of the server is meant; absent means the one
     /// configured by name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub environment_id: Option<String>,
     /// The OAuth scopes to ask for; absent uses the server's configured `scopes`, else those
     /// the protected resource advertises.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub scopes: Option<Vec<String>>,
     /// The thread the sign-in was started from, echoed in the completion notification.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub thread_id: Option<String>,
     /// How long to wait for the browser to come back, in seconds; absent means five minutes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub timeout_secs: Option<i64>,
 }

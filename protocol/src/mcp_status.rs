@@ -13,6 +13,7 @@ use ts_rs::TS;
 use crate::*;
 
 /// Params of `mcpServerStatus/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -22,29 +23,29 @@ use crate::*;
 pub struct ListMcpServerStatusParams {
     /// Thread whose MCP configuration and live connections to report; absent uses the
     /// server-wide configuration.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub thread_id: Option<String>,
     /// Report only the server with this configured name; with `threadId`, that thread's
     /// connection to it is reused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub server_name: Option<String>,
     /// Pick the registration of `serverName` made by this environment; needs `serverName` and
     /// `threadId`. Absent picks the same registration older clients get.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub environment_id: Option<String>,
     /// How much to report per server; absent means `full`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub detail: Option<McpServerStatusDetail>,
     /// The `nextCursor` of the previous page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Maximum number of servers in the page; absent lets the server choose.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
 }

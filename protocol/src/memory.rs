@@ -63,6 +63,7 @@ pub struct ThreadMemoryReadResponse {
 }
 
 /// Params of `memory/status`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -70,7 +71,7 @@ pub struct ThreadMemoryReadResponse {
 pub struct MemoryStatusParams {
     /// How many threads the summary must have been built from to count as ready (1 to 4096);
     /// absent for 20.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub min_consolidated_threads: Option<u32>,
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 /// Params of `mock/experimentalMethod`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -13,7 +14,7 @@ use ts_rs::TS;
 #[builder(on(String, into))]
 pub struct MockExperimentalMethodParams {
     /// Any text, sent back as `echoed`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub value: Option<String>,
 }

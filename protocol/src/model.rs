@@ -138,6 +138,7 @@ pub struct ModelAvailabilityNux {
 }
 
 /// Params of `model/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -147,19 +148,19 @@ pub struct ModelAvailabilityNux {
 pub struct ModelListParams {
     /// List the models of this configured provider (a key of `model_providers`); absent uses
     /// the server's default provider.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model_provider: Option<String>,
     /// `true` also lists entries with `hidden: true`; absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub include_hidden: Option<bool>,
     /// The `nextCursor` of the previous page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Maximum number of models in the page; absent lets the server choose.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 /// Params of `permissionProfile/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -13,16 +14,16 @@ use ts_rs::TS;
 #[builder(on(String, into))]
 pub struct PermissionProfileListParams {
     /// Where the previous page ended (its `nextCursor`); absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// A working directory: the administrator's requirements and the configuration are read
     /// as seen from it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// Most profiles on the page; absent for all of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
 }

@@ -12,17 +12,18 @@ use ts_rs::TS;
 use crate::{AbsolutePathBuf, HookEventName, LegacyAppPathString, SkillInterface};
 
 /// Params of `plugin/installed`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 #[derive(bon::Builder)]
 pub struct PluginInstalledParams {
     /// Working directories whose repositories' marketplaces to include.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwds: Option<Vec<AbsolutePathBuf>>,
     /// Plugins to list even though they are not installed, when a marketplace has them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub install_suggestion_plugin_names: Option<Vec<String>>,
 }
@@ -271,6 +272,7 @@ pub struct PluginInterface {
 }
 
 /// Params of `marketplace/add`: register a marketplace from a folder or a git repository.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -279,7 +281,7 @@ pub struct PluginInterface {
 pub struct MarketplaceAddParams {
     /// The branch, tag or commit of a git marketplace to check out (a `#ref` suffix of
     /// `source` says the same); its default branch when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub ref_name: Option<String>,
     /// Where the marketplace is: a folder on the server's machine (an absolute path, or one
@@ -288,7 +290,7 @@ pub struct MarketplaceAddParams {
     pub source: String,
     /// Only these folders of a git marketplace are checked out (its manifest's folder is
     /// always added).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sparse_paths: Option<Vec<String>>,
 }
@@ -335,6 +337,7 @@ pub struct MarketplaceRemoveResponse {
 }
 
 /// Params of `marketplace/upgrade`: bring git marketplaces up to date with their repositories.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -342,7 +345,7 @@ pub struct MarketplaceRemoveResponse {
 #[builder(on(String, into))]
 pub struct MarketplaceUpgradeParams {
     /// The one marketplace to upgrade; every git marketplace when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub marketplace_name: Option<String>,
 }
@@ -375,13 +378,14 @@ pub struct MarketplaceUpgradeErrorInfo {
 }
 
 /// Params of `plugin/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 #[derive(bon::Builder)]
 pub struct PluginListParams {
     /// Working directories whose repositories' own marketplaces are listed too.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwds: Option<Vec<AbsolutePathBuf>>,
     /// Asks for a fresh copy of a remote catalog; every marketplace here is read from disk on
@@ -391,7 +395,7 @@ pub struct PluginListParams {
     #[builder(default)]
     pub force_refetch: bool,
     /// Which kinds of marketplace to list; only `local` ones exist here (absent means those).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub marketplace_kinds: Option<Vec<PluginListMarketplaceKind>>,
 }
@@ -434,6 +438,7 @@ pub struct PluginListResponse {
 }
 
 /// Params of `plugin/search`: find plugins whose name, description or keywords contain a term.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -441,20 +446,20 @@ pub struct PluginListResponse {
 #[builder(on(String, into))]
 pub struct PluginSearchParams {
     /// Where to go on from: the `nextCursor` of the previous page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Working directories whose repositories' own marketplaces are searched too.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwds: Option<Vec<AbsolutePathBuf>>,
     /// Most results in one page (default 50).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// Which catalog to search; every marketplace here is the user's own (`personal`), and
     /// `global` or absent means all of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub scope: Option<PluginSearchScope>,
     /// The text to look for, without regard to case.
@@ -505,6 +510,7 @@ pub struct PluginSearchResult {
 }
 
 /// Params of `plugin/reconcile`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -512,7 +518,7 @@ pub struct PluginSearchResult {
 #[builder(on(String, into))]
 pub struct PluginReconcileParams {
     /// Why the client asks (written to the server's log).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub reason: Option<String>,
 }
@@ -552,6 +558,7 @@ pub struct PluginReconcileChangedPlugin {
 }
 
 /// Params of `plugin/read`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -560,13 +567,13 @@ pub struct PluginReconcileChangedPlugin {
 pub struct PluginReadParams {
     /// The marketplace's manifest file (or its folder); when absent, the one known
     /// marketplace that has a plugin of that name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub marketplace_path: Option<AbsolutePathBuf>,
     /// The plugin's name in that marketplace.
     pub plugin_name: String,
     /// A marketplace of OpenAI's remote catalog; refused here (no catalog service).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub remote_marketplace_name: Option<String>,
 }
@@ -751,6 +758,7 @@ pub struct PluginSkillReadResponse {
 }
 
 /// Params of `plugin/install`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -758,18 +766,18 @@ pub struct PluginSkillReadResponse {
 #[builder(on(String, into))]
 pub struct PluginInstallParams {
     /// The client's id for this attempt (written to the server's log).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub install_attempt_id: Option<String>,
     /// The marketplace's manifest file (or its folder); when absent, the one known
     /// marketplace that has a plugin of that name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub marketplace_path: Option<AbsolutePathBuf>,
     /// The plugin's name in that marketplace.
     pub plugin_name: String,
     /// A marketplace of OpenAI's remote catalog; refused here (no catalog service).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub remote_marketplace_name: Option<String>,
 }

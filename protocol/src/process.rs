@@ -12,6 +12,7 @@ use ts_rs::TS;
 use crate::{AbsolutePathBuf, serde_util};
 
 /// Params of `process/spawn`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -24,16 +25,12 @@ pub struct ProcessSpawnParams {
     pub cwd: AbsolutePathBuf,
     /// Changes to the environment the server gives the process: a string sets the variable,
     /// `null` removes it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub env: Option<BTreeMap<String, Option<String>>>,
     /// Most bytes taken from each of stdout and stderr: absent means the server's default,
     /// `null` means no limit.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::present_or_null"
-    )]
+    #[serde(default, deserialize_with = "serde_util::present_or_null")]
     #[schemars(with = "Option<u64>")]
     #[ts(as = "Option<u64>", optional)]
     pub output_bytes_cap: Option<Option<u64>>,
@@ -41,7 +38,7 @@ pub struct ProcessSpawnParams {
     /// connection; free again once the process has exited.
     pub process_handle: String,
     /// The pseudo-terminal's first size; only with `tty: true`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub size: Option<ProcessTerminalSize>,
     /// `true` keeps stdin open for `process/writeStdin`.
@@ -57,11 +54,7 @@ pub struct ProcessSpawnParams {
     pub stream_stdout_stderr: bool,
     /// Milliseconds the process may run before it is killed: absent means the server's
     /// default, `null` means no limit.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::present_or_null"
-    )]
+    #[serde(default, deserialize_with = "serde_util::present_or_null")]
     #[schemars(with = "Option<i64>")]
     #[ts(as = "Option<i64>", optional)]
     pub timeout_ms: Option<Option<i64>>,
@@ -93,6 +86,7 @@ pub struct ProcessSpawnResponse {}
 
 /// Params of `process/writeStdin`: bytes for the process's stdin, the end of its input, or
 /// both (in that order).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -105,7 +99,7 @@ pub struct ProcessWriteStdinParams {
     #[builder(default)]
     pub close_stdin: bool,
     /// The bytes, base64-encoded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub delta_base64: Option<String>,
     /// The process, by the handle given to `process/spawn`.

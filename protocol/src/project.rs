@@ -80,6 +80,7 @@ pub enum ProjectChangeType {
 }
 
 /// Params of `project/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -87,20 +88,20 @@ pub enum ProjectChangeType {
 #[builder(on(String, into))]
 pub struct ProjectListParams {
     /// The `nextCursor` of an earlier page (with the same sort); absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Most projects in this page; absent lets the server choose.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// Which way to order; only with `sortKey`. Absent means `asc` for `position` and `desc`
     /// for `recencyAt`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sort_direction: Option<SortDirection>,
     /// What to order by; absent means `position`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sort_key: Option<ProjectSortKey>,
 }
@@ -140,6 +141,7 @@ pub struct ProjectReadResponse {
 }
 
 /// Params of `project/create`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -150,7 +152,7 @@ pub struct ProjectCreateParams {
     /// project for answers that project and makes no other.
     pub idempotency_key: String,
     /// String pairs to keep with the project; absent for none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub metadata: Option<BTreeMap<String, String>>,
     /// The project's name; must not be empty.
@@ -171,6 +173,7 @@ pub struct ProjectCreateResponse {
 
 /// Params of `project/import`: makes a project as `project/create` does and files existing
 /// threads under it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -180,7 +183,7 @@ pub struct ProjectImportParams {
     /// As for `project/create`.
     pub idempotency_key: String,
     /// As for `project/create`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub metadata: Option<BTreeMap<String, String>>,
     /// As for `project/create`.
@@ -189,7 +192,7 @@ pub struct ProjectImportParams {
     pub roots: Vec<ProjectRoot>,
     /// Threads to file under the project (taking each out of any project it was in); absent
     /// for none. Every one must exist.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub threads: Option<Vec<String>>,
 }
@@ -205,6 +208,7 @@ pub struct ProjectImportResponse {
 }
 
 /// Params of `project/update`: members left out keep their value.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -212,17 +216,17 @@ pub struct ProjectImportResponse {
 #[builder(on(String, into))]
 pub struct ProjectUpdateParams {
     /// New metadata, replacing all of it (`{}` clears it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub metadata: Option<BTreeMap<String, String>>,
     /// New name; must not be empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub name: Option<String>,
     /// The project to change.
     pub project_id: String,
     /// New folders, replacing all of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub roots: Option<Vec<ProjectRoot>>,
 }
@@ -238,6 +242,7 @@ pub struct ProjectUpdateResponse {
 }
 
 /// Params of `project/move`: changes the project's place in the user's order.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -245,7 +250,7 @@ pub struct ProjectUpdateResponse {
 #[builder(on(String, into))]
 pub struct ProjectMoveParams {
     /// The project to put it just before; absent or `null` puts it last.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub before_project_id: Option<String>,
     /// The project to move.

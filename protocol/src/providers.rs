@@ -173,6 +173,7 @@ pub struct ModelProviderConfigWriteParams {
 
 /// A change to one provider's settings: members left out keep their value, `null` clears a
 /// member that may be empty.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
@@ -182,30 +183,22 @@ pub enum ProviderSettingsPatch {
     #[non_exhaustive]
     CustomGateway {
         /// The API root; required for a new provider, and cannot be cleared.
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "serde_util::present_or_null"
-        )]
+        #[serde(default, deserialize_with = "serde_util::present_or_null")]
         #[schemars(with = "Option<String>")]
         #[ts(as = "Option<String>", optional)]
         base_url: Option<Option<String>>,
         /// The environment variable holding the key; `null` stops sending one.
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "serde_util::present_or_null"
-        )]
+        #[serde(default, deserialize_with = "serde_util::present_or_null")]
         #[schemars(with = "Option<String>")]
         #[ts(as = "Option<String>", optional)]
         env_key: Option<Option<String>>,
         /// The name for people; required for a new provider.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[schemars(with = "String")]
         #[ts(as = "Option<String>", optional)]
         name: Option<String>,
         /// The provider to edit; absent or `null` adds a new one with an id made from `name`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[ts(optional = nullable)]
         provider_id: Option<String>,
     },
@@ -214,22 +207,14 @@ pub enum ProviderSettingsPatch {
     #[non_exhaustive]
     Bedrock {
         /// The AWS profile; `null` clears it.
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "serde_util::present_or_null"
-        )]
+        #[serde(default, deserialize_with = "serde_util::present_or_null")]
         #[schemars(with = "Option<String>")]
         #[ts(as = "Option<String>", optional)]
         profile: Option<Option<String>>,
         /// Which Bedrock provider.
         provider_id: BedrockProviderId,
         /// The AWS region; `null` clears it.
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "serde_util::present_or_null"
-        )]
+        #[serde(default, deserialize_with = "serde_util::present_or_null")]
         #[schemars(with = "Option<String>")]
         #[ts(as = "Option<String>", optional)]
         region: Option<Option<String>>,
@@ -239,29 +224,17 @@ pub enum ProviderSettingsPatch {
     #[non_exhaustive]
     Gcp {
         /// A credential file on the server's machine; `null` clears it.
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "serde_util::present_or_null"
-        )]
+        #[serde(default, deserialize_with = "serde_util::present_or_null")]
         #[schemars(with = "Option<String>")]
         #[ts(as = "Option<String>", optional)]
         credential_file: Option<Option<String>>,
         /// The Google Cloud location; `null` clears it.
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "serde_util::present_or_null"
-        )]
+        #[serde(default, deserialize_with = "serde_util::present_or_null")]
         #[schemars(with = "Option<String>")]
         #[ts(as = "Option<String>", optional)]
         location: Option<Option<String>>,
         /// The Google Cloud project; `null` clears it.
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "serde_util::present_or_null"
-        )]
+        #[serde(default, deserialize_with = "serde_util::present_or_null")]
         #[schemars(with = "Option<String>")]
         #[ts(as = "Option<String>", optional)]
         project_id: Option<Option<String>>,

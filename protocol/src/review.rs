@@ -9,6 +9,7 @@ use ts_rs::TS;
 use crate::Turn;
 
 /// What a review looks at; discriminated by `type`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
@@ -30,7 +31,7 @@ pub enum ReviewTarget {
         /// The commit (a full or abbreviated hash, or any revision `git` resolves to a commit).
         sha: String,
         /// A label for user interfaces, such as the commit's subject line.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[ts(optional = nullable)]
         title: Option<String>,
     },
@@ -74,6 +75,7 @@ pub enum ReviewDelivery {
 }
 
 /// Params of `review/start`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -86,7 +88,7 @@ pub struct ReviewStartParams {
     pub target: ReviewTarget,
     /// Where the review runs; only `inline` (the default when absent or `null`). To keep a
     /// review apart from a conversation, start or fork a thread for it and pass that id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub delivery: Option<ReviewDelivery>,
 }

@@ -202,6 +202,7 @@ pub struct SkillsExtraRootsSetResponse {}
 
 /// Params of `skills/config/write`: enable or disable one skill, named by its `SKILL.md` path
 /// or by its name.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -211,11 +212,11 @@ pub struct SkillsConfigWriteParams {
     /// Whether the skill is offered to the model.
     pub enabled: bool,
     /// The skill's name, when `path` is not given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub name: Option<String>,
     /// The skill's `SKILL.md` file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub path: Option<AbsolutePathBuf>,
 }

@@ -88,6 +88,7 @@ pub struct ThreadClosedNotification {
 
 /// A patch of a thread's stored Git metadata: each member left out keeps the stored value,
 /// `null` clears it, a non-empty string replaces it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -95,35 +96,24 @@ pub struct ThreadClosedNotification {
 #[builder(on(String, into))]
 pub struct ThreadMetadataGitInfoUpdateParams {
     /// The commit `HEAD` pointed at.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::present_or_null"
-    )]
+    #[serde(default, deserialize_with = "serde_util::present_or_null")]
     #[schemars(with = "Option<String>")]
     #[ts(as = "Option<String>", optional)]
     pub sha: Option<Option<String>>,
     /// The checked-out branch.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::present_or_null"
-    )]
+    #[serde(default, deserialize_with = "serde_util::present_or_null")]
     #[schemars(with = "Option<String>")]
     #[ts(as = "Option<String>", optional)]
     pub branch: Option<Option<String>>,
     /// The URL of the `origin` remote.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::present_or_null"
-    )]
+    #[serde(default, deserialize_with = "serde_util::present_or_null")]
     #[schemars(with = "Option<String>")]
     #[ts(as = "Option<String>", optional)]
     pub origin_url: Option<Option<String>>,
 }
 
 /// Params of `thread/metadata/update`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -133,7 +123,7 @@ pub struct ThreadMetadataUpdateParams {
     /// The thread whose metadata changes; it need not be loaded.
     pub thread_id: String,
     /// Changes to the stored Git metadata; absent leaves it as it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub git_info: Option<ThreadMetadataGitInfoUpdateParams>,
 }
@@ -151,6 +141,7 @@ pub struct ThreadMetadataUpdateResponse {
 
 /// Params of `thread/shellCommand`: a command the user runs in the thread, recorded there as a
 /// `commandExecution` item.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -163,7 +154,7 @@ pub struct ThreadShellCommandParams {
     /// quoting work as typed.
     pub command: String,
     /// Time limit in milliseconds; absent or `null` means one hour, `0` times out at once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub timeout_ms: Option<i64>,
 }

@@ -93,6 +93,7 @@ pub struct ThreadAttachmentAddResponse {
 }
 
 /// Params of `thread/attachment/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -100,11 +101,11 @@ pub struct ThreadAttachmentAddResponse {
 #[builder(on(String, into))]
 pub struct ThreadAttachmentListParams {
     /// The `nextCursor` of an earlier page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Most attachments in this page; absent lets the server choose.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// The thread.
@@ -148,6 +149,7 @@ pub struct ThreadAttachmentRemoveResponse {}
 
 /// Params of `thread/attachmentOwner/list`: which of this server's threads hold an attachment
 /// of this type and key.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -156,19 +158,19 @@ pub struct ThreadAttachmentRemoveResponse {}
 pub struct ThreadAttachmentOwnerListParams {
     /// `false` lists threads outside the archive only, `true` archived ones only; absent or
     /// `null` lists both.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub archived: Option<bool>,
     /// The attachment's type.
     pub attachment_type: String,
     /// The `nextCursor` of an earlier page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// The attachment's key.
     pub identity_key: String,
     /// Most threads in this page; absent lets the server choose.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
 }

@@ -9,6 +9,7 @@ use ts_rs::TS;
 use crate::*;
 
 /// Params of `thread/turns/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -18,19 +19,19 @@ pub struct ThreadTurnsListParams {
     /// The thread whose turns to list; it need not be loaded.
     pub thread_id: String,
     /// The `nextCursor` (or `backwardsCursor`) of an earlier page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Most turns to return in this page; absent lets the server pick.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// Page direction; absent means `desc`, newest turn first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sort_direction: Option<SortDirection>,
     /// How many of each turn's items to include; absent means `summary`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub items_view: Option<TurnItemsView>,
 }
@@ -100,6 +101,7 @@ pub enum ThreadItemsListCursor {
 pub struct ThreadItemOutputDeferral {}
 
 /// Params of `thread/items/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -109,23 +111,23 @@ pub struct ThreadItemsListParams {
     /// The thread whose items to list; it need not be loaded.
     pub thread_id: String,
     /// Only the items of this turn; absent lists the items of every turn, in order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub turn_id: Option<String>,
     /// Where to start: an earlier page's cursor, or an item anchor (which needs `turnId`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<ThreadItemsListCursor>,
     /// Most items to return in this page; absent lets the server pick.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// Page direction; absent means `asc`, oldest item first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sort_direction: Option<SortDirection>,
     /// Outputs to fetch separately; accepted, nothing is deferred.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub defer_output: Option<ThreadItemOutputDeferral>,
 }

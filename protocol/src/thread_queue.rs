@@ -31,6 +31,7 @@ pub struct QueuedSubmission {
 }
 
 /// Params of `thread/queue/add`: puts input at the end of the thread's queue.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -42,7 +43,7 @@ pub struct ThreadQueueAddParams {
     /// The input; must not be empty.
     pub input: Vec<UserInput>,
     /// String pairs to keep with the input; absent for none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub responsesapi_client_metadata: Option<BTreeMap<String, String>>,
     /// The thread.
@@ -60,6 +61,7 @@ pub struct ThreadQueueAddResponse {
 }
 
 /// Params of `thread/queue/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -67,11 +69,11 @@ pub struct ThreadQueueAddResponse {
 #[builder(on(String, into))]
 pub struct ThreadQueueListParams {
     /// The `nextCursor` of an earlier page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Most entries in this page; absent lets the server choose.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// The thread.
@@ -92,6 +94,7 @@ pub struct ThreadQueueListResponse {
 }
 
 /// Params of `thread/queue/update`: replaces a queued input's content.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -103,7 +106,7 @@ pub struct ThreadQueueUpdateParams {
     /// The queued input to change.
     pub queued_submission_id: String,
     /// New string pairs, replacing the ones kept; absent or `{}` keeps them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub responsesapi_client_metadata: Option<BTreeMap<String, String>>,
     /// The thread.
@@ -165,6 +168,7 @@ pub struct ThreadQueueReorderResponse {}
 
 /// Params of `thread/queue/start`: takes one queued input out of the queue and starts a turn
 /// with it now (the thread must be loaded and idle).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -172,7 +176,7 @@ pub struct ThreadQueueReorderResponse {}
 #[builder(on(String, into))]
 pub struct ThreadQueueStartParams {
     /// The queued input to start; absent or `null` starts the first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub queued_submission_id: Option<String>,
     /// The thread.

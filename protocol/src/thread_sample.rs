@@ -12,6 +12,7 @@ use crate::{ReasoningEffort, RequestId, ThreadSource};
 
 /// Params of `thread/sample`: one model call that sees the thread's conversation followed by
 /// `prompt`, answered with the model's text. Nothing is added to the thread.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -31,7 +32,7 @@ pub struct ThreadSampleParams {
     #[builder(default)]
     pub disable_mcp: bool,
     /// Reasoning effort for this call instead of the thread's; `null` keeps the thread's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub effort: Option<ReasoningEffort>,
     /// The id of the thread's newest turn, as the client knows it; the call is refused when
@@ -39,23 +40,23 @@ pub struct ThreadSampleParams {
     pub expected_turn_id: String,
     /// Whether cancelling the sample stops the model call in flight; `null` for the default
     /// (it does).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub interrupt_on_cancel: Option<bool>,
     /// The question put to the model after the thread's conversation.
     pub prompt: String,
     /// Labels the client attaches to the model request, for its own accounting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub responsesapi_client_metadata: Option<BTreeMap<String, String>>,
     /// The thread whose conversation the model sees.
     pub thread_id: String,
     /// Analytics label of the feature asking.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub thread_source: Option<ThreadSource>,
     /// Free-form label of what prompted the sample.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub turn_trigger: Option<String>,
 }

@@ -11,6 +11,7 @@ use crate::{RequestId, SortDirection, Thread, ThreadSourceKind};
 
 /// Params of `thread/search` and `thread/search/stream`: the threads whose name, preview or
 /// message text contains a term, one page at a time.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -18,7 +19,7 @@ use crate::{RequestId, SortDirection, Thread, ThreadSourceKind};
 #[builder(on(String, into))]
 pub struct ThreadSearchParams {
     /// `true` searches the archived threads only; `false` or absent, the threads not archived.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub archived: Option<bool>,
     /// Keep only the threads of the signed-in ChatGPT account. Threads on this server belong
@@ -29,7 +30,7 @@ pub struct ThreadSearchParams {
     pub current_account_only: bool,
     /// Where to continue: a `nextCursor` (or `backwardsCursor`) of an earlier answer to the
     /// same search.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Also search threads that hang off a parent thread (agents a turn spawned); left out by
@@ -39,22 +40,22 @@ pub struct ThreadSearchParams {
     #[builder(default)]
     pub include_attached_threads: bool,
     /// Most threads in the answer; absent means the server's default page size.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// The text to find, compared without regard to case. Must not be empty or blank.
     pub search_term: String,
     /// Order of the answer; newest first when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sort_direction: Option<SortDirection>,
     /// Which time the answer is ordered by; creation time when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sort_key: Option<ThreadSearchSortKey>,
     /// Keep only threads started from these sources; absent or empty keeps the interactive
     /// ones (`cli`, `vscode`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub source_kinds: Option<Vec<ThreadSourceKind>>,
 }
@@ -144,6 +145,7 @@ pub struct ThreadSearchPartialNotification {
 
 /// Params of `thread/searchOccurrences`: every place a term appears in the messages of one
 /// thread, oldest first.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -151,11 +153,11 @@ pub struct ThreadSearchPartialNotification {
 #[builder(on(String, into))]
 pub struct ThreadSearchOccurrencesParams {
     /// Where to continue: the `nextCursor` of an earlier answer for the same thread and term.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Most occurrences in the answer; absent means the server's default page size.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// The text to find, literally and without regard to case, in the user's messages and

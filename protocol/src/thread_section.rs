@@ -11,6 +11,7 @@ use crate::serde_util;
 use crate::{ThreadSection, ThreadSectionAppearance};
 
 /// Params of `threadSection/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -18,11 +19,11 @@ use crate::{ThreadSection, ThreadSectionAppearance};
 #[builder(on(String, into))]
 pub struct ThreadSectionListParams {
     /// The `nextCursor` of an earlier page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Most sections in this page; absent lets the server choose.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
 }
@@ -41,6 +42,7 @@ pub struct ThreadSectionListResponse {
 }
 
 /// Params of `threadSection/create`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -48,7 +50,7 @@ pub struct ThreadSectionListResponse {
 #[builder(on(String, into))]
 pub struct ThreadSectionCreateParams {
     /// How to draw the section; absent or `null` for the default look.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub appearance: Option<ThreadSectionAppearance>,
     /// The section's name; must not be empty (two sections may share one).
@@ -66,6 +68,7 @@ pub struct ThreadSectionCreateResponse {
 }
 
 /// Params of `threadSection/update`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -74,11 +77,7 @@ pub struct ThreadSectionCreateResponse {
 pub struct ThreadSectionUpdateParams {
     /// How to draw the section from now on: absent keeps the look it has, `null` resets it to
     /// the default, an object replaces it.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::present_or_null"
-    )]
+    #[serde(default, deserialize_with = "serde_util::present_or_null")]
     #[schemars(with = "Option<ThreadSectionAppearance>")]
     #[ts(as = "Option<ThreadSectionAppearance>", optional = nullable)]
     pub appearance: Option<Option<ThreadSectionAppearance>>,
@@ -118,6 +117,7 @@ pub struct ThreadSectionDeleteResponse {}
 
 /// Params of `thread/section/move`: files a thread in a section at a given place, moves it
 /// within its section, or takes it out of any.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[schemars(transform = section_move_required_nullable)]
@@ -127,10 +127,11 @@ pub struct ThreadSectionDeleteResponse {}
 pub struct ThreadSectionMoveParams {
     /// A thread of the destination section to put this one just before; absent or `null`
     /// puts it last.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub before_thread_id: Option<String>,
     /// The destination section; `null` takes the thread out of its section. Always sent.
+    #[serialize_always]
     pub section_id: Option<String>,
     /// The thread to move.
     pub thread_id: String,

@@ -13,6 +13,7 @@ use crate::{
 
 /// Params of `thread/settings/update`: members left out keep their value; the rest hold for
 /// the thread's later turns.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -20,66 +21,62 @@ use crate::{
 #[builder(on(String, into))]
 pub struct ThreadSettingsUpdateParams {
     /// When later turns ask before acting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approval_policy: Option<AskForApproval>,
     /// Who answers later turns' approval requests.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approvals_reviewer: Option<ApprovalsReviewer>,
     /// A collaboration mode for later turns, with the model, effort and instructions it sets
     /// (`developer_instructions: null` selects the mode's own).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub collaboration_mode: Option<CollaborationMode>,
     /// The working directory of later turns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// The plugins switched off for the thread, replacing the list (`[]` empties it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub disabled_plugin_ids: Option<Vec<String>>,
     /// The reasoning effort of later turns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub effort: Option<ReasoningEffort>,
     /// The execution environments of later turns, the first one primary (`[]` selects none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub environments: Option<Vec<TurnEnvironmentParams>>,
     /// The model of later turns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model: Option<String>,
     /// Deprecated; accepted and ignored (raise `effort` instead).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub multi_agent_mode: Option<MultiAgentMode>,
     /// A permission profile id (see `permissionProfile/list`) whose sandbox later turns run
     /// in; not together with `sandboxPolicy`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub permissions: Option<String>,
     /// Deprecated: kept as the thread's setting, but it selects no style.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub personality: Option<Personality>,
     /// The sandbox of later turns, as a full policy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sandbox_policy: Option<SandboxPolicy>,
     /// The service tier of later turns: a tier sets it, `null` clears it, absent keeps it.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::present_or_null"
-    )]
+    #[serde(default, deserialize_with = "serde_util::present_or_null")]
     #[schemars(with = "Option<String>")]
     #[ts(as = "Option<String>", optional)]
     pub service_tier: Option<Option<String>>,
     /// How detailed later turns' reasoning summaries are.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub summary: Option<ReasoningSummary>,
     /// The thread; it must be loaded.
@@ -189,6 +186,7 @@ pub struct ThreadEnvironment {
 }
 
 /// An execution environment asked for.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -200,7 +198,7 @@ pub struct TurnEnvironmentParams {
     /// Its id.
     pub environment_id: String,
     /// The roots its workspace may write; absent means `cwd` alone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub runtime_workspace_roots: Option<Vec<LegacyAppPathString>>,
 }
@@ -228,6 +226,7 @@ impl MultiAgentMode {
 
 /// Params of `turn/settings/update`: changes for the remaining model calls of one running
 /// turn (later turns keep the thread's settings). Members left out keep their value.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
@@ -235,32 +234,28 @@ impl MultiAgentMode {
 #[builder(on(String, into))]
 pub struct TurnSettingsUpdateParams {
     /// Who answers the turn's later approval requests.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approvals_reviewer: Option<ApprovalsReviewer>,
     /// The reasoning effort of the turn's later model calls.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub effort: Option<ReasoningEffort>,
     /// The execution environments of the turn's later steps.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub environments: Option<Vec<TurnEnvironmentParams>>,
     /// The model of the turn's later model calls.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model: Option<String>,
     /// The service tier of the turn's later model calls: a tier sets it, `null` clears it.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "serde_util::present_or_null"
-    )]
+    #[serde(default, deserialize_with = "serde_util::present_or_null")]
     #[schemars(with = "Option<String>")]
     #[ts(as = "Option<String>", optional)]
     pub service_tier: Option<Option<String>>,
     /// How detailed the turn's later reasoning summaries are.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub summary: Option<ReasoningSummary>,
     /// The thread.

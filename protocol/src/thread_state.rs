@@ -88,6 +88,7 @@ pub struct ThreadGoalGetResponse {
 
 /// Params of `thread/goal/set`: sets a goal, or changes the one the thread has (members left
 /// out keep their value).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -95,21 +96,21 @@ pub struct ThreadGoalGetResponse {
 #[builder(on(String, into))]
 pub struct ThreadGoalSetParams {
     /// What the agent is to achieve; required when the thread has no goal yet.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub objective: Option<String>,
     /// Who asks for the change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub origin: Option<ThreadGoalMutationOrigin>,
     /// The goal's new status.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub status: Option<ThreadGoalStatus>,
     /// The thread.
     pub thread_id: String,
     /// Most tokens the goal may use.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub token_budget: Option<i64>,
 }
@@ -125,6 +126,7 @@ pub struct ThreadGoalSetResponse {
 }
 
 /// Params of `thread/goal/clear`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -132,7 +134,7 @@ pub struct ThreadGoalSetResponse {
 #[builder(on(String, into))]
 pub struct ThreadGoalClearParams {
     /// Who asks for the change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub origin: Option<ThreadGoalMutationOrigin>,
     /// The thread.
@@ -293,6 +295,7 @@ pub struct ThreadBackgroundTerminal {
 }
 
 /// Params of `thread/backgroundTerminals/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -300,11 +303,11 @@ pub struct ThreadBackgroundTerminal {
 #[builder(on(String, into))]
 pub struct ThreadBackgroundTerminalsListParams {
     /// The `nextCursor` of an earlier page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Most entries to return in this page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// The thread.
@@ -367,6 +370,7 @@ pub struct ThreadBackgroundTerminalsTerminateResponse {
 
 /// Params of `thread/prepareApprovedPlan`: a plan the user approved, to be carried out by the
 /// first turn of a fresh thread.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -375,7 +379,7 @@ pub struct ThreadBackgroundTerminalsTerminateResponse {
 pub struct ThreadPrepareApprovedPlanParams {
     /// A file on the server holding a copy of the plan, which the prompt may point the agent
     /// to instead of repeating the plan.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub attachment_path: Option<String>,
     /// The plan, in Markdown.

@@ -38,6 +38,7 @@ pub struct ThreadItemsReadResponse {
 
 /// Params of `thread/timeline/list`: a thread's history as one sequence of turn starts, items
 /// and turn ends, oldest first, one page at a time.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -45,11 +46,11 @@ pub struct ThreadItemsReadResponse {
 #[builder(on(String, into))]
 pub struct ThreadTimelineListParams {
     /// Where to continue: the `nextCursor` of an earlier page of the same thread.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Most entries in the page; absent means the server's default page size.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// The thread.

@@ -286,6 +286,7 @@ pub struct TurnPlanUpdatedNotification {
 /// Params of `turn/start`. Every member besides `threadId` and `input` is optional; the
 /// overrides (`model`, `cwd`, `effort` …) stay in force for the thread's later turns too, and
 /// leaving one out keeps the thread's current setting.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -298,86 +299,86 @@ pub struct TurnStartParams {
     #[builder(default)]
     pub input: Vec<UserInput>,
     /// Client-chosen id for the message, echoed as `clientId` on the `userMessage` item.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub client_user_message_id: Option<String>,
     /// New working directory for commands and file edits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// New model, by id (as listed by `model/list`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model: Option<String>,
     /// New reasoning effort.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub effort: Option<ReasoningEffort>,
     /// New setting for reasoning summaries.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub summary: Option<ReasoningSummary>,
     /// New rule for when the agent must ask before acting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approval_policy: Option<AskForApproval>,
     /// New choice of who answers approval requests (the user or an automatic reviewer).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approvals_reviewer: Option<ApprovalsReviewer>,
     /// New sandbox for the commands the agent runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sandbox_policy: Option<SandboxPolicy>,
     /// Collaboration mode for this turn and the thread's later ones (experimental). Its
     /// settings take precedence over `model` and `effort`: `settings.model` becomes the model;
     /// `reasoning_effort` and `developer_instructions` are set by a value, cleared by `null`
     /// (the model's default effort; the mode's built-in instructions) and kept when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(extend("x-experimental" = true))]
     #[ts(optional = nullable)]
     pub collaboration_mode: Option<CollaborationMode>,
     /// Deprecated: no longer changes the agent's style, and leaves existing instructions as
     /// they are.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub personality: Option<Personality>,
     /// New service tier (speed/price class) for the thread.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub service_tier: Option<String>,
     /// Service tier for this one turn only (`"default"` for standard speed); the thread's own
     /// tier stays as it is. Has no effect when the input goes to a turn already running.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub service_tier_for_turn: Option<String>,
     /// Replacement list of plugin ids disabled on the thread: `[]` enables them all, leaving it
     /// out keeps the list.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub disabled_plugin_ids: Option<Vec<String>>,
     /// JSON Schema the turn's final agent message must follow (this turn only); left out for
     /// free-form text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub output_schema: Option<serde_json::Value>,
     /// A tool's output to hand to the model along with the input.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub tool_output: Option<TurnToolOutput>,
     /// The turn on whose behalf this one is started (e.g. work delegated from another thread);
     /// left out when the user starts it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub parent_turn_id: Option<String>,
     /// Root of the chain of work this turn continues, normally the parent's `rootTurnId`; left
     /// out to make the new turn its own root.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub root_turn_id: Option<String>,
     /// Free-form tag saying what kind of caller started the turn; left out when unspecified.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub turn_trigger: Option<String>,
 }
@@ -423,6 +424,7 @@ pub enum TurnStatus {
 }
 
 /// Params of `turn/steer`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -437,7 +439,7 @@ pub struct TurnSteerParams {
     #[builder(default)]
     pub input: Vec<UserInput>,
     /// Client-chosen id for the message, echoed as `clientId` on the `userMessage` item.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub client_user_message_id: Option<String>,
 }
@@ -454,6 +456,7 @@ pub struct TurnSteerResponse {
 }
 
 /// A tool's output supplied by the client with `turn/start`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -463,14 +466,14 @@ pub struct TurnToolOutput {
     /// Name of the tool that produced the output.
     pub name: String,
     /// Namespace of that tool; left out for tools outside any namespace.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub namespace: Option<String>,
     /// The output itself.
     pub output: FunctionCallOutputBody,
     /// `true` to keep the output in the history the model sees in later turns; left out for
     /// the default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub retain: Option<bool>,

@@ -38,6 +38,7 @@ pub enum ImageDetail {
 
 /// A special element (a mention, a pasted block …) that the client's composer placed inside a
 /// text input, so that it can be rendered again the same way.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -47,7 +48,7 @@ pub struct TextElement {
     /// Where the element sits in the input's `text`, in bytes.
     pub byte_range: ByteRange,
     /// Short label the UI shows for the element; left out when the UI needs none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub placeholder: Option<String>,
 }
@@ -79,6 +80,7 @@ pub struct TextRange {
 }
 
 /// One part of a user message; discriminated by `type`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
@@ -104,7 +106,7 @@ pub enum UserInput {
         #[serde(flatten)]
         source: MediaSource,
         /// Resolution the model should see it at; left out for the default.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[ts(optional = nullable)]
         detail: Option<ImageDetail>,
     },
@@ -115,7 +117,7 @@ pub enum UserInput {
         /// Path of the image file.
         path: String,
         /// Resolution the model should see it at; left out for the default.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[ts(optional = nullable)]
         detail: Option<ImageDetail>,
     },

@@ -1,6 +1,10 @@
 //! One client connection's state: handshake, negotiated capabilities, and the server→client
 //! requests waiting for an answer.
 
+// On the async path: no blocking call here (see clippy.toml); code that runs on the blocking
+// pool or a thread of its own says so where it allows one.
+#![deny(clippy::disallowed_methods)]
+
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};

@@ -1,6 +1,10 @@
 //! What the engine uses to talk back: notifications to one connection or to all, and
 //! server→client requests (approvals) with ids, a timeout and cancellation.
 
+// On the async path: no blocking call here (see clippy.toml); code that runs on the blocking
+// pool or a thread of its own says so where it allows one.
+#![deny(clippy::disallowed_methods)]
+
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -3,14 +3,23 @@
 //! One JSON object a line, written as the message passes (inbound before it is handled,
 //! outbound before it is queued for the transport, so a request always precedes its answer):
 //! `{"session": "c<connection>", "dir": "client->server" | "server->client", "line": "<message>",
-//! "ts": <milliseconds since the Unix epoch>}`. Each line goes to the file in one write, so a
-//! crash loses at most the line being written. Messages are already bounded by the transport's
-//! size limit; one that was refused for its size is not recorded.
+//! "ts": <milliseconds since the Unix epoch>}`. Messages are already bounded by the
+//! transport's size limit; one that was refused for its size is not recorded.
+//!
+//! The file is written by a thread of its own (`agentwire-record`), never on the message path:
+//! recording a message queues its line (in order; the queue does not block), and the thread
+//! writes each line in one write as it comes, so a crash loses at most the lines not written
+//! yet. [`Recorder::flush`] waits until every line queued before it is in the file (the
+//! server's drain does, before it returns).
+
+// On the async path: no blocking call here (see clippy.toml); code that runs on the blocking
+// pool or a thread of its own says so where it allows one.
+#![deny(clippy::disallowed_methods)]
 
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
+use std::sync::mpsc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -34,9 +43,17 @@ struct Record<'a> {
     ts: u64,
 }
 
-/// Appends transcript lines to a file.
+/// What the writer thread is asked to do.
+enum Job {
+    /// Append one line (its newline included).
+    Line(Vec<u8>),
+    /// Say when every line queued before this is written (or dropped after a write error).
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+/// Appends transcript lines to a file, from a thread of its own.
 pub struct Recorder {
-    file: Mutex<Option<File>>,
+    jobs: mpsc::Sender<Job>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -104,9 +121,21 @@ impl Recorder {
         rustix::fs::ftruncate(&fd, 0)?;
         // Writes block as on any file: the flag only kept the `open` from waiting.
         rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
-        Ok(Self {
-            file: Mutex::new(Some(File::from(fd))),
-        })
+        let file = File::from(fd);
+        let (jobs, queue) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("agentwire-record".to_owned())
+            .spawn(move || write_all(file, &queue))?;
+        Ok(Self { jobs })
+    }
+
+    /// Waits until every message recorded before this call is written to the file (or was
+    /// dropped because writing failed). Returns at once when the writer has stopped.
+    pub async fn flush(&self) {
+        let (done, written) = tokio::sync::oneshot::channel();
+        if self.jobs.send(Job::Flush(done)).is_ok() {
+            let _ = written.await;
+        }
     }
 
     /// Records one message of `connection`. A write error stops the recording (logged once);
@@ -130,12 +159,34 @@ impl Recorder {
             return;
         };
         bytes.push(b'\n');
-        let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(f) = file.as_mut()
-            && let Err(e) = f.write_all(&bytes)
-        {
-            tracing::error!("--record: cannot write the transcript ({e}); recording stopped");
-            *file = None;
+        // Fails only once the writer has stopped, which it logged.
+        let _ = self.jobs.send(Job::Line(bytes));
+    }
+}
+
+/// The writer thread: writes each queued line to `file` in one write, until every
+/// [`Recorder`] is gone. A write error stops the recording (logged once); later lines are
+/// dropped, and the session goes on.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the writer runs on its own thread, where waiting on the queue is its job"
+)]
+fn write_all(mut file: File, queue: &mpsc::Receiver<Job>) {
+    let mut failed = false;
+    while let Ok(job) = queue.recv() {
+        match job {
+            Job::Line(bytes) if !failed => {
+                if let Err(e) = file.write_all(&bytes) {
+                    tracing::error!(
+                        "--record: cannot write the transcript ({e}); recording stopped"
+                    );
+                    failed = true;
+                }
+            }
+            Job::Line(_) => {}
+            Job::Flush(done) => {
+                let _ = done.send(());
+            }
         }
     }
 }

@@ -14,6 +14,10 @@
 //! queueing a task, and their answers reach the transport while it is still handling the
 //! chunk of input they came in, so it can write them together.
 
+// On the async path: no blocking call here (see clippy.toml); code that runs on the blocking
+// pool or a thread of its own says so where it allows one.
+#![deny(clippy::disallowed_methods)]
+
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -384,6 +388,7 @@ impl<H: Handler> Server<H> {
                 "Server overloaded; retry later.",
             ));
         };
+        let queued = crate::telemetry::request_queued(connection.transport());
         // Requests about one thread (the method table's ordering member) run in arrival order.
         let thread_key = crate::dispatch::ordering_key(&method, params.as_ref()).map(str::to_owned);
         let job = self.request_job(
@@ -391,7 +396,7 @@ impl<H: Handler> Server<H> {
             id,
             (info.name, method),
             params,
-            (permit, span.clone()),
+            (permit, queued, span.clone()),
         );
         match thread_key {
             Some(key) => self.run_ordered(key, job, start),
@@ -414,7 +419,11 @@ impl<H: Handler> Server<H> {
         id: RequestId,
         (name, method): (&'static str, String),
         params: Option<Value>,
-        (permit, span): (OwnedSemaphorePermit, tracing::Span),
+        (permit, queued, span): (
+            OwnedSemaphorePermit,
+            crate::telemetry::QueuedRequest,
+            tracing::Span,
+        ),
     ) -> Job {
         let shared = self.shared.clone();
         let arrived = std::time::Instant::now();
@@ -451,6 +460,8 @@ impl<H: Handler> Server<H> {
                     error_message(Some(&id), &error.to_error_object())
                 }
             };
+            // Counted answered before the client can see the answer (and look at the gauge).
+            drop(queued);
             if connection.send(message).is_err() {
                 shared.hub.close(connection.id());
             }
@@ -656,6 +667,10 @@ impl<H: Handler> Server<H> {
         self.hub()
             .settle_background(grace, config.shutdown_grace)
             .await;
+        // The `--record` transcript holds every message recorded so far.
+        if let Some(recorder) = &config.recorder {
+            recorder.flush().await;
+        }
     }
 
     /// Tells the server to stop: transports stop reading, running turns are interrupted and

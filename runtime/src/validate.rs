@@ -2,13 +2,14 @@
 //!
 //! The schemas come from `generated/rust/validators.rs` (written by `agentwire-codegen`): one
 //! standalone schema per params type. Each is compiled with the `jsonschema` crate the first
-//! time its method is called, and kept.
+//! time its method is called, and kept. What is wrong with rejected params is worded by
+//! `agentwire_protocol::schema_issues`, as `contract check` words it.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use jsonschema::error::ValidationErrorKind;
-use jsonschema::{ValidationError, Validator};
+use agentwire_protocol::schema_issues::{IssueLimits, schema_issues};
+use jsonschema::Validator;
 use serde_json::{Value, json};
 
 mod generated {
@@ -140,24 +141,23 @@ impl Validators {
         };
         let validator = compiled(entry)
             .map_err(|e| ParamsRejected::single("", format!("schema error: {e}")))?;
-        if validator.is_valid(params) {
+        let issues = schema_issues(
+            validator,
+            params,
+            IssueLimits::new(MAX_REPORTED, MAX_ECHOED),
+        );
+        if issues.is_empty() {
             return Ok(());
         }
-        let mut issues = Vec::new();
-        for error in validator.iter_errors(params) {
-            collect(&error, &mut issues);
-            if issues.len() >= MAX_REPORTED {
-                break;
-            }
-        }
-        issues.truncate(MAX_REPORTED);
-        if issues.is_empty() {
-            issues.push(ParamsIssue {
-                pointer: String::new(),
-                message: "does not match the schema".into(),
-            });
-        }
-        Err(ParamsRejected { issues })
+        Err(ParamsRejected {
+            issues: issues
+                .into_iter()
+                .map(|issue| ParamsIssue {
+                    pointer: issue.pointer,
+                    message: issue.message,
+                })
+                .collect(),
+        })
     }
 }
 
@@ -173,159 +173,6 @@ fn compiled(entry: &Entry) -> Result<&Validator, String> {
         })
         .as_ref()
         .map_err(Clone::clone)
-}
-
-/// Records an error: a value outside a closed set of choices with every allowed value
-/// ([`choices_message`]); for another failed `oneOf`/`anyOf`, descends into the branch the
-/// value most likely meant (the one whose tag matched, else the one with the fewest complaints).
-fn collect(error: &ValidationError<'_>, out: &mut Vec<ParamsIssue>) {
-    let base = error.instance_path().as_str();
-    if let Some(message) = choices_message(error) {
-        out.push(ParamsIssue {
-            pointer: truncated(base.to_owned()),
-            message,
-        });
-        return;
-    }
-    let context = match error.kind() {
-        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
-            Some(context)
-        }
-        _ => None,
-    };
-    if let Some(branches) = context {
-        let best = branches
-            .iter()
-            .filter(|b| !b.is_empty())
-            .min_by_key(|branch| {
-                let tag_mismatch = branch.iter().any(|e| {
-                    let path = e.instance_path().as_str();
-                    path.len() > base.len()
-                        && path.starts_with(base)
-                        && !path[base.len() + 1..].contains('/')
-                        && matches!(
-                            e.kind(),
-                            ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
-                        )
-                });
-                (tag_mismatch, branch.len())
-            });
-        if let Some(branch) = best {
-            for inner in branch {
-                collect(inner, out);
-            }
-            return;
-        }
-    }
-    out.push(ParamsIssue {
-        pointer: truncated(base.to_owned()),
-        message: truncated(error.to_string()),
-    });
-}
-
-/// The message for a value outside a closed set of choices — an `enum`, or a `oneOf`/`anyOf`
-/// of constants (how schemars writes an enum with documented unit variants), possibly beside
-/// branches of another type (variants with data) — naming every allowed value in schema order:
-/// `"approve" is not one of "accept", "acceptForSession", "decline" or "cancel"` (plus `or an
-/// object` when a branch takes an object). jsonschema itself names at most three values of an
-/// enum, and only the first branch of such a union. `None` for any other error. Worded as
-/// `contract check` words it (`codegen/src/contract/choices.rs`).
-fn choices_message(error: &ValidationError<'_>) -> Option<String> {
-    if !matches!(
-        error.kind(),
-        ValidationErrorKind::Enum { .. }
-            | ValidationErrorKind::OneOfNotValid { .. }
-            | ValidationErrorKind::AnyOf { .. }
-    ) {
-        return None;
-    }
-    let base = error.instance_path().as_str();
-    let mut values: Vec<Value> = Vec::new();
-    let mut shapes: Vec<String> = Vec::new();
-    gather_choices(error, base, &mut values, &mut shapes)?;
-    if values.is_empty() {
-        return None;
-    }
-    let mut listed: Vec<String> = Vec::new();
-    for item in values.iter().map(Value::to_string).chain(shapes) {
-        if !listed.contains(&item) {
-            listed.push(item);
-        }
-    }
-    let list = match listed.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        Some((last, _)) => last.clone(),
-        None => return None,
-    };
-    let value = truncated_to(error.instance().to_string(), 120);
-    Some(format!("{value} is not one of {list}"))
-}
-
-/// Adds what `error` allows (enum and const values; for a union, what each branch allows,
-/// nested unions included; a branch with no constants adds the type it wants, `an object`).
-/// `Some(true)` when values were found, `None` for an error of another kind.
-fn gather_choices(
-    error: &ValidationError<'_>,
-    base: &str,
-    values: &mut Vec<Value>,
-    shapes: &mut Vec<String>,
-) -> Option<bool> {
-    match error.kind() {
-        ValidationErrorKind::Enum { options } => {
-            values.extend(options.as_array()?.iter().cloned());
-            Some(true)
-        }
-        ValidationErrorKind::Constant { expected_value } => {
-            values.push(expected_value.as_ref().clone());
-            Some(true)
-        }
-        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
-            let mut found = false;
-            for branch in context {
-                if branch.is_empty() || branch.iter().any(|e| e.instance_path().as_str() != base) {
-                    return None;
-                }
-                let mut constants = false;
-                let mut types = Vec::new();
-                for inner in branch {
-                    match inner.kind() {
-                        ValidationErrorKind::Type {
-                            kind: jsonschema::error::TypeKind::Single(kind),
-                        } => types.push(match kind.to_string().as_str() {
-                            k @ ("array" | "integer" | "object") => format!("an {k}"),
-                            "null" => "null".to_owned(),
-                            k => format!("a {k}"),
-                        }),
-                        _ => constants |= gather_choices(inner, base, values, shapes)?,
-                    }
-                }
-                if !constants {
-                    shapes.extend(types);
-                }
-                found |= constants;
-            }
-            Some(found)
-        }
-        _ => None,
-    }
-}
-
-/// Error text quotes the offending value; keep what is echoed back small whatever the input.
-fn truncated(text: String) -> String {
-    truncated_to(text, MAX_ECHOED)
-}
-
-/// `text` cut to at most `max` bytes (on a character boundary), marked when cut.
-fn truncated_to(mut text: String, max: usize) -> String {
-    if text.len() > max {
-        let mut end = max;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push_str("… (truncated)");
-    }
-    text
 }
 
 #[cfg(test)]

@@ -20,8 +20,8 @@ use agent_client_protocol::{AcpAgent, AcpAgentConfig};
 use serde_json::{Value, json};
 
 use crate::client::Client;
-use crate::common::{home_and_workspace, repo, scratch};
-use crate::mock_model::{End, MockModel, Reply, Sse};
+use crate::common::{everything_over_http, home_and_workspace, repo, scratch, server_everything};
+use crate::mock_model::{End, MockModel, Recorded, Reply, Sse};
 
 /// The Node 22 the ACP SDK needs.
 fn node() -> PathBuf {
@@ -95,6 +95,23 @@ fn text_of(report: &Value, kind: &str) -> String {
         .iter()
         .filter_map(|u| u["content"]["text"].as_str())
         .collect()
+}
+
+/// The model requests the mock got (its `POST`s: a session also lists the provider's models
+/// with `GET /models`, for its config options), at least `count` of them; they all arrived
+/// when the prompts answered.
+fn model_calls(mock: &MockModel, count: usize) -> Vec<Recorded> {
+    let calls: Vec<Recorded> = mock
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .collect();
+    assert!(
+        calls.len() >= count,
+        "{} model requests, not {count}: {calls:#?}",
+        calls.len()
+    );
+    calls
 }
 
 /// A reply that streams reasoning, then the answer in two parts.
@@ -228,7 +245,7 @@ fn a_prompt_streams_text_and_the_session_is_a_thread_others_see_and_load() {
         "{loaded:#}"
     );
     // The second turn's model request carried the first turn's history.
-    let requests = mock.wait_requests(2);
+    let requests = model_calls(&mock, 2);
     assert!(
         requests[1]
             .body
@@ -572,4 +589,537 @@ fn a_client_on_the_rust_sdk_prompts() {
     });
     assert_eq!(stop, StopReason::EndTurn);
     assert_eq!(texts.concat(), "Hi from Rust.");
+}
+
+/// A reply that calls function `name` with `arguments`.
+fn call(id: &str, name: &str, arguments: Value) -> Reply {
+    Reply::Stream(
+        Sse::new()
+            .tool_call(0, id, name, &arguments.to_string())
+            .finish("tool_calls")
+            .usage(10, 5, 0, 0),
+    )
+}
+
+/// The function names a model request offered.
+fn offered_tools(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The text the model was given as the output of tool call `call_id` (chat `tool` messages).
+fn tool_output(body: &Value, call_id: &str) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool" && m["tool_call_id"] == call_id)
+        .map(|m| match &m["content"] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// The `tool_call` update of the call whose kind is `kind`, and every `tool_call_update` of
+/// it.
+fn call_updates<'a>(report: &'a Value, kind: &str) -> (&'a Value, Vec<&'a Value>) {
+    call_updates_where(report, |u| u["kind"] == kind)
+}
+
+/// The first `tool_call` update `pick` accepts, and every `tool_call_update` of its call.
+fn call_updates_where(report: &Value, pick: impl Fn(&Value) -> bool) -> (&Value, Vec<&Value>) {
+    let started = updates(report, "tool_call")
+        .into_iter()
+        .find(|u| pick(u))
+        .unwrap_or_else(|| panic!("no such tool_call: {report:#}"));
+    let id = &started["toolCallId"];
+    let later = updates(report, "tool_call_update")
+        .into_iter()
+        .filter(|u| &u["toolCallId"] == id)
+        .collect();
+    (started, later)
+}
+
+/// The last status the updates of a call gave it.
+fn last_status(later: &[&Value]) -> Value {
+    later
+        .iter()
+        .filter_map(|u| u.get("status"))
+        .next_back()
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+#[test]
+fn the_models_file_reads_writes_and_commands_go_through_the_client() {
+    let mock = MockModel::start(vec![
+        call("call_read", "read_text_file", json!({"path": "notes.txt"})),
+        call(
+            "call_write",
+            "write_text_file",
+            json!({"path": "out.txt", "content": "written by the editor\n"}),
+        ),
+        call(
+            "call_run",
+            "run_in_terminal",
+            json!({"command": "echo from-the-terminal; cat out.txt > seen.txt"}),
+        ),
+        Sse::answer("All done."),
+    ]);
+    let (home, workspace) = setup("acp-client-tools", &mock);
+    std::fs::write(workspace.join("notes.txt"), "the notes\nsecond line\n").expect("notes");
+    let report = ts_client(
+        "tools",
+        &home,
+        &workspace,
+        &[("ACP_MODE", "auto"), ("ACP_PERMISSION", "allow-once")],
+    );
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("end_turn"),
+        "{report:#}"
+    );
+    assert_eq!(text_of(&report, "agent_message_chunk"), "All done.");
+
+    // The model was offered the client's tools, and each call's result came back to it.
+    let requests = model_calls(&mock, 4);
+    let tools = offered_tools(&requests[0].body);
+    for name in ["read_text_file", "write_text_file", "run_in_terminal"] {
+        assert!(tools.iter().any(|t| t == name), "{name} in {tools:?}");
+    }
+    assert_eq!(
+        tool_output(&requests[1].body, "call_read"),
+        "the notes\nsecond line\n",
+        "{}",
+        requests[1].body
+    );
+    assert!(
+        tool_output(&requests[2].body, "call_write").contains("Wrote 22 bytes"),
+        "{}",
+        requests[2].body
+    );
+    let ran = tool_output(&requests[3].body, "call_run");
+    assert!(
+        ran.contains("from-the-terminal") && ran.contains("[exit code 0]"),
+        "{ran}"
+    );
+
+    // The client served them: the file it wrote and the file its terminal's command wrote.
+    let dir = std::fs::canonicalize(&workspace).expect("workspace");
+    let sent = |method: &str| -> Vec<&Value> {
+        report["clientRequests"]
+            .as_array()
+            .expect("client requests")
+            .iter()
+            .filter(|r| r["method"] == method)
+            .map(|r| &r["params"])
+            .collect()
+    };
+    let reads = sent("fs/read_text_file");
+    let notes = dir.join("notes.txt").display().to_string();
+    assert_eq!(reads[0]["path"], json!(notes), "{report:#}");
+    let writes = sent("fs/write_text_file");
+    assert_eq!(writes.len(), 1, "{report:#}");
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("out.txt")).expect("out.txt"),
+        "written by the editor\n"
+    );
+    let created = sent("terminal/create");
+    assert_eq!(created.len(), 1, "{report:#}");
+    assert_eq!(created[0]["command"], json!("sh"), "{report:#}");
+    assert_eq!(
+        created[0]["cwd"],
+        json!(dir.display().to_string()),
+        "{report:#}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("seen.txt")).expect("seen.txt"),
+        "written by the editor\n"
+    );
+    for method in [
+        "terminal/wait_for_exit",
+        "terminal/output",
+        "terminal/release",
+    ] {
+        assert_eq!(sent(method).len(), 1, "{method}: {report:#}");
+    }
+    assert_eq!(report["openTerminals"], json!(0), "{report:#}");
+
+    // Only the command asked (auto mode lets writes through).
+    let asked = report["permissions"].as_array().expect("permissions");
+    assert_eq!(asked.len(), 1, "{report:#}");
+
+    // The client was shown each call: a read with its location, a write as a diff, the
+    // command's terminal.
+    let (read, later) = call_updates(&report, "read");
+    assert_eq!(read["kind"], json!("read"), "{read}");
+    assert_eq!(read["title"], json!(format!("Read {notes}")), "{read}");
+    assert_eq!(read["locations"][0]["path"], json!(notes), "{read}");
+    assert_eq!(last_status(&later), json!("completed"), "{report:#}");
+    let (write, later) = call_updates(&report, "edit");
+    assert_eq!(
+        write["title"],
+        json!(format!("Write {}", dir.join("out.txt").display()))
+    );
+    let diff = later
+        .iter()
+        .flat_map(|u| u["content"].as_array().into_iter().flatten())
+        .find(|c| c["type"] == "diff")
+        .unwrap_or_else(|| panic!("a diff: {report:#}"));
+    assert_eq!(
+        diff["path"],
+        json!(dir.join("out.txt").display().to_string())
+    );
+    assert_eq!(diff["newText"], json!("written by the editor\n"), "{diff}");
+    assert!(diff["oldText"].is_null(), "a new file: {diff}");
+    assert_eq!(last_status(&later), json!("completed"), "{report:#}");
+    let (run, later) = call_updates(&report, "execute");
+    assert_eq!(
+        run["title"],
+        json!("echo from-the-terminal; cat out.txt > seen.txt")
+    );
+    assert_eq!(
+        asked[0]["toolCall"]["toolCallId"], run["toolCallId"],
+        "the permission asked is about the command: {report:#}"
+    );
+    let terminal = later
+        .iter()
+        .flat_map(|u| u["content"].as_array().into_iter().flatten())
+        .find(|c| c["type"] == "terminal")
+        .unwrap_or_else(|| panic!("a terminal: {report:#}"));
+    assert_eq!(terminal["terminalId"], created_id(&report), "{report:#}");
+    assert_eq!(last_status(&later), json!("completed"), "{report:#}");
+}
+
+/// The id of the terminal the agent had the client create (`terminal/wait_for_exit`'s).
+fn created_id(report: &Value) -> Value {
+    report["clientRequests"]
+        .as_array()
+        .expect("client requests")
+        .iter()
+        .find(|r| r["method"] == "terminal/wait_for_exit")
+        .map(|r| r["params"]["terminalId"].clone())
+        .unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_client_without_files_or_terminals_gets_no_client_tools() {
+    let mock = MockModel::start(vec![Sse::answer("Nothing to do.")]);
+    let (home, workspace) = setup("acp-no-client-tools", &mock);
+    let report = ts_client("tools", &home, &workspace, &[("ACP_OFFER", "none")]);
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("end_turn"),
+        "{report:#}"
+    );
+    let requests = model_calls(&mock, 1);
+    let tools = offered_tools(&requests[0].body);
+    assert!(
+        !tools
+            .iter()
+            .any(|t| ["read_text_file", "write_text_file", "run_in_terminal"].contains(&t.as_str())),
+        "{tools:?}"
+    );
+    assert!(tools.iter().any(|t| t == "shell"), "{tools:?}");
+}
+
+#[test]
+fn the_clients_stdio_mcp_server_is_a_tool_of_the_session() {
+    let mock = MockModel::start(vec![
+        call(
+            "call_echo",
+            "everything__echo",
+            json!({"message": "hello through acp"}),
+        ),
+        Sse::answer("Echoed."),
+    ]);
+    let (home, workspace) = setup("acp-mcp", &mock);
+    let servers = json!([{
+        "name": "everything",
+        "command": "node",
+        "args": [server_everything().display().to_string()],
+        "env": []
+    }]);
+    let report = ts_client(
+        "tools",
+        &home,
+        &workspace,
+        &[
+            ("ACP_OFFER", "none"),
+            ("ACP_MCP_SERVERS", servers.to_string().as_str()),
+        ],
+    );
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("end_turn"),
+        "{report:#}"
+    );
+    let requests = model_calls(&mock, 2);
+    let tools = offered_tools(&requests[0].body);
+    assert!(tools.iter().any(|t| t == "everything__echo"), "{tools:?}");
+    let output = tool_output(&requests[1].body, "call_echo");
+    assert!(output.contains("hello through acp"), "{output}");
+
+    // `kind: other` is the default, left out on the wire.
+    let (started, later) = call_updates_where(&report, |u| u["title"] == "everything: echo");
+    assert_eq!(started.get("kind"), None, "{started}");
+    assert_eq!(started["rawInput"], json!({"message": "hello through acp"}));
+    let shown: String = later
+        .iter()
+        .flat_map(|u| u["content"].as_array().into_iter().flatten())
+        .filter_map(|c| c["content"]["text"].as_str())
+        .collect();
+    assert!(shown.contains("hello through acp"), "{report:#}");
+    assert_eq!(last_status(&later), json!("completed"), "{report:#}");
+}
+
+#[test]
+fn the_clients_http_mcp_server_is_a_tool_of_the_session_and_sse_ones_are_left_out() {
+    let (_server, port) = everything_over_http();
+    let mock = MockModel::start(vec![
+        call(
+            "call_echo",
+            "remote__echo",
+            json!({"message": "hello over http"}),
+        ),
+        Sse::answer("Echoed."),
+    ]);
+    let (home, workspace) = setup("acp-mcp-http", &mock);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let servers = json!([
+        {"type": "http", "name": "remote", "url": url,
+         "headers": [{"name": "X-E2E", "value": "acp"}]},
+        {"type": "sse", "name": "legacy", "url": url, "headers": []}
+    ]);
+    let report = ts_client(
+        "tools",
+        &home,
+        &workspace,
+        &[
+            ("ACP_OFFER", "none"),
+            ("ACP_MCP_SERVERS", servers.to_string().as_str()),
+        ],
+    );
+    let mcp = &report["initialize"]["agentCapabilities"]["mcpCapabilities"];
+    assert_eq!(mcp["http"], json!(true), "{report:#}");
+    assert_ne!(mcp["sse"], json!(true), "{report:#}");
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("end_turn"),
+        "{report:#}"
+    );
+    let requests = model_calls(&mock, 2);
+    let tools = offered_tools(&requests[0].body);
+    assert!(tools.iter().any(|t| t == "remote__echo"), "{tools:?}");
+    assert!(!tools.iter().any(|t| t.starts_with("legacy")), "{tools:?}");
+    let output = tool_output(&requests[1].body, "call_echo");
+    assert!(output.contains("hello over http"), "{output}");
+    let (_, later) = call_updates_where(&report, |u| u["title"] == "remote: echo");
+    assert_eq!(last_status(&later), json!("completed"), "{report:#}");
+}
+
+#[test]
+fn sessions_are_configured_listed_closed_and_resumed() {
+    let mock = MockModel::start(vec![Sse::answer("First."), Sse::answer("Second.")]);
+    let (home, workspace) = setup("acp-lifecycle", &mock);
+    let mut config = std::fs::read_to_string(home.join("config.toml")).expect("config");
+    config.push_str(
+        "models = [\"mock-model\", { id = \"mock-big\", reasoning_efforts = [\"low\", \"high\"] }]\n",
+    );
+    std::fs::write(home.join("config.toml"), config).expect("write config");
+    let report = ts_client(
+        "lifecycle",
+        &home,
+        &workspace,
+        &[("ACP_MODEL", "mock-big"), ("ACP_EFFORT", "high")],
+    );
+    let sessions = &report["initialize"]["agentCapabilities"]["sessionCapabilities"];
+    for capability in ["list", "resume", "close"] {
+        assert!(sessions[capability].is_object(), "{capability}: {report:#}");
+    }
+
+    // The options: mode, model; the effort once a model that has efforts is chosen.
+    let option = |options: &Value, id: &str| -> Value {
+        options
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|o| o["id"] == id)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let initial = &report["session"]["configOptions"];
+    assert_eq!(
+        option(initial, "mode")["category"],
+        json!("mode"),
+        "{initial}"
+    );
+    assert_eq!(
+        option(initial, "model")["currentValue"],
+        json!("mock-model"),
+        "{initial}"
+    );
+    assert_eq!(
+        option(initial, "reasoning_effort"),
+        Value::Null,
+        "{initial}"
+    );
+    let after_model = &report["setModel"]["result"]["configOptions"];
+    assert_eq!(
+        option(after_model, "model")["currentValue"],
+        json!("mock-big"),
+        "{report:#}"
+    );
+    let effort = option(after_model, "reasoning_effort");
+    assert_eq!(effort["category"], json!("thought_level"), "{effort}");
+    assert_eq!(effort["currentValue"], json!("low"), "{effort}");
+    assert_eq!(
+        option(
+            &report["setEffort"]["result"]["configOptions"],
+            "reasoning_effort"
+        )["currentValue"],
+        json!("high"),
+        "{report:#}"
+    );
+    assert_eq!(
+        option(&report["setMode"]["result"]["configOptions"], "mode")["currentValue"],
+        json!("read-only"),
+        "{report:#}"
+    );
+    assert_eq!(
+        updates(&report, "current_mode_update")[0]["currentModeId"],
+        json!("read-only"),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["unknownOption"]["error"]["code"],
+        json!(-32602),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["unknownValue"]["error"]["code"],
+        json!(-32602),
+        "{report:#}"
+    );
+    // The prompt ran with the chosen model and effort.
+    let requests = model_calls(&mock, 1);
+    assert_eq!(requests[0].body["model"], json!("mock-big"));
+    assert_eq!(requests[0].body["reasoning_effort"], json!("high"));
+
+    // session/list: the session, titled by its first message.
+    let session_id = report["session"]["sessionId"].clone();
+    let listed: Vec<&Value> = report["list"]["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .filter(|s| s["sessionId"] == session_id)
+        .collect();
+    assert_eq!(listed.len(), 1, "{report:#}");
+    assert_eq!(listed[0]["title"], json!("hello"), "{report:#}");
+    assert!(listed[0]["updatedAt"].is_string(), "{report:#}");
+    assert_eq!(
+        listed[0]["cwd"],
+        json!(
+            std::fs::canonicalize(&workspace)
+                .expect("workspace")
+                .display()
+                .to_string()
+        )
+    );
+
+    // session/close: then the session is unknown until resumed.
+    assert_eq!(report["close"], json!({}), "{report:#}");
+    // The agent answers -32002 (the SDK then reports success, as ACP recommends).
+    assert_eq!(
+        report["closeAgainWire"]["error"]["code"],
+        json!(-32002),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["promptClosed"]["error"]["code"],
+        json!(-32002),
+        "{report:#}"
+    );
+
+    // session/resume: nothing replayed, the thread's model kept, and turns go on with the
+    // history.
+    assert_eq!(report["resumeUpdates"], json!(0), "{report:#}");
+    assert_eq!(
+        option(&report["resume"]["configOptions"], "model")["currentValue"],
+        json!("mock-big"),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["promptResumed"]["stopReason"],
+        json!("end_turn"),
+        "{report:#}"
+    );
+    let requests = model_calls(&mock, 2);
+    assert!(
+        requests[1].body.to_string().contains("First."),
+        "{}",
+        requests[1].body
+    );
+}
+
+#[test]
+fn output_cut_by_the_models_token_limit_is_max_tokens() {
+    // A Responses stream that ends `incomplete` for `max_output_tokens`.
+    let created = json!({"type": "response.created", "sequence_number": 0,
+        "response": {"id": "resp_cut", "object": "response", "status": "in_progress", "output": []}});
+    let incomplete = json!({"type": "response.incomplete", "sequence_number": 1,
+        "response": {"id": "resp_cut", "object": "response", "status": "incomplete",
+                     "incomplete_details": {"reason": "max_output_tokens"}}});
+    let mock = MockModel::start(vec![Reply::Stream(
+        Sse::new()
+            .end(End::Close)
+            .raw(&format!("event: response.created\ndata: {created}"))
+            .raw(&format!("event: response.incomplete\ndata: {incomplete}")),
+    )]);
+    let (home, workspace) = setup("acp-cut", &mock);
+    let config = std::fs::read_to_string(home.join("config.toml")).expect("config");
+    std::fs::write(
+        home.join("config.toml"),
+        config.replace("wire_api = \"chat\"", "wire_api = \"responses\""),
+    )
+    .expect("write config");
+    let report = ts_client("prompt", &home, &workspace, &[]);
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("max_tokens"),
+        "{report:#}"
+    );
+    assert!(
+        model_calls(&mock, 1)[0].path.ends_with("/responses"),
+        "{:?}",
+        mock.requests()
+    );
+}
+
+#[test]
+fn a_chat_answer_cut_by_the_token_limit_is_max_tokens() {
+    // The mock speaks chat completions (the default wire): the answer ends for `length`.
+    let mock = MockModel::start(vec![Reply::Stream(
+        Sse::new()
+            .text("Half an ans")
+            .finish("length")
+            .usage(10, 5, 0, 0),
+    )]);
+    let (home, workspace) = setup("acp-cut-chat", &mock);
+    let report = ts_client("prompt", &home, &workspace, &[]);
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("max_tokens"),
+        "{report:#}"
+    );
+    assert!(
+        model_calls(&mock, 1)[0].path.ends_with("/chat/completions"),
+        "{:?}",
+        mock.requests()
+    );
 }

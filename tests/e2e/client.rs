@@ -1,16 +1,27 @@
 //! A small JSON-RPC client that drives `agentwire app-server` over its stdio.
+//!
+//! It blocks on the test's thread and keeps every message as JSON, so a test can look at
+//! anything the server sent; the lines are found by the client core's
+//! [`LineReader`](agentwire_client::blocking::LineReader) and the requests written by its
+//! [`wire`](agentwire_client::wire) grammar. [`Client::send_line`] writes bytes exactly as
+//! given, for tests of what the server does with malformed input.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use agentwire_client::blocking::LineReader;
+use agentwire_client::{RequestId, wire};
 use serde_json::{Value, json};
 
 use crate::wire_contract::Guard;
+
+/// Longer server lines end the reader (a broken server): the server's own limit.
+const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// How long any single answer or notification may take.
 const WAIT: Duration = Duration::from_secs(60);
@@ -75,7 +86,7 @@ impl Client {
             json!({"clientInfo": {"name": "e2e", "version": "0.0.1"}, "capabilities": capabilities}),
         );
         assert!(answer.is_ok(), "initialize failed: {answer:?}");
-        client.send(&json!({"method": "initialized"}));
+        client.send_line(&wire::notification("initialized", None));
         client
     }
 
@@ -103,14 +114,20 @@ impl Client {
         let contract = Guard::new();
         let checked = contract.clone();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                checked.server_sent(&line);
-                let value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("server wrote a non-JSON line ({e}): {line}"));
-                if sender.send(value).is_err() {
-                    break;
-                }
+            let mut reader = LineReader::new(stdout, MAX_LINE);
+            let mut listening = true;
+            while listening {
+                let read = reader.read_lines(|line| {
+                    if !listening {
+                        return;
+                    }
+                    let line = String::from_utf8_lossy(line);
+                    checked.server_sent(&line);
+                    let value = serde_json::from_str(&line)
+                        .unwrap_or_else(|e| panic!("server wrote a non-JSON line ({e}): {line}"));
+                    listening = sender.send(value).is_ok();
+                });
+                listening &= read.is_ok();
             }
         });
         let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
@@ -140,21 +157,37 @@ impl Client {
 
     /// Writes one message.
     pub fn send(&mut self, message: &Value) {
+        self.send_line(&message.to_string());
+    }
+
+    /// Writes `line` exactly as given, followed by a newline (what no well-behaved client would
+    /// send too: the raw escape hatch).
+    pub fn send_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin is open");
-        let mut line = serde_json::to_vec(message).expect("message serializes");
-        self.contract
-            .client_sent(std::str::from_utf8(&line).expect("JSON is UTF-8"));
-        line.push(b'\n');
-        stdin.write_all(&line).expect("write to the server");
+        self.contract.client_sent(line);
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        stdin.write_all(&bytes).expect("write to the server");
         stdin.flush().expect("flush to the server");
+    }
+
+    /// Writes the request `method` with the next id; returns the id.
+    fn write_request(&mut self, method: &str, params: &Value) -> i64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send_line(&wire::request(
+            &RequestId::Integer(id),
+            method,
+            Some(params),
+        ));
+        id
     }
 
     /// Sends a request and waits for its answer: `Ok(result)` or `Err(error)`. Notifications
     /// that arrive meanwhile are kept in [`Client::notifications`].
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"id": id, "method": method, "params": params}));
+        let id = self.write_request(method, &params);
         let deadline = Instant::now() + WAIT;
         loop {
             let message = self.next_message(deadline, method);
@@ -185,10 +218,7 @@ impl Client {
     /// Sends a request without waiting for its answer; returns its id (see
     /// [`Client::answer`]).
     pub fn send_request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = json!(self.next_id);
-        self.send(&json!({"id": id, "method": method, "params": params}));
-        id
+        json!(self.write_request(method, &params))
     }
 
     /// Waits for the answer to the request `id` sent with [`Client::send_request`]:

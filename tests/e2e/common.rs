@@ -166,3 +166,86 @@ pub fn modified(path: &Path) -> std::time::SystemTime {
         .and_then(|meta| meta.modified())
         .unwrap_or_else(|e| panic!("mtime of {}: {e}", path.display()))
 }
+
+/// Runs `git args` in `dir` with a fixed identity, `main` as the first branch, no signing and no
+/// `GIT_DIR`/`GIT_WORK_TREE` inherited from the caller; it must succeed. Returns its stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=e2e",
+            "-c",
+            "user.email=e2e@example.invalid",
+        ])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run git");
+    assert!(
+        output.status.success(),
+        "git {args:?} in {} failed: {}",
+        dir.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A child process killed (and reaped) when dropped: a test's helper server that must not
+/// outlive the test, whether it passes or panics.
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The entry point of the pinned MCP `server-everything` (tools/mcp-servers).
+pub fn server_everything() -> PathBuf {
+    let path = repo().join(
+        "tools/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    assert!(
+        path.is_file(),
+        "{} is missing: run scripts/install-ci-tools.sh (it installs tools/mcp-servers)",
+        path.display()
+    );
+    path
+}
+
+/// `server-everything` over streamable HTTP on a free loopback port, once it listens; the
+/// server and its port (its endpoint is `http://127.0.0.1:PORT/mcp`).
+pub fn everything_over_http() -> (Killed, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let server = Killed(
+        Command::new("node")
+            .arg(server_everything())
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start server-everything over HTTP"),
+    );
+    for _ in 0..400 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return (server, port);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    panic!("server-everything did not listen on {port}");
+}

@@ -350,6 +350,27 @@ fn a_conversation_too_long_for_the_model_is_a_context_window_error() {
     client.stop();
 }
 
+/// A chat answer cut by the server's output-token limit (`finish_reason: "length"`) fails
+/// the turn as `contextWindowExceeded`, as a Responses stream `incomplete` for
+/// `max_output_tokens` does; the text streamed before the cut is kept.
+#[test]
+fn an_answer_cut_by_the_output_token_limit_is_a_context_window_error() {
+    let mock = MockModel::start(vec![Reply::Stream(
+        Sse::new()
+            .text("Half an ans")
+            .finish("length")
+            .usage(10, 5, 0, 0),
+    )]);
+    let (_home, mut client, thread) = session("openai-length", &mock, "");
+    client.start_turn(&thread, "A long answer, please.");
+    let seen = client.until_turn_completed();
+    let message = assert_failed(&seen, &json!("contextWindowExceeded"));
+    assert!(message.contains("finish_reason: length"), "{message}");
+    assert_eq!(deltas(&seen, "item/agentMessage/delta"), "Half an ans");
+    assert_eq!(mock.requests().len(), 1);
+    client.stop();
+}
+
 #[test]
 fn broken_streams_fail_the_turn_with_what_was_wrong() {
     let mock = MockModel::start(vec![

@@ -441,17 +441,7 @@ fn an_interrupt_while_waiting_for_approval_ends_the_turn() {
 fn untrusted_asks_before_writers_that_look_like_readers() {
     let (home, workspace) = setup("tools-disguised");
     std::fs::write(workspace.join("in.txt"), "b\na\na\n").expect("input");
-    let git = |args: &[&str]| {
-        let status = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args(["-c", "commit.gpgsign=false"])
-            .args(args)
-            .current_dir(&workspace)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .expect("run git");
-        assert!(status.success(), "git {args:?} failed");
-    };
+    let git = |args: &[&str]| crate::common::git(&workspace, args);
     git(&["init", "-q"]);
     git(&["add", "in.txt"]);
     git(&["commit", "-qm", "input"]);

@@ -166,6 +166,37 @@ fn report_commands_into_head_end_quietly_with_status_141() {
     assert!(output.stdout.len() > 128 * 1024, "{}", output.stdout.len());
 }
 
+/// `generate-openrpc --out -` writes the document to stdout; into `head`, through `-` or
+/// `/dev/stdout`, it ends as a filter does (status 141, nothing on stderr).
+#[test]
+fn openrpc_to_stdout_is_whole_and_ends_quietly_into_head() {
+    let dir = scratch("exec-cli-openrpc-head");
+    let output = Command::new(bin())
+        .args(["app-server", "generate-openrpc", "--out", "-"])
+        .output()
+        .expect("generate-openrpc");
+    let (_, stderr) = text(&output);
+    assert!(output.status.success(), "{stderr}");
+    let document: Value = serde_json::from_slice(&output.stdout).expect("one JSON document");
+    assert_eq!(document["openrpc"], "1.2.6");
+    assert!(
+        output.stdout.len() > 128 * 1024,
+        "larger than a pipe holds: {}",
+        output.stdout.len()
+    );
+    for out in ["-", "/dev/stdout"] {
+        let (stdout, stderr) = bash(
+            &dir,
+            &format!(
+                "\"$AGENTWIRE\" app-server generate-openrpc --out {out} | head -c 1; echo \"\nstatus=${{PIPESTATUS[0]}}\""
+            ),
+        );
+        assert_no_panic(&stderr);
+        assert_eq!(stderr, "", "{out}");
+        assert_eq!(stdout, "{\nstatus=141\n", "{out}");
+    }
+}
+
 #[test]
 fn stderr_is_quiet_by_default_and_rust_log_still_opens_it() {
     let (home, workspace) = home_and_workspace(&scratch("exec-cli-quiet"));

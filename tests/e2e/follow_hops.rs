@@ -12,8 +12,10 @@ use crate::follow_live::fixture;
 use crate::stores::Store;
 
 /// Agent messages the model sends, one short delta each, every `DELAY_MS`: a turn whose items
-/// complete every few milliseconds, so that some complete while a client joins.
-const MESSAGES: usize = 400;
+/// complete every few milliseconds, so that some complete while a client joins. At least twice
+/// what the hops take on an idle machine (about 0.8 s), so that the turn outlasts them on a
+/// loaded one too.
+const MESSAGES: usize = 800;
 const DELAY_MS: u64 = 2;
 
 /// How many times the client joins and leaves on worker B while the turn runs on A.

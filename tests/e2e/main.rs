@@ -40,6 +40,7 @@ mod fs;
 mod generate;
 mod history_search;
 mod import_codex;
+mod jobs;
 // `agentwire login` / `logout` (issue 33).
 mod login_cli;
 mod mcp_client;

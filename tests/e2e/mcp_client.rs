@@ -14,26 +14,16 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::client::{Client, completed_turn, params, thread_id};
-use crate::common::{fixture_steps, home_and_workspace, repo, scratch, signal, text};
-
-/// The entry point of the pinned `server-everything`.
-fn everything() -> PathBuf {
-    let path = repo().join(
-        "tools/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-    );
-    assert!(
-        path.is_file(),
-        "{} is missing: run scripts/install-ci-tools.sh (it installs tools/mcp-servers)",
-        path.display()
-    );
-    path
-}
+use crate::common::{
+    everything_over_http, fixture_steps, home_and_workspace, scratch, server_everything, signal,
+    text,
+};
 
 /// `[mcp_servers.everything]` running the pinned server, plus `extra` lines in its table.
 pub fn everything_config(extra: &str) -> String {
     format!(
         "\n[mcp_servers.everything]\ncommand = \"node\"\nargs = [{:?}]\nstartup_timeout_sec = 60\n{extra}\n",
-        everything().display().to_string()
+        server_everything().display().to_string()
     )
 }
 
@@ -791,41 +781,9 @@ fn tool_and_startup_timeouts_fail_naming_the_setting() {
     );
 }
 
-/// A child process killed when dropped.
-struct Killed(std::process::Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn a_streamable_http_server_is_reached_by_url_with_a_bearer_token() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let _server = Killed(
-        Command::new("node")
-            .arg(everything())
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("start server-everything over HTTP"),
-    );
-    let mut listening = false;
-    for _ in 0..400 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            listening = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(25));
-    }
-    assert!(listening, "server-everything did not listen on {port}");
+    let (_server, port) = everything_over_http();
     let config = format!(
         "\n[mcp_servers.everything]\nurl = \"http://127.0.0.1:{port}/mcp\"\nbearer_token_env_var = \"E2E_MCP_TOKEN\"\n\
          [mcp_servers.tokenless]\nurl = \"http://127.0.0.1:{port}/mcp\"\nbearer_token_env_var = \"E2E_UNSET_TOKEN\"\n"
@@ -882,7 +840,7 @@ const LONG_SERVER: &str = "an_mcp_server_whose_name_alone_takes_up_most_of_the_6
 fn named_everything(name: &str) -> String {
     format!(
         "\n[mcp_servers.{name:?}]\ncommand = \"node\"\nargs = [{:?}]\nstartup_timeout_sec = 60\nenabled_tools = [\"echo\", \"get-sum\"]\n",
-        everything().display().to_string()
+        server_everything().display().to_string()
     )
 }
 

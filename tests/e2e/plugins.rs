@@ -4,36 +4,15 @@
 //! plugins' skills in `skills/list`; state kept across a restart.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
 use crate::client::Client;
-use crate::common::scratch;
+use crate::common::{git, scratch};
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("dirs");
     std::fs::write(path, text).expect("write");
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=e2e",
-            "-c",
-            "user.email=e2e@example.com",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?} in {}", dir.display());
 }
 
 /// A plugin folder: a manifest, one skill (`<name>/skills/<skill>/SKILL.md`) and an MCP file.

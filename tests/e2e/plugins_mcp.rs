@@ -4,25 +4,13 @@
 //! (not instead of) a user's server of the same plain name; a user table of the namespaced
 //! name wins, and disabling the plugin takes its server away.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
 use crate::client::{Client, thread_id};
-use crate::common::{home_and_workspace, repo, scratch};
+use crate::common::{home_and_workspace, scratch, server_everything};
 use crate::mock_model::{MockModel, Sse};
-
-fn everything() -> PathBuf {
-    let path = repo().join(
-        "tools/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-    );
-    assert!(
-        path.is_file(),
-        "{} is missing: run scripts/install-ci-tools.sh (it installs tools/mcp-servers)",
-        path.display()
-    );
-    path
-}
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("dirs");
@@ -47,7 +35,7 @@ fn marketplace(market: &Path) {
     write(
         &kit.join(".mcp.json"),
         &json!({"mcpServers": {"everything": {
-            "type": "stdio", "command": "node", "args": [everything().display().to_string()],
+            "type": "stdio", "command": "node", "args": [server_everything().display().to_string()],
             "startup_timeout_sec": 60
         }}})
         .to_string(),
@@ -80,7 +68,7 @@ fn an_installed_plugins_mcp_server_is_listed_and_offered_beside_the_users() {
          [mcp_servers.everything]\ncommand = \"node\"\nargs = [{:?}]\nstartup_timeout_sec = 60\n\
          enabled_tools = [\"get-sum\"]\n",
         mock.base_url(),
-        everything().display().to_string()
+        server_everything().display().to_string()
     );
     std::fs::write(home.join("config.toml"), &base).expect("config");
     let mut client = Client::start_with_capabilities(&home, json!({"experimentalApi": true}));

@@ -9,12 +9,11 @@ mod compaction;
 mod turn_details;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{Value, json};
 
 use crate::client::{Client, completed_turn, params, thread_id};
-use crate::common::{home_and_workspace, scratch};
+use crate::common::{git, home_and_workspace, scratch};
 use crate::mock_model::{MockModel, Recorded, Sse};
 
 /// Writes `home`'s `config.toml`: the default provider `mock` (chat wire) at `mock`, and `extra`
@@ -27,34 +26,6 @@ pub(crate) fn configure_mock(home: &Path, mock: &MockModel, extra: &str) {
         mock.base_url()
     );
     std::fs::write(home.join("config.toml"), config).expect("write config");
-}
-
-/// Runs `git args` in `dir`, which must succeed; returns its stdout.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=e2e",
-            "-c",
-            "user.email=e2e@example.invalid",
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .expect("run git");
-    assert!(
-        output.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// A repository in `workspace`: `greet.txt` committed on `main`.

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::client::{params, thread_id};
-use crate::common::{fixture_steps, mode, modified, outcome, scratch, text};
+use crate::common::{Killed, fixture_steps, mode, modified, outcome, scratch, text};
 
 /// The unprivileged user (and group) the tests switch to when they run as root.
 pub(crate) const USER: u32 = 65534;
@@ -389,16 +389,6 @@ fn environ_attack(canary: &str) -> String {
 
 /// The warning `sandbox-exec` prints when it keeps the host's `/proc`.
 const HOST_PROC_WARNING: &str = "the command sees the host's processes in /proc";
-
-/// A child process, killed when dropped (a failed assertion included).
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// Promise (`docs/sandbox.md`, "Namespaces", PID namespace; `docs/security.md`: a confined
 /// command cannot see the server or any host process in `/proc`, its `environ` included) for a

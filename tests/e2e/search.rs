@@ -2,12 +2,11 @@
 //! `gitDiffToRemote`, `getConversationSummary` and `mcpServerStatus/list`.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
 use crate::client::{Client, thread_id};
-use crate::common::scratch;
+use crate::common::{git, scratch};
 
 fn write(path: &Path, text: &str) {
     if let Some(dir) = path.parent() {
@@ -340,32 +339,6 @@ fn search_sessions_stream_results_and_refuse_unknown_ids() {
         json!({"sessionId": "s", "roots": [root_text]}),
     );
     refused(&error, -32600, "experimentalApi");
-}
-
-/// Runs git in `dir` with a fixed identity; panics on failure; returns stdout.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=e2e",
-            "-c",
-            "user.email=e2e@example.invalid",
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .expect("run git");
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 #[test]

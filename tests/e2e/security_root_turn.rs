@@ -16,13 +16,13 @@
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{scratch, unconfined};
+use crate::common::{Killed, scratch, unconfined};
 use crate::sandbox_unprivileged::{USER, as_user, give, unprivileged_scratch};
 
 /// The Python that plays the attacker.
@@ -204,16 +204,6 @@ impl Scene {
                 std::fs::remove_file(entry.expect("entry").path()).expect("remove");
             }
         }
-    }
-}
-
-/// A process killed when dropped (a failed assertion included).
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 

@@ -7,14 +7,13 @@
 //! declared but not implemented by the engine fails it with -32601.
 
 use std::path::Path;
-use std::process::Command;
 
 use agentwire_protocol::method::Direction;
 use agentwire_protocol::methods::METHODS;
 use serde_json::{Value, json};
 
 use crate::client::{Client, thread_id};
-use crate::common::scratch;
+use crate::common::{git, scratch};
 
 /// What a method's answer must be, given the state the walk has set up before it.
 #[derive(Debug, Clone, Copy)]
@@ -399,21 +398,6 @@ fn ensure_process(client: &mut Client, world: &mut World, n: usize) {
 fn repository(root: &Path) -> String {
     let remote = root.join("remote.git");
     let work = root.join("work");
-    let git = |dir: &Path, args: &[&str]| {
-        let status = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args([
-                "-c",
-                "user.name=served",
-                "-c",
-                "user.email=served@example.invalid",
-            ])
-            .args(args)
-            .status()
-            .expect("run git");
-        assert!(status.success(), "git {args:?} failed");
-    };
     std::fs::create_dir_all(&remote).expect("remote dir");
     std::fs::create_dir_all(&work).expect("work dir");
     git(&remote, &["init", "-q", "--bare", "-b", "main"]);

@@ -3,7 +3,8 @@
 //! websocket listener (same auth as the listener) and on `--metrics-listen`, parsed with the
 //! Prometheus Python client's OpenMetrics parser; `--log-file`; a client that leaves without
 //! the closing handshake is logged at INFO; `thread/shellCommand` and compactions counted as
-//! turns of their kind, `initialize` as a request. (OTLP export: `otel.rs`.)
+//! turns of their kind, `initialize` as a request; the relay lag of two workers on PostgreSQL.
+//! (OTLP export: `otel.rs`.)
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -15,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::app_server_ws::App;
 use crate::client::{Client, thread_id};
-use crate::common::{fixture_steps, home_and_workspace, repo, scratch};
+use crate::common::{Killed, fixture_steps, home_and_workspace, repo, scratch};
 
 const PROMPT_MARKER: &str = "PROMPT-MARKER-4c1d";
 const OUTPUT_MARKER: &str = "OUTPUT-MARKER-9e7b";
@@ -343,6 +344,14 @@ fn metrics_listen_serves_counters_a_prometheus_parser_reads() {
         value("agentwire_connections_open", json!({"transport": "stdio"})),
         1.0
     );
+    assert_eq!(
+        value(
+            "agentwire_requests_in_flight",
+            json!({"transport": "stdio"})
+        ),
+        0.0,
+        "every request taken in is answered"
+    );
     // A request the table refuses: counted under its method with its error code.
     let _ = client.request("thread/start", json!({"cwd": 7}));
     let (_, _, body) = http_get(port, "/metrics", &[]);
@@ -486,16 +495,6 @@ fn log_file_takes_the_logs_instead_of_stderr() {
     let lines = json_lines(&logged);
     assert_eq!(events(&lines, "turn.completed").len(), 1, "{logged}");
     let _ = std::fs::remove_dir_all(&root);
-}
-
-/// A child process killed when dropped.
-struct Killed(std::process::Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// `body` without HTTP/1.1 chunked framing when `head` says it has it.
@@ -842,4 +841,75 @@ fn a_shell_command_and_a_compaction_count_as_turns_of_their_kind() {
         "{stderr}"
     );
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Two workers on one PostgreSQL store: a client on B follows a turn running on A, and B's
+/// `/metrics` counts the notifications relayed to it in `agentwire_relay_lag_seconds`, every
+/// one of them published moments before (same host, same clock). B's requests are all
+/// answered, so its ingress queue is empty again.
+#[test]
+fn a_relayed_notification_counts_in_the_relay_lag_histogram() {
+    let store = crate::stores::Store::postgres("telemetry_relay_lag");
+    let script = json!({"version": 1, "deltaDelayMs": 50,
+        "responses": [{"steps": [{"type": "message", "deltas": vec!["tick "; 30]}]}]});
+    let (home_a, home_b) = (scratch("telemetry-relay-a"), scratch("telemetry-relay-b"));
+    for home in [&home_a, &home_b] {
+        crate::follow_live::fixture(home, &script);
+    }
+    let project = scratch("telemetry-relay-project");
+    let mut a = Client::start_with(&home_a, &store.args());
+    let mut args_b = store.args();
+    args_b.extend(["--metrics-listen", "127.0.0.1:0"]);
+    let mut b = Client::start_with_args_and_env(
+        &home_b,
+        &args_b,
+        &[("LOG_FORMAT", "json"), ("RUST_LOG", "info")],
+    );
+    let listening = wait_for_event(&b, "metrics.listening");
+    let port: u16 = listening["addr"]
+        .as_str()
+        .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
+        .map(|a| a.port())
+        .unwrap_or_else(|| panic!("an address: {listening}"));
+
+    let thread = thread_id(&a.start_thread(json!({"cwd": project})));
+    a.start_turn(&thread, "Stream for a while.");
+    a.notification("item/agentMessage/delta");
+    b.call("thread/resume", json!({"threadId": thread}));
+    let on_b = b.until_turn_completed();
+    let relayed = crate::client::params(&on_b, "item/agentMessage/delta").len();
+    assert!(relayed > 0, "B follows the turn from A: {on_b:?}");
+    a.until_turn_completed();
+
+    let (status, _, body) = http_get(port, "/metrics", &[]);
+    assert_eq!(status, 200, "{body}");
+    let samples = parse_metrics(&body);
+    let count = sample(&samples, "agentwire_relay_lag_seconds_count", json!({}))
+        .unwrap_or_else(|| panic!("no relay lag count in:\n{body}"));
+    #[allow(clippy::cast_precision_loss)]
+    let least = relayed as f64;
+    assert!(
+        count >= least,
+        "every relayed delta ({relayed}) and more counted: {count}\n{body}"
+    );
+    let sum = sample(&samples, "agentwire_relay_lag_seconds_sum", json!({}))
+        .unwrap_or_else(|| panic!("no relay lag sum in:\n{body}"));
+    assert!(
+        sum >= 0.0 && sum / count < 10.0,
+        "moments on one host's clock, not years: {sum} s over {count}\n{body}"
+    );
+    assert_eq!(
+        sample(
+            &samples,
+            "agentwire_requests_in_flight",
+            json!({"transport": "stdio"})
+        ),
+        Some(0.0),
+        "{body}"
+    );
+    a.stop();
+    b.stop();
+    for dir in [home_a, home_b, project] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::app_server_ws::App;
-use crate::common::{fixture_steps, home_and_workspace, scratch};
+use crate::common::{fixture_steps, git, home_and_workspace, scratch};
 
 /// How long a screen may take to show what a test waits for before the test fails.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -643,27 +643,6 @@ fn init_writes_agents_md_diff_shows_the_turn_diff_and_compact_summarises() {
     tmux.wait_text("context compacted");
     assert!(!screen.contains("✗"), "no errors:\n{screen}");
     tmux.wait_text("· ready");
-}
-
-/// Runs `git args` in `dir`; it must succeed.
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=e2e",
-            "-c",
-            "user.email=e2e@example.invalid",
-        ])
-        .args(["-c", "commit.gpgsign=false"])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .stdout(Stdio::null())
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?} in {}", dir.display());
 }
 
 #[test]

@@ -144,10 +144,13 @@ async fn connections_that_sent_and_were_sent_large_messages_keep_no_buffer_of_th
          {answer_bytes} bytes: resident memory grew by {grown_kib} KiB ({exchanged_kib} KiB \
          exchanged)"
     );
-    // A piece in each direction is 16 KiB; 1 MiB per connection leaves the allocator room and
-    // is still a fraction of one message.
+    // A piece in each direction is 16 KiB. What the allocator keeps of the freed messages on
+    // its own varies from run to run (glibc's per-thread arenas: the reads run on the blocking
+    // pool; 6.7 to 20 MiB over eight runs on the 2-core machine), so the bound is 2 MiB per
+    // connection: still half of one message, and far below the 70 to 88 MiB that whole-message
+    // buffers kept.
     assert!(
-        grown_kib < LARGE_EXCHANGES as u64 * 1024,
+        grown_kib < LARGE_EXCHANGES as u64 * 2048,
         "the server kept {grown_kib} KiB after {LARGE_EXCHANGES} connections exchanged \
          {exchanged_kib} KiB"
     );

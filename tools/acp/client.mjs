@@ -18,9 +18,20 @@
 //   load        initialize, session/load of ACP_SESSION (its history replayed), then a prompt
 //   invalid     requests with bad params, an unknown session and an unknown method, then a
 //               good session/new (the agent must still answer)
+//   tools       initialize offering the file system and terminals (ACP_OFFER: a comma list of
+//               `read`, `write`, `terminal`; all three by default, `none` for none),
+//               session/new with the MCP servers of ACP_MCP_SERVERS (JSON, `[]` by default),
+//               session/set_mode to ACP_MODE (when set), one prompt ("use the tools"). The
+//               client serves fs/read_text_file and fs/write_text_file on the real disk and
+//               runs terminal/create's commands as child processes; every request the agent
+//               sends it is listed in the report's `clientRequests`
+//   lifecycle   session/new; session/set_config_option (model ACP_MODEL, reasoning effort
+//               ACP_EFFORT, mode read-only, then an unknown option and an unknown value); a
+//               prompt; session/list; session/close (twice) and a prompt after it;
+//               session/resume; a prompt
 
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Readable, Writable } from "node:stream";
 
@@ -165,6 +176,67 @@ function waitUpdate(test) {
   return new Promise((resolve) => waiters.push({ test, resolve }));
 }
 
+// ---- the client's file system and terminals (the tools scenario) -----------------------
+const clientRequests = [];
+const offer = new Set(
+  (process.env.ACP_OFFER ?? (scenario === "tools" ? "read,write,terminal" : "none")).split(","),
+);
+const terminals = new Map();
+let nextTerminal = 1;
+
+function readText({ path, line, limit }) {
+  let text;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    throw acp.RequestError.resourceNotFound(path);
+  }
+  if (line == null && limit == null) return text;
+  const lines = text.split("\n");
+  const start = (line ?? 1) - 1;
+  return lines.slice(start, limit == null ? undefined : start + limit).join("\n");
+}
+
+function createTerminal({ command, args, cwd: dir, env, outputByteLimit }) {
+  const id = `term-${nextTerminal++}`;
+  const extra = Object.fromEntries((env ?? []).map((v) => [v.name, v.value]));
+  const proc = spawn(command, args ?? [], {
+    cwd: dir ?? cwd,
+    env: { ...process.env, ...extra },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const terminal = { proc, output: "", truncated: false, exit: null };
+  const append = (chunk) => {
+    terminal.output += chunk.toString("utf8");
+    // Cut from the start, keeping at most outputByteLimit bytes (on a character boundary).
+    while (outputByteLimit != null && Buffer.byteLength(terminal.output) > outputByteLimit) {
+      terminal.output = terminal.output.slice(1);
+      terminal.truncated = true;
+    }
+  };
+  proc.stdout.on("data", append);
+  proc.stderr.on("data", append);
+  terminal.exited = new Promise((resolve) => {
+    proc.on("error", (e) => {
+      append(String(e));
+      terminal.exit = { exitCode: 127, signal: null };
+      resolve(terminal.exit);
+    });
+    proc.on("close", (code, signal) => {
+      terminal.exit = { exitCode: code, signal };
+      resolve(terminal.exit);
+    });
+  });
+  terminals.set(id, terminal);
+  return id;
+}
+
+function terminal(terminalId) {
+  const found = terminals.get(terminalId);
+  if (!found) throw acp.RequestError.resourceNotFound(terminalId);
+  return found;
+}
+
 const app = acp
   .client({ name: "agentwire-e2e-ts" })
   .onNotification("session/update", ({ params }) => onUpdate(params))
@@ -172,6 +244,42 @@ const app = acp
     permissions.push(params);
     const optionId = process.env.ACP_PERMISSION ?? "reject-once";
     return { outcome: { outcome: "selected", optionId } };
+  })
+  .onRequest("fs/read_text_file", ({ params }) => {
+    clientRequests.push({ method: "fs/read_text_file", params });
+    return { content: readText(params) };
+  })
+  .onRequest("fs/write_text_file", ({ params }) => {
+    clientRequests.push({ method: "fs/write_text_file", params });
+    writeFileSync(params.path, params.content);
+    return {};
+  })
+  .onRequest("terminal/create", ({ params }) => {
+    clientRequests.push({ method: "terminal/create", params });
+    return { terminalId: createTerminal(params) };
+  })
+  .onRequest("terminal/wait_for_exit", async ({ params }) => {
+    clientRequests.push({ method: "terminal/wait_for_exit", params });
+    return await terminal(params.terminalId).exited;
+  })
+  .onRequest("terminal/output", ({ params }) => {
+    clientRequests.push({ method: "terminal/output", params });
+    const t = terminal(params.terminalId);
+    const answer = { output: t.output, truncated: t.truncated };
+    if (t.exit) answer.exitStatus = t.exit;
+    return answer;
+  })
+  .onRequest("terminal/kill", ({ params }) => {
+    clientRequests.push({ method: "terminal/kill", params });
+    terminal(params.terminalId).proc.kill("SIGKILL");
+    return {};
+  })
+  .onRequest("terminal/release", ({ params }) => {
+    clientRequests.push({ method: "terminal/release", params });
+    const t = terminal(params.terminalId);
+    if (!t.exit) t.proc.kill("SIGKILL");
+    terminals.delete(params.terminalId);
+    return {};
   });
 
 async function attempt(promise) {
@@ -192,6 +300,7 @@ function finish(code) {
   clearTimeout(deadline);
   report.updates = updates;
   report.permissions = permissions;
+  report.clientRequests = clientRequests;
   report.schemaErrors = schemaErrors;
   report.invalidSent = invalidSent.length;
   report.messages = transcript.length;
@@ -206,7 +315,10 @@ try {
   await app.connectWith(stream, async (ctx) => {
     report.initialize = await ctx.request("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: {
+        fs: { readTextFile: offer.has("read"), writeTextFile: offer.has("write") },
+        terminal: offer.has("terminal"),
+      },
       clientInfo: { name: "agentwire-e2e-ts", version: "1.0.0" },
     });
     switch (scenario) {
@@ -259,6 +371,62 @@ try {
         );
         report.unknownMethod = await attempt(ctx.request("agentwire/unknown", {}));
         report.afterwards = await attempt(ctx.request("session/new", { cwd, mcpServers: [] }));
+        break;
+      }
+      case "tools": {
+        const mcpServers = JSON.parse(process.env.ACP_MCP_SERVERS ?? "[]");
+        const session = await ctx.request("session/new", { cwd, mcpServers });
+        report.session = session;
+        if (process.env.ACP_MODE) {
+          report.setMode = await ctx.request("session/set_mode", {
+            sessionId: session.sessionId,
+            modeId: process.env.ACP_MODE,
+          });
+        }
+        const outcome = await attempt(
+          ctx.request("session/prompt", {
+            sessionId: session.sessionId,
+            prompt: [{ type: "text", text: "use the tools" }],
+          }),
+        );
+        report.prompt = outcome.result ?? null;
+        report.promptError = outcome.error ?? null;
+        report.openTerminals = terminals.size;
+        break;
+      }
+      case "lifecycle": {
+        const session = await ctx.request("session/new", { cwd, mcpServers: [] });
+        report.session = session;
+        const { sessionId } = session;
+        const set = (configId, value) =>
+          attempt(ctx.request("session/set_config_option", { sessionId, configId, value }));
+        report.setModel = await set("model", process.env.ACP_MODEL ?? "mock-model");
+        report.setEffort = await set("reasoning_effort", process.env.ACP_EFFORT ?? "high");
+        report.setMode = await set("mode", "read-only");
+        report.unknownOption = await set("temperature", "hot");
+        report.unknownValue = await set("model", "no-such-model");
+        report.prompt = await ctx.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "hello" }],
+        });
+        report.list = await ctx.request("session/list", { cwd });
+        report.close = await ctx.request("session/close", { sessionId });
+        const seen = transcript.length;
+        report.closeAgain = await attempt(ctx.request("session/close", { sessionId }));
+        // The SDK turns a -32002 answer to session/close into success: keep the wire answer.
+        report.closeAgainWire =
+          transcript.slice(seen).find((m) => m.from === "agent" && !("method" in m.message))
+            ?.message ?? null;
+        report.promptClosed = await attempt(
+          ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] }),
+        );
+        const before = updates.length;
+        report.resume = await ctx.request("session/resume", { sessionId, cwd, mcpServers: [] });
+        report.resumeUpdates = updates.length - before;
+        report.promptResumed = await ctx.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "and again" }],
+        });
         break;
       }
       default:

@@ -105,24 +105,27 @@ pub async fn open(
 ) -> Result<(Connection, mpsc::Receiver<Incoming>), String> {
     let (incoming_tx, incoming) = mpsc::channel(INCOMING_QUEUE);
     let requests = incoming_tx.clone();
-    let mut options = ClientOptions {
-        client_info: ClientInfo::builder()
-            .name("agentwire-tui".to_owned())
-            .title("agentwire".to_owned())
-            .version(env!("CARGO_PKG_VERSION").to_owned())
-            .build(),
-        // Every other capability is absent, i.e. off.
-        capabilities: serde_json::from_value::<InitializeCapabilities>(
-            serde_json::json!({"experimentalApi": true}),
+    let mut options = ClientOptions::builder()
+        .client_info(
+            ClientInfo::builder()
+                .name("agentwire-tui".to_owned())
+                .title("agentwire".to_owned())
+                .version(env!("CARGO_PKG_VERSION").to_owned())
+                .build(),
         )
-        .ok(),
+        // Every other capability is absent, i.e. off.
+        .maybe_capabilities(
+            serde_json::from_value::<InitializeCapabilities>(serde_json::json!({
+                "experimentalApi": true
+            }))
+            .ok(),
+        )
         // Every server request waits for the user (or is refused) in the front end's loop.
-        server_requests: Arc::new(move |request: ServerRequest| {
+        .server_requests(Arc::new(move |request: ServerRequest| {
             let requests = requests.clone();
             Box::pin(async move { ask(&requests, request).await })
-        }),
-        ..ClientOptions::default()
-    };
+        }))
+        .build();
     let client = match target {
         Target::Spawn { program, args } => {
             let mut command = tokio::process::Command::new(program);

@@ -18,8 +18,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use agentwire_runtime::RuntimeConfig;
-use agentwire_runtime::stdio::BATCH_DELAY;
-use agentwire_runtime::stdio::busy_poll::BusyPoll;
+use agentwire_runtime::{BATCH_DELAY, BusyPoll};
 use rustix::event::{self, PollFd, PollFlags, Timespec};
 use serde_json::Value;
 

@@ -4,11 +4,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use jsonschema::error::ValidationErrorKind;
-use jsonschema::{Registry, ValidationError, Validator};
+use agentwire_protocol::schema_issues::{IssueLimits, schema_issues};
+use jsonschema::{Registry, Validator};
 use serde_json::{Value, json};
-
-use super::choices;
 
 /// The URI the bundle is registered under; definitions are compiled by reference to it.
 const BUNDLE_URI: &str = "urn:agentwire:contract-bundle";
@@ -16,7 +14,8 @@ const BUNDLE_URI: &str = "urn:agentwire:contract-bundle";
 /// At most this many problems are reported for one message.
 const MAX_ISSUES: usize = 8;
 
-/// At most this many bytes of a reason are kept (reasons quote the offending value).
+/// At most this many bytes of a reason or pointer are kept (reasons quote the offending value).
+/// The wording is `agentwire_protocol::schema_issues`, shared with the runtime's -32602 details.
 const MAX_REASON: usize = 400;
 
 /// Which kind of message a method's envelope describes.
@@ -172,24 +171,13 @@ impl SchemaSet {
                 }];
             }
         };
-        if validator.is_valid(message) {
-            return Vec::new();
-        }
-        let mut issues = Vec::new();
-        for error in validator.iter_errors(message) {
-            collect(&error, &mut issues);
-            if issues.len() >= MAX_ISSUES {
-                break;
-            }
-        }
-        issues.truncate(MAX_ISSUES);
-        if issues.is_empty() {
-            issues.push(Issue {
-                pointer: String::new(),
-                reason: format!("does not match {name}"),
-            });
-        }
-        issues
+        schema_issues(validator, message, IssueLimits::new(MAX_ISSUES, MAX_REASON))
+            .into_iter()
+            .map(|issue| Issue {
+                pointer: issue.pointer,
+                reason: issue.message,
+            })
+            .collect()
     }
 
     fn compile(&self, name: &str) -> Result<Validator, String> {
@@ -243,64 +231,4 @@ fn null_missing(schema: &mut Value, wider: &Value) {
             null_missing(inner, wider_inner);
         }
     }
-}
-
-/// Records an error: a value outside a closed set of choices with every allowed value
-/// ([`choices`]); for another failed `oneOf`/`anyOf`, descends into the branch the value most
-/// likely meant (the one whose tag matched, else the one with the fewest complaints).
-fn collect(error: &ValidationError<'_>, out: &mut Vec<Issue>) {
-    let base = error.instance_path().as_str();
-    if let Some(reason) = choices::message(error) {
-        out.push(Issue {
-            pointer: base.to_owned(),
-            reason,
-        });
-        return;
-    }
-    let context = match error.kind() {
-        ValidationErrorKind::OneOfNotValid { context } | ValidationErrorKind::AnyOf { context } => {
-            Some(context)
-        }
-        _ => None,
-    };
-    if let Some(branches) = context {
-        let best = branches
-            .iter()
-            .filter(|b| !b.is_empty())
-            .min_by_key(|branch| {
-                let tag_mismatch = branch.iter().any(|e| {
-                    let path = e.instance_path().as_str();
-                    path.len() > base.len()
-                        && path.starts_with(base)
-                        && !path[base.len() + 1..].contains('/')
-                        && matches!(
-                            e.kind(),
-                            ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
-                        )
-                });
-                (tag_mismatch, branch.len())
-            });
-        if let Some(branch) = best {
-            for inner in branch {
-                collect(inner, out);
-            }
-            return;
-        }
-    }
-    out.push(Issue {
-        pointer: base.to_owned(),
-        reason: truncated(error.to_string()),
-    });
-}
-
-fn truncated(mut text: String) -> String {
-    if text.len() > MAX_REASON {
-        let mut end = MAX_REASON;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push_str("… (truncated)");
-    }
-    text
 }

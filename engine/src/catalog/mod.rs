@@ -32,7 +32,6 @@ use crate::Engine;
 use crate::config::FIXTURE;
 use crate::provider::builtin::{default_model, is_named};
 use crate::threads::meta::ThreadDefaults;
-pub(crate) use models::ConfiguredModel;
 use models::{Entry, ServedModels, Shown};
 
 /// The catalog's state: the providers' cached server lists.

@@ -17,6 +17,7 @@ use serde::Deserialize;
 
 use crate::accounts::Accounts;
 use crate::config::ProviderConfig;
+use crate::provider::settings::ConfiguredModel;
 
 /// How long a provider's `GET /models` may take.
 pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(2);
@@ -26,44 +27,6 @@ pub(crate) const FRESH_FOR: Duration = Duration::from_secs(300);
 pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(30);
 /// The largest `/models` answer read.
 const MAX_BODY: usize = 4 * 1024 * 1024;
-
-/// One entry of a provider's `models` list in `config.toml`: a model id, or a table.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub(crate) enum ConfiguredModel {
-    /// Just the id (`"qwen2.5-coder"`).
-    Id(String),
-    /// `{ id, display_name, hidden, reasoning_efforts }`.
-    Table(ModelTable),
-}
-
-impl ConfiguredModel {
-    /// The model slug sent to the server.
-    pub(crate) fn id(&self) -> &str {
-        match self {
-            Self::Id(id) => id,
-            Self::Table(table) => &table.id,
-        }
-    }
-}
-
-/// A model described in `config.toml`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ModelTable {
-    /// The model slug sent to the server.
-    pub id: String,
-    /// The name a picker shows (the id when left out).
-    #[serde(default)]
-    pub display_name: Option<String>,
-    /// Listed only with `includeHidden` (default `false`).
-    #[serde(default)]
-    pub hidden: bool,
-    /// The values the engine may send as `reasoning_effort` for this model (none when left
-    /// out: the engine then sends none and the server decides).
-    #[serde(default)]
-    pub reasoning_efforts: Vec<String>,
-}
 
 /// A catalog entry before it becomes a wire [`Model`].
 #[derive(Debug, Clone, PartialEq)]
@@ -287,7 +250,7 @@ impl ServedModels {
     fn client(&self) -> Result<&reqwest::Client, String> {
         self.client
             .get_or_init(|| {
-                crate::provider::openai::install_crypto_provider();
+                crate::tls::install_crypto_provider();
                 reqwest::Client::builder()
                     .connect_timeout(FETCH_TIMEOUT)
                     .timeout(FETCH_TIMEOUT)

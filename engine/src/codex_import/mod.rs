@@ -34,6 +34,7 @@ pub(crate) mod config;
 pub(crate) mod files;
 pub(crate) mod history;
 pub(crate) mod rpc;
+mod session_events;
 pub(crate) mod sessions;
 
 use std::collections::{BTreeSet, HashMap};

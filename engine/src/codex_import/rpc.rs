@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use super::{Importer, SessionLimits, codex_home, history, history_entry};
 use crate::Engine;
-use crate::handler::blocking;
+use crate::pool::blocking;
 
 /// `externalAgentConfig/detect`: what is left to import from the Codex home. Repositories
 /// (`cwds`) list nothing: this server reads their `.codex/` folder in place.
@@ -106,7 +106,9 @@ pub(crate) async fn import(
             return;
         }
         let background = hub.clone();
-        hub.spawn_background(async move {
+        // Cleaned up after a panic: nothing to undo (the import's blocking part is awaited
+        // here and its panic logged below).
+        let work = async move {
             let work = tokio::task::spawn_blocking(move || {
                 let mut results = done;
                 for item in &later {
@@ -120,7 +122,8 @@ pub(crate) async fn import(
             if let Err(error) = work.await {
                 tracing::error!(%error, "importing Codex sessions failed");
             }
-        });
+        };
+        crate::supervised::background(&hub, "Codex import", work, || {});
     });
     Ok(response)
 }

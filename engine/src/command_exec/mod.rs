@@ -31,6 +31,7 @@ mod capture;
 mod env;
 pub(crate) mod process;
 mod pty;
+mod refusal;
 mod registry;
 mod request;
 mod run;
@@ -49,16 +50,11 @@ pub(crate) use env::base_env;
 
 use crate::Engine;
 use crate::threads::meta::sandbox_policy_with;
-use crate::tools::exec::ExecError;
 use crate::tools::sandbox::SandboxHelper;
 use request::Plan;
 use run::Control;
 
-/// The method names, for error messages.
-const EXEC: &str = "command/exec";
-const WRITE: &str = "command/exec/write";
-const TERMINATE: &str = "command/exec/terminate";
-const RESIZE: &str = "command/exec/resize";
+use refusal::{EXEC, RESIZE, TERMINATE, WRITE};
 
 /// What `command/exec` needs for the life of the server: the sandbox program, and the running
 /// processes that have a `processId`. (A request that names no policy gets the one new threads
@@ -87,21 +83,6 @@ impl CommandExecs {
     /// processes run now.
     pub(crate) fn running(&self) -> (usize, usize) {
         (self.registry.len(), self.processes.len())
-    }
-}
-
-/// A program that cannot be run as asked: -32602 naming `command[0]`; a sandbox that cannot be
-/// set up: -32603. `method` is the request that asked for it.
-fn spawn_refusal(method: &str, error: ExecError) -> HandlerError {
-    match error {
-        ExecError::Spawn { program, reason } => HandlerError::invalid_params(
-            method,
-            format_args!("`command[0]` {program:?} cannot be run: {reason}"),
-        ),
-        ExecError::Sandbox(reason) => {
-            agentwire_runtime::telemetry::sandbox_refused("command");
-            HandlerError::internal(format!("{method}: the sandbox is unavailable: {reason}"))
-        }
     }
 }
 

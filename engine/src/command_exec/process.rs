@@ -119,24 +119,49 @@ pub(crate) async fn spawn(
     let process = run::spawn(&plan, execs.sandbox_exe.as_ref(), method)?;
     let peer = context.peer.clone();
     let answered = context.answered.clone();
-    peer.hub().clone().spawn_background(async move {
-        // The answer goes out before anything about the process.
-        answered.wait().await;
-        let outcome = run::drive(process, &plan, &peer, requests, Api::Process).await;
-        // The handle is free again before the client hears of the end.
-        drop(entry);
-        peer.notify::<ProcessExited>(
-            &ProcessExitedNotification::builder()
-                .process_handle(handle)
-                .exit_code(outcome.exit_code)
-                .stdout(outcome.stdout)
-                .stderr(outcome.stderr)
-                .stdout_cap_reached(outcome.stdout_cap_reached)
-                .stderr_cap_reached(outcome.stderr_cap_reached)
-                .output_drain_timed_out(outcome.drain_timed_out)
-                .build(),
-        );
-    });
+    // Cleaned up after a panic: the process's handle is freed and its child killed as the
+    // task unwinds (their guards drop); the client is told it exited (code -1), so that it
+    // does not wait for an exit that never comes.
+    let cleanup = {
+        let (peer, handle) = (peer.clone(), handle.clone());
+        move || {
+            peer.notify::<ProcessExited>(
+                &ProcessExitedNotification::builder()
+                    .process_handle(handle)
+                    .exit_code(-1)
+                    .stdout(String::new())
+                    .stderr("the process's task stopped on an internal error".to_owned())
+                    .stdout_cap_reached(false)
+                    .stderr_cap_reached(false)
+                    .output_drain_timed_out(false)
+                    .build(),
+            );
+        }
+    };
+    let hub = peer.hub().clone();
+    crate::supervised::background(
+        &hub,
+        "process/spawn",
+        async move {
+            // The answer goes out before anything about the process.
+            answered.wait().await;
+            let outcome = run::drive(process, &plan, &peer, requests, Api::Process).await;
+            // The handle is free again before the client hears of the end.
+            drop(entry);
+            peer.notify::<ProcessExited>(
+                &ProcessExitedNotification::builder()
+                    .process_handle(handle)
+                    .exit_code(outcome.exit_code)
+                    .stdout(outcome.stdout)
+                    .stderr(outcome.stderr)
+                    .stdout_cap_reached(outcome.stdout_cap_reached)
+                    .stderr_cap_reached(outcome.stderr_cap_reached)
+                    .output_drain_timed_out(outcome.drain_timed_out)
+                    .build(),
+            );
+        },
+        cleanup,
+    );
     Ok(ProcessSpawnResponse::builder().build())
 }
 

@@ -37,8 +37,8 @@ use tokio::time::Instant;
 
 use super::capture::Capture;
 use super::pty::{self, Master};
+use super::refusal::{EXEC, spawn_refusal};
 use super::request::Plan;
-use super::spawn_refusal;
 use crate::tools::exec::{
     DRAIN_GRACE, ExecError, GroupKiller, check_program, sandbox_exec_command,
 };
@@ -417,7 +417,7 @@ pub(super) async fn run(
     peer: &Peer,
     control: mpsc::Receiver<Control>,
 ) -> Result<CommandExecResponse, HandlerError> {
-    let process = spawn(&plan, sandbox_exe, super::EXEC)?;
+    let process = spawn(&plan, sandbox_exe, EXEC)?;
     let outcome = drive(process, &plan, peer, control, Api::CommandExec).await;
     Ok(CommandExecResponse::builder()
         .exit_code(outcome.exit_code)

@@ -12,10 +12,14 @@
 //! advisory lock on `.config.toml.lock` beside the file, so a version check and the write that
 //! follows it cannot interleave with another writer.
 
+// On the async path: no blocking call here (see clippy.toml); code that runs on the blocking
+// pool or a thread of its own says so where it allows one.
+#![deny(clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
 
 use agentwire_protocol::method::Method;
-use agentwire_protocol::methods::{ConfigBatchWrite, ConfigValueWrite, ConfigWarning};
+use agentwire_protocol::methods::{ConfigBatchWrite, ConfigRead, ConfigValueWrite, ConfigWarning};
 use agentwire_protocol::{
     AbsolutePathBuf, ConfigBatchWriteParams, ConfigEdit, ConfigLayer, ConfigLayerSource,
     ConfigReadParams, ConfigReadResponse, ConfigValueWriteParams, ConfigWarningNotification,
@@ -39,7 +43,11 @@ pub(crate) async fn read(
     params: ConfigReadParams,
 ) -> Result<ConfigReadResponse, HandlerError> {
     let cwd = params.cwd.as_deref().map(absolute);
-    let effective = engine.config_store.effective(cwd.as_deref());
+    // The layers' files are looked at (and read when they changed) on the blocking pool.
+    let store = engine.config_store.clone();
+    let effective =
+        crate::pool::blocking::<ConfigRead, _, _>(move || Ok(store.effective(cwd.as_deref())))
+            .await?;
     let layers = params.include_layers.unwrap_or(false).then(|| {
         effective
             .layers
@@ -74,7 +82,7 @@ pub(crate) async fn value_write(
         .merge_strategy(params.merge_strategy)
         .build();
     let store = engine.config_store.clone();
-    crate::handler::blocking::<ConfigValueWrite, _, _>(move || {
+    crate::pool::blocking::<ConfigValueWrite, _, _>(move || {
         write(
             &store,
             ConfigValueWrite::NAME,
@@ -93,7 +101,7 @@ pub(crate) async fn batch_write(
     params: ConfigBatchWriteParams,
 ) -> Result<ConfigWriteResponse, HandlerError> {
     let store = engine.config_store.clone();
-    crate::handler::blocking::<ConfigBatchWrite, _, _>(move || {
+    crate::pool::blocking::<ConfigBatchWrite, _, _>(move || {
         write(
             &store,
             ConfigBatchWrite::NAME,
@@ -113,6 +121,10 @@ fn refused(code: &str, key_path: Option<&str>, message: String) -> HandlerError 
 
 /// Applies `edits` to the user file and writes it, or refuses and writes nothing. Takes locks
 /// and touches the disk: call it off the async workers.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "runs on the blocking pool: every caller goes through `pool::blocking`"
+)]
 pub(crate) fn write(
     store: &Store,
     method: &str,
@@ -304,6 +316,10 @@ fn describe(source: &ConfigLayerSource) -> String {
 /// An exclusive advisory lock on `<dir>/.config.toml.lock` beside `path`, held while the
 /// returned file is open; `None` when it cannot be taken (the write then relies on the
 /// in-process lock and `expectedVersion`).
+#[allow(
+    clippy::disallowed_methods,
+    reason = "called by `write`, on the blocking pool"
+)]
 fn lock_file(path: &Path) -> Option<std::fs::File> {
     let dir = path.parent()?;
     std::fs::create_dir_all(dir).ok()?;
@@ -320,6 +336,10 @@ fn lock_file(path: &Path) -> Option<std::fs::File> {
 
 /// Whether `requested` names the same file as `user` (after making it absolute and resolving
 /// symlinks where the files exist).
+#[allow(
+    clippy::disallowed_methods,
+    reason = "called by `write`, on the blocking pool"
+)]
 fn same_file(requested: &Path, user: &Path) -> bool {
     let resolve = |p: &Path| -> PathBuf {
         let p = absolute(&p.to_string_lossy());

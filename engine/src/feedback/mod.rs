@@ -32,7 +32,7 @@ use agentwire_runtime::HandlerError;
 use serde_json::{Value, json};
 
 use crate::Engine;
-use crate::handler::{blocking, stored};
+use crate::pool::{blocking, stored};
 
 /// Most bytes of one attached file put in the report (the first ones).
 pub(crate) const MAX_ATTACHMENT_BYTES: u64 = 64 * 1024 * 1024;

@@ -20,10 +20,11 @@ use rustix::io::Errno;
 
 use super::copy_data::{CopyBudget, DataError, copy_data};
 use super::error::{FsError, FsResult, Reason};
+use super::limits::{MAX_DEPTH, MAX_TREE_ENTRIES};
+use super::remove;
 use super::resolve::{RESOLVE_NAME, kind, open_beneath};
 use super::roots::{Private, Scope, real_path};
 use super::walk::{Frame, Limits, survey};
-use super::{MAX_DEPTH, MAX_TREE_ENTRIES, remove};
 use crate::atomic_file::replace_at;
 
 /// Serves `fs/copy` under `scope`, writing at most `budget` (see [`copy_data`]).

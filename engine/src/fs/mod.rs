@@ -27,6 +27,7 @@
 mod copy;
 mod copy_data;
 mod error;
+mod limits;
 mod listing;
 mod metadata;
 mod read;
@@ -56,13 +57,6 @@ use agentwire_runtime::{HandlerError, RequestContext};
 use crate::Engine;
 use error::FsResult;
 use roots::{Private, Root, Scope};
-
-/// Most bytes `fs/readFile` returns and `fs/writeFile` accepts (16 MiB).
-pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
-/// Deepest nesting `fs/remove` and `fs/copy` walk into.
-pub(crate) const MAX_DEPTH: usize = 256;
-/// Most entries one `fs/copy` of a tree copies.
-pub(crate) const MAX_TREE_ENTRIES: usize = 100_000;
 
 /// The `fs/*` state of the engine: the private paths and the watches.
 #[derive(Debug)]

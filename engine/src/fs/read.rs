@@ -6,8 +6,8 @@ use agentwire_protocol::{FsReadFileParams, FsReadFileResponse};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-use super::MAX_FILE_BYTES;
 use super::error::{FsResult, Reason};
+use super::limits::MAX_FILE_BYTES;
 use super::roots::Scope;
 
 /// Serves `fs/readFile` under `scope`.

@@ -12,8 +12,8 @@ use agentwire_protocol::{FsRemoveParams, FsRemoveResponse};
 use rustix::fs::{AtFlags, FileType, fstat, statat, unlinkat};
 use rustix::io::Errno;
 
-use super::MAX_DEPTH;
 use super::error::{FsError, FsResult, Reason};
+use super::limits::MAX_DEPTH;
 use super::resolve::kind;
 use super::roots::{Private, Scope, real_path};
 use super::walk::{Frame, Limits, open_dir, survey};

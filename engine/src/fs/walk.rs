@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use rustix::fs::{AtFlags, Dir, FileType, OFlags, fstat, statat};
 use rustix::io::Errno;
 
-use super::MAX_DEPTH;
 use super::error::Reason;
+use super::limits::MAX_DEPTH;
 use super::resolve::{RESOLVE_NAME, kind, open_beneath};
 use super::roots::Private;
 

@@ -12,8 +12,8 @@ use base64::engine::general_purpose::STANDARD;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, mkdirat, statat};
 use rustix::io::Errno;
 
-use super::MAX_FILE_BYTES;
 use super::error::{FsError, FsResult, Reason};
+use super::limits::MAX_FILE_BYTES;
 use super::resolve::{Located, kind};
 use super::roots::Scope;
 use crate::atomic_file::replace_at;

@@ -147,11 +147,27 @@ pub(crate) async fn run_event(
                 Duration::from_secs(hook.timeout_sec),
             );
             let (name, notify) = (event.name, notify.clone());
-            tokio::spawn(async move {
+            // Cleaned up after a panic: the run is reported as failed, so that clients do not
+            // show it running forever (its child, if any, is killed as the task unwinds).
+            let cleanup = {
+                let (mut failed, notify) = (summary.clone(), notify.clone());
+                move || {
+                    let why = "the hook's task stopped on an internal error".to_owned();
+                    let _ = settle(
+                        &mut failed,
+                        name,
+                        (Ran::NotStarted(why), Duration::ZERO),
+                        timeout,
+                    );
+                    notify(Notice::Completed(failed));
+                }
+            };
+            let work = async move {
                 let ran = execute(&command, &env, &payload, timeout).await;
                 let _ = settle(&mut summary, name, ran, timeout);
                 notify(Notice::Completed(summary));
-            });
+            };
+            crate::supervised::spawn("async hook", work, cleanup);
             continue;
         }
         let timeout = Duration::from_secs(hook.timeout_sec);

@@ -24,10 +24,11 @@ use agentwire_protocol::{
 use agentwire_runtime::HandlerError;
 
 use crate::Engine;
-use crate::handler::blocking;
+use crate::pool::blocking;
 use crate::threads::Threads;
 use crate::threads::error::ThreadError;
 use crate::threads::paths::{ARCHIVED_SESSIONS, SESSIONS};
+use crate::timestamps::rfc3339;
 
 const METHOD: &str = GetConversationSummary::NAME;
 
@@ -137,32 +138,4 @@ fn summary_of(thread: Thread) -> ConversationSummary {
                 .build()
         }))
         .build()
-}
-
-/// Unix seconds as `YYYY-MM-DDThh:mm:ssZ`; `None` when out of range.
-fn rfc3339(seconds: i64) -> Option<String> {
-    let at = time::OffsetDateTime::from_unix_timestamp(seconds).ok()?;
-    Some(format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-        at.year(),
-        u8::from(at.month()),
-        at.day(),
-        at.hour(),
-        at.minute(),
-        at.second()
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps_are_rfc3339_utc() {
-        assert_eq!(rfc3339(0).as_deref(), Some("1970-01-01T00:00:00Z"));
-        assert_eq!(
-            rfc3339(1_767_323_045).as_deref(),
-            Some("2026-01-02T03:04:05Z")
-        );
-    }
 }

@@ -163,24 +163,31 @@ fn stdio(
         .map_err(|e| format!("cannot run `{program}`: {e}"))?;
     if let Some(stderr) = stderr {
         let server = name.to_owned();
-        tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(mut line)) = lines.next_line().await {
-                if line.len() > STDERR_LINE_BYTES {
-                    let mut cut = STDERR_LINE_BYTES;
-                    while !line.is_char_boundary(cut) {
-                        cut -= 1;
+        // Cleaned up after a panic: nothing to undo; the pipe closes with the task, and the
+        // tail kept for error messages stays as it was.
+        let what = "MCP server stderr reader";
+        crate::supervised::spawn(
+            what,
+            async move {
+                let mut lines = tokio::io::BufReader::new(stderr).lines();
+                while let Ok(Some(mut line)) = lines.next_line().await {
+                    if line.len() > STDERR_LINE_BYTES {
+                        let mut cut = STDERR_LINE_BYTES;
+                        while !line.is_char_boundary(cut) {
+                            cut -= 1;
+                        }
+                        line.truncate(cut);
                     }
-                    line.truncate(cut);
+                    tracing::debug!(server = %server, "{line}");
+                    let mut tail = lock(&stderr_tail);
+                    if tail.len() == STDERR_LINES {
+                        tail.pop_front();
+                    }
+                    tail.push_back(line);
                 }
-                tracing::debug!(server = %server, "{line}");
-                let mut tail = lock(&stderr_tail);
-                if tail.len() == STDERR_LINES {
-                    tail.pop_front();
-                }
-                tail.push_back(line);
-            }
-        });
+            },
+            || {},
+        );
     }
     Ok(transport)
 }
@@ -214,7 +221,7 @@ fn http(
             .map_err(|e| format!("http header {name}: not a valid value: {e}"))?;
         headers.insert(header, value);
     }
-    crate::provider::openai::install_crypto_provider();
+    crate::tls::install_crypto_provider();
     let client = reqwest::Client::builder()
         .default_headers(headers)
         .build()

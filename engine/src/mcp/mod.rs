@@ -39,7 +39,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use agentwire_runtime::Hub;
 
+// The model-facing shape of a tool lives with the providers.
 use crate::config::{McpServerConfig, McpToolApproval, Store};
+pub(crate) use crate::provider::ModelTool;
 use slot::Slot;
 
 /// Default start-up time limit (initialize and the tool list), in seconds.
@@ -87,17 +89,6 @@ pub(crate) enum McpError {
         /// Why.
         reason: String,
     },
-}
-
-/// A tool offered to the model: its qualified function name, description and parameters.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ModelTool {
-    /// The function name (`server__tool`, sanitised).
-    pub name: String,
-    /// What it does.
-    pub description: String,
-    /// JSON Schema of its arguments.
-    pub parameters: serde_json::Value,
 }
 
 /// Who an MCP server's elicitation goes to while a request of it runs.

@@ -337,9 +337,11 @@ impl Drop for CancelOnDrop {
             Some("the caller stopped waiting (interrupted)".to_owned()),
         );
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
+            // Cleaned up after a panic: nothing to undo (the notice is best effort).
+            let notice = async move {
                 let _ = peer.notify_cancelled(params).await;
-            });
+            };
+            crate::supervised::spawn_on(&runtime, "MCP cancel notice", notice, || {});
         }
     }
 }

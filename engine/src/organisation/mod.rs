@@ -139,7 +139,7 @@ where
     T: Send + 'static,
     W: FnOnce() -> Result<T, ThreadError> + Send + 'static,
 {
-    crate::handler::blocking::<M, T, _>(move || work().map_err(|e| e.into_handler(M::NAME))).await
+    crate::pool::blocking::<M, T, _>(move || work().map_err(|e| e.into_handler(M::NAME))).await
 }
 
 /// The page size for `limit`.

@@ -372,7 +372,7 @@ pub(crate) async fn start(
         Err(error) => {
             let threads = engine.threads.clone();
             let thread_id = id.clone();
-            let _ = crate::handler::blocking::<ThreadQueueStart, _, _>(move || {
+            let _ = crate::pool::blocking::<ThreadQueueStart, _, _>(move || {
                 restore(&threads, &thread_id, item, at);
                 Ok(())
             })
@@ -405,7 +405,13 @@ pub(crate) fn kick(engine: &Engine, context: &RequestContext, id: String) {
     }
     let context = context.clone();
     let hub = context.peer.hub().clone();
-    hub.spawn_background(async move {
+    // Cleaned up after a panic: the thread's drain is left (as when it ends), so that the
+    // next queued input starts a new one.
+    let cleanup = {
+        let (organisation, id) = (driver.organisation.clone(), id.clone());
+        move || while organisation.drains.again(&id) {}
+    };
+    let work = async move {
         context.answered.wait().await;
         loop {
             driver.drain(&context, &id).await;
@@ -413,7 +419,8 @@ pub(crate) fn kick(engine: &Engine, context: &RequestContext, id: String) {
                 return;
             }
         }
-    });
+    };
+    crate::supervised::background(&hub, "queue drain", work, cleanup);
 }
 
 impl Driver {
@@ -458,8 +465,13 @@ impl Driver {
         };
         let hub = context.peer.hub().clone();
         changed(&hub, id);
-        let started =
-            claim.and_then(|claim| self.turns.start(context, turn_params(id, &item), claim));
+        let started = match claim {
+            Ok(claim) => {
+                let params = turn_params(id, &item);
+                self.turns.start(context, params, claim).await
+            }
+            Err(error) => Err(error),
+        };
         match started {
             Ok(_) => Ok(true),
             Err(error) => {

@@ -23,7 +23,7 @@ use agentwire_runtime::{HandlerError, RequestContext};
 use super::registry::{self, Refusal};
 use super::{catalog, store};
 use crate::Engine;
-use crate::handler::blocking;
+use crate::pool::blocking;
 
 /// A refusal as the error of `M`.
 fn refused<M: Method>(refusal: Refusal) -> HandlerError {

@@ -27,7 +27,7 @@
 
 use toml::{Table, Value};
 
-use crate::config::{FIXTURE, ProviderConfig};
+use super::settings::{FIXTURE, ProviderConfig};
 
 /// The OpenAI provider's id.
 pub(crate) const OPENAI: &str = "openai";
@@ -134,7 +134,9 @@ mod tests {
     #[test]
     fn a_provider_without_a_chosen_model_has_its_listed_or_documented_default() {
         let listed = ProviderConfig {
-            models: vec![crate::catalog::ConfiguredModel::Id("qwen".to_owned())],
+            models: vec![crate::provider::settings::ConfiguredModel::Id(
+                "qwen".to_owned(),
+            )],
             ..ProviderConfig::default()
         };
         assert_eq!(

@@ -27,6 +27,7 @@ pub(crate) mod openai;
 pub(crate) mod responses;
 pub(crate) mod schema;
 pub(crate) mod script;
+pub(crate) mod settings;
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -39,10 +40,11 @@ use agentwire_protocol::{
 use tokio::sync::mpsc;
 
 use crate::accounts::Accounts;
-use crate::config::{ConfigFile, FIXTURE};
+use crate::config::ConfigFile;
 use fixture::FixtureProvider;
 use openai::OpenAiProvider;
 use script::Script;
+use settings::FIXTURE;
 
 /// How many events a provider may buffer ahead of the turn engine.
 pub(crate) const EVENT_QUEUE: usize = 64;
@@ -68,10 +70,22 @@ pub(crate) struct ModelRequest {
     /// What the turn asks of the model's output beyond the thread's settings.
     pub output: OutputOptions,
     /// The MCP tools offered besides the built-in ones (see [`crate::mcp`]).
-    pub mcp_tools: Vec<crate::mcp::ModelTool>,
+    pub mcp_tools: Vec<ModelTool>,
     /// The tools the client answers (`request_user_input`, the thread's dynamic tools),
     /// offered after the MCP tools.
-    pub client_tools: Vec<crate::mcp::ModelTool>,
+    pub client_tools: Vec<ModelTool>,
+}
+
+/// A tool offered to the model besides the built-in ones (an MCP server's, the client's): its
+/// qualified function name, description and parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ModelTool {
+    /// The function name (`server__tool`, sanitised).
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// JSON Schema of its arguments.
+    pub parameters: serde_json::Value,
 }
 
 /// A turn's wishes for the model's output: a reasoning summary setting and a JSON Schema the
@@ -377,8 +391,8 @@ pub(crate) fn from_config(
 
 #[cfg(test)]
 mod tests {
+    use super::settings::ProviderConfig;
     use super::*;
-    use crate::config::ProviderConfig;
 
     fn config(provider: Option<&str>, script: Option<&str>) -> ConfigFile {
         ConfigFile {

@@ -62,7 +62,17 @@ pub(super) fn start(shared: &Arc<Shared>, peer: Peer, id: String, roots: Vec<Roo
         roots,
         queries: receiver,
     };
-    let task = tokio::spawn(session.run()).abort_handle();
+    // Cleaned up after a panic: the session is forgotten (as when its connection closes), so
+    // its id can be opened again; the client's pending query gets no more results.
+    let cleanup = {
+        let (shared, key) = (shared.clone(), key.clone());
+        move || forget(&shared, &key, generation)
+    };
+    let Some(task) = crate::supervised::spawn("fuzzy search session", session.run(), cleanup)
+    else {
+        return;
+    };
+    let task = task.abort_handle();
     let replaced = lock(&shared.sessions).insert(
         key,
         Handle {
@@ -110,14 +120,7 @@ impl Session {
 
     /// Forgets this session (if it is still the one under its id).
     fn close(&self) {
-        let mut sessions = lock(&self.shared.sessions);
-        if sessions
-            .get(&self.key)
-            .is_some_and(|h| h.generation == self.generation)
-        {
-            // Dropping the handle aborts this task, which is returning anyway.
-            sessions.remove(&self.key);
-        }
+        forget(&self.shared, &self.key, self.generation);
     }
 
     /// Answers `query`; returns `true` when a newer query arrived before it was complete.
@@ -178,5 +181,17 @@ impl Session {
                 .session_id(self.key.1.clone())
                 .build(),
         );
+    }
+}
+
+/// Forgets session `key` of `shared` if it is still the one of `generation`. Dropping its
+/// handle aborts its task (which is returning anyway when it forgets itself).
+fn forget(shared: &Shared, key: &(ConnectionId, String), generation: u64) {
+    let mut sessions = lock(&shared.sessions);
+    if sessions
+        .get(key)
+        .is_some_and(|h| h.generation == generation)
+    {
+        sessions.remove(key);
     }
 }

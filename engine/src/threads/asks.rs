@@ -220,11 +220,34 @@ impl Asks {
         let id = ask.clone();
         let (thread, from) = (thread_id.to_owned(), Arc::clone(&joiners));
         // The task removes itself once done; `asking` is held until it is registered.
-        let task = runtime.spawn(async move {
-            let answer = first_answer(method, &thread, &params, &from).await;
-            lock(&registry).remove(&id);
-            relay.answer(&thread, &id, answer);
-        });
+        // Cleaned up after a panic: the ask is forgotten here and the asking server is
+        // answered with an error, so neither waits for an answer that never comes.
+        let cleanup = {
+            let (registry, id, thread, relay) = (
+                Arc::clone(&registry),
+                id.clone(),
+                thread.clone(),
+                relay.clone(),
+            );
+            move || {
+                lock(&registry).remove(&id);
+                relay.answer(
+                    &thread,
+                    &id,
+                    Err("the server asked failed while putting the request".to_owned()),
+                );
+            }
+        };
+        let task = crate::supervised::spawn_on(
+            runtime,
+            "relayed ask",
+            async move {
+                let answer = first_answer(method, &thread, &params, &from).await;
+                lock(&registry).remove(&id);
+                relay.answer(&thread, &id, answer);
+            },
+            cleanup,
+        );
         let putting = Putting {
             thread_id: thread_id.to_owned(),
             task: task.abort_handle(),

@@ -107,7 +107,7 @@ impl Pending {
     pub(crate) fn detach(self) {}
 
     /// Blocks the calling thread until the records are durable. For request handlers, which run
-    /// on the blocking pool (see `handler::stored`), never on the async workers.
+    /// on the blocking pool (see `pool::stored`), never on the async workers.
     pub(crate) fn wait(self) -> Result<(), ThreadError> {
         futures_executor::block_on(self.durable())
     }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agentwire_protocol::method::{Notification, Request};
-use agentwire_runtime::outbound::notification_message;
+use agentwire_runtime::notification_message;
 use agentwire_runtime::{ConnectionId, Peer};
 use tokio::sync::Notify;
 

@@ -366,7 +366,29 @@ impl ExecSessions {
                 Box::new(move |pid| lock(&session.state).os_pid = pid)
             },
         };
-        tokio::spawn(drive(session.clone(), self.table.clone(), launch, controls));
+        // Cleaned up after a panic: the session ends (a reader waiting on it is told it could
+        // not run: its child was killed as the task unwound) and leaves the table.
+        let cleanup = {
+            let (session, table) = (session.clone(), self.table.clone());
+            move || {
+                let program = session.info.command.clone();
+                let result = Err(ExecError::Spawn {
+                    program,
+                    reason: "the session's task stopped on an internal error".to_owned(),
+                });
+                let ended = Ended { result, item: None };
+                session.phase.send_replace(Phase::Ended(Arc::new(ended)));
+                let mut table = lock(&table);
+                if let Some(sessions) = table.get_mut(&session.info.thread_id) {
+                    sessions.retain(|s| s.id != session.id);
+                    if sessions.is_empty() {
+                        table.remove(&session.info.thread_id);
+                    }
+                }
+            }
+        };
+        let work = drive(session.clone(), self.table.clone(), launch, controls);
+        crate::supervised::spawn("exec session", work, cleanup);
         Started {
             session,
             evicted: evicted.map(|old| (old.id, old.info.command.clone())),

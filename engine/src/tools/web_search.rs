@@ -75,7 +75,7 @@ pub(crate) async fn search(endpoint: &str, query: &str) -> Result<Vec<Hit>, Stri
     url.query_pairs_mut()
         .append_pair("q", query)
         .append_pair("format", "json");
-    crate::provider::openai::install_crypto_provider();
+    crate::tls::install_crypto_provider();
     let client = reqwest::Client::builder()
         .timeout(TIMEOUT)
         .build()

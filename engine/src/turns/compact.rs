@@ -15,23 +15,22 @@ use std::time::Instant;
 
 use agentwire_protocol::method::Notification;
 use agentwire_protocol::methods::{
-    AgentMessageDelta, ErrorEvent, ItemCompleted, ItemStarted, ThreadCompacted,
-    ThreadTokenUsageUpdated, TurnCompleted, TurnStarted,
+    AgentMessageDelta, ItemCompleted, ItemStarted, ThreadCompacted, ThreadTokenUsageUpdated,
 };
 use agentwire_protocol::{
-    AgentMessageDeltaNotification, ContextCompactedNotification, ErrorNotification,
-    ItemCompletedNotification, ItemStartedNotification, ThreadCompactStartParams,
-    ThreadCompactStartResponse, ThreadItem, ThreadItemKind, ThreadStatus,
-    ThreadTokenUsageUpdatedNotification, Turn, TurnError, TurnItemsView, TurnStartedNotification,
+    AgentMessageDeltaNotification, ContextCompactedNotification, ItemCompletedNotification,
+    ItemStartedNotification, ThreadCompactStartParams, ThreadCompactStartResponse, ThreadItem,
+    ThreadItemKind, ThreadTokenUsageUpdatedNotification, Turn, TurnError, TurnItemsView,
     TurnStatus,
 };
 use agentwire_runtime::{Peer, RequestContext};
 use tokio::sync::oneshot;
 
+use super::job::{self, JobKind, JobLedger};
 use super::{Turns, history};
 use crate::provider::{HistoryEntry, ModelRequest, ProviderEvent};
 use crate::threads::error::ThreadError;
-use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id, now};
+use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id};
 
 /// What the model is asked to do with the conversation.
 pub(crate) const COMPACTION_PROMPT: &str = "Summarise the conversation so far for your own later use: \
@@ -54,6 +53,8 @@ struct CompactRun {
     history: Vec<HistoryEntry>,
     interrupt: oneshot::Receiver<()>,
     peer: Peer,
+    /// What the supervisor knows of the job (see [`super::job`]).
+    job: Arc<JobLedger>,
 }
 
 impl Turns {
@@ -84,40 +85,36 @@ impl Turns {
         self.threads
             .subscribers
             .subscribe(&thread_id, &context.peer);
+        let turn = Turn::builder()
+            .root_turn_id(turn_id.clone())
+            .id(turn_id)
+            .status(TurnStatus::InProgress)
+            .items_view(TurnItemsView::Full)
+            .build();
+        let job = JobLedger::new(JobKind::Compaction, &thread_id, &turn);
         let run = CompactRun {
             turns: self.clone(),
-            thread_id: thread_id.clone(),
-            turn: Turn::builder()
-                .root_turn_id(turn_id.clone())
-                .id(turn_id)
-                .status(TurnStatus::InProgress)
-                .items_view(TurnItemsView::Full)
-                .build(),
+            thread_id,
+            turn,
             settings,
             history,
             interrupt,
             peer: context.peer.clone(),
+            job: job.clone(),
         };
-        let answered = context.answered.clone();
-        let hub = context.peer.hub().clone();
-        let stopping = hub.stopping();
-        let turns = self.clone();
         // The job's span (a child of this request's), current while it runs.
         let span = agentwire_runtime::telemetry::spans::turn_span(
             &run.thread_id,
             &run.turn.id,
-            "compaction",
+            JobKind::Compaction.name(),
         );
-        hub.spawn_background(async move {
-            answered.wait().await;
-            let mut run = std::pin::pin!(tracing::Instrument::instrument(run.run(), span));
-            tokio::select! {
-                () = &mut run => return,
-                () = stopping => {}
-            }
-            turns.interrupt_running(&thread_id);
-            run.await;
-        });
+        self.spawn_job(
+            context.peer.hub(),
+            job,
+            context.answered.clone(),
+            span,
+            run.run(),
+        );
         Ok(ThreadCompactStartResponse::builder().build())
     }
 }
@@ -144,6 +141,7 @@ impl CompactRun {
     /// `item/started` (unless `started` is false) and `item/completed` of `kind`, recorded.
     async fn item(&self, kind: ThreadItemKind, started_ms: i64, started: bool) {
         if started {
+            self.job.item_started(&kind, started_ms);
             self.notify::<ItemStarted>(
                 &ItemStartedNotification::builder()
                     .thread_id(self.thread_id.clone())
@@ -171,6 +169,7 @@ impl CompactRun {
                 .record_item_completed(&self.thread_id, &self.turn.id, &item),
         )
         .await;
+        self.job.item_completed(&item);
         self.notify::<ItemCompleted>(
             &ItemCompletedNotification::builder()
                 .thread_id(self.thread_id.clone())
@@ -209,6 +208,7 @@ impl CompactRun {
                     if started_ms.is_none() {
                         let at = now_ms();
                         started_ms = Some(at);
+                        self.job.item_started(&agent_message(&message_id, ""), at);
                         self.notify::<ItemStarted>(
                             &ItemStartedNotification::builder()
                                 .thread_id(self.thread_id.clone())
@@ -277,25 +277,11 @@ impl CompactRun {
     async fn run(mut self) {
         let clock = Instant::now();
         let threads = self.turns.threads.clone();
-        let active = ThreadStatus::active().build();
-        super::logged(
-            "status",
-            threads.set_status(self.peer.hub(), &self.thread_id, active),
-        );
-        self.turn.started_at = Some(now());
-        super::durable(
-            "turn started",
-            threads.record_turn_started(&self.thread_id, &self.turn),
-        )
-        .await;
-        let mut announced = self.turn.clone();
-        announced.items_view = TurnItemsView::NotLoaded;
-        self.notify::<TurnStarted>(
-            &TurnStartedNotification::builder()
-                .thread_id(self.thread_id.clone())
-                .turn(announced)
-                .build(),
-        );
+        let turns = self.turns.clone();
+        turns
+            .begin_job(self.peer.hub(), &self.job, &mut self.turn)
+            .await;
+        job::fault_point(JobKind::Compaction);
         let outcome = self.summarise().await;
         let (status, error) = match outcome {
             Outcome::Summary(bytes) => {
@@ -332,35 +318,16 @@ impl CompactRun {
             Outcome::Failed(error) => (TurnStatus::Failed, Some(*error)),
             Outcome::Interrupted => (TurnStatus::Interrupted, None),
         };
-        if let Some(error) = &error {
-            self.notify::<ErrorEvent>(
-                &ErrorNotification::builder()
-                    .thread_id(self.thread_id.clone())
-                    .turn_id(self.turn.id.clone())
-                    .error(error.clone())
-                    .will_retry(false)
-                    .build(),
-            );
-        }
-        let (completed, ended) = self
-            .turns
-            .end(
+        turns
+            .settle_job(
                 self.peer.hub(),
-                &self.thread_id,
+                &self.job,
                 &mut self.turn,
                 (status, error),
                 clock,
-                Vec::new(),
+                (Vec::new(), true),
             )
             .await;
-        super::run::ended_job(
-            (&self.thread_id, &self.turn.id),
-            "compaction",
-            &self.turn.status,
-            clock.elapsed(),
-        );
-        self.notify::<TurnCompleted>(&completed);
-        drop(ended);
     }
 }
 

@@ -174,6 +174,10 @@ impl TurnDiff {
 }
 
 /// The state of `path` now (absent when it cannot be read).
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the turn diff runs on the blocking pool (`TurnRun::with_diff`)"
+)]
 fn read(path: &Path) -> Content {
     let Ok(metadata) = std::fs::metadata(path) else {
         return Content::Absent;
@@ -293,6 +297,7 @@ fn file_diff(left: &str, right: &str, before: &Content, after: &Content) -> Stri
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods, reason = "tests set up their files")]
 mod tests {
     use super::*;
 

@@ -73,6 +73,10 @@ pub(crate) fn project_doc_sources(cwd: &Path, max_bytes: u64) -> Vec<PathBuf> {
 }
 
 /// Each project doc of `cwd` with text, and the text it gives within the budget `max_bytes`.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "project docs are read on the blocking pool (a turn's `context_entries`, `thread/sample`, `thread/start`)"
+)]
 fn read_docs(cwd: &Path, max_bytes: u64) -> Vec<(PathBuf, String)> {
     let mut budget = max_bytes;
     let mut docs = Vec::new();
@@ -153,6 +157,7 @@ pub(crate) fn context_entries(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods, reason = "tests set up their files")]
 mod tests {
     use super::*;
 

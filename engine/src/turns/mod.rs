@@ -15,12 +15,18 @@
 //! compaction (`thread/compact/start`), which also happens within a turn once the context
 //! reaches its limit (`run::auto_compact`).
 
+// On the async path: no blocking call here (see clippy.toml); code that runs on the blocking
+// pool or a thread of its own says so where it allows one.
+#![deny(clippy::disallowed_methods)]
+
 mod approval;
 mod compact;
 mod diff;
 pub(crate) mod environment;
 mod history;
 pub(crate) mod instructions;
+// One job model: spawn, stop and settle of turns, shell commands and compactions.
+mod job;
 pub(crate) mod review;
 mod run;
 mod shell;
@@ -209,13 +215,41 @@ impl Turns {
 
     /// `turn/start`: registers a turn on a loaded, idle thread and runs it in the background;
     /// `claim` is the store's (see [`Threads::claim_turn`]).
-    pub(crate) fn start(
+    pub(crate) async fn start(
         self: &Arc<Self>,
         context: &RequestContext,
         params: TurnStartParams,
         claim: Claim,
     ) -> Result<TurnStartResponse, ThreadError> {
-        self.start_turn(context, params, None, claim)
+        self.start_off_thread(context, params, None, claim).await
+    }
+
+    /// [`Turns::start_turn`] on tokio's blocking pool: its checks read files (the input's
+    /// image files, the thread's history and settings), so that no async worker (on the stdio
+    /// server, not the one thread that reads requests) waits on a disk or a stuck file. A
+    /// panic is resumed here, where the runtime answers it with -32603.
+    async fn start_off_thread(
+        self: &Arc<Self>,
+        context: &RequestContext,
+        params: TurnStartParams,
+        review: Option<run::ReviewMode>,
+        claim: Claim,
+    ) -> Result<TurnStartResponse, ThreadError> {
+        let (turns, context) = (self.clone(), context.clone());
+        // In the request's span: the turn's span (made there) is its child (telemetry).
+        let span = tracing::Span::current();
+        let started = tokio::task::spawn_blocking(move || {
+            span.in_scope(|| turns.start_turn(&context, params, review, claim))
+        });
+        match started.await {
+            Ok(started) => started,
+            Err(error) => match error.try_into_panic() {
+                Ok(panic) => std::panic::resume_unwind(panic),
+                Err(error) => Err(ThreadError::Storage(format!(
+                    "the turn was not started: {error}"
+                ))),
+            },
+        }
     }
 
     /// Starts a turn as `turn/start` does; with `review`, as a review turn (`review/start`).
@@ -325,7 +359,6 @@ impl Turns {
             .status(TurnStatus::InProgress)
             .items_view(TurnItemsView::NotLoaded)
             .build();
-        let turn_thread = thread_id.clone();
         let run = TurnRun::new(
             self.clone(),
             context.peer.clone(),
@@ -348,24 +381,17 @@ impl Turns {
             input: params.input,
             client_id: params.client_user_message_id,
         };
-        // The turn is background work of the server: shutdown waits for it, and when the
-        // server is told to stop (a signal, or end of input past its grace) the turn is
-        // interrupted like `turn/interrupt` would, so it still records its end and sends
-        // `turn/completed`.
-        let hub = context.peer.hub().clone();
-        let stopping = hub.stopping();
-        let turns = self.clone();
-        let thread_id = turn_thread;
-        hub.spawn_background(async move {
-            let mut run = std::pin::pin!(run.run(input));
-            tokio::select! {
-                () = &mut run => return,
-                () = stopping => {}
-            }
-            tracing::info!(thread = %thread_id, "server stopping: interrupting the running turn");
-            turns.interrupt_running(&thread_id);
-            run.await;
-        });
+        // One job of the job model (see [`job`]): supervised, interrupted when the server is
+        // told to stop, settled as failed if its task panics. (The turn's spans are its own:
+        // see `run::telemetry`.)
+        let ledger = run.ledger();
+        self.spawn_job(
+            context.peer.hub(),
+            ledger,
+            context.answered.clone(),
+            tracing::Span::none(),
+            run.run(input),
+        );
         Ok(TurnStartResponse::builder().turn(turn).build())
     }
 

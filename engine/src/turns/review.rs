@@ -83,7 +83,7 @@ impl Turns {
         }
         let claim = {
             let id = thread_id.clone();
-            crate::handler::stored::<ReviewStart, _, _>(self.threads.clone(), move |threads| {
+            crate::pool::stored::<ReviewStart, _, _>(self.threads.clone(), move |threads| {
                 threads.claim_turn(&id)
             })
             .await?
@@ -98,7 +98,8 @@ impl Turns {
             hint: prepared.hint,
         };
         let started = self
-            .start_turn(context, input, Some(review), claim)
+            .start_off_thread(context, input, Some(review), claim)
+            .await
             .map_err(|e| named("threadId", e).into_handler(ReviewStart::NAME))?;
         Ok(ReviewStartResponse::builder()
             .turn(started.turn)

@@ -18,21 +18,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentwire_protocol::method::Notification;
-use agentwire_protocol::methods::{
-    CommandExecutionOutputDelta, ItemCompleted, ItemStarted, TurnCompleted, TurnStarted,
-};
+use agentwire_protocol::methods::{CommandExecutionOutputDelta, ItemCompleted, ItemStarted};
 use agentwire_protocol::{
     CommandExecutionOutputDeltaNotification, CommandExecutionSource, CommandExecutionStatus,
     ItemCompletedNotification, ItemStartedNotification, LegacyAppPathString, ThreadItem,
-    ThreadItemKind, ThreadShellCommandParams, ThreadShellCommandResponse, ThreadStatus, Turn,
-    TurnItemsView, TurnStartedNotification, TurnStatus,
+    ThreadItemKind, ThreadShellCommandParams, ThreadShellCommandResponse, Turn, TurnItemsView,
+    TurnStatus,
 };
 use agentwire_runtime::{Peer, RequestContext};
 use tokio::sync::oneshot;
 
 use super::Turns;
+use super::job::{self, JobKind, JobLedger};
 use crate::threads::error::ThreadError;
-use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id, now};
+use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id};
 use crate::tools::actions;
 use crate::tools::exec::{self, ExecRequest};
 
@@ -57,6 +56,8 @@ struct ShellRun {
     timeout: Duration,
     interrupt: oneshot::Receiver<()>,
     peer: Peer,
+    /// What the supervisor knows of the job (see [`super::job`]).
+    job: Arc<JobLedger>,
 }
 
 impl Turns {
@@ -98,42 +99,37 @@ impl Turns {
         self.threads
             .subscribers
             .subscribe(&thread_id, &context.peer);
+        let turn = Turn::builder()
+            .root_turn_id(turn_id.clone())
+            .id(turn_id)
+            .status(TurnStatus::InProgress)
+            .items_view(TurnItemsView::Full)
+            .build();
+        let job = JobLedger::new(JobKind::ShellCommand, &thread_id, &turn);
         let run = ShellRun {
             turns: self.clone(),
             thread_id,
-            turn: Turn::builder()
-                .root_turn_id(turn_id.clone())
-                .id(turn_id)
-                .status(TurnStatus::InProgress)
-                .items_view(TurnItemsView::Full)
-                .build(),
+            turn,
             command: params.command,
             settings,
             timeout,
             interrupt,
             peer: context.peer.clone(),
+            job: job.clone(),
         };
-        let answered = context.answered.clone();
-        let hub = context.peer.hub().clone();
-        let stopping = hub.stopping();
-        let turns = self.clone();
-        let thread = run.thread_id.clone();
         // The job's span (a child of this request's), current while it runs.
         let span = agentwire_runtime::telemetry::spans::turn_span(
             &run.thread_id,
             &run.turn.id,
-            "shell_command",
+            JobKind::ShellCommand.name(),
         );
-        hub.spawn_background(async move {
-            answered.wait().await;
-            let mut run = std::pin::pin!(tracing::Instrument::instrument(run.run(), span));
-            tokio::select! {
-                () = &mut run => return,
-                () = stopping => {}
-            }
-            turns.interrupt_running(&thread);
-            run.await;
-        });
+        self.spawn_job(
+            context.peer.hub(),
+            job,
+            context.answered.clone(),
+            span,
+            run.run(),
+        );
         Ok(ThreadShellCommandResponse::builder().build())
     }
 }
@@ -168,43 +164,28 @@ impl ShellRun {
     async fn run(mut self) {
         let clock = Instant::now();
         let threads = self.turns.threads.clone();
-        super::logged(
-            "status",
-            threads.set_status(
-                self.peer.hub(),
-                &self.thread_id,
-                ThreadStatus::active().build(),
-            ),
-        );
-        self.turn.started_at = Some(now());
-        super::durable(
-            "turn started",
-            threads.record_turn_started(&self.thread_id, &self.turn),
-        )
-        .await;
-        let mut announced = self.turn.clone();
-        announced.items_view = TurnItemsView::NotLoaded;
-        self.notify::<TurnStarted>(
-            &TurnStartedNotification::builder()
-                .thread_id(self.thread_id.clone())
-                .turn(announced)
-                .build(),
-        );
+        let turns = self.turns.clone();
+        turns
+            .begin_job(self.peer.hub(), &self.job, &mut self.turn)
+            .await;
         let item_id = new_id();
         let started_ms = now_ms();
+        let started = self.item(&item_id, CommandExecutionStatus::InProgress);
+        self.job.item_started(&started, started_ms);
         self.notify::<ItemStarted>(
             &ItemStartedNotification::builder()
                 .thread_id(self.thread_id.clone())
                 .turn_id(self.turn.id.clone())
                 .item(
                     ThreadItem::builder()
-                        .kind(self.item(&item_id, CommandExecutionStatus::InProgress))
+                        .kind(started)
                         .started_at_ms(started_ms)
                         .build(),
                 )
                 .started_at_ms(started_ms)
                 .build(),
         );
+        job::fault_point(JobKind::ShellCommand);
         let request = ExecRequest {
             argv: self.argv(),
             cwd: PathBuf::from(&self.settings.cwd),
@@ -271,6 +252,7 @@ impl ShellRun {
             threads.record_item_completed(&self.thread_id, &self.turn.id, &item),
         )
         .await;
+        self.job.item_completed(&item);
         self.notify::<ItemCompleted>(
             &ItemCompletedNotification::builder()
                 .thread_id(self.thread_id.clone())
@@ -279,24 +261,15 @@ impl ShellRun {
                 .completed_at_ms(completed_ms)
                 .build(),
         );
-        let (completed, ended) = self
-            .turns
-            .end(
+        turns
+            .settle_job(
                 self.peer.hub(),
-                &self.thread_id,
+                &self.job,
                 &mut self.turn,
                 (turn_status, None),
                 clock,
-                vec![item],
+                (vec![item], true),
             )
             .await;
-        super::run::ended_job(
-            (&self.thread_id, &self.turn.id),
-            "shell_command",
-            &self.turn.status,
-            clock.elapsed(),
-        );
-        self.notify::<TurnCompleted>(&completed);
-        drop(ended);
     }
 }

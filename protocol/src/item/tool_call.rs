@@ -157,6 +157,7 @@ pub enum FunctionCallOutputBody {
 
 /// One content part of a tool's output, in Responses API form (snake_case `type` values such
 /// as `input_text`).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -176,7 +177,7 @@ pub enum FunctionCallOutputContentItem {
         #[serde(flatten)]
         source: OutputImageSource,
         /// Resolution the model should see the image at; left out for the provider's default.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default)]
         #[ts(optional = nullable)]
         detail: Option<ImageDetail>,
     },
@@ -260,6 +261,7 @@ pub struct McpToolCallError {
 }
 
 /// What an MCP tool returned, in MCP `CallToolResult` form.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -271,12 +273,12 @@ pub struct McpToolCallResult {
     #[builder(default)]
     pub content: Vec<serde_json::Value>,
     /// The tool's structured JSON result; left out when the tool returned none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub structured_content: Option<serde_json::Value>,
     /// The result's MCP `_meta` object; left out when the tool sent none.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_meta", default)]
     #[schemars(with = "serde_json::Value")]
     #[ts(optional)]
     pub _meta: Option<serde_json::Value>,

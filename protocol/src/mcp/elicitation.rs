@@ -30,6 +30,7 @@ pub struct McpElicitationParams {
 }
 
 /// The form an elicitation asks the host to fill in: a flat object schema.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[non_exhaustive]
 #[derive(bon::Builder)]
@@ -43,7 +44,7 @@ pub struct McpElicitationSchema {
     #[builder(default)]
     pub properties: BTreeMap<String, serde_json::Value>,
     /// The fields the user must fill in; absent when none are.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "Vec<String>")]
     #[ts(optional)]
     pub required: Option<Vec<String>>,
@@ -110,6 +111,7 @@ pub struct CodexExecApprovalElicitation {
 
 /// An approval elicitation for a patch. On the wire it is always wrapped in
 /// `CodexApprovalElicitationParams`, which adds `codex_elicitation: "patch-approval"`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[non_exhaustive]
 #[derive(bon::Builder)]
@@ -126,13 +128,13 @@ pub struct CodexPatchApprovalElicitation {
     /// The id of the patch call within the turn.
     pub codex_call_id: String,
     /// Why the agent wants the change, when it said; absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     #[ts(optional)]
     pub codex_reason: Option<String>,
     /// A directory the agent asks to be allowed to write in for the rest of the session; absent
     /// when it asks for no more than this patch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     #[ts(optional)]
     pub codex_grant_root: Option<String>,
@@ -142,6 +144,7 @@ pub struct CodexPatchApprovalElicitation {
 }
 
 /// The host's answer to an `elicitation/create` request (an MCP elicitation result).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[non_exhaustive]
 #[derive(bon::Builder)]
@@ -151,7 +154,7 @@ pub struct McpElicitationResult {
     pub action: McpElicitationAction,
     /// The filled-in form, by field name; only with `accept`, and absent for approvals (their form
     /// has no fields).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "BTreeMap<String, serde_json::Value>")]
     #[ts(optional)]
     pub content: Option<BTreeMap<String, serde_json::Value>>,

@@ -32,6 +32,7 @@ pub struct CodexEventNotificationParams {
 }
 
 /// The `_meta` of a `codex/event` notification.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -41,7 +42,7 @@ pub struct CodexEventMeta {
     /// The JSON-RPC id of the `tools/call` request the event belongs to.
     pub request_id: RequestId,
     /// The thread the call runs on; absent before the thread exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     #[ts(optional)]
     pub thread_id: Option<String>,

@@ -10,6 +10,7 @@ use ts_rs::TS;
 ///
 /// Members are kebab-case; unknown members are rejected. Every member except `prompt` may be
 /// left out, and is then absent (never `null`) when the params are written.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 #[non_exhaustive]
@@ -19,44 +20,44 @@ pub struct CodexToolCallParam {
     /// The first user message of the new thread.
     pub prompt: String,
     /// The model to use instead of the configured default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     #[ts(optional)]
     pub model: Option<String>,
     /// The thread's working directory; a relative path is taken from the server's own working
     /// directory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     #[ts(optional)]
     pub cwd: Option<String>,
     /// When the agent has to ask before running a command it generated.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "CodexApprovalPolicy")]
     #[ts(optional)]
     pub approval_policy: Option<CodexApprovalPolicy>,
     /// How much the agent's commands may touch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "CodexSandboxMode")]
     #[ts(optional)]
     pub sandbox: Option<CodexSandboxMode>,
     /// Configuration overrides, by config key (dotted paths allowed), applied over the user's
     /// `config.toml` for this thread only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "BTreeMap<String, serde_json::Value>")]
     #[ts(optional)]
     pub config: Option<BTreeMap<String, serde_json::Value>>,
     /// System instructions that replace the built-in ones.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     #[ts(optional)]
     pub base_instructions: Option<String>,
     /// Extra instructions, sent to the model as a developer-role message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     #[ts(optional)]
     pub developer_instructions: Option<String>,
     /// The prompt used to summarise the thread when its history is compacted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     #[ts(optional)]
     pub compact_prompt: Option<String>,
@@ -114,6 +115,7 @@ impl From<CodexSandboxMode> for crate::SandboxMode {
 ///
 /// The thread is named by `threadId`; older hosts name it by `conversationId` instead, which is
 /// accepted in its place. Unknown members are ignored.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -124,12 +126,12 @@ pub struct CodexReplyToolCallParam {
     pub prompt: String,
     /// The thread to continue, as returned in the `threadId` of an earlier call's output. Needed
     /// unless `conversationId` is given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     #[ts(optional)]
     pub thread_id: Option<String>,
     /// Deprecated spelling of `threadId`, used only when `threadId` is absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     #[ts(optional)]
     pub conversation_id: Option<String>,

@@ -22,6 +22,7 @@ pub struct CodexToolCallOutput {
 /// A completed turn carries its `CodexToolCallOutput` both as `structuredContent` and, for
 /// hosts that only read text, as a text block in `content`. A failed call has no
 /// `structuredContent`, sets `isError` and explains itself in `content`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -33,12 +34,12 @@ pub struct CodexToolCallResult {
     #[builder(default)]
     pub content: Vec<McpContentBlock>,
     /// The output as structured data; absent when the call failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "CodexToolCallOutput")]
     #[ts(optional)]
     pub structured_content: Option<CodexToolCallOutput>,
     /// `true` when the call failed; absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub is_error: Option<bool>,

@@ -31,6 +31,7 @@ pub enum ThreadListCwdFilter {
 
 /// Params of `thread/list`. Every member is optional; a filter that is absent does not narrow
 /// the listing.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -39,76 +40,72 @@ pub enum ThreadListCwdFilter {
 #[derive(Default)]
 pub struct ThreadListParams {
     /// The `nextCursor` (or `backwardsCursor`) of an earlier page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Most threads to return in this page; absent lets the server pick.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
     /// Which timestamp to order by; absent means `created_at`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sort_key: Option<ThreadSortKey>,
     /// Ordering direction; absent means `desc`, newest first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sort_direction: Option<SortDirection>,
     /// `true` lists archived threads only; `false`, `null` or absent lists unarchived ones only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub archived: Option<bool>,
     /// Only threads whose working directory matches exactly.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<ThreadListCwdFilter>,
     /// Only threads whose title contains this text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub search_term: Option<String>,
     /// Only threads filed in this section; `null` lists only the threads in no section; absent
     /// does not filter by section.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::serde_util::present_or_null"
-    )]
+    #[serde(default, deserialize_with = "crate::serde_util::present_or_null")]
     #[schemars(with = "Option<String>")]
     #[ts(as = "Option<String>", optional = nullable)]
     pub section_id: Option<Option<String>>,
     /// Only threads started by these kinds of source; absent or empty means the interactive
     /// kinds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub source_kinds: Option<Vec<ThreadSourceKind>>,
     /// Only threads recorded under these model provider ids; absent or empty means any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model_providers: Option<Vec<String>>,
     /// Only threads whose `originator` equals one of these; absent or empty means any. A local
     /// server refuses a non-empty list (hosted backends only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub originators: Option<Vec<String>>,
     /// Limit the listing to these thread ids (100 at most), before paging; `[]` matches nothing,
     /// absent means no limit. Repeat the same list on every page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub included_thread_ids: Option<Vec<String>>,
     /// Thread ids to leave out (100 at most; a longer list or a bad id is an error, not cut
     /// short). Repeat the same list on every page; absent or empty leaves nothing out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub excluded_thread_ids: Option<Vec<String>>,
     /// `true` to show only local history visible to the signed-in ChatGPT account; absent means
     /// `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub current_account_only: Option<bool>,
     /// `true` to answer from the server's thread index alone, skipping the scan of rollout files
     /// that keeps it repaired: faster, possibly stale. Absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub use_state_db_only: Option<bool>,
@@ -141,6 +138,7 @@ pub struct ThreadListResponse {
 }
 
 /// Params of `thread/loaded/list`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -149,11 +147,11 @@ pub struct ThreadListResponse {
 #[derive(Default)]
 pub struct ThreadLoadedListParams {
     /// The `nextCursor` of an earlier page; absent for the first page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cursor: Option<String>,
     /// Most ids to return in this page; absent returns them all.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub limit: Option<u32>,
 }
@@ -175,6 +173,7 @@ pub struct ThreadLoadedListResponse {
 }
 
 /// Params of `thread/read`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -184,7 +183,7 @@ pub struct ThreadReadParams {
     /// The thread to read; it does not need to be loaded and is not loaded by this call.
     pub thread_id: String,
     /// `true` to also return the stored turns with their items; absent means metadata only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub include_turns: Option<bool>,

@@ -11,6 +11,7 @@ use crate::*;
 
 /// Params of `thread/fork`: the thread to copy and overrides for the copy. Each override left
 /// out keeps the value the source thread (or the configuration) gives.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -21,63 +22,63 @@ pub struct ThreadForkParams {
     pub thread_id: String,
     /// Copy history up to and including this turn and drop the later ones; absent copies it
     /// all. The turn must have finished.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub last_turn_id: Option<String>,
     /// `true` to return the fork with an empty `turns` array (the client fetches history some
     /// other way); absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub exclude_turns: Option<bool>,
     /// `true` to keep the fork in memory only, never on disk; absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub ephemeral: Option<bool>,
     /// Analytics label to record on the fork as its `threadSource`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub thread_source: Option<ThreadSource>,
     /// Model slug for the fork.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model: Option<String>,
     /// Model provider id for the fork.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model_provider: Option<String>,
     /// Provider service tier the fork's model requests ask for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub service_tier: Option<String>,
     /// Working directory for the fork.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// When the agent on the fork must ask before acting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approval_policy: Option<AskForApproval>,
     /// Who answers approval requests on the fork from now on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approvals_reviewer: Option<ApprovalsReviewer>,
     /// Sandbox mode for the commands the agent runs on the fork.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sandbox: Option<SandboxMode>,
     /// Further configuration overrides: config key paths (dotted, as on the `-c` command line)
     /// mapped to JSON values.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub config: Option<BTreeMap<String, serde_json::Value>>,
     /// Text that replaces the built-in system instructions for the fork.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub base_instructions: Option<String>,
     /// Extra developer-role instructions added to the fork's context.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub developer_instructions: Option<String>,
 }
@@ -136,6 +137,7 @@ pub enum ThreadHistoryMode {
 
 /// Params of `thread/resume`: the thread to load and overrides for its settings. Each override
 /// left out keeps the stored (or configured) value.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -146,54 +148,54 @@ pub struct ThreadResumeParams {
     pub thread_id: String,
     /// `true` to return the thread with an empty `turns` array (the client fetches history some
     /// other way); absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub exclude_turns: Option<bool>,
     /// Model slug to continue with.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model: Option<String>,
     /// Model provider id to continue with.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model_provider: Option<String>,
     /// Provider service tier the thread's model requests ask for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub service_tier: Option<String>,
     /// Deprecated: its values no longer change the agent's style, and setting it leaves the
     /// thread's existing instructions as they are.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub personality: Option<Personality>,
     /// Working directory to continue in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// When the agent must ask before acting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approval_policy: Option<AskForApproval>,
     /// Who answers approval requests on the thread from now on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approvals_reviewer: Option<ApprovalsReviewer>,
     /// Sandbox mode for the commands the agent runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sandbox: Option<SandboxMode>,
     /// Further configuration overrides: config key paths (dotted, as on the `-c` command line)
     /// mapped to JSON values.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub config: Option<BTreeMap<String, serde_json::Value>>,
     /// Text that replaces the built-in system instructions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub base_instructions: Option<String>,
     /// Extra developer-role instructions added to the context.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub developer_instructions: Option<String>,
 }
@@ -249,6 +251,7 @@ pub struct ThreadResumeResponse {
 
 /// Params of `thread/start`. Every member is optional; each one left out takes the server's
 /// configured value.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -257,71 +260,71 @@ pub struct ThreadResumeResponse {
 #[derive(Default)]
 pub struct ThreadStartParams {
     /// Working directory for the agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub cwd: Option<String>,
     /// Model slug to use.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model: Option<String>,
     /// Model provider id to use.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub model_provider: Option<String>,
     /// Provider service tier the thread's model requests ask for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub service_tier: Option<String>,
     /// Deprecated: its values no longer change the agent's style.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub personality: Option<Personality>,
     /// When the agent must ask before acting.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approval_policy: Option<AskForApproval>,
     /// Who answers the thread's approval requests.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub approvals_reviewer: Option<ApprovalsReviewer>,
     /// Sandbox mode for the commands the agent runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub sandbox: Option<SandboxMode>,
     /// Further configuration overrides: config key paths (dotted, as on the `-c` command line)
     /// mapped to JSON values.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub config: Option<BTreeMap<String, serde_json::Value>>,
     /// Text that replaces the built-in system instructions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub base_instructions: Option<String>,
     /// Extra developer-role instructions added to the context.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub developer_instructions: Option<String>,
     /// `true` to keep the thread in memory only, never on disk; `null` or absent means `false`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub ephemeral: Option<bool>,
     /// Name of the calling service, recorded with the thread for attribution.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub service_name: Option<String>,
     /// What made the client open a new session (its own start-up, or the user clearing the
     /// previous conversation); passed on to session-start hooks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub session_start_source: Option<ThreadStartSource>,
     /// Analytics label to record on the thread as its `threadSource`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[ts(optional = nullable)]
     pub thread_source: Option<ThreadSource>,
     /// Tools the client runs itself, offered to the model on every turn of the thread (kept
     /// with the thread, so a resumed thread still has them); a call of one reaches the client
     /// as `item/tool/call` (experimental).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(extend("x-experimental" = true))]
     #[ts(optional = nullable)]
     pub dynamic_tools: Option<Vec<DynamicToolSpec>>,

@@ -69,6 +69,49 @@ pub fn request_overloaded(method: &'static str) {
     );
 }
 
+/// A request on `transport` took a slot of the ingress queue (`max_in_flight_requests`, past
+/// which requests are refused with -32001); the guard counts it answered when dropped, which
+/// the server does just before it sends the answer (or when the request's work is dropped
+/// unanswered, at shutdown).
+pub fn request_queued(transport: &'static str) -> QueuedRequest {
+    metrics()
+        .requests_in_flight
+        .get_or_create(&TransportLabel { transport })
+        .inc();
+    if let Some(otel) = otel_metrics::get() {
+        otel.requests_in_flight
+            .add(1, &[kv("transport", transport)]);
+    }
+    QueuedRequest(transport)
+}
+
+/// One request in `agentwire_requests_in_flight`.
+#[derive(Debug)]
+pub struct QueuedRequest(&'static str);
+
+impl Drop for QueuedRequest {
+    fn drop(&mut self) {
+        metrics()
+            .requests_in_flight
+            .get_or_create(&TransportLabel { transport: self.0 })
+            .dec();
+        if let Some(otel) = otel_metrics::get() {
+            otel.requests_in_flight.add(-1, &[kv("transport", self.0)]);
+        }
+    }
+}
+
+/// PostgreSQL store: a notification another worker published reached this worker's followers
+/// `lag` after it was published (`agentwire_relay_lag_seconds`). The lag is measured between
+/// two hosts' clocks: where skew makes it negative, the caller passes zero.
+pub fn relay_delivered(lag: Duration) {
+    let seconds = lag.as_secs_f64();
+    metrics().relay_lag_seconds.observe(seconds);
+    if let Some(otel) = otel_metrics::get() {
+        otel.relay_lag.record(seconds, &[]);
+    }
+}
+
 /// A connection opened on `transport`; the guard counts it closed when dropped.
 pub fn connection_opened(transport: &'static str) -> ConnectionGauge {
     let metrics = metrics();
@@ -267,14 +310,17 @@ impl ModelCall {
             );
         }
         spans::model_span_failed(&self.span, reason);
-        tracing::warn!(
-            event = "model.failed",
-            thread.id = thread_id,
-            turn.id = turn_id,
-            provider = %self.provider,
-            reason,
-            elapsed_ms = millis(self.started.elapsed()),
-        );
+        // Inside the call's span: an exported record carries its trace.
+        self.span.in_scope(|| {
+            tracing::warn!(
+                event = "model.failed",
+                thread.id = thread_id,
+                turn.id = turn_id,
+                provider = %self.provider,
+                reason,
+                elapsed_ms = millis(self.started.elapsed()),
+            );
+        });
     }
 }
 

@@ -3,7 +3,7 @@
 //!
 //! One registry per process ([`metrics`]), filled by the runtime (requests, connections,
 //! overload refusals, server requests) and the engine (turns, model calls, tokens, tool runs,
-//! sandbox refusals) through the functions of [`super::events`]. Every label value comes from
+//! sandbox refusals, PostgreSQL relay lag) through the functions of [`super::events`]. Every label value comes from
 //! a closed set (method names of the method table, transport names, statuses, decisions,
 //! classified reasons, configured provider ids), so the number of series stays bounded
 //! whatever peers send.
@@ -119,6 +119,7 @@ pub struct Metrics {
     pub(crate) requests: Family<RequestLabels, Counter>,
     pub(crate) request_seconds: Histograms<MethodLabel>,
     pub(crate) overloaded: Counter,
+    pub(crate) requests_in_flight: Family<TransportLabel, Gauge>,
     pub(crate) connections_open: Family<TransportLabel, Gauge>,
     pub(crate) connections: Family<TransportLabel, Counter>,
     pub(crate) turns: Family<TurnLabels, Counter>,
@@ -131,6 +132,7 @@ pub struct Metrics {
     pub(crate) approval_wait_seconds: Histograms<MethodLabel>,
     pub(crate) tool_runs: Family<ToolLabels, Counter>,
     pub(crate) sandbox_refusals: Family<RefusalLabel, Counter>,
+    pub(crate) relay_lag_seconds: Histogram,
 }
 
 impl Metrics {
@@ -154,6 +156,13 @@ impl Metrics {
             "overloaded_refusals",
             "Requests refused with -32001 because the ingress queue was full",
             overloaded.clone(),
+        );
+        let requests_in_flight = Family::default();
+        registry.register(
+            "requests_in_flight",
+            "Requests accepted and not answered yet (the ingress queue, bounded by \
+             max_in_flight_requests), by transport",
+            requests_in_flight.clone(),
         );
         let connections_open = Family::default();
         registry.register(
@@ -230,11 +239,20 @@ impl Metrics {
             "Actions the sandbox policy refused",
             sandbox_refusals.clone(),
         );
+        let relay_lag_seconds = latency();
+        registry.register_with_unit(
+            "relay_lag",
+            "PostgreSQL store: time from a worker publishing a notification to another worker \
+             handing it to its followers",
+            Unit::Seconds,
+            relay_lag_seconds.clone(),
+        );
         Self {
             registry,
             requests,
             request_seconds,
             overloaded,
+            requests_in_flight,
             connections_open,
             connections,
             turns,
@@ -247,6 +265,7 @@ impl Metrics {
             approval_wait_seconds,
             tool_runs,
             sandbox_refusals,
+            relay_lag_seconds,
         }
     }
 
@@ -280,6 +299,8 @@ mod tests {
         let mut call = events::ModelCall::start("fixture");
         call.streamed();
         events::sandbox_refused("patch");
+        events::relay_delivered(std::time::Duration::from_millis(2));
+        drop(events::request_queued("stdio"));
         events::turn_ended(
             ("t", "u"),
             "turn",
@@ -303,6 +324,8 @@ mod tests {
             "agentwire_model_time_to_first_token_seconds",
             "agentwire_sandbox_refusals",
             "agentwire_overloaded_refusals",
+            "agentwire_requests_in_flight",
+            "agentwire_relay_lag_seconds",
         ] {
             assert!(
                 text.contains(&format!("# TYPE {name} ")),
@@ -313,6 +336,7 @@ mod tests {
         assert!(text.contains(
             "agentwire_requests_total{method=\"thread/start\",outcome=\"ok\",code=\"0\"}"
         ));
+        assert!(text.contains("agentwire_requests_in_flight{transport=\"stdio\"} 0"));
         assert!(text.ends_with("# EOF\n"));
     }
 }

@@ -10,10 +10,13 @@
 //! ```
 //!
 //! `exporter` sends the log events, `trace_exporter` the spans, `metrics_exporter` the
-//! metrics; each is `"none"` (the default), `{ otlp-http = { endpoint, protocol, headers } }`
-//! or `{ otlp-grpc = { endpoint, headers } }`. Read once, when the server starts.
+//! metrics; each is `"none"` (the default), `{ otlp-http = { endpoint, protocol, headers, tls } }`
+//! or `{ otlp-grpc = { endpoint, headers, tls } }`, where `tls = { ca-certificate,
+//! client-certificate, client-private-key }` names PEM files (relative paths are read from the
+//! agentwire home, as Codex reads them from its home). Read once, when the server starts.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
@@ -65,9 +68,9 @@ pub struct OtlpHttp {
     /// Headers sent with every request (an API key, say).
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
-    /// TLS settings (Codex's key); only the platform's roots are used.
+    /// The certificates of an `https://` endpoint (else the platform's roots only).
     #[serde(default)]
-    pub tls: Option<toml_free::Ignored>,
+    pub tls: Option<OtelTls>,
 }
 
 /// `{ otlp-grpc = { endpoint, headers } }`.
@@ -78,9 +81,45 @@ pub struct OtlpGrpc {
     /// Metadata sent with every call.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
-    /// TLS settings (Codex's key); only the platform's roots are used.
+    /// The certificates of an `https://` endpoint (else the platform's roots only).
     #[serde(default)]
-    pub tls: Option<toml_free::Ignored>,
+    pub tls: Option<OtelTls>,
+}
+
+/// `tls = { ca-certificate, client-certificate, client-private-key }` of an exporter: PEM
+/// files. The CA is trusted beside the platform's roots (a collector with a private CA); the
+/// client certificate and its key, both or neither, are presented to a collector that asks
+/// for one (mutual TLS).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct OtelTls {
+    /// A PEM file of CA certificates the collector's certificate may chain to.
+    #[serde(default)]
+    pub ca_certificate: Option<PathBuf>,
+    /// A PEM file of the client's certificate chain.
+    #[serde(default)]
+    pub client_certificate: Option<PathBuf>,
+    /// A PEM file of the client certificate's private key.
+    #[serde(default)]
+    pub client_private_key: Option<PathBuf>,
+}
+
+impl OtelTls {
+    /// The same, relative paths taken from `home`.
+    fn under(&mut self, home: &Path) {
+        for path in [
+            &mut self.ca_certificate,
+            &mut self.client_certificate,
+            &mut self.client_private_key,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if path.is_relative() {
+                *path = home.join(&*path);
+            }
+        }
+    }
 }
 
 /// The body encoding of OTLP over HTTP.
@@ -94,22 +133,30 @@ pub enum HttpProtocol {
     Json,
 }
 
-/// A value whose content is not read.
-mod toml_free {
-    use serde::Deserialize;
-
-    /// Any value, ignored.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct Ignored;
-
-    impl<'de> Deserialize<'de> for Ignored {
-        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            serde::de::IgnoredAny::deserialize(deserializer).map(|_| Self)
-        }
-    }
-}
-
 impl OtelConfig {
+    /// The same, the relative paths of its `tls` tables taken from `home` (the agentwire
+    /// home, where `config.toml` is).
+    pub fn with_home(mut self, home: &Path) -> Self {
+        for exporter in [
+            &mut self.exporter,
+            &mut self.trace_exporter,
+            &mut self.metrics_exporter,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let tls = match exporter {
+                Exporter::OtlpHttp(http) => http.tls.as_mut(),
+                Exporter::OtlpGrpc(grpc) => grpc.tls.as_mut(),
+                Exporter::None | Exporter::Statsig => None,
+            };
+            if let Some(tls) = tls {
+                tls.under(home);
+            }
+        }
+        self
+    }
+
     /// Whether any signal is exported.
     pub fn exports(&self) -> bool {
         [&self.exporter, &self.trace_exporter, &self.metrics_exporter]
@@ -158,5 +205,45 @@ mod tests {
         assert_eq!(otel.environment.as_deref(), Some("prod"));
         assert!(otel.exports());
         assert!(!OtelConfig::default().exports());
+    }
+
+    #[test]
+    fn tls_paths_read_as_codex_writes_them_relative_to_the_home() {
+        let otel = parse(
+            r#"{"otel": {
+                "exporter": {"otlp-grpc": {"endpoint": "https://c:4317", "tls": {
+                    "ca-certificate": "certs/ca.pem",
+                    "client-certificate": "/etc/c/client.pem",
+                    "client-private-key": "/etc/c/client-key.pem"}}},
+                "trace_exporter": {"otlp-http": {"endpoint": "https://c/v1/traces",
+                    "tls": {"ca-certificate": "ca.pem"}}}
+            }}"#,
+        )
+        .with_home(Path::new("/home/u/.agentwire"));
+        let Some(Exporter::OtlpGrpc(grpc)) = &otel.exporter else {
+            panic!("{otel:?}");
+        };
+        let tls = grpc.tls.as_ref().expect("tls");
+        assert_eq!(
+            tls.ca_certificate.as_deref(),
+            Some(Path::new("/home/u/.agentwire/certs/ca.pem"))
+        );
+        assert_eq!(
+            tls.client_certificate.as_deref(),
+            Some(Path::new("/etc/c/client.pem"))
+        );
+        assert_eq!(
+            tls.client_private_key.as_deref(),
+            Some(Path::new("/etc/c/client-key.pem"))
+        );
+        let Some(Exporter::OtlpHttp(http)) = &otel.trace_exporter else {
+            panic!("{otel:?}");
+        };
+        let tls = http.tls.as_ref().expect("tls");
+        assert_eq!(
+            tls.ca_certificate.as_deref(),
+            Some(Path::new("/home/u/.agentwire/ca.pem"))
+        );
+        assert_eq!(tls.client_certificate, None);
     }
 }

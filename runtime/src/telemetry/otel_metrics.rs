@@ -18,6 +18,7 @@ pub(super) struct Instruments {
     pub requests: Counter<u64>,
     pub request_duration: Histogram<f64>,
     pub overloaded: Counter<u64>,
+    pub requests_in_flight: UpDownCounter<i64>,
     pub connections_open: UpDownCounter<i64>,
     pub connections: Counter<u64>,
     pub turns: Counter<u64>,
@@ -30,6 +31,7 @@ pub(super) struct Instruments {
     pub approval_wait: Histogram<f64>,
     pub tool_runs: Counter<u64>,
     pub sandbox_refusals: Counter<u64>,
+    pub relay_lag: Histogram<f64>,
 }
 
 static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
@@ -79,6 +81,13 @@ pub fn install(meter: &Meter) {
             "agentwire.overloaded_refusals",
             "Requests refused with -32001 because the ingress queue was full",
         ),
+        requests_in_flight: meter
+            .i64_up_down_counter("agentwire.requests_in_flight")
+            .with_description(
+                "Requests accepted and not answered yet (the ingress queue, bounded by \
+                 max_in_flight_requests), by transport",
+            )
+            .build(),
         connections_open: meter
             .i64_up_down_counter("agentwire.connections_open")
             .with_description("Connections open now, by transport")
@@ -120,6 +129,12 @@ pub fn install(meter: &Meter) {
         sandbox_refusals: counter(
             "agentwire.sandbox_refusals",
             "Actions the sandbox policy refused",
+        ),
+        relay_lag: histogram(
+            "agentwire.relay.lag",
+            "PostgreSQL store: time from a worker publishing a notification to another worker \
+             handing it to its followers",
+            latency(),
         ),
     };
     let _ = INSTRUMENTS.set(instruments);

@@ -74,7 +74,7 @@ impl Harness {
                         let _ = stopped.await;
                     })
                 });
-                let result = agentwire_runtime::stdio::serve_lines(
+                let result = agentwire_runtime::serve_lines(
                     &serving_server,
                     input_reader,
                     output_writer,

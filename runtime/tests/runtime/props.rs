@@ -7,10 +7,9 @@ use std::time::{Duration, Instant};
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{self, Initialize};
-use agentwire_runtime::connection::Connection;
-use agentwire_runtime::framing::{FrameEvent, LineFramer};
-use agentwire_runtime::outbound::{Closed, Outbound};
-use agentwire_runtime::validate::{PARAMS_SCHEMAS, Validators};
+use agentwire_runtime::{
+    Closed, Connection, FrameEvent, LineFramer, Outbound, PARAMS_SCHEMAS, Validators,
+};
 use agentwire_runtime::{RuntimeConfig, Server};
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;

@@ -9,8 +9,7 @@ use std::time::{Duration, Instant};
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{Initialize, Initialized, ThreadList, ThreadRead};
-use agentwire_runtime::auth::BearerAuth;
-use agentwire_runtime::ws::{BindError, WsListener};
+use agentwire_runtime::{BearerAuth, BindError, WsListener};
 use agentwire_runtime::{RuntimeConfig, Server};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};

@@ -113,7 +113,7 @@ async fn stdio_typed_requests_streamed_notifications_and_server_errors() {
         .request_value("thread/start", Some(json!({"cwd": 5})))
         .await
         .expect_err("cwd must be a string");
-    let Error::Rpc { method, error } = &error else {
+    let Error::Rpc { method, error, .. } = &error else {
         panic!("not a JSON-RPC error: {error:?}");
     };
     assert_eq!(method, "thread/start");
@@ -182,13 +182,12 @@ async fn server_requests_are_declined_by_default_and_go_to_the_handler() {
     let (home, workspace) = approval_home("client-accept");
     let asked: Arc<Mutex<Vec<ServerRequest>>> = Arc::default();
     let record = asked.clone();
-    let options = ClientOptions {
-        server_requests: handler_fn(move |request| {
+    let options = ClientOptions::builder()
+        .server_requests(handler_fn(move |request| {
             record.lock().expect("lock").push(request.clone());
             request.accept()
-        }),
-        ..ClientOptions::default()
-    };
+        }))
+        .build();
     let client = Client::spawn(server(&home, &[]), options)
         .await
         .expect("spawn");
@@ -210,10 +209,7 @@ async fn server_requests_are_declined_by_default_and_go_to_the_handler() {
 async fn overloaded_requests_are_retried_until_answered() {
     let (home, workspace) = home_and_workspace(&scratch("client-retry"));
     let spawn = |retry: RetryPolicy| {
-        let options = ClientOptions {
-            retry,
-            ..ClientOptions::default()
-        };
+        let options = ClientOptions::builder().retry(retry).build();
         Client::spawn(server(&home, &["--max-in-flight", "1"]), options)
     };
     // One request in flight (a command that runs for a while): the next is refused -32001.
@@ -266,10 +262,9 @@ async fn ws_with_a_bearer_token_and_the_unix_control_socket() {
     assert!(matches!(refused, Error::Connect { .. }), "{refused:?}");
     assert!(refused.to_string().contains("401"), "{refused}");
 
-    let options = ClientOptions {
-        bearer_token: Some("s3cret".to_owned()),
-        ..ClientOptions::default()
-    };
+    let options = ClientOptions::builder()
+        .bearer_token("s3cret".to_owned())
+        .build();
     let client = Client::connect(&url, options).await.expect("connect");
     let thread = start_thread(&client, &workspace, json!({})).await.thread.id;
     let loaded = client
@@ -322,10 +317,9 @@ async fn a_silent_server_times_out_and_a_dead_one_is_reported_closed() {
     // Reads stdin and never answers.
     let mut silent = tokio::process::Command::new("sleep");
     silent.arg("30");
-    let options = ClientOptions {
-        initialize_timeout: Duration::from_millis(300),
-        ..ClientOptions::default()
-    };
+    let options = ClientOptions::builder()
+        .initialize_timeout(Duration::from_millis(300))
+        .build();
     let error = Client::spawn(silent, options).await.expect_err("no answer");
     assert!(
         matches!(&error, Error::Timeout { method, .. } if method == "initialize"),
@@ -337,7 +331,7 @@ async fn a_silent_server_times_out_and_a_dead_one_is_reported_closed() {
     let error = Client::spawn(dead, ClientOptions::default())
         .await
         .expect_err("no server");
-    let Error::Closed { method, reason } = &error else {
+    let Error::Closed { method, reason, .. } = &error else {
         panic!("not a closed connection: {error:?}");
     };
     assert_eq!(method, "initialize");
@@ -424,10 +418,7 @@ fn unread_stdout_bytes(pid: u32) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_notification_queue_stops_the_reader_until_it_is_drained() {
     let (home, workspace) = flood_home("client-backpressure");
-    let options = ClientOptions {
-        notification_buffer: 8,
-        ..ClientOptions::default()
-    };
+    let options = ClientOptions::builder().notification_buffer(8).build();
     let client = Arc::new(
         Client::spawn(server(&home, &[]), options)
             .await
@@ -522,11 +513,10 @@ async fn a_full_notification_queue_stops_the_reader_until_it_is_drained() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_notification_buffer_of_0_discards_notifications_and_requests_are_answered() {
     let (home, workspace) = flood_home("client-no-buffer");
-    let options = ClientOptions {
-        notification_buffer: 0,
-        request_timeout: Some(Duration::from_secs(20)),
-        ..ClientOptions::default()
-    };
+    let options = ClientOptions::builder()
+        .notification_buffer(0)
+        .request_timeout(Duration::from_secs(20))
+        .build();
     let client = Client::spawn(server(&home, &[]), options)
         .await
         .expect("spawn");
@@ -618,10 +608,9 @@ async fn at_most_64_server_requests_are_handled_at_once() {
     let app = App::spawn(&home, &["--listen", "ws://127.0.0.1:0"]);
     let addr = app.listening_addr();
     let gate = Arc::new(Gate::default());
-    let options = ClientOptions {
-        server_requests: gate.handler(),
-        ..ClientOptions::default()
-    };
+    let options = ClientOptions::builder()
+        .server_requests(gate.handler())
+        .build();
     let client = Arc::new(
         Client::connect(&format!("ws://{addr}"), options)
             .await

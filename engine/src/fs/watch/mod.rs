@@ -286,9 +286,25 @@ impl Watches {
 
     /// Starts the task that sends `fs/changed` and drops the watches of closed connections.
     pub(crate) fn start_flusher(&self) {
-        let shared = self.shared.clone();
-        tokio::spawn(async move { flush(shared).await });
+        spawn_flusher(self.shared.clone());
     }
+}
+
+/// Spawns the flusher of `shared`, supervised. Cleaned up after a panic: a new flusher takes
+/// over after a pause (the changes pending stay pending, so none is lost), because without
+/// one no watch would ever send `fs/changed` again.
+fn spawn_flusher(shared: Arc<Shared>) {
+    let again = shared.clone();
+    crate::supervised::spawn("fs/watch flusher", flush(shared), move || {
+        crate::supervised::spawn(
+            "fs/watch flusher restart",
+            async move {
+                tokio::time::sleep(LIVENESS_EVERY).await;
+                spawn_flusher(again);
+            },
+            || {},
+        );
+    });
 }
 
 /// The kernel watcher, whose events land in `shared`.

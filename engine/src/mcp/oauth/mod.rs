@@ -316,7 +316,23 @@ pub(crate) async fn login(
         params.thread_id.clone(),
         login_id.clone(),
     );
-    tokio::spawn(async move {
+    // Cleaned up after a panic: the sign-in is reported as failed, so that a client waiting
+    // for `mcpServer/oauthLogin/completed` is not left waiting.
+    let cleanup = {
+        let (hub, name, thread_id, id) = (hub.clone(), name.clone(), thread_id.clone(), id.clone());
+        move || {
+            hub.broadcast::<McpServerOauthLoginCompleted>(
+                &McpServerOauthLoginCompletedNotification::builder()
+                    .name(name)
+                    .success(false)
+                    .error("the sign-in stopped on an internal error of the server".to_owned())
+                    .login_id(id)
+                    .maybe_thread_id(thread_id)
+                    .build(),
+            );
+        }
+    };
+    let work = async move {
         let waited = tokio::time::timeout(
             timeout,
             listener.wait(&state, move |outcome| async move {
@@ -351,7 +367,8 @@ pub(crate) async fn login(
                 .maybe_thread_id(thread_id)
                 .build(),
         );
-    });
+    };
+    crate::supervised::spawn("MCP OAuth sign-in", work, cleanup);
     Ok(McpServerOauthLoginResponse::builder()
         .authorization_url(authorization_url.to_string())
         .login_id(login_id)

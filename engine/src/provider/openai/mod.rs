@@ -17,7 +17,7 @@ pub(crate) mod retry;
 pub(crate) mod sse;
 pub(crate) mod stream;
 
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use agentwire_protocol::{CodexErrorInfo, ReasoningSummary};
@@ -29,8 +29,8 @@ use tokio::sync::mpsc;
 
 use super::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent, ProviderNotice};
 use crate::accounts::Accounts;
-use crate::config::{ProviderConfig, WireApi};
 use crate::provider::responses;
+use crate::provider::settings::{ProviderConfig, WireApi};
 use crate::tools;
 use error::failure;
 use sse::SseParser;
@@ -167,15 +167,6 @@ fn retryable_in_stream(error: &ProviderEvent) -> bool {
     )
 }
 
-/// Makes `ring` the process's TLS crypto provider (the HTTP client is built without one).
-pub(crate) fn install_crypto_provider() {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        // Fails only when a provider is installed already, which is as good.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
 impl OpenAiProvider {
     /// The provider `id` configured by `config`; calls fall back on `defaults`; without an
     /// `env_key` the key stored in `accounts` is sent. Fails with the reason when the table is
@@ -292,7 +283,7 @@ impl Endpoint {
     fn client(&self) -> Result<&reqwest::Client, ProviderEvent> {
         self.client
             .get_or_init(|| {
-                install_crypto_provider();
+                crate::tls::install_crypto_provider();
                 reqwest::Client::builder()
                     .connect_timeout(self.request_timeout)
                     .build()

@@ -5,6 +5,10 @@
 //! `index`: the first fragment of a call carries its id and name, later ones more of its
 //! arguments; the complete calls are emitted when the choice finishes or the stream ends.
 //! Usage arrives in a last chunk (`stream_options.include_usage`).
+//!
+//! A choice that finishes for `length` (the server's output-token limit) fails the call at
+//! the end of the stream as `contextWindowExceeded`, the same signal as a Responses stream
+//! that ends `incomplete` for `max_output_tokens`; its unfinished tool calls are dropped.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +25,9 @@ const MAX_ARGUMENT_BYTES: usize = 8 * 1024 * 1024;
 
 /// The payload that ends the stream.
 const DONE: &str = "[DONE]";
+
+/// The `finish_reason` of an answer cut by the output-token limit.
+const LENGTH: &str = "length";
 
 /// One streamed chunk (the members this provider reads).
 #[derive(Debug, Deserialize)]
@@ -168,6 +175,8 @@ pub(crate) struct Decoder {
     content_open: bool,
     /// Whether a choice reported `finish_reason`.
     finished: bool,
+    /// Whether the choice finished for `length`: the output-token limit cut the answer.
+    cut: bool,
     /// Whether `[DONE]` arrived.
     done: bool,
     /// The token counts, once reported.
@@ -239,9 +248,17 @@ impl Decoder {
             for (position, fragment) in delta.tool_calls.into_iter().enumerate() {
                 self.fragment(position, fragment)?;
             }
-            if choice.finish_reason.is_some() {
-                self.finished = true;
-                self.flush(&mut events)?;
+            match choice.finish_reason.as_deref() {
+                Some(LENGTH) => {
+                    self.finished = true;
+                    self.cut = true;
+                    self.calls.clear();
+                }
+                Some(_) => {
+                    self.finished = true;
+                    self.flush(&mut events)?;
+                }
+                None => {}
             }
         }
         if let Some(usage) = chunk.usage {
@@ -259,6 +276,14 @@ impl Decoder {
                           (no finish_reason and no [DONE])."
                     .to_owned(),
                 info: CodexErrorInfo::response_stream_disconnected().build(),
+            });
+        }
+        if self.cut {
+            return Err(StreamFault {
+                message: "The model stopped before finishing its response (finish_reason: \
+                          length, the output-token limit)."
+                    .to_owned(),
+                info: CodexErrorInfo::ContextWindowExceeded,
             });
         }
         let mut events = Vec::new();
@@ -496,6 +521,28 @@ mod tests {
         assert_eq!(call.name, "shell");
         assert_eq!(call.arguments, "{}");
         assert!(call.call_id.starts_with("call_"), "{}", call.call_id);
+    }
+
+    #[test]
+    fn an_answer_cut_by_the_token_limit_fails_as_context_window_exceeded() {
+        let mut decoder = Decoder::default();
+        let events = decode(
+            &mut decoder,
+            &[
+                delta(json!({"content": "half an ans"})),
+                delta(json!({"tool_calls": [{"index": 0, "id": "call_cut",
+                    "function": {"name": "shell", "arguments": "{\"comm"}}]})),
+                finish("length"),
+            ],
+        );
+        assert_eq!(
+            events,
+            vec![ProviderEvent::TextDelta("half an ans".to_owned())]
+        );
+        decoder.event(DONE).expect("done");
+        let fault = decoder.end().expect_err("cut");
+        assert_eq!(fault.info, CodexErrorInfo::ContextWindowExceeded);
+        assert!(fault.message.contains("length"), "{}", fault.message);
     }
 
     #[test]

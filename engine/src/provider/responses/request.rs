@@ -368,7 +368,7 @@ mod tests {
                 content: vec![text("hi")],
             },
         ]);
-        request.mcp_tools = vec![crate::mcp::ModelTool {
+        request.mcp_tools = vec![crate::provider::ModelTool {
             name: "everything__echo".to_owned(),
             description: "Echoes".to_owned(),
             parameters: json!({"type": "object"}),

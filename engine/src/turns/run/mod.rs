@@ -26,7 +26,6 @@ mod auto_compact;
 mod client_tools;
 // unified exec: `exec_command` sessions and `write_stdin` (0.7.0).
 mod exec_session;
-mod guard;
 mod hook_points;
 mod mcp_call;
 mod skill_context;
@@ -52,16 +51,15 @@ use std::time::Instant;
 use agentwire_protocol::ThreadActiveFlag;
 use agentwire_protocol::method::Notification;
 use agentwire_protocol::methods::{
-    AgentMessageDelta, ErrorEvent, ItemCompleted, ItemStarted, ReasoningSummaryPartAdded,
-    ReasoningSummaryTextDelta, ReasoningTextDelta, ThreadTokenUsageUpdated, TurnCompleted,
-    TurnStarted,
+    AgentMessageDelta, ItemCompleted, ItemStarted, ReasoningSummaryPartAdded,
+    ReasoningSummaryTextDelta, ReasoningTextDelta, ThreadTokenUsageUpdated,
 };
 use agentwire_protocol::{
-    AgentMessageDeltaNotification, CodexErrorInfo, ErrorNotification, ItemCompletedNotification,
+    AgentMessageDeltaNotification, CodexErrorInfo, ItemCompletedNotification,
     ItemStartedNotification, ReasoningSummaryPartAddedNotification,
     ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification, ThreadItem,
     ThreadItemKind, ThreadStatus, ThreadTokenUsage, ThreadTokenUsageUpdatedNotification,
-    TokenUsageBreakdown, Turn, TurnError, TurnItemsView, TurnStartedNotification, TurnStatus,
+    TokenUsageBreakdown, Turn, TurnError, TurnItemsView, TurnStatus,
 };
 use agentwire_runtime::{Answered, Peer};
 use tokio::sync::{mpsc, oneshot};
@@ -69,9 +67,10 @@ use tokio::sync::{mpsc, oneshot};
 use super::diff::TurnDiff;
 use super::environment;
 use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, base_instructions, context_entries};
+use super::job::{JobKind, JobLedger};
 use super::{Steer, Turns};
 use crate::provider::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
-use crate::threads::meta::{ThreadSettings, new_id, now};
+use crate::threads::meta::{ThreadSettings, new_id};
 use crate::threads::subscribers::Audience;
 
 /// Most model calls one turn makes (each tool-call round is one more); a model that keeps
@@ -144,8 +143,9 @@ pub(super) struct TurnRun {
     live: Arc<crate::thread_settings::LiveTurn>,
     /// When the turn began (reset once its `turn/start` answer is out).
     clock: Instant,
-    /// Whether the turn has ended (see [`guard`]: dropped unsettled, it ends as failed).
-    settled: bool,
+    /// What the supervisor knows of the turn (see [`super::job`]): a turn whose task ends
+    /// without settling it is settled from there as failed.
+    job: Arc<JobLedger>,
     /// The turn's lifecycle hooks (see [`hook_points`]).
     hooks: hook_points::TurnHooks,
     /// Whether `model/rerouted` was sent for the turn (once per turn; see [`notices`]).
@@ -187,6 +187,7 @@ pub(super) struct Controls {
 impl TurnRun {
     pub(super) fn new(turns: Arc<Turns>, peer: Peer, start: TurnStart, controls: Controls) -> Self {
         let telemetry = telemetry::TurnTelemetry::new(&start.thread_id, &start.turn.id);
+        let (start_thread, start_turn) = (start.thread_id.clone(), start.turn.clone());
         Self {
             turns,
             peer,
@@ -206,11 +207,16 @@ impl TurnRun {
             review: start.review,
             live: controls.live,
             clock: Instant::now(),
-            settled: false,
+            job: JobLedger::new(JobKind::Turn, &start_thread, &start_turn),
             hooks: hook_points::TurnHooks::default(),
             rerouted: false,
             telemetry,
         }
+    }
+
+    /// What the supervisor knows of the turn (see [`super::job`]).
+    pub(super) fn ledger(&self) -> Arc<JobLedger> {
+        self.job.clone()
     }
 
     /// Runs the turn on `input` to its end.
@@ -218,7 +224,6 @@ impl TurnRun {
         // The `turn/start` answer goes out first.
         self.answered.wait().await;
         self.clock = Instant::now();
-        self.set_status(ThreadStatus::active().build());
         self.begin().await;
         self.warn_if_unknown_model();
         self.turn.items_view = TurnItemsView::Full;
@@ -528,6 +533,7 @@ impl TurnRun {
 
     /// Sends `item/started` for an item of `kind` that started at `started_ms`.
     fn started(&self, kind: ThreadItemKind, started_ms: i64) {
+        self.job.item_started(&kind, started_ms);
         self.notify::<ItemStarted>(
             &ItemStartedNotification::builder()
                 .thread_id(self.thread_id.clone())
@@ -574,6 +580,7 @@ impl TurnRun {
                 .build(),
         );
         self.telemetry.item((&self.thread_id, &self.turn.id), &item);
+        self.job.item_completed(&item);
         self.turn.items.push(item);
     }
 
@@ -614,7 +621,7 @@ impl TurnRun {
         });
         match read.await {
             Ok(read) => read,
-            // A panic there is the turn's own (its guard settles it as failed).
+            // A panic there is the turn's own (its supervisor settles it as failed).
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             // Cancelled: the runtime is shutting down, and the turn with it.
             Err(_) => (Vec::new(), true, false),
@@ -713,27 +720,19 @@ impl TurnRun {
         );
     }
 
-    /// Starts the turn: its start time, the rollout record and `turn/started`.
+    /// Starts the turn: the thread active, its start time, the rollout record and
+    /// `turn/started` (see [`Turns::begin_job`]).
     async fn begin(&mut self) {
-        self.turn.started_at = Some(now());
-        super::durable(
-            "turn started",
-            self.turns
-                .threads
-                .record_turn_started(&self.thread_id, &self.turn),
-        )
-        .await;
-        self.notify::<TurnStarted>(
-            &TurnStartedNotification::builder()
-                .thread_id(self.thread_id.clone())
-                .turn(self.turn.clone())
-                .build(),
-        );
+        let turns = self.turns.clone();
+        turns
+            .begin_job(self.peer.hub(), &self.job, &mut self.turn)
+            .await;
     }
 
-    /// Ends the turn (once): records it, idles the thread and sends `turn/completed`.
+    /// Ends the turn (once): records it, idles the thread and sends `turn/completed` (see
+    /// [`Turns::settle_job`]).
     async fn settle(&mut self, end: CallEnd) {
-        if std::mem::replace(&mut self.settled, true) {
+        if self.job.is_settled() {
             return;
         }
         self.exit_review().await;
@@ -751,16 +750,6 @@ impl TurnRun {
         if status != TurnStatus::Completed {
             self.resend_usage();
         }
-        if let Some(error) = &error {
-            self.notify::<ErrorEvent>(
-                &ErrorNotification::builder()
-                    .thread_id(self.thread_id.clone())
-                    .turn_id(self.turn.id.clone())
-                    .error(error.clone())
-                    .will_retry(false)
-                    .build(),
-            );
-        }
         // Like the reference server, `turn/completed` carries the summary view: the final agent
         // message. `thread/read` has every item.
         let last_message = self
@@ -770,19 +759,17 @@ impl TurnRun {
             .rev()
             .find(|i| matches!(i.kind, ThreadItemKind::AgentMessage { .. }))
             .cloned();
-        let (completed, ended) = self
-            .turns
-            .end(
+        let turns = self.turns.clone();
+        turns
+            .settle_job(
                 self.peer.hub(),
-                &self.thread_id,
+                &self.job,
                 &mut self.turn,
                 (status, error),
                 self.clock,
-                last_message.into_iter().collect(),
+                (last_message.into_iter().collect(), false),
             )
             .await;
-        self.notify::<TurnCompleted>(&completed);
-        drop(ended);
     }
 }
 

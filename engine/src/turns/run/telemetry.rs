@@ -1,8 +1,10 @@
 //! What a turn reports to operations (see `agentwire_runtime::telemetry`): its start, the
 //! tokens its model calls used, its tool runs and its end; and its spans (exported as traces
 //! with `[otel] trace_exporter`): the turn's, a `model_call` span per model call and a
-//! `tool_call` span per tool call under it. The prompt and the command lines are logged only
-//! when the configuration says `[otel] log_user_prompt = true`; spans never carry them.
+//! `tool_call` span per tool call under it. Its log events are emitted inside its spans, so
+//! that the exported log records carry the turn's trace id. The prompt and the command lines
+//! are logged only when the configuration says `[otel] log_user_prompt = true`; spans never
+//! carry them.
 
 use std::time::Duration;
 
@@ -49,13 +51,16 @@ impl TurnTelemetry {
     ) {
         self.log_user_prompt = log_user_prompt;
         let prompt = log_user_prompt.then(|| prompt_text(input));
-        telemetry::turn_started(
-            thread_id,
-            turn_id,
-            &settings.model_provider,
-            &settings.model,
-            prompt.as_deref(),
-        );
+        // Logged inside the turn's span: an exported record carries its trace.
+        self.span.in_scope(|| {
+            telemetry::turn_started(
+                thread_id,
+                turn_id,
+                &settings.model_provider,
+                &settings.model,
+                prompt.as_deref(),
+            );
+        });
     }
 
     /// A model call of the turn to `model` of `provider` starts now.
@@ -90,16 +95,23 @@ impl TurnTelemetry {
         self.tokens = crate::threads::usage::add(&self.tokens, usage);
     }
 
-    /// An item of the turn completed (tool items are counted and logged).
+    /// An item of the turn completed (tool items are counted and logged, inside the tool
+    /// call's span, else the turn's).
     pub(super) fn item(&self, ids: (&str, &str), item: &ThreadItem) {
-        telemetry::item_completed(ids, item, self.log_user_prompt, &self.tool);
+        let scope = if self.tool.is_none() {
+            &self.span
+        } else {
+            &self.tool
+        };
+        scope.in_scope(|| telemetry::item_completed(ids, item, self.log_user_prompt, &self.tool));
     }
 
     /// The turn ended as `status` after `duration`.
     pub(super) fn ended(&self, ids: (&str, &str), status: &TurnStatus, duration: Duration) {
         let status = status_name(status);
         spans::turn_span_ended(&self.span, status, &self.tokens);
-        telemetry::turn_ended(ids, "turn", status, duration, &self.tokens);
+        self.span
+            .in_scope(|| telemetry::turn_ended(ids, "turn", status, duration, &self.tokens));
     }
 }
 

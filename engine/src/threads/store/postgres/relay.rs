@@ -20,7 +20,8 @@
 //! ```
 //!
 //! `origin` names the publishing worker (a listener skips its own), `seq` numbers its
-//! notifications, `part` counts from 0 to `parts - 1`. The payloads of one worker arrive in the
+//! notifications (increasing; since the relay lag is measured, it is the time the notification
+//! was queued, see [`super::relay_wire::STAMPED`]), `part` counts from 0 to `parts - 1`. The payloads of one worker arrive in the
 //! order it sent them (each batch is one transaction, and batches are sent one after another on
 //! one connection), so a listener joins the fragments of one origin as they come. Nothing here is
 //! trusted: a payload that does not parse, a fragment out of turn, a method that is not a
@@ -96,16 +97,25 @@ struct Outgoing {
     thread_id: String,
     method: &'static str,
     message: Vec<u8>,
+    /// When it was queued, in microseconds since the Unix epoch: its payloads' `seq` (see
+    /// [`wire::STAMPED`]).
+    queued: u64,
 }
 
 impl Outgoing {
+    /// The message `method` of `thread_id`, queued now.
+    fn new(thread_id: &str, method: &'static str, message: Vec<u8>) -> Self {
+        Self {
+            thread_id: thread_id.to_owned(),
+            method,
+            message,
+            queued: wire::now_micros(),
+        }
+    }
+
     /// The control message `method` about no thread in particular (thread id `-`, no body).
     fn marker(method: &'static str) -> Self {
-        Self {
-            thread_id: "-".to_owned(),
-            method,
-            message: Vec::new(),
-        }
+        Self::new("-", method, Vec::new())
     }
 }
 
@@ -166,11 +176,7 @@ impl PgRelay {
 
 impl Relay for PgRelay {
     fn publish(&self, thread_id: &str, method: &'static str, message: Vec<u8>) {
-        self.queue(Outgoing {
-            thread_id: thread_id.to_owned(),
-            method,
-            message,
-        });
+        self.queue(Outgoing::new(thread_id, method, message));
     }
 
     fn interrupt(&self, thread_id: &str, turn_id: &str) {
@@ -187,11 +193,7 @@ impl Relay for PgRelay {
         } else {
             wire::UNFOLLOW
         };
-        self.queue(Outgoing {
-            thread_id: thread_id.to_owned(),
-            method,
-            message: Vec::new(),
-        });
+        self.queue(Outgoing::new(thread_id, method, Vec::new()));
     }
 
     fn join(&self, thread_id: &str, ask: &str) {
@@ -200,11 +202,7 @@ impl Relay for PgRelay {
 
     fn ask(&self, thread_id: &str, ask: &str, method: &'static str, params: Vec<u8>) {
         match wire::ask_body(ask, params) {
-            Ok(message) => self.queue(Outgoing {
-                thread_id: thread_id.to_owned(),
-                method,
-                message,
-            }),
+            Ok(message) => self.queue(Outgoing::new(thread_id, method, message)),
             Err(why) => tracing::warn!(method, why, "ask not relayed"),
         }
     }
@@ -226,11 +224,7 @@ impl PgRelay {
     /// Queues the control message `method` of `thread_id` with `body` as its JSON.
     fn control(&self, thread_id: &str, method: &'static str, body: &impl serde::Serialize) {
         match serde_json::to_vec(body) {
-            Ok(message) => self.queue(Outgoing {
-                thread_id: thread_id.to_owned(),
-                method,
-                message,
-            }),
+            Ok(message) => self.queue(Outgoing::new(thread_id, method, message)),
             Err(error) => tracing::warn!(method, %error, "not relayed"),
         }
     }
@@ -314,7 +308,9 @@ impl Publisher {
             );
             return;
         }
-        self.seq += 1;
+        // The time it was queued, unless that would not number it after the last one (the
+        // clock went back, or two in one microsecond).
+        self.seq = self.seq.saturating_add(1).max(outgoing.queued);
         let parts = fragments.len();
         for (part, fragment) in fragments.into_iter().enumerate() {
             payloads.push(format!(
@@ -633,10 +629,17 @@ impl Listener {
         self.joining.remove(header.origin).map(|done| done.text)
     }
 
-    /// Hands `message` over, if it is what its header says (see [`wire::decode`]).
+    /// Hands `message` over, if it is what its header says (see [`wire::decode`]). A
+    /// notification's relay lag is recorded once its followers have it.
     fn hand_over(&self, header: &Header<'_>, message: &[u8]) {
         match wire::decode(header, message) {
-            Ok(relayed) => (self.deliver)(header.thread_id, relayed),
+            Ok(relayed) => {
+                let notification = matches!(relayed, Relayed::Notification { .. });
+                (self.deliver)(header.thread_id, relayed);
+                if notification && let Some(lag) = wire::lag(header.seq, wire::now_micros()) {
+                    agentwire_runtime::telemetry::relay_delivered(lag);
+                }
+            }
             Err(why) => tracing::warn!(method = header.method, why, "relay payload dropped"),
         }
     }
@@ -700,11 +703,7 @@ mod tests {
             };
             let (queue, outgoing) = mpsc::sync_channel(4);
             queue
-                .send(Outgoing {
-                    thread_id: "t".to_owned(),
-                    method,
-                    message: Vec::new(),
-                })
+                .send(Outgoing::new("t", method, Vec::new()))
                 .expect("queued");
             drop(queue);
             publisher.run(&outgoing);

@@ -51,6 +51,36 @@ pub(super) const ANSWER: &str = "@answer";
 /// The header's method that withdraws an ask (see [`Relayed::Withdraw`]).
 pub(super) const WITHDRAW: &str = "@withdraw";
 
+/// The least `seq` that is a time: a header's `seq` from it up is the time its notification
+/// was queued by the publishing worker, in microseconds since the Unix epoch (this one is
+/// 2001-09-09), kept increasing by the publisher (see [`super::relay`]).
+///
+/// The relay lag is so measured without changing the header's shape: a worker of the version
+/// before, whose `seq` counted from 1, reads a time as any other number (it only compares the
+/// `seq` of one notification's fragments), and a time is never a count it could have reached,
+/// so its own payloads are told apart here and have no lag measured. The header has no version
+/// field and its thread id runs to the end of the line, so a field could not be added without
+/// an older worker misreading the thread; workers of both versions on one database (a rolling
+/// upgrade) keep relaying to each other.
+pub(super) const STAMPED: u64 = 1_000_000_000_000_000;
+
+/// Now, in microseconds since the Unix epoch (0 if the clock is set before it).
+pub(super) fn now_micros() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_micros()).unwrap_or(u64::MAX)
+        })
+}
+
+/// The relay lag of a notification whose header's `seq` is `seq`, handed to followers at `now`
+/// (microseconds since the Unix epoch): the time from the publishing worker queueing it to
+/// this worker handing it over, on two hosts' clocks. A lag that clock skew makes negative is
+/// zero. `None` when `seq` is a count, not a time (see [`STAMPED`]).
+pub(super) fn lag(seq: u64, now: u64) -> Option<std::time::Duration> {
+    (seq >= STAMPED).then(|| std::time::Duration::from_micros(now.saturating_sub(seq)))
+}
+
 /// `text` cut into fragments of at most [`FRAGMENT`] bytes, on character boundaries.
 pub(super) fn fragments(text: &str) -> Vec<&str> {
     let mut fragments = Vec::with_capacity(text.len() / FRAGMENT + 1);
@@ -286,6 +316,25 @@ impl AskRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stamped_seq_gives_the_lag_and_a_count_none() {
+        let now = now_micros();
+        assert!(now > STAMPED, "the clock is past 2001");
+        assert_eq!(
+            lag(now - 2500, now),
+            Some(std::time::Duration::from_micros(2500))
+        );
+        assert_eq!(
+            lag(now + 10, now),
+            Some(std::time::Duration::ZERO),
+            "a clock ahead of ours gives zero, not a negative lag"
+        );
+        assert_eq!(lag(7, now), None, "a count from an older worker");
+        let stamped = format!("ab {now} 0 1 item/started t\n{{}}");
+        let (header, _) = parse(&stamped).expect("a stamped header parses as any other");
+        assert_eq!(header.seq, now);
+    }
 
     #[test]
     fn long_messages_are_cut_on_character_boundaries_and_join_back() {
