@@ -19,7 +19,7 @@
 //! to prefer these.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -37,6 +37,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::modes::Mode;
+use crate::updates::absolute;
 
 /// The tool that reads a file through the editor.
 pub const READ_TEXT_FILE: &str = "read_text_file";
@@ -169,16 +170,6 @@ pub fn presentation(
             Vec::new(),
         )),
         _ => None,
-    }
-}
-
-/// `path` as an absolute path: relative ones are under `cwd`.
-fn absolute(cwd: &Path, path: &str) -> PathBuf {
-    let path = Path::new(path);
-    if path.is_absolute() {
-        path.to_owned()
-    } else {
-        cwd.join(path)
     }
 }
 
@@ -542,7 +533,7 @@ mod tests {
                 .expect("a client tool");
         assert_eq!(kind, ToolKind::Edit);
         assert_eq!(title, "Write /w/a.txt");
-        assert_eq!(locations[0].path, PathBuf::from("/w/a.txt"));
+        assert_eq!(locations[0].path, std::path::PathBuf::from("/w/a.txt"));
         let (kind, title, _) = presentation(
             Path::new("/w"),
             RUN_IN_TERMINAL,

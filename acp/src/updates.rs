@@ -71,8 +71,9 @@ fn parse<T: DeserializeOwned>(method: &str, params: Value) -> Option<T> {
     }
 }
 
-/// A path of a file change as an absolute path: relative ones are under `cwd`.
-fn absolute(cwd: &Path, path: &str) -> PathBuf {
+/// A path (of a file change, or one the model names) as an absolute path: relative ones are
+/// under `cwd`.
+pub(crate) fn absolute(cwd: &Path, path: &str) -> PathBuf {
     let path = Path::new(path);
     if path.is_absolute() {
         path.to_owned()
