@@ -284,6 +284,16 @@ impl AcpAgent {
         }
     }
 
+    /// A session's thread tools: the client's file and terminal tools and its MCP servers'
+    /// tools (`dynamicTools`), and the configuration overrides that withhold the engine's
+    /// own tools the client replaces (`config`, see [`ClientOffer::withheld_builtins`]).
+    fn session_tools(&self, servers: &SessionServers) -> (Vec<Value>, Map<String, Value>) {
+        let offer = self.offer();
+        let mut tools = offer.tool_specs();
+        tools.extend(servers.tool_specs());
+        (tools, offer.withheld_builtins())
+    }
+
     /// `session/new`: a new thread in `cwd`, with the settings of the configuration, the
     /// client's tools and MCP servers as its dynamic tools; the session id is the thread id.
     pub async fn new_session(
@@ -292,11 +302,13 @@ impl AcpAgent {
     ) -> Result<NewSessionResponse, Error> {
         let cwd = absolute_cwd(&request.cwd)?;
         let servers = SessionServers::start(&request.mcp_servers, &request.cwd).await;
-        let mut tools = self.offer().tool_specs();
-        tools.extend(servers.tool_specs());
+        let (tools, config) = self.session_tools(&servers);
         let mut params = json!({"cwd": cwd});
         if !tools.is_empty() {
             params["dynamicTools"] = Value::Array(tools);
+        }
+        if !config.is_empty() {
+            params["config"] = Value::Object(config);
         }
         let params: ThreadStartParams = engine_params(ThreadStart::NAME, params)?;
         let started = self
@@ -331,9 +343,19 @@ impl AcpAgent {
         exclude_turns: bool,
     ) -> Result<(ThreadResumeResponse, Mode, Vec<SessionConfigOption>), Error> {
         let cwd_text = absolute_cwd(cwd)?;
+        let servers = SessionServers::start(mcp_servers, cwd).await;
+        // The thread takes this session's tools, and withholds what this client replaces,
+        // whatever an earlier session (or client) of it had.
+        let (tools, config) = self.session_tools(&servers);
         let params: ThreadResumeParams = engine_params(
             ThreadResume::NAME,
-            json!({"threadId": session_id.0.as_ref(), "cwd": cwd_text, "excludeTurns": exclude_turns}),
+            json!({
+                "threadId": session_id.0.as_ref(),
+                "cwd": cwd_text,
+                "excludeTurns": exclude_turns,
+                "dynamicTools": tools,
+                "config": config,
+            }),
         )?;
         let resumed = self
             .link()?
@@ -347,7 +369,6 @@ impl AcpAgent {
                 .data(json!({"sessionId": session_id.0.as_ref()})),
                 other => engine_error("session/load", &other),
             })?;
-        let servers = SessionServers::start(mcp_servers, cwd).await;
         let thread_id = resumed.thread.id.clone();
         self.link()?.follow(&thread_id);
         let mode = Mode::of_thread(&resumed.approval_policy, &resumed.sandbox);
@@ -475,9 +496,12 @@ pub async fn serve_stdio(server: &Server<Engine>) -> Result<(), String> {
         .on_receive_request(
             async move |request: NewSessionRequest,
                         responder: Responder<NewSessionResponse>,
-                        _cx: ConnectionTo<Client>| {
-                // Answered in the dispatch loop: a prompt that follows at once finds the session.
-                answer(responder, c.new_session(request).await)
+                        cx: ConnectionTo<Client>| {
+                // Off the dispatch loop: the client's MCP servers may take a while to start,
+                // and the other sessions go on meanwhile. The session is recorded before the
+                // answer goes out, so a prompt sent on the answer finds it.
+                let agent = c.clone();
+                cx.spawn(async move { answer(responder, agent.new_session(request).await) })
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -485,7 +509,11 @@ pub async fn serve_stdio(server: &Server<Engine>) -> Result<(), String> {
             async move |request: LoadSessionRequest,
                         responder: Responder<LoadSessionResponse>,
                         cx: ConnectionTo<Client>| {
-                answer(responder, d.load_session(&cx, request).await)
+                // Off the dispatch loop, as session/new; the replay precedes the answer.
+                let (agent, task_cx) = (d.clone(), cx.clone());
+                cx.spawn(
+                    async move { answer(responder, agent.load_session(&task_cx, request).await) },
+                )
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -524,9 +552,10 @@ pub async fn serve_stdio(server: &Server<Engine>) -> Result<(), String> {
         .on_receive_request(
             async move |request: ResumeSessionRequest,
                         responder: Responder<ResumeSessionResponse>,
-                        _cx: ConnectionTo<Client>| {
-                // In the dispatch loop, like session/new: a prompt that follows finds it.
-                answer(responder, i.resume_session(request).await)
+                        cx: ConnectionTo<Client>| {
+                // Off the dispatch loop, as session/new.
+                let agent = i.clone();
+                cx.spawn(async move { answer(responder, agent.resume_session(request).await) })
             },
             agent_client_protocol::on_receive_request!(),
         )

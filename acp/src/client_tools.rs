@@ -74,6 +74,22 @@ impl ClientOffer {
         }
     }
 
+    /// The configuration overrides that withhold the engine's own tools the client replaces:
+    /// the command tools when it offers a terminal (`features.shell_tool`), `apply_patch`
+    /// when it writes files (`features.apply_patch_tool`). So the model has one way to run a
+    /// command and one to write a file, and the editor sees both. Only `false` is ever set, so
+    /// a user's configuration that withholds a tool still does.
+    pub fn withheld_builtins(self) -> serde_json::Map<String, Value> {
+        let mut config = serde_json::Map::new();
+        if self.terminal {
+            config.insert("features.shell_tool".to_owned(), Value::Bool(false));
+        }
+        if self.write {
+            config.insert("features.apply_patch_tool".to_owned(), Value::Bool(false));
+        }
+        config
+    }
+
     /// The dynamic tools (`thread/start`'s `dynamicTools`) for what the client offers.
     pub fn tool_specs(self) -> Vec<Value> {
         let mut tools = Vec::new();
@@ -101,7 +117,7 @@ impl ClientOffer {
                 "name": WRITE_TEXT_FILE,
                 "description": "Writes a whole text file through the user's editor (creates it \
                     or replaces its content); the user sees the change as a diff. Prefer it to \
-                    apply_patch and to shell redirections for writing files.",
+                    shell redirections for writing files.",
                 "inputSchema": {
                     "type": "object",
                     "properties": {
@@ -118,8 +134,7 @@ impl ClientOffer {
                 "type": "function",
                 "name": RUN_IN_TERMINAL,
                 "description": "Runs a shell command (sh -c) in a terminal the user's editor \
-                    shows, waits for it to exit and returns its output and exit status. Prefer \
-                    it to the shell tool for running commands.",
+                    shows, waits for it to exit and returns its output and exit status.",
                 "inputSchema": {
                     "type": "object",
                     "properties": {
@@ -512,6 +527,17 @@ mod tests {
             names(all),
             [READ_TEXT_FILE, WRITE_TEXT_FILE, RUN_IN_TERMINAL]
         );
+        // The engine withholds what the client replaces, and nothing else.
+        assert!(ClientOffer::default().withheld_builtins().is_empty());
+        assert_eq!(
+            Value::Object(all.withheld_builtins()),
+            json!({"features.shell_tool": false, "features.apply_patch_tool": false})
+        );
+        let reader = ClientOffer {
+            read: true,
+            ..ClientOffer::default()
+        };
+        assert!(reader.withheld_builtins().is_empty());
         // Every spec reads as the engine's dynamic tool.
         for spec in all.tool_specs() {
             let parsed: agentwire_protocol::DynamicToolSpec =

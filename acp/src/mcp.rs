@@ -16,7 +16,7 @@
 //! (`mcpCapabilities.sse` is false). A server that fails to start is left out with a warning
 //! and the session still opens.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use std::collections::HashMap;
@@ -78,7 +78,9 @@ impl SessionServers {
     /// Starts every stdio and HTTP server of `servers` (stdio ones in `cwd`); SSE servers, and
     /// those that fail, are left out with a warning.
     pub async fn start(servers: &[McpServer], cwd: &std::path::Path) -> Self {
-        let mut started = BTreeMap::new();
+        // Every server starts at once: a session waits for the slowest, not for their sum.
+        let mut namespaces = BTreeSet::new();
+        let mut starting = Vec::new();
         for server in servers {
             let (name, connect) = match server {
                 McpServer::Stdio(stdio) => (&stdio.name, connect_stdio(stdio, cwd).boxed()),
@@ -99,10 +101,15 @@ impl SessionServers {
                 }
             };
             let mut ns = namespace(name);
-            while started.contains_key(&ns) {
+            while namespaces.contains(&ns) {
                 ns.push('_');
             }
-            match tokio::time::timeout(STARTUP, connect).await {
+            namespaces.insert(ns.clone());
+            starting.push(async move { (ns, name, tokio::time::timeout(STARTUP, connect).await) });
+        }
+        let mut started = BTreeMap::new();
+        for (ns, name, outcome) in futures_util::future::join_all(starting).await {
+            match outcome {
                 Ok(Ok((service, tools))) => {
                     started.insert(
                         ns,

@@ -66,7 +66,10 @@ impl Incoming {
     /// Classifies one message already parsed as JSON.
     pub fn from_value(value: Value) -> Result<Self, Unreadable> {
         let Value::Object(mut message) = value else {
-            return Err(Unreadable::NotAnObject(clip(&value.to_string())));
+            return Err(Unreadable::NotAnObject(clip_to(
+                &value.to_string(),
+                QUOTED_MAX,
+            )));
         };
         let params = |message: &mut Map<String, Value>| {
             message
@@ -109,7 +112,7 @@ impl Incoming {
 }
 
 fn request_id(id: Value) -> Result<RequestId, Unreadable> {
-    let shown = clip(&id.to_string());
+    let shown = clip_to(&id.to_string(), QUOTED_MAX);
     serde_json::from_value(id).map_err(|_| Unreadable::BadId(shown))
 }
 
@@ -198,13 +201,16 @@ pub fn peek(bytes: &[u8]) -> Result<Option<Peeked>, Unreadable> {
     }))
 }
 
-/// `text` cut to a length an error can carry.
-fn clip(text: &str) -> String {
-    const MAX: usize = 200;
-    if text.len() <= MAX {
+/// How much of a malformed message an [`Unreadable`] error quotes, in bytes.
+const QUOTED_MAX: usize = 200;
+
+/// `text` as it may be quoted in an error or a report line: unchanged when it is at most `max`
+/// bytes long, else its first `max` bytes (fewer, to end on a character boundary) and `…`.
+pub fn clip_to(text: &str, max: usize) -> String {
+    if text.len() <= max {
         return text.to_owned();
     }
-    let mut cut = MAX;
+    let mut cut = max;
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
@@ -214,6 +220,18 @@ fn clip(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clipped_text_ends_on_a_character_boundary() {
+        assert_eq!(clip_to("short", 5), "short");
+        assert_eq!(clip_to("abcdef", 3), "abc…");
+        // "é" is two bytes: a cut at byte 2 would split it, so the cut moves back to 1.
+        assert_eq!(clip_to("aéz", 2), "a…");
+        assert_eq!(
+            clip_to(&"x".repeat(500), QUOTED_MAX).len(),
+            QUOTED_MAX + '…'.len_utf8()
+        );
+    }
 
     #[test]
     fn messages_are_classified_by_method_and_id() {

@@ -236,6 +236,7 @@ mod tests {
             experimental_params(&collected),
             vec![
                 ("thread/start", "/dynamicTools".to_owned()),
+                ("thread/resume", "/dynamicTools".to_owned()),
                 ("turn/start", "/collaborationMode".to_owned())
             ],
             "the experimental params members declared today"

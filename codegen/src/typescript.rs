@@ -441,6 +441,7 @@ mod tests {
                 "Thread.environments".to_owned(),
                 "Thread.preview".to_owned(),
                 "ThreadListResponse.readStates".to_owned(),
+                "ThreadResumeParams.dynamicTools".to_owned(),
                 "ThreadSettings.environments".to_owned(),
                 "ThreadSettings.multiAgentMode".to_owned(),
                 "ThreadStartParams.dynamicTools".to_owned(),

@@ -155,7 +155,7 @@ impl<'c> Conn<'c> {
                 }
                 Err(e) => fail(format!(
                     "the server wrote a line that is not JSON ({e}): {}",
-                    clip(&line)
+                    wire::clip_to(&line, REPORT_QUOTE_MAX)
                 )),
             };
         }
@@ -167,7 +167,7 @@ impl<'c> Conn<'c> {
         if tail.is_empty() {
             String::new()
         } else {
-            format!("; server stderr: {}", clip(tail))
+            format!("; server stderr: {}", wire::clip_to(tail, REPORT_QUOTE_MAX))
         }
     }
 
@@ -216,7 +216,7 @@ impl<'c> Conn<'c> {
             (None, Some(error)) => Ok(Err(error.clone())),
             _ => fail(format!(
                 "the answer to {method} has neither one result nor one error: {}",
-                clip(&answer.to_string())
+                wire::clip_to(&answer.to_string(), REPORT_QUOTE_MAX)
             )),
         }
     }
@@ -233,7 +233,7 @@ impl<'c> Conn<'c> {
             Ok(result) => Ok(result),
             Err(error) => fail(format!(
                 "{method} answered with an error: {}",
-                clip(&error.to_string())
+                wire::clip_to(&error.to_string(), REPORT_QUOTE_MAX)
             )),
         }
     }
@@ -243,7 +243,7 @@ impl<'c> Conn<'c> {
         match self.request(method, params)? {
             Ok(result) => fail(format!(
                 "{method} was expected to fail but answered with a result: {}",
-                clip(&result.to_string())
+                wire::clip_to(&result.to_string(), REPORT_QUOTE_MAX)
             )),
             Err(error) => Ok(error),
         }
@@ -276,18 +276,9 @@ impl<'c> Conn<'c> {
     }
 }
 
-/// `text`, cut to a length a report line can carry.
-pub fn clip(text: &str) -> String {
-    const MAX: usize = 300;
-    if text.len() <= MAX {
-        return text.to_owned();
-    }
-    let mut cut = MAX;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…", &text[..cut])
-}
+/// How much of a server's message or error a report line quotes, in bytes
+/// ([`wire::clip_to`] cuts it).
+pub const REPORT_QUOTE_MAX: usize = 300;
 
 /// The error code of an error object, if it has an integer one.
 pub fn code(error: &Value) -> Option<i64> {
@@ -299,11 +290,12 @@ pub fn describe_error(error: &Value) -> String {
     format!(
         "{} {}",
         error.get("code").map_or("?".to_owned(), Value::to_string),
-        clip(
+        wire::clip_to(
             error
                 .get("message")
                 .and_then(Value::as_str)
-                .unwrap_or("(no message)")
+                .unwrap_or("(no message)"),
+            REPORT_QUOTE_MAX,
         )
     )
 }

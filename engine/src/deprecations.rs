@@ -31,17 +31,20 @@ const DEPRECATED: &[Deprecated] = &[
     Deprecated {
         key: "experimental_use_exec_command_tool",
         instead: "Codex moved this switch to the `[features]` table; this server ignores it (its \
-                  agent always has the `shell` tool). Remove the key.",
+                  agent has its command tool unless `[features] shell_tool = false`). Remove \
+                  the key.",
     },
     Deprecated {
         key: "experimental_use_unified_exec_tool",
         instead: "Codex moved this switch to `[features] unified_exec`; this server ignores it \
-                  (its agent always has the `shell` tool). Remove the key.",
+                  (its agent has its command tool unless `[features] shell_tool = false`). \
+                  Remove the key.",
     },
     Deprecated {
         key: "experimental_use_freeform_apply_patch",
         instead: "Codex moved this switch to `[features] apply_patch_freeform`; this server \
-                  ignores it (its agent always has the `apply_patch` tool). Remove the key.",
+                  ignores it (its agent has `apply_patch` unless `[features] apply_patch_tool = \
+                  false`). Remove the key.",
     },
     Deprecated {
         key: "include_plan_tool",
@@ -49,8 +52,9 @@ const DEPRECATED: &[Deprecated] = &[
     },
     Deprecated {
         key: "include_apply_patch_tool",
-        instead: "Codex moved this switch to the `[features]` table; this server ignores it (its \
-                  agent always has the `apply_patch` tool). Remove the key.",
+        instead: "Codex moved this switch to the `[features]` table; this server ignores it. To \
+                  withhold the `apply_patch` tool here, set `apply_patch_tool = false` under \
+                  `[features]`. Remove the key.",
     },
 ];
 

@@ -287,13 +287,18 @@ fn every_wire_struct_and_growable_enum_is_non_exhaustive() {
 /// literal wrote: optional members left out are absent (or `null` where the wire keeps them).
 #[test]
 fn builders_build_the_same_wire_value() {
-    use agentwire_protocol::thread::ThreadStartParams;
+    use agentwire_protocol::thread::{ThreadSettingsOverrides, ThreadStartParams};
     use agentwire_protocol::turn::TurnInterruptParams;
 
-    let params = ThreadStartParams::builder()
-        .model("gpt-test")
-        .cwd("/w")
-        .build();
+    // The settings thread/start, thread/resume and thread/fork share are one struct,
+    // flattened into each: on the wire they are the params' own members.
+    let settings = || {
+        ThreadSettingsOverrides::builder()
+            .model("gpt-test")
+            .cwd("/w")
+            .build()
+    };
+    let params = ThreadStartParams::builder().settings(settings()).build();
     assert_eq!(
         serde_json::to_value(&params).expect("serializes"),
         serde_json::json!({"model": "gpt-test", "cwd": "/w"})
@@ -301,10 +306,18 @@ fn builders_build_the_same_wire_value() {
     assert_eq!(
         params,
         ThreadStartParams::builder()
-            .model("gpt-test".to_owned())
-            .cwd("/w")
+            .settings(
+                ThreadSettingsOverrides::builder()
+                    .model("gpt-test".to_owned())
+                    .cwd("/w")
+                    .build()
+            )
             .build()
     );
+    let read: ThreadStartParams =
+        serde_json::from_value(serde_json::json!({"model": "gpt-test", "cwd": "/w"}))
+            .expect("deserializes");
+    assert_eq!(read, params);
     assert_eq!(
         ThreadStartParams::default(),
         ThreadStartParams::builder().build()

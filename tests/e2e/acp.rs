@@ -692,6 +692,10 @@ fn the_models_file_reads_writes_and_commands_go_through_the_client() {
     for name in ["read_text_file", "write_text_file", "run_in_terminal"] {
         assert!(tools.iter().any(|t| t == name), "{name} in {tools:?}");
     }
+    // ... instead of the engine's own command and patch tools: one way to do each.
+    for name in ["shell", "exec_command", "apply_patch"] {
+        assert!(!tools.iter().any(|t| t == name), "{name} in {tools:?}");
+    }
     assert_eq!(
         tool_output(&requests[1].body, "call_read"),
         "the notes\nsecond line\n",
@@ -825,7 +829,47 @@ fn a_client_without_files_or_terminals_gets_no_client_tools() {
             .any(|t| ["read_text_file", "write_text_file", "run_in_terminal"].contains(&t.as_str())),
         "{tools:?}"
     );
-    assert!(tools.iter().any(|t| t == "shell"), "{tools:?}");
+    for name in ["shell", "apply_patch"] {
+        assert!(tools.iter().any(|t| t == name), "{name} in {tools:?}");
+    }
+}
+
+#[test]
+fn a_loaded_session_takes_the_tools_of_the_client_that_loads_it() {
+    let mock = MockModel::start(vec![Sse::answer("In the editor."), Sse::answer("Bare.")]);
+    let (home, workspace) = setup("acp-tools-on-load", &mock);
+    let editor = ts_client("tools", &home, &workspace, &[]);
+    assert_eq!(
+        editor["prompt"]["stopReason"],
+        json!("end_turn"),
+        "{editor:#}"
+    );
+    let session = editor["session"]["sessionId"]
+        .as_str()
+        .expect("a session id")
+        .to_owned();
+    // Loaded by a client that offers neither files nor terminals: the thread's tools follow
+    // it, and the engine's own are back.
+    let bare = ts_client(
+        "load",
+        &home,
+        &workspace,
+        &[("ACP_SESSION", &session), ("ACP_OFFER", "none")],
+    );
+    assert_eq!(bare["prompt"]["stopReason"], json!("end_turn"), "{bare:#}");
+    let requests = model_calls(&mock, 2);
+    let (first, second) = (
+        offered_tools(&requests[0].body),
+        offered_tools(&requests[1].body),
+    );
+    assert!(first.iter().any(|t| t == "run_in_terminal"), "{first:?}");
+    assert!(!first.iter().any(|t| t == "shell"), "{first:?}");
+    for name in ["read_text_file", "write_text_file", "run_in_terminal"] {
+        assert!(!second.iter().any(|t| t == name), "{name} in {second:?}");
+    }
+    for name in ["shell", "apply_patch"] {
+        assert!(second.iter().any(|t| t == name), "{name} in {second:?}");
+    }
 }
 
 #[test]
@@ -876,6 +920,53 @@ fn the_clients_stdio_mcp_server_is_a_tool_of_the_session() {
         .collect();
     assert!(shown.contains("hello through acp"), "{report:#}");
     assert_eq!(last_status(&later), json!("completed"), "{report:#}");
+}
+
+#[test]
+fn client_mcp_servers_start_together_and_other_requests_go_on_meanwhile() {
+    let mock = MockModel::start(vec![Sse::answer("Both here.")]);
+    let (home, workspace) = setup("acp-mcp-together", &mock);
+    // Each server waits until the other has started, so one started after the other never
+    // comes up; `a` also waits until the client had its session/list answer, which a
+    // session/new holding the connection would never let happen.
+    let everything = server_everything().display().to_string();
+    let server = |name: &str, script: String| json!({"name": name, "command": "sh", "args": ["-c", script], "env": []});
+    let servers = json!([
+        server(
+            "a",
+            format!(
+                "touch a-started; while [ ! -e b-started ] || [ ! -e listed ]; do sleep 0.05; \
+                 done; exec node '{everything}'"
+            )
+        ),
+        server(
+            "b",
+            format!(
+                "touch b-started; while [ ! -e a-started ]; do sleep 0.05; done; \
+                 exec node '{everything}'"
+            )
+        ),
+    ]);
+    let report = ts_client(
+        "concurrent",
+        &home,
+        &workspace,
+        &[("ACP_MCP_SERVERS", servers.to_string().as_str())],
+    );
+    assert_eq!(
+        report["order"],
+        json!(["session/list", "session/new"]),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["prompt"]["stopReason"],
+        json!("end_turn"),
+        "{report:#}"
+    );
+    let tools = offered_tools(&model_calls(&mock, 1)[0].body);
+    for name in ["a__echo", "b__echo"] {
+        assert!(tools.iter().any(|t| t == name), "{name} in {tools:?}");
+    }
 }
 
 #[test]

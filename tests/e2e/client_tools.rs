@@ -1,6 +1,7 @@
 //! Tools the client answers, through the real binary with a mock model: dynamic tools
 //! (`thread/start`'s experimental `dynamicTools`, `item/tool/call`, the `dynamicToolCall`
-//! item) on the chat and Responses wires and across a restart, and `request_user_input`
+//! item) on the chat and Responses wires and across a restart, replaced by `thread/resume`'s
+//! `dynamicTools` (0.8.0), and `request_user_input`
 //! (`item/tool/requestUserInput`, offered in plan mode, `waitingOnUserInput`); answered,
 //! failed, errored and malformed answers, an interrupt while waiting, a second connection
 //! answering first, and `request_user_input`'s bounds (1 to 8 questions with unique ids,
@@ -374,6 +375,67 @@ fn a_resumed_thread_keeps_its_dynamic_tools_on_the_responses_wire() {
         "{text}"
     );
     client.stop();
+}
+
+#[test]
+fn thread_resume_replaces_the_dynamic_tools_of_the_thread_it_loads() {
+    let mock = MockModel::start(vec![
+        Sse::answer("One."),
+        Sse::answer("Two."),
+        Sse::answer("Three."),
+    ]);
+    let (home, workspace) = setup("client-tools-resume-replace", &mock, "chat");
+    let mut client = experimental(&home);
+    let thread =
+        thread_id(&client.start_thread(json!({"cwd": workspace, "dynamicTools": dynamic_tools()})));
+    client.start_turn(&thread, "hi");
+    client.until_turn_completed();
+    client.stop();
+
+    // Without the capability the field is refused, naming it.
+    let mut plain = Client::start(&home);
+    let error = plain.call_err(
+        "thread/resume",
+        json!({"threadId": thread, "dynamicTools": []}),
+    );
+    assert_eq!(error["code"], json!(-32600), "{error}");
+    assert_eq!(
+        error["message"],
+        json!("thread/resume/dynamicTools requires experimentalApi capability"),
+        "{error}"
+    );
+    plain.stop();
+
+    // A resume that loads the thread replaces its tools, and the thread keeps the new ones.
+    let other = json!([{"type": "function", "name": "other", "description": "Another tool.",
+                        "inputSchema": {"type": "object"}}]);
+    let mut client = experimental(&home);
+    client.call(
+        "thread/resume",
+        json!({"threadId": thread, "dynamicTools": other}),
+    );
+    client.notifications.clear();
+    client.start_turn(&thread, "again");
+    client.until_turn_completed();
+    client.stop();
+    let mut client = experimental(&home);
+    client.call("thread/resume", json!({"threadId": thread}));
+    client.notifications.clear();
+    client.start_turn(&thread, "and again");
+    client.until_turn_completed();
+    client.stop();
+
+    let bodies = chat_bodies(&mock.wait_requests(3));
+    let has = |body: &Value, name: &str| offered(body).iter().any(|t| t == name);
+    assert!(has(&bodies[0], "lookup") && has(&bodies[0], "crm__find"));
+    for body in &bodies[1..] {
+        assert!(has(body, "other"), "{:?}", offered(body));
+        assert!(
+            !has(body, "lookup") && !has(body, "crm__find"),
+            "{:?}",
+            offered(body)
+        );
+    }
 }
 
 /// `turn/start` params that select plan mode.

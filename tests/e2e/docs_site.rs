@@ -226,6 +226,7 @@ fn the_turn_start_page_names_its_params_result_and_envelopes() {
         "0.4.0 → 0.5.0",
         "0.5.0 → 0.6.0",
         "0.6.0 → 0.7.0",
+        "0.7.0 → 0.8.0",
     ] {
         assert!(changelog.contains(pair), "changelog lacks {pair}");
     }

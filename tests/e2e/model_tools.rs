@@ -4,7 +4,7 @@
 //! Codex models), both argument shapes accepted, `update_plan` as a `plan` item with
 //! `item/plan/delta`, `view_image` as an `imageView` item whose image reaches the next model
 //! call, and `web_search` against a loopback SearXNG-style endpoint, offered only when
-//! configured.
+//! configured; the command and patch tools withheld per thread by `[features]`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -621,4 +621,63 @@ fn tool_output_is_cut_to_the_models_budget_and_the_item_keeps_all_of_it() {
         assert!(again.len() < budget + 200, "{}", again.len());
         client.stop();
     }
+}
+
+#[test]
+fn a_thread_can_withhold_the_shell_and_patch_tools() {
+    // The user's file withholds `apply_patch`; one thread also withholds the command tools,
+    // another switches the patch tool back on: each thread sees its own set.
+    let mock = MockModel::start(vec![
+        chat_call("c1", "shell", r#"{"command": ["touch", "ran.txt"]}"#),
+        chat_call("c2", "apply_patch", &json!({ "input": PATCH }).to_string()),
+        Sse::answer("done"),
+        Sse::answer("hi"),
+    ]);
+    let (home, mut client, _) = session(
+        "tools-withheld",
+        &mock,
+        "chat",
+        "m",
+        "[features]\napply_patch_tool = false\n",
+    );
+    let workspace = home.join("workspace");
+    let bare = client.start_thread(json!({
+        "cwd": workspace, "approvalPolicy": "never", "sandbox": "danger-full-access",
+        "config": {"features.shell_tool": false},
+    }));
+    client.start_turn(&thread_id(&bare), "run things");
+    let seen = client.until_turn_completed();
+    assert_eq!(
+        completed_turn(&seen)["status"],
+        json!("completed"),
+        "{seen:#?}"
+    );
+    let requests = mock.wait_requests(3);
+    assert_eq!(names(&tools(&requests[0])), ["update_plan", "view_image"]);
+    // Calls of withheld tools run nothing and tell the model so.
+    assert!(
+        completed_items(&seen)
+            .iter()
+            .all(|i| i["type"] != json!("commandExecution") && i["type"] != json!("fileChange")),
+        "{seen:#?}"
+    );
+    assert!(!workspace.join("ran.txt").exists());
+    assert!(!workspace.join("hello.txt").exists());
+    for (index, tool) in [(1, "shell"), (2, "apply_patch")] {
+        let answer = last_tool_result(&requests[index]);
+        assert!(
+            answer.contains(&format!("`{tool}` is not available")),
+            "{answer}"
+        );
+    }
+    let full = client.start_thread(json!({
+        "cwd": workspace, "config": {"features.apply_patch_tool": true},
+    }));
+    client.start_turn(&thread_id(&full), "hello");
+    client.until_turn_completed();
+    assert_eq!(
+        names(&tools(&mock.wait_requests(4)[3])),
+        ["shell", "apply_patch", "update_plan", "view_image"]
+    );
+    client.stop();
 }

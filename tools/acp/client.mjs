@@ -29,6 +29,9 @@
 //               ACP_EFFORT, mode read-only, then an unknown option and an unknown value); a
 //               prompt; session/list; session/close (twice) and a prompt after it;
 //               session/resume; a prompt
+//   concurrent  session/new with the MCP servers of ACP_MCP_SERVERS, and session/list sent
+//               while it starts them; once the list is answered, the file `listed` is made in
+//               ACP_CWD; `order` lists which answer came first; then a prompt ("hello")
 
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -426,6 +429,27 @@ try {
         report.promptResumed = await ctx.request("session/prompt", {
           sessionId,
           prompt: [{ type: "text", text: "and again" }],
+        });
+        break;
+      }
+      case "concurrent": {
+        const mcpServers = JSON.parse(process.env.ACP_MCP_SERVERS ?? "[]");
+        const order = [];
+        const opened = ctx.request("session/new", { cwd, mcpServers }).then((session) => {
+          order.push("session/new");
+          return session;
+        });
+        const listed = ctx.request("session/list", { cwd }).then((list) => {
+          order.push("session/list");
+          writeFileSync(`${cwd}/listed`, "");
+          return list;
+        });
+        report.list = await listed;
+        report.session = await opened;
+        report.order = order;
+        report.prompt = await ctx.request("session/prompt", {
+          sessionId: report.session.sessionId,
+          prompt: [{ type: "text", text: "hello" }],
         });
         break;
       }

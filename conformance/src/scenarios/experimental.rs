@@ -1,10 +1,11 @@
 //! Experimental gating: an experimental method is refused to a client that did not negotiate
 //! `capabilities.experimentalApi`, and served to one that did.
 
+use agentwire_client::wire;
 use serde_json::json;
 
 use super::{Ctx, Scenario};
-use crate::session::{Stop, describe_error, fail};
+use crate::session::{REPORT_QUOTE_MAX, Stop, describe_error, fail};
 
 /// An experimental method both agentwire and codex serve, with valid params.
 const METHOD: &str = "collaborationMode/list";
@@ -25,7 +26,7 @@ fn gating(ctx: &mut Ctx<'_, '_>) -> Result<String, Stop> {
         Ok(result) => {
             return fail(format!(
                 "{METHOD} was served without experimentalApi: {}",
-                crate::session::clip(&result.to_string())
+                wire::clip_to(&result.to_string(), REPORT_QUOTE_MAX)
             ));
         }
         Err(error) => error,

@@ -399,16 +399,32 @@ impl DefaultsSource for Store {
         cwd: Option<&str>,
         overrides: Option<&BTreeMap<String, serde_json::Value>>,
     ) -> ThreadDefaults {
-        let cwd = layers::absolute(cwd.unwrap_or("."));
-        let effective = self.effective(Some(&cwd));
         match overrides.filter(|o| !o.is_empty()) {
-            None => self.thread_defaults(&effective.file),
-            Some(overrides) => {
-                let mut merged = effective.merged.clone();
-                merge(&mut merged, &table_of_json(overrides));
-                self.thread_defaults(&typed(&merged).0)
-            }
+            None => self.thread_defaults(
+                &self
+                    .effective(Some(&layers::absolute(cwd.unwrap_or("."))))
+                    .file,
+            ),
+            Some(_) => self.thread_defaults(&typed(&self.merged_for(cwd, overrides)).0),
         }
+    }
+}
+
+impl Store {
+    /// The merged configuration table a thread in `cwd` (the server's working directory when
+    /// `None`) sees, with its own `config` overrides (dotted key paths) over it: what the
+    /// areas that read their own keys from it (such as `[features]`) look at.
+    pub(crate) fn merged_for(
+        &self,
+        cwd: Option<&str>,
+        overrides: Option<&BTreeMap<String, serde_json::Value>>,
+    ) -> toml::Table {
+        let cwd = layers::absolute(cwd.unwrap_or("."));
+        let mut merged = self.effective(Some(&cwd)).merged.clone();
+        if let Some(overrides) = overrides.filter(|o| !o.is_empty()) {
+            merge(&mut merged, &table_of_json(overrides));
+        }
+        merged
     }
 }
 

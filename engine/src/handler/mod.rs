@@ -9,11 +9,16 @@
 //! requests in [`turn_requests`]. Disk work runs on the blocking pool through
 //! [`crate::pool`].
 
+// On the async path: no blocking call here (see clippy.toml); code that runs on the blocking
+// pool or a thread of its own says so where it allows one.
+#![deny(clippy::disallowed_methods)]
+
 mod thread_requests;
 mod turn_requests;
 
 use std::future::{Future, ready};
 
+use agentwire_protocol::methods::EnvironmentInfo;
 use agentwire_protocol::{
     AppsListParams, AppsListResponse, BedrockCheckGovCloudRequirementsParams,
     BedrockCheckGovCloudRequirementsResponse, CancelLoginAccountParams, CancelLoginAccountResponse,
@@ -148,6 +153,11 @@ impl Handler for Engine {
         context: NotificationContext,
         _params: NoParams,
     ) -> impl Future<Output = ()> + Send {
+        // Blocking by design, not on the blocking pool: messages start in arrival order but do
+        // not wait for each other, so only work done here before the first `.await` (on the
+        // stdio server: before the next line is read) reaches the client ahead of the answers
+        // to its next requests, where `tests/e2e/config.rs` looks for the warnings. It stats and
+        // reads the configuration files once per connection (`config::Store::effective`).
         config::rpc::send_warnings(self, &context);
         // turn notifications area: deprecated keys of the configuration.
         crate::deprecations::send(self, &context);
@@ -275,7 +285,8 @@ impl Handler for Engine {
         _context: RequestContext,
         params: EnvironmentInfoParams,
     ) -> impl Future<Output = Result<EnvironmentInfoResponse, HandlerError>> + Send {
-        ready(crate::environment_rpc::info(params))
+        // It looks for the shell in the `PATH` folders: on the blocking pool.
+        crate::pool::blocking::<EnvironmentInfo, _, _>(move || crate::environment_rpc::info(params))
     }
 
     fn environment_status(

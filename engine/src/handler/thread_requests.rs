@@ -37,9 +37,9 @@ pub(super) async fn start(
 ) -> Result<ThreadStartResponse, HandlerError> {
     crate::workspace_rpc::enforce::<ThreadStart>(
         engine,
-        params.approval_policy.clone(),
-        params.sandbox,
-        params.model_provider.clone(),
+        params.settings.approval_policy.clone(),
+        params.settings.sandbox,
+        params.settings.model_provider.clone(),
     )
     .await?;
     crate::mcp::rpc::require::<ThreadStart>(engine, &context).await?;
@@ -58,9 +58,9 @@ pub(super) async fn resume(
 ) -> Result<ThreadResumeResponse, HandlerError> {
     crate::workspace_rpc::enforce::<ThreadResume>(
         engine,
-        params.approval_policy.clone(),
-        params.sandbox,
-        params.model_provider.clone(),
+        params.settings.approval_policy.clone(),
+        params.settings.sandbox,
+        params.settings.model_provider.clone(),
     )
     .await?;
     let peer = context.peer.clone();
@@ -81,9 +81,9 @@ pub(super) async fn fork(
 ) -> Result<ThreadForkResponse, HandlerError> {
     crate::workspace_rpc::enforce::<ThreadFork>(
         engine,
-        params.approval_policy.clone(),
-        params.sandbox,
-        params.model_provider.clone(),
+        params.settings.approval_policy.clone(),
+        params.settings.sandbox,
+        params.settings.model_provider.clone(),
     )
     .await?;
     let peer = context.peer.clone();

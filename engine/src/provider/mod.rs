@@ -5,7 +5,7 @@
 //! notifications, and drops it to cancel the call (an interrupted turn).
 //!
 //! A call carries the whole conversation ([`HistoryEntry`]) and the tools the model may call
-//! ([`crate::tools::TOOLS`]); a model that wants a tool run answers with
+//! ([`tool_specs`]); a model that wants a tool run answers with
 //! [`ProviderEvent::ToolCall`], the turn engine runs it and calls the model again with the
 //! result appended.
 //!
@@ -28,6 +28,7 @@ pub(crate) mod responses;
 pub(crate) mod schema;
 pub(crate) mod script;
 pub(crate) mod settings;
+pub(crate) mod tool_specs;
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -74,6 +75,9 @@ pub(crate) struct ModelRequest {
     /// The tools the client answers (`request_user_input`, the thread's dynamic tools),
     /// offered after the MCP tools.
     pub client_tools: Vec<ModelTool>,
+    /// Which of the engine's own tools the thread offers (all of them unless its
+    /// configuration withholds some).
+    pub builtins: tool_specs::BuiltinTools,
 }
 
 /// A tool offered to the model besides the built-in ones (an MCP server's, the client's): its
@@ -143,7 +147,7 @@ impl ModelRequest {
     /// client's.
     pub(crate) fn offered_tools<T>(
         &self,
-        tools: &[crate::tools::ToolSpec],
+        tools: &[tool_specs::ToolSpec],
         function: impl Fn(&str, &str, &serde_json::Value) -> T,
     ) -> Vec<T> {
         tools
@@ -190,7 +194,7 @@ pub(crate) fn user_text(input: &[UserInput]) -> String {
 pub(crate) struct ToolCall {
     /// The model's id for the call; its result is sent back under this id.
     pub call_id: String,
-    /// The tool's name (see [`crate::tools::TOOLS`]).
+    /// The tool's name (see [`tool_specs::BUILTIN_NAMES`]).
     pub name: String,
     /// The arguments, as the JSON text the model produced (not yet checked).
     pub arguments: String,
@@ -415,6 +419,7 @@ mod tests {
             output: OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
+            builtins: tool_specs::BuiltinTools::default(),
         }
     }
 

@@ -30,26 +30,6 @@ use crate::turns::instructions::instruction_sources;
 /// Longest thread name accepted, in bytes.
 const MAX_NAME_BYTES: usize = 1024;
 
-/// The settings overrides of `thread/start`, `thread/resume` or `thread/fork` params, which
-/// carry the same override fields.
-macro_rules! thread_overrides {
-    ($params:expr) => {
-        SettingsOverrides {
-            model: $params.model,
-            model_provider: $params.model_provider,
-            service_tier: $params.service_tier,
-            cwd: $params.cwd,
-            approval_policy: $params.approval_policy,
-            approvals_reviewer: $params.approvals_reviewer,
-            sandbox: $params.sandbox,
-            config: $params.config,
-            base_instructions: $params.base_instructions,
-            developer_instructions: $params.developer_instructions,
-            ..SettingsOverrides::default()
-        }
-    };
-}
-
 impl Threads {
     /// `overrides` with a sandbox mode turned into the full policy the configuration details
     /// (`[sandbox_workspace_write]` as seen from the thread's directory).
@@ -73,13 +53,14 @@ impl Threads {
         context: &RequestContext,
         params: ThreadStartParams,
     ) -> Result<ThreadStartResponse, ThreadError> {
-        if let Some(cwd) = params.cwd.as_deref() {
+        if let Some(cwd) = params.settings.cwd.as_deref() {
             super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
         }
-        let defaults = self
-            .defaults
-            .defaults(params.cwd.as_deref(), params.config.as_ref());
-        let mut overrides = thread_overrides!(params);
+        let defaults = self.defaults.defaults(
+            params.settings.cwd.as_deref(),
+            params.settings.config.as_ref(),
+        );
+        let mut overrides = SettingsOverrides::from(params.settings);
         overrides.dynamic_tools = params.dynamic_tools;
         let mut meta = self.new_meta(ThreadSettings::new(&defaults, overrides));
         meta.thread_source = params.thread_source;
@@ -124,11 +105,12 @@ impl Threads {
         params: ThreadResumeParams,
     ) -> Result<ThreadResumeResponse, ThreadError> {
         // A cwd override is checked as thread/start checks it (issue #32).
-        if let Some(cwd) = params.cwd.as_deref() {
+        if let Some(cwd) = params.settings.cwd.as_deref() {
             super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
         }
         let include_turns = !params.exclude_turns.unwrap_or(false);
-        let overrides = self.with_configured_sandbox(thread_overrides!(params));
+        let mut overrides = self.with_configured_sandbox(SettingsOverrides::from(params.settings));
+        overrides.dynamic_tools = params.dynamic_tools;
         let thread = match self.loaded(&params.thread_id) {
             Some(thread) => {
                 self.refresh_loaded(&params.thread_id, &thread)?;
@@ -237,7 +219,7 @@ impl Threads {
         params: ThreadForkParams,
     ) -> Result<ThreadForkResponse, ThreadError> {
         // A cwd override is checked as thread/start checks it (issue #32).
-        if let Some(cwd) = params.cwd.as_deref() {
+        if let Some(cwd) = params.settings.cwd.as_deref() {
             super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
         }
         let (source, turns) = self.snapshot(&params.thread_id)?;
@@ -255,7 +237,7 @@ impl Threads {
             turns.truncate(position + 1);
         }
         let mut settings = source.meta.settings.clone();
-        settings.apply(self.with_configured_sandbox(thread_overrides!(params)));
+        settings.apply(self.with_configured_sandbox(SettingsOverrides::from(params.settings)));
         let mut meta = self.new_meta(settings);
         meta.thread_source = params.thread_source;
         meta.forked_from_id = Some(source.meta.id.clone());

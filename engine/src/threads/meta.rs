@@ -190,6 +190,25 @@ pub(crate) struct SettingsOverrides {
     pub clear_service_tier: bool,
 }
 
+impl From<agentwire_protocol::ThreadSettingsOverrides> for SettingsOverrides {
+    /// The overrides `thread/start`, `thread/resume` and `thread/fork` carry.
+    fn from(settings: agentwire_protocol::ThreadSettingsOverrides) -> Self {
+        Self {
+            model: settings.model,
+            model_provider: settings.model_provider,
+            service_tier: settings.service_tier,
+            cwd: settings.cwd,
+            approval_policy: settings.approval_policy,
+            approvals_reviewer: settings.approvals_reviewer,
+            sandbox: settings.sandbox,
+            config: settings.config,
+            base_instructions: settings.base_instructions,
+            developer_instructions: settings.developer_instructions,
+            ..Self::default()
+        }
+    }
+}
+
 impl ThreadSettings {
     /// The settings of a new thread: `overrides` over `defaults`.
     pub(crate) fn new(defaults: &ThreadDefaults, mut overrides: SettingsOverrides) -> Self {

@@ -1,5 +1,5 @@
 //! The tools the model may call, and how a call's arguments become a typed invocation
-//! ([`specs`] says which are offered, in which shape).
+//! ([`crate::provider::tool_specs`] says which are offered, in which shape).
 //!
 //! - `exec_command` / `shell` run a command ([`exec`]) under the thread's sandbox policy
 //!   ([`sandbox`]); it becomes a `commandExecution` item whose output streams as
@@ -25,42 +25,17 @@ pub(crate) mod patch;
 pub(crate) mod plan;
 pub(crate) mod safe_commands;
 pub mod sandbox;
-pub(crate) mod specs;
 pub(crate) mod truncate;
 pub(crate) mod web_search;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The name of the argv command tool (offered on chat-completions).
-pub(crate) const SHELL: &str = "shell";
-/// The name of the command-line tool (offered on the Responses API).
-pub(crate) const EXEC_COMMAND: &str = "exec_command";
-/// Another name of the command-line tool some models call (`command` as a line).
-pub(crate) const SHELL_COMMAND: &str = "shell_command";
-/// The name of the patch tool.
-pub(crate) const APPLY_PATCH: &str = "apply_patch";
-/// The name of the image tool.
-pub(crate) const VIEW_IMAGE: &str = "view_image";
-/// The name of the web search tool.
-pub(crate) const WEB_SEARCH: &str = "web_search";
-
-/// The name of the tool that writes to (and reads from) an exec session.
-pub(crate) const WRITE_STDIN: &str = "write_stdin";
-
-/// Every name a built-in tool answers to (a dynamic tool may not take one).
-pub(crate) const BUILTIN_NAMES: &[&str] = &[
-    SHELL,
-    EXEC_COMMAND,
+// The tools' names and shapes as the model sees them are the providers' vocabulary.
+pub(crate) use crate::provider::tool_specs::{
+    APPLY_PATCH, BUILTIN_NAMES, EXEC_COMMAND, SHELL, SHELL_COMMAND, VIEW_IMAGE, WEB_SEARCH,
     WRITE_STDIN,
-    SHELL_COMMAND,
-    APPLY_PATCH,
-    plan::UPDATE_PLAN,
-    VIEW_IMAGE,
-    WEB_SEARCH,
-];
-
-pub(crate) use specs::{Offer, ToolSpec, specs};
+};
 
 /// A tool call, checked and typed.
 #[derive(Debug, Clone, PartialEq)]
@@ -360,7 +335,6 @@ pub(crate) fn parse(name: &str, arguments: &str) -> Result<Invocation, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn parses_both_command_forms_and_explains_bad_calls() {
@@ -393,75 +367,6 @@ mod tests {
                 input: "x".to_owned()
             })
         );
-    }
-
-    #[test]
-    fn specs_are_valid_json_schema_objects() {
-        for spec in specs::all() {
-            let parameters = &spec.parameters;
-            assert_eq!(parameters["type"], "object", "{}", spec.name);
-            assert!(parameters["required"].is_array(), "{}", spec.name);
-            // Checked against the JSON Schema meta-schema (draft 2020-12 when undeclared).
-            if let Err(error) = jsonschema::meta::validate(parameters) {
-                panic!("{}: not a valid JSON Schema: {error}", spec.name);
-            }
-            assert!(
-                jsonschema::options().build(parameters).is_ok(),
-                "{}: does not compile",
-                spec.name
-            );
-            let required = parameters["required"].as_array().into_iter().flatten();
-            for name in required {
-                let name = name.as_str().unwrap_or_default();
-                assert!(
-                    parameters["properties"].get(name).is_some(),
-                    "{}: `{name}` is required but not a property",
-                    spec.name
-                );
-            }
-        }
-        // The check can fail.
-        assert!(jsonschema::meta::validate(&json!({"type": "objekt"})).is_err());
-    }
-
-    #[test]
-    fn the_offer_follows_the_wire_and_the_model() {
-        let names = |offer: Offer<'_>| specs(offer).iter().map(|s| s.name).collect::<Vec<_>>();
-        let chat = Offer::default();
-        assert_eq!(
-            names(chat),
-            [SHELL, APPLY_PATCH, plan::UPDATE_PLAN, VIEW_IMAGE]
-        );
-        let codex = Offer {
-            responses: true,
-            model: "gpt-5.1-codex",
-            web_search: true,
-        };
-        assert_eq!(
-            names(codex),
-            [
-                EXEC_COMMAND,
-                WRITE_STDIN,
-                APPLY_PATCH,
-                plan::UPDATE_PLAN,
-                VIEW_IMAGE,
-                WEB_SEARCH
-            ]
-        );
-        let freeform = |offer| specs(offer).iter().any(|s| s.freeform.is_some());
-        assert!(freeform(codex));
-        assert!(!freeform(Offer {
-            responses: false,
-            ..codex
-        }));
-        assert!(!freeform(Offer {
-            model: "gpt-oss:20b",
-            ..codex
-        }));
-        assert!(!freeform(Offer {
-            model: "qwen3-coder",
-            ..codex
-        }));
     }
 
     #[test]

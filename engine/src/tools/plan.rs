@@ -7,10 +7,8 @@
 
 use agentwire_protocol::{TurnPlanStep, TurnPlanStepStatus};
 use serde::Deserialize;
-use serde_json::{Value, json};
 
-/// The name of the plan tool.
-pub(crate) const UPDATE_PLAN: &str = "update_plan";
+pub(crate) use crate::provider::tool_specs::UPDATE_PLAN;
 
 /// What the model is told once its plan is taken.
 pub(crate) const PLAN_TAKEN: &str = "Plan updated";
@@ -86,42 +84,10 @@ impl PlanArgs {
     }
 }
 
-/// The JSON Schema of the arguments (as Codex defines them).
-pub(crate) fn parameters() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "explanation": {"type": "string"},
-            "plan": {
-                "type": "array",
-                "description": "The list of steps",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "step": {"type": "string"},
-                        "status": {
-                            "type": "string",
-                            "description": "One of: pending, in_progress, completed"
-                        }
-                    },
-                    "required": ["step", "status"],
-                    "additionalProperties": false
-                }
-            }
-        },
-        "required": ["plan"],
-        "additionalProperties": false
-    })
-}
-
-/// What the model is told about the tool.
-pub(crate) const DESCRIPTION: &str = "Keeps the plan of the task up to date. Give every step \
-    in order, each with its status (`pending`, `in_progress` or `completed`; one step at a time \
-    in progress), and optionally an explanation of what changed. Each call replaces the plan.";
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn arguments_become_wire_steps() {

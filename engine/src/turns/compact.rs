@@ -14,19 +14,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use agentwire_protocol::method::Notification;
-use agentwire_protocol::methods::{
-    AgentMessageDelta, ItemCompleted, ItemStarted, ThreadCompacted, ThreadTokenUsageUpdated,
-};
+use agentwire_protocol::methods::{AgentMessageDelta, ThreadCompacted, ThreadTokenUsageUpdated};
 use agentwire_protocol::{
-    AgentMessageDeltaNotification, ContextCompactedNotification, ItemCompletedNotification,
-    ItemStartedNotification, ThreadCompactStartParams, ThreadCompactStartResponse, ThreadItem,
-    ThreadItemKind, ThreadTokenUsageUpdatedNotification, Turn, TurnError, TurnItemsView,
-    TurnStatus,
+    AgentMessageDeltaNotification, ContextCompactedNotification, ThreadCompactStartParams,
+    ThreadCompactStartResponse, ThreadItem, ThreadItemKind, ThreadTokenUsageUpdatedNotification,
+    Turn, TurnError, TurnStatus,
 };
 use agentwire_runtime::{Peer, RequestContext};
 use tokio::sync::oneshot;
 
-use super::job::{self, JobKind, JobLedger};
+use super::job::{self, JobKind, JobLedger, now_ms};
 use super::{Turns, history};
 use crate::provider::{HistoryEntry, ModelRequest, ProviderEvent};
 use crate::threads::error::ThreadError;
@@ -37,12 +34,6 @@ pub(crate) const COMPACTION_PROMPT: &str = "Summarise the conversation so far fo
 the user's goals and requests, what was done (commands run, files changed, results), decisions \
 taken, and what remains to do. Be complete and specific (names, paths, values); write only the \
 summary.";
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
 
 /// A compaction on its way.
 struct CompactRun {
@@ -76,22 +67,8 @@ impl Turns {
             )));
         }
         history.push(HistoryEntry::user_text(COMPACTION_PROMPT.to_owned()));
-        if tokio::runtime::Handle::try_current().is_err() {
-            return Err(ThreadError::Storage(
-                "no async runtime to run the compaction on".to_owned(),
-            ));
-        }
-        let (turn_id, interrupt) = self.claim_without_steering(&thread_id, claim)?;
-        self.threads
-            .subscribers
-            .subscribe(&thread_id, &context.peer);
-        let turn = Turn::builder()
-            .root_turn_id(turn_id.clone())
-            .id(turn_id)
-            .status(TurnStatus::InProgress)
-            .items_view(TurnItemsView::Full)
-            .build();
-        let job = JobLedger::new(JobKind::Compaction, &thread_id, &turn);
+        let (turn, interrupt, job) =
+            self.claim_job(JobKind::Compaction, &thread_id, claim, &context.peer)?;
         let run = CompactRun {
             turns: self.clone(),
             thread_id,
@@ -102,19 +79,7 @@ impl Turns {
             peer: context.peer.clone(),
             job: job.clone(),
         };
-        // The job's span (a child of this request's), current while it runs.
-        let span = agentwire_runtime::telemetry::spans::turn_span(
-            &run.thread_id,
-            &run.turn.id,
-            JobKind::Compaction.name(),
-        );
-        self.spawn_job(
-            context.peer.hub(),
-            job,
-            context.answered.clone(),
-            span,
-            run.run(),
-        );
+        self.spawn_job(context, job, run.run());
         Ok(ThreadCompactStartResponse::builder().build())
     }
 }
@@ -141,20 +106,8 @@ impl CompactRun {
     /// `item/started` (unless `started` is false) and `item/completed` of `kind`, recorded.
     async fn item(&self, kind: ThreadItemKind, started_ms: i64, started: bool) {
         if started {
-            self.job.item_started(&kind, started_ms);
-            self.notify::<ItemStarted>(
-                &ItemStartedNotification::builder()
-                    .thread_id(self.thread_id.clone())
-                    .turn_id(self.turn.id.clone())
-                    .item(
-                        ThreadItem::builder()
-                            .kind(kind.clone())
-                            .started_at_ms(started_ms)
-                            .build(),
-                    )
-                    .started_at_ms(started_ms)
-                    .build(),
-            );
+            self.turns
+                .start_item(&self.job, &self.turn.id, kind.clone(), started_ms);
         }
         let completed_ms = now_ms().max(started_ms);
         let item = ThreadItem::builder()
@@ -162,22 +115,9 @@ impl CompactRun {
             .started_at_ms(started_ms)
             .completed_at_ms(completed_ms)
             .build();
-        super::durable(
-            "item",
-            self.turns
-                .threads
-                .record_item_completed(&self.thread_id, &self.turn.id, &item),
-        )
-        .await;
-        self.job.item_completed(&item);
-        self.notify::<ItemCompleted>(
-            &ItemCompletedNotification::builder()
-                .thread_id(self.thread_id.clone())
-                .turn_id(self.turn.id.clone())
-                .item(item)
-                .completed_at_ms(completed_ms)
-                .build(),
-        );
+        self.turns
+            .complete_item(&self.job, &self.turn.id, &item, completed_ms)
+            .await;
     }
 
     /// Streams the summary from the model into an agent message item.
@@ -192,6 +132,7 @@ impl CompactRun {
             output: crate::provider::OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
+            builtins: crate::provider::tool_specs::BuiltinTools::default(),
         };
         let mut events = self.turns.provider.stream(request);
         let message_id = new_id();
@@ -208,19 +149,11 @@ impl CompactRun {
                     if started_ms.is_none() {
                         let at = now_ms();
                         started_ms = Some(at);
-                        self.job.item_started(&agent_message(&message_id, ""), at);
-                        self.notify::<ItemStarted>(
-                            &ItemStartedNotification::builder()
-                                .thread_id(self.thread_id.clone())
-                                .turn_id(self.turn.id.clone())
-                                .item(
-                                    ThreadItem::builder()
-                                        .kind(agent_message(&message_id, ""))
-                                        .started_at_ms(at)
-                                        .build(),
-                                )
-                                .started_at_ms(at)
-                                .build(),
+                        self.turns.start_item(
+                            &self.job,
+                            &self.turn.id,
+                            agent_message(&message_id, ""),
+                            at,
                         );
                     }
                     self.notify::<AgentMessageDelta>(

@@ -4,9 +4,12 @@
 //! Each job is a turn on the wire (`turn/started` … `turn/completed`) and holds its thread's
 //! `Running` entry while it runs, so one path serves them all:
 //!
+//! - **Claim**: a shell command or a compaction claims its thread with [`Turns::claim_job`]
+//!   (its turn, its interrupt and its ledger); a model turn claims it with steering of its own.
 //! - **Spawn**: [`Turns::spawn_job`] runs the job's future as a task of its own under a
-//!   supervisor, which is the server's background work (shutdown waits for it). The job starts
-//!   once the answer to the request that started it is on its way.
+//!   supervisor, which is the server's background work (shutdown waits for it), in the job's
+//!   span (a child of the request's; a model turn opens its own). The job starts once the
+//!   answer to the request that started it is on its way.
 //! - **Stop**: the `Running` entry's interrupt, fired by `turn/interrupt`, by [`Turns::stop`]
 //!   (`thread/delete`, `thread/unload`…) and by the supervisor when the server is told to stop;
 //!   the job ends as `interrupted` on its own.
@@ -26,20 +29,24 @@ use std::time::Instant;
 
 use agentwire_protocol::method::Notification;
 use agentwire_protocol::methods::{
-    ErrorEvent, ItemCompleted, ThreadTokenUsageUpdated, TurnCompleted, TurnStarted,
+    ErrorEvent, ItemCompleted, ItemStarted, ThreadTokenUsageUpdated, TurnCompleted, TurnStarted,
 };
 use agentwire_protocol::{
     CodexErrorInfo, CommandExecutionStatus, DynamicToolCallStatus, ErrorNotification,
-    ItemCompletedNotification, McpToolCallStatus, PatchApplyStatus, ThreadItem, ThreadItemKind,
-    ThreadStatus, ThreadTokenUsage, ThreadTokenUsageUpdatedNotification, Turn, TurnError,
-    TurnItemsView, TurnStartedNotification, TurnStatus,
+    ItemCompletedNotification, ItemStartedNotification, McpToolCallStatus, PatchApplyStatus,
+    ThreadItem, ThreadItemKind, ThreadStatus, ThreadTokenUsage,
+    ThreadTokenUsageUpdatedNotification, Turn, TurnError, TurnItemsView, TurnStartedNotification,
+    TurnStatus,
 };
-use agentwire_runtime::{Answered, Hub};
+use agentwire_runtime::{Hub, Peer, RequestContext};
 use futures_util::FutureExt;
+use tokio::sync::oneshot;
 use tracing::{Instrument, Span};
 
 use super::Turns;
+use crate::threads::error::ThreadError;
 use crate::threads::meta::now;
+use crate::threads::store::Claim;
 
 /// Which job runs: names it in logs and metrics, and says what its settling sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +140,21 @@ impl JobLedger {
     pub(super) fn is_settled(&self) -> bool {
         self.state().settled
     }
+
+    /// The span the job runs in, a child of the current one (the request's): a shell command
+    /// or a compaction gets one here; a model turn opens its own (see `run::telemetry`).
+    fn span(&self) -> Span {
+        match self.kind {
+            JobKind::Turn => Span::none(),
+            JobKind::ShellCommand | JobKind::Compaction => {
+                agentwire_runtime::telemetry::spans::turn_span(
+                    &self.thread_id,
+                    &self.state().turn.id,
+                    self.kind.name(),
+                )
+            }
+        }
+    }
 }
 
 /// Test hook: a job of the kind this variable names (`shell_command`, `compaction`, `turn`)
@@ -157,21 +179,56 @@ enum Unsettled {
 }
 
 impl Turns {
-    /// Runs `work`, the job of `ledger`, in a task of its own under a supervisor (the
-    /// server's background work), once `answered` (its request's answer is on its way) and in
-    /// `span`. When the server is told to stop, the job is interrupted like `turn/interrupt`
-    /// would; when its task ends without settling the job, the supervisor settles it as
-    /// `failed`.
+    /// Claims `thread_id` for a job of `kind` that takes no steering (a shell command, a
+    /// compaction) and has `peer` follow the thread: the job's turn (in progress, its items in
+    /// full), its interrupt and its ledger. Fails when there is no async runtime to run the job
+    /// on, or when the thread is running a turn already.
+    pub(super) fn claim_job(
+        &self,
+        kind: JobKind,
+        thread_id: &str,
+        claim: Claim,
+        peer: &Peer,
+    ) -> Result<(Turn, oneshot::Receiver<()>, Arc<JobLedger>), ThreadError> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            let what = match kind {
+                JobKind::Turn => "turn",
+                JobKind::ShellCommand => "command",
+                JobKind::Compaction => "compaction",
+            };
+            return Err(ThreadError::Storage(format!(
+                "no async runtime to run the {what} on"
+            )));
+        }
+        let (turn_id, interrupt) = self.claim_without_steering(thread_id, claim)?;
+        self.threads.subscribers.subscribe(thread_id, peer);
+        let turn = Turn::builder()
+            .root_turn_id(turn_id.clone())
+            .id(turn_id)
+            .status(TurnStatus::InProgress)
+            .items_view(TurnItemsView::Full)
+            .build();
+        let ledger = JobLedger::new(kind, thread_id, &turn);
+        Ok((turn, interrupt, ledger))
+    }
+
+    /// Runs `work`, the job of `ledger` started by the request of `context`, in a task of its
+    /// own under a supervisor (the server's background work), once the request's answer is on
+    /// its way and in the job's span. When the server is told to stop, the job is interrupted
+    /// like `turn/interrupt` would; when its task ends without settling the job, the
+    /// supervisor settles it as `failed`.
     pub(super) fn spawn_job<F>(
         self: &Arc<Self>,
-        hub: &Arc<Hub>,
+        context: &RequestContext,
         ledger: Arc<JobLedger>,
-        answered: Answered,
-        span: Span,
         work: F,
     ) where
         F: Future<Output = ()> + Send + 'static,
     {
+        let hub = context.peer.hub();
+        let answered = context.answered.clone();
+        // Made here, while the request's span is current: the job's span is its child.
+        let span = ledger.span();
         let turns = self.clone();
         let stopping = hub.stopping();
         let supervisor_hub = hub.clone();
@@ -293,11 +350,65 @@ impl Turns {
         drop(ended);
     }
 
+    /// Announces `kind`, an item of the job of `ledger` in turn `turn_id` that began at
+    /// `started_ms`: the ledger keeps it as open (completed as failed if the job cannot settle)
+    /// and the thread's followers get `item/started`.
+    pub(super) fn start_item(
+        &self,
+        ledger: &JobLedger,
+        turn_id: &str,
+        kind: ThreadItemKind,
+        started_ms: i64,
+    ) {
+        ledger.item_started(&kind, started_ms);
+        self.notify_job::<ItemStarted>(
+            &ledger.thread_id,
+            &ItemStartedNotification::builder()
+                .thread_id(ledger.thread_id.clone())
+                .turn_id(turn_id.to_owned())
+                .item(
+                    ThreadItem::builder()
+                        .kind(kind)
+                        .started_at_ms(started_ms)
+                        .build(),
+                )
+                .started_at_ms(started_ms)
+                .build(),
+        );
+    }
+
+    /// Completes `item`, an item of the job of `ledger` in turn `turn_id` that completed at
+    /// `completed_ms`: recorded (waiting until it is durable), no longer open in the ledger,
+    /// and `item/completed` to the thread's followers.
+    pub(super) async fn complete_item(
+        &self,
+        ledger: &JobLedger,
+        turn_id: &str,
+        item: &ThreadItem,
+        completed_ms: i64,
+    ) {
+        let thread_id = &ledger.thread_id;
+        super::durable(
+            "item completed",
+            self.threads.record_item_completed(thread_id, turn_id, item),
+        )
+        .await;
+        ledger.item_completed(item);
+        self.notify_job::<ItemCompleted>(
+            thread_id,
+            &ItemCompletedNotification::builder()
+                .thread_id(thread_id.clone())
+                .turn_id(turn_id.to_owned())
+                .completed_at_ms(completed_ms)
+                .item(item.clone())
+                .build(),
+        );
+    }
+
     /// Completes, as failed, the items the job of `ledger` (whose task ended without settling
     /// it) announced and did not complete; a shell command's join `shown`, the items its
     /// `turn/completed` carries.
     async fn complete_open(&self, ledger: &JobLedger, turn: &Turn, shown: &mut Vec<ThreadItem>) {
-        let thread_id = ledger.thread_id.clone();
         let open = std::mem::take(&mut ledger.state().open);
         for (kind, started_ms) in open {
             let completed_ms = now_ms().max(started_ms);
@@ -306,21 +417,8 @@ impl Turns {
                 .started_at_ms(started_ms)
                 .completed_at_ms(completed_ms)
                 .build();
-            super::durable(
-                "item completed",
-                self.threads
-                    .record_item_completed(&thread_id, &turn.id, &item),
-            )
-            .await;
-            self.notify_job::<ItemCompleted>(
-                &thread_id,
-                &ItemCompletedNotification::builder()
-                    .thread_id(thread_id.clone())
-                    .turn_id(turn.id.clone())
-                    .completed_at_ms(completed_ms)
-                    .item(item.clone())
-                    .build(),
-            );
+            self.complete_item(ledger, &turn.id, &item, completed_ms)
+                .await;
             if ledger.kind == JobKind::ShellCommand {
                 shown.push(item);
             }
@@ -464,7 +562,7 @@ fn stopped(mut kind: ThreadItemKind) -> ThreadItemKind {
 }
 
 /// Now, in Unix milliseconds.
-fn now_ms() -> i64 {
+pub(super) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))

@@ -385,13 +385,7 @@ impl Turns {
         // told to stop, settled as failed if its task panics. (The turn's spans are its own:
         // see `run::telemetry`.)
         let ledger = run.ledger();
-        self.spawn_job(
-            context.peer.hub(),
-            ledger,
-            context.answered.clone(),
-            tracing::Span::none(),
-            run.run(input),
-        );
+        self.spawn_job(context, ledger, run.run(input));
         Ok(TurnStartResponse::builder().turn(turn).build())
     }
 

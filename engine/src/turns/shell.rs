@@ -17,19 +17,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentwire_protocol::method::Notification;
-use agentwire_protocol::methods::{CommandExecutionOutputDelta, ItemCompleted, ItemStarted};
+use agentwire_protocol::methods::CommandExecutionOutputDelta;
 use agentwire_protocol::{
     CommandExecutionOutputDeltaNotification, CommandExecutionSource, CommandExecutionStatus,
-    ItemCompletedNotification, ItemStartedNotification, LegacyAppPathString, ThreadItem,
-    ThreadItemKind, ThreadShellCommandParams, ThreadShellCommandResponse, Turn, TurnItemsView,
-    TurnStatus,
+    LegacyAppPathString, ThreadItem, ThreadItemKind, ThreadShellCommandParams,
+    ThreadShellCommandResponse, Turn, TurnStatus,
 };
 use agentwire_runtime::{Peer, RequestContext};
 use tokio::sync::oneshot;
 
 use super::Turns;
-use super::job::{self, JobKind, JobLedger};
+use super::job::{self, JobKind, JobLedger, now_ms};
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id};
 use crate::tools::actions;
@@ -39,12 +37,6 @@ use crate::tools::exec::{self, ExecRequest};
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60 * 60);
 /// Longest command line accepted.
 const MAX_COMMAND_BYTES: usize = 64 * 1024;
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
 
 /// A shell command on its way.
 struct ShellRun {
@@ -90,22 +82,8 @@ impl Turns {
         let settings = self
             .threads
             .update_settings(&thread_id, SettingsOverrides::default())?;
-        if tokio::runtime::Handle::try_current().is_err() {
-            return Err(ThreadError::Storage(
-                "no async runtime to run the command on".to_owned(),
-            ));
-        }
-        let (turn_id, interrupt) = self.claim_without_steering(&thread_id, claim)?;
-        self.threads
-            .subscribers
-            .subscribe(&thread_id, &context.peer);
-        let turn = Turn::builder()
-            .root_turn_id(turn_id.clone())
-            .id(turn_id)
-            .status(TurnStatus::InProgress)
-            .items_view(TurnItemsView::Full)
-            .build();
-        let job = JobLedger::new(JobKind::ShellCommand, &thread_id, &turn);
+        let (turn, interrupt, job) =
+            self.claim_job(JobKind::ShellCommand, &thread_id, claim, &context.peer)?;
         let run = ShellRun {
             turns: self.clone(),
             thread_id,
@@ -117,33 +95,12 @@ impl Turns {
             peer: context.peer.clone(),
             job: job.clone(),
         };
-        // The job's span (a child of this request's), current while it runs.
-        let span = agentwire_runtime::telemetry::spans::turn_span(
-            &run.thread_id,
-            &run.turn.id,
-            JobKind::ShellCommand.name(),
-        );
-        self.spawn_job(
-            context.peer.hub(),
-            job,
-            context.answered.clone(),
-            span,
-            run.run(),
-        );
+        self.spawn_job(context, job, run.run());
         Ok(ThreadShellCommandResponse::builder().build())
     }
 }
 
 impl ShellRun {
-    /// Sends `M` to every connection following the thread.
-    fn notify<M: Notification>(&self, params: &M::Params) {
-        self.turns
-            .threads
-            .subscribers
-            .audience(&self.thread_id)
-            .notify::<M>(params);
-    }
-
     fn item(&self, id: &str, status: CommandExecutionStatus) -> ThreadItemKind {
         let argv = self.argv();
         let cwd = self.settings.cwd.clone();
@@ -163,7 +120,6 @@ impl ShellRun {
 
     async fn run(mut self) {
         let clock = Instant::now();
-        let threads = self.turns.threads.clone();
         let turns = self.turns.clone();
         turns
             .begin_job(self.peer.hub(), &self.job, &mut self.turn)
@@ -171,20 +127,7 @@ impl ShellRun {
         let item_id = new_id();
         let started_ms = now_ms();
         let started = self.item(&item_id, CommandExecutionStatus::InProgress);
-        self.job.item_started(&started, started_ms);
-        self.notify::<ItemStarted>(
-            &ItemStartedNotification::builder()
-                .thread_id(self.thread_id.clone())
-                .turn_id(self.turn.id.clone())
-                .item(
-                    ThreadItem::builder()
-                        .kind(started)
-                        .started_at_ms(started_ms)
-                        .build(),
-                )
-                .started_at_ms(started_ms)
-                .build(),
-        );
+        turns.start_item(&self.job, &self.turn.id, started, started_ms);
         job::fault_point(JobKind::ShellCommand);
         let request = ExecRequest {
             argv: self.argv(),
@@ -247,20 +190,9 @@ impl ShellRun {
             .started_at_ms(started_ms)
             .completed_at_ms(completed_ms)
             .build();
-        super::durable(
-            "item completed",
-            threads.record_item_completed(&self.thread_id, &self.turn.id, &item),
-        )
-        .await;
-        self.job.item_completed(&item);
-        self.notify::<ItemCompleted>(
-            &ItemCompletedNotification::builder()
-                .thread_id(self.thread_id.clone())
-                .turn_id(self.turn.id.clone())
-                .item(item.clone())
-                .completed_at_ms(completed_ms)
-                .build(),
-        );
+        turns
+            .complete_item(&self.job, &self.turn.id, &item, completed_ms)
+            .await;
         turns
             .settle_job(
                 self.peer.hub(),

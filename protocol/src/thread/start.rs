@@ -9,6 +9,59 @@ use ts_rs::TS;
 
 use crate::*;
 
+/// Settings a thread is opened with, as overrides: flattened into the params of `thread/start`,
+/// `thread/resume` and `thread/fork`. Each one left out keeps the value the configuration (or,
+/// on resume and fork, the source thread) gives.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+#[derive(bon::Builder)]
+#[builder(on(String, into))]
+pub struct ThreadSettingsOverrides {
+    /// Model slug for the thread.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub model: Option<String>,
+    /// Model provider id for the thread.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub model_provider: Option<String>,
+    /// Provider service tier the thread's model requests ask for.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub service_tier: Option<String>,
+    /// Working directory for the thread.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub cwd: Option<String>,
+    /// When the agent must ask before acting.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub approval_policy: Option<AskForApproval>,
+    /// Who answers the thread's approval requests.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub approvals_reviewer: Option<ApprovalsReviewer>,
+    /// Sandbox mode for the commands the agent runs.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub sandbox: Option<SandboxMode>,
+    /// Further configuration overrides: config key paths (dotted, as on the `-c` command line)
+    /// mapped to JSON values.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub config: Option<BTreeMap<String, serde_json::Value>>,
+    /// Text that replaces the built-in system instructions.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub base_instructions: Option<String>,
+    /// Extra developer-role instructions added to the context.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub developer_instructions: Option<String>,
+}
+
 /// Params of `thread/fork`: the thread to copy and overrides for the copy. Each override left
 /// out keeps the value the source thread (or the configuration) gives.
 #[serde_with::skip_serializing_none]
@@ -40,47 +93,11 @@ pub struct ThreadForkParams {
     #[serde(default)]
     #[ts(optional = nullable)]
     pub thread_source: Option<ThreadSource>,
-    /// Model slug for the fork.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub model: Option<String>,
-    /// Model provider id for the fork.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub model_provider: Option<String>,
-    /// Provider service tier the fork's model requests ask for.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub service_tier: Option<String>,
-    /// Working directory for the fork.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub cwd: Option<String>,
-    /// When the agent on the fork must ask before acting.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub approval_policy: Option<AskForApproval>,
-    /// Who answers approval requests on the fork from now on.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub approvals_reviewer: Option<ApprovalsReviewer>,
-    /// Sandbox mode for the commands the agent runs on the fork.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub sandbox: Option<SandboxMode>,
-    /// Further configuration overrides: config key paths (dotted, as on the `-c` command line)
-    /// mapped to JSON values.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub config: Option<BTreeMap<String, serde_json::Value>>,
-    /// Text that replaces the built-in system instructions for the fork.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub base_instructions: Option<String>,
-    /// Extra developer-role instructions added to the fork's context.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub developer_instructions: Option<String>,
+    /// Settings for the thread (model, working directory, approvals, sandbox, instructions).
+    #[serde(flatten)]
+    #[ts(flatten)]
+    #[builder(default)]
+    pub settings: ThreadSettingsOverrides,
 }
 
 /// Result of `thread/fork`: the new thread and the settings it actually runs with.
@@ -152,52 +169,23 @@ pub struct ThreadResumeParams {
     #[schemars(with = "bool")]
     #[ts(optional)]
     pub exclude_turns: Option<bool>,
-    /// Model slug to continue with.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub model: Option<String>,
-    /// Model provider id to continue with.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub model_provider: Option<String>,
-    /// Provider service tier the thread's model requests ask for.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub service_tier: Option<String>,
     /// Deprecated: its values no longer change the agent's style, and setting it leaves the
     /// thread's existing instructions as they are.
     #[serde(default)]
     #[ts(optional = nullable)]
     pub personality: Option<Personality>,
-    /// Working directory to continue in.
+    /// Tools the client runs itself, replacing those the thread was started with (`[]`
+    /// removes them; absent keeps them). Like the other overrides, they apply when this
+    /// request loads the thread, not when it joins a thread already loaded (experimental).
     #[serde(default)]
+    #[schemars(extend("x-experimental" = true))]
     #[ts(optional = nullable)]
-    pub cwd: Option<String>,
-    /// When the agent must ask before acting.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub approval_policy: Option<AskForApproval>,
-    /// Who answers approval requests on the thread from now on.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub approvals_reviewer: Option<ApprovalsReviewer>,
-    /// Sandbox mode for the commands the agent runs.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub sandbox: Option<SandboxMode>,
-    /// Further configuration overrides: config key paths (dotted, as on the `-c` command line)
-    /// mapped to JSON values.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub config: Option<BTreeMap<String, serde_json::Value>>,
-    /// Text that replaces the built-in system instructions.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub base_instructions: Option<String>,
-    /// Extra developer-role instructions added to the context.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub developer_instructions: Option<String>,
+    pub dynamic_tools: Option<Vec<DynamicToolSpec>>,
+    /// Settings for the thread (model, working directory, approvals, sandbox, instructions).
+    #[serde(flatten)]
+    #[ts(flatten)]
+    #[builder(default)]
+    pub settings: ThreadSettingsOverrides,
 }
 
 /// Result of `thread/resume`: the loaded thread and the settings it now runs with.
@@ -259,51 +247,10 @@ pub struct ThreadResumeResponse {
 #[builder(on(String, into))]
 #[derive(Default)]
 pub struct ThreadStartParams {
-    /// Working directory for the agent.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub cwd: Option<String>,
-    /// Model slug to use.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub model: Option<String>,
-    /// Model provider id to use.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub model_provider: Option<String>,
-    /// Provider service tier the thread's model requests ask for.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub service_tier: Option<String>,
     /// Deprecated: its values no longer change the agent's style.
     #[serde(default)]
     #[ts(optional = nullable)]
     pub personality: Option<Personality>,
-    /// When the agent must ask before acting.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub approval_policy: Option<AskForApproval>,
-    /// Who answers the thread's approval requests.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub approvals_reviewer: Option<ApprovalsReviewer>,
-    /// Sandbox mode for the commands the agent runs.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub sandbox: Option<SandboxMode>,
-    /// Further configuration overrides: config key paths (dotted, as on the `-c` command line)
-    /// mapped to JSON values.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub config: Option<BTreeMap<String, serde_json::Value>>,
-    /// Text that replaces the built-in system instructions.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub base_instructions: Option<String>,
-    /// Extra developer-role instructions added to the context.
-    #[serde(default)]
-    #[ts(optional = nullable)]
-    pub developer_instructions: Option<String>,
     /// `true` to keep the thread in memory only, never on disk; `null` or absent means `false`.
     #[serde(default)]
     #[ts(optional = nullable)]
@@ -328,6 +275,11 @@ pub struct ThreadStartParams {
     #[schemars(extend("x-experimental" = true))]
     #[ts(optional = nullable)]
     pub dynamic_tools: Option<Vec<DynamicToolSpec>>,
+    /// Settings for the thread (model, working directory, approvals, sandbox, instructions).
+    #[serde(flatten)]
+    #[ts(flatten)]
+    #[builder(default)]
+    pub settings: ThreadSettingsOverrides,
 }
 
 /// Result of `thread/start`: the new thread and the settings it runs with.

@@ -146,7 +146,7 @@ fn session_sources_round_trip() {
 #[test]
 fn thread_start_params_leave_unset_members_out() {
     let params: ThreadStartParams = round_trip(json!({"cwd": "/home/user/work"}));
-    assert_eq!(params.cwd.as_deref(), Some("/home/user/work"));
+    assert_eq!(params.settings.cwd.as_deref(), Some("/home/user/work"));
     let back = serde_json::to_value(&params).expect("params serialize");
     let object = back.as_object().expect("params are an object");
     for key in [

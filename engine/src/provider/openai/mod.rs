@@ -31,7 +31,7 @@ use super::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent, ProviderNot
 use crate::accounts::Accounts;
 use crate::provider::responses;
 use crate::provider::settings::{ProviderConfig, WireApi};
-use crate::tools;
+use crate::provider::tool_specs;
 use error::failure;
 use sse::SseParser;
 use stream::{Decoder, StreamFault};
@@ -487,10 +487,11 @@ impl Endpoint {
         let request = request.clone();
         let model = model.to_owned();
         let wire = self.wire;
-        let tools = tools::specs(tools::Offer {
+        let tools = tool_specs::specs(tool_specs::Offer {
             responses: wire == WireApi::Responses,
             model: &model,
             web_search: self.web_search,
+            builtins: request.builtins,
         });
         let summary = self.summary.clone();
         tokio::task::spawn_blocking(move || match wire {

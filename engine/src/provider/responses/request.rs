@@ -23,8 +23,8 @@ use serde_json::{Value, json};
 
 use crate::provider::content::{self, ImageSource, Part};
 use crate::provider::openai::OUTPUT_SCHEMA_NAME;
+use crate::provider::tool_specs::ToolSpec;
 use crate::provider::{HistoryEntry, ModelRequest};
-use crate::tools::ToolSpec;
 
 /// The JSON body of `POST {base_url}/responses` for `request`, sent to `model`, offering
 /// `tools`; `summary` is the reasoning summary setting when the call names none.
@@ -120,7 +120,8 @@ fn custom_calls(history: &[HistoryEntry]) -> std::collections::BTreeSet<&str> {
         })
         .flatten()
         .filter(|call| {
-            call.name == crate::tools::APPLY_PATCH && !call.arguments.trim_start().starts_with('{')
+            call.name == crate::provider::tool_specs::APPLY_PATCH
+                && !call.arguments.trim_start().starts_with('{')
         })
         .map(|call| call.call_id.as_str())
         .collect()
@@ -212,11 +213,11 @@ mod tests {
     use crate::provider::{OutputOptions, ToolCall};
     use agentwire_protocol::{MediaSource, ReasoningEffort};
 
-    fn responses(model: &str) -> crate::tools::Offer<'_> {
-        crate::tools::Offer {
+    fn responses(model: &str) -> crate::provider::tool_specs::Offer<'_> {
+        crate::provider::tool_specs::Offer {
             responses: true,
             model,
-            web_search: false,
+            ..Default::default()
         }
     }
 
@@ -235,6 +236,7 @@ mod tests {
             output: OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
+            builtins: crate::provider::tool_specs::BuiltinTools::default(),
         }
     }
 
@@ -270,7 +272,7 @@ mod tests {
         let body = body(
             &request,
             "gpt-x",
-            &crate::tools::specs(responses("gpt-x")),
+            &crate::provider::tool_specs::specs(responses("gpt-x")),
             None,
         );
         assert_eq!(body["model"], json!("gpt-x"));
@@ -335,7 +337,7 @@ mod tests {
         let body = body(
             &request,
             "gpt-5.1-codex",
-            &crate::tools::specs(responses("gpt-5.1-codex")),
+            &crate::provider::tool_specs::specs(responses("gpt-5.1-codex")),
             None,
         );
         let patch_tool = body["tools"]
@@ -373,14 +375,22 @@ mod tests {
             description: "Echoes".to_owned(),
             parameters: json!({"type": "object"}),
         }];
-        let body = body(&request, "m", &crate::tools::specs(responses("m")), None);
+        let body = body(
+            &request,
+            "m",
+            &crate::provider::tool_specs::specs(responses("m")),
+            None,
+        );
         assert_eq!(
             body["input"][0],
             json!({"type": "message", "role": "developer",
                    "content": [{"type": "input_text", "text": "dev rules"}]})
         );
         let tools = body["tools"].as_array().expect("tools");
-        assert_eq!(tools.len(), crate::tools::specs(responses("m")).len() + 1);
+        assert_eq!(
+            tools.len(),
+            crate::provider::tool_specs::specs(responses("m")).len() + 1
+        );
         assert_eq!(
             tools.last().expect("the MCP tool"),
             &json!({"type": "function", "name": "everything__echo", "description": "Echoes",

@@ -77,6 +77,7 @@ impl TurnRun {
             output: OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
+            builtins: self.builtins,
         };
         self.history = conversation;
         let end = self.call(request).await;

@@ -69,6 +69,7 @@ use super::environment;
 use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, base_instructions, context_entries};
 use super::job::{JobKind, JobLedger};
 use super::{Steer, Turns};
+use crate::provider::tool_specs::BuiltinTools;
 use crate::provider::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use crate::threads::meta::{ThreadSettings, new_id};
 use crate::threads::subscribers::Audience;
@@ -125,6 +126,8 @@ pub(super) struct TurnRun {
     context: Vec<HistoryEntry>,
     /// Whether the turn tells the model its environment (`include_environment_context`).
     environment: bool,
+    /// Which of the engine's own tools the turn offers and runs (the thread's `[features]`).
+    builtins: BuiltinTools,
     /// The files the turn's patches changed, for `turn/diff/updated` (`None` while it is
     /// being read on a blocking thread, or if that failed).
     diff: Option<TurnDiff>,
@@ -159,6 +162,21 @@ fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// What a turn reads from its thread's configuration before its first model call.
+struct Setup {
+    /// The entries before the conversation: the developer instructions and the project docs
+    /// of the thread's `cwd` (see [`super::instructions`]).
+    context: Vec<HistoryEntry>,
+    /// Whether the turn tells the model its environment (`include_environment_context`,
+    /// default true).
+    environment: bool,
+    /// Whether the prompt may be logged (`[otel] log_user_prompt`, default false).
+    log_user_prompt: bool,
+    /// Which of the engine's own tools the thread offers (`[features]`, with the thread's
+    /// own `config` overrides).
+    builtins: BuiltinTools,
 }
 
 /// What a turn starts from: its thread, how it runs, and what came before it.
@@ -199,6 +217,7 @@ impl TurnRun {
             history: start.history,
             context: Vec::new(),
             environment: true,
+            builtins: BuiltinTools::default(),
             diff: Some(TurnDiff::new(std::path::Path::new(&start.settings.cwd))),
             settings: start.settings,
             answered: start.answered,
@@ -227,13 +246,14 @@ impl TurnRun {
         self.begin().await;
         self.warn_if_unknown_model();
         self.turn.items_view = TurnItemsView::Full;
-        let log_user_prompt;
-        (self.context, self.environment, log_user_prompt) = self.context_entries().await;
+        let setup = self.setup().await;
+        (self.context, self.environment, self.builtins) =
+            (setup.context, setup.environment, setup.builtins);
         self.telemetry.started(
             (&self.thread_id, &self.turn.id),
             &self.settings,
             &input.input,
-            log_user_prompt,
+            setup.log_user_prompt,
         );
         self.offer_skills().await;
         let mut steered = false;
@@ -280,6 +300,7 @@ impl TurnRun {
                     output: self.output.clone(),
                     mcp_tools: self.mcp_tools().await,
                     client_tools: self.client_tools(),
+                    builtins: self.builtins,
                 };
                 match self.call(request).await {
                     CallEnd::Done(tool_calls) if tool_calls.is_empty() => break,
@@ -596,14 +617,12 @@ impl TurnRun {
         self.complete(kind, started_ms).await;
     }
 
-    /// The entries before the conversation: the developer instructions and the project docs
-    /// of the thread's `cwd` (see [`super::instructions`]); and whether the turn tells the
-    /// model its environment (`include_environment_context`, default true). The docs and the
-    /// configuration are read on the blocking pool, not on the turn's worker. Also whether
-    /// the prompt may be logged (`[otel] log_user_prompt`, default false).
-    async fn context_entries(&self) -> (Vec<HistoryEntry>, bool, bool) {
+    /// What the turn reads before its first model call (see [`Setup`]). The docs and the
+    /// configuration are read on the blocking pool, not on the turn's worker.
+    async fn setup(&self) -> Setup {
         let config = self.turns.config.clone();
         let cwd = self.settings.cwd.clone();
+        let overrides = self.settings.config.clone();
         let developer = self.settings.developer_instructions.clone();
         let read = tokio::task::spawn_blocking(move || {
             let effective = config.effective(Some(std::path::Path::new(&cwd)));
@@ -611,20 +630,24 @@ impl TurnRun {
                 .file
                 .project_doc_max_bytes
                 .unwrap_or(DEFAULT_PROJECT_DOC_MAX_BYTES);
-            let environment = effective.file.include_environment_context.unwrap_or(true);
-            let log_user_prompt = effective.file.otel.log_user_prompt.unwrap_or(false);
-            (
-                context_entries(&cwd, developer.as_deref(), max_bytes),
-                environment,
-                log_user_prompt,
-            )
+            Setup {
+                context: context_entries(&cwd, developer.as_deref(), max_bytes),
+                environment: effective.file.include_environment_context.unwrap_or(true),
+                log_user_prompt: effective.file.otel.log_user_prompt.unwrap_or(false),
+                builtins: BuiltinTools::of(&config.merged_for(Some(&cwd), Some(&overrides))),
+            }
         });
         match read.await {
             Ok(read) => read,
             // A panic there is the turn's own (its supervisor settles it as failed).
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             // Cancelled: the runtime is shutting down, and the turn with it.
-            Err(_) => (Vec::new(), true, false),
+            Err(_) => Setup {
+                context: Vec::new(),
+                environment: true,
+                log_user_prompt: false,
+                builtins: BuiltinTools::default(),
+            },
         }
     }
 

@@ -95,7 +95,23 @@ impl Outcome {
     }
 }
 
+/// The result a call of a built-in tool the thread withholds gets (the model was not offered
+/// it, but models call familiar tools anyway).
+fn withheld(name: &str) -> String {
+    format!("The tool `{name}` is not available in this session. Use the tools you were offered.")
+}
+
 impl TurnRun {
+    /// Whether the thread offers the built-in tool `invocation` calls (see
+    /// [`crate::provider::tool_specs::BuiltinTools`]).
+    fn offers(&self, invocation: &Invocation) -> bool {
+        match invocation {
+            Invocation::Shell(_) | Invocation::WriteStdin(_) => self.builtins.shell,
+            Invocation::ApplyPatch { .. } => self.builtins.apply_patch,
+            _ => true,
+        }
+    }
+
     /// Runs `calls` in order and appends their results to the history. Returns how the turn
     /// must end, if a call ended it.
     pub(super) async fn run_tools(&mut self, calls: Vec<ToolCall>) -> Option<CallEnd> {
@@ -123,6 +139,9 @@ impl TurnRun {
             } else {
                 match tools::parse(&call.name, &call.arguments) {
                     Err(error) => Outcome::result(error),
+                    Ok(invocation) if !self.offers(&invocation) => {
+                        Outcome::result(withheld(&call.name))
+                    }
                     Ok(Invocation::Shell(args)) => self.shell(args).await,
                     Ok(Invocation::WriteStdin(args)) => self.write_stdin(args).await,
                     Ok(Invocation::ApplyPatch { input }) => self.apply_patch(&input).await,
