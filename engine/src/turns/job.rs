@@ -178,6 +178,27 @@ enum Unsettled {
     Returned,
 }
 
+/// `item/started` for an item of `kind` in turn `turn_id` of thread `thread_id` that began at
+/// `started_ms` (the item carries the same time).
+pub(super) fn item_started(
+    thread_id: &str,
+    turn_id: &str,
+    kind: ThreadItemKind,
+    started_ms: i64,
+) -> ItemStartedNotification {
+    ItemStartedNotification::builder()
+        .thread_id(thread_id.to_owned())
+        .turn_id(turn_id.to_owned())
+        .item(
+            ThreadItem::builder()
+                .kind(kind)
+                .started_at_ms(started_ms)
+                .build(),
+        )
+        .started_at_ms(started_ms)
+        .build()
+}
+
 impl Turns {
     /// Claims `thread_id` for a job of `kind` that takes no steering (a shell command, a
     /// compaction) and has `peer` follow the thread: the job's turn (in progress, its items in
@@ -363,17 +384,7 @@ impl Turns {
         ledger.item_started(&kind, started_ms);
         self.notify_job::<ItemStarted>(
             &ledger.thread_id,
-            &ItemStartedNotification::builder()
-                .thread_id(ledger.thread_id.clone())
-                .turn_id(turn_id.to_owned())
-                .item(
-                    ThreadItem::builder()
-                        .kind(kind)
-                        .started_at_ms(started_ms)
-                        .build(),
-                )
-                .started_at_ms(started_ms)
-                .build(),
+            &item_started(&ledger.thread_id, turn_id, kind, started_ms),
         );
     }
 

@@ -56,10 +56,10 @@ use agentwire_protocol::methods::{
 };
 use agentwire_protocol::{
     AgentMessageDeltaNotification, CodexErrorInfo, ItemCompletedNotification,
-    ItemStartedNotification, ReasoningSummaryPartAddedNotification,
-    ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification, ThreadItem,
-    ThreadItemKind, ThreadStatus, ThreadTokenUsage, ThreadTokenUsageUpdatedNotification,
-    TokenUsageBreakdown, Turn, TurnError, TurnItemsView, TurnStatus,
+    ReasoningSummaryPartAddedNotification, ReasoningSummaryTextDeltaNotification,
+    ReasoningTextDeltaNotification, ThreadItem, ThreadItemKind, ThreadStatus, ThreadTokenUsage,
+    ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown, Turn, TurnError, TurnItemsView,
+    TurnStatus,
 };
 use agentwire_runtime::{Answered, Peer};
 use tokio::sync::{mpsc, oneshot};
@@ -555,19 +555,12 @@ impl TurnRun {
     /// Sends `item/started` for an item of `kind` that started at `started_ms`.
     fn started(&self, kind: ThreadItemKind, started_ms: i64) {
         self.job.item_started(&kind, started_ms);
-        self.notify::<ItemStarted>(
-            &ItemStartedNotification::builder()
-                .thread_id(self.thread_id.clone())
-                .turn_id(self.turn.id.clone())
-                .item(
-                    ThreadItem::builder()
-                        .kind(kind)
-                        .started_at_ms(started_ms)
-                        .build(),
-                )
-                .started_at_ms(started_ms)
-                .build(),
-        );
+        self.notify::<ItemStarted>(&super::job::item_started(
+            &self.thread_id,
+            &self.turn.id,
+            kind,
+            started_ms,
+        ));
     }
 
     /// Completes `item` (if any): `item/completed`, the rollout, the turn's items.
