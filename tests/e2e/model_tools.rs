@@ -630,6 +630,8 @@ fn a_thread_can_withhold_the_shell_and_patch_tools() {
     let mock = MockModel::start(vec![
         chat_call("c1", "shell", r#"{"command": ["touch", "ran.txt"]}"#),
         chat_call("c2", "apply_patch", &json!({ "input": PATCH }).to_string()),
+        // Not explained how to call, either.
+        chat_call("c3", "exec_command", r#"{"no_such_argument": 1}"#),
         Sse::answer("done"),
         Sse::answer("hi"),
     ]);
@@ -652,7 +654,7 @@ fn a_thread_can_withhold_the_shell_and_patch_tools() {
         json!("completed"),
         "{seen:#?}"
     );
-    let requests = mock.wait_requests(3);
+    let requests = mock.wait_requests(4);
     assert_eq!(names(&tools(&requests[0])), ["update_plan", "view_image"]);
     // Calls of withheld tools run nothing and tell the model so.
     assert!(
@@ -663,7 +665,7 @@ fn a_thread_can_withhold_the_shell_and_patch_tools() {
     );
     assert!(!workspace.join("ran.txt").exists());
     assert!(!workspace.join("hello.txt").exists());
-    for (index, tool) in [(1, "shell"), (2, "apply_patch")] {
+    for (index, tool) in [(1, "shell"), (2, "apply_patch"), (3, "exec_command")] {
         let answer = last_tool_result(&requests[index]);
         assert!(
             answer.contains(&format!("`{tool}` is not available")),
@@ -676,7 +678,7 @@ fn a_thread_can_withhold_the_shell_and_patch_tools() {
     client.start_turn(&thread_id(&full), "hello");
     client.until_turn_completed();
     assert_eq!(
-        names(&tools(&mock.wait_requests(4)[3])),
+        names(&tools(&mock.wait_requests(5)[4])),
         ["shell", "apply_patch", "update_plan", "view_image"]
     );
     client.stop();

@@ -102,12 +102,15 @@ fn withheld(name: &str) -> String {
 }
 
 impl TurnRun {
-    /// Whether the thread offers the built-in tool `invocation` calls (see
-    /// [`crate::provider::tool_specs::BuiltinTools`]).
-    fn offers(&self, invocation: &Invocation) -> bool {
-        match invocation {
-            Invocation::Shell(_) | Invocation::WriteStdin(_) => self.builtins.shell,
-            Invocation::ApplyPatch { .. } => self.builtins.apply_patch,
+    /// Whether the thread offers the built-in tool called `name` (see
+    /// [`crate::provider::tool_specs::BuiltinTools`]); checked before the arguments, so a
+    /// withheld tool is never explained how to call.
+    fn offers(&self, name: &str) -> bool {
+        match name {
+            tools::SHELL | tools::EXEC_COMMAND | tools::SHELL_COMMAND | tools::WRITE_STDIN => {
+                self.builtins.shell
+            }
+            tools::APPLY_PATCH => self.builtins.apply_patch,
             _ => true,
         }
     }
@@ -136,12 +139,11 @@ impl TurnRun {
             } else if let Some((server, tool)) = self.mcp_target(&call.name) {
                 let (result, end) = self.mcp_call(server, tool, &call.arguments).await;
                 Outcome { result, end }
+            } else if !self.offers(&call.name) {
+                Outcome::result(withheld(&call.name))
             } else {
                 match tools::parse(&call.name, &call.arguments) {
                     Err(error) => Outcome::result(error),
-                    Ok(invocation) if !self.offers(&invocation) => {
-                        Outcome::result(withheld(&call.name))
-                    }
                     Ok(Invocation::Shell(args)) => self.shell(args).await,
                     Ok(Invocation::WriteStdin(args)) => self.write_stdin(args).await,
                     Ok(Invocation::ApplyPatch { input }) => self.apply_patch(&input).await,
