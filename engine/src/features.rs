@@ -32,6 +32,7 @@ use agentwire_runtime::HandlerError;
 use crate::Engine;
 use crate::config::Store;
 use crate::pool::blocking;
+use crate::provider::tool_specs::BuiltinTools;
 
 /// One experimental feature.
 #[derive(Debug)]
@@ -97,14 +98,31 @@ fn find(name: &str) -> Option<&'static Feature> {
 /// Whether `feature` is on in the configuration as seen from `cwd` (none: the user's and the
 /// session's layers only).
 fn enabled(store: &Store, cwd: Option<&Path>, feature: &Feature) -> bool {
-    store
-        .effective(cwd)
-        .merged
+    switched_on(
+        &store.effective(cwd).merged,
+        feature.name,
+        feature.default_enabled,
+    )
+}
+
+/// Whether `name` under `[features]` of the merged configuration `merged` is on: its boolean
+/// when it is one, else `default`.
+fn switched_on(merged: &toml::Table, name: &str, default: bool) -> bool {
+    merged
         .get("features")
         .and_then(toml::Value::as_table)
-        .and_then(|features| features.get(feature.name))
+        .and_then(|features| features.get(name))
         .and_then(toml::Value::as_bool)
-        .unwrap_or(feature.default_enabled)
+        .unwrap_or(default)
+}
+
+/// Which of the engine's own tools a thread whose merged configuration is `merged` offers:
+/// each is withheld only by `false` under `[features]` (see [`BuiltinTools`]).
+pub(crate) fn builtin_tools(merged: &toml::Table) -> BuiltinTools {
+    BuiltinTools {
+        shell: switched_on(merged, BuiltinTools::SHELL_FEATURE, true),
+        apply_patch: switched_on(merged, BuiltinTools::APPLY_PATCH_FEATURE, true),
+    }
 }
 
 /// Refuses (-32600) `M` when the feature that gates it is switched off.
@@ -303,5 +321,25 @@ mod tests {
         let diagnostics = find("server_diagnostics").expect("feature");
         assert!(!enabled(&store, None, process));
         assert!(enabled(&store, None, diagnostics));
+    }
+
+    #[test]
+    fn only_a_false_feature_withholds_a_tool() {
+        let of = |text: &str| builtin_tools(&text.parse::<toml::Table>().expect("toml"));
+        assert_eq!(of(""), BuiltinTools::default());
+        assert_eq!(
+            of("[features]\nshell_tool = false\napply_patch_tool = \"no\"\n"),
+            BuiltinTools {
+                shell: false,
+                apply_patch: true
+            }
+        );
+        assert_eq!(
+            of("[features]\nshell_tool = true\napply_patch_tool = false\n"),
+            BuiltinTools {
+                shell: true,
+                apply_patch: false
+            }
+        );
     }
 }

@@ -80,6 +80,7 @@ pub use threads::meta::ThreadDefaults;
 pub use threads::store::StoreUrl;
 // Timestamps as the wire's strings (also the ACP face's `updatedAt`).
 pub use timestamps::rfc3339;
+pub use tls::install_crypto_provider;
 
 /// The engine's settings.
 #[derive(Debug, Clone)]

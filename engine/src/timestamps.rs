@@ -1,5 +1,12 @@
 //! Times as the wire's strings. A leaf: it uses nothing of the engine, so any part may use it.
 
+/// Now, in Unix milliseconds (0 before 1970, `i64::MAX` past its range).
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
 /// Unix seconds as an RFC 3339 UTC timestamp, `YYYY-MM-DDThh:mm:ssZ` (the form the wire's
 /// string timestamps take); `None` when out of range.
 pub fn rfc3339(seconds: i64) -> Option<String> {

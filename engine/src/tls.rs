@@ -5,7 +5,7 @@
 use std::sync::Once;
 
 /// Makes `ring` the process's TLS crypto provider (the HTTP client is built without one).
-pub(crate) fn install_crypto_provider() {
+pub fn install_crypto_provider() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         // Fails only when a provider is installed already, which is as good.

@@ -51,6 +51,7 @@ use agentwire_protocol::{
 use crate::Engine;
 use crate::threads::Threads;
 use crate::threads::imported::Imported;
+use crate::timestamps::now_ms;
 
 /// Sessions detection lists when the client sets no limit.
 const DEFAULT_MAX_SESSIONS: u32 = 1000;
@@ -477,13 +478,6 @@ pub(crate) fn history_entry(
         .successes(results.iter().flat_map(|r| r.successes.clone()).collect())
         .failures(results.iter().flat_map(|r| r.failures.clone()).collect())
         .build()
-}
-
-/// Now, in Unix milliseconds.
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// What `agentwire import codex` did (or, with `--dry-run`, would do).

@@ -79,6 +79,19 @@ pub(crate) fn table_of_json(config: &BTreeMap<String, serde_json::Value>) -> tom
     table
 }
 
+/// `merged` (a merged configuration table) with a thread's own `config` overrides (dotted key
+/// paths) over it.
+pub(crate) fn with_overrides(
+    merged: &toml::Table,
+    overrides: Option<&BTreeMap<String, serde_json::Value>>,
+) -> toml::Table {
+    let mut merged = merged.clone();
+    if let Some(overrides) = overrides.filter(|o| !o.is_empty()) {
+        merge(&mut merged, &table_of_json(overrides));
+    }
+    merged
+}
+
 /// A JSON value as TOML; `None` for `null` (TOML has none; inside arrays and objects the
 /// `null` members are left out).
 pub(crate) fn json_to_toml(value: &serde_json::Value) -> Option<toml::Value> {

@@ -13,7 +13,7 @@ use agentwire_protocol::{
 use super::ConfigFile;
 use super::keys::{self, Problem, check_table, typed};
 use super::layers::{self, FileLayer, PROJECT_FOLDERS, Stamp, project_dirs, read_file, stamp};
-use super::overrides::{merge, parse_override, table_of, table_of_json, table_to_json};
+use super::overrides::{merge, parse_override, table_of, table_to_json, with_overrides};
 use crate::provider::builtin::{default_model, is_named};
 use crate::threads::meta::{DefaultsSource, ThreadDefaults};
 
@@ -399,32 +399,14 @@ impl DefaultsSource for Store {
         cwd: Option<&str>,
         overrides: Option<&BTreeMap<String, serde_json::Value>>,
     ) -> ThreadDefaults {
-        match overrides.filter(|o| !o.is_empty()) {
-            None => self.thread_defaults(
-                &self
-                    .effective(Some(&layers::absolute(cwd.unwrap_or("."))))
-                    .file,
-            ),
-            Some(_) => self.thread_defaults(&typed(&self.merged_for(cwd, overrides)).0),
-        }
-    }
-}
-
-impl Store {
-    /// The merged configuration table a thread in `cwd` (the server's working directory when
-    /// `None`) sees, with its own `config` overrides (dotted key paths) over it: what the
-    /// areas that read their own keys from it (such as `[features]`) look at.
-    pub(crate) fn merged_for(
-        &self,
-        cwd: Option<&str>,
-        overrides: Option<&BTreeMap<String, serde_json::Value>>,
-    ) -> toml::Table {
         let cwd = layers::absolute(cwd.unwrap_or("."));
-        let mut merged = self.effective(Some(&cwd)).merged.clone();
-        if let Some(overrides) = overrides.filter(|o| !o.is_empty()) {
-            merge(&mut merged, &table_of_json(overrides));
+        let effective = self.effective(Some(&cwd));
+        match overrides.filter(|o| !o.is_empty()) {
+            None => self.thread_defaults(&effective.file),
+            Some(overrides) => {
+                self.thread_defaults(&typed(&with_overrides(&effective.merged, Some(overrides))).0)
+            }
         }
-        merged
     }
 }
 

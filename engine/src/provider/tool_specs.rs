@@ -93,20 +93,13 @@ impl BuiltinTools {
     /// The `[features]` key that withholds `apply_patch` (agentwire's own).
     pub(crate) const APPLY_PATCH_FEATURE: &'static str = "apply_patch_tool";
 
-    /// The switches of a merged configuration table: a feature is off only when set to
-    /// `false` (any other value, or none, leaves it on).
-    pub(crate) fn of(merged: &toml::Table) -> Self {
-        let on = |key: &str| {
-            merged
-                .get("features")
-                .and_then(toml::Value::as_table)
-                .and_then(|features| features.get(key))
-                .and_then(toml::Value::as_bool)
-                .unwrap_or(true)
-        };
-        Self {
-            shell: on(Self::SHELL_FEATURE),
-            apply_patch: on(Self::APPLY_PATCH_FEATURE),
+    /// Whether a call of the built-in tool `name` may run: the names [`specs`] leaves out
+    /// when a switch is off are refused, whatever the model calls them by.
+    pub(crate) fn allows(self, name: &str) -> bool {
+        match name {
+            SHELL | EXEC_COMMAND | SHELL_COMMAND | WRITE_STDIN => self.shell,
+            APPLY_PATCH => self.apply_patch,
+            _ => true,
         }
     }
 }
@@ -537,26 +530,6 @@ mod tests {
                 ..chat
             }),
             [SHELL, UPDATE_PLAN, VIEW_IMAGE]
-        );
-    }
-
-    #[test]
-    fn only_a_false_feature_withholds_a_tool() {
-        let of = |text: &str| BuiltinTools::of(&text.parse::<toml::Table>().expect("toml"));
-        assert_eq!(of(""), BuiltinTools::default());
-        assert_eq!(
-            of("[features]\nshell_tool = false\napply_patch_tool = \"no\"\n"),
-            BuiltinTools {
-                shell: false,
-                apply_patch: true
-            }
-        );
-        assert_eq!(
-            of("[features]\nshell_tool = true\napply_patch_tool = false\n"),
-            BuiltinTools {
-                shell: true,
-                apply_patch: false
-            }
         );
     }
 }

@@ -12,9 +12,10 @@ use agentwire_protocol::{
     AbsolutePathBuf, SessionSource, ThreadArchiveParams, ThreadArchiveResponse,
     ThreadArchivedNotification, ThreadForkParams, ThreadForkResponse, ThreadHistoryMode,
     ThreadNameUpdatedNotification, ThreadResumeParams, ThreadResumeResponse, ThreadSetNameParams,
-    ThreadSetNameResponse, ThreadStartParams, ThreadStartResponse, ThreadStartedNotification,
-    ThreadStatus, ThreadStatusChangedNotification, ThreadTokenUsageUpdatedNotification,
-    ThreadUnarchiveParams, ThreadUnarchiveResponse, ThreadUnarchivedNotification, Turn, TurnStatus,
+    ThreadSetNameResponse, ThreadSettingsOverrides, ThreadStartParams, ThreadStartResponse,
+    ThreadStartedNotification, ThreadStatus, ThreadStatusChangedNotification,
+    ThreadTokenUsageUpdatedNotification, ThreadUnarchiveParams, ThreadUnarchiveResponse,
+    ThreadUnarchivedNotification, Turn, TurnStatus,
 };
 use agentwire_runtime::RequestContext;
 
@@ -29,6 +30,15 @@ use crate::turns::instructions::instruction_sources;
 
 /// Longest thread name accepted, in bytes.
 const MAX_NAME_BYTES: usize = 1024;
+
+/// The settings overrides `thread/start`, `thread/resume` and `thread/fork` carry, with their
+/// `cwd` checked (issue #32: it must be an absolute, existing directory).
+fn checked_overrides(settings: ThreadSettingsOverrides) -> Result<SettingsOverrides, ThreadError> {
+    if let Some(cwd) = settings.cwd.as_deref() {
+        super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
+    }
+    Ok(SettingsOverrides::from(settings))
+}
 
 impl Threads {
     /// `overrides` with a sandbox mode turned into the full policy the configuration details
@@ -53,14 +63,10 @@ impl Threads {
         context: &RequestContext,
         params: ThreadStartParams,
     ) -> Result<ThreadStartResponse, ThreadError> {
-        if let Some(cwd) = params.settings.cwd.as_deref() {
-            super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
-        }
-        let defaults = self.defaults.defaults(
-            params.settings.cwd.as_deref(),
-            params.settings.config.as_ref(),
-        );
-        let mut overrides = SettingsOverrides::from(params.settings);
+        let mut overrides = checked_overrides(params.settings)?;
+        let defaults = self
+            .defaults
+            .defaults(overrides.cwd.as_deref(), overrides.config.as_ref());
         overrides.dynamic_tools = params.dynamic_tools;
         let mut meta = self.new_meta(ThreadSettings::new(&defaults, overrides));
         meta.thread_source = params.thread_source;
@@ -104,12 +110,8 @@ impl Threads {
         context: &RequestContext,
         params: ThreadResumeParams,
     ) -> Result<ThreadResumeResponse, ThreadError> {
-        // A cwd override is checked as thread/start checks it (issue #32).
-        if let Some(cwd) = params.settings.cwd.as_deref() {
-            super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
-        }
         let include_turns = !params.exclude_turns.unwrap_or(false);
-        let mut overrides = self.with_configured_sandbox(SettingsOverrides::from(params.settings));
+        let mut overrides = self.with_configured_sandbox(checked_overrides(params.settings)?);
         overrides.dynamic_tools = params.dynamic_tools;
         let thread = match self.loaded(&params.thread_id) {
             Some(thread) => {
@@ -218,10 +220,7 @@ impl Threads {
         context: &RequestContext,
         params: ThreadForkParams,
     ) -> Result<ThreadForkResponse, ThreadError> {
-        // A cwd override is checked as thread/start checks it (issue #32).
-        if let Some(cwd) = params.settings.cwd.as_deref() {
-            super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
-        }
+        let overrides = self.with_configured_sandbox(checked_overrides(params.settings)?);
         let (source, turns) = self.snapshot(&params.thread_id)?;
         let mut turns: Vec<Turn> = turns
             .into_iter()
@@ -237,7 +236,7 @@ impl Threads {
             turns.truncate(position + 1);
         }
         let mut settings = source.meta.settings.clone();
-        settings.apply(self.with_configured_sandbox(SettingsOverrides::from(params.settings)));
+        settings.apply(overrides);
         let mut meta = self.new_meta(settings);
         meta.thread_source = params.thread_source;
         meta.forked_from_id = Some(source.meta.id.clone());

@@ -23,11 +23,12 @@ use agentwire_protocol::{
 use agentwire_runtime::{Peer, RequestContext};
 use tokio::sync::oneshot;
 
-use super::job::{self, JobKind, JobLedger, now_ms};
+use super::job::{self, JobKind, JobLedger};
 use super::{Turns, history};
 use crate::provider::{HistoryEntry, ModelRequest, ProviderEvent};
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id};
+use crate::timestamps::now_ms;
 
 /// What the model is asked to do with the conversation.
 pub(crate) const COMPACTION_PROMPT: &str = "Summarise the conversation so far for your own later use: \

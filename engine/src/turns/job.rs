@@ -47,6 +47,7 @@ use super::Turns;
 use crate::threads::error::ThreadError;
 use crate::threads::meta::now;
 use crate::threads::store::Claim;
+use crate::timestamps::now_ms;
 
 /// Which job runs: names it in logs and metrics, and says what its settling sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -526,10 +527,10 @@ impl Turns {
         }
     }
 
-    /// Sends the thread's token totals as they stand (a failed turn's last call reported
-    /// none).
-    fn resend_usage(&self, thread_id: &str, turn_id: &str) {
-        let usage = self.threads.token_usage(thread_id).map_or_else(
+    /// The token totals of thread `thread_id` as they stand (zero before any model call
+    /// counted).
+    pub(super) fn token_totals(&self, thread_id: &str) -> ThreadTokenUsage {
+        self.threads.token_usage(thread_id).map_or_else(
             || {
                 ThreadTokenUsage::builder()
                     .total(crate::threads::usage::zero())
@@ -537,7 +538,13 @@ impl Turns {
                     .build()
             },
             |totals| totals.usage,
-        );
+        )
+    }
+
+    /// Sends the thread's token totals as they stand (a failed turn's last call reported
+    /// none).
+    fn resend_usage(&self, thread_id: &str, turn_id: &str) {
+        let usage = self.token_totals(thread_id);
         self.notify_job::<ThreadTokenUsageUpdated>(
             thread_id,
             &ThreadTokenUsageUpdatedNotification::builder()
@@ -570,11 +577,4 @@ fn stopped(mut kind: ThreadItemKind) -> ThreadItemKind {
         _ => {}
     }
     kind
-}
-
-/// Now, in Unix milliseconds.
-pub(super) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

@@ -27,9 +27,10 @@ use agentwire_runtime::{Peer, RequestContext};
 use tokio::sync::oneshot;
 
 use super::Turns;
-use super::job::{self, JobKind, JobLedger, now_ms};
+use super::job::{self, JobKind, JobLedger};
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id};
+use crate::timestamps::now_ms;
 use crate::tools::actions;
 use crate::tools::exec::{self, ExecRequest};
 

@@ -69,10 +69,12 @@ use super::environment;
 use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, base_instructions, context_entries};
 use super::job::{JobKind, JobLedger};
 use super::{Steer, Turns};
+use crate::config::overrides::with_overrides;
 use crate::provider::tool_specs::BuiltinTools;
 use crate::provider::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use crate::threads::meta::{ThreadSettings, new_id};
 use crate::threads::subscribers::Audience;
+use crate::timestamps::now_ms;
 
 /// Most model calls one turn makes (each tool-call round is one more); a model that keeps
 /// calling tools past it fails the turn rather than running forever.
@@ -155,13 +157,6 @@ pub(super) struct TurnRun {
     rerouted: bool,
     /// What the turn reports to operations (see [`telemetry`]).
     telemetry: telemetry::TurnTelemetry,
-}
-
-/// Now, in Unix milliseconds.
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// What a turn reads from its thread's configuration before its first model call.
@@ -627,7 +622,10 @@ impl TurnRun {
                 context: context_entries(&cwd, developer.as_deref(), max_bytes),
                 environment: effective.file.include_environment_context.unwrap_or(true),
                 log_user_prompt: effective.file.otel.log_user_prompt.unwrap_or(false),
-                builtins: BuiltinTools::of(&config.merged_for(Some(&cwd), Some(&overrides))),
+                builtins: crate::features::builtin_tools(&with_overrides(
+                    &effective.merged,
+                    Some(&overrides),
+                )),
             }
         });
         match read.await {
@@ -694,16 +692,7 @@ impl TurnRun {
 
     /// Sends the thread's token totals as they stand (zero before any model call counted).
     fn resend_usage(&self) {
-        let usage = self.turns.threads.token_usage(&self.thread_id).map_or_else(
-            || {
-                ThreadTokenUsage::builder()
-                    .total(crate::threads::usage::zero())
-                    .last(crate::threads::usage::zero())
-                    .build()
-            },
-            |totals| totals.usage,
-        );
-        self.send_usage(usage);
+        self.send_usage(self.turns.token_totals(&self.thread_id));
     }
 
     fn send_usage(&self, token_usage: ThreadTokenUsage) {

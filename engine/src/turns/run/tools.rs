@@ -102,19 +102,6 @@ fn withheld(name: &str) -> String {
 }
 
 impl TurnRun {
-    /// Whether the thread offers the built-in tool called `name` (see
-    /// [`crate::provider::tool_specs::BuiltinTools`]); checked before the arguments, so a
-    /// withheld tool is never explained how to call.
-    fn offers(&self, name: &str) -> bool {
-        match name {
-            tools::SHELL | tools::EXEC_COMMAND | tools::SHELL_COMMAND | tools::WRITE_STDIN => {
-                self.builtins.shell
-            }
-            tools::APPLY_PATCH => self.builtins.apply_patch,
-            _ => true,
-        }
-    }
-
     /// Runs `calls` in order and appends their results to the history. Returns how the turn
     /// must end, if a call ended it.
     pub(super) async fn run_tools(&mut self, calls: Vec<ToolCall>) -> Option<CallEnd> {
@@ -139,7 +126,7 @@ impl TurnRun {
             } else if let Some((server, tool)) = self.mcp_target(&call.name) {
                 let (result, end) = self.mcp_call(server, tool, &call.arguments).await;
                 Outcome { result, end }
-            } else if !self.offers(&call.name) {
+            } else if !self.builtins.allows(&call.name) {
                 Outcome::result(withheld(&call.name))
             } else {
                 match tools::parse(&call.name, &call.arguments) {
