@@ -41,7 +41,8 @@ use agentwire_mcp_server::engine_link::{EngineLink, LinkError};
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{AccountRead, ThreadResume, ThreadStart};
 use agentwire_protocol::{
-    ClientInfo, GetAccountParams, ThreadResumeParams, ThreadResumeResponse, ThreadStartParams,
+    AskForApproval, ClientInfo, GetAccountParams, ReasoningEffort, SandboxPolicy,
+    ThreadResumeParams, ThreadResumeResponse, ThreadStartParams,
 };
 use agentwire_runtime::Server;
 use serde::de::DeserializeOwned;
@@ -294,6 +295,29 @@ impl AcpAgent {
         (tools, offer.withheld_builtins())
     }
 
+    /// Records the session of thread `thread_id` (started or resumed in `cwd` with the
+    /// thread's approval policy and sandbox, model and effort, and the session's MCP
+    /// `servers`) and follows the thread: the session's mode and its config options.
+    async fn open_session(
+        &self,
+        thread_id: &str,
+        cwd: &str,
+        (approval_policy, sandbox): (&AskForApproval, &SandboxPolicy),
+        (model, effort): (&str, Option<&ReasoningEffort>),
+        servers: SessionServers,
+    ) -> Result<(Mode, Vec<SessionConfigOption>), Error> {
+        self.link()?.follow(thread_id);
+        let mode = Mode::of_thread(approval_policy, sandbox);
+        let settings = crate::config_options::Settings {
+            model: model.to_owned(),
+            effort: effort.map(|e| e.0.clone()),
+        };
+        let options = crate::config_options::options(self.link()?, mode, &settings).await;
+        let session = Session::new(PathBuf::from(cwd), mode, settings, servers);
+        self.sessions().insert(thread_id.to_owned(), session);
+        Ok((mode, options))
+    }
+
     /// `session/new`: a new thread in `cwd`, with the settings of the configuration, the
     /// client's tools and MCP servers as its dynamic tools; the session id is the thread id.
     pub async fn new_session(
@@ -317,17 +341,15 @@ impl AcpAgent {
             .await
             .map_err(|e| engine_error("session/new", &e))?;
         let thread_id = started.thread.id.clone();
-        self.link()?.follow(&thread_id);
-        let mode = Mode::of_thread(&started.approval_policy, &started.sandbox);
-        let settings = crate::config_options::Settings {
-            model: started.model.clone(),
-            effort: started.reasoning_effort.as_ref().map(|e| e.0.clone()),
-        };
-        let options = crate::config_options::options(self.link()?, mode, &settings).await;
-        self.sessions().insert(
-            thread_id.clone(),
-            Session::new(PathBuf::from(&started.cwd.0), mode, settings, servers),
-        );
+        let (mode, options) = self
+            .open_session(
+                &thread_id,
+                &started.cwd.0,
+                (&started.approval_policy, &started.sandbox),
+                (&started.model, started.reasoning_effort.as_ref()),
+                servers,
+            )
+            .await?;
         Ok(NewSessionResponse::new(thread_id)
             .modes(mode.state())
             .config_options(options))
@@ -369,16 +391,15 @@ impl AcpAgent {
                 .data(json!({"sessionId": session_id.0.as_ref()})),
                 other => engine_error("session/load", &other),
             })?;
-        let thread_id = resumed.thread.id.clone();
-        self.link()?.follow(&thread_id);
-        let mode = Mode::of_thread(&resumed.approval_policy, &resumed.sandbox);
-        let settings = crate::config_options::Settings {
-            model: resumed.model.clone(),
-            effort: resumed.reasoning_effort.as_ref().map(|e| e.0.clone()),
-        };
-        let options = crate::config_options::options(self.link()?, mode, &settings).await;
-        let session = Session::new(PathBuf::from(&resumed.cwd.0), mode, settings, servers);
-        self.sessions().insert(thread_id, session);
+        let (mode, options) = self
+            .open_session(
+                &resumed.thread.id,
+                &resumed.cwd.0,
+                (&resumed.approval_policy, &resumed.sandbox),
+                (&resumed.model, resumed.reasoning_effort.as_ref()),
+                servers,
+            )
+            .await?;
         Ok((resumed, mode, options))
     }
 

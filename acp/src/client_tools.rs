@@ -260,16 +260,23 @@ pub struct Call<'a> {
     pub cancel: &'a CancellationToken,
 }
 
+/// Sends the client a `tool_call_update` of call `call_id` in session `session_id` (a client
+/// that has gone is logged, not an error).
+pub fn send_update(
+    cx: &ConnectionTo<Client>,
+    session_id: &SessionId,
+    call_id: &str,
+    fields: ToolCallUpdateFields,
+) {
+    let update = SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call_id.to_owned(), fields));
+    if let Err(e) = cx.send_notification(SessionNotification::new(session_id.clone(), update)) {
+        tracing::debug!(error = ?e, "tool call update not delivered");
+    }
+}
+
 impl Call<'_> {
     fn update(&self, fields: ToolCallUpdateFields) {
-        let update =
-            SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(self.call_id.to_owned(), fields));
-        if let Err(e) = self
-            .cx
-            .send_notification(SessionNotification::new(self.session_id.clone(), update))
-        {
-            tracing::debug!(error = ?e, "tool call update not delivered");
-        }
+        send_update(self.cx, self.session_id, self.call_id, fields);
     }
 
     /// Whether the user lets the call run: asked unless the mode or an earlier *allow always*

@@ -133,11 +133,6 @@ impl SessionServers {
         Self { servers: started }
     }
 
-    /// Whether no server runs.
-    pub fn is_empty(&self) -> bool {
-        self.servers.is_empty()
-    }
-
     /// The servers' tools as dynamic tool namespaces (`thread/start`'s `dynamicTools`).
     pub fn tool_specs(&self) -> Vec<Value> {
         self.servers
@@ -163,11 +158,6 @@ impl SessionServers {
                 })
             })
             .collect()
-    }
-
-    /// The name the client gave the server of namespace `ns`.
-    pub fn server_name(&self, ns: &str) -> Option<&str> {
-        self.servers.get(ns).map(|s| s.name.as_str())
     }
 
     /// Calls `tool` of the server of namespace `ns`: its result as text, and whether it
@@ -276,9 +266,8 @@ async fn connect_http(http: &McpServerHttp) -> Connected {
             .map_err(|e| format!("header {}: not a valid value: {e}", header.name))?;
         headers.insert(name, value);
     }
-    // The HTTP client is built without a TLS crypto provider: `ring`, as the engine's.
-    // Installing fails only when a provider is installed already, which is as good.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    // The HTTP client is built without a TLS crypto provider: the engine's.
+    agentwire_engine::install_crypto_provider();
     let config =
         StreamableHttpClientTransportConfig::with_uri(http.url.clone()).custom_headers(headers);
     handshake(StreamableHttpClientTransport::from_config(config)).await

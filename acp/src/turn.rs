@@ -15,8 +15,8 @@ use std::sync::Arc;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     PermissionOption, PermissionOptionKind, PromptRequest, PromptResponse,
-    RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionNotification,
-    SessionUpdate, StopReason, ToolCallContent, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionNotification, StopReason,
+    ToolCallContent, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use agent_client_protocol::{Client, Error, ErrorCode};
 use agentwire_mcp_server::approvals::{HostDecision, command_answer, patch_answer};
@@ -207,18 +207,13 @@ impl ToolContext {
             }
             Some(ns) => match self.servers.call(ns, &params.tool, params.arguments).await {
                 Some((text, success)) => {
-                    let fields = ToolCallUpdateFields::new()
-                        .content(vec![ToolCallContent::from(text.clone())]);
-                    let update = SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
-                        params.call_id.clone(),
-                        fields,
-                    ));
-                    if let Err(e) = self.cx.send_notification(SessionNotification::new(
-                        self.session_id.clone(),
-                        update,
-                    )) {
-                        tracing::debug!(error = ?e, "tool call update not delivered");
-                    }
+                    client_tools::send_update(
+                        &self.cx,
+                        &self.session_id,
+                        &params.call_id,
+                        ToolCallUpdateFields::new()
+                            .content(vec![ToolCallContent::from(text.clone())]),
+                    );
                     client_tools::answer(text, success)
                 }
                 None => client_tools::answer(

@@ -116,7 +116,7 @@ pub fn start(config: &OtelConfig) -> Started {
         return started;
     }
     // https endpoints: reqwest and tonic are built without a default TLS provider.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    agentwire_engine::install_crypto_provider();
     let resource = resource(config.environment.as_deref().unwrap_or("dev"));
     // One warning for the whole process, whichever signal fails first.
     let warned = Arc::new(AtomicBool::new(false));

@@ -127,22 +127,41 @@ fn error_object(error: &Value) -> JsonRpcErrorObject {
     })
 }
 
+/// A request or notification as it goes out, borrowing its params (nothing is copied).
+#[derive(serde::Serialize)]
+struct Outgoing<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a RequestId>,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a Value>,
+}
+
+impl Outgoing<'_> {
+    fn line(&self) -> String {
+        // A struct of strings, an id and a JSON value always serializes.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
 /// The request `method` with id `id` (params left out when `None`), without a newline.
 pub fn request(id: &RequestId, method: &str, params: Option<&Value>) -> String {
-    let mut message = json!({"id": id, "method": method});
-    if let Some(params) = params {
-        message["params"] = params.clone();
+    Outgoing {
+        id: Some(id),
+        method,
+        params,
     }
-    message.to_string()
+    .line()
 }
 
 /// The notification `method` (params left out when `None`), without a newline.
 pub fn notification(method: &str, params: Option<&Value>) -> String {
-    let mut message = json!({"method": method});
-    if let Some(params) = params {
-        message["params"] = params.clone();
+    Outgoing {
+        id: None,
+        method,
+        params,
     }
-    message.to_string()
+    .line()
 }
 
 /// The answer to the server's request `id`: its `result` or its `error`, without a newline.
@@ -220,6 +239,30 @@ pub fn clip_to(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn requests_and_notifications_are_written_as_the_wire_has_them() {
+        assert_eq!(
+            request(
+                &RequestId::Integer(7),
+                "thread/start",
+                Some(&json!({"cwd": "/w"}))
+            ),
+            r#"{"id":7,"method":"thread/start","params":{"cwd":"/w"}}"#
+        );
+        assert_eq!(
+            request(&RequestId::String("a".to_owned()), "account/read", None),
+            r#"{"id":"a","method":"account/read"}"#
+        );
+        assert_eq!(
+            notification("initialized", None),
+            r#"{"method":"initialized"}"#
+        );
+        assert_eq!(
+            notification("x/y", Some(&json!([1]))),
+            r#"{"method":"x/y","params":[1]}"#
+        );
+    }
 
     #[test]
     fn clipped_text_ends_on_a_character_boundary() {

@@ -251,10 +251,7 @@ impl<'c> Conn<'c> {
 
     /// Answers a server request (its id echoed as sent, even one the grammar would not accept).
     pub fn respond(&mut self, id: &Value, result: Value) -> Result<(), Stop> {
-        match serde_json::from_value::<RequestId>(id.clone()) {
-            Ok(request_id) => self.send_raw(&wire::answer(&request_id, &Ok(result))),
-            Err(_) => self.send(&json!({"id": id, "result": result})),
-        }
+        self.send(&json!({"id": id, "result": result}))
     }
 
     /// `initialize` (with `capabilities`), then `initialized`.
