@@ -1,6 +1,6 @@
 //! `agentwire apply-patch --cwd DIR [--root DIR]…` (hidden): applies the patch on stdin under
 //! DIR and prints the changes made as JSON. The engine runs it through `agentwire sandbox-exec`,
-//! so the kernel checks every write the patch makes (see `engine/src/tools/patch/confined.rs`).
+//! so the kernel checks every write the patch makes (see `engine/tools/src/patch/confined.rs`).
 //! Exit code 1, with the reason on stderr, when the patch cannot be applied.
 
 use std::io::Read;

@@ -32,7 +32,7 @@ use agentwire_runtime::HandlerError;
 use crate::Engine;
 use crate::config::Store;
 use crate::pool::blocking;
-use crate::provider::tool_specs::BuiltinTools;
+use agentwire_tools::specs::BuiltinTools;
 
 /// One experimental feature.
 #[derive(Debug)]

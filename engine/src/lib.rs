@@ -14,7 +14,6 @@
 //! speaking the OpenAI chat-completions API configured under `[model_providers]` there.
 
 mod accounts;
-mod atomic_file;
 // unified exec: `thread/backgroundTerminals/*` (0.7.0)
 mod background_terminals;
 mod catalog;
@@ -40,22 +39,15 @@ mod plugins;
 mod pool;
 mod provider;
 mod providers_rpc;
-mod regular_file;
 mod requirements;
 mod rollout_compress;
 mod search;
 mod skills;
-// Supervised background tasks: a panic is logged and cleaned up after.
-mod supervised;
 #[cfg(test)]
 mod test_peer;
 mod thread_settings;
 mod thread_surface;
 mod threads;
-// TLS set-up for every HTTPS client (the crypto provider).
-mod timestamps;
-mod tls;
-mod tools;
 mod turns;
 mod workspace_rpc;
 // thread/sample, elicitation counters, environments (0.6.0)
@@ -66,8 +58,8 @@ mod thread_sample;
 mod deprecations;
 mod thread_extras;
 
-pub use tools::patch::confined::apply_text as apply_patch_text;
-pub use tools::sandbox;
+pub use agentwire_tools::patch::confined::apply_text as apply_patch_text;
+pub use agentwire_tools::sandbox;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -79,8 +71,8 @@ pub use config::overrides::parse_override as parse_config_override;
 pub use threads::meta::ThreadDefaults;
 pub use threads::store::StoreUrl;
 // Timestamps as the wire's strings (also the ACP face's `updatedAt`).
-pub use timestamps::rfc3339;
-pub use tls::install_crypto_provider;
+pub use agentwire_support::timestamps::rfc3339;
+pub use agentwire_support::tls::install_crypto_provider;
 
 /// The engine's settings.
 #[derive(Debug, Clone)]

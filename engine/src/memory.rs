@@ -73,15 +73,16 @@ pub(crate) fn dir(home: &Path) -> PathBuf {
 /// regular file, too large, not UTF-8) or it is blank.
 pub(crate) fn read_summary(home: &Path) -> Option<String> {
     let path = dir(home).join(SUMMARY);
-    let (bytes, longer) = match crate::regular_file::read_regular(&path, MAX_SUMMARY_BYTES) {
-        Ok(read) => read,
-        Err(error) => {
-            if error.kind() != std::io::ErrorKind::NotFound {
-                tracing::warn!(path = %path.display(), %error, "memory summary unreadable");
+    let (bytes, longer) =
+        match agentwire_support::regular_file::read_regular(&path, MAX_SUMMARY_BYTES) {
+            Ok(read) => read,
+            Err(error) => {
+                if error.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!(path = %path.display(), %error, "memory summary unreadable");
+                }
+                return None;
             }
-            return None;
-        }
-    };
+        };
     if longer {
         tracing::warn!(path = %path.display(), "memory summary larger than {MAX_SUMMARY_BYTES} bytes; not read");
         return None;
@@ -94,7 +95,7 @@ pub(crate) fn read_summary(home: &Path) -> Option<String> {
 /// missing or unreadable).
 pub(crate) fn consolidated(home: &Path) -> BTreeSet<String> {
     let path = dir(home).join(CONSOLIDATED);
-    let bytes = match crate::regular_file::read_regular(&path, MAX_CONSOLIDATED_BYTES) {
+    let bytes = match agentwire_support::regular_file::read_regular(&path, MAX_CONSOLIDATED_BYTES) {
         Ok((bytes, false)) => bytes,
         Ok((_, true)) => {
             tracing::warn!(path = %path.display(), "memory thread list too large; counted as empty");
@@ -126,7 +127,7 @@ pub(crate) fn write_consolidated(home: &Path, threads: &BTreeSet<String>) -> std
         threads: threads.iter().cloned().collect(),
     };
     let text = serde_json::to_vec_pretty(&list).map_err(std::io::Error::other)?;
-    crate::atomic_file::replace(&dir(home).join(CONSOLIDATED), &text, None)
+    agentwire_support::atomic_file::replace(&dir(home).join(CONSOLIDATED), &text, None)
 }
 
 /// Forgets `home`'s memory: removes the memory folder (a symbolic link in its place is removed,

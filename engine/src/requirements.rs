@@ -80,7 +80,7 @@ fn load_from(files: &[PathBuf]) -> Result<Requirements, String> {
     let mut merged = RequirementsFile::default();
     let mut read = Vec::new();
     for file in files {
-        let bytes = match crate::regular_file::read_regular(file, MAX_BYTES) {
+        let bytes = match agentwire_support::regular_file::read_regular(file, MAX_BYTES) {
             Ok((_, true)) => {
                 return Err(format!("{}: larger than {MAX_BYTES} bytes", file.display()));
             }

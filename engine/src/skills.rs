@@ -22,7 +22,7 @@
 //! ```
 //!
 //! `skills/config/write` edits those entries. Each `SKILL.md` is read as any file the engine
-//! opens for a client ([`crate::regular_file`]): never a FIFO or device, at most 64 KiB.
+//! opens for a client ([`agentwire_support::regular_file`]): never a FIFO or device, at most 64 KiB.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -258,7 +258,7 @@ pub(crate) fn skill_files(root: &Path) -> Vec<PathBuf> {
 
 /// Reads and checks one `SKILL.md`; the error says what is wrong with it.
 pub(crate) fn read_skill(file: &Path) -> Result<ReadSkill, String> {
-    let (bytes, longer) = crate::regular_file::read_regular(file, MAX_SKILL_BYTES)
+    let (bytes, longer) = agentwire_support::regular_file::read_regular(file, MAX_SKILL_BYTES)
         .map_err(|reason| format!("cannot read it: {reason}"))?;
     if longer {
         return Err(format!("larger than {MAX_SKILL_BYTES} bytes"));

@@ -136,7 +136,7 @@ pub(crate) async fn sample(
                 // Cleaned up after a panic: nothing to undo (the stream's sender sees the
                 // channel closed and stops).
                 let drain = async move { while events.recv().await.is_some() {} };
-                crate::supervised::spawn("sample drain", drain, || {});
+                agentwire_support::supervised::spawn("sample drain", drain, || {});
             }
             return Err(HandlerError::new(
                 CANCELLED,

@@ -104,7 +104,7 @@ fn each_item_is_synced_to_its_rollout_before_it_is_announced() {
 }
 
 /// Attacks "the write is atomic (temp file, fsync, rename, fsync of the directory)" (docs/engine.md,
-/// Configuration; `engine/src/atomic_file.rs` and `config/edit.rs`): `config/value/write` fills
+/// Configuration; `engine/support/src/atomic_file.rs` and `config/edit.rs`): `config/value/write` fills
 /// a temporary file, syncs it, renames it over `config.toml`, syncs the directory, and only
 /// then answers.
 #[test]
@@ -188,7 +188,7 @@ fn deleting_a_thread_syncs_the_directory_of_its_rollout_before_answering() {
 
 /// Attacks "`auth.json` … created with mode 0600 and replaced atomically (temporary file,
 /// fsync, rename)" (docs/providers.md, API keys; docs/engine.md, Accounts: "mode 0600 from creation";
-/// `engine/src/accounts/store.rs` and `engine/src/atomic_file.rs`): signing in with an API key
+/// `engine/src/accounts/store.rs` and `engine/support/src/atomic_file.rs`): signing in with an API key
 /// creates a temporary file with mode 0600 in the `openat` itself (and no later chmod gives it
 /// another mode, so the key is never readable more widely), fills it, syncs it, renames it
 /// over a world-readable `auth.json`, syncs the home, and only then answers.
@@ -252,7 +252,7 @@ fn signing_in_creates_a_private_temporary_file_syncs_it_and_renames_it_over_auth
 
 /// Attacks "`fs/writeFile` … a temporary file (`.agentwire-write.*.tmp`) in the same
 /// directory, synced, then `renameat` over the name" (docs/fs.md; `replace_at` in
-/// `engine/src/atomic_file.rs`): the temporary file is filled and synced before the
+/// `engine/support/src/atomic_file.rs`): the temporary file is filled and synced before the
 /// `renameat` over the target, the directory is synced after it, and only then is the write
 /// answered.
 #[test]

@@ -2,7 +2,7 @@
 //!
 //! Every other sandbox test runs as the user the tests run as, root on CI, where `sandbox-exec`
 //! creates its namespaces directly. A real user is not root: there `sandbox-exec` creates them
-//! inside a user namespace (`engine/src/tools/sandbox/namespaces.rs`). These tests run
+//! inside a user namespace (`engine/tools/src/sandbox/namespaces.rs`). These tests run
 //! `agentwire` as uid and gid 65534 (through `setpriv` when the tests run as root; as they are
 //! otherwise) and replay the main attacks there, each with the same attack unconfined as a
 //! control. The scratch directories are given to that user.

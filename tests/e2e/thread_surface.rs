@@ -1008,7 +1008,7 @@ fn page_limits_above_the_maximum_give_full_pages_from_memory() {
 
 /// Promise: docs/thread-surface.md:14, `thread/shellCommand` `timeoutMs`: "default one hour,
 /// `0` times out at once" (engine/src/turns/shell.rs:39 and :81; the deadline is
-/// engine/src/tools/exec.rs:158). `0` is attacked with `sleep 20; echo late`: had `0` meant
+/// engine/tools/src/exec.rs:158). `0` is attacked with `sleep 20; echo late`: had `0` meant
 /// "no limit" or "the default", the command would run its 20 s and print `late`, and the test
 /// fails on the wait (under 10 s), the `failed` status, the missing exit code and the output.
 /// Both a confined (`read-only`, through the sandbox helper) and an unconfined thread are tried.

@@ -84,7 +84,7 @@ pub(crate) fn write_key(home: &Path, key: &str) -> std::io::Result<()> {
     };
     let mut bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
-    crate::atomic_file::replace(&path(home), &bytes, Some(0o600))?;
+    agentwire_support::atomic_file::replace(&path(home), &bytes, Some(0o600))?;
     sync_dir(home)
 }
 

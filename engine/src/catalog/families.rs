@@ -30,7 +30,7 @@
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use crate::tools::{BYTES_PER_TOKEN, MAX_OUTPUT_BYTES};
+use agentwire_tools::{BYTES_PER_TOKEN, MAX_OUTPUT_BYTES};
 
 /// How much of a tool's output the model is shown (as Codex's `truncation_policy` says it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -250,7 +250,7 @@ impl ServedModels {
     fn client(&self) -> Result<&reqwest::Client, String> {
         self.client
             .get_or_init(|| {
-                crate::tls::install_crypto_provider();
+                agentwire_support::tls::install_crypto_provider();
                 reqwest::Client::builder()
                     .connect_timeout(FETCH_TIMEOUT)
                     .timeout(FETCH_TIMEOUT)

@@ -124,7 +124,7 @@ fn remove(value: &mut Toml, path: &[String]) -> bool {
 /// a ChatGPT sign-in).
 fn codex_api_key(codex: &Path) -> Result<Option<String>, String> {
     let path = codex.join("auth.json");
-    let bytes = match crate::regular_file::read_regular(&path, MAX_AUTH_BYTES) {
+    let bytes = match agentwire_support::regular_file::read_regular(&path, MAX_AUTH_BYTES) {
         Ok((bytes, false)) => bytes,
         Ok((_, true)) => {
             return Err(format!(

@@ -80,9 +80,9 @@ fn copy_files(from: &Path, to: &Path, relative: &[PathBuf]) -> Result<(), String
     for file in relative {
         let source = from.join(file);
         let target = to.join(file);
-        let (bytes, _) = crate::regular_file::read_regular(&source, MAX_BYTES)
+        let (bytes, _) = agentwire_support::regular_file::read_regular(&source, MAX_BYTES)
             .map_err(|e| format!("{}: {e}", source.display()))?;
-        crate::atomic_file::replace(&target, &bytes, None)
+        agentwire_support::atomic_file::replace(&target, &bytes, None)
             .map_err(|e| format!("{}: {e}", target.display()))?;
     }
     Ok(())
@@ -187,7 +187,7 @@ fn copy_skill(from: &Path, to: &Path) -> Result<(), String> {
 /// The Codex memory summary, when it is there and not blank.
 fn codex_summary(importer: &Importer) -> Option<Vec<u8>> {
     let path = importer.codex.join(memory::DIR).join(memory::SUMMARY);
-    let (bytes, longer) = crate::regular_file::read_regular(&path, MAX_BYTES).ok()?;
+    let (bytes, longer) = agentwire_support::regular_file::read_regular(&path, MAX_BYTES).ok()?;
     (!longer && !String::from_utf8_lossy(&bytes).trim().is_empty()).then_some(bytes)
 }
 

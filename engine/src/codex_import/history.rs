@@ -27,7 +27,7 @@ fn path(home: &Path) -> PathBuf {
 /// unreadable one is reported.
 pub(crate) fn read(home: &Path) -> Result<Vec<ExternalAgentConfigImportHistory>, String> {
     let path = path(home);
-    let bytes = match crate::regular_file::read_regular(&path, MAX_BYTES) {
+    let bytes = match agentwire_support::regular_file::read_regular(&path, MAX_BYTES) {
         Ok((bytes, false)) => bytes,
         Ok((_, true)) => return Err(format!("{}: larger than {MAX_BYTES} bytes", path.display())),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -60,7 +60,7 @@ pub(crate) fn append(home: &Path, entry: ExternalAgentConfigImportHistory) -> st
     let excess = entries.len().saturating_sub(MAX_ENTRIES);
     entries.drain(..excess);
     let bytes = serde_json::to_vec_pretty(&entries).map_err(std::io::Error::other)?;
-    crate::atomic_file::replace(&path(home), &bytes, None)
+    agentwire_support::atomic_file::replace(&path(home), &bytes, None)
 }
 
 #[cfg(test)]

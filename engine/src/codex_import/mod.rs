@@ -51,7 +51,7 @@ use agentwire_protocol::{
 use crate::Engine;
 use crate::threads::Threads;
 use crate::threads::imported::Imported;
-use crate::timestamps::now_ms;
+use agentwire_support::timestamps::now_ms;
 
 /// Sessions detection lists when the client sets no limit.
 const DEFAULT_MAX_SESSIONS: u32 = 1000;

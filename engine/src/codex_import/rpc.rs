@@ -123,7 +123,7 @@ pub(crate) async fn import(
                 tracing::error!(%error, "importing Codex sessions failed");
             }
         };
-        crate::supervised::background(&hub, "Codex import", work, || {});
+        agentwire_support::supervised::background(&hub, "Codex import", work, || {});
     });
     Ok(response)
 }

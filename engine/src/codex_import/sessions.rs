@@ -90,7 +90,8 @@ pub(crate) fn is_rollout_name(path: &Path) -> bool {
 pub(crate) fn session_names(codex: &Path) -> HashMap<String, String> {
     let mut names = HashMap::new();
     let path = codex.join("session_index.jsonl");
-    let Ok((bytes, _)) = crate::regular_file::read_regular(&path, MAX_INDEX_BYTES) else {
+    let Ok((bytes, _)) = agentwire_support::regular_file::read_regular(&path, MAX_INDEX_BYTES)
+    else {
         return names;
     };
     for line in bytes.split(|b| *b == b'\n') {
@@ -112,7 +113,8 @@ pub(crate) fn session_names(codex: &Path) -> HashMap<String, String> {
 
 /// The header of the rollout at `path`: its `session_meta` line.
 pub(crate) fn head(path: &Path, names: &HashMap<String, String>) -> Result<SessionHead, String> {
-    let (file, _) = crate::regular_file::open_regular(path).map_err(|e| e.to_string())?;
+    let (file, _) =
+        agentwire_support::regular_file::open_regular(path).map_err(|e| e.to_string())?;
     let modified = file
         .metadata()
         .ok()
@@ -201,7 +203,8 @@ fn session_meta(line: &[u8]) -> Result<Meta, String> {
 
 /// Reads the rollout at `path` into a thread to import; `name` is the session's name, if any.
 pub(crate) fn read(path: &Path, name: Option<String>) -> Result<ImportedThread, String> {
-    let (file, size) = crate::regular_file::open_regular(path).map_err(|e| e.to_string())?;
+    let (file, size) =
+        agentwire_support::regular_file::open_regular(path).map_err(|e| e.to_string())?;
     if size > MAX_ROLLOUT_BYTES {
         return Err(format!(
             "{size} bytes: larger than the {MAX_ROLLOUT_BYTES} bytes read"

@@ -50,7 +50,7 @@ pub(crate) use env::base_env;
 
 use crate::Engine;
 use crate::threads::meta::sandbox_policy_with;
-use crate::tools::sandbox::SandboxHelper;
+use agentwire_tools::sandbox::SandboxHelper;
 use request::Plan;
 use run::Control;
 

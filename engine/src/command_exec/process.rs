@@ -139,7 +139,7 @@ pub(crate) async fn spawn(
         }
     };
     let hub = peer.hub().clone();
-    crate::supervised::background(
+    agentwire_support::supervised::background(
         &hub,
         "process/spawn",
         async move {

@@ -4,7 +4,7 @@
 
 use agentwire_runtime::HandlerError;
 
-use crate::tools::exec::ExecError;
+use agentwire_tools::exec::ExecError;
 
 /// The method names, for error messages.
 pub(super) const EXEC: &str = "command/exec";

@@ -39,10 +39,10 @@ use super::capture::Capture;
 use super::pty::{self, Master};
 use super::refusal::{EXEC, spawn_refusal};
 use super::request::Plan;
-use crate::tools::exec::{
+use agentwire_tools::exec::{
     DRAIN_GRACE, ExecError, GroupKiller, check_program, sandbox_exec_command,
 };
-use crate::tools::sandbox::SandboxHelper;
+use agentwire_tools::sandbox::SandboxHelper;
 
 /// The exit code reported when the timeout killed the process (as `timeout(1)` and the
 /// reference server report it).

@@ -203,7 +203,7 @@ pub(crate) fn write_atomically(path: &Path, text: &str) -> std::io::Result<PathB
         .unwrap_or(Path::new("."))
         .to_owned();
     let mode = std::fs::metadata(&target).map_or(0o600, |m| m.permissions().mode() & 0o7777);
-    crate::atomic_file::replace(&target, text.as_bytes(), Some(mode))?;
+    agentwire_support::atomic_file::replace(&target, text.as_bytes(), Some(mode))?;
     sync_dir(&dir)?;
     Ok(target)
 }

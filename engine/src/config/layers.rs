@@ -34,8 +34,8 @@ pub(crate) fn read_file(path: &Path) -> FileLayer {
     // Opened without blocking and read only as a regular file, within a bound: a FIFO put in
     // place of a project's `config.toml` (a model-run command can make one) must not hang
     // whoever reads the configuration (issue #32).
-    let read =
-        crate::regular_file::read_regular(path, MAX_FILE_BYTES).and_then(|(bytes, longer)| {
+    let read = agentwire_support::regular_file::read_regular(path, MAX_FILE_BYTES).and_then(
+        |(bytes, longer)| {
             if longer {
                 Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidData,
@@ -44,7 +44,8 @@ pub(crate) fn read_file(path: &Path) -> FileLayer {
             } else {
                 Ok(bytes)
             }
-        });
+        },
+    );
     let text = match read {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),

@@ -200,7 +200,7 @@ pub(crate) struct ConfigFile {
     pub fs_copy_max_bytes: Option<u64>,
     /// The `[tools]` table (model tools area): the web search endpoint; never invalid.
     #[serde(default)]
-    pub tools: crate::tools::web_search::ToolsToml,
+    pub tools: agentwire_tools::web_search::ToolsToml,
     /// The `[otel]` table (operations): the exporters, read once when the server starts, and
     /// `log_user_prompt`, read by every turn.
     #[serde(default)]

@@ -61,16 +61,18 @@ fn content_type(name: &str) -> &'static str {
 
 /// Reads `path` (a regular file) for the report.
 fn attach(path: &Path, field: &str) -> Result<Attachment, HandlerError> {
-    let (bytes, truncated) = crate::regular_file::read_regular(path, MAX_ATTACHMENT_BYTES)
-        .map_err(|error| {
-            HandlerError::invalid_params(
-                FeedbackSave::NAME,
-                format!(
-                    "{field}: {} cannot be read as a regular file: {error}",
-                    path.display()
-                ),
-            )
-        })?;
+    let (bytes, truncated) =
+        agentwire_support::regular_file::read_regular(path, MAX_ATTACHMENT_BYTES).map_err(
+            |error| {
+                HandlerError::invalid_params(
+                    FeedbackSave::NAME,
+                    format!(
+                        "{field}: {} cannot be read as a regular file: {error}",
+                        path.display()
+                    ),
+                )
+            },
+        )?;
     let file_name = path
         .file_name()
         .map_or_else(|| "file".to_owned(), |n| n.to_string_lossy().into_owned());

@@ -25,7 +25,7 @@ use super::remove;
 use super::resolve::{RESOLVE_NAME, kind, open_beneath};
 use super::roots::{Private, Scope, real_path};
 use super::walk::{Frame, Limits, survey};
-use crate::atomic_file::replace_at;
+use agentwire_support::atomic_file::replace_at;
 
 /// Serves `fs/copy` under `scope`, writing at most `budget` (see [`copy_data`]).
 pub(crate) fn copy(

@@ -16,7 +16,7 @@ use super::error::{FsError, FsResult, Reason};
 use super::limits::MAX_FILE_BYTES;
 use super::resolve::{Located, kind};
 use super::roots::Scope;
-use crate::atomic_file::replace_at;
+use agentwire_support::atomic_file::replace_at;
 
 /// The decoded `dataBase64` of `params`, refused when it is not base64 or is too large (the
 /// length is checked before decoding, so no more than the limit is ever decoded).

@@ -29,8 +29,8 @@ use agentwire_protocol::{
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
-use crate::tools::exec::{self, GroupKiller};
-use crate::tools::sandbox::SandboxHelper;
+use agentwire_tools::exec::{self, GroupKiller};
+use agentwire_tools::sandbox::SandboxHelper;
 
 /// Most bytes of a hook's stdout (and, apart, of its stderr) that are read; the rest is
 /// drained and dropped.
@@ -167,7 +167,7 @@ pub(crate) async fn run_event(
                 let _ = settle(&mut summary, name, ran, timeout);
                 notify(Notice::Completed(summary));
             };
-            crate::supervised::spawn("async hook", work, cleanup);
+            agentwire_support::supervised::spawn("async hook", work, cleanup);
             continue;
         }
         let timeout = Duration::from_secs(hook.timeout_sec);

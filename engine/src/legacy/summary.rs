@@ -28,7 +28,7 @@ use crate::pool::blocking;
 use crate::threads::Threads;
 use crate::threads::error::ThreadError;
 use crate::threads::paths::{ARCHIVED_SESSIONS, SESSIONS};
-use crate::timestamps::rfc3339;
+use agentwire_support::timestamps::rfc3339;
 
 const METHOD: &str = GetConversationSummary::NAME;
 

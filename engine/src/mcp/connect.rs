@@ -166,7 +166,7 @@ fn stdio(
         // Cleaned up after a panic: nothing to undo; the pipe closes with the task, and the
         // tail kept for error messages stays as it was.
         let what = "MCP server stderr reader";
-        crate::supervised::spawn(
+        agentwire_support::supervised::spawn(
             what,
             async move {
                 let mut lines = tokio::io::BufReader::new(stderr).lines();
@@ -221,7 +221,7 @@ fn http(
             .map_err(|e| format!("http header {name}: not a valid value: {e}"))?;
         headers.insert(header, value);
     }
-    crate::tls::install_crypto_provider();
+    agentwire_support::tls::install_crypto_provider();
     let client = reqwest::Client::builder()
         .default_headers(headers)
         .build()

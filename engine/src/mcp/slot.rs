@@ -341,7 +341,7 @@ impl Drop for CancelOnDrop {
             let notice = async move {
                 let _ = peer.notify_cancelled(params).await;
             };
-            crate::supervised::spawn_on(&runtime, "MCP cancel notice", notice, || {});
+            agentwire_support::supervised::spawn_on(&runtime, "MCP cancel notice", notice, || {});
         }
     }
 }

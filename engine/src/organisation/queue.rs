@@ -420,7 +420,7 @@ pub(crate) fn kick(engine: &Engine, context: &RequestContext, id: String) {
             }
         }
     };
-    crate::supervised::background(&hub, "queue drain", work, cleanup);
+    agentwire_support::supervised::background(&hub, "queue drain", work, cleanup);
 }
 
 impl Driver {

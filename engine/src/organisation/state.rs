@@ -127,7 +127,7 @@ fn write<T: Serialize>(path: &Path, state: &T) -> Result<(), ThreadError> {
     let mut text = serde_json::to_vec_pretty(state)
         .map_err(|error| ThreadError::Storage(format!("{}: {error}", path.display())))?;
     text.push(b'\n');
-    crate::atomic_file::replace(path, &text, Some(0o600)).map_err(failed)?;
+    agentwire_support::atomic_file::replace(path, &text, Some(0o600)).map_err(failed)?;
     if let Some(dir) = path.parent() {
         crate::threads::paths::sync_dir(dir).map_err(failed)?;
     }

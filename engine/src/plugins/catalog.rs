@@ -393,8 +393,9 @@ pub(crate) fn skill_text(
             if !named {
                 continue;
             }
-            let (bytes, longer) = crate::regular_file::read_regular(&file, MAX_SKILL_BYTES)
-                .map_err(|e| format!("{}: cannot read it: {e}", file.display()))?;
+            let (bytes, longer) =
+                agentwire_support::regular_file::read_regular(&file, MAX_SKILL_BYTES)
+                    .map_err(|e| format!("{}: cannot read it: {e}", file.display()))?;
             if longer {
                 return Err(format!(
                     "{}: larger than {MAX_SKILL_BYTES} bytes",

@@ -256,7 +256,7 @@ pub(crate) fn marketplace_root(manifest: &Path) -> Option<PathBuf> {
 
 /// Reads a manifest file as JSON of type `T`; the error says what is wrong.
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
-    let (bytes, longer) = crate::regular_file::read_regular(path, MAX_MANIFEST_BYTES)
+    let (bytes, longer) = agentwire_support::regular_file::read_regular(path, MAX_MANIFEST_BYTES)
         .map_err(|e| format!("{}: cannot read it: {e}", path.display()))?;
     if longer {
         return Err(format!(

@@ -63,7 +63,7 @@ pub(crate) fn declared_names(files: &[std::path::PathBuf]) -> Vec<String> {
 }
 
 fn read(file: &Path) -> Result<serde_json::Map<String, serde_json::Value>, String> {
-    let (bytes, longer) = crate::regular_file::read_regular(file, MAX_FILE_BYTES)
+    let (bytes, longer) = agentwire_support::regular_file::read_regular(file, MAX_FILE_BYTES)
         .map_err(|e| format!("cannot read it: {e}"))?;
     if longer {
         return Err(format!("larger than {MAX_FILE_BYTES} bytes"));

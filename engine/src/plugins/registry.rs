@@ -88,7 +88,7 @@ pub(crate) fn read(home: &Path) -> Result<BTreeMap<String, Registered>, String> 
 fn write(home: &Path, marketplaces: BTreeMap<String, Registered>) -> Result<(), Refusal> {
     let path = home.join(REGISTRY_FILE);
     let text = render(&marketplaces);
-    crate::atomic_file::replace(&path, text.as_bytes(), None)
+    agentwire_support::atomic_file::replace(&path, text.as_bytes(), None)
         .map_err(|e| Refusal::Server(format!("{}: {e}", path.display())))
 }
 

@@ -53,7 +53,7 @@ fn write_records(home: &Path, records: &BTreeMap<String, Record>) -> Result<(), 
     let path = plugins_dir(home).join(RECORDS);
     let bytes = serde_json::to_vec_pretty(records)
         .map_err(|e| Refusal::Server(format!("{}: {e}", path.display())))?;
-    crate::atomic_file::replace(&path, &bytes, None)
+    agentwire_support::atomic_file::replace(&path, &bytes, None)
         .map_err(|e| Refusal::Server(format!("{}: {e}", path.display())))
 }
 

@@ -92,7 +92,7 @@ pub(crate) fn data_url(path: &str) -> Result<String, String> {
 /// socket named as an image, or swapped in for one, is refused at once instead of hanging the
 /// read: issue #32); at most [`MAX_IMAGE_BYTES`] of it are read.
 fn read_image(path: &str, whole: bool) -> Result<(ImageType, Vec<u8>), String> {
-    let (file, size) = crate::regular_file::open_regular(std::path::Path::new(path))
+    let (file, size) = agentwire_support::regular_file::open_regular(std::path::Path::new(path))
         .map_err(|e| format!("cannot read the image file {path}: {e}"))?;
     if size > MAX_IMAGE_BYTES {
         return Err(format!(
@@ -161,7 +161,7 @@ pub(crate) fn check_input(input: &[UserInput]) -> Result<(), String> {
         return Ok(());
     }
     let paths: Vec<String> = images.iter().map(|(_, path)| path.clone()).collect();
-    let checked = crate::regular_file::with_deadline(CHECK_DEADLINE, move || {
+    let checked = agentwire_support::regular_file::with_deadline(CHECK_DEADLINE, move || {
         for (index, path) in images {
             read_image(&path, false).map_err(|e| format!("input[{index}].path: {e}"))?;
         }

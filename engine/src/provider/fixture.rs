@@ -6,7 +6,7 @@ use tokio::sync::mpsc;
 
 use super::script::{Response, Script, Step, Usage};
 use super::{EVENT_QUEUE, HistoryEntry, ModelProvider, ModelRequest, ProviderEvent, ToolCall};
-use crate::provider::tool_specs;
+use agentwire_tools::specs;
 
 /// Answers each model call with the first scripted response matching the newest user
 /// message; a steered message is answered with the script's `steerReply`, quoting it.
@@ -179,12 +179,9 @@ fn tool_call(step: &Step, call: usize, position: usize) -> ToolCall {
             if let Some(why) = justification {
                 arguments["justification"] = why.as_str().into();
             }
-            (tool_specs::SHELL, arguments)
+            (specs::SHELL, arguments)
         }
-        Step::Patch { patch } => (
-            tool_specs::APPLY_PATCH,
-            serde_json::json!({ "input": patch }),
-        ),
+        Step::Patch { patch } => (specs::APPLY_PATCH, serde_json::json!({ "input": patch })),
         Step::Tool { name, arguments } => {
             let arguments = match arguments {
                 serde_json::Value::String(raw) => raw.clone(),
@@ -225,7 +222,7 @@ mod tests {
             output: crate::provider::OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
-            builtins: tool_specs::BuiltinTools::default(),
+            builtins: specs::BuiltinTools::default(),
         }
     }
 
@@ -293,9 +290,9 @@ mod tests {
             })
             .collect();
         assert_eq!(calls.len(), 2, "{first:?}");
-        assert_eq!(calls[0].name, tool_specs::SHELL);
+        assert_eq!(calls[0].name, specs::SHELL);
         assert!(calls[0].arguments.contains("require_escalated"));
-        assert_eq!(calls[1].name, tool_specs::APPLY_PATCH);
+        assert_eq!(calls[1].name, specs::APPLY_PATCH);
         assert!(matches!(first.last(), Some(ProviderEvent::Done { .. })));
         let history = vec![
             user("go"),

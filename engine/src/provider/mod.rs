@@ -5,7 +5,7 @@
 //! notifications, and drops it to cancel the call (an interrupted turn).
 //!
 //! A call carries the whole conversation ([`HistoryEntry`]) and the tools the model may call
-//! ([`tool_specs`]); a model that wants a tool run answers with
+//! ([`specs`](agentwire_tools::specs)); a model that wants a tool run answers with
 //! [`ProviderEvent::ToolCall`], the turn engine runs it and calls the model again with the
 //! result appended.
 //!
@@ -28,7 +28,6 @@ pub(crate) mod responses;
 pub(crate) mod schema;
 pub(crate) mod script;
 pub(crate) mod settings;
-pub(crate) mod tool_specs;
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -42,6 +41,7 @@ use tokio::sync::mpsc;
 
 use crate::accounts::Accounts;
 use crate::config::ConfigFile;
+use agentwire_tools::specs;
 use fixture::FixtureProvider;
 use openai::OpenAiProvider;
 use script::Script;
@@ -77,7 +77,7 @@ pub(crate) struct ModelRequest {
     pub client_tools: Vec<ModelTool>,
     /// Which of the engine's own tools the thread offers (all of them unless its
     /// configuration withholds some).
-    pub builtins: tool_specs::BuiltinTools,
+    pub builtins: specs::BuiltinTools,
 }
 
 /// A tool offered to the model besides the built-in ones (an MCP server's, the client's): its
@@ -147,7 +147,7 @@ impl ModelRequest {
     /// client's.
     pub(crate) fn offered_tools<T>(
         &self,
-        tools: &[tool_specs::ToolSpec],
+        tools: &[specs::ToolSpec],
         function: impl Fn(&str, &str, &serde_json::Value) -> T,
     ) -> Vec<T> {
         tools
@@ -194,7 +194,7 @@ pub(crate) fn user_text(input: &[UserInput]) -> String {
 pub(crate) struct ToolCall {
     /// The model's id for the call; its result is sent back under this id.
     pub call_id: String,
-    /// The tool's name (see [`tool_specs::BUILTIN_NAMES`]).
+    /// The tool's name (see [`specs::BUILTIN_NAMES`]).
     pub name: String,
     /// The arguments, as the JSON text the model produced (not yet checked).
     pub arguments: String,
@@ -419,7 +419,7 @@ mod tests {
             output: OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
-            builtins: tool_specs::BuiltinTools::default(),
+            builtins: specs::BuiltinTools::default(),
         }
     }
 

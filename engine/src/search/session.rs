@@ -68,7 +68,8 @@ pub(super) fn start(shared: &Arc<Shared>, peer: Peer, id: String, roots: Vec<Roo
         let (shared, key) = (shared.clone(), key.clone());
         move || forget(&shared, &key, generation)
     };
-    let Some(task) = crate::supervised::spawn("fuzzy search session", session.run(), cleanup)
+    let Some(task) =
+        agentwire_support::supervised::spawn("fuzzy search session", session.run(), cleanup)
     else {
         return;
     };

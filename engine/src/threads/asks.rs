@@ -238,7 +238,7 @@ impl Asks {
                 );
             }
         };
-        let task = crate::supervised::spawn_on(
+        let task = agentwire_support::supervised::spawn_on(
             runtime,
             "relayed ask",
             async move {

@@ -45,7 +45,8 @@ impl Threads {
             .as_deref()
             .filter(|p| Path::new(p).is_absolute() && !p.contains('\0'))
             .filter(|p| {
-                crate::regular_file::read_regular(Path::new(p), MAX_ATTACHMENT_BYTES).is_ok()
+                agentwire_support::regular_file::read_regular(Path::new(p), MAX_ATTACHMENT_BYTES)
+                    .is_ok()
             });
         let prompt = match attachment {
             Some(path) => format!(

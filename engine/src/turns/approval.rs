@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use agentwire_protocol::{AskForApproval, SandboxPolicy};
 
-use crate::tools::safe_commands::is_known_safe;
+use agentwire_tools::safe_commands::is_known_safe;
 
 /// What to do with a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

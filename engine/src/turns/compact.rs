@@ -28,7 +28,7 @@ use super::{Turns, history};
 use crate::provider::{HistoryEntry, ModelRequest, ProviderEvent};
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id};
-use crate::timestamps::now_ms;
+use agentwire_support::timestamps::now_ms;
 
 /// What the model is asked to do with the conversation.
 pub(crate) const COMPACTION_PROMPT: &str = "Summarise the conversation so far for your own later use: \
@@ -133,7 +133,7 @@ impl CompactRun {
             output: crate::provider::OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
-            builtins: crate::provider::tool_specs::BuiltinTools::default(),
+            builtins: agentwire_tools::specs::BuiltinTools::default(),
         };
         let mut events = self.turns.provider.stream(request);
         let message_id = new_id();

@@ -32,7 +32,7 @@ use agentwire_protocol::{FileUpdateChange, PatchChangeKind};
 use sha1::{Digest, Sha1};
 
 use crate::config::layers::project_dirs;
-use crate::tools::patch::diff::hunks;
+use agentwire_tools::patch::diff::hunks;
 
 /// The largest file read; a larger one shows as binary.
 pub(crate) const MAX_TEXT: u64 = 4 * 1024 * 1024;
@@ -192,7 +192,7 @@ fn read(path: &Path) -> Content {
     };
     // Opened without blocking, and only a regular file (a FIFO swapped in since the check
     // above must not hang the turn: issue #32).
-    let Ok((mut file, _)) = crate::regular_file::open_regular(path) else {
+    let Ok((mut file, _)) = agentwire_support::regular_file::open_regular(path) else {
         return Content::Absent;
     };
     // Read whole up to the limit; past it, only hashed, a chunk at a time.

@@ -35,7 +35,7 @@ use agentwire_protocol::{AskForApproval, SandboxPolicy};
 
 use crate::provider::HistoryEntry;
 use crate::threads::meta::ThreadSettings;
-use crate::tools::sandbox::{network_allowed, writable_roots};
+use agentwire_tools::sandbox::{network_allowed, writable_roots};
 
 /// The tag that opens (and, with a `/`, closes) an environment context block.
 pub(crate) const TAG: &str = "environment_context";

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::provider::{HistoryEntry, ToolCall};
 use crate::threads::meta::InjectedItems;
-use crate::tools;
+use agentwire_tools as tools;
 
 /// Builds history entries from items, keeping an assistant entry open while tool calls may
 /// still join it.

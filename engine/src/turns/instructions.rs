@@ -93,7 +93,7 @@ fn read_docs(cwd: &Path, max_bytes: u64) -> Vec<(PathBuf, String)> {
         };
         // Opened without blocking and read only as a regular file, at most the budget: a FIFO
         // swapped in for the doc must not hang the turn (issue #32).
-        let bytes = match crate::regular_file::read_regular(&path, budget) {
+        let bytes = match agentwire_support::regular_file::read_regular(&path, budget) {
             Ok((bytes, _)) => bytes,
             Err(error) => {
                 tracing::warn!(path = %path.display(), %error, "project doc not read");

@@ -47,7 +47,7 @@ use super::Turns;
 use crate::threads::error::ThreadError;
 use crate::threads::meta::now;
 use crate::threads::store::Claim;
-use crate::timestamps::now_ms;
+use agentwire_support::timestamps::now_ms;
 
 /// Which job runs: names it in logs and metrics, and says what its settling sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -273,9 +273,9 @@ impl Turns {
             let why = match joined {
                 Ok(()) if ledger.is_settled() => return,
                 Ok(()) => Unsettled::Returned,
-                Err(error) if error.is_panic() => {
-                    Unsettled::Panicked(crate::supervised::panic_text(error.into_panic().as_ref()))
-                }
+                Err(error) if error.is_panic() => Unsettled::Panicked(
+                    agentwire_support::supervised::panic_text(error.into_panic().as_ref()),
+                ),
                 Err(_) => Unsettled::Cancelled,
             };
             let settled = AssertUnwindSafe(

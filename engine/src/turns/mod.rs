@@ -52,7 +52,7 @@ use crate::threads::committer::Pending;
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, new_id, now};
 use crate::threads::store::Claim;
-use crate::tools::sandbox::SandboxHelper;
+use agentwire_tools::sandbox::SandboxHelper;
 use approval::SessionApprovals;
 use run::{Controls, TurnRun, TurnStart};
 
@@ -94,7 +94,7 @@ pub(crate) struct Turns {
     /// The server's skills and `$AGENTWIRE_HOME`, for the skills turns offer (see [`skills`]).
     skills: std::sync::OnceLock<(Arc<crate::skills::Skills>, std::path::PathBuf)>,
     /// The commands that run on as exec sessions of their threads (see `run::exec_session`).
-    exec_sessions: crate::tools::exec_sessions::ExecSessions,
+    exec_sessions: agentwire_tools::exec_sessions::ExecSessions,
 }
 
 /// How long a `turn/steer` passed to the server running the turn waits for its answer.
@@ -181,12 +181,12 @@ impl Turns {
             config,
             mcp: std::sync::OnceLock::new(),
             skills: std::sync::OnceLock::new(),
-            exec_sessions: crate::tools::exec_sessions::ExecSessions::default(),
+            exec_sessions: agentwire_tools::exec_sessions::ExecSessions::default(),
         }
     }
 
     /// The exec sessions of the threads (`thread/backgroundTerminals/*`).
-    pub(crate) fn exec_sessions(&self) -> &crate::tools::exec_sessions::ExecSessions {
+    pub(crate) fn exec_sessions(&self) -> &agentwire_tools::exec_sessions::ExecSessions {
         &self.exec_sessions
     }
 

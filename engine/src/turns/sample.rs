@@ -92,7 +92,7 @@ impl Turns {
                 },
                 mcp_tools: Vec::new(),
                 client_tools: Vec::new(),
-                builtins: crate::provider::tool_specs::BuiltinTools::default(),
+                builtins: agentwire_tools::specs::BuiltinTools::default(),
             },
             source_turn_id: newest_id,
         })

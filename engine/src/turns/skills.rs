@@ -82,9 +82,10 @@ pub(crate) fn mentioned(input: &[UserInput], skills: &[SkillMetadata]) -> Vec<St
         let Some(skill) = found else {
             continue;
         };
-        let Ok((bytes, _)) =
-            crate::regular_file::read_regular(Path::new(&skill.path.0), MENTION_MAX_BYTES)
-        else {
+        let Ok((bytes, _)) = agentwire_support::regular_file::read_regular(
+            Path::new(&skill.path.0),
+            MENTION_MAX_BYTES,
+        ) else {
             continue;
         };
         let body = String::from_utf8_lossy(&bytes);

@@ -5,58 +5,41 @@
 /// each (`threads/` is every file below it, `lib.rs` that file), and why it is still there.
 /// A cycle is allowed when every one of its files matches a prefix of one entry; every prefix
 /// must still match a file of such a cycle (the lists only shrink).
-pub(crate) const ALLOWED_CYCLES: &[(&[&str], &str)] = &[
-    (
-        &[
-            "lib.rs",
-            "accounts/",
-            "catalog/",
-            "codex_import/",
-            "command_exec/",
-            "config/",
-            "elicitation_count.rs",
-            "features.rs",
-            "fs/",
-            "history_search.rs",
-            "hooks.rs",
-            "hooks/",
-            "mcp/",
-            "memory.rs",
-            "organisation/",
-            "permission_profiles.rs",
-            "plugins/",
-            "pool.rs",
-            "provider/",
-            "requirements.rs",
-            "search/",
-            "skills.rs",
-            "thread_sample.rs",
-            "thread_settings.rs",
-            "threads/",
-            "turns/",
-            "workspace_rpc.rs",
-        ],
-        "the `Engine` knot: these areas serve requests with the whole `&Engine` (lib.rs), which \
+pub(crate) const ALLOWED_CYCLES: &[(&[&str], &str)] = &[(
+    &[
+        "lib.rs",
+        "accounts/",
+        "catalog/",
+        "codex_import/",
+        "command_exec/",
+        "config/",
+        "elicitation_count.rs",
+        "features.rs",
+        "fs/",
+        "history_search.rs",
+        "hooks.rs",
+        "hooks/",
+        "mcp/",
+        "memory.rs",
+        "organisation/",
+        "permission_profiles.rs",
+        "plugins/",
+        "pool.rs",
+        "provider/",
+        "requirements.rs",
+        "search/",
+        "skills.rs",
+        "thread_sample.rs",
+        "thread_settings.rs",
+        "threads/",
+        "turns/",
+        "workspace_rpc.rs",
+    ],
+    "the `Engine` knot: these areas serve requests with the whole `&Engine` (lib.rs), which \
          holds them all; and config, accounts, mcp, plugins, provider, threads/meta.rs and \
          turns/instructions.rs import each other's types. Areas are to receive the services \
          they need instead (issue 35)",
-    ),
-    (
-        &[
-            "tools/exec.rs",
-            "tools/exec_sessions.rs",
-            "tools/mod.rs",
-            "tools/sandbox.rs",
-        ],
-        "tools/mod.rs holds the tool vocabulary (names, the tools' shared types) that the \
-         tool files import back; it belongs in a leaf module of its own",
-    ),
-    (
-        &["tools/patch/"],
-        "patch/mod.rs holds the patch vocabulary (hunks, errors) that parse/plan/edit import \
-         back; it belongs in a leaf module of its own",
-    ),
-];
+)];
 
 /// The same for the graph without the crate root (`lib.rs`, which holds the `Engine` every
 /// request handler takes): here the cycles between the areas themselves show, which the
@@ -87,19 +70,6 @@ pub(crate) const ALLOWED_ROOTLESS_CYCLES: &[(&[&str], &str)] = &[
     (
         &["plugins/manifest.rs", "plugins/mcp.rs", "plugins/mod.rs"],
         "plugins/mod.rs holds the plugin vocabulary that manifest.rs and mcp.rs import back",
-    ),
-    (
-        &[
-            "tools/exec.rs",
-            "tools/exec_sessions.rs",
-            "tools/mod.rs",
-            "tools/sandbox.rs",
-        ],
-        "tools/mod.rs holds the tool vocabulary that the tool files import back",
-    ),
-    (
-        &["tools/patch/"],
-        "patch/mod.rs holds the patch vocabulary that parse/plan/edit import back",
     ),
     (
         &["turns/"],
@@ -173,11 +143,6 @@ pub(crate) const ALLOWED_ARROWS: &[(&str, &str, &str)] = &[
         "threads/paths.rs",
         "the home's paths live in threads/paths.rs",
     ),
-    (
-        "config/mod.rs",
-        "tools/web_search.rs",
-        "the web search setting's type lives with the tool",
-    ),
     // The store's vocabulary still lives in threads/.
     (
         "threads/store/",
@@ -226,3 +191,10 @@ pub(crate) fn matches(path: &str, prefix: &str) -> bool {
         path == prefix
     }
 }
+
+/// Crates over a third of the workspace's code today: (member folder, reason).
+pub(crate) const ALLOWED_CRATE_SHARES: &[(&str, &str)] = &[(
+    "engine",
+    "the engine is being split into crates (agentwire-support and agentwire-tools so far); the \
+     providers, the configuration and the store are next (issue 35)",
+)];

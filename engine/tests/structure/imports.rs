@@ -46,17 +46,48 @@ fn tokens(code: &str) -> Vec<String> {
     out
 }
 
-/// Every module path `code` names, as written (relative paths kept relative): the paths of
-/// `use` trees expanded, and `a::b::c` paths in the code.
-fn named_paths(code: &str) -> Vec<Vec<String>> {
+/// A path a file names, as written (relative paths kept relative), with the inline modules
+/// (`mod imp { … }`) it is written in, outermost first: `super::` inside them starts there.
+struct Named {
+    inline: Vec<String>,
+    path: Vec<String>,
+}
+
+/// Every module path `code` names: the paths of `use` trees expanded, and `a::b::c` paths in
+/// the code.
+fn named_paths(code: &str) -> Vec<Named> {
     let tokens = tokens(code);
     let mut paths = Vec::new();
+    // The inline modules open at this point, each with the brace depth inside it.
+    let mut inline: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0usize;
     let mut i = 0;
+    let here = |inline: &[(String, usize)]| inline.iter().map(|(name, _)| name.clone()).collect();
     while i < tokens.len() {
         let previous = i.checked_sub(1).map(|p| tokens[p].as_str());
+        match tokens[i].as_str() {
+            "{" => depth += 1,
+            "}" => {
+                if inline.last().is_some_and(|(_, inside)| *inside == depth) {
+                    inline.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            "mod" if tokens.get(i + 2).is_some_and(|t| t == "{") => {
+                inline.push((tokens[i + 1].clone(), depth + 1));
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
         if tokens[i] == "use" && previous != Some("::") {
             let mut j = i + 1;
-            use_tree(&tokens, &mut j, Vec::new(), &mut paths);
+            let mut used = Vec::new();
+            use_tree(&tokens, &mut j, Vec::new(), &mut used);
+            paths.extend(used.into_iter().map(|path| Named {
+                inline: here(&inline),
+                path,
+            }));
             i = j;
             continue;
         }
@@ -70,7 +101,10 @@ fn named_paths(code: &str) -> Vec<Vec<String>> {
                 path.push(tokens[j + 1].clone());
                 j += 2;
             }
-            paths.push(path);
+            paths.push(Named {
+                inline: here(&inline),
+                path,
+            });
             i = j;
             continue;
         }
@@ -146,7 +180,17 @@ pub(crate) fn imports(files: &BTreeMap<String, Source>) -> BTreeMap<String, BTre
     for (path, source) in files {
         let mut targets = BTreeSet::new();
         for named in named_paths(&source.code) {
-            let Some(absolute) = resolve(&source.module, &source.children, &named) else {
+            // Inside an inline module, paths start from it (and the file's children are not
+            // its children).
+            let mut module = source.module.clone();
+            module.extend(named.inline.iter().cloned());
+            let none = BTreeSet::new();
+            let children = if named.inline.is_empty() {
+                &source.children
+            } else {
+                &none
+            };
+            let Some(absolute) = resolve(&module, children, &named.path) else {
                 continue;
             };
             // The file that declares the longest prefix of the path.

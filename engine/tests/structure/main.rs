@@ -3,26 +3,31 @@
 //! Every non-test source file of the engine is read (comments, string literals and
 //! `#[cfg(test)]` items removed) and each path it names that starts with `crate::`, `super::`,
 //! `self::` or one of its own child modules is resolved to the file that declares the module.
-//! That gives a graph of files, and three rules over it:
+//! That gives a graph of files, and rules over it:
 //!
 //! 1. no module cycle longer than two files (a file and its child that import each other are
 //!    fine; three files that go round are not);
 //! 2. no non-test file over [`MAX_LINES`](sizes::MAX_LINES) lines (a file declared under `#[cfg(test)]` is a
 //!    test file; a test module inside a file counts);
 //! 3. arrows between the parts go one way, as the map in `engine/README.md` says: a part uses
-//!    only the parts listed below it there ([`PARTS`](map::PARTS) is that map, in the same order).
+//!    only the parts listed below it there ([`PARTS`](map::PARTS) is that map, in the same order);
+//! 4. no crate of the workspace holds more than a third of its code ([`crates`]).
+//!
+//! Rules 1 and 2 hold for the crates split off the engine too ([`PART_CRATES`]), with no
+//! allow-list; between crates Cargo itself keeps the arrows one-way.
 //!
 //! Today's violations are listed in [`ALLOWED_CYCLES`](allow::ALLOWED_CYCLES) (and
 //! [`ALLOWED_ROOTLESS_CYCLES`](allow::ALLOWED_ROOTLESS_CYCLES), the
-//! cycles that show once the crate root is left out), [`ALLOWED_SIZES`](allow::ALLOWED_SIZES) and
-//! [`ALLOWED_ARROWS`](allow::ALLOWED_ARROWS), one reason each. The lists must only shrink: a new violation fails the
+//! cycles that show once the crate root is left out), [`ALLOWED_SIZES`](allow::ALLOWED_SIZES),
+//! [`ALLOWED_ARROWS`](allow::ALLOWED_ARROWS) and [`ALLOWED_CRATE_SHARES`](allow::ALLOWED_CRATE_SHARES), one reason each. The lists must only shrink: a new violation fails the
 //! test, and so does an entry that no longer happens (remove it, or write the smaller cycle).
 //!
 //! The checker's parts: `sources.rs` reads the files (comments, literals and tests removed),
-//! `imports.rs` turns their paths into the import graph, `cycles.rs`, `sizes.rs` and `map.rs`
-//! hold one rule each, and `allow.rs` holds today's allow-lists.
+//! `imports.rs` turns their paths into the import graph, `cycles.rs`, `sizes.rs`, `map.rs` and
+//! `crates.rs` hold one rule each, and `allow.rs` holds today's allow-lists.
 
 mod allow;
+mod crates;
 mod cycles;
 mod imports;
 mod map;
@@ -30,18 +35,38 @@ mod sizes;
 mod sources;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use allow::{ALLOWED_CYCLES, ALLOWED_ROOTLESS_CYCLES};
+use allow::{ALLOWED_CYCLES, ALLOWED_ROOTLESS_CYCLES, ALLOWED_SIZES};
+use crates::{check_crate_shares, crate_sizes};
 use cycles::{check_cycles, long_cycles, rootless};
 use imports::imports;
 use map::{check_arrows, wrong_way_arrows};
 use sizes::{MAX_LINES, check_sizes};
 use sources::read_sources;
 
+/// The crates split off the engine, lowest first: (package, its folder under `engine/`).
+const PART_CRATES: &[(&str, &str)] = &[
+    ("agentwire-support", "support"),
+    ("agentwire-tools", "tools"),
+];
+
+/// The engine crate's folder.
+fn engine_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
 /// The engine's source folder.
 fn src_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+    engine_dir().join("src")
+}
+
+/// The workspace's folder.
+fn workspace_dir() -> &'static Path {
+    engine_dir()
+        .parent()
+        .expect("the engine is a member of the workspace")
 }
 
 #[test]
@@ -56,15 +81,26 @@ fn engine_structure_holds() {
         "ALLOWED_ROOTLESS_CYCLES",
         &mut problems,
     );
-    check_sizes(&files, &mut problems);
+    check_sizes(&files, ALLOWED_SIZES, &mut problems);
     check_arrows(&files, &graph, &mut problems);
+    for (package, folder) in PART_CRATES {
+        let files = read_sources(&engine_dir().join(folder).join("src"));
+        let mut found = String::new();
+        check_cycles(&imports(&files), &[], "any allow-list", &mut found);
+        check_sizes(&files, &[], &mut found);
+        for line in found.lines() {
+            let _ = writeln!(problems, "{line} (in {package})");
+        }
+    }
+    check_crate_shares(&crate_sizes(workspace_dir()), &mut problems);
     assert!(
         problems.is_empty(),
         "the engine's structure changed (rules in engine/tests/structure/, allow-lists in its allow.rs, map in engine/README.md):\n{problems}"
     );
 }
 
-/// Prints the import graph's cycles, the largest files and the arrows between parts (run with
+/// Prints the import graph's cycles, the largest files, the arrows between parts and the crates'
+/// shares of the code (run with
 /// `--nocapture` when shrinking the lists; `ENGINE_STRUCTURE_SRC=<folder>` reads another copy
 /// of the sources, such as an older commit's).
 #[test]
@@ -89,11 +125,20 @@ fn engine_structure_report() {
     }
     let arrows = wrong_way_arrows(&files, &graph);
     println!("{} arrow(s) against the map", arrows.len());
+    let sizes = crate_sizes(workspace_dir());
+    let total: usize = sizes.iter().map(|(_, lines)| lines).sum();
+    println!(
+        "crates by lines of code (a third of the {total} is {}):",
+        total / 3
+    );
+    for (member, lines) in &sizes {
+        println!("  {lines:>6} {:>3}% {member}", lines * 100 / total.max(1));
+    }
 }
 
 /// The checker itself sees what it is meant to see: a three-file cycle, a file-and-child pair
-/// that is not one, an over-long file, a test module's imports that are no imports, and paths
-/// inside comments and strings that are not imports.
+/// that is not one, an over-long file, a test module's imports that are no imports, paths
+/// inside comments and strings that are not imports, and `super::` inside an inline module.
 #[test]
 fn checker_sees_planted_violations() {
     let dir = tempfile::tempdir().expect("temporary directory");
@@ -103,7 +148,7 @@ fn checker_sees_planted_violations() {
         std::fs::create_dir_all(path.parent().expect("parent")).expect("create folder");
         std::fs::write(path, text).expect("write source");
     };
-    write("lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\n");
+    write("lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\nmod f;\n");
     write("a.rs", "use crate::b::B;\n// crate::d::D in a comment\n");
     write("b.rs", "pub struct B;\nfn f() { crate::c::g() }\n");
     write(
@@ -119,6 +164,10 @@ fn checker_sees_planted_violations() {
         ),
     );
     write("d/e.rs", "pub struct E;\nuse super::X;\n");
+    write(
+        "f.rs",
+        "pub fn g() {}\nmod imp {\n    use super::g;\n    fn h() { super::super::a::A }\n}\n",
+    );
     let files = read_sources(root);
     let graph = imports(&files);
     assert_eq!(
@@ -141,4 +190,26 @@ fn checker_sees_planted_violations() {
     );
     assert!(graph["d/e.rs"].contains("d/mod.rs"));
     assert!(graph["d/mod.rs"].contains("d/e.rs"));
+    assert_eq!(
+        graph["f.rs"],
+        BTreeSet::from(["a.rs".to_owned()]),
+        "`super::` inside an inline module starts from that module"
+    );
+}
+
+/// The crate-share rule sees a crate over a third, and an allowance no longer needed.
+#[test]
+fn crate_share_rule_sees_planted_violations() {
+    let sizes = [
+        ("engine".to_owned(), 10),
+        ("a".to_owned(), 50),
+        ("b".to_owned(), 40),
+    ];
+    let mut problems = String::new();
+    check_crate_shares(&sizes, &mut problems);
+    let lines: Vec<&str> = problems.lines().collect();
+    assert_eq!(lines.len(), 3, "{problems}");
+    assert!(lines[0].starts_with("- the crate in engine now holds 10 of 100"));
+    assert!(lines[1].starts_with("- the crate in a holds 50 of the workspace's 100"));
+    assert!(lines[2].starts_with("- the crate in b holds 40 of the workspace's 100"));
 }

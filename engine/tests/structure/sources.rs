@@ -64,6 +64,21 @@ pub(crate) fn read_sources(root: &Path) -> BTreeMap<String, Source> {
         .collect()
 }
 
+/// The lines of every `.rs` file below `dir`, tests included.
+pub(crate) fn count_lines(dir: &Path) -> usize {
+    let mut paths = Vec::new();
+    collect(dir, &mut paths);
+    paths
+        .iter()
+        .map(|path| {
+            std::fs::read_to_string(path)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+                .lines()
+                .count()
+        })
+        .sum()
+}
+
 /// Every `.rs` file below `dir`, into `out`.
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     let entries =

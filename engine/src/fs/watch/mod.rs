@@ -35,7 +35,7 @@ use tokio::sync::Notify;
 use super::error::{FsResult, Reason};
 use super::resolve::kind;
 use super::roots::{Scope, real_path};
-use crate::atomic_file::TEMP_PREFIX;
+use agentwire_support::atomic_file::TEMP_PREFIX;
 use pending::Pending;
 
 /// Most watches one connection may hold.
@@ -295,8 +295,8 @@ impl Watches {
 /// one no watch would ever send `fs/changed` again.
 fn spawn_flusher(shared: Arc<Shared>) {
     let again = shared.clone();
-    crate::supervised::spawn("fs/watch flusher", flush(shared), move || {
-        crate::supervised::spawn(
+    agentwire_support::supervised::spawn("fs/watch flusher", flush(shared), move || {
+        agentwire_support::supervised::spawn(
             "fs/watch flusher restart",
             async move {
                 tokio::time::sleep(LIVENESS_EVERY).await;

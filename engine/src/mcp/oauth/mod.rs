@@ -368,7 +368,7 @@ pub(crate) async fn login(
                 .build(),
         );
     };
-    crate::supervised::spawn("MCP OAuth sign-in", work, cleanup);
+    agentwire_support::supervised::spawn("MCP OAuth sign-in", work, cleanup);
     Ok(McpServerOauthLoginResponse::builder()
         .authorization_url(authorization_url.to_string())
         .login_id(login_id)

@@ -59,7 +59,8 @@ pub(crate) fn path(home: &Path) -> PathBuf {
 
 fn read(home: &Path) -> Result<File, String> {
     let path = path(home);
-    let (bytes, longer) = match crate::regular_file::read_regular(&path, MAX_FILE_BYTES) {
+    let (bytes, longer) = match agentwire_support::regular_file::read_regular(&path, MAX_FILE_BYTES)
+    {
         Ok(read) => read,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(File::default()),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
@@ -92,7 +93,7 @@ pub(crate) fn store(home: &Path, name: &str, credentials: Credentials) -> Result
     let text = serde_json::to_vec_pretty(&file)
         .map_err(|e| format!("cannot serialise the credentials: {e}"))?;
     let path = path(home);
-    crate::atomic_file::replace(&path, &text, Some(0o600))
+    agentwire_support::atomic_file::replace(&path, &text, Some(0o600))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

@@ -13,7 +13,7 @@ const MAX_BODY: usize = 256 * 1024;
 
 /// The HTTP client of sign-ins (no cookies; redirects followed for metadata reads).
 pub(crate) fn client() -> Result<reqwest::Client, String> {
-    crate::tls::install_crypto_provider();
+    agentwire_support::tls::install_crypto_provider();
     reqwest::Client::builder()
         .timeout(REQUEST_TIMEOUT)
         .build()

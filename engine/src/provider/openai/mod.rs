@@ -31,7 +31,7 @@ use super::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent, ProviderNot
 use crate::accounts::Accounts;
 use crate::provider::responses;
 use crate::provider::settings::{ProviderConfig, WireApi};
-use crate::provider::tool_specs;
+use agentwire_tools::specs;
 use error::failure;
 use sse::SseParser;
 use stream::{Decoder, StreamFault};
@@ -283,7 +283,7 @@ impl Endpoint {
     fn client(&self) -> Result<&reqwest::Client, ProviderEvent> {
         self.client
             .get_or_init(|| {
-                crate::tls::install_crypto_provider();
+                agentwire_support::tls::install_crypto_provider();
                 reqwest::Client::builder()
                     .connect_timeout(self.request_timeout)
                     .build()
@@ -487,7 +487,7 @@ impl Endpoint {
         let request = request.clone();
         let model = model.to_owned();
         let wire = self.wire;
-        let tools = tool_specs::specs(tool_specs::Offer {
+        let tools = specs::offered(specs::Offer {
             responses: wire == WireApi::Responses,
             model: &model,
             web_search: self.web_search,

@@ -15,8 +15,8 @@
 use serde_json::{Value, json};
 
 use crate::provider::content::{self, ImageSource, Part};
-use crate::provider::tool_specs::ToolSpec;
 use crate::provider::{HistoryEntry, ModelRequest, user_text};
+use agentwire_tools::specs::ToolSpec;
 
 /// The name structured output is sent under (both wires).
 pub(crate) const OUTPUT_SCHEMA_NAME: &str = "output_schema";
@@ -193,7 +193,7 @@ mod tests {
             output: OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
-            builtins: crate::provider::tool_specs::BuiltinTools::default(),
+            builtins: agentwire_tools::specs::BuiltinTools::default(),
         }
     }
 
@@ -270,7 +270,7 @@ mod tests {
         let body = body(
             &request,
             "qwen",
-            &crate::provider::tool_specs::specs(crate::provider::tool_specs::Offer::default()),
+            &agentwire_tools::specs::offered(agentwire_tools::specs::Offer::default()),
         );
         assert_eq!(body["model"], json!("qwen"));
         assert_eq!(body["stream"], json!(true));
@@ -295,7 +295,7 @@ mod tests {
         let tools = body["tools"].as_array().expect("tools");
         assert_eq!(
             tools.len(),
-            crate::provider::tool_specs::specs(crate::provider::tool_specs::Offer::default()).len()
+            agentwire_tools::specs::offered(agentwire_tools::specs::Offer::default()).len()
         );
         assert_eq!(tools[0]["type"], json!("function"));
         assert_eq!(tools[0]["function"]["name"], json!("shell"));

@@ -23,8 +23,8 @@ use serde_json::{Value, json};
 
 use crate::provider::content::{self, ImageSource, Part};
 use crate::provider::openai::OUTPUT_SCHEMA_NAME;
-use crate::provider::tool_specs::ToolSpec;
 use crate::provider::{HistoryEntry, ModelRequest};
+use agentwire_tools::specs::ToolSpec;
 
 /// The JSON body of `POST {base_url}/responses` for `request`, sent to `model`, offering
 /// `tools`; `summary` is the reasoning summary setting when the call names none.
@@ -120,7 +120,7 @@ fn custom_calls(history: &[HistoryEntry]) -> std::collections::BTreeSet<&str> {
         })
         .flatten()
         .filter(|call| {
-            call.name == crate::provider::tool_specs::APPLY_PATCH
+            call.name == agentwire_tools::specs::APPLY_PATCH
                 && !call.arguments.trim_start().starts_with('{')
         })
         .map(|call| call.call_id.as_str())
@@ -213,8 +213,8 @@ mod tests {
     use crate::provider::{OutputOptions, ToolCall};
     use agentwire_protocol::{MediaSource, ReasoningEffort};
 
-    fn responses(model: &str) -> crate::provider::tool_specs::Offer<'_> {
-        crate::provider::tool_specs::Offer {
+    fn responses(model: &str) -> agentwire_tools::specs::Offer<'_> {
+        agentwire_tools::specs::Offer {
             responses: true,
             model,
             ..Default::default()
@@ -236,7 +236,7 @@ mod tests {
             output: OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
-            builtins: crate::provider::tool_specs::BuiltinTools::default(),
+            builtins: agentwire_tools::specs::BuiltinTools::default(),
         }
     }
 
@@ -272,7 +272,7 @@ mod tests {
         let body = body(
             &request,
             "gpt-x",
-            &crate::provider::tool_specs::specs(responses("gpt-x")),
+            &agentwire_tools::specs::offered(responses("gpt-x")),
             None,
         );
         assert_eq!(body["model"], json!("gpt-x"));
@@ -337,7 +337,7 @@ mod tests {
         let body = body(
             &request,
             "gpt-5.1-codex",
-            &crate::provider::tool_specs::specs(responses("gpt-5.1-codex")),
+            &agentwire_tools::specs::offered(responses("gpt-5.1-codex")),
             None,
         );
         let patch_tool = body["tools"]
@@ -378,7 +378,7 @@ mod tests {
         let body = body(
             &request,
             "m",
-            &crate::provider::tool_specs::specs(responses("m")),
+            &agentwire_tools::specs::offered(responses("m")),
             None,
         );
         assert_eq!(
@@ -389,7 +389,7 @@ mod tests {
         let tools = body["tools"].as_array().expect("tools");
         assert_eq!(
             tools.len(),
-            crate::provider::tool_specs::specs(responses("m")).len() + 1
+            agentwire_tools::specs::offered(responses("m")).len() + 1
         );
         assert_eq!(
             tools.last().expect("the MCP tool"),

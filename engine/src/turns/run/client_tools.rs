@@ -110,7 +110,7 @@ fn dynamic_functions(specs: &[DynamicToolSpec]) -> Vec<DynamicFunction<'_>> {
         }
     }
     // A built-in tool keeps its name.
-    let builtin = crate::tools::BUILTIN_NAMES;
+    let builtin = agentwire_tools::BUILTIN_NAMES;
     functions.retain(|f| {
         let taken = builtin.contains(&f.function.as_str()) || f.function == REQUEST_USER_INPUT;
         if taken {
@@ -410,7 +410,7 @@ impl TurnRun {
         tool: String,
         arguments: &str,
     ) -> ClientOutcome {
-        let arguments = match crate::tools::call_arguments(arguments) {
+        let arguments = match agentwire_tools::call_arguments(arguments) {
             Ok(value) => value,
             Err(error) => {
                 return (

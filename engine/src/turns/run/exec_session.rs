@@ -29,12 +29,12 @@ use super::tools::{CommandItem, Outcome, command_result};
 use super::{CallEnd, TurnRun, now_ms};
 use crate::threads::Threads;
 use crate::threads::subscribers::Audience;
-use crate::tools::exec::ExecRequest;
-use crate::tools::exec_sessions::{
+use crate::turns::Turns;
+use agentwire_tools::exec::ExecRequest;
+use agentwire_tools::exec_sessions::{
     self, Ended, Launch, Session, SessionInfo, WRITE_YIELD_DEFAULT, WriteStdinArgs,
 };
-use crate::tools::truncate::middle_cut;
-use crate::turns::Turns;
+use agentwire_tools::truncate::middle_cut;
 
 /// The time limit of a session's command: none to speak of (it ends when it ends, or is
 /// killed).
@@ -89,7 +89,7 @@ impl TurnRun {
                 let (thread_id, turn_id) = (self.thread_id.clone(), self.turn.id.clone());
                 Box::new(move |ran| {
                     Box::pin(async move {
-                        if let Err(crate::tools::exec::ExecError::Sandbox(_)) = &ran {
+                        if let Err(agentwire_tools::exec::ExecError::Sandbox(_)) = &ran {
                             agentwire_runtime::telemetry::sandbox_refused("command");
                         }
                         // Only the item is made here: nobody reads the text.
@@ -204,7 +204,7 @@ impl TurnRun {
             };
         };
         let output = session.take_unread();
-        let limit = crate::tools::output_budget(args.max_output_tokens)
+        let limit = agentwire_tools::output_budget(args.max_output_tokens)
             .unwrap_or_else(|| self.tool_output_bytes());
         let shown = middle_cut(&output, limit);
         let seconds = began.elapsed().as_secs_f64();

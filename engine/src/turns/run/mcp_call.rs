@@ -95,7 +95,7 @@ impl TurnRun {
         let Some(mcp) = self.turns.mcp.get().cloned() else {
             return (format!("unknown tool `{server}__{tool}`"), None);
         };
-        let parsed = match crate::tools::call_arguments(arguments) {
+        let parsed = match agentwire_tools::call_arguments(arguments) {
             Ok(value) => value,
             Err(error) => {
                 return (
@@ -244,7 +244,7 @@ impl TurnRun {
                 )
                 .await;
                 // The item keeps the whole result; the model is shown its budget's worth.
-                let shown = crate::tools::truncate::middle_cut(&text, self.tool_output_bytes());
+                let shown = agentwire_tools::truncate::middle_cut(&text, self.tool_output_bytes());
                 (shown, None)
             }
         }

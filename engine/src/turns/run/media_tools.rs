@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::{TurnRun, now_ms};
 use crate::provider::HistoryEntry;
-use crate::tools::{VIEW_IMAGE, WEB_SEARCH, web_search};
+use agentwire_tools::{VIEW_IMAGE, WEB_SEARCH, web_search};
 
 impl TurnRun {
     /// A `view_image` call: the result for the model, and the image's absolute path when it is

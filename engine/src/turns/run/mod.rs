@@ -70,11 +70,11 @@ use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, base_instructions, cont
 use super::job::{JobKind, JobLedger};
 use super::{Steer, Turns};
 use crate::config::overrides::with_overrides;
-use crate::provider::tool_specs::BuiltinTools;
 use crate::provider::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use crate::threads::meta::{ThreadSettings, new_id};
 use crate::threads::subscribers::Audience;
-use crate::timestamps::now_ms;
+use agentwire_support::timestamps::now_ms;
+use agentwire_tools::specs::BuiltinTools;
 
 /// Most model calls one turn makes (each tool-call round is one more); a model that keeps
 /// calling tools past it fails the turn rather than running forever.

@@ -43,10 +43,12 @@ use super::super::approval::{
 use super::super::diff::TurnDiff;
 use super::{CallEnd, TurnRun, now_ms};
 use crate::provider::{HistoryEntry, ToolCall};
-use crate::tools::exec::{self, ExecRequest};
-use crate::tools::sandbox::SandboxHelper;
-use crate::tools::truncate::middle_cut;
-use crate::tools::{self, Invocation, SandboxPermissions, ShellArgs, actions, patch, sandbox};
+use agentwire_tools::exec::{self, ExecRequest};
+use agentwire_tools::sandbox::SandboxHelper;
+use agentwire_tools::truncate::middle_cut;
+use agentwire_tools::{
+    self as tools, Invocation, SandboxPermissions, ShellArgs, actions, patch, sandbox,
+};
 
 /// Time limit of a command when the model gives none.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

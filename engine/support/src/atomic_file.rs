@@ -15,7 +15,7 @@ static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
 /// directory (creating the directories), flushes it to disk, then renames it over `path`.
 /// With `mode`, the temporary file is created with that mode (so it is never readable more
 /// widely, not even for a moment) and given it exactly, whatever the umask.
-pub(crate) fn replace(path: &Path, content: &[u8], mode: Option<u32>) -> io::Result<()> {
+pub fn replace(path: &Path, content: &[u8], mode: Option<u32>) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -62,7 +62,7 @@ pub(crate) fn replace(path: &Path, content: &[u8], mode: Option<u32>) -> io::Res
 
 /// Prefix of the temporary files [`replace_at`] makes (`fs/watch` leaves them out of what it
 /// reports).
-pub(crate) const TEMP_PREFIX: &str = ".agentwire-write.";
+pub const TEMP_PREFIX: &str = ".agentwire-write.";
 
 /// [`replace`] relative to an open directory: `name` in `dir` is replaced (or created) with
 /// what `fill` writes, through a temporary file created in `dir` with `O_EXCL | O_NOFOLLOW`
@@ -70,7 +70,7 @@ pub(crate) const TEMP_PREFIX: &str = ".agentwire-write.";
 /// redirected through a symlink; a symlink at `name` is itself replaced, never written
 /// through. With `mode`, the file gets exactly that mode; otherwise `0o666` less the umask.
 /// The rename is made durable (the directory is synced) as far as the directory allows.
-pub(crate) fn replace_at(
+pub fn replace_at(
     dir: std::os::fd::BorrowedFd<'_>,
     name: &std::ffi::OsStr,
     mode: Option<u32>,

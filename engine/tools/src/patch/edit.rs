@@ -1,6 +1,6 @@
 //! Applying an update section's hunks to a file's text, in memory.
 
-use super::PatchError;
+use super::error::PatchError;
 use super::locate::{find, find_at_end};
 use super::parse::{Hunk, HunkLine, shown};
 

@@ -20,12 +20,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::tools::sandbox::SandboxHelper;
+use crate::sandbox::SandboxHelper;
 use agentwire_protocol::SandboxPolicy;
 
 /// A command to run.
 #[derive(Debug, Clone)]
-pub(crate) struct ExecRequest {
+pub struct ExecRequest {
     /// Program and arguments.
     pub argv: Vec<String>,
     /// Absolute working directory.
@@ -46,7 +46,7 @@ pub(crate) struct ExecRequest {
 
 /// How a command ended.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ExecOutput {
+pub struct ExecOutput {
     /// Exit code; `None` when it was killed by a signal or the timeout.
     pub exit_code: Option<i32>,
     /// Combined stdout and stderr (bounded; a note marks what was cut).
@@ -59,7 +59,7 @@ pub(crate) struct ExecOutput {
 
 /// Why a command could not run at all.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub(crate) enum ExecError {
+pub enum ExecError {
     /// The program could not be started.
     #[error("cannot start `{program}`: {reason}")]
     Spawn {
@@ -132,14 +132,14 @@ use utf8::Utf8Decoder;
 /// How long the pipes may stay open once the command has exited (held by something it left
 /// running in the background) before the rest of its process group is killed; and, after
 /// that, how long to wait for them to close before giving up on them.
-pub(crate) const DRAIN_GRACE: Duration = Duration::from_millis(250);
+pub const DRAIN_GRACE: Duration = Duration::from_millis(250);
 
 /// Bytes read from a pipe at a time.
 const READ_BUFFER: usize = 8 * 1024;
 
 /// Runs `request`, handing each piece of output to `on_output` as it arrives. Dropping the
 /// future kills the command.
-pub(crate) async fn run(
+pub async fn run(
     request: ExecRequest,
     on_output: &mut (dyn FnMut(&str) + Send),
 ) -> Result<ExecOutput, ExecError> {
@@ -317,7 +317,7 @@ fn command_for<'a>(
 /// in `cwd` isolated and confined to `policy` (a policy that confines nothing is applied as
 /// such), with the helper's private paths hidden. With `tty`, the helper first makes its stdin,
 /// which must be a terminal, the controlling terminal of a new session.
-pub(crate) fn sandbox_exec_command(
+pub fn sandbox_exec_command(
     helper: &SandboxHelper,
     policy: &SandboxPolicy,
     cwd: &Path,
@@ -354,7 +354,7 @@ pub(crate) fn sandbox_exec_command(
 
 /// Checks that `program` names an executable file, found as `execvp` would: a name with a
 /// `/` relative to `cwd`, any other through `search_path` (the server's `$PATH` when `None`).
-pub(crate) fn check_program(
+pub fn check_program(
     program: &str,
     cwd: &Path,
     search_path: Option<&std::ffi::OsStr>,
@@ -445,13 +445,13 @@ impl Sink<'_> {
 }
 
 /// Kills a process group with `SIGKILL` when asked, and when dropped unless disarmed.
-pub(crate) struct GroupKiller {
+pub struct GroupKiller {
     pgid: Option<Pid>,
 }
 
 impl GroupKiller {
     /// The group led by `pid` (the child spawned with `process_group(0)`).
-    pub(crate) fn new(pid: Option<u32>) -> Self {
+    pub fn new(pid: Option<u32>) -> Self {
         Self {
             pgid: pid
                 .and_then(|pid| i32::try_from(pid).ok())
@@ -459,14 +459,16 @@ impl GroupKiller {
         }
     }
 
-    pub(crate) fn kill(&self) {
+    /// Kills the group now (the drop kills it again unless disarmed: harmless).
+    pub fn kill(&self) {
         if let Some(pgid) = self.pgid {
             // ESRCH (the group is gone already) is the only expected error.
             let _ = kill_process_group(pgid, Signal::KILL);
         }
     }
 
-    pub(crate) fn disarm(&mut self) {
+    /// Leaves the group alone when dropped (it ended, or someone else owns it now).
+    pub fn disarm(&mut self) {
         self.pgid = None;
     }
 }

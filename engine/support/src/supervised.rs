@@ -27,7 +27,7 @@ use tokio::task::JoinHandle;
 /// Spawns `work` (`what`: its name in the log) on `runtime`; if it panics, the panic is logged
 /// and `cleanup` runs. Aborting the returned handle stops `work` without running `cleanup`
 /// (whoever aborts cleans up).
-pub(crate) fn spawn_on<F, C>(
+pub fn spawn_on<F, C>(
     runtime: &Handle,
     what: &'static str,
     work: F,
@@ -43,7 +43,7 @@ where
 /// Spawns `work` (`what`: its name in the log) as background work of the server `hub` (its
 /// shutdown waits for it: see [`Hub::spawn_background`]); if it panics, the panic is logged
 /// and `cleanup` runs.
-pub(crate) fn background<F, C>(hub: &Hub, what: &'static str, work: F, cleanup: C)
+pub fn background<F, C>(hub: &Hub, what: &'static str, work: F, cleanup: C)
 where
     F: Future<Output = ()> + Send + 'static,
     C: FnOnce() + Send + 'static,
@@ -69,7 +69,7 @@ where
 
 /// [`spawn_on`] the current runtime. Outside a runtime nothing is spawned and `None` comes
 /// back (logged): callers run on the runtime, so that is a bug, not a panic.
-pub(crate) fn spawn<F, C>(what: &'static str, work: F, cleanup: C) -> Option<JoinHandle<()>>
+pub fn spawn<F, C>(what: &'static str, work: F, cleanup: C) -> Option<JoinHandle<()>>
 where
     F: Future<Output = ()> + Send + 'static,
     C: FnOnce() + Send + 'static,
@@ -84,7 +84,7 @@ where
 }
 
 /// The text of a panic's payload.
-pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|text| (*text).to_owned())

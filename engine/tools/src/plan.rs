@@ -8,15 +8,15 @@
 use agentwire_protocol::{TurnPlanStep, TurnPlanStepStatus};
 use serde::Deserialize;
 
-pub(crate) use crate::provider::tool_specs::UPDATE_PLAN;
+pub(crate) use crate::specs::UPDATE_PLAN;
 
 /// What the model is told once its plan is taken.
-pub(crate) const PLAN_TAKEN: &str = "Plan updated";
+pub const PLAN_TAKEN: &str = "Plan updated";
 
 /// The arguments of an `update_plan` call.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct PlanArgs {
+pub struct PlanArgs {
     /// Why the plan changed.
     #[serde(default)]
     pub explanation: Option<String>,
@@ -27,7 +27,7 @@ pub(crate) struct PlanArgs {
 /// One step of the plan.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct PlanItem {
+pub struct PlanItem {
     /// What the step is.
     pub step: String,
     /// How far it has got.
@@ -37,9 +37,12 @@ pub(crate) struct PlanItem {
 /// The progress of a step, as the model writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum PlanStatus {
+pub enum PlanStatus {
+    /// Not started (`pending`).
     Pending,
+    /// Being worked on (`in_progress`).
     InProgress,
+    /// Done (`completed`).
     Completed,
 }
 
@@ -47,7 +50,7 @@ impl PlanArgs {
     /// The plan as the Markdown text of a `plan` item: the explanation, if any, then one
     /// checklist line per step (`- [x]` done, `- [ ]` otherwise, the step in progress
     /// marked so).
-    pub(crate) fn markdown(&self) -> String {
+    pub fn markdown(&self) -> String {
         let mut text = String::new();
         if let Some(explanation) = self.explanation.as_deref().map(str::trim)
             && !explanation.is_empty()
@@ -67,7 +70,7 @@ impl PlanArgs {
     }
 
     /// The plan as the wire's steps.
-    pub(crate) fn steps(&self) -> Vec<TurnPlanStep> {
+    pub fn steps(&self) -> Vec<TurnPlanStep> {
         self.plan
             .iter()
             .map(|item| {

@@ -20,24 +20,24 @@
 use serde_json::{Value, json};
 
 /// The name of the argv command tool (offered on chat-completions).
-pub(crate) const SHELL: &str = "shell";
+pub const SHELL: &str = "shell";
 /// The name of the command-line tool (offered on the Responses API).
-pub(crate) const EXEC_COMMAND: &str = "exec_command";
+pub const EXEC_COMMAND: &str = "exec_command";
 /// Another name of the command-line tool some models call (`command` as a line).
-pub(crate) const SHELL_COMMAND: &str = "shell_command";
+pub const SHELL_COMMAND: &str = "shell_command";
 /// The name of the tool that writes to (and reads from) an exec session.
-pub(crate) const WRITE_STDIN: &str = "write_stdin";
+pub const WRITE_STDIN: &str = "write_stdin";
 /// The name of the patch tool.
-pub(crate) const APPLY_PATCH: &str = "apply_patch";
+pub const APPLY_PATCH: &str = "apply_patch";
 /// The name of the plan tool.
-pub(crate) const UPDATE_PLAN: &str = "update_plan";
+pub const UPDATE_PLAN: &str = "update_plan";
 /// The name of the image tool.
-pub(crate) const VIEW_IMAGE: &str = "view_image";
+pub const VIEW_IMAGE: &str = "view_image";
 /// The name of the web search tool.
-pub(crate) const WEB_SEARCH: &str = "web_search";
+pub const WEB_SEARCH: &str = "web_search";
 
 /// Every name a built-in tool answers to (a dynamic tool may not take one).
-pub(crate) const BUILTIN_NAMES: &[&str] = &[
+pub const BUILTIN_NAMES: &[&str] = &[
     SHELL,
     EXEC_COMMAND,
     WRITE_STDIN,
@@ -51,7 +51,7 @@ pub(crate) const BUILTIN_NAMES: &[&str] = &[
 /// A tool as the model sees it: a name, what it does and its JSON Schema parameters (the
 /// chat-completions `tools[].function` object).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ToolSpec {
+pub struct ToolSpec {
     /// The function name.
     pub name: &'static str,
     /// What it does, for the model.
@@ -70,7 +70,7 @@ pub(crate) struct ToolSpec {
 /// withholds `apply_patch`. A client that runs commands or edits files itself (the ACP face
 /// with an editor's terminal and file system) sets them, so the model has one way to do each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct BuiltinTools {
+pub struct BuiltinTools {
     /// Whether the command tools are offered and run.
     pub shell: bool,
     /// Whether `apply_patch` is offered and run.
@@ -89,13 +89,13 @@ impl Default for BuiltinTools {
 
 impl BuiltinTools {
     /// The `[features]` key that withholds the command tools (Codex's).
-    pub(crate) const SHELL_FEATURE: &'static str = "shell_tool";
+    pub const SHELL_FEATURE: &'static str = "shell_tool";
     /// The `[features]` key that withholds `apply_patch` (agentwire's own).
-    pub(crate) const APPLY_PATCH_FEATURE: &'static str = "apply_patch_tool";
+    pub const APPLY_PATCH_FEATURE: &'static str = "apply_patch_tool";
 
     /// Whether a call of the built-in tool `name` may run: the names [`specs`] leaves out
     /// when a switch is off are refused, whatever the model calls them by.
-    pub(crate) fn allows(self, name: &str) -> bool {
+    pub fn allows(self, name: &str) -> bool {
         match name {
             SHELL | EXEC_COMMAND | SHELL_COMMAND | WRITE_STDIN => self.shell,
             APPLY_PATCH => self.apply_patch,
@@ -106,7 +106,7 @@ impl BuiltinTools {
 
 /// What decides the tools of one model call (the default: chat-completions, no web search).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Offer<'a> {
+pub struct Offer<'a> {
     /// Whether the call goes over the Responses API (else chat-completions).
     pub responses: bool,
     /// The model slug.
@@ -119,7 +119,7 @@ pub(crate) struct Offer<'a> {
 
 /// Whether `model` is one of OpenAI's models that take `apply_patch` as a freeform tool
 /// (GPT-5 and later, Codex models; not the open-weight `gpt-oss`).
-pub(crate) fn freeform_patch(model: &str) -> bool {
+pub fn freeform_patch(model: &str) -> bool {
     let model = model
         .rsplit('/')
         .next()
@@ -130,7 +130,7 @@ pub(crate) fn freeform_patch(model: &str) -> bool {
 }
 
 /// The built-in tools one model call offers.
-pub(crate) fn specs(offer: Offer<'_>) -> Vec<ToolSpec> {
+pub fn offered(offer: Offer<'_>) -> Vec<ToolSpec> {
     let mut tools = match (offer.builtins.shell, offer.responses) {
         (false, _) => Vec::new(),
         (true, true) => vec![exec_command(), write_stdin()],
@@ -154,7 +154,7 @@ pub(crate) fn specs(offer: Offer<'_>) -> Vec<ToolSpec> {
 
 /// Every built-in tool in every form (for checks of the schemas).
 #[cfg(test)]
-pub(crate) fn all() -> Vec<ToolSpec> {
+pub fn all() -> Vec<ToolSpec> {
     vec![
         shell(),
         exec_command(),
@@ -312,7 +312,7 @@ fn write_stdin() -> ToolSpec {
 }
 
 /// The grammar of a patch, for the freeform `apply_patch` (Lark syntax).
-pub(crate) const PATCH_GRAMMAR: &str = r#"start: begin_patch hunk+ end_patch
+pub const PATCH_GRAMMAR: &str = r#"start: begin_patch hunk+ end_patch
 begin_patch: "*** Begin Patch" LF
 end_patch: "*** End Patch" LF?
 
@@ -465,7 +465,7 @@ mod tests {
 
     #[test]
     fn the_offer_follows_the_wire_and_the_model() {
-        let names = |offer: Offer<'_>| specs(offer).iter().map(|s| s.name).collect::<Vec<_>>();
+        let names = |offer: Offer<'_>| offered(offer).iter().map(|s| s.name).collect::<Vec<_>>();
         let chat = Offer::default();
         assert_eq!(names(chat), [SHELL, APPLY_PATCH, UPDATE_PLAN, VIEW_IMAGE]);
         let codex = Offer {
@@ -485,7 +485,7 @@ mod tests {
                 WEB_SEARCH
             ]
         );
-        let freeform = |offer| specs(offer).iter().any(|s| s.freeform.is_some());
+        let freeform = |offer| offered(offer).iter().any(|s| s.freeform.is_some());
         assert!(freeform(codex));
         assert!(!freeform(Offer {
             responses: false,

@@ -1,5 +1,6 @@
-//! The tools the model may call, and how a call's arguments become a typed invocation
-//! ([`crate::provider::tool_specs`] says which are offered, in which shape).
+//! agentwire-tools: the tools a model may call, as the model sees them ([`specs`]: names,
+//! argument schemas, which are offered in which shape) and as they run: how a call's arguments
+//! become a typed [`Invocation`], and the code that carries it out.
 //!
 //! - `exec_command` / `shell` run a command ([`exec`]) under the thread's sandbox policy
 //!   ([`sandbox`]); it becomes a `commandExecution` item whose output streams as
@@ -15,31 +16,34 @@
 //! - `web_search` asks the configured search endpoint ([`web_search`]); it becomes a
 //!   `webSearch` item.
 //!
-//! Whether a call needs the client's approval first is decided by the turn engine from the
-//! approval policy; this module only describes and parses.
+//! Whether a call needs the client's approval first is decided by the engine's turns from the
+//! approval policy; this crate describes, parses and runs. It uses nothing of the engine but
+//! `agentwire-support`; it is an internal crate of agentwire, whose API follows the engine's
+//! needs, not semver.
 
-pub(crate) mod actions;
-pub(crate) mod exec;
-pub(crate) mod exec_sessions;
-pub(crate) mod patch;
-pub(crate) mod plan;
-pub(crate) mod safe_commands;
+pub mod actions;
+pub mod exec;
+pub mod exec_sessions;
+pub mod patch;
+pub mod plan;
+pub mod safe_commands;
 pub mod sandbox;
-pub(crate) mod truncate;
-pub(crate) mod web_search;
+pub mod specs;
+pub mod truncate;
+pub mod web_search;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-// The tools' names and shapes as the model sees them are the providers' vocabulary.
-pub(crate) use crate::provider::tool_specs::{
+// The names a call is dispatched on.
+pub use specs::{
     APPLY_PATCH, BUILTIN_NAMES, EXEC_COMMAND, SHELL, SHELL_COMMAND, VIEW_IMAGE, WEB_SEARCH,
     WRITE_STDIN,
 };
 
 /// A tool call, checked and typed.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Invocation {
+pub enum Invocation {
     /// Run a command.
     Shell(ShellArgs),
     /// Write to an exec session and read what it printed since.
@@ -66,7 +70,7 @@ pub(crate) enum Invocation {
 /// The arguments of a `shell` call.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ShellArgs {
+pub struct ShellArgs {
     /// The command: a line for `bash -c`, or an argv.
     pub command: CommandLine,
     /// Working directory, relative to the thread's cwd or absolute.
@@ -119,9 +123,9 @@ struct ExecCommandArgs {
 }
 
 /// The most output bytes a call (or `tool_output_token_limit`) may ask for.
-pub(crate) const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+pub const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 /// Bytes of text per token (a rough measure, for budgets given in tokens).
-pub(crate) const BYTES_PER_TOKEN: usize = 4;
+pub const BYTES_PER_TOKEN: usize = 4;
 
 impl ExecCommandArgs {
     /// The call as a `shell` run: `cmd` by bash (or the named shell, `-lc` for a login
@@ -161,7 +165,7 @@ impl ExecCommandArgs {
 
 /// The bytes of output a model asks for with `max_output_tokens` (bounded); `None` when it
 /// gave no usable number.
-pub(crate) fn output_budget(max_output_tokens: Option<f64>) -> Option<usize> {
+pub fn output_budget(max_output_tokens: Option<f64>) -> Option<usize> {
     max_output_tokens
         .filter(|t| t.is_finite() && *t > 0.0)
         .map(|t| {
@@ -174,7 +178,7 @@ pub(crate) fn output_budget(max_output_tokens: Option<f64>) -> Option<usize> {
 /// Whether a command asks to leave the sandbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum SandboxPermissions {
+pub enum SandboxPermissions {
     /// Run under the thread's sandbox policy.
     UseDefault,
     /// Run without the sandbox, if the user approves.
@@ -184,7 +188,7 @@ pub(crate) enum SandboxPermissions {
 /// A command as the model gave it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
-pub(crate) enum CommandLine {
+pub enum CommandLine {
     /// A line for `bash -c`.
     Line(String),
     /// A program and its arguments.
@@ -193,7 +197,7 @@ pub(crate) enum CommandLine {
 
 impl CommandLine {
     /// The argv to run.
-    pub(crate) fn argv(&self) -> Vec<String> {
+    pub fn argv(&self) -> Vec<String> {
         match self {
             CommandLine::Line(line) => vec!["bash".to_owned(), "-c".to_owned(), line.clone()],
             CommandLine::Argv(argv) => argv.clone(),
@@ -201,7 +205,7 @@ impl CommandLine {
     }
 
     /// The command as one line, for the item and the approval request.
-    pub(crate) fn display(&self) -> String {
+    pub fn display(&self) -> String {
         match self {
             CommandLine::Line(line) => line.clone(),
             CommandLine::Argv(argv) => argv
@@ -245,7 +249,7 @@ struct QueryArgs {
 }
 
 /// The JSON arguments of a tool call the model made; empty arguments mean `{}`.
-pub(crate) fn call_arguments(arguments: &str) -> Result<Value, serde_json::Error> {
+pub fn call_arguments(arguments: &str) -> Result<Value, serde_json::Error> {
     if arguments.trim().is_empty() {
         Ok(Value::Object(serde_json::Map::new()))
     } else {
@@ -264,7 +268,7 @@ fn typed<T: serde::de::DeserializeOwned>(name: &str, arguments: &str) -> Result<
 /// Both shapes of the command and patch tools are accepted whichever was offered: `shell`
 /// (`command` an argv or a line), `shell_command` (`command` a line) and `exec_command`
 /// (`cmd`); `apply_patch` as JSON `{"input": …}` or as the raw patch (the freeform tool).
-pub(crate) fn parse(name: &str, arguments: &str) -> Result<Invocation, String> {
+pub fn parse(name: &str, arguments: &str) -> Result<Invocation, String> {
     if name == APPLY_PATCH && !arguments.trim_start().starts_with('{') {
         if arguments.trim().is_empty() {
             return Err(format!(

@@ -35,7 +35,7 @@ pub(super) fn words(argv: &[String]) -> Option<Vec<String>> {
 }
 
 /// What `argv` (shown to the user as `display`) does, resolving paths against `cwd`.
-pub(crate) fn describe(argv: &[String], display: &str, cwd: &str) -> Vec<CommandAction> {
+pub fn describe(argv: &[String], display: &str, cwd: &str) -> Vec<CommandAction> {
     let unknown = || vec![CommandAction::unknown().command(display.to_owned()).build()];
     let Some(words) = words(argv) else {
         return unknown();

@@ -20,7 +20,7 @@ pub fn apply_text(text: &str, cwd: &Path, roots: &[PathBuf]) -> Result<String, S
 }
 
 /// Reads what the helper printed.
-pub(crate) fn read_changes(stdout: &[u8]) -> Result<Vec<FileUpdateChange>, String> {
+pub fn read_changes(stdout: &[u8]) -> Result<Vec<FileUpdateChange>, String> {
     serde_json::from_slice(stdout)
         .map_err(|e| format!("the patch helper's answer is unreadable: {e}"))
 }

@@ -35,7 +35,7 @@ use agentwire_protocol::{FileUpdateChange, PatchChangeKind};
 use rustix::fs::{AtFlags, Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
 
-use super::PatchError;
+use super::error::PatchError;
 use super::resolve::{normalize, real};
 
 /// How every directory below an anchor is opened: beneath it, no symbolic link followed.
@@ -82,7 +82,7 @@ impl Anchored {
 /// Returns the changes made; on a refusal nothing was written, on a failed write the error
 /// names what was already written.
 pub(crate) fn apply(
-    patch: &super::Patch,
+    patch: &super::parse::Patch,
     cwd: &Path,
     roots: &[PathBuf],
 ) -> Result<Vec<FileUpdateChange>, PatchError> {
@@ -165,7 +165,7 @@ pub(crate) fn apply(
 /// Puts `content` at `at` (with `mode`, or the default of a new file).
 fn write(at: &Anchored, content: &[u8], mode: Option<u32>) -> Result<(), String> {
     let (dir, name) = parent(at, true)?;
-    crate::atomic_file::replace_at(dir.as_fd(), name, mode, |file| file.write_all(content))
+    agentwire_support::atomic_file::replace_at(dir.as_fd(), name, mode, |file| file.write_all(content))
         .map_err(|e| e.to_string())
 }
 

@@ -4,7 +4,7 @@
 
 /// `text` with its middle left out when it is over `limit` bytes (the start and the end kept,
 /// the cut marked); cuts fall on character boundaries.
-pub(crate) fn middle_cut(text: &str, limit: usize) -> String {
+pub fn middle_cut(text: &str, limit: usize) -> String {
     if text.len() <= limit {
         return text.to_owned();
     }

@@ -32,7 +32,7 @@ pub(crate) fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> S
 
 /// The hunks of the unified diff from `old` to `new` (three lines of context), without file
 /// headers; empty when the texts are equal.
-pub(crate) fn hunks(old: &str, new: &str) -> String {
+pub fn hunks(old: &str, new: &str) -> String {
     let old: Vec<&str> = old.split_inclusive('\n').collect();
     let new: Vec<&str> = new.split_inclusive('\n').collect();
     let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();

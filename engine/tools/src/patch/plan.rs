@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use agentwire_protocol::{FileUpdateChange, PatchChangeKind};
 
-use super::PatchError;
+use super::error::PatchError;
 use super::diff::unified;
 use super::edit::apply_hunks;
 use super::parse::{FileOp, Patch};
@@ -250,7 +250,7 @@ fn read(path: &Path, shown: &str, total: &mut u64) -> Result<(Disk, Option<Strin
     let mut bytes = Vec::new();
     // Opened without blocking and checked again on the descriptor: a FIFO swapped in since
     // the check above must not hang the patch (issue #32).
-    crate::regular_file::open_regular(path)
+    agentwire_support::regular_file::open_regular(path)
         .and_then(|(f, _)| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
         .map_err(failed)?;
     let size = bytes.len() as u64;

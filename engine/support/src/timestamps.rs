@@ -1,7 +1,7 @@
 //! Times as the wire's strings. A leaf: it uses nothing of the engine, so any part may use it.
 
 /// Now, in Unix milliseconds (0 before 1970, `i64::MAX` past its range).
-pub(crate) fn now_ms() -> i64 {
+pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))

@@ -23,7 +23,7 @@ use rustix::fs::{FileType, Mode, OFlags};
 /// `InvalidInput` whose text says what it is ("it is a FIFO (named pipe), not a regular
 /// file"); other errors are the system's (`NotFound` …). Either is a phrase for a message that
 /// names the path.
-pub(crate) fn open_regular(path: &Path) -> std::io::Result<(File, u64)> {
+pub fn open_regular(path: &Path) -> std::io::Result<(File, u64)> {
     let fd = rustix::fs::open(
         path,
         OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
@@ -45,7 +45,7 @@ pub(crate) fn open_regular(path: &Path) -> std::io::Result<(File, u64)> {
 
 /// The regular file at `path` ([`open_regular`]), at most `limit` bytes of it: the bytes and
 /// whether the file held more.
-pub(crate) fn read_regular(path: &Path, limit: u64) -> std::io::Result<(Vec<u8>, bool)> {
+pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<(Vec<u8>, bool)> {
     let (file, size) = open_regular(path)?;
     let mut bytes = Vec::with_capacity(usize::try_from(size.min(limit)).unwrap_or(0));
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
@@ -58,7 +58,7 @@ pub(crate) fn read_regular(path: &Path, limit: u64) -> std::io::Result<(Vec<u8>,
 /// for a caller on an async worker that cannot `await` (a synchronous check inside a request
 /// handler). `None` when `work` did not finish in time; the thread is left to finish (or stay
 /// stuck) alone, and does not keep the process from exiting.
-pub(crate) fn with_deadline<T: Send + 'static>(
+pub fn with_deadline<T: Send + 'static>(
     deadline: Duration,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Option<T> {

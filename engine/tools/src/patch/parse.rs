@@ -2,7 +2,7 @@
 //! and hunks), `*** End Patch`. Parsing only checks the shape; whether the hunks fit the files
 //! is decided when the patch is matched against them.
 
-use super::PatchError;
+use super::error::PatchError;
 
 /// The largest patch accepted, in bytes.
 pub(super) const MAX_PATCH_BYTES: usize = 16 * 1024 * 1024;
@@ -24,7 +24,7 @@ const END_OF_FILE: &str = "*** End of File";
 
 /// A parsed patch: its file sections in the order they appear.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Patch {
+pub struct Patch {
     /// The sections, applied in this order.
     pub(super) files: Vec<FileOp>,
 }

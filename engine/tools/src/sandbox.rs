@@ -51,7 +51,7 @@ pub fn network_allowed(policy: &SandboxPolicy) -> bool {
 /// The program that confines commands (`<exe> sandbox-exec …`: the `agentwire` binary), and
 /// the server's private paths it hides from every command it confines (`--hide`).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SandboxHelper {
+pub struct SandboxHelper {
     /// The `agentwire` binary.
     pub exe: PathBuf,
     /// Paths no confined command may see: the server's home, token files, sockets.

@@ -30,11 +30,11 @@ use tokio::sync::{mpsc, watch};
 use super::exec::{self, Controls, ExecError, ExecOutput, ExecRequest};
 
 /// Most sessions running at once per thread.
-pub(crate) const MAX_SESSIONS: usize = 16;
+pub const MAX_SESSIONS: usize = 16;
 /// How long `exec_command` waits for its command when the model does not say.
 pub(crate) const EXEC_YIELD_DEFAULT: Duration = Duration::from_millis(10_000);
 /// How long `write_stdin` waits for more output when the model does not say.
-pub(crate) const WRITE_YIELD_DEFAULT: Duration = Duration::from_millis(250);
+pub const WRITE_YIELD_DEFAULT: Duration = Duration::from_millis(250);
 /// The shortest wait a model may ask for.
 pub(crate) const MIN_YIELD: Duration = Duration::from_millis(250);
 /// The longest wait a model may ask for.
@@ -48,11 +48,11 @@ const STDIN_QUEUE: usize = 16;
 /// How often a session checks that its thread is still loaded.
 const WATCH_EVERY: Duration = Duration::from_millis(500);
 /// How long a kill is waited for before giving up on seeing the command end.
-pub(crate) const KILL_WAIT: Duration = Duration::from_secs(10);
+pub const KILL_WAIT: Duration = Duration::from_secs(10);
 
 /// `yield_time_ms` as a wait: `default` when absent (or not a number), else clamped to
 /// [`MIN_YIELD`, `MAX_YIELD`].
-pub(crate) fn yield_time(ms: Option<f64>, default: Duration) -> Duration {
+pub fn yield_time(ms: Option<f64>, default: Duration) -> Duration {
     match ms.filter(|ms| !ms.is_nan()) {
         None => default,
         Some(ms) => {
@@ -66,7 +66,7 @@ pub(crate) fn yield_time(ms: Option<f64>, default: Duration) -> Duration {
 /// The arguments of a `write_stdin` call.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct WriteStdinArgs {
+pub struct WriteStdinArgs {
     /// The session, as `exec_command` reported it.
     pub session_id: SessionId,
     /// Text to write to its stdin; empty to only read.
@@ -83,7 +83,7 @@ pub(crate) struct WriteStdinArgs {
 /// A session id as a model writes it: a number, or a number in a string.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
-pub(crate) enum SessionId {
+pub enum SessionId {
     /// `3`.
     Integer(i64),
     /// `3.0`.
@@ -94,7 +94,7 @@ pub(crate) enum SessionId {
 
 impl SessionId {
     /// The number, if it is a whole one.
-    pub(crate) fn number(&self) -> Option<i64> {
+    pub fn number(&self) -> Option<i64> {
         match self {
             SessionId::Integer(n) => Some(*n),
             SessionId::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Some(*f as i64),
@@ -104,7 +104,7 @@ impl SessionId {
     }
 
     /// The id as the model gave it, for messages.
-    pub(crate) fn shown(&self) -> String {
+    pub fn shown(&self) -> String {
         match self {
             SessionId::Integer(n) => n.to_string(),
             SessionId::Float(f) => f.to_string(),
@@ -115,7 +115,8 @@ impl SessionId {
 
 /// What a session's item says, and the thread it belongs to.
 #[derive(Debug, Clone)]
-pub(crate) struct SessionInfo {
+pub struct SessionInfo {
+    /// The thread that started it.
     pub thread_id: String,
     /// The turn that started it.
     pub turn_id: String,
@@ -135,7 +136,8 @@ pub(crate) type Finish =
     Box<dyn FnOnce(Result<ExecOutput, ExecError>) -> Hook<Option<ThreadItem>> + Send>;
 
 /// A command to run as a session, and what it tells its caller.
-pub(crate) struct Launch {
+pub struct Launch {
+    /// The command and how it runs.
     pub request: ExecRequest,
     /// Each piece of output, while the stream limit of [`exec::run`] lasts (for
     /// `item/commandExecution/outputDelta`).
@@ -151,7 +153,7 @@ pub(crate) struct Launch {
 
 /// How a session's command ended.
 #[derive(Debug)]
-pub(crate) struct Ended {
+pub struct Ended {
     /// As [`exec::run`] reports it.
     pub result: Result<ExecOutput, ExecError>,
     /// The completed item, when `finish` made one.
@@ -217,9 +219,10 @@ struct State {
 
 /// One command running (or ended, and not yet read to its end) as a session.
 #[derive(Debug)]
-pub(crate) struct Session {
+pub struct Session {
     /// The `session_id`.
     pub id: i64,
+    /// What its item says, and its thread.
     pub info: SessionInfo,
     stdin: mpsc::Sender<Vec<u8>>,
     kill: watch::Sender<bool>,
@@ -233,7 +236,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Session {
     /// Kills its process group (it ends soon after, and its item completes).
-    pub(crate) fn kill(&self) {
+    pub fn kill(&self) {
         self.kill.send_replace(true);
     }
 
@@ -246,7 +249,7 @@ impl Session {
     }
 
     /// Waits up to `wait` for it to end; how it ended if it did.
-    pub(crate) async fn wait(&self, wait: Duration) -> Option<Arc<Ended>> {
+    pub async fn wait(&self, wait: Duration) -> Option<Arc<Ended>> {
         let mut phase = self.phase.subscribe();
         let ended = tokio::time::timeout(
             wait,
@@ -263,7 +266,7 @@ impl Session {
     }
 
     /// Queues `chars` for its stdin; the error says why it could not be (for the model).
-    pub(crate) fn write(&self, chars: &str) -> Result<(), String> {
+    pub fn write(&self, chars: &str) -> Result<(), String> {
         if chars.len() > MAX_STDIN_BYTES {
             return Err(format!(
                 "the input is {} bytes, more than the {MAX_STDIN_BYTES} one call may write",
@@ -288,14 +291,14 @@ impl Session {
     }
 
     /// The output since the last read (which this is).
-    pub(crate) fn take_unread(&self) -> String {
+    pub fn take_unread(&self) -> String {
         let mut state = lock(&self.state);
         state.last_used = Instant::now();
         state.unread.take()
     }
 
     /// The operating system's id of its process (the group leader), once started.
-    pub(crate) fn os_pid(&self) -> Option<u32> {
+    pub fn os_pid(&self) -> Option<u32> {
         lock(&self.state).os_pid
     }
 
@@ -309,13 +312,14 @@ type Table = Arc<Mutex<HashMap<String, Vec<Arc<Session>>>>>;
 
 /// The exec sessions of the server's threads.
 #[derive(Debug, Default)]
-pub(crate) struct ExecSessions {
+pub struct ExecSessions {
     last_id: AtomicI64,
     table: Table,
 }
 
 /// What starting a session did.
-pub(crate) struct Started {
+pub struct Started {
+    /// The session, now running.
     pub session: Arc<Session>,
     /// The session killed to make room, if one was: its id and command line.
     pub evicted: Option<(i64, String)>,
@@ -323,13 +327,13 @@ pub(crate) struct Started {
 
 impl ExecSessions {
     /// A new session id (unique on this server).
-    pub(crate) fn next_id(&self) -> i64 {
+    pub fn next_id(&self) -> i64 {
         self.last_id.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Starts `launch` as session `id` of `info.thread_id`; the command runs in a task of
     /// its own. Must be called on the runtime.
-    pub(crate) fn start(&self, id: i64, info: SessionInfo, launch: Launch) -> Started {
+    pub fn start(&self, id: i64, info: SessionInfo, launch: Launch) -> Started {
         let (stdin, stdin_rx) = mpsc::channel(STDIN_QUEUE);
         let (kill, kill_rx) = watch::channel(false);
         let session = Arc::new(Session {
@@ -388,7 +392,7 @@ impl ExecSessions {
             }
         };
         let work = drive(session.clone(), self.table.clone(), launch, controls);
-        crate::supervised::spawn("exec session", work, cleanup);
+        agentwire_support::supervised::spawn("exec session", work, cleanup);
         Started {
             session,
             evicted: evicted.map(|old| (old.id, old.info.command.clone())),
@@ -396,7 +400,7 @@ impl ExecSessions {
     }
 
     /// Session `id` of `thread_id`, running or ended but not yet read to its end.
-    pub(crate) fn find(&self, thread_id: &str, id: i64) -> Option<Arc<Session>> {
+    pub fn find(&self, thread_id: &str, id: i64) -> Option<Arc<Session>> {
         lock(&self.table)
             .get(thread_id)?
             .iter()
@@ -405,7 +409,7 @@ impl ExecSessions {
     }
 
     /// Drops session `id` of `thread_id` (its end has been read).
-    pub(crate) fn forget(&self, thread_id: &str, id: i64) {
+    pub fn forget(&self, thread_id: &str, id: i64) {
         let mut table = lock(&self.table);
         if let Some(sessions) = table.get_mut(thread_id) {
             sessions.retain(|s| s.id != id);
@@ -416,7 +420,7 @@ impl ExecSessions {
     }
 
     /// The sessions of `thread_id` whose command still runs, oldest first.
-    pub(crate) fn running(&self, thread_id: &str) -> Vec<Arc<Session>> {
+    pub fn running(&self, thread_id: &str) -> Vec<Arc<Session>> {
         lock(&self.table)
             .get(thread_id)
             .map(|sessions| {
@@ -431,7 +435,7 @@ impl ExecSessions {
 
     /// Kills the running session of `thread_id` whose id is `process_id` and waits (a while)
     /// for its end; whether there was one.
-    pub(crate) async fn terminate(&self, thread_id: &str, process_id: &str) -> bool {
+    pub async fn terminate(&self, thread_id: &str, process_id: &str) -> bool {
         let Ok(id) = process_id.trim().parse::<i64>() else {
             return false;
         };
@@ -445,7 +449,7 @@ impl ExecSessions {
 
     /// Kills every running session of `thread_id` and waits (a while) for their ends; how
     /// many there were.
-    pub(crate) async fn clean(&self, thread_id: &str) -> usize {
+    pub async fn clean(&self, thread_id: &str) -> usize {
         let running = self.running(thread_id);
         for session in &running {
             session.kill();
@@ -526,7 +530,7 @@ async fn drive(session: Arc<Session>, table: Table, launch: Launch, controls: Co
 }
 
 /// The first line of a read when the command still runs: the session to go on with.
-pub(crate) fn still_running(id: i64) -> String {
+pub fn still_running(id: i64) -> String {
     format!(
         "Process still running; session_id: {id} (call write_stdin with it to send input, or \
          with empty chars to read more output)"

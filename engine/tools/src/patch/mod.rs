@@ -26,9 +26,10 @@
 //! error names them).
 
 mod anchored;
-pub(crate) mod confined;
-pub(crate) mod diff;
+pub mod confined;
+pub mod diff;
 mod edit;
+mod error;
 mod locate;
 mod parse;
 mod plan;
@@ -43,30 +44,25 @@ use std::path::{Path, PathBuf};
 
 use agentwire_protocol::FileUpdateChange;
 
+pub use error::PatchError;
 use parse::FileOp;
-pub(crate) use parse::Patch;
+pub use parse::Patch;
 use resolve::{absolute, real, real_entry, real_roots, within};
 
-/// Why a patch was refused; the message is for the model and the user (it names the file and
-/// the line of the patch where it can).
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub(crate) struct PatchError(pub String);
-
 /// Parses `text`.
-pub(crate) fn parse(text: &str) -> Result<Patch, PatchError> {
+pub fn parse(text: &str) -> Result<Patch, PatchError> {
     parse::parse(text)
 }
 
 /// The changes `patch` would make to the files under `cwd` as they are now: one entry per
 /// file, absolute path, unified diff.
-pub(crate) fn preview(patch: &Patch, cwd: &Path) -> Result<Vec<FileUpdateChange>, PatchError> {
+pub fn preview(patch: &Patch, cwd: &Path) -> Result<Vec<FileUpdateChange>, PatchError> {
     Ok(plan::plan(patch, cwd)?.changes)
 }
 
 /// The paths `patch` writes (adds, updates, deletes, move targets) that lie outside every
 /// root of `roots`, after resolving `..` and symbolic links.
-pub(crate) fn outside_roots(patch: &Patch, cwd: &Path, roots: &[PathBuf]) -> Vec<PathBuf> {
+pub fn outside_roots(patch: &Patch, cwd: &Path, roots: &[PathBuf]) -> Vec<PathBuf> {
     let roots = real_roots(cwd, roots);
     let mut outside = Vec::new();
     let mut judge = |abs: &Path, resolved: Option<PathBuf>| {
@@ -111,7 +107,7 @@ pub(crate) fn outside_roots(patch: &Patch, cwd: &Path, roots: &[PathBuf]) -> Vec
 /// each reached from the outermost of `roots` (and `cwd`) holding it, or from `/`, without
 /// following any symbolic link, at the moment of writing (see `anchored`). A path that
 /// resolves through a link is refused and nothing is written. Returns the changes made.
-pub(crate) fn apply_approved(
+pub fn apply_approved(
     patch: &Patch,
     cwd: &Path,
     roots: &[PathBuf],
@@ -121,7 +117,7 @@ pub(crate) fn apply_approved(
 
 /// Applies `patch` under `cwd`. With `roots`, a write outside them is refused before any file
 /// changes. Returns the changes made.
-pub(crate) fn apply(
+pub fn apply(
     patch: &Patch,
     cwd: &Path,
     roots: Option<&[PathBuf]>,
@@ -153,7 +149,7 @@ pub(crate) fn apply(
     for (path, content, permissions) in &plan.writes {
         // The mode bits of the file it replaces (its type bits are not a mode to give).
         let mode = permissions.as_ref().map(|p| p.mode() & 0o7777);
-        crate::atomic_file::replace(path, content.as_bytes(), mode)
+        agentwire_support::atomic_file::replace(path, content.as_bytes(), mode)
             .map_err(|e| failed(&done, format!("cannot write `{}`: {e}", path.display())))?;
         done.push(format!("`{}`", path.display()));
     }

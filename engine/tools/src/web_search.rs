@@ -31,7 +31,7 @@ const MAX_SNIPPET: usize = 600;
 /// The `[tools]` table as agentwire reads it: only `web_search.endpoint`. Anything else (Codex's
 /// booleans included) is accepted and ignored, so this never makes the configuration invalid.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct ToolsToml {
+pub struct ToolsToml {
     /// The search endpoint (`[tools.web_search] endpoint`), when set to a non-empty string.
     pub web_search_endpoint: Option<String>,
 }
@@ -54,7 +54,7 @@ impl<'de> Deserialize<'de> for ToolsToml {
 
 /// One search result as the model gets it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Hit {
+pub struct Hit {
     /// The page title.
     pub title: String,
     /// The page address.
@@ -64,7 +64,7 @@ pub(crate) struct Hit {
 }
 
 /// Asks `endpoint` for `query`: the top results, or why not (a sentence for the model).
-pub(crate) async fn search(endpoint: &str, query: &str) -> Result<Vec<Hit>, String> {
+pub async fn search(endpoint: &str, query: &str) -> Result<Vec<Hit>, String> {
     let mut url = reqwest::Url::parse(endpoint)
         .map_err(|e| format!("the search endpoint {endpoint:?} is not a URL: {e}"))?;
     if !matches!(url.scheme(), "http" | "https") {
@@ -75,7 +75,7 @@ pub(crate) async fn search(endpoint: &str, query: &str) -> Result<Vec<Hit>, Stri
     url.query_pairs_mut()
         .append_pair("q", query)
         .append_pair("format", "json");
-    crate::tls::install_crypto_provider();
+    agentwire_support::tls::install_crypto_provider();
     let client = reqwest::Client::builder()
         .timeout(TIMEOUT)
         .build()
@@ -136,7 +136,7 @@ pub(crate) fn hits(answer: &Value) -> Result<Vec<Hit>, String> {
 }
 
 /// The results as text for the model.
-pub(crate) fn render(query: &str, hits: &[Hit]) -> String {
+pub fn render(query: &str, hits: &[Hit]) -> String {
     if hits.is_empty() {
         return format!("No results for {query:?}.");
     }

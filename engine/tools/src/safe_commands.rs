@@ -381,7 +381,7 @@ const FIND_SWITCHES: &[&str] = &[
 /// Whether `argv` is known to only read: one simple command of a program in [`READ_ONLY`]
 /// (or `find` with read-only predicates), called by its bare name with only the options listed
 /// for it and no more operands than it takes. Anything else asks under `untrusted`.
-pub(crate) fn is_known_safe(argv: &[String]) -> bool {
+pub fn is_known_safe(argv: &[String]) -> bool {
     let Some(words) = words(argv) else {
         return false;
     };
