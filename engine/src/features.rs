@@ -28,11 +28,11 @@ use agentwire_protocol::{
     ExperimentalFeatureListResponse, ExperimentalFeatureStage, MergeStrategy,
 };
 use agentwire_runtime::HandlerError;
+use agentwire_tools::specs::BuiltinTools;
 
 use crate::Engine;
 use crate::config::Store;
 use crate::pool::blocking;
-use agentwire_tools::specs::BuiltinTools;
 
 /// One experimental feature.
 #[derive(Debug)]

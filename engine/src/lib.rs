@@ -37,7 +37,6 @@ mod permission_profiles;
 mod plugins;
 // Request work on tokio's blocking pool (`stored`, `blocking`).
 mod pool;
-mod provider;
 mod providers_rpc;
 mod requirements;
 mod rollout_compress;

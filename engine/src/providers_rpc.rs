@@ -32,13 +32,13 @@ use agentwire_protocol::{
     ModelProviderConfigWriteResponse, ModelProviderDefaultSetParams, ModelProviderListResponse,
     ModelProviderSummary, ProviderSettings, ProviderSettingsPatch, Unavailable,
 };
+use agentwire_providers::builtin::OPENAI;
 use agentwire_runtime::HandlerError;
 use serde_json::{Value, json};
 
 use crate::Engine;
 use crate::config::{FIXTURE, ProviderConfig, Store};
 use crate::pool::blocking;
-use crate::provider::builtin::OPENAI;
 
 /// The name shown for the built-in fixture provider.
 const FIXTURE_NAME: &str = "Fixture (scripted, offline)";
@@ -46,7 +46,7 @@ const FIXTURE_NAME: &str = "Fixture (scripted, offline)";
 /// The ids of the built-in HTTP providers (those that exist without a table).
 fn builtin_ids() -> Vec<String> {
     let mut table = toml::Table::new();
-    crate::provider::builtin::overlay(&mut table);
+    agentwire_providers::builtin::overlay(&mut table);
     table
         .get("model_providers")
         .and_then(toml::Value::as_table)

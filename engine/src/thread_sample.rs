@@ -20,12 +20,12 @@ use agentwire_protocol::{
     RequestId, ThreadSampleCancelParams, ThreadSampleCancelResponse, ThreadSampleParams,
     ThreadSampleResponse,
 };
+use agentwire_providers::ProviderEvent;
 use agentwire_runtime::{ConnectionId, HandlerError, RequestContext};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::Engine;
 use crate::pool::blocking;
-use crate::provider::ProviderEvent;
 
 /// The error code of a sample stopped by `thread/sample/cancel` (the code LSP gives a
 /// cancelled request).

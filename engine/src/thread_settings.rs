@@ -34,11 +34,11 @@ use agentwire_protocol::{
     ThreadSettingsUpdateResponse, ThreadSettingsUpdatedNotification, TurnEnvironmentParams,
     TurnSettingsUpdateParams, TurnSettingsUpdateResponse, TurnSettingsUpdateStatus,
 };
+use agentwire_providers::OutputOptions;
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
 use crate::pool::{blocking, stored};
-use crate::provider::OutputOptions;
 use crate::threads::meta::{SettingsOverrides, ThreadSettings, check_cwd};
 
 /// The configuration key under which a thread keeps its personality.

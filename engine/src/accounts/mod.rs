@@ -15,8 +15,6 @@
 //! other servers (local models, providers with their own `env_key`) need no sign-in.
 
 mod rate_limits;
-// turn notifications area: a model call's headers, for `account/rateLimits/updated`.
-pub(crate) use rate_limits::from_headers as rate_limits_from_headers;
 pub(crate) mod store;
 // Sign-in from the terminal (`agentwire login`).
 pub(crate) mod terminal;
@@ -32,8 +30,8 @@ use agentwire_protocol::{
     GetAuthStatusParams, GetAuthStatusResponse, LoginAccountParams, LoginAccountResponse,
     LogoutAccountResponse,
 };
+use agentwire_providers::{Credentials, StoredKey};
 use agentwire_runtime::{HandlerError, RequestContext};
-use reqwest::header::HeaderMap;
 
 use crate::Engine;
 use crate::config::{ConfigFile, FIXTURE};
@@ -65,10 +63,15 @@ impl Accounts {
             .await
             .unwrap_or_else(|e| Err(AuthFileError(format!("reading auth.json failed: {e}"))))
     }
+}
 
-    /// Records the rate-limit headers of a response from provider `id` (named `name`).
-    pub(crate) fn record_rate_limits(&self, id: &str, name: &str, headers: &HeaderMap) {
-        self.rate_limits.record(id, name, headers);
+impl Credentials for Accounts {
+    fn stored_key(&self) -> StoredKey<'_> {
+        Box::pin(async move { Accounts::stored_key(self).await.map_err(|e| e.0) })
+    }
+
+    fn record_rate_limits(&self, id: &str, snapshot: agentwire_protocol::RateLimitSnapshot) {
+        self.rate_limits.record(id, snapshot);
     }
 }
 

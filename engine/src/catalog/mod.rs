@@ -26,11 +26,11 @@ use agentwire_protocol::{
     AppsListParams, AppsListResponse, CollaborationModeListParams, CollaborationModeListResponse,
     ModelListParams, ModelListResponse, WarningNotification,
 };
+use agentwire_providers::builtin::{default_model, is_named};
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
 use crate::config::FIXTURE;
-use crate::provider::builtin::{default_model, is_named};
 use crate::threads::meta::ThreadDefaults;
 use models::{Entry, ServedModels, Shown};
 

@@ -11,13 +11,13 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use agentwire_protocol::{Model, ReasoningEffort, ReasoningEffortOption};
+use agentwire_providers::settings::ConfiguredModel;
 use futures_util::StreamExt;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 
 use crate::accounts::Accounts;
 use crate::config::ProviderConfig;
-use crate::provider::settings::ConfiguredModel;
 
 /// How long a provider's `GET /models` may take.
 pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(2);

@@ -47,11 +47,11 @@ use agentwire_protocol::{
     ExternalAgentConfigMigrationItem, ExternalAgentConfigMigrationItemType as ItemType,
     MigrationDetails, SessionMigration,
 };
+use agentwire_support::timestamps::now_ms;
 
 use crate::Engine;
 use crate::threads::Threads;
 use crate::threads::imported::Imported;
-use agentwire_support::timestamps::now_ms;
 
 /// Sessions detection lists when the client sets no limit.
 const DEFAULT_MAX_SESSIONS: u32 = 1000;

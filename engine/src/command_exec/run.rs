@@ -35,14 +35,15 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use super::capture::Capture;
-use super::pty::{self, Master};
-use super::refusal::{EXEC, spawn_refusal};
-use super::request::Plan;
 use agentwire_tools::exec::{
     DRAIN_GRACE, ExecError, GroupKiller, check_program, sandbox_exec_command,
 };
 use agentwire_tools::sandbox::SandboxHelper;
+
+use super::capture::Capture;
+use super::pty::{self, Master};
+use super::refusal::{EXEC, spawn_refusal};
+use super::request::Plan;
 
 /// The exit code reported when the timeout killed the process (as `timeout(1)` and the
 /// reference server report it).

@@ -326,7 +326,7 @@ fn check_value(key: &str, value: &toml::Value) -> Result<(), String> {
     let mut single = toml::Table::new();
     single.insert(key.to_owned(), value.clone());
     if key == "model_providers" {
-        crate::provider::builtin::overlay(&mut single);
+        agentwire_providers::builtin::overlay(&mut single);
     }
     let config: ConfigFile = toml::Value::Table(single)
         .try_into()
@@ -361,7 +361,7 @@ const MAPS: &[&str] = &["model_providers", "mcp_servers", "projects"];
 pub(crate) fn typed(table: &toml::Table) -> (ConfigFile, Vec<Vec<String>>) {
     // The built-in providers are there without a table; a table of the same id merges over one.
     let mut table = table.clone();
-    crate::provider::builtin::overlay(&mut table);
+    agentwire_providers::builtin::overlay(&mut table);
     let table = &table;
     if let Ok(config) = toml::Value::Table(table.clone()).try_into::<ConfigFile>()
         && !config.model_providers.contains_key(FIXTURE)

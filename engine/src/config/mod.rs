@@ -64,7 +64,7 @@
 //! environment, left out when the variable is unset).
 //! Built-in entries exist without a table: `openai` (Responses API), `ollama` / `oss`
 //! (`http://localhost:11434/v1`) and `lmstudio` (`http://localhost:1234/v1`); a table with one
-//! of their ids is merged over the entry key by key (see [`crate::provider::builtin`]).
+//! of their ids is merged over the entry key by key (see [`agentwire_providers::builtin`]).
 //!
 //! `fixture` is the built-in provider id; it needs (and takes) no table. Every key takes effect
 //! without a restart: new threads get the new defaults, and the next model call uses providers
@@ -105,7 +105,7 @@ use serde::Deserialize;
 
 pub(crate) use shell_env::ShellEnvironmentPolicy;
 // The providers' settings live with the providers.
-pub(crate) use crate::provider::settings::{FIXTURE, ProviderConfig};
+pub(crate) use agentwire_providers::settings::{FIXTURE, ProviderConfig};
 pub(crate) use store::Store;
 
 /// The typed keys of the effective configuration (see the module docs).
@@ -411,7 +411,7 @@ impl ConfigFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::settings::WireApi;
+    use agentwire_providers::settings::WireApi;
 
     #[test]
     fn reads_the_provider_keys_and_accepts_codex_only_keys() {

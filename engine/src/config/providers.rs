@@ -1,34 +1,30 @@
-//! The model providers, kept in step with the configuration: when `[model_providers]`,
-//! `model_provider`, `model` or `fixture_script` change (a write, or the file edited by hand),
-//! the next model call uses providers built from the new settings.
+//! The model providers, kept in step with the configuration: when the provider tables, the
+//! default provider or model, the reasoning summary, the web search endpoint or
+//! `fixture_script` change (a write, or the file edited by hand), the next model call uses
+//! providers built from the new settings.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use agentwire_providers::{
+    Credentials, Defaults, ModelProvider, ModelRequest, ProviderEvent, ProviderTables, build,
+};
 use tokio::sync::mpsc;
 
-use super::{ConfigFile, ProviderConfig, Store};
-use crate::accounts::Accounts;
-use crate::provider::{ModelProvider, ModelRequest, ProviderEvent, from_config};
+use super::{ConfigFile, Store};
 
-/// The settings the providers are built from.
-#[derive(Debug, Clone, PartialEq)]
-struct Basis {
-    model_provider: Option<String>,
-    model: Option<String>,
-    fixture_script: Option<PathBuf>,
-    model_providers: BTreeMap<String, ProviderConfig>,
-}
-
-impl Basis {
-    fn of(config: &ConfigFile) -> Self {
-        Self {
-            model_provider: config.model_provider.clone(),
+/// What the providers of `config` are built from; `fixture_script` is resolved against
+/// `home`.
+fn tables(home: &Path, config: &ConfigFile) -> ProviderTables {
+    ProviderTables {
+        default_provider: config.model_provider.clone(),
+        fixture_script: config.fixture_script.as_ref().map(|path| home.join(path)),
+        providers: config.model_providers.clone(),
+        defaults: Defaults {
             model: config.model.clone(),
-            fixture_script: config.fixture_script.clone(),
-            model_providers: config.model_providers.clone(),
-        }
+            summary: config.model_reasoning_summary.clone(),
+            web_search: config.tools.web_search_endpoint.is_some(),
+        },
     }
 }
 
@@ -38,35 +34,32 @@ pub(crate) struct LiveProviders {
     home: PathBuf,
     store: Arc<Store>,
     /// The stored sign-in, for providers that name no `env_key`.
-    accounts: Arc<Accounts>,
-    current: Mutex<(Basis, Arc<dyn ModelProvider>)>,
+    credentials: Arc<dyn Credentials>,
+    current: Mutex<(ProviderTables, Arc<dyn ModelProvider>)>,
 }
 
 impl LiveProviders {
     /// The providers of `store`'s configuration (without project layers), using the stored
-    /// sign-in of `accounts` where a provider names no `env_key`.
-    pub(crate) fn new(home: PathBuf, store: Arc<Store>, accounts: Arc<Accounts>) -> Self {
-        let config = store.effective(None).file.clone();
-        let providers = from_config(&home, Ok((*config).clone()), &accounts);
+    /// sign-in of `credentials` where a provider names no `env_key`.
+    pub(crate) fn new(home: PathBuf, store: Arc<Store>, credentials: Arc<dyn Credentials>) -> Self {
+        let tables = tables(&home, &store.effective(None).file);
+        let providers = build(&tables, &credentials);
         Self {
             home,
             store,
-            accounts,
-            current: Mutex::new((Basis::of(&config), providers)),
+            credentials,
+            current: Mutex::new((tables, providers)),
         }
     }
 
     /// The providers for the configuration as it is now.
     fn current(&self) -> Arc<dyn ModelProvider> {
-        let config = self.store.effective(None).file.clone();
-        let basis = Basis::of(&config);
+        let tables = tables(&self.home, &self.store.effective(None).file);
         let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
-        if current.0 != basis {
+        if current.0 != tables {
             tracing::info!("model provider settings changed; providers rebuilt");
-            *current = (
-                basis,
-                from_config(&self.home, Ok((*config).clone()), &self.accounts),
-            );
+            let providers = build(&tables, &self.credentials);
+            *current = (tables, providers);
         }
         current.1.clone()
     }

@@ -9,12 +9,12 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use agentwire_protocol::{
     AbsolutePathBuf, Config, ConfigLayerMetadata, ConfigLayerSource, SandboxWorkspaceWrite,
 };
+use agentwire_providers::builtin::{default_model, is_named};
 
 use super::ConfigFile;
 use super::keys::{self, Problem, check_table, typed};
 use super::layers::{self, FileLayer, PROJECT_FOLDERS, Stamp, project_dirs, read_file, stamp};
 use super::overrides::{merge, parse_override, table_of, table_to_json, with_overrides};
-use crate::provider::builtin::{default_model, is_named};
 use crate::threads::meta::{DefaultsSource, ThreadDefaults};
 
 /// One layer of the configuration.

@@ -13,6 +13,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use agentwire_protocol::{FsCopyParams, FsCopyResponse};
+use agentwire_support::atomic_file::replace_at;
 use rustix::fs::{
     AtFlags, FileType, Mode, OFlags, fstat, mkdirat, openat, readlinkat, statat, symlinkat,
 };
@@ -25,7 +26,6 @@ use super::remove;
 use super::resolve::{RESOLVE_NAME, kind, open_beneath};
 use super::roots::{Private, Scope, real_path};
 use super::walk::{Frame, Limits, survey};
-use agentwire_support::atomic_file::replace_at;
 
 /// Serves `fs/copy` under `scope`, writing at most `budget` (see [`copy_data`]).
 pub(crate) fn copy(

@@ -12,11 +12,12 @@ use base64::engine::general_purpose::STANDARD;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, mkdirat, statat};
 use rustix::io::Errno;
 
+use agentwire_support::atomic_file::replace_at;
+
 use super::error::{FsError, FsResult, Reason};
 use super::limits::MAX_FILE_BYTES;
 use super::resolve::{Located, kind};
 use super::roots::Scope;
-use agentwire_support::atomic_file::replace_at;
 
 /// The decoded `dataBase64` of `params`, refused when it is not base64 or is too large (the
 /// length is checked before decoding, so no more than the limit is ever decoded).

@@ -22,13 +22,13 @@ use agentwire_protocol::{
     GetConversationSummaryResponse, Thread, ThreadReadParams,
 };
 use agentwire_runtime::HandlerError;
+use agentwire_support::timestamps::rfc3339;
 
 use crate::Engine;
 use crate::pool::blocking;
 use crate::threads::Threads;
 use crate::threads::error::ThreadError;
 use crate::threads::paths::{ARCHIVED_SESSIONS, SESSIONS};
-use agentwire_support::timestamps::rfc3339;
 
 const METHOD: &str = GetConversationSummary::NAME;
 

@@ -41,7 +41,7 @@ use agentwire_runtime::Hub;
 
 // The model-facing shape of a tool lives with the providers.
 use crate::config::{McpServerConfig, McpToolApproval, Store};
-pub(crate) use crate::provider::ModelTool;
+pub(crate) use agentwire_providers::ModelTool;
 use slot::Slot;
 
 /// Default start-up time limit (initialize and the tool list), in seconds.

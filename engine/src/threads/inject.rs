@@ -17,13 +17,13 @@
 use std::sync::Arc;
 
 use agentwire_protocol::{ThreadInjectItemsParams, ThreadInjectItemsResponse, Turn, UserInput};
+use agentwire_providers::{HistoryEntry, ToolCall};
 use serde_json::Value;
 
 use super::error::ThreadError;
 use super::meta::{InjectedItems, ThreadSummary, now};
 use super::rollout::RolloutRecord;
 use super::{Threads, lock};
-use crate::provider::{HistoryEntry, ToolCall};
 
 /// Most items one request may add.
 const MAX_ITEMS: usize = 1000;

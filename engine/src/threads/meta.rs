@@ -295,9 +295,9 @@ impl ThreadSettings {
         // setting recorded before): its documented default, else none (the call asks the
         // server; see `provider::builtin`).
         if self.model_provider != crate::config::FIXTURE
-            && !crate::provider::builtin::is_named(&self.model)
+            && !agentwire_providers::builtin::is_named(&self.model)
         {
-            self.model = crate::provider::builtin::default_model(&self.model_provider, None)
+            self.model = agentwire_providers::builtin::default_model(&self.model_provider, None)
                 .unwrap_or_default();
         }
         *self != before

@@ -20,15 +20,15 @@ use agentwire_protocol::{
     ThreadCompactStartResponse, ThreadItem, ThreadItemKind, ThreadTokenUsageUpdatedNotification,
     Turn, TurnError, TurnStatus,
 };
+use agentwire_providers::{HistoryEntry, ModelRequest, ProviderEvent};
 use agentwire_runtime::{Peer, RequestContext};
+use agentwire_support::timestamps::now_ms;
 use tokio::sync::oneshot;
 
 use super::job::{self, JobKind, JobLedger};
 use super::{Turns, history};
-use crate::provider::{HistoryEntry, ModelRequest, ProviderEvent};
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id};
-use agentwire_support::timestamps::now_ms;
 
 /// What the model is asked to do with the conversation.
 pub(crate) const COMPACTION_PROMPT: &str = "Summarise the conversation so far for your own later use: \
@@ -130,7 +130,7 @@ impl CompactRun {
             instructions: None,
             history: std::mem::take(&mut self.history),
             steered: false,
-            output: crate::provider::OutputOptions::default(),
+            output: agentwire_providers::OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
             builtins: agentwire_tools::specs::BuiltinTools::default(),

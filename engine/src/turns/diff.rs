@@ -31,8 +31,9 @@ use std::path::{Path, PathBuf};
 use agentwire_protocol::{FileUpdateChange, PatchChangeKind};
 use sha1::{Digest, Sha1};
 
-use crate::config::layers::project_dirs;
 use agentwire_tools::patch::diff::hunks;
+
+use crate::config::layers::project_dirs;
 
 /// The largest file read; a larger one shows as binary.
 pub(crate) const MAX_TEXT: u64 = 4 * 1024 * 1024;

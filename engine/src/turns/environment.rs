@@ -32,10 +32,10 @@
 use std::path::Path;
 
 use agentwire_protocol::{AskForApproval, SandboxPolicy};
-
-use crate::provider::HistoryEntry;
-use crate::threads::meta::ThreadSettings;
+use agentwire_providers::HistoryEntry;
 use agentwire_tools::sandbox::{network_allowed, writable_roots};
+
+use crate::threads::meta::ThreadSettings;
 
 /// The tag that opens (and, with a `/`, closes) an environment context block.
 pub(crate) const TAG: &str = "environment_context";

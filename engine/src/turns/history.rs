@@ -7,11 +7,11 @@
 use std::collections::HashMap;
 
 use agentwire_protocol::{ThreadItemKind, Turn, UserInput};
+use agentwire_providers::{HistoryEntry, ToolCall};
+use agentwire_tools as tools;
 use serde_json::json;
 
-use crate::provider::{HistoryEntry, ToolCall};
 use crate::threads::meta::InjectedItems;
-use agentwire_tools as tools;
 
 /// Builds history entries from items, keeping an assistant entry open while tool calls may
 /// still join it.

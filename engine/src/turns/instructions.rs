@@ -29,9 +29,9 @@
 use std::path::{Path, PathBuf};
 
 use agentwire_protocol::LegacyAppPathString;
+use agentwire_providers::HistoryEntry;
 
 use crate::config::layers::project_dirs;
-use crate::provider::HistoryEntry;
 
 /// The file name of a project doc.
 pub(crate) const PROJECT_DOC: &str = "AGENTS.md";

@@ -39,6 +39,7 @@ use agentwire_protocol::{
     TurnStatus,
 };
 use agentwire_runtime::{Hub, Peer, RequestContext};
+use agentwire_support::timestamps::now_ms;
 use futures_util::FutureExt;
 use tokio::sync::oneshot;
 use tracing::{Instrument, Span};
@@ -47,7 +48,6 @@ use super::Turns;
 use crate::threads::error::ThreadError;
 use crate::threads::meta::now;
 use crate::threads::store::Claim;
-use agentwire_support::timestamps::now_ms;
 
 /// Which job runs: names it in logs and metrics, and says what its settling sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

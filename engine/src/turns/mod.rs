@@ -43,16 +43,16 @@ use agentwire_protocol::{
     TurnInterruptResponse, TurnItemsView, TurnStartParams, TurnStartResponse, TurnStatus,
     TurnSteerParams, TurnSteerResponse, UserInput,
 };
+use agentwire_providers::ModelProvider;
 use agentwire_runtime::{Hub, RequestContext};
+use agentwire_tools::sandbox::SandboxHelper;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::provider::ModelProvider;
 use crate::threads::Threads;
 use crate::threads::committer::Pending;
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, new_id, now};
 use crate::threads::store::Claim;
-use agentwire_tools::sandbox::SandboxHelper;
 use approval::SessionApprovals;
 use run::{Controls, TurnRun, TurnStart};
 
@@ -279,13 +279,14 @@ impl Turns {
             cwd: params.cwd.clone(),
             ..SettingsOverrides::default()
         });
-        crate::provider::content::resolve_local_images(
+        agentwire_providers::content::resolve_local_images(
             &mut params.input,
             std::path::Path::new(&preview.cwd),
         );
-        crate::provider::content::check_input(&params.input).map_err(ThreadError::InvalidParams)?;
+        agentwire_providers::content::check_input(&params.input)
+            .map_err(ThreadError::InvalidParams)?;
         if let Some(schema) = &params.output_schema {
-            crate::provider::schema::check(schema).map_err(ThreadError::InvalidParams)?;
+            agentwire_providers::schema::check(schema).map_err(ThreadError::InvalidParams)?;
         }
         let thread_id = params.thread_id;
         // Fails unless the thread is loaded. The turn's overrides stay for later turns.
@@ -305,7 +306,7 @@ impl Turns {
         }
         let settings = self.threads.update_settings(&thread_id, overrides)?;
         // The summary setting stays with the thread; the output schema is this turn's alone.
-        let output = crate::provider::OutputOptions {
+        let output = agentwire_providers::OutputOptions {
             summary: settings.reasoning_summary.clone(),
             schema: params.output_schema,
         };
@@ -403,12 +404,13 @@ impl Turns {
             .threads
             .update_settings(&params.thread_id, SettingsOverrides::default())
         {
-            crate::provider::content::resolve_local_images(
+            agentwire_providers::content::resolve_local_images(
                 &mut params.input,
                 std::path::Path::new(&settings.cwd),
             );
         }
-        crate::provider::content::check_input(&params.input).map_err(ThreadError::InvalidParams)?;
+        agentwire_providers::content::check_input(&params.input)
+            .map_err(ThreadError::InvalidParams)?;
         let running = lock(&self.running);
         let turn = Self::expect_running(&running, &params.thread_id, &params.expected_turn_id)?;
         if !turn.accepts_steer {
@@ -539,7 +541,8 @@ impl Turns {
                 "input: must not be empty".to_owned(),
             ));
         }
-        crate::provider::content::check_input(&params.input).map_err(ThreadError::InvalidParams)?;
+        agentwire_providers::content::check_input(&params.input)
+            .map_err(ThreadError::InvalidParams)?;
         match self
             .threads
             .subscribers

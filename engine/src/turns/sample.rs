@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use agentwire_protocol::{ThreadSampleParams, TurnStatus};
+use agentwire_providers::{HistoryEntry, ModelRequest, OutputOptions};
 
 use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, base_instructions, context_entries};
 use super::{Turns, history};
-use crate::provider::{HistoryEntry, ModelRequest, OutputOptions};
 use crate::threads::error::ThreadError;
 use crate::threads::meta::SettingsOverrides;
 
@@ -103,7 +103,7 @@ impl Turns {
     pub(crate) fn sample_stream(
         &self,
         request: ModelRequest,
-    ) -> tokio::sync::mpsc::Receiver<crate::provider::ProviderEvent> {
+    ) -> tokio::sync::mpsc::Receiver<agentwire_providers::ProviderEvent> {
         self.provider.stream(request)
     }
 }

@@ -24,15 +24,15 @@ use agentwire_protocol::{
     ThreadShellCommandResponse, Turn, TurnStatus,
 };
 use agentwire_runtime::{Peer, RequestContext};
+use agentwire_support::timestamps::now_ms;
+use agentwire_tools::actions;
+use agentwire_tools::exec::{self, ExecRequest};
 use tokio::sync::oneshot;
 
 use super::Turns;
 use super::job::{self, JobKind, JobLedger};
 use crate::threads::error::ThreadError;
 use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id};
-use agentwire_support::timestamps::now_ms;
-use agentwire_tools::actions;
-use agentwire_tools::exec::{self, ExecRequest};
 
 /// Time limit when the client gives none.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60 * 60);

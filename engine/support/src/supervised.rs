@@ -27,12 +27,7 @@ use tokio::task::JoinHandle;
 /// Spawns `work` (`what`: its name in the log) on `runtime`; if it panics, the panic is logged
 /// and `cleanup` runs. Aborting the returned handle stops `work` without running `cleanup`
 /// (whoever aborts cleans up).
-pub fn spawn_on<F, C>(
-    runtime: &Handle,
-    what: &'static str,
-    work: F,
-    cleanup: C,
-) -> JoinHandle<()>
+pub fn spawn_on<F, C>(runtime: &Handle, what: &'static str, work: F, cleanup: C) -> JoinHandle<()>
 where
     F: Future<Output = ()> + Send + 'static,
     C: FnOnce() + Send + 'static,

@@ -25,7 +25,6 @@ pub(crate) const ALLOWED_CYCLES: &[(&[&str], &str)] = &[(
         "permission_profiles.rs",
         "plugins/",
         "pool.rs",
-        "provider/",
         "requirements.rs",
         "search/",
         "skills.rs",
@@ -46,16 +45,10 @@ pub(crate) const ALLOWED_CYCLES: &[(&[&str], &str)] = &[(
 /// `Engine` knot above would hide.
 pub(crate) const ALLOWED_ROOTLESS_CYCLES: &[(&[&str], &str)] = &[
     (
-        &[
-            "accounts/",
-            "config/",
-            "provider/",
-            "threads/",
-            "turns/instructions.rs",
-        ],
-        "the vocabulary knot: provider takes ConfigFile and Accounts from config/accounts, \
-         config takes the built-in providers and the thread defaults (threads/meta.rs) back, \
-         threads take instructions from turns/",
+        &["config/", "threads/", "turns/instructions.rs"],
+        "the vocabulary knot: config takes the thread defaults (threads/meta.rs) and the \
+         home's paths (threads/paths.rs), threads take configuration and the instructions \
+         from turns/",
     ),
     (
         &[
@@ -121,17 +114,6 @@ pub(crate) const ALLOWED_ARROWS: &[(&str, &str, &str)] = &[
         "pool.rs",
         "config writes run on the blocking pool of the request layer",
     ),
-    // The providers' vocabulary still lives in the engine.
-    (
-        "provider/mod.rs",
-        "config/mod.rs",
-        "Providers::new reads the whole ConfigFile; it is to take the provider tables and the fixture script alone",
-    ),
-    (
-        "provider/",
-        "accounts/",
-        "credentials come from Accounts; the providers crate would take a credentials trait",
-    ),
     // Configuration that reaches up.
     (
         "config/",
@@ -195,6 +177,6 @@ pub(crate) fn matches(path: &str, prefix: &str) -> bool {
 /// Crates over a third of the workspace's code today: (member folder, reason).
 pub(crate) const ALLOWED_CRATE_SHARES: &[(&str, &str)] = &[(
     "engine",
-    "the engine is being split into crates (agentwire-support and agentwire-tools so far); the \
-     providers, the configuration and the store are next (issue 35)",
+    "the engine is being split into crates (agentwire-support, agentwire-tools and \
+     agentwire-providers so far); the configuration and the store are next (issue 35)",
 )];

@@ -50,6 +50,7 @@ use sources::read_sources;
 const PART_CRATES: &[(&str, &str)] = &[
     ("agentwire-support", "support"),
     ("agentwire-tools", "tools"),
+    ("agentwire-providers", "providers"),
 ];
 
 /// The engine crate's folder.

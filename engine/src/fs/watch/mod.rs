@@ -27,6 +27,7 @@ use std::time::Duration;
 use agentwire_protocol::methods::FsChanged;
 use agentwire_protocol::{AbsolutePathBuf, FsChangedNotification};
 use agentwire_runtime::{ConnectionId, HandlerError, Peer};
+use agentwire_support::atomic_file::TEMP_PREFIX;
 use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use rustix::fs::{FileType, fstat};
@@ -35,7 +36,6 @@ use tokio::sync::Notify;
 use super::error::{FsResult, Reason};
 use super::resolve::kind;
 use super::roots::{Scope, real_path};
-use agentwire_support::atomic_file::TEMP_PREFIX;
 use pending::Pending;
 
 /// Most watches one connection may hold.

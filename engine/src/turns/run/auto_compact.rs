@@ -18,13 +18,13 @@
 use agentwire_protocol::ContextCompactedNotification;
 use agentwire_protocol::ThreadItemKind;
 use agentwire_protocol::methods::ThreadCompacted;
+use agentwire_providers::{HistoryEntry, ModelRequest, OutputOptions};
+use agentwire_tools::BYTES_PER_TOKEN;
 
 use super::{CallEnd, TurnRun, now_ms};
-use crate::provider::{HistoryEntry, ModelRequest, OutputOptions};
 use crate::threads::meta::new_id;
 use crate::turns::compact::COMPACTION_PROMPT;
 use crate::turns::history::SUMMARY_PREFIX;
-use agentwire_tools::BYTES_PER_TOKEN;
 
 /// The share of the context window at which a thread without a configured limit is compacted,
 /// in percent.

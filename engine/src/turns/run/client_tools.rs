@@ -30,12 +30,12 @@ use agentwire_protocol::{
     ToolRequestUserInputOption, ToolRequestUserInputParams, ToolRequestUserInputQuestion,
     ToolRequestUserInputResponse,
 };
+use agentwire_providers::ToolCall;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{CallEnd, TurnRun, now_ms};
 use crate::mcp::ModelTool;
-use crate::provider::ToolCall;
 
 /// The name of the tool by which the model asks the user questions.
 pub(crate) const REQUEST_USER_INPUT: &str = "request_user_input";

@@ -24,17 +24,17 @@ use agentwire_protocol::{
     CommandExecutionOutputDeltaNotification, ItemCompletedNotification,
     TerminalInteractionNotification, ThreadItem, ThreadItemKind,
 };
+use agentwire_tools::exec::ExecRequest;
+use agentwire_tools::exec_sessions::{
+    self, Ended, Launch, Session, SessionInfo, WRITE_YIELD_DEFAULT, WriteStdinArgs,
+};
+use agentwire_tools::truncate::middle_cut;
 
 use super::tools::{CommandItem, Outcome, command_result};
 use super::{CallEnd, TurnRun, now_ms};
 use crate::threads::Threads;
 use crate::threads::subscribers::Audience;
 use crate::turns::Turns;
-use agentwire_tools::exec::ExecRequest;
-use agentwire_tools::exec_sessions::{
-    self, Ended, Launch, Session, SessionInfo, WRITE_YIELD_DEFAULT, WriteStdinArgs,
-};
-use agentwire_tools::truncate::middle_cut;
 
 /// The time limit of a session's command: none to speak of (it ends when it ends, or is
 /// killed).

@@ -17,11 +17,11 @@ use agentwire_protocol::{
     HookCompletedNotification, HookEventName, HookMetadata, HookPromptFragment,
     HookStartedNotification, ThreadItemKind, UserInput,
 };
+use agentwire_providers::{HistoryEntry, ToolCall, user_text};
 use serde_json::{Map, Value, json};
 
 use super::{CallEnd, TurnRun, now_ms};
 use crate::hooks::run::{HookEnv, HookEvent, Notice, Notify, Verdict, run_event};
-use crate::provider::{HistoryEntry, ToolCall, user_text};
 use crate::threads::meta::new_id;
 
 /// Most times `Stop` hooks may send a turn back to the model.

@@ -10,11 +10,11 @@
 use std::path::Path;
 
 use agentwire_protocol::{LegacyAppPathString, ThreadItemKind, UserInput, WebSearchAction};
+use agentwire_providers::HistoryEntry;
+use agentwire_tools::{VIEW_IMAGE, WEB_SEARCH, web_search};
 use serde_json::json;
 
 use super::{TurnRun, now_ms};
-use crate::provider::HistoryEntry;
-use agentwire_tools::{VIEW_IMAGE, WEB_SEARCH, web_search};
 
 impl TurnRun {
     /// A `view_image` call: the result for the model, and the image's absolute path when it is
@@ -28,7 +28,7 @@ impl TurnRun {
         let input = [UserInput::local_image().path(absolute.clone()).build()];
         // `check_input` reads the file's first bytes on a thread of its own, with a deadline.
         let checked =
-            tokio::task::spawn_blocking(move || crate::provider::content::check_input(&input))
+            tokio::task::spawn_blocking(move || agentwire_providers::content::check_input(&input))
                 .await
                 .unwrap_or_else(|join| Err(format!("the check stopped unexpectedly ({join})")));
         if let Err(error) = checked {

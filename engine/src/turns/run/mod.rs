@@ -61,7 +61,10 @@ use agentwire_protocol::{
     ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown, Turn, TurnError, TurnItemsView,
     TurnStatus,
 };
+use agentwire_providers::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use agentwire_runtime::{Answered, Peer};
+use agentwire_support::timestamps::now_ms;
+use agentwire_tools::specs::BuiltinTools;
 use tokio::sync::{mpsc, oneshot};
 
 use super::diff::TurnDiff;
@@ -70,11 +73,8 @@ use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, base_instructions, cont
 use super::job::{JobKind, JobLedger};
 use super::{Steer, Turns};
 use crate::config::overrides::with_overrides;
-use crate::provider::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use crate::threads::meta::{ThreadSettings, new_id};
 use crate::threads::subscribers::Audience;
-use agentwire_support::timestamps::now_ms;
-use agentwire_tools::specs::BuiltinTools;
 
 /// Most model calls one turn makes (each tool-call round is one more); a model that keeps
 /// calling tools past it fails the turn rather than running forever.

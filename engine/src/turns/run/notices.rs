@@ -14,10 +14,10 @@ use agentwire_protocol::methods::{AccountRateLimitsUpdated, ModelRerouted};
 use agentwire_protocol::{
     AccountRateLimitsUpdatedNotification, ModelRerouteReason, ModelReroutedNotification,
 };
+use agentwire_providers::ProviderNotice;
+use agentwire_providers::builtin::is_named;
 
 use super::TurnRun;
-use crate::provider::ProviderNotice;
-use crate::provider::builtin::is_named;
 
 impl TurnRun {
     /// Reports `notice` of a call that asked for model `asked`.

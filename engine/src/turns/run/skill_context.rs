@@ -3,9 +3,9 @@
 //! that input.
 
 use agentwire_protocol::{SkillMetadata, UserInput};
+use agentwire_providers::HistoryEntry;
 
 use super::TurnRun;
-use crate::provider::HistoryEntry;
 use crate::turns::skills::{mentioned, model_list};
 
 impl TurnRun {

@@ -32,6 +32,13 @@ use agentwire_protocol::{
 use agentwire_protocol::{
     PlanDeltaNotification, TurnDiffUpdatedNotification, TurnPlanUpdatedNotification,
 };
+use agentwire_providers::{HistoryEntry, ToolCall};
+use agentwire_tools::exec::{self, ExecRequest};
+use agentwire_tools::sandbox::SandboxHelper;
+use agentwire_tools::truncate::middle_cut;
+use agentwire_tools::{
+    self as tools, Invocation, SandboxPermissions, ShellArgs, actions, patch, sandbox,
+};
 // turn notifications area: a patch whose written change set differs from the announced one.
 use agentwire_protocol::FileChangePatchUpdatedNotification;
 use agentwire_protocol::methods::FileChangePatchUpdated;
@@ -42,13 +49,6 @@ use super::super::approval::{
 };
 use super::super::diff::TurnDiff;
 use super::{CallEnd, TurnRun, now_ms};
-use crate::provider::{HistoryEntry, ToolCall};
-use agentwire_tools::exec::{self, ExecRequest};
-use agentwire_tools::sandbox::SandboxHelper;
-use agentwire_tools::truncate::middle_cut;
-use agentwire_tools::{
-    self as tools, Invocation, SandboxPermissions, ShellArgs, actions, patch, sandbox,
-};
 
 /// Time limit of a command when the model gives none.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

@@ -165,8 +165,10 @@ pub(crate) fn apply(
 /// Puts `content` at `at` (with `mode`, or the default of a new file).
 fn write(at: &Anchored, content: &[u8], mode: Option<u32>) -> Result<(), String> {
     let (dir, name) = parent(at, true)?;
-    agentwire_support::atomic_file::replace_at(dir.as_fd(), name, mode, |file| file.write_all(content))
-        .map_err(|e| e.to_string())
+    agentwire_support::atomic_file::replace_at(dir.as_fd(), name, mode, |file| {
+        file.write_all(content)
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// Removes the entry `at` (a link itself, never what it points to).

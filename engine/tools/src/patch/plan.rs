@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use agentwire_protocol::{FileUpdateChange, PatchChangeKind};
 
-use super::error::PatchError;
 use super::diff::unified;
 use super::edit::apply_hunks;
+use super::error::PatchError;
 use super::parse::{FileOp, Patch};
 use super::resolve::{absolute, real, real_entry};
 

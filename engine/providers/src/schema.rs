@@ -13,7 +13,7 @@ use agentwire_protocol::CodexErrorInfo;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::{EVENT_QUEUE, ProviderEvent};
+use crate::call::{EVENT_QUEUE, ProviderEvent};
 
 /// Most violations an error lists.
 const MAX_LISTED: usize = 3;
@@ -29,7 +29,7 @@ fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
 }
 
 /// Checks that `schema` (a turn's `outputSchema`) is a JSON Schema object that compiles.
-pub(crate) fn check(schema: &Value) -> Result<(), String> {
+pub fn check(schema: &Value) -> Result<(), String> {
     if !schema.is_object() {
         return Err("outputSchema: must be a JSON Schema object".to_owned());
     }
@@ -206,7 +206,7 @@ mod tests {
         let events = vec![
             text("let me check"),
             ProviderEvent::ItemDone,
-            ProviderEvent::ToolCall(crate::provider::ToolCall {
+            ProviderEvent::ToolCall(crate::call::ToolCall {
                 call_id: "c".to_owned(),
                 name: "shell".to_owned(),
                 arguments: "{}".to_owned(),

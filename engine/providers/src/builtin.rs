@@ -30,7 +30,7 @@ use toml::{Table, Value};
 use super::settings::{FIXTURE, ProviderConfig};
 
 /// The OpenAI provider's id.
-pub(crate) const OPENAI: &str = "openai";
+pub const OPENAI: &str = "openai";
 /// OpenAI's API root.
 pub(crate) const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -42,7 +42,7 @@ pub(crate) const OPENAI_DEFAULT_MODEL: &str = "gpt-6.2-sol";
 /// nobody chose one: the first of the table's `models`, else the provider's documented
 /// default; `None` when neither names one (the server's first model is asked for then), and
 /// for `fixture` (whose one model is [`FIXTURE`]).
-pub(crate) fn default_model(id: &str, table: Option<&ProviderConfig>) -> Option<String> {
+pub fn default_model(id: &str, table: Option<&ProviderConfig>) -> Option<String> {
     if id == FIXTURE {
         return None;
     }
@@ -55,7 +55,7 @@ pub(crate) fn default_model(id: &str, table: Option<&ProviderConfig>) -> Option<
 
 /// Whether `model` names a model an HTTP provider can be asked for: not empty, and not the
 /// fixture's model (which stands for "none chosen" there).
-pub(crate) fn is_named(model: &str) -> bool {
+pub fn is_named(model: &str) -> bool {
     !model.trim().is_empty() && model != FIXTURE
 }
 
@@ -106,7 +106,7 @@ fn entries() -> Vec<(&'static str, Table)> {
 /// already has for a built-in id is merged over the built-in one, key by key. A
 /// `model_providers` that is not a table, or an entry that is not one, is left as it is (and
 /// reported as the bad value it is).
-pub(crate) fn overlay(table: &mut Table) {
+pub fn overlay(table: &mut Table) {
     let providers = table
         .entry("model_providers")
         .or_insert_with(|| Value::Table(Table::new()));
@@ -134,9 +134,7 @@ mod tests {
     #[test]
     fn a_provider_without_a_chosen_model_has_its_listed_or_documented_default() {
         let listed = ProviderConfig {
-            models: vec![crate::provider::settings::ConfiguredModel::Id(
-                "qwen".to_owned(),
-            )],
+            models: vec![crate::settings::ConfiguredModel::Id("qwen".to_owned())],
             ..ProviderConfig::default()
         };
         assert_eq!(

@@ -8,15 +8,15 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 /// The id of the built-in fixture provider.
-pub(crate) const FIXTURE: &str = "fixture";
+pub const FIXTURE: &str = "fixture";
 
 /// One `[model_providers.<id>]` table: a server speaking the OpenAI chat-completions API or
 /// the OpenAI Responses API. The built-in ids (`openai`, `ollama`, `oss`, `lmstudio`; see
-/// [`crate::provider::builtin`]) have an entry without a table; a table with one of those ids
+/// [`crate::builtin`]) have an entry without a table; a table with one of those ids
 /// is merged over it key by key.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ProviderConfig {
+pub struct ProviderConfig {
     /// A name for people (logs, errors); the id when left out.
     #[serde(default)]
     pub name: Option<String>,
@@ -64,7 +64,7 @@ pub(crate) struct ProviderConfig {
 /// The wire protocol a provider speaks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum WireApi {
+pub enum WireApi {
     /// `POST /chat/completions` with `stream: true`.
     #[default]
     Chat,
@@ -75,7 +75,7 @@ pub(crate) enum WireApi {
 /// One entry of a provider's `models` list in `config.toml`: a model id, or a table.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
-pub(crate) enum ConfiguredModel {
+pub enum ConfiguredModel {
     /// Just the id (`"qwen2.5-coder"`).
     Id(String),
     /// `{ id, display_name, hidden, reasoning_efforts }`.
@@ -95,7 +95,7 @@ impl ConfiguredModel {
 /// A model described in `config.toml`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ModelTable {
+pub struct ModelTable {
     /// The model slug sent to the server.
     pub id: String,
     /// The name a picker shows (the id when left out).

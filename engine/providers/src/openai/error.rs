@@ -3,7 +3,7 @@
 use agentwire_protocol::CodexErrorInfo;
 
 use super::sse::excerpt;
-use crate::provider::ProviderEvent;
+use crate::call::ProviderEvent;
 
 /// A failed call: the user's message, details, and the failure kind.
 pub(crate) fn failure(

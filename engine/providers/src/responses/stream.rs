@@ -24,9 +24,9 @@ use std::collections::BTreeMap;
 use agentwire_protocol::{CodexErrorInfo, TokenUsageBreakdown};
 use serde_json::Value;
 
-use crate::provider::openai::sse::excerpt;
-use crate::provider::openai::stream::StreamFault;
-use crate::provider::{ProviderEvent, ProviderNotice, ToolCall};
+use crate::call::{ProviderEvent, ProviderNotice, ToolCall};
+use crate::openai::sse::excerpt;
+use crate::openai::stream::StreamFault;
 
 /// Most tool calls one response may make.
 const MAX_TOOL_CALLS: usize = 128;
@@ -366,7 +366,7 @@ fn breakdown(usage: &Value) -> TokenUsageBreakdown {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::openai::sse::SseParser;
+    use crate::openai::sse::SseParser;
     use serde_json::json;
 
     /// A realistic stream: reasoning summary, a message, a function call, completion.

@@ -5,7 +5,7 @@
 //! A chat call is one `POST {base_url}/chat/completions` ([`request`]) whose
 //! Server-Sent-Events response ([`sse`]) is decoded into provider events ([`stream`]); a
 //! Responses call is one `POST {base_url}/responses` built and decoded by
-//! [`crate::provider::responses`]. Both share the rest: rate limits, server failures and
+//! [`crate::responses`]. Both share the rest: rate limits, server failures and
 //! unreachable servers are retried with backoff ([`retry`]) before anything was forwarded;
 //! other failures end the call with an error the user can act on ([`error`]).
 
@@ -21,17 +21,17 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use agentwire_protocol::{CodexErrorInfo, ReasoningSummary};
+use agentwire_tools::specs;
 use futures_util::StreamExt;
 use reqwest::header::{
     AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER,
 };
 use tokio::sync::mpsc;
 
-use super::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent, ProviderNotice};
-use crate::accounts::Accounts;
-use crate::provider::responses;
-use crate::provider::settings::{ProviderConfig, WireApi};
-use agentwire_tools::specs;
+use crate::call::{EVENT_QUEUE, ModelProvider, ModelRequest, ProviderEvent, ProviderNotice};
+use crate::credentials::Credentials;
+use crate::settings::{ProviderConfig, WireApi};
+use crate::{rate_limits, responses};
 use error::failure;
 use sse::SseParser;
 use stream::{Decoder, StreamFault};
@@ -41,8 +41,8 @@ use stream::{Decoder, StreamFault};
 const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 
 /// What a provider falls back on when a call does not say.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Defaults {
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Defaults {
     /// The model (`model` in config.toml).
     pub model: Option<String>,
     /// The reasoning summary setting (`model_reasoning_summary`).
@@ -112,7 +112,7 @@ struct Endpoint {
     /// Its `name`, else its id (for rate-limit snapshots).
     display_name: String,
     /// The stored API key (used when there is no `env_key`) and the rate-limit record.
-    accounts: Arc<Accounts>,
+    credentials: Arc<dyn Credentials>,
     /// `{base_url}/chat/completions` or `{base_url}/responses`.
     url: reqwest::Url,
     /// The wire protocol.
@@ -169,13 +169,13 @@ fn retryable_in_stream(error: &ProviderEvent) -> bool {
 
 impl OpenAiProvider {
     /// The provider `id` configured by `config`; calls fall back on `defaults`; without an
-    /// `env_key` the key stored in `accounts` is sent. Fails with the reason when the table is
+    /// `env_key` the key stored in `credentials` is sent. Fails with the reason when the table is
     /// unusable.
     pub(crate) fn new(
         id: &str,
         config: &ProviderConfig,
         defaults: Defaults,
-        accounts: Arc<Accounts>,
+        credentials: Arc<dyn Credentials>,
     ) -> Result<Self, String> {
         let here = format!("[model_providers.{id}]");
         let base = config.base_url.trim().trim_end_matches('/');
@@ -225,7 +225,7 @@ impl OpenAiProvider {
                 },
                 id: id.to_owned(),
                 display_name: config.name.clone().unwrap_or_else(|| id.to_owned()),
-                accounts,
+                credentials,
                 url,
                 wire: config.wire_api,
                 env_key: config.env_key.clone().filter(|k| !k.is_empty()),
@@ -311,11 +311,9 @@ impl Endpoint {
                 Ok(response) => {
                     // The limits it reports reach the clients before its output.
                     let headers = response.headers();
-                    if let Some(limits) = crate::accounts::rate_limits_from_headers(
-                        &self.id,
-                        &self.display_name,
-                        headers,
-                    ) {
+                    if let Some(limits) =
+                        rate_limits::from_headers(&self.id, &self.display_name, headers)
+                    {
                         let notice = ProviderNotice::RateLimits(Box::new(limits));
                         let _ = events.send(ProviderEvent::Notice(notice)).await;
                     }
@@ -353,7 +351,7 @@ impl Endpoint {
     async fn open(&self, request: &ModelRequest) -> Result<reqwest::Response, ProviderEvent> {
         let key = match &self.env_key {
             None => {
-                let stored = self.accounts.stored_key().await.map_err(|e| {
+                let stored = self.credentials.stored_key().await.map_err(|e| {
                     failure(
                         format!("{} cannot use the stored API key: {e}", self.name),
                         None,
@@ -426,8 +424,11 @@ impl Endpoint {
                 .send();
             let outcome = tokio::time::timeout(self.request_timeout, sent).await;
             if let Ok(Ok(response)) = &outcome {
-                self.accounts
-                    .record_rate_limits(&self.id, &self.display_name, response.headers());
+                let said =
+                    rate_limits::from_headers(&self.id, &self.display_name, response.headers());
+                if let Some(snapshot) = said {
+                    self.credentials.record_rate_limits(&self.id, snapshot);
+                }
             }
             let retry_after = match outcome {
                 Ok(Ok(response)) if response.status().is_success() => return Ok(response),

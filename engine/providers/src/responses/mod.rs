@@ -7,7 +7,7 @@
 //! reasoning summary deltas, output items (messages, reasoning, function calls) as they start
 //! and finish, and `response.completed` with the token usage (or `response.failed` / `error`).
 //! Sending, retries, timeouts and HTTP errors are shared with the chat wire
-//! ([`crate::provider::openai`]).
+//! ([`crate::openai`]).
 
 pub(crate) mod request;
 pub(crate) mod stream;

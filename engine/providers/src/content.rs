@@ -15,7 +15,7 @@ use std::io::Read;
 use agentwire_protocol::{ImageDetail, MediaSource, UserInput};
 use base64::Engine as _;
 
-use super::user_text;
+use crate::call::user_text;
 
 /// The largest image file attached (20 MiB, as OpenAI's image inputs allow).
 pub(crate) const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
@@ -121,7 +121,7 @@ fn read_image(path: &str, whole: bool) -> Result<(ImageType, Vec<u8>), String> {
 /// Makes the path of each `localImage` in `input` absolute, a relative one taken from `cwd` (the
 /// thread's working directory, not the server's), so the turn, its recorded item and every later
 /// model call read the same file.
-pub(crate) fn resolve_local_images(input: &mut [UserInput], cwd: &std::path::Path) {
+pub fn resolve_local_images(input: &mut [UserInput], cwd: &std::path::Path) {
     for part in input {
         if let UserInput::LocalImage { path, .. } = part
             && !path.is_empty()
@@ -143,7 +143,7 @@ const CHECK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
 /// [`MAX_IMAGE_BYTES`]; each `image` URL must not be empty. The error names the input's index,
 /// the path and why. The files are looked at (opened without blocking, their first bytes read)
 /// off the calling thread, for at most [`CHECK_DEADLINE`].
-pub(crate) fn check_input(input: &[UserInput]) -> Result<(), String> {
+pub fn check_input(input: &[UserInput]) -> Result<(), String> {
     let mut images = Vec::new();
     for (index, part) in input.iter().enumerate() {
         match part {

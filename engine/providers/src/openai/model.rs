@@ -1,6 +1,6 @@
 //! Which model a call asks for: the call's (the thread's or turn's model), else `model` in
 //! `config.toml`, else the first of the provider's `models` list, else its documented default
-//! (see [`crate::provider::builtin`]), else the first model the server lists
+//! (see [`crate::builtin`]), else the first model the server lists
 //! (`GET {base_url}/models`, asked once per provider configuration and kept). The fixture's
 //! model counts as none: it is never sent to an HTTP provider.
 
@@ -13,8 +13,8 @@ use serde::Deserialize;
 
 use super::Endpoint;
 use super::error::{chain, failure};
-use crate::provider::builtin::is_named;
-use crate::provider::{ModelRequest, ProviderEvent};
+use crate::builtin::is_named;
+use crate::call::{ModelRequest, ProviderEvent};
 
 /// The largest `/models` answer read.
 const MAX_MODELS_BODY: usize = 4 * 1024 * 1024;

@@ -16,7 +16,7 @@ use agentwire_protocol::{CodexErrorInfo, TokenUsageBreakdown};
 use serde::Deserialize;
 
 use super::sse::excerpt;
-use crate::provider::{ProviderEvent, ProviderNotice, ToolCall};
+use crate::call::{ProviderEvent, ProviderNotice, ToolCall};
 
 /// Most tool calls one response may make.
 const MAX_TOOL_CALLS: usize = 128;

@@ -2,11 +2,13 @@
 
 use std::time::Duration;
 
+use agentwire_tools::specs;
 use tokio::sync::mpsc;
 
-use super::script::{Response, Script, Step, Usage};
-use super::{EVENT_QUEUE, HistoryEntry, ModelProvider, ModelRequest, ProviderEvent, ToolCall};
-use agentwire_tools::specs;
+use crate::call::{
+    EVENT_QUEUE, HistoryEntry, ModelProvider, ModelRequest, ProviderEvent, ToolCall, user_text,
+};
+use crate::script::{Response, Script, Step, Usage};
 
 /// Answers each model call with the first scripted response matching the newest user
 /// message; a steered message is answered with the script's `steerReply`, quoting it.
@@ -60,7 +62,7 @@ fn newest_user_message(history: &[HistoryEntry]) -> (String, usize) {
     let mut calls = 0;
     for entry in history.iter().rev() {
         match entry {
-            HistoryEntry::User { content } => return (super::user_text(content), calls),
+            HistoryEntry::User { content } => return (user_text(content), calls),
             HistoryEntry::Assistant { .. } => calls += 1,
             HistoryEntry::ToolResult { .. }
             | HistoryEntry::Developer { .. }
@@ -219,7 +221,7 @@ mod tests {
             instructions: None,
             history,
             steered,
-            output: crate::provider::OutputOptions::default(),
+            output: crate::call::OutputOptions::default(),
             mcp_tools: Vec::new(),
             client_tools: Vec::new(),
             builtins: specs::BuiltinTools::default(),

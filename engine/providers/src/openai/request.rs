@@ -12,11 +12,11 @@
 //! turn's `outputSchema` goes as
 //! `response_format: {type: "json_schema", json_schema: {name, schema, strict: true}}`.
 
+use agentwire_tools::specs::ToolSpec;
 use serde_json::{Value, json};
 
-use crate::provider::content::{self, ImageSource, Part};
-use crate::provider::{HistoryEntry, ModelRequest, user_text};
-use agentwire_tools::specs::ToolSpec;
+use crate::call::{HistoryEntry, ModelRequest, user_text};
+use crate::content::{self, ImageSource, Part};
 
 /// The name structured output is sent under (both wires).
 pub(crate) const OUTPUT_SCHEMA_NAME: &str = "output_schema";
@@ -179,7 +179,7 @@ fn message(entry: &HistoryEntry) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::{OutputOptions, ToolCall};
+    use crate::call::{OutputOptions, ToolCall};
     use agentwire_protocol::{ImageDetail, MediaSource, ReasoningEffort, UserInput};
 
     fn request(history: Vec<HistoryEntry>) -> ModelRequest {

@@ -19,12 +19,12 @@
 //! - `stream: true`, `store: false`, `tool_choice: "auto"`, `parallel_tool_calls: false`.
 
 use agentwire_protocol::{ReasoningSummary, UserInput};
+use agentwire_tools::specs::ToolSpec;
 use serde_json::{Value, json};
 
-use crate::provider::content::{self, ImageSource, Part};
-use crate::provider::openai::OUTPUT_SCHEMA_NAME;
-use crate::provider::{HistoryEntry, ModelRequest};
-use agentwire_tools::specs::ToolSpec;
+use crate::call::{HistoryEntry, ModelRequest};
+use crate::content::{self, ImageSource, Part};
+use crate::openai::OUTPUT_SCHEMA_NAME;
 
 /// The JSON body of `POST {base_url}/responses` for `request`, sent to `model`, offering
 /// `tools`; `summary` is the reasoning summary setting when the call names none.
@@ -210,7 +210,7 @@ fn user_content(content: &[UserInput]) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::{OutputOptions, ToolCall};
+    use crate::call::{OutputOptions, ToolCall};
     use agentwire_protocol::{MediaSource, ReasoningEffort};
 
     fn responses(model: &str) -> agentwire_tools::specs::Offer<'_> {
@@ -370,7 +370,7 @@ mod tests {
                 content: vec![text("hi")],
             },
         ]);
-        request.mcp_tools = vec![crate::provider::ModelTool {
+        request.mcp_tools = vec![crate::call::ModelTool {
             name: "everything__echo".to_owned(),
             description: "Echoes".to_owned(),
             parameters: json!({"type": "object"}),
