@@ -23,7 +23,6 @@ mod config;
 mod diagnostics;
 mod features;
 mod feedback;
-mod fs;
 mod handler;
 mod history_search;
 mod hooks;
@@ -40,10 +39,7 @@ mod pool;
 mod providers_rpc;
 mod requirements;
 mod rollout_compress;
-mod search;
 mod skills;
-#[cfg(test)]
-mod test_peer;
 mod thread_settings;
 mod thread_surface;
 mod threads;
@@ -124,11 +120,11 @@ pub struct Engine {
     config_store: Arc<config::Store>,
     accounts: Arc<accounts::Accounts>,
     catalog: catalog::Catalog,
-    search: search::Search,
+    search: agentwire_files::search::Search,
     /// The thread searches in flight (`thread/search*`), for their cancellation.
     history_search: history_search::Searches,
     mcp: Arc<mcp::McpManager>,
-    fs: fs::Fs,
+    fs: agentwire_files::fs::Fs,
     skills: Arc<skills::Skills>,
     /// Projects, thread sections, attachment owners and the drains of thread queues.
     organisation: Arc<organisation::Organisation>,
@@ -185,8 +181,6 @@ impl Engine {
             }
         });
         let command_exec = command_exec::CommandExecs::new(sandbox.clone());
-        let fs = fs::Fs::new(&config.home, &config.private_paths)
-            .with_copy_budget(effective.file.fs_copy_max_bytes); // issue 32: fs/copy budget
         let store = match config.store.clone().map(Ok).or_else(|| {
             let url = effective.file.store.as_ref()?.url.as_deref()?;
             Some(StoreUrl::parse(url).map_err(|e| format!("[store] url in config.toml: {e}")))
@@ -199,6 +193,8 @@ impl Engine {
             }
         };
         let threads = Arc::new(threads::Threads::open(store, config_store.clone()));
+        let fs = agentwire_files::fs::Fs::new(&config.home, &config.private_paths, threads.clone())
+            .with_copy_budget(effective.file.fs_copy_max_bytes); // issue 32: fs/copy budget
         let accounts = Arc::new(accounts::Accounts::new(&config.home));
         let provider = Arc::new(config::providers::LiveProviders::new(
             config.home.clone(),
@@ -229,7 +225,7 @@ impl Engine {
             config_store,
             accounts,
             catalog: catalog::Catalog::default(),
-            search: search::Search::new(),
+            search: agentwire_files::search::Search::new(),
             history_search: history_search::Searches::default(),
             mcp,
             fs,

@@ -106,7 +106,7 @@ pub fn home_and_workspace(root: &Path) -> (PathBuf, PathBuf) {
 }
 
 /// Makes `home`'s `config.toml` select the fixture model with a script of one response made of
-/// `steps` (see `engine/src/provider/script.rs`), followed by `extra_config` (more TOML).
+/// `steps` (see `engine/providers/src/script.rs`), followed by `extra_config` (more TOML).
 pub fn fixture_steps(home: &Path, steps: serde_json::Value, extra_config: &str) {
     let script = serde_json::json!({"version": 1, "responses": [{"steps": steps}]});
     std::fs::write(home.join("script.json"), script.to_string()).expect("write script");

@@ -1,6 +1,6 @@
 //! Turns end to end: the real binary over stdio with the fixture model provider, each test with
 //! its own `AGENTWIRE_HOME`. Tests that need a slow model write a fixture script (the format is
-//! documented in `engine/src/provider/script.rs`) and select it in `config.toml`.
+//! documented in `engine/providers/src/script.rs`) and select it in `config.toml`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

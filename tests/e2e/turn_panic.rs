@@ -1,7 +1,7 @@
 //! Panic-safe turns: a turn whose task panics mid-turn is settled as `failed` (error
 //! notification, `turn/completed`, the rollout record) and its thread accepts the next turn.
 //! The panic comes from the fixture provider's `panic` step (see
-//! `engine/src/provider/script.rs`), selected by the home's `config.toml`.
+//! `engine/providers/src/script.rs`), selected by the home's `config.toml`.
 
 use serde_json::{Value, json};
 

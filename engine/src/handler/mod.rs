@@ -18,6 +18,7 @@ mod turn_requests;
 
 use std::future::{Future, ready};
 
+use agentwire_files::{fs, search};
 use agentwire_protocol::methods::EnvironmentInfo;
 use agentwire_protocol::{
     AppsListParams, AppsListResponse, BedrockCheckGovCloudRequirementsParams,
@@ -112,20 +113,22 @@ use agentwire_runtime::{Handler, HandlerError, NotificationContext, RequestConte
 
 use crate::{
     Engine, accounts, background_terminals, catalog, codex_import, command_exec, config,
-    diagnostics, features, feedback, fs, history_search, legacy, mcp, mcp_status, memory,
-    organisation, permission_profiles, plugins, providers_rpc, rollout_compress, search,
-    thread_sample, thread_settings, thread_surface, turns, workspace_rpc,
+    diagnostics, features, feedback, history_search, legacy, mcp, mcp_status, memory, organisation,
+    permission_profiles, plugins, providers_rpc, rollout_compress, thread_sample, thread_settings,
+    thread_surface, turns, workspace_rpc,
 };
 
 /// Writes the `Handler` methods that hand their params to the function serving them, without
 /// the trait's signature written out for each: the entry
 /// `fn name(context, params: Params) -> Response = area::serve(context, params);` is the
 /// method `name` answering with `area::serve(self, context, params)` (an argument named with a
-/// leading `_` is not passed on).
+/// leading `_` is not passed on). An area that serves with its own state rather than the whole
+/// engine names the field holding it: `= area::serve[field](context, params);` answers with
+/// `area::serve(&self.field, context, params)`.
 macro_rules! delegate {
     ($(
         fn $name:ident($context:ident, $params:ident: $p:ty $(,)?) -> $r:ty
-            = $($segment:ident)::+($($arg:ident),*);
+            = $($segment:ident)::+ $([$field:ident])? ($($arg:ident),*);
     )*) => {
         $(
             fn $name(
@@ -133,10 +136,13 @@ macro_rules! delegate {
                 $context: RequestContext,
                 $params: $p,
             ) -> impl Future<Output = Result<$r, HandlerError>> + Send {
-                $($segment)::+(self $(, $arg)*)
+                $($segment)::+(delegate!(@state self $($field)?) $(, $arg)*)
             }
         )*
     };
+    // What the function serves with: the engine, or the one part of it named in brackets.
+    (@state $engine:ident) => { $engine };
+    (@state $engine:ident $field:ident) => { &$engine.$field };
 }
 
 impl Handler for Engine {
@@ -373,22 +379,22 @@ impl Handler for Engine {
         fn command_exec(context, params: CommandExecParams) -> CommandExecResponse
             = command_exec::exec(context, params);
         fn fuzzy_file_search(context, params: FuzzyFileSearchParams) -> FuzzyFileSearchResponse
-            = search::fuzzy_file_search(context, params);
+            = search::fuzzy_file_search[search](context, params);
         fn fuzzy_file_search_session_start(
             context,
             params: FuzzyFileSearchSessionStartParams,
         ) -> FuzzyFileSearchSessionStartResponse
-            = search::session_start(context, params);
+            = search::session_start[search](context, params);
         fn fuzzy_file_search_session_update(
             context,
             params: FuzzyFileSearchSessionUpdateParams,
         ) -> FuzzyFileSearchSessionUpdateResponse
-            = search::session_update(context, params);
+            = search::session_update[search](context, params);
         fn fuzzy_file_search_session_stop(
             context,
             params: FuzzyFileSearchSessionStopParams,
         ) -> FuzzyFileSearchSessionStopResponse
-            = search::session_stop(context, params);
+            = search::session_stop[search](context, params);
         fn get_conversation_summary(
             context,
             params: GetConversationSummaryParams,
@@ -436,26 +442,26 @@ impl Handler for Engine {
         ) -> CommandExecResizeResponse
             = command_exec::resize(context, params);
         fn fs_read_file(context, params: FsReadFileParams) -> FsReadFileResponse
-            = fs::read_file(context, params);
+            = fs::read_file[fs](context, params);
         fn fs_write_file(context, params: FsWriteFileParams) -> FsWriteFileResponse
-            = fs::write_file(context, params);
+            = fs::write_file[fs](context, params);
         fn fs_create_directory(
             context,
             params: FsCreateDirectoryParams,
         ) -> FsCreateDirectoryResponse
-            = fs::create_directory(context, params);
+            = fs::create_directory[fs](context, params);
         fn fs_get_metadata(context, params: FsGetMetadataParams) -> FsGetMetadataResponse
-            = fs::get_metadata(context, params);
+            = fs::get_metadata[fs](context, params);
         fn fs_read_directory(context, params: FsReadDirectoryParams) -> FsReadDirectoryResponse
-            = fs::read_directory(context, params);
+            = fs::read_directory[fs](context, params);
         fn fs_remove(context, params: FsRemoveParams) -> FsRemoveResponse
-            = fs::remove(context, params);
-        fn fs_copy(context, params: FsCopyParams) -> FsCopyResponse = fs::copy(context, params);
-        fn fs_watch(context, params: FsWatchParams) -> FsWatchResponse = fs::watch(context, params);
+            = fs::remove[fs](context, params);
+        fn fs_copy(context, params: FsCopyParams) -> FsCopyResponse = fs::copy[fs](context, params);
+        fn fs_watch(context, params: FsWatchParams) -> FsWatchResponse = fs::watch[fs](context, params);
         fn review_start(context, params: ReviewStartParams) -> ReviewStartResponse
             = turns::review::start(context, params);
         fn fs_unwatch(context, params: FsUnwatchParams) -> FsUnwatchResponse
-            = fs::unwatch(context, params);
+            = fs::unwatch[fs](context, params);
         fn thread_prepare_approved_plan(
             _context,
             params: ThreadPrepareApprovedPlanParams,

@@ -457,8 +457,8 @@ mod tests {
     fn a_request_waits_for_a_connection_catching_up_and_is_refused_once_none_is() {
         let hub = std::sync::Arc::new(agentwire_runtime::Hub::new(Duration::from_secs(1)));
         let (first, second) = (
-            crate::test_peer::discarding(&hub),
-            crate::test_peer::discarding(&hub),
+            agentwire_support::test_peer::discarding(&hub),
+            agentwire_support::test_peer::discarding(&hub),
         );
         let method = agentwire_protocol::methods::find("item/commandExecution/requestApproval")
             .expect("a server request");

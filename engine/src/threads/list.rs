@@ -190,10 +190,12 @@ impl Threads {
             .maybe_next_cursor(next_cursor)
             .build()
     }
+}
 
+impl agentwire_files::fs::Roots for Threads {
     /// The directories `fs/*` may use because of the loaded threads: each one's working
     /// directory, and its `writableRoots` when its sandbox is `workspaceWrite`.
-    pub(crate) fn loaded_roots(&self) -> Vec<String> {
+    fn loaded_roots(&self) -> Vec<String> {
         let loaded: Vec<_> = lock(&self.loaded).values().cloned().collect();
         let mut roots = Vec::new();
         for thread in loaded {

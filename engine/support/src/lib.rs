@@ -7,12 +7,16 @@
 //!   and sockets, with a deadline;
 //! - [`timestamps`]: times as the wire's strings;
 //! - [`tls`]: the process's TLS crypto provider, installed once for every HTTPS client;
-//! - [`supervised`]: background tasks whose panic is logged and cleaned up after.
+//! - [`supervised`]: background tasks whose panic is logged and cleaned up after;
+//! - `test_peer` (with the `test-peer` feature, for unit tests): a connection whose messages
+//!   go nowhere.
 //!
 //! It is an internal crate of agentwire: its API follows the engine's needs, not semver.
 
 pub mod atomic_file;
 pub mod regular_file;
 pub mod supervised;
+#[cfg(feature = "test-peer")]
+pub mod test_peer;
 pub mod timestamps;
 pub mod tls;

@@ -51,6 +51,7 @@ const PART_CRATES: &[(&str, &str)] = &[
     ("agentwire-support", "support"),
     ("agentwire-tools", "tools"),
     ("agentwire-providers", "providers"),
+    ("agentwire-files", "files"),
 ];
 
 /// The engine crate's folder.

@@ -14,10 +14,7 @@ use crate::sources::Source;
 pub(crate) const PARTS: &[(&str, &[&str])] = &[
     ("config", &["config", "accounts", "requirements"]),
     ("store", &["threads::store"]),
-    (
-        "services",
-        &["command_exec", "fs", "mcp", "hooks", "skills", "search"],
-    ),
+    ("services", &["command_exec", "mcp", "hooks", "skills"]),
     ("engine", &[""]),
 ];
 

@@ -16,6 +16,6 @@ impl Outbound for Discard {
 }
 
 /// A new open connection of `hub` that discards what it is sent.
-pub(crate) fn discarding(hub: &Arc<Hub>) -> Peer {
+pub fn discarding(hub: &Arc<Hub>) -> Peer {
     Peer::new(Arc::clone(hub), hub.open(Box::new(Discard)))
 }

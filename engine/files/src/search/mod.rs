@@ -49,14 +49,13 @@ use agentwire_protocol::{
 use agentwire_runtime::{ConnectionId, HandlerError, RequestContext};
 use tokio::sync::Notify;
 
-use crate::Engine;
 use listing::{Listing, Listings};
 use matching::Corpus;
 
 /// The search state of the engine: the kept root lists, the pending cancellable searches and
 /// the open sessions.
 #[derive(Debug, Default)]
-pub(crate) struct Search {
+pub struct Search {
     shared: Arc<Shared>,
 }
 
@@ -74,7 +73,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Search {
     /// No roots listed, nothing pending.
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         Self::default()
     }
 }
@@ -203,12 +202,12 @@ async fn match_now(
 }
 
 /// Serves `fuzzyFileSearch`.
-pub(crate) async fn fuzzy_file_search(
-    engine: &Engine,
+pub async fn fuzzy_file_search(
+    search: &Search,
     context: RequestContext,
     params: FuzzyFileSearchParams,
 ) -> Result<FuzzyFileSearchResponse, HandlerError> {
-    let shared = &engine.search.shared;
+    let shared = &search.shared;
     let cancel = Arc::new(Cancel::default());
     let key = params
         .cancellation_token
@@ -242,13 +241,13 @@ pub(crate) async fn fuzzy_file_search(
 }
 
 /// Serves `fuzzyFileSearch/sessionStart`.
-pub(crate) async fn session_start(
-    engine: &Engine,
+pub async fn session_start(
+    search: &Search,
     context: RequestContext,
     params: FuzzyFileSearchSessionStartParams,
 ) -> Result<FuzzyFileSearchSessionStartResponse, HandlerError> {
     let roots = resolve_roots(FuzzyFileSearchSessionStart::NAME, &params.roots)?;
-    let shared = &engine.search.shared;
+    let shared = &search.shared;
     // Start walking now, so that the first query finds the lists (nearly) ready.
     shared.listings(&roots).await?;
     session::start(shared, context.peer, params.session_id, roots);
@@ -264,13 +263,13 @@ fn unknown_session(method: &str, id: &str) -> HandlerError {
 }
 
 /// Serves `fuzzyFileSearch/sessionUpdate`.
-pub(crate) async fn session_update(
-    engine: &Engine,
+pub async fn session_update(
+    search: &Search,
     context: RequestContext,
     params: FuzzyFileSearchSessionUpdateParams,
 ) -> Result<FuzzyFileSearchSessionUpdateResponse, HandlerError> {
     let key = (context.peer.connection_id(), params.session_id);
-    let Some(queries) = lock(&engine.search.shared.sessions)
+    let Some(queries) = lock(&search.shared.sessions)
         .get(&key)
         .map(session::Handle::queries)
     else {
@@ -285,13 +284,13 @@ pub(crate) async fn session_update(
 }
 
 /// Serves `fuzzyFileSearch/sessionStop`.
-pub(crate) async fn session_stop(
-    engine: &Engine,
+pub async fn session_stop(
+    search: &Search,
     context: RequestContext,
     params: FuzzyFileSearchSessionStopParams,
 ) -> Result<FuzzyFileSearchSessionStopResponse, HandlerError> {
     let key = (context.peer.connection_id(), params.session_id);
-    let removed = lock(&engine.search.shared.sessions).remove(&key);
+    let removed = lock(&search.shared.sessions).remove(&key);
     match removed {
         Some(handle) => {
             drop(handle);

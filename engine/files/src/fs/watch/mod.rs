@@ -454,7 +454,7 @@ mod tests {
             Private::default(),
         );
         let hub = Arc::new(Hub::new(Duration::from_secs(1)));
-        let peer = crate::test_peer::discarding(&hub);
+        let peer = agentwire_support::test_peer::discarding(&hub);
         let watches = Watches::default();
         let raw = |p: &Path| p.to_str().expect("utf-8").to_owned();
         // A directory and a file in it share one kernel watch; another directory has its own.

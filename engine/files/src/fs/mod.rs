@@ -22,7 +22,7 @@
 //! - `fs/readFile` and `fs/writeFile` carry at most [`MAX_FILE_BYTES`] bytes; writes are atomic.
 //!
 //! The work runs on Tokio's blocking threads; a `Scope` (roots and private paths) is built for
-//! each request from the engine's state at that moment.
+//! each request from the loaded threads' [`Roots`] at that moment.
 
 mod copy;
 mod copy_data;
@@ -39,6 +39,7 @@ mod watch;
 mod write;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
@@ -54,13 +55,22 @@ use agentwire_protocol::{
 };
 use agentwire_runtime::{HandlerError, RequestContext};
 
-use crate::Engine;
 use error::FsResult;
 use roots::{Private, Root, Scope};
 
-/// The `fs/*` state of the engine: the private paths and the watches.
+/// Where `fs/*` may work: the roots the engine's loaded threads name, asked per request.
+pub trait Roots: Send + Sync + std::fmt::Debug {
+    /// The working directories and writable roots of the loaded threads, as they name them
+    /// (while none is loaded, the server's working directory is the root).
+    fn loaded_roots(&self) -> Vec<String>;
+}
+
+/// The `fs/*` state of the server: where the roots come from, the private paths and the
+/// watches.
 #[derive(Debug)]
-pub(crate) struct Fs {
+pub struct Fs {
+    /// The roots of the loaded threads.
+    roots: Arc<dyn Roots>,
     /// The agentwire home and the server's other private paths, absolute.
     private: Vec<PathBuf>,
     watches: watch::Watches,
@@ -69,13 +79,15 @@ pub(crate) struct Fs {
 }
 
 impl Fs {
-    /// The state for a server whose home is `home`, with `private` paths besides it.
-    pub(crate) fn new(home: &Path, private: &[PathBuf]) -> Self {
+    /// The state for a server whose home is `home`, with `private` paths besides it, working
+    /// in the `roots` of its loaded threads.
+    pub fn new(home: &Path, private: &[PathBuf], roots: Arc<dyn Roots>) -> Self {
         let private = std::iter::once(home)
             .chain(private.iter().map(PathBuf::as_path))
             .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
             .collect();
         Self {
+            roots,
             private,
             watches: watch::Watches::default(),
             copy_budget: None,
@@ -83,7 +95,7 @@ impl Fs {
     }
 
     /// The same, with `fs_copy_max_bytes` set to `configured` (`None`: the default budget).
-    pub(crate) fn with_copy_budget(self, configured: Option<u64>) -> Self {
+    pub fn with_copy_budget(self, configured: Option<u64>) -> Self {
         Self {
             copy_budget: configured,
             ..self
@@ -100,16 +112,16 @@ struct ScopeSource {
 }
 
 impl ScopeSource {
-    fn new(engine: &Engine) -> Self {
+    fn new(fs: &Fs) -> Self {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        let mut roots = engine.threads.loaded_roots();
+        let mut roots = fs.roots.loaded_roots();
         if roots.is_empty() {
             roots.push(cwd.display().to_string());
         }
         Self {
             roots,
             cwd,
-            private: engine.fs.private.clone(),
+            private: fs.private.clone(),
         }
     }
 
@@ -126,10 +138,10 @@ impl ScopeSource {
 /// Runs `work` under the request's scope on a blocking thread; its failure becomes the error
 /// of `M`.
 async fn serve<M: Method, T: Send + 'static>(
-    engine: &Engine,
+    fs: &Fs,
     work: impl FnOnce(&Scope) -> FsResult<T> + Send + 'static,
 ) -> Result<T, HandlerError> {
-    let source = ScopeSource::new(engine);
+    let source = ScopeSource::new(fs);
     let done = tokio::task::spawn_blocking(move || work(&source.build())).await;
     match done {
         Ok(result) => result.map_err(|e| e.into_handler(M::NAME)),
@@ -141,73 +153,72 @@ async fn serve<M: Method, T: Send + 'static>(
 }
 
 /// Serves `fs/readFile`.
-pub(crate) async fn read_file(
-    engine: &Engine,
+pub async fn read_file(
+    fs: &Fs,
     _context: RequestContext,
     params: FsReadFileParams,
 ) -> Result<FsReadFileResponse, HandlerError> {
-    serve::<FsReadFile, _>(engine, move |scope| read::read_file(scope, &params)).await
+    serve::<FsReadFile, _>(fs, move |scope| read::read_file(scope, &params)).await
 }
 
 /// Serves `fs/writeFile`.
-pub(crate) async fn write_file(
-    engine: &Engine,
+pub async fn write_file(
+    fs: &Fs,
     _context: RequestContext,
     params: FsWriteFileParams,
 ) -> Result<FsWriteFileResponse, HandlerError> {
-    serve::<FsWriteFile, _>(engine, move |scope| write::write_file(scope, &params)).await
+    serve::<FsWriteFile, _>(fs, move |scope| write::write_file(scope, &params)).await
 }
 
 /// Serves `fs/createDirectory`.
-pub(crate) async fn create_directory(
-    engine: &Engine,
+pub async fn create_directory(
+    fs: &Fs,
     _context: RequestContext,
     params: FsCreateDirectoryParams,
 ) -> Result<FsCreateDirectoryResponse, HandlerError> {
-    serve::<FsCreateDirectory, _>(engine, move |scope| write::create_directory(scope, &params))
-        .await
+    serve::<FsCreateDirectory, _>(fs, move |scope| write::create_directory(scope, &params)).await
 }
 
 /// Serves `fs/getMetadata`.
-pub(crate) async fn get_metadata(
-    engine: &Engine,
+pub async fn get_metadata(
+    fs: &Fs,
     _context: RequestContext,
     params: FsGetMetadataParams,
 ) -> Result<FsGetMetadataResponse, HandlerError> {
-    serve::<FsGetMetadata, _>(engine, move |scope| metadata::get_metadata(scope, &params)).await
+    serve::<FsGetMetadata, _>(fs, move |scope| metadata::get_metadata(scope, &params)).await
 }
 
 /// Serves `fs/readDirectory`.
-pub(crate) async fn read_directory(
-    engine: &Engine,
+pub async fn read_directory(
+    fs: &Fs,
     _context: RequestContext,
     params: FsReadDirectoryParams,
 ) -> Result<FsReadDirectoryResponse, HandlerError> {
-    serve::<FsReadDirectory, _>(engine, move |scope| listing::read_directory(scope, &params)).await
+    serve::<FsReadDirectory, _>(fs, move |scope| listing::read_directory(scope, &params)).await
 }
 
 /// Serves `fs/remove`.
-pub(crate) async fn remove(
-    engine: &Engine,
+pub async fn remove(
+    fs: &Fs,
     _context: RequestContext,
     params: FsRemoveParams,
 ) -> Result<FsRemoveResponse, HandlerError> {
-    serve::<FsRemove, _>(engine, move |scope| remove::remove(scope, &params)).await
+    serve::<FsRemove, _>(fs, move |scope| remove::remove(scope, &params)).await
 }
 
 /// Serves `fs/copy`.
-pub(crate) async fn copy(
-    engine: &Engine,
+pub async fn copy(
+    fs: &Fs,
     _context: RequestContext,
     params: FsCopyParams,
 ) -> Result<FsCopyResponse, HandlerError> {
-    let budget = copy_data::CopyBudget::new(engine.fs.copy_budget);
-    serve::<FsCopy, _>(engine, move |scope| copy::copy(scope, &params, budget)).await
+    let budget = copy_data::CopyBudget::new(fs.copy_budget);
+    serve::<FsCopy, _>(fs, move |scope| copy::copy(scope, &params, budget)).await
 }
 
 /// Serves `fs/watch`.
-pub(crate) async fn watch(
-    engine: &Engine,
+pub async fn watch(
+    fs: &Fs,
     context: RequestContext,
     params: FsWatchParams,
 ) -> Result<FsWatchResponse, HandlerError> {
@@ -230,26 +241,26 @@ pub(crate) async fn watch(
         .with_data(data));
     }
     let raw = params.path.0;
-    let target = serve::<FsWatch, _>(engine, move |scope| watch::target(scope, &raw)).await?;
+    let target = serve::<FsWatch, _>(fs, move |scope| watch::target(scope, &raw)).await?;
     let watched = AbsolutePathBuf(target.watched().to_string_lossy().into_owned());
-    let watches = engine.fs.watches.clone();
+    let watches = fs.watches.clone();
     let peer = context.peer.clone();
     let added = tokio::task::spawn_blocking(move || watches.add(peer, id, target))
         .await
         .map_err(|e| HandlerError::internal(format!("fs/watch: the worker failed: {e}")))??;
     if added {
-        engine.fs.watches.start_flusher();
+        fs.watches.start_flusher();
     }
     Ok(FsWatchResponse::builder().path(watched).build())
 }
 
 /// Serves `fs/unwatch`.
-pub(crate) async fn unwatch(
-    engine: &Engine,
+pub async fn unwatch(
+    fs: &Fs,
     context: RequestContext,
     params: FsUnwatchParams,
 ) -> Result<FsUnwatchResponse, HandlerError> {
-    let watches = engine.fs.watches.clone();
+    let watches = fs.watches.clone();
     let connection = context.peer.connection_id();
     let id = params.watch_id;
     let removed = {
