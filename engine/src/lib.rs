@@ -62,8 +62,8 @@ use std::sync::Arc;
 pub use codex_import::ImportReport;
 // Sign-in from the terminal (`agentwire login`).
 pub use accounts::terminal::{SignIn, mask_key, remove_api_key, sign_in, store_api_key};
+pub use config::defaults::ThreadDefaults;
 pub use config::overrides::parse_override as parse_config_override;
-pub use threads::meta::ThreadDefaults;
 pub use threads::store::StoreUrl;
 // Timestamps as the wire's strings (also the ACP face's `updatedAt`).
 pub use agentwire_support::timestamps::rfc3339;

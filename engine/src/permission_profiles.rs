@@ -19,9 +19,9 @@ use agentwire_runtime::HandlerError;
 
 use crate::Engine;
 use crate::config::Store;
+use crate::config::defaults::sandbox_policy_with;
 use crate::pool::blocking;
 use crate::requirements::{self, Asked};
-use crate::threads::meta::sandbox_policy_with;
 
 /// One built-in profile.
 struct Profile {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::threads::paths::sync_dir;
+use agentwire_support::atomic_file::sync_dir;
 
 /// The file name under `$AGENTWIRE_HOME`.
 pub(crate) const AUTH_FILE: &str = "auth.json";

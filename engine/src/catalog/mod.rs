@@ -31,7 +31,7 @@ use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
 use crate::config::FIXTURE;
-use crate::threads::meta::ThreadDefaults;
+use crate::config::defaults::ThreadDefaults;
 use models::{Entry, ServedModels, Shown};
 
 /// The catalog's state: the providers' cached server lists.

@@ -51,7 +51,7 @@ use agentwire_tools::sandbox::SandboxHelper;
 pub(crate) use env::base_env;
 
 use crate::Engine;
-use crate::threads::meta::sandbox_policy_with;
+use crate::config::defaults::sandbox_policy_with;
 use request::Plan;
 use run::Control;
 

@@ -6,10 +6,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use agentwire_protocol::{ConfigEdit, MergeStrategy};
+use agentwire_support::atomic_file::sync_dir;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike, Value};
 
 use super::keys::split_key_path;
-use crate::threads::paths::sync_dir;
 
 /// Applies `edits` to `document` in order; the error names the edit's key path and the reason.
 pub(crate) fn apply_edits(document: &mut DocumentMut, edits: &[ConfigEdit]) -> Result<(), String> {

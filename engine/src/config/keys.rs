@@ -5,10 +5,11 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use agentwire_protocol::{TextPosition, TextRange};
+use agentwire_providers::settings::FIXTURE;
 use toml_edit::{Document, Item, TableLike};
 
+use super::file::ConfigFile;
 use super::salvage::{Fault, Salvaged, salvage};
-use super::{ConfigFile, FIXTURE};
 
 /// Top-level keys agentwire reads (see the module docs of [`super`]).
 pub(crate) const USED: &[&str] = &[

@@ -10,12 +10,13 @@ use agentwire_protocol::{
     AbsolutePathBuf, Config, ConfigLayerMetadata, ConfigLayerSource, SandboxWorkspaceWrite,
 };
 use agentwire_providers::builtin::{default_model, is_named};
+use agentwire_providers::settings::FIXTURE;
 
-use super::ConfigFile;
+use super::defaults::{DefaultsSource, ThreadDefaults};
+use super::file::ConfigFile;
 use super::keys::{self, Problem, check_table, typed};
 use super::layers::{self, FileLayer, PROJECT_FOLDERS, Stamp, project_dirs, read_file, stamp};
 use super::overrides::{merge, parse_override, table_of, table_to_json, with_overrides};
-use crate::threads::meta::{DefaultsSource, ThreadDefaults};
 
 /// One layer of the configuration.
 #[derive(Debug, Clone)]
@@ -334,7 +335,7 @@ impl Store {
         }
         // An HTTP provider never gets the fixture's model: its own default, else none (the
         // call asks the server; see `provider::builtin`).
-        if defaults.model_provider != super::FIXTURE && !is_named(&defaults.model) {
+        if defaults.model_provider != FIXTURE && !is_named(&defaults.model) {
             defaults.model = default_model(
                 &defaults.model_provider,
                 config.model_providers.get(&defaults.model_provider),

@@ -129,7 +129,7 @@ fn write<T: Serialize>(path: &Path, state: &T) -> Result<(), ThreadError> {
     text.push(b'\n');
     agentwire_support::atomic_file::replace(path, &text, Some(0o600)).map_err(failed)?;
     if let Some(dir) = path.parent() {
-        crate::threads::paths::sync_dir(dir).map_err(failed)?;
+        agentwire_support::atomic_file::sync_dir(dir).map_err(failed)?;
     }
     Ok(())
 }

@@ -33,6 +33,8 @@ use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 
+use agentwire_support::atomic_file::sync_dir;
+
 use super::Threads;
 use super::committer::SharedIndex;
 use super::compressed::{
@@ -40,7 +42,7 @@ use super::compressed::{
 };
 use super::error::ThreadError;
 use super::lock;
-use super::paths::{Layout, sync_dir};
+use super::paths::Layout;
 use super::rollout::FileStamp;
 
 /// The threshold when the configuration sets none: a week.

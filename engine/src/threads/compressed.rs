@@ -27,8 +27,10 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 
 use flate2::read::GzDecoder;
 
+use agentwire_support::atomic_file::sync_dir;
+
 use super::lock;
-use super::paths::{Layout, private_file_mode, sync_dir};
+use super::paths::{Layout, private_file_mode};
 
 /// The suffix of a compressed rollout, after its plain name.
 pub(crate) const GZ_SUFFIX: &str = ".gz";

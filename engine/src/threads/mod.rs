@@ -58,10 +58,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agentwire_protocol::{Thread, ThreadStatus, Turn};
 
+use crate::config::defaults::DefaultsSource;
 use committer::Pending;
 use error::ThreadError;
 use index::IndexRow;
-use meta::{DefaultsSource, ThreadSummary};
+use meta::ThreadSummary;
 use rollout::{Replayed, RolloutRecord};
 use store::{ThreadLog, ThreadStore};
 

@@ -216,19 +216,6 @@ pub(crate) fn private_file_mode(options: &mut OpenOptions) {
     let _ = options;
 }
 
-/// Makes the entries of `dir` durable (a no-op where directories cannot be synced).
-pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        File::open(dir)?.sync_all()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        Ok(())
-    }
-}
-
 /// Moves the rollout `relative` from one root to the other, durably, in whichever form it is
 /// kept (see [`super::compressed::move_either`]).
 pub(crate) fn move_rollout(

@@ -197,7 +197,8 @@ mod tests {
     };
 
     use super::*;
-    use crate::threads::meta::{SettingsOverrides, ThreadDefaults, ThreadMeta, ThreadSummary};
+    use crate::config::defaults::ThreadDefaults;
+    use crate::threads::meta::{SettingsOverrides, ThreadMeta, ThreadSummary};
 
     fn scratch(name: &str) -> std::path::PathBuf {
         let dir =

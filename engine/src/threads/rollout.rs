@@ -549,7 +549,7 @@ impl RolloutWriter {
             meta: meta.clone(),
         })?;
         writer.file.sync_all()?;
-        super::paths::sync_dir(parent)?;
+        agentwire_support::atomic_file::sync_dir(parent)?;
         Ok(writer)
     }
 

@@ -137,7 +137,7 @@ impl Threads {
     pub(crate) fn defaults_for(
         &self,
         settings: &super::meta::ThreadSettings,
-    ) -> super::meta::ThreadDefaults {
+    ) -> crate::config::defaults::ThreadDefaults {
         self.defaults
             .defaults(Some(&settings.cwd), Some(&settings.config))
     }

@@ -49,8 +49,7 @@ pub(crate) fn base_instructions(configured: Option<&str>) -> Option<String> {
     (!text.trim().is_empty()).then(|| text.to_owned())
 }
 
-/// Most bytes of project docs read when `project_doc_max_bytes` is not set (as Codex).
-pub(crate) const DEFAULT_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
+pub(crate) use crate::config::defaults::DEFAULT_PROJECT_DOC_MAX_BYTES;
 
 /// The project docs that apply in `cwd`, joined and cut to `max_bytes` (at a character
 /// boundary); `None` when there are none (or `max_bytes` is 0). Unreadable files are skipped

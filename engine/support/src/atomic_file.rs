@@ -1,6 +1,6 @@
 //! Putting a file's new content in place atomically: readers see the old file or the new
 //! one, never a half-written one. Patches, `config.toml` and `auth.json` are all written this
-//! way; `threads::paths::sync_dir` then makes the rename durable where the caller needs it.
+//! way; [`sync_dir`] then makes the rename durable where the caller needs it.
 
 use std::fs::{self, OpenOptions, Permissions};
 use std::io::{self, Write};
@@ -118,4 +118,17 @@ pub fn replace_at(
         let _ = rustix::fs::fsync(this);
     }
     Ok(())
+}
+
+/// Makes the entries of `dir` durable (a no-op where directories cannot be synced).
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        fs::File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
 }

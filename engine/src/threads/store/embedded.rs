@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use agentwire_support::atomic_file::sync_dir;
+
 use super::{ThreadLog, ThreadStore};
 use crate::threads::committer::{Committer, Pending, SharedIndex};
 use crate::threads::compress::Compressor;
@@ -16,7 +18,7 @@ use crate::threads::error::ThreadError;
 use crate::threads::index::{self, Index, IndexRow, PageQuery};
 use crate::threads::lock;
 use crate::threads::meta::ThreadSummary;
-use crate::threads::paths::{self, Layout, move_rollout, rollout_name, sync_dir};
+use crate::threads::paths::{self, Layout, move_rollout, rollout_name};
 use crate::threads::rollout::{
     FileStamp, Replayed, RolloutError, RolloutRecord, RolloutWriter, replay,
 };
