@@ -1,10 +1,10 @@
 //! `agentwire mcp`: list, show, add and remove the MCP servers of `$AGENTWIRE_HOME/config.toml`
-//! (the logic is the engine's `agentwire_engine::mcp::cli`).
+//! (the logic is `agentwire_mcp::cli`, the engine's MCP client).
 
 use std::process::ExitCode;
 
 use agentwire_engine::EngineConfig;
-use agentwire_engine::mcp::cli::{self, Transport};
+use agentwire_mcp::cli::{self, Transport};
 use clap::{Args, Subcommand};
 
 /// `agentwire mcp …`.

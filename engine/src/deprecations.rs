@@ -1,7 +1,7 @@
 //! `deprecationNotice`: the configuration a client's server runs with sets a key that Codex
 //! has deprecated.
 //!
-//! Codex's `config.toml` is read unchanged (see [`crate::config`]), so a home carried over
+//! Codex's `config.toml` is read unchanged (see [`agentwire_config`]), so a home carried over
 //! from Codex may still set keys Codex replaced. Once a connection is initialized, each such
 //! key found in the effective configuration (the user's file and the project layers of the
 //! server's working directory, as for `configWarning`) is named in one `deprecationNotice` to
@@ -74,7 +74,7 @@ fn notices(merged: &toml::Table) -> Vec<DeprecationNoticeNotification> {
 
 /// Sends the notices of the effective configuration to the connection just initialized.
 pub(crate) fn send(engine: &Engine, context: &NotificationContext) {
-    let cwd = crate::config::layers::absolute(".");
+    let cwd = agentwire_config::layers::absolute(".");
     let effective = engine.config_store.effective(Some(&cwd));
     for notice in notices(&effective.merged) {
         context.peer.notify::<DeprecationNotice>(&notice);

@@ -31,8 +31,8 @@ use agentwire_runtime::HandlerError;
 use agentwire_tools::specs::BuiltinTools;
 
 use crate::Engine;
-use crate::config::Store;
 use crate::pool::blocking;
+use agentwire_config::Store;
 
 /// One experimental feature.
 #[derive(Debug)]
@@ -253,7 +253,7 @@ pub(crate) async fn enablement_set(
             applied.insert(name, on);
         }
         if !edits.is_empty() {
-            crate::config::rpc::write(&store, method, &edits, None, None)?;
+            crate::config_rpc::write(&store, method, &edits, None, None)?;
         }
         Ok(ExperimentalFeatureEnablementSetResponse::builder()
             .enablement(applied)

@@ -24,7 +24,7 @@ use agentwire_protocol::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::config::store::Layer;
+use agentwire_config::store::Layer;
 
 /// Seconds a hook may run when its declaration does not say.
 const DEFAULT_TIMEOUT_SEC: u64 = 60;

@@ -19,7 +19,7 @@ mod background_terminals;
 mod catalog;
 mod codex_import;
 mod command_exec;
-mod config;
+mod config_rpc;
 mod diagnostics;
 mod features;
 mod feedback;
@@ -28,7 +28,7 @@ mod history_search;
 mod hooks;
 mod initialize;
 mod legacy;
-pub mod mcp;
+mod mcp_rpc;
 mod mcp_status;
 mod memory;
 mod organisation;
@@ -37,7 +37,6 @@ mod plugins;
 // Request work on tokio's blocking pool (`stored`, `blocking`).
 mod pool;
 mod providers_rpc;
-mod requirements;
 mod rollout_compress;
 mod skills;
 mod thread_settings;
@@ -62,8 +61,8 @@ use std::sync::Arc;
 pub use codex_import::ImportReport;
 // Sign-in from the terminal (`agentwire login`).
 pub use accounts::terminal::{SignIn, mask_key, remove_api_key, sign_in, store_api_key};
-pub use config::defaults::ThreadDefaults;
-pub use config::overrides::parse_override as parse_config_override;
+pub use agentwire_config::defaults::ThreadDefaults;
+pub use agentwire_config::overrides::parse_override as parse_config_override;
 pub use threads::store::StoreUrl;
 // Timestamps as the wire's strings (also the ACP face's `updatedAt`).
 pub use agentwire_support::timestamps::rfc3339;
@@ -117,13 +116,13 @@ pub struct Engine {
     threads: Arc<threads::Threads>,
     turns: Arc<turns::Turns>,
     command_exec: command_exec::CommandExecs,
-    config_store: Arc<config::Store>,
+    config_store: Arc<agentwire_config::Store>,
     accounts: Arc<accounts::Accounts>,
     catalog: catalog::Catalog,
     search: agentwire_files::search::Search,
     /// The thread searches in flight (`thread/search*`), for their cancellation.
     history_search: history_search::Searches,
-    mcp: Arc<mcp::McpManager>,
+    mcp: Arc<agentwire_mcp::McpManager>,
     fs: agentwire_files::fs::Fs,
     skills: Arc<skills::Skills>,
     /// Projects, thread sections, attachment owners and the drains of thread queues.
@@ -152,7 +151,7 @@ impl Engine {
     /// overrides) sets. Reads the model provider settings from there too; a problem there is
     /// logged and reported to clients as `configWarning`.
     pub fn with_defaults(config: EngineConfig, defaults: ThreadDefaults) -> Self {
-        let config_store = Arc::new(config::Store::new(
+        let config_store = Arc::new(agentwire_config::Store::new(
             &config.home,
             defaults,
             &config.config_overrides,
@@ -196,14 +195,15 @@ impl Engine {
         let fs = agentwire_files::fs::Fs::new(&config.home, &config.private_paths, threads.clone())
             .with_copy_budget(effective.file.fs_copy_max_bytes); // issue 32: fs/copy budget
         let accounts = Arc::new(accounts::Accounts::new(&config.home));
-        let provider = Arc::new(config::providers::LiveProviders::new(
+        let provider = Arc::new(agentwire_config::providers::LiveProviders::new(
             config.home.clone(),
             config_store.clone(),
             accounts.clone(),
         ));
-        let mcp = Arc::new(mcp::McpManager::new(
+        let mcp = Arc::new(agentwire_mcp::McpManager::new(
             config_store.clone(),
             config.home.clone(),
+            plugins::mcp_servers,
         ));
         let turns = Arc::new(turns::Turns::new(
             threads.clone(),
@@ -243,7 +243,7 @@ impl Engine {
     /// before the engine exists (logging is set up first). A bad value reads as left out; the
     /// engine reports it as a configuration problem once it starts.
     pub fn otel_config(config: &EngineConfig) -> agentwire_runtime::telemetry::OtelConfig {
-        config::Store::new(
+        agentwire_config::Store::new(
             &config.home,
             ThreadDefaults::default(),
             &config.config_overrides,
@@ -263,7 +263,7 @@ impl Engine {
     /// The effective configuration that new work sees now (every layer except project ones,
     /// as of this call; cached until a file changes or is written).
     #[allow(dead_code)] // the accessor the other areas of the engine read settings through
-    pub(crate) fn config_file(&self) -> Arc<config::ConfigFile> {
+    pub(crate) fn config_file(&self) -> Arc<agentwire_config::ConfigFile> {
         self.config_store.effective(None).file.clone()
     }
 }

@@ -1,5 +1,5 @@
 //! `mcpServerStatus/list`: the MCP servers configured under `[mcp_servers.<name>]` in
-//! `config.toml`, in their real state (see [`crate::mcp::status`]).
+//! `config.toml`, in their real state (see [`agentwire_mcp::status`]).
 //!
 //! Listing is a use: every enabled server listed is started first (concurrently) if it is not
 //! running, so its tools, resources and `serverInfo` can be reported; one that fails to start
@@ -20,7 +20,7 @@ use agentwire_protocol::{
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use crate::config::McpServerConfig;
+use agentwire_config::McpServerConfig;
 
 /// Serves `mcpServerStatus/list`.
 pub(crate) async fn list(
@@ -74,7 +74,7 @@ pub(crate) async fn list(
     let limit = params.limit.map_or(total, |l| l.max(1) as usize);
     let end = start.saturating_add(limit).min(total);
     let page = &selected[start..end];
-    let slots: Vec<Option<std::sync::Arc<crate::mcp::slot::Slot>>> = page
+    let slots: Vec<Option<std::sync::Arc<agentwire_mcp::slot::Slot>>> = page
         .iter()
         .map(|(name, config)| {
             (config.enabled != Some(false))
@@ -94,7 +94,7 @@ pub(crate) async fn list(
         .iter()
         .zip(&slots)
         .map(|((name, config), slot)| {
-            crate::mcp::status::of(name, config, slot.as_ref(), resources, engine.mcp.home())
+            agentwire_mcp::status::of(name, config, slot.as_ref(), resources, engine.mcp.home())
         })
         .collect();
     Ok(ListMcpServerStatusResponse::builder()

@@ -18,10 +18,10 @@ use agentwire_protocol::{
 use agentwire_runtime::HandlerError;
 
 use crate::Engine;
-use crate::config::Store;
-use crate::config::defaults::sandbox_policy_with;
 use crate::pool::blocking;
-use crate::requirements::{self, Asked};
+use agentwire_config::Store;
+use agentwire_config::defaults::sandbox_policy_with;
+use agentwire_config::requirements::{self, Asked};
 
 /// One built-in profile.
 struct Profile {

@@ -9,7 +9,7 @@
 //!   its key comes from: `env_key` (`environmentVariable`), the stored sign-in
 //!   (`requires_openai_auth`: `externallyConfigured`) or nowhere (`none`).
 //! - Only a provider of the user's own `config.toml` that is not a built-in id can be edited
-//!   (`canEdit`). Writes go through the configuration's write path (`config::rpc::write`),
+//!   (`canEdit`). Writes go through the configuration's write path (`config_rpc::write`),
 //!   so they are checked, locked and refused exactly as `config/batchWrite` would be: a refusal
 //!   is -32600 with `data.config_write_error_code`.
 //! - A new custom provider gets an id made from its name (`My Gateway` → `my-gateway`,
@@ -37,8 +37,8 @@ use agentwire_runtime::HandlerError;
 use serde_json::{Value, json};
 
 use crate::Engine;
-use crate::config::{FIXTURE, ProviderConfig, Store};
 use crate::pool::blocking;
+use agentwire_config::{FIXTURE, ProviderConfig, Store};
 
 /// The name shown for the built-in fixture provider.
 const FIXTURE_NAME: &str = "Fixture (scripted, offline)";
@@ -61,7 +61,7 @@ fn is_builtin(id: &str) -> bool {
 
 /// The ids with a table in the user's own `config.toml`.
 fn user_provider_ids(store: &Store) -> Vec<String> {
-    crate::config::layers::read_file(store.user_path())
+    agentwire_config::layers::read_file(store.user_path())
         .table
         .get("model_providers")
         .and_then(toml::Value::as_table)
@@ -144,7 +144,7 @@ pub(crate) async fn list(engine: &Engine) -> Result<ModelProviderListResponse, H
     .await
 }
 
-/// A refused write: -32600 with the reason code, as `config::rpc::write` refuses.
+/// A refused write: -32600 with the reason code, as `config_rpc::write` refuses.
 fn refused(code: &str, key_path: Option<&str>, message: String) -> HandlerError {
     HandlerError::invalid_request(format!("{}: {message}", ModelProviderConfigWrite::NAME))
         .with_data(json!({"config_write_error_code": code, "keyPath": key_path}))
@@ -333,7 +333,7 @@ pub(crate) async fn config_write(
     blocking::<ModelProviderConfigWrite, _, _>(move || {
         let (id, edits) = gateway_edits(&store, provider_id, name, base_url, env_key)?;
         if !edits.is_empty() {
-            crate::config::rpc::write(&store, method, &edits, None, None)?;
+            crate::config_rpc::write(&store, method, &edits, None, None)?;
         }
         let (data, _, _) = providers(&store);
         let provider = data.into_iter().find(|p| p.id == id).ok_or_else(|| {
@@ -379,7 +379,7 @@ pub(crate) async fn default_set(
             .value(Value::String(id))
             .merge_strategy(MergeStrategy::Replace)
             .build();
-        crate::config::rpc::write(&store, method, &[edit], None, None)
+        crate::config_rpc::write(&store, method, &[edit], None, None)
     })
     .await
 }
@@ -425,7 +425,7 @@ mod tests {
     fn key_paths_quote_the_id() {
         assert_eq!(key_path("a.b", "name"), "model_providers.\"a.b\".name");
         assert_eq!(
-            crate::config::keys::split_key_path(&key_path("a\"b", "env_key")).expect("splits"),
+            agentwire_config::keys::split_key_path(&key_path("a\"b", "env_key")).expect("splits"),
             ["model_providers", "a\"b", "env_key"]
         );
     }

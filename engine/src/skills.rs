@@ -34,7 +34,7 @@ use agentwire_protocol::{
 };
 use serde::Deserialize;
 
-use crate::config::layers::project_dirs;
+use agentwire_config::layers::project_dirs;
 
 /// Largest `SKILL.md` read.
 const MAX_SKILL_BYTES: u64 = 64 * 1024;
@@ -346,7 +346,7 @@ pub(crate) fn settings_of(table: &toml::Table) -> Vec<SkillSetting> {
 
 /// The path a client named a skill by, made absolute.
 pub(crate) fn skill_path(path: &AbsolutePathBuf) -> String {
-    crate::config::layers::absolute(&path.0)
+    agentwire_config::layers::absolute(&path.0)
         .display()
         .to_string()
 }

@@ -320,7 +320,7 @@ pub(crate) async fn turn_update(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::defaults::ThreadDefaults;
+    use agentwire_config::defaults::ThreadDefaults;
 
     #[test]
     fn a_patch_waits_for_the_next_call_and_later_members_win() {

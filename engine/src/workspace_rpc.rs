@@ -19,10 +19,10 @@ use agentwire_protocol::{
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use crate::config::layers::absolute;
 use crate::pool::blocking;
-use crate::requirements::{self, Asked};
 use crate::skills;
+use agentwire_config::layers::absolute;
+use agentwire_config::requirements::{self, Asked};
 
 /// `configRequirements/read`.
 pub(crate) async fn config_requirements_read(
@@ -103,7 +103,7 @@ pub(crate) async fn skills_list(
     let skills = engine.skills.clone();
     blocking::<SkillsList, _, _>(move || {
         let settings =
-            skills::settings_of(&crate::config::layers::read_file(store.user_path()).table);
+            skills::settings_of(&agentwire_config::layers::read_file(store.user_path()).table);
         let data = cwds_or_default(params.cwds)
             .into_iter()
             .map(|cwd| {
@@ -156,7 +156,7 @@ pub(crate) async fn skills_config_write(
     let skills = engine.skills.clone();
     let response = blocking::<SkillsConfigWrite, _, _>(move || {
         let method = SkillsConfigWrite::NAME;
-        let user = crate::config::layers::read_file(store.user_path());
+        let user = agentwire_config::layers::read_file(store.user_path());
         let settings = skills::settings_of(&user.table);
         let path = match (&params.path, &params.name) {
             (Some(path), _) => skills::skill_path(path),
@@ -194,7 +194,7 @@ pub(crate) async fn skills_config_write(
             .value(serde_json::Value::Array(entries))
             .merge_strategy(MergeStrategy::Replace)
             .build();
-        crate::config::rpc::write(&store, method, &[edit], None, None)?;
+        crate::config_rpc::write(&store, method, &[edit], None, None)?;
         Ok(SkillsConfigWriteResponse::builder()
             .effective_enabled(params.enabled)
             .build())

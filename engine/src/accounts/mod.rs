@@ -34,7 +34,7 @@ use agentwire_providers::{Credentials, StoredKey};
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use crate::config::{ConfigFile, FIXTURE};
+use agentwire_config::{ConfigFile, FIXTURE};
 pub(crate) use store::AuthFileError;
 
 /// The sign-in state shared by the account methods and the model providers.
@@ -268,7 +268,7 @@ pub(crate) async fn get_auth_status(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ProviderConfig;
+    use agentwire_config::ProviderConfig;
 
     #[test]
     fn only_openai_hosts_without_env_key_require_the_stored_key() {

@@ -282,7 +282,7 @@ pub(crate) fn unknown_model_warning(
     window_configured: bool,
 ) -> Option<String> {
     static WARNED: OnceLock<Mutex<HashSet<(String, String)>>> = OnceLock::new();
-    if provider == crate::config::FIXTURE || window_configured || family(model).is_some() {
+    if provider == agentwire_config::FIXTURE || window_configured || family(model).is_some() {
         return None;
     }
     let first = WARNED

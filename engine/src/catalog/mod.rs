@@ -30,8 +30,8 @@ use agentwire_providers::builtin::{default_model, is_named};
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use crate::config::FIXTURE;
-use crate::config::defaults::ThreadDefaults;
+use agentwire_config::FIXTURE;
+use agentwire_config::defaults::ThreadDefaults;
 use models::{Entry, ServedModels, Shown};
 
 /// The catalog's state: the providers' cached server lists.

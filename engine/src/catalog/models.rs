@@ -17,7 +17,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 
 use crate::accounts::Accounts;
-use crate::config::ProviderConfig;
+use agentwire_config::ProviderConfig;
 
 /// How long a provider's `GET /models` may take.
 pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(2);

@@ -1,5 +1,5 @@
 //! The `CONFIG` and `MCP_SERVER_CONFIG` items: Codex's `config.toml` merged into the user
-//! configuration through its write path ([`crate::config::rpc::write`], which refuses a value
+//! configuration through its write path ([`crate::config_rpc::write`], which refuses a value
 //! of the wrong type and takes the configuration's locks), and the API key of Codex's
 //! `auth.json` stored as `account/login/start` stores one.
 //!
@@ -16,8 +16,8 @@ use toml::Value as Toml;
 
 use super::{Importer, Tally};
 use crate::accounts::store as auth;
-use crate::config::keys;
-use crate::config::layers::read_file;
+use agentwire_config::keys;
+use agentwire_config::layers::read_file;
 
 /// The method named in errors of the configuration write path.
 const METHOD: &str = "externalAgentConfig/import";
@@ -85,7 +85,7 @@ fn importable(key: &str, value: &Toml) -> Result<(Toml, Vec<String>), String> {
             .value(to_json(&value))
             .merge_strategy(MergeStrategy::Replace)
             .build();
-        crate::config::edit::apply_edits(&mut document, &[edit])?;
+        agentwire_config::edit::apply_edits(&mut document, &[edit])?;
         let checked = keys::check_text(&document.to_string());
         if let Some(problem) = checked.problems.iter().find(|p| !p.unknown_key) {
             return Err(problem.text());
@@ -267,7 +267,7 @@ fn write_key(importer: &Importer, key_path: &str, value: &Toml, source: String, 
         .value(to_json(value))
         .merge_strategy(MergeStrategy::Replace)
         .build();
-    match crate::config::rpc::write(&importer.config, METHOD, &[edit], None, None) {
+    match crate::config_rpc::write(&importer.config, METHOD, &[edit], None, None) {
         Ok(written) => tally.ok(source, format!("{} {key_path}", written.file_path.0), None),
         Err(error) => tally.fail("write", "config_write", Some(source), error.message),
     }

@@ -17,7 +17,7 @@
 //! when this home's file lacks it, and a table (`model_providers`, `profiles`, …) gains the
 //! entries it lacks; an MCP server, skill, memory or API key already here under the same name
 //! is left as it is (reported as a failure when it differs). Keys of Codex's configuration that
-//! this server does not use (see `config::keys::CODEX_ONLY`) are brought over too, so the file
+//! this server does not use (see `agentwire_config::keys::CODEX_ONLY`) are brought over too, so the file
 //! keeps working for Codex; keys neither knows are reported and left out. So importing twice
 //! changes nothing the second time: a session already in the store (same id) is not copied
 //! again, and detection lists only what is left to import.
@@ -76,7 +76,7 @@ pub(crate) struct Importer {
     /// The Codex home.
     pub codex: PathBuf,
     /// The configuration, written through its write path.
-    pub config: Arc<crate::config::Store>,
+    pub config: Arc<agentwire_config::Store>,
     /// The thread store sessions become threads in.
     pub threads: Arc<Threads>,
 }

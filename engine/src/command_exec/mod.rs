@@ -51,7 +51,7 @@ use agentwire_tools::sandbox::SandboxHelper;
 pub(crate) use env::base_env;
 
 use crate::Engine;
-use crate::config::defaults::sandbox_policy_with;
+use agentwire_config::defaults::sandbox_policy_with;
 use request::Plan;
 use run::Control;
 

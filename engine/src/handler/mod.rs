@@ -112,10 +112,10 @@ use agentwire_protocol::{
 use agentwire_runtime::{Handler, HandlerError, NotificationContext, RequestContext};
 
 use crate::{
-    Engine, accounts, background_terminals, catalog, codex_import, command_exec, config,
-    diagnostics, features, feedback, history_search, legacy, mcp, mcp_status, memory, organisation,
-    permission_profiles, plugins, providers_rpc, rollout_compress, thread_sample, thread_settings,
-    thread_surface, turns, workspace_rpc,
+    Engine, accounts, background_terminals, catalog, codex_import, command_exec, config_rpc,
+    diagnostics, features, feedback, history_search, legacy, mcp_rpc, mcp_status, memory,
+    organisation, permission_profiles, plugins, providers_rpc, rollout_compress, thread_sample,
+    thread_settings, thread_surface, turns, workspace_rpc,
 };
 
 /// Writes the `Handler` methods that hand their params to the function serving them, without
@@ -163,8 +163,8 @@ impl Handler for Engine {
         // not wait for each other, so only work done here before the first `.await` (on the
         // stdio server: before the next line is read) reaches the client ahead of the answers
         // to its next requests, where `tests/e2e/config.rs` looks for the warnings. It stats and
-        // reads the configuration files once per connection (`config::Store::effective`).
-        config::rpc::send_warnings(self, &context);
+        // reads the configuration files once per connection (`agentwire_config::Store::effective`).
+        config_rpc::send_warnings(self, &context);
         // turn notifications area: deprecated keys of the configuration.
         crate::deprecations::send(self, &context);
         ready(())
@@ -338,11 +338,11 @@ impl Handler for Engine {
         fn app_list(context, params: AppsListParams) -> AppsListResponse
             = catalog::app_list(context, params);
         fn config_read(context, params: ConfigReadParams) -> ConfigReadResponse
-            = config::rpc::read(context, params);
+            = config_rpc::read(context, params);
         fn config_value_write(context, params: ConfigValueWriteParams) -> ConfigWriteResponse
-            = config::rpc::value_write(context, params);
+            = config_rpc::value_write(context, params);
         fn config_batch_write(context, params: ConfigBatchWriteParams) -> ConfigWriteResponse
-            = config::rpc::batch_write(context, params);
+            = config_rpc::batch_write(context, params);
         fn account_read(context, params: GetAccountParams) -> GetAccountResponse
             = accounts::read(context, params);
         fn account_login_start(context, params: LoginAccountParams) -> LoginAccountResponse
@@ -368,14 +368,14 @@ impl Handler for Engine {
             context,
             params: McpServerToolCallParams,
         ) -> McpServerToolCallResponse
-            = mcp::rpc::tool_call(context, params);
+            = mcp_rpc::tool_call(context, params);
         fn mcp_server_resource_read(
             context,
             params: McpResourceReadParams,
         ) -> McpResourceReadResponse
-            = mcp::rpc::resource_read(context, params);
+            = mcp_rpc::resource_read(context, params);
         fn mcp_server_reload(context, _params: NoParams) -> McpServerRefreshResponse
-            = mcp::rpc::reload(context);
+            = mcp_rpc::reload(context);
         fn command_exec(context, params: CommandExecParams) -> CommandExecResponse
             = command_exec::exec(context, params);
         fn fuzzy_file_search(context, params: FuzzyFileSearchParams) -> FuzzyFileSearchResponse
@@ -740,7 +740,7 @@ impl Handler for Engine {
             context,
             params: McpServerOauthLoginParams,
         ) -> McpServerOauthLoginResponse
-            = mcp::oauth::login(context, params);
+            = agentwire_mcp::McpManager::oauth_login[mcp](context, params);
 
         // ---- thread/sample, elicitation counters, environments (0.6.0) ----
         fn thread_sample(context, params: ThreadSampleParams) -> ThreadSampleResponse

@@ -42,7 +42,7 @@ pub(super) async fn start(
         params.settings.model_provider.clone(),
     )
     .await?;
-    crate::mcp::rpc::require::<ThreadStart>(engine, &context).await?;
+    crate::mcp_rpc::require::<ThreadStart>(engine, &context).await?;
     let peer = context.peer.clone();
     let mut started =
         stored::<ThreadStart, _, _>(engine.threads.clone(), move |t| t.start(&context, params))

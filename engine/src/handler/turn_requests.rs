@@ -29,7 +29,7 @@ pub(super) async fn start(
         None,
     )
     .await?;
-    crate::mcp::rpc::require::<TurnStart>(engine, &context).await?;
+    crate::mcp_rpc::require::<TurnStart>(engine, &context).await?;
     let id = params.thread_id.clone();
     let claim = stored::<TurnStart, _, _>(engine.threads.clone(), move |threads| {
         threads.claim_turn(&id)

@@ -268,7 +268,7 @@ pub(crate) fn find_market(
     plugin: &str,
 ) -> Result<Marketplace, String> {
     if let Some(given) = marketplace_path {
-        let path = crate::config::layers::absolute(given);
+        let path = agentwire_config::layers::absolute(given);
         let manifest_path = if path.is_dir() {
             manifest::find_marketplace_manifest(&path).ok_or_else(|| {
                 format!(
@@ -337,7 +337,7 @@ pub(crate) fn read(home: &Path, market: &Marketplace, entry: &Entry) -> PluginDe
         .and_then(|d| manifest::load_plugin(d).ok().flatten())
         .unwrap_or_default();
     let settings = crate::skills::settings_of(
-        &crate::config::layers::read_file(&home.join("config.toml")).table,
+        &agentwire_config::layers::read_file(&home.join("config.toml")).table,
     );
     let mut skills = Vec::new();
     for root in &manifest.skill_roots {

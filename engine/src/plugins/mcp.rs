@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::config::McpServerConfig;
+use agentwire_config::McpServerConfig;
 
 use super::{enabled_settings, installed_copies, manifest};
 

@@ -144,7 +144,7 @@ pub(crate) fn installed_copies(home: &Path) -> Vec<Copy> {
 
 /// `[plugins."<id>"] enabled` of the user's `config.toml`, by plugin id.
 pub(crate) fn enabled_settings(home: &Path) -> BTreeMap<String, bool> {
-    let user = crate::config::layers::read_file(&home.join("config.toml"));
+    let user = agentwire_config::layers::read_file(&home.join("config.toml"));
     user.table
         .get("plugins")
         .and_then(toml::Value::as_table)

@@ -441,8 +441,8 @@ pub(crate) fn known(home: &Path, cwds: &[AbsolutePathBuf]) -> Vec<Known> {
         Err(error) => found.push(Err(load_error(&home.join(REGISTRY_FILE), error))),
     }
     for cwd in cwds {
-        let dir = crate::config::layers::absolute(&cwd.0);
-        let root = crate::config::layers::project_dirs(&dir)
+        let dir = agentwire_config::layers::absolute(&cwd.0);
+        let root = agentwire_config::layers::project_dirs(&dir)
             .into_iter()
             .next()
             .unwrap_or(dir);

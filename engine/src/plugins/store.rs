@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 use super::manifest::{self, Entry, EntrySource, Marketplace};
 use super::registry::Refusal;
 use super::{Copy, check_segment, git, installed_copies, plugins_dir, unique};
-use crate::config::Store;
+use agentwire_config::Store;
 
 /// Most files and folders in one plugin.
 const MAX_FILES: usize = 20_000;
@@ -285,7 +285,7 @@ fn set_enabled(
     id: &str,
     enabled: Option<bool>,
 ) -> Result<(), Refusal> {
-    let key = format!("plugins.{}", crate::config::keys::quote_segment(id));
+    let key = format!("plugins.{}", agentwire_config::keys::quote_segment(id));
     let value = match enabled {
         Some(enabled) => serde_json::json!({ "enabled": enabled }),
         None => serde_json::Value::Null,
@@ -295,7 +295,7 @@ fn set_enabled(
         .value(value)
         .merge_strategy(MergeStrategy::Replace)
         .build();
-    crate::config::rpc::write(config, method, &[edit], None, None)
+    crate::config_rpc::write(config, method, &[edit], None, None)
         .map(drop)
         .map_err(|e| Refusal::Server(e.message))
 }
@@ -340,7 +340,7 @@ pub(crate) fn uninstall(
 
 /// Whether the user's `config.toml` has a `[plugins."<id>"]` table at all.
 fn has_setting(home: &Path, id: &str) -> bool {
-    crate::config::layers::read_file(&home.join("config.toml"))
+    agentwire_config::layers::read_file(&home.join("config.toml"))
         .table
         .get("plugins")
         .and_then(|p| p.get(id))

@@ -555,8 +555,8 @@ pub(crate) fn source_kind(source: &SessionSource) -> &'static str {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::config::defaults::ThreadDefaults;
     use crate::threads::meta::ThreadSettings;
+    use agentwire_config::defaults::ThreadDefaults;
 
     /// A row for thread `id` created at `created_at`, named `name`.
     pub(crate) fn row(id: &str, created_at: i64, name: Option<&str>) -> IndexRow {

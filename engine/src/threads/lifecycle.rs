@@ -48,7 +48,7 @@ impl Threads {
             let defaults = self
                 .defaults
                 .defaults(overrides.cwd.as_deref(), overrides.config.as_ref());
-            overrides.sandbox_policy = Some(crate::config::defaults::sandbox_policy_with(
+            overrides.sandbox_policy = Some(agentwire_config::defaults::sandbox_policy_with(
                 mode,
                 &defaults.sandbox_workspace_write,
             ));

@@ -11,7 +11,7 @@ use agentwire_protocol::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::config::defaults::{ThreadDefaults, sandbox_policy, sandbox_policy_with};
+use agentwire_config::defaults::{ThreadDefaults, sandbox_policy, sandbox_policy_with};
 
 /// The version of the server software, recorded as a thread's `cliVersion`.
 pub(crate) const CLI_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -188,7 +188,7 @@ impl ThreadSettings {
         // The fixture's model means nothing to an HTTP provider (a thread moved to one, or a
         // setting recorded before): its documented default, else none (the call asks the
         // server; see `provider::builtin`).
-        if self.model_provider != crate::config::FIXTURE
+        if self.model_provider != agentwire_config::FIXTURE
             && !agentwire_providers::builtin::is_named(&self.model)
         {
             self.model = agentwire_providers::builtin::default_model(&self.model_provider, None)

@@ -58,7 +58,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agentwire_protocol::{Thread, ThreadStatus, Turn};
 
-use crate::config::defaults::DefaultsSource;
+use agentwire_config::defaults::DefaultsSource;
 use committer::Pending;
 use error::ThreadError;
 use index::IndexRow;

@@ -197,8 +197,8 @@ mod tests {
     };
 
     use super::*;
-    use crate::config::defaults::ThreadDefaults;
     use crate::threads::meta::{SettingsOverrides, ThreadMeta, ThreadSummary};
+    use agentwire_config::defaults::ThreadDefaults;
 
     fn scratch(name: &str) -> std::path::PathBuf {
         let dir =

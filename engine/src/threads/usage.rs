@@ -137,7 +137,7 @@ impl Threads {
     pub(crate) fn defaults_for(
         &self,
         settings: &super::meta::ThreadSettings,
-    ) -> crate::config::defaults::ThreadDefaults {
+    ) -> agentwire_config::defaults::ThreadDefaults {
         self.defaults
             .defaults(Some(&settings.cwd), Some(&settings.config))
     }

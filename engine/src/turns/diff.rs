@@ -33,7 +33,7 @@ use sha1::{Digest, Sha1};
 
 use agentwire_tools::patch::diff::hunks;
 
-use crate::config::layers::project_dirs;
+use agentwire_config::layers::project_dirs;
 
 /// The largest file read; a larger one shows as binary.
 pub(crate) const MAX_TEXT: u64 = 4 * 1024 * 1024;

@@ -146,7 +146,7 @@ fn approval_policy(policy: &AskForApproval) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::defaults::{ThreadDefaults, sandbox_policy_with};
+    use agentwire_config::defaults::{ThreadDefaults, sandbox_policy_with};
     use agentwire_protocol::{SandboxMode, SandboxWorkspaceWrite};
 
     fn settings(mode: SandboxMode, policy: AskForApproval) -> ThreadSettings {

@@ -136,10 +136,10 @@ impl Builder {
             } => {
                 let call = ToolCall {
                     call_id: id.clone(),
-                    name: crate::mcp::names::qualify(server, tool, &Default::default()),
+                    name: agentwire_mcp::names::qualify(server, tool, &Default::default()),
                     arguments: arguments.to_string(),
                 };
-                let text = crate::mcp::content::recorded_text(result.as_ref(), error.as_ref());
+                let text = agentwire_mcp::content::recorded_text(result.as_ref(), error.as_ref());
                 self.tool(call, text);
             }
             ThreadItemKind::WebSearch {

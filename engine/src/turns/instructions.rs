@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use agentwire_protocol::LegacyAppPathString;
 use agentwire_providers::HistoryEntry;
 
-use crate::config::layers::project_dirs;
+use agentwire_config::layers::project_dirs;
 
 /// The file name of a project doc.
 pub(crate) const PROJECT_DOC: &str = "AGENTS.md";
@@ -49,7 +49,7 @@ pub(crate) fn base_instructions(configured: Option<&str>) -> Option<String> {
     (!text.trim().is_empty()).then(|| text.to_owned())
 }
 
-pub(crate) use crate::config::defaults::DEFAULT_PROJECT_DOC_MAX_BYTES;
+pub(crate) use agentwire_config::defaults::DEFAULT_PROJECT_DOC_MAX_BYTES;
 
 /// The project docs that apply in `cwd`, joined and cut to `max_bytes` (at a character
 /// boundary); `None` when there are none (or `max_bytes` is 0). Unreadable files are skipped

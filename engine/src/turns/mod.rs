@@ -88,9 +88,9 @@ pub(crate) struct Turns {
     /// The program that confines commands to the sandbox (see `EngineConfig::sandbox_exe`).
     sandbox_exe: Option<SandboxHelper>,
     /// The configuration (for the environment of commands).
-    config: Arc<crate::config::Store>,
+    config: Arc<agentwire_config::Store>,
     /// The MCP servers whose tools turns offer (see `run::mcp_call`).
-    mcp: std::sync::OnceLock<Arc<crate::mcp::McpManager>>,
+    mcp: std::sync::OnceLock<Arc<agentwire_mcp::McpManager>>,
     /// The server's skills and `$AGENTWIRE_HOME`, for the skills turns offer (see [`skills`]).
     skills: std::sync::OnceLock<(Arc<crate::skills::Skills>, std::path::PathBuf)>,
     /// The commands that run on as exec sessions of their threads (see `run::exec_session`).
@@ -170,7 +170,7 @@ impl Turns {
         threads: Arc<Threads>,
         provider: Arc<dyn ModelProvider>,
         sandbox_exe: Option<SandboxHelper>,
-        config: Arc<crate::config::Store>,
+        config: Arc<agentwire_config::Store>,
     ) -> Self {
         Self {
             threads,
@@ -191,7 +191,7 @@ impl Turns {
     }
 
     /// Lets turns offer and call the tools of `mcp`'s servers.
-    pub(crate) fn set_mcp(&self, mcp: Arc<crate::mcp::McpManager>) {
+    pub(crate) fn set_mcp(&self, mcp: Arc<agentwire_mcp::McpManager>) {
         let _ = self.mcp.set(mcp);
     }
 
@@ -202,7 +202,7 @@ impl Turns {
         cwd: &str,
     ) -> std::collections::BTreeMap<String, String> {
         let effective = self.config.effective(Some(std::path::Path::new(cwd)));
-        crate::config::shell_env::command_environment(&effective.file.shell_environment_policy)
+        agentwire_config::shell_env::command_environment(&effective.file.shell_environment_policy)
     }
 
     /// The session approvals of `thread_id`.

@@ -68,7 +68,9 @@ pub(crate) fn mentioned(input: &[UserInput], skills: &[SkillMetadata]) -> Vec<St
         let UserInput::Skill { name, path, .. } = part else {
             continue;
         };
-        let wanted = crate::config::layers::absolute(path).display().to_string();
+        let wanted = agentwire_config::layers::absolute(path)
+            .display()
+            .to_string();
         let found = skills
             .iter()
             .filter(|s| s.enabled)
@@ -111,7 +113,7 @@ impl super::Turns {
         let Some((skills, home)) = self.skills.get() else {
             return Vec::new();
         };
-        let user = crate::config::layers::read_file(self.config.user_path());
+        let user = agentwire_config::layers::read_file(self.config.user_path());
         let settings = crate::skills::settings_of(&user.table);
         skills.cached(home, cwd, &settings, false).skills
     }

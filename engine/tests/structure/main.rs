@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use allow::{ALLOWED_CYCLES, ALLOWED_ROOTLESS_CYCLES, ALLOWED_SIZES};
+use allow::{ALLOWED_CRATE_SHARES, ALLOWED_CYCLES, ALLOWED_ROOTLESS_CYCLES, ALLOWED_SIZES};
 use crates::{check_crate_shares, crate_sizes};
 use cycles::{check_cycles, long_cycles, rootless};
 use imports::imports;
@@ -52,6 +52,8 @@ const PART_CRATES: &[(&str, &str)] = &[
     ("agentwire-tools", "tools"),
     ("agentwire-providers", "providers"),
     ("agentwire-files", "files"),
+    ("agentwire-config", "config"),
+    ("agentwire-mcp", "mcp"),
 ];
 
 /// The engine crate's folder.
@@ -94,7 +96,11 @@ fn engine_structure_holds() {
             let _ = writeln!(problems, "{line} (in {package})");
         }
     }
-    check_crate_shares(&crate_sizes(workspace_dir()), &mut problems);
+    check_crate_shares(
+        &crate_sizes(workspace_dir()),
+        ALLOWED_CRATE_SHARES,
+        &mut problems,
+    );
     assert!(
         problems.is_empty(),
         "the engine's structure changed (rules in engine/tests/structure/, allow-lists in its allow.rs, map in engine/README.md):\n{problems}"
@@ -208,7 +214,7 @@ fn crate_share_rule_sees_planted_violations() {
         ("b".to_owned(), 40),
     ];
     let mut problems = String::new();
-    check_crate_shares(&sizes, &mut problems);
+    check_crate_shares(&sizes, &[("engine", "being split")], &mut problems);
     let lines: Vec<&str> = problems.lines().collect();
     assert_eq!(lines.len(), 3, "{problems}");
     assert!(lines[0].starts_with("- the crate in engine now holds 10 of 100"));

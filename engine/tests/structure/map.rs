@@ -12,7 +12,7 @@ use crate::sources::Source;
 /// A file belongs to the part with the longest matching prefix; a part may use itself and the
 /// parts before it in this list, never those after it. Keep in step with `engine/README.md`.
 pub(crate) const PARTS: &[(&str, &[&str])] = &[
-    ("config", &["config", "accounts", "requirements"]),
+    ("config", &["accounts"]),
     ("store", &["threads::store"]),
     ("services", &["command_exec", "mcp", "hooks", "skills"]),
     ("engine", &[""]),

@@ -35,7 +35,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{CallEnd, TurnRun, now_ms};
-use crate::mcp::ModelTool;
+use agentwire_mcp::ModelTool;
 
 /// The name of the tool by which the model asks the user questions.
 pub(crate) const REQUEST_USER_INPUT: &str = "request_user_input";

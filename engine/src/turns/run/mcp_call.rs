@@ -2,7 +2,7 @@
 //! `mcpToolCall` item (`item/started`, `item/mcpToolCall/progress` while the server reports
 //! progress, `item/completed` with the server's result or the error).
 //!
-//! Approval (see [`crate::config::McpToolApproval`]): `approve` runs at once; `prompt` asks
+//! Approval (see [`agentwire_config::McpToolApproval`]): `approve` runs at once; `prompt` asks
 //! the client first with `mcpServer/elicitation/request` (a form without fields, `_meta`
 //! `codex_approval_kind: "mcp_tool_call"`) unless the approval policy forbids asking (`never`,
 //! or `granular` without `mcp_elicitations`), in which case the call is refused; `auto` asks
@@ -19,8 +19,8 @@ use agentwire_protocol::{
 };
 
 use super::{CallEnd, TurnRun, now_ms};
-use crate::config::McpToolApproval;
-use crate::mcp::{Caller, ModelTool, content};
+use agentwire_config::McpToolApproval;
+use agentwire_mcp::{Caller, ModelTool, content};
 
 /// How an MCP call ended: the text for the model, and whether the turn must end.
 pub(super) type McpOutcome = (String, Option<CallEnd>);

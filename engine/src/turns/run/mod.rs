@@ -72,9 +72,9 @@ use super::environment;
 use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, base_instructions, context_entries};
 use super::job::{JobKind, JobLedger};
 use super::{Steer, Turns};
-use crate::config::overrides::with_overrides;
 use crate::threads::meta::{ThreadSettings, new_id};
 use crate::threads::subscribers::Audience;
+use agentwire_config::overrides::with_overrides;
 
 /// Most model calls one turn makes (each tool-call round is one more); a model that keeps
 /// calling tools past it fails the turn rather than running forever.

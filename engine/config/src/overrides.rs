@@ -81,7 +81,7 @@ pub(crate) fn table_of_json(config: &BTreeMap<String, serde_json::Value>) -> tom
 
 /// `merged` (a merged configuration table) with a thread's own `config` overrides (dotted key
 /// paths) over it.
-pub(crate) fn with_overrides(
+pub fn with_overrides(
     merged: &toml::Table,
     overrides: Option<&BTreeMap<String, serde_json::Value>>,
 ) -> toml::Table {
@@ -115,7 +115,7 @@ pub(crate) fn json_to_toml(value: &serde_json::Value) -> Option<toml::Value> {
 }
 
 /// A TOML value as JSON (dates become their TOML text).
-pub(crate) fn toml_to_json(value: &toml::Value) -> serde_json::Value {
+pub fn toml_to_json(value: &toml::Value) -> serde_json::Value {
     use serde_json::Value as J;
     match value {
         toml::Value::String(s) => J::String(s.clone()),
@@ -129,7 +129,7 @@ pub(crate) fn toml_to_json(value: &toml::Value) -> serde_json::Value {
 }
 
 /// A TOML table as a JSON object.
-pub(crate) fn table_to_json(table: &toml::Table) -> serde_json::Value {
+pub fn table_to_json(table: &toml::Table) -> serde_json::Value {
     serde_json::Value::Object(
         table
             .iter()

@@ -18,16 +18,19 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 
 use super::client::{ClientSide, Shared};
-use super::{Caller, DEFAULT_TOOL_TIMEOUT_SEC, McpError, lock};
-use crate::config::McpServerConfig;
+use crate::vocabulary::{Caller, DEFAULT_TOOL_TIMEOUT_SEC, McpError, lock, tool_enabled};
+use agentwire_config::McpServerConfig;
 
 /// A running connection and what the server offered when it started.
-pub(crate) struct Connection {
-    pub service: RunningService<RoleClient, ClientSide>,
+pub struct Connection {
+    /// The rmcp client service.
+    pub(crate) service: RunningService<RoleClient, ClientSide>,
     /// The tools, as last listed (again after the server said they changed).
-    pub tools: Mutex<Vec<rmcp::model::Tool>>,
-    pub resources: Vec<rmcp::model::Resource>,
-    pub templates: Vec<rmcp::model::ResourceTemplate>,
+    pub(crate) tools: Mutex<Vec<rmcp::model::Tool>>,
+    /// The resources listed at start-up.
+    pub(crate) resources: Vec<rmcp::model::Resource>,
+    /// The resource templates listed at start-up.
+    pub(crate) templates: Vec<rmcp::model::ResourceTemplate>,
 }
 
 impl Connection {
@@ -51,7 +54,8 @@ pub(crate) enum Phase {
 }
 
 /// One configured server.
-pub(crate) struct Slot {
+pub struct Slot {
+    /// The server's name (`[mcp_servers.<name>]`, or `<plugin>:<server>`).
     pub name: String,
     /// The configuration it was made from (a change makes a new slot).
     pub config: McpServerConfig,
@@ -115,7 +119,7 @@ impl Slot {
     }
 
     /// The tools of the running (or last) connection.
-    pub(crate) fn tools(&self) -> Vec<rmcp::model::Tool> {
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
         self.last_connection()
             .map(|c| lock(&c.tools).clone())
             .unwrap_or_default()
@@ -123,7 +127,7 @@ impl Slot {
 
     /// Lists the tools again if the server said they changed
     /// (`notifications/tools/list_changed`) since they were last listed.
-    pub(crate) async fn refresh_tools(&self) {
+    pub async fn refresh_tools(&self) {
         let Some(connection) = self.last_connection().filter(|c| !c.is_closed()) else {
             return;
         };
@@ -168,7 +172,7 @@ impl Slot {
     }
 
     /// The running connection: started now if there is none or the server exited.
-    pub(crate) async fn connection(&self) -> Result<Arc<Connection>, McpError> {
+    pub async fn connection(&self) -> Result<Arc<Connection>, McpError> {
         if self.config.enabled == Some(false) {
             return Err(McpError::Disabled(self.name.clone()));
         }
@@ -211,7 +215,7 @@ impl Slot {
     /// Calls `tool` with `arguments`, on behalf of `caller`; `on_progress` gets each progress
     /// message the server sends meanwhile. A server found exited before the call is sent is
     /// restarted; one that exits during the call fails it.
-    pub(crate) async fn call_tool(
+    pub async fn call_tool(
         &self,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
@@ -219,7 +223,7 @@ impl Slot {
         caller: Caller,
         on_progress: &mut (dyn FnMut(String) + Send),
     ) -> Result<CallToolResult, McpError> {
-        if !super::tool_enabled(&self.config, tool) {
+        if !tool_enabled(&self.config, tool) {
             return Err(McpError::ToolDisabled {
                 server: self.name.clone(),
                 tool: tool.to_owned(),
@@ -299,7 +303,7 @@ impl Slot {
     }
 
     /// Reads the resource `uri`, on behalf of `caller`.
-    pub(crate) async fn read_resource(
+    pub async fn read_resource(
         &self,
         uri: &str,
         caller: Caller,

@@ -36,7 +36,7 @@ fn meta(result: &CallToolResult) -> Option<Value> {
 }
 
 /// The `result` of an `mcpToolCall` item.
-pub(crate) fn item_result(result: &CallToolResult) -> McpToolCallResult {
+pub fn item_result(result: &CallToolResult) -> McpToolCallResult {
     McpToolCallResult::builder()
         .content(blocks(result))
         .maybe_structured_content(result.structured_content.clone())
@@ -45,7 +45,7 @@ pub(crate) fn item_result(result: &CallToolResult) -> McpToolCallResult {
 }
 
 /// The answer of `mcpServer/tool/call`.
-pub(crate) fn call_response(result: &CallToolResult) -> McpServerToolCallResponse {
+pub fn call_response(result: &CallToolResult) -> McpServerToolCallResponse {
     McpServerToolCallResponse::builder()
         .content(blocks(result))
         .maybe_structured_content(result.structured_content.clone())
@@ -56,7 +56,7 @@ pub(crate) fn call_response(result: &CallToolResult) -> McpServerToolCallRespons
 
 /// What the model reads: the text blocks, other blocks as JSON, the structured result when
 /// there is nothing else; an error is said to be one.
-pub(crate) fn model_text(result: &CallToolResult) -> String {
+pub fn model_text(result: &CallToolResult) -> String {
     text_of(
         &blocks(result),
         result.structured_content.as_ref(),
@@ -66,7 +66,7 @@ pub(crate) fn model_text(result: &CallToolResult) -> String {
 
 /// What the model read of a recorded `mcpToolCall` item (for the history of a later model
 /// call): the same text [`model_text`] gave it, or the failure it was told about.
-pub(crate) fn recorded_text(
+pub fn recorded_text(
     result: Option<&McpToolCallResult>,
     error: Option<&agentwire_protocol::McpToolCallError>,
 ) -> String {
@@ -136,7 +136,7 @@ pub(crate) fn template(template: &rmcp::model::ResourceTemplate) -> Option<Resou
 }
 
 /// The contents of a resource read.
-pub(crate) fn contents(result: &ReadResourceResult) -> Vec<ResourceContent> {
+pub fn contents(result: &ReadResourceResult) -> Vec<ResourceContent> {
     result.contents.iter().filter_map(convert).collect()
 }
 

@@ -11,7 +11,7 @@ use super::shell_env::ShellEnvironmentPolicy;
 
 /// The typed keys of the effective configuration (see the [`config`](super) module docs).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub(crate) struct ConfigFile {
+pub struct ConfigFile {
     /// The provider new threads use (a key of `model_providers`, or `fixture`).
     #[serde(default)]
     pub model_provider: Option<String>,
@@ -109,14 +109,14 @@ pub(crate) struct ConfigFile {
 }
 
 /// The `[otel]` table (see `agentwire_runtime::telemetry::otel_config`).
-pub(crate) type OtelToml = agentwire_runtime::telemetry::OtelConfig;
+pub type OtelToml = agentwire_runtime::telemetry::OtelConfig;
 
 /// The `[sandbox_limits]` table (agentwire's own; Codex has no such table): limits of every
 /// command run under `read-only` or `workspace-write`. A key left out keeps its default; `0`
 /// means no limit.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct SandboxLimitsToml {
+pub struct SandboxLimitsToml {
     /// Most processes (threads included) in one command's sandbox at once (default 1024).
     #[serde(default)]
     pub max_processes: Option<u64>,
@@ -127,7 +127,7 @@ pub(crate) struct SandboxLimitsToml {
 
 impl SandboxLimitsToml {
     /// The limits this table sets, the defaults for the keys it leaves out.
-    pub(crate) fn limits(&self) -> agentwire_tools::sandbox::SandboxLimits {
+    pub fn limits(&self) -> agentwire_tools::sandbox::SandboxLimits {
         let default = agentwire_tools::sandbox::SandboxLimits::DEFAULT;
         let pick = |set: Option<u64>, default: Option<u64>| match set {
             Some(0) => None,
@@ -144,7 +144,7 @@ impl SandboxLimitsToml {
 /// The `[store]` table.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct StoreToml {
+pub struct StoreToml {
     /// `"embedded"` (the default: files and SQLite under the home) or a `postgres://` URL.
     #[serde(default)]
     pub url: Option<String>,
@@ -158,7 +158,7 @@ pub(crate) struct StoreToml {
 /// The `[sandbox_workspace_write]` table.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct SandboxWorkspaceWriteToml {
+pub struct SandboxWorkspaceWriteToml {
     /// Extra absolute directories commands may write to.
     #[serde(default)]
     pub writable_roots: Vec<String>,
@@ -175,7 +175,7 @@ pub(crate) struct SandboxWorkspaceWriteToml {
 
 /// One `[projects."<path>"]` table.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub(crate) struct ProjectToml {
+pub struct ProjectToml {
     /// `trusted` lets the project's own config layers take effect; `untrusted` keeps them off.
     #[serde(default)]
     pub trust_level: Option<String>,
@@ -186,7 +186,7 @@ pub(crate) struct ProjectToml {
 /// bearer token read from `bearer_token_env_var`).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct McpServerConfig {
+pub struct McpServerConfig {
     /// The program to start (stdio transport).
     #[serde(default)]
     pub command: Option<String>,
@@ -264,7 +264,7 @@ pub(crate) struct McpServerConfig {
 /// `[mcp_servers.<name>.oauth]`: the OAuth client used to sign in to an HTTP MCP server.
 /// Codex's other keys of this table are accepted and not used.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub(crate) struct McpOauthClientConfig {
+pub struct McpOauthClientConfig {
     /// The client id registered with the server's authorization server.
     #[serde(default)]
     pub client_id: Option<String>,
@@ -276,7 +276,7 @@ pub(crate) struct McpOauthClientConfig {
 /// One `[mcp_servers.<name>.tools.<tool>]` table.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct McpToolConfig {
+pub struct McpToolConfig {
     /// How calls of this tool are approved.
     #[serde(default)]
     pub approval_mode: Option<McpToolApproval>,
@@ -285,7 +285,7 @@ pub(crate) struct McpToolConfig {
 /// How a call of an MCP tool is approved (Codex's `approval_mode` values).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum McpToolApproval {
+pub enum McpToolApproval {
     /// Follow the thread's approval policy: ask unless the policy is `never` or the tool
     /// declares itself read-only.
     #[default]
@@ -300,7 +300,7 @@ impl ConfigFile {
     /// Parses one file's text strictly: a syntax error, an unknown key or a bad value is an
     /// error naming it.
     #[cfg(test)]
-    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, String> {
         let checked = super::keys::check_text(text);
         if let Some(problem) = checked.problems.first() {
             return Err(problem.text());

@@ -27,7 +27,7 @@ fn sanitise(text: &str) -> String {
 }
 
 /// The function name of `tool` on `server`, different from every name in `taken`.
-pub(crate) fn qualify(server: &str, tool: &str, taken: &HashSet<String>) -> String {
+pub fn qualify(server: &str, tool: &str, taken: &HashSet<String>) -> String {
     let plain = format!("{}{DELIMITER}{}", sanitise(server), sanitise(tool));
     if plain.len() <= MAX_NAME && !taken.contains(&plain) {
         return plain;

@@ -12,7 +12,7 @@ use super::file::ConfigFile;
 use super::salvage::{Fault, Salvaged, salvage};
 
 /// Top-level keys agentwire reads (see the module docs of [`super`]).
-pub(crate) const USED: &[&str] = &[
+pub const USED: &[&str] = &[
     "model",
     "model_provider",
     "model_reasoning_effort",
@@ -50,7 +50,7 @@ pub(crate) const USED: &[&str] = &[
 
 /// Top-level keys of Codex's `config.toml` that agentwire does not use: accepted silently and
 /// passed through by `config/read`, never type-checked.
-pub(crate) const CODEX_ONLY: &[&str] = &[
+pub const CODEX_ONLY: &[&str] = &[
     "agents",
     "analytics",
     "approvals_reviewer",
@@ -110,7 +110,7 @@ const NOT_IN_PROFILE: &[&str] = &["profile", "profiles", "projects"];
 
 /// One problem found in a configuration source.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Problem {
+pub struct Problem {
     /// The dotted key path at fault; `None` for a syntax error.
     pub key_path: Option<String>,
     /// What is wrong, in one line.
@@ -127,7 +127,7 @@ pub(crate) struct Problem {
 
 impl Problem {
     /// The problem as one line: the summary and the details.
-    pub(crate) fn text(&self) -> String {
+    pub fn text(&self) -> String {
         match &self.details {
             Some(details) => format!("{}: {details}", self.summary),
             None => self.summary.clone(),
@@ -143,7 +143,7 @@ impl Problem {
 
 /// What checking a file's text found.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Checked {
+pub struct Checked {
     /// The parsed table; `None` after a syntax error.
     pub table: Option<toml::Table>,
     /// Every problem, in file order.
@@ -151,7 +151,7 @@ pub(crate) struct Checked {
 }
 
 /// Parses and checks `text` (a whole `config.toml`).
-pub(crate) fn check_text(text: &str) -> Checked {
+pub fn check_text(text: &str) -> Checked {
     let document = match Document::parse(text) {
         Ok(document) => document,
         Err(error) => {
@@ -386,7 +386,7 @@ pub(crate) fn typed(table: &toml::Table) -> (ConfigFile, Vec<Vec<String>>) {
 }
 
 /// `prefix` and `key` joined with dots; segments that are not bare keys are quoted.
-pub(crate) fn dotted(prefix: &[&str], key: &str) -> String {
+pub fn dotted(prefix: &[&str], key: &str) -> String {
     prefix
         .iter()
         .copied()
@@ -397,7 +397,7 @@ pub(crate) fn dotted(prefix: &[&str], key: &str) -> String {
 }
 
 /// A key path segment as written in a dotted path: bare when it can be, quoted otherwise.
-pub(crate) fn quote_segment(segment: &str) -> String {
+pub fn quote_segment(segment: &str) -> String {
     let bare = !segment.is_empty()
         && segment
             .chars()
@@ -410,7 +410,7 @@ pub(crate) fn quote_segment(segment: &str) -> String {
 }
 
 /// Splits a dotted key path (`a.b`, `projects."/home/me".trust_level`) into its segments.
-pub(crate) fn split_key_path(path: &str) -> Result<Vec<String>, String> {
+pub fn split_key_path(path: &str) -> Result<Vec<String>, String> {
     let mut segments = Vec::new();
     let mut chars = path.chars().peekable();
     loop {

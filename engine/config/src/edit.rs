@@ -12,7 +12,7 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike, Value};
 use super::keys::split_key_path;
 
 /// Applies `edits` to `document` in order; the error names the edit's key path and the reason.
-pub(crate) fn apply_edits(document: &mut DocumentMut, edits: &[ConfigEdit]) -> Result<(), String> {
+pub fn apply_edits(document: &mut DocumentMut, edits: &[ConfigEdit]) -> Result<(), String> {
     for edit in edits {
         let path = split_key_path(&edit.key_path)?;
         apply(
@@ -192,7 +192,7 @@ fn to_value(value: &serde_json::Value) -> Result<Value, String> {
 /// Replaces the file at `path` with `text` atomically (see `atomic_file`), with the old file's
 /// mode (0600 for a new file), and makes the rename durable. A symlink is followed: its target
 /// is replaced. Returns the path written.
-pub(crate) fn write_atomically(path: &Path, text: &str) -> std::io::Result<PathBuf> {
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<PathBuf> {
     let target = match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path)?,
         _ => path.to_owned(),

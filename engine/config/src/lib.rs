@@ -1,4 +1,7 @@
-//! Configuration: the layered `config.toml` settings, with Codex's key names and meanings.
+//! agentwire-config: the layered `config.toml` settings, with Codex's key names and meanings,
+//! the administrator's requirements ([`requirements`]) and the settings new threads get
+//! ([`defaults`]). The engine serves `config/*` over it. It is an internal crate of agentwire,
+//! whose API follows the engine's needs, not semver.
 //!
 //! # Layers
 //!
@@ -87,19 +90,19 @@
 //! built-in provider leaves that provider in place. A broken file never stops the server: the
 //! keys that can be read are used.
 
-pub(crate) mod defaults;
-pub(crate) mod edit;
+pub mod defaults;
+pub mod edit;
 mod file;
-pub(crate) mod keys;
-pub(crate) mod layers;
-pub(crate) mod overrides;
-pub(crate) mod providers;
-pub(crate) mod rpc;
-pub(crate) mod salvage;
-pub(crate) mod shell_env;
-pub(crate) mod store;
+pub mod keys;
+pub mod layers;
+pub mod overrides;
+pub mod providers;
+pub mod requirements;
+pub mod salvage;
+pub mod shell_env;
+pub mod store;
 
 // The providers' settings live with the providers.
-pub(crate) use agentwire_providers::settings::{FIXTURE, ProviderConfig};
-pub(crate) use file::*;
-pub(crate) use store::Store;
+pub use agentwire_providers::settings::{FIXTURE, ProviderConfig};
+pub use file::*;
+pub use store::Store;

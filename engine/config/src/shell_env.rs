@@ -23,7 +23,7 @@ use serde::Deserialize;
 /// Where the environment starts from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Inherit {
+pub enum Inherit {
     /// Everything the server has.
     #[default]
     All,
@@ -36,7 +36,7 @@ pub(crate) enum Inherit {
 /// The `[shell_environment_policy]` table.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ShellEnvironmentPolicy {
+pub struct ShellEnvironmentPolicy {
     /// Where the environment starts from.
     #[serde(default)]
     pub inherit: Inherit,
@@ -67,7 +67,7 @@ const CORE: &[&str] = &[
 const DEFAULT_EXCLUDES: &[&str] = &["*KEY*", "*SECRET*", "*TOKEN*"];
 
 /// The environment a command runs with under `policy`, from the server's own environment.
-pub(crate) fn command_environment(policy: &ShellEnvironmentPolicy) -> BTreeMap<String, String> {
+pub fn command_environment(policy: &ShellEnvironmentPolicy) -> BTreeMap<String, String> {
     environment_from(policy, std::env::vars_os())
 }
 

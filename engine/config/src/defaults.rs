@@ -10,7 +10,7 @@ use agentwire_protocol::{
 };
 
 /// Most bytes of project docs read when `project_doc_max_bytes` is not set (as Codex).
-pub(crate) const DEFAULT_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
+pub const DEFAULT_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
 
 /// The settings a new thread gets when the client leaves them out. The configuration layer
 /// fills these from `config.toml`; [`Default`] gives the built-in values.
@@ -50,7 +50,7 @@ pub struct ThreadDefaults {
 
 /// Where a new thread's defaults come from: fixed values, or the configuration as seen from
 /// the thread's working directory with the thread's own `config` overrides (dotted key paths).
-pub(crate) trait DefaultsSource: Send + Sync + std::fmt::Debug {
+pub trait DefaultsSource: Send + Sync + std::fmt::Debug {
     /// The defaults for a thread in `cwd` (the server's working directory when `None`).
     fn defaults(
         &self,
@@ -91,15 +91,12 @@ impl Default for ThreadDefaults {
 }
 
 /// The full policy for a coarse sandbox mode, with no extra writable roots.
-pub(crate) fn sandbox_policy(mode: SandboxMode) -> SandboxPolicy {
+pub fn sandbox_policy(mode: SandboxMode) -> SandboxPolicy {
     sandbox_policy_with(mode, &ThreadDefaults::default().sandbox_workspace_write)
 }
 
 /// The full policy for a coarse sandbox mode; `workspace` details `workspace-write`.
-pub(crate) fn sandbox_policy_with(
-    mode: SandboxMode,
-    workspace: &SandboxWorkspaceWrite,
-) -> SandboxPolicy {
+pub fn sandbox_policy_with(mode: SandboxMode, workspace: &SandboxWorkspaceWrite) -> SandboxPolicy {
     match mode {
         SandboxMode::ReadOnly => SandboxPolicy::read_only().build(),
         SandboxMode::WorkspaceWrite => SandboxPolicy::workspace_write()

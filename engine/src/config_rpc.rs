@@ -29,11 +29,12 @@ use agentwire_runtime::{HandlerError, NotificationContext, RequestContext};
 use serde_json::json;
 use toml_edit::DocumentMut;
 
-use super::edit::{apply_edits, write_atomically};
-use super::keys::{Problem, check_text, split_key_path};
-use super::layers::{absolute, version_of};
-use super::overrides::toml_to_json;
-use super::store::Store;
+use agentwire_config::edit::{apply_edits, write_atomically};
+use agentwire_config::keys::{Problem, check_text, split_key_path};
+use agentwire_config::layers::{absolute, version_of};
+use agentwire_config::overrides::toml_to_json;
+use agentwire_config::store::Store;
+
 use crate::Engine;
 
 /// Serves `config/read`.
@@ -57,7 +58,7 @@ pub(crate) async fn read(
                 ConfigLayer::builder()
                     .name(layer.source.clone())
                     .version(layer.version.clone())
-                    .config(super::overrides::table_to_json(&layer.table))
+                    .config(agentwire_config::overrides::table_to_json(&layer.table))
                     .maybe_disabled_reason(layer.disabled_reason.clone())
                     .build()
             })
@@ -156,7 +157,7 @@ pub(crate) fn write(
         })?;
     }
     if let Some(home) = user_path.parent() {
-        crate::requirements::check_edits(home, edits).map_err(|(key, reason)| {
+        agentwire_config::requirements::check_edits(home, edits).map_err(|(key, reason)| {
             refused(
                 "configValidationError",
                 (!key.is_empty()).then_some(key.as_str()),
@@ -270,7 +271,7 @@ fn overridden(store: &Store, edits: &[ConfigEdit]) -> Option<OverriddenMetadata>
             continue;
         };
         let parents: Vec<&str> = parents.iter().map(String::as_str).collect();
-        let dotted = super::keys::dotted(&parents, last);
+        let dotted = agentwire_config::keys::dotted(&parents, last);
         let overriding = effective.origins.iter().find(|(key, origin)| {
             (**key == dotted || key.starts_with(&format!("{dotted}.")))
                 && !matches!(origin.name, ConfigLayerSource::User { profile: None, .. })

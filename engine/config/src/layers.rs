@@ -20,7 +20,7 @@ const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// One configuration file as read.
 #[derive(Debug, Clone)]
-pub(crate) struct FileLayer {
+pub struct FileLayer {
     /// The `version` of its contents (`sha256:<hex>`; of the empty text when it is missing).
     pub version: String,
     /// Its settings; empty when it is missing or cannot be parsed.
@@ -30,7 +30,7 @@ pub(crate) struct FileLayer {
 }
 
 /// Reads `path` as a layer; a missing file is an empty layer.
-pub(crate) fn read_file(path: &Path) -> FileLayer {
+pub fn read_file(path: &Path) -> FileLayer {
     // Opened without blocking and read only as a regular file, within a bound: a FIFO put in
     // place of a project's `config.toml` (a model-run command can make one) must not hang
     // whoever reads the configuration (issue #32).
@@ -92,7 +92,7 @@ pub(crate) fn read_file(path: &Path) -> FileLayer {
 }
 
 /// The `version` of a file with contents `bytes`.
-pub(crate) fn version_of(bytes: &[u8]) -> String {
+pub fn version_of(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")
@@ -117,7 +117,7 @@ pub(crate) fn stamp(path: &Path) -> Stamp {
 
 /// The directories whose project folders apply to `cwd`, the repository root first and `cwd`
 /// last; just `cwd` when no ancestor is a repository root.
-pub(crate) fn project_dirs(cwd: &Path) -> Vec<PathBuf> {
+pub fn project_dirs(cwd: &Path) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for dir in cwd.ancestors() {
         dirs.push(dir.to_owned());
@@ -130,7 +130,7 @@ pub(crate) fn project_dirs(cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// `cwd` made absolute against the server's working directory.
-pub(crate) fn absolute(cwd: &str) -> PathBuf {
+pub fn absolute(cwd: &str) -> PathBuf {
     let base = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let joined = base.join(cwd);
     std::path::absolute(&joined).unwrap_or(joined)

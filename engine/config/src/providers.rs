@@ -30,7 +30,7 @@ fn tables(home: &Path, config: &ConfigFile) -> ProviderTables {
 
 /// Model providers rebuilt whenever the settings they come from change.
 #[derive(Debug)]
-pub(crate) struct LiveProviders {
+pub struct LiveProviders {
     home: PathBuf,
     store: Arc<Store>,
     /// The stored sign-in, for providers that name no `env_key`.
@@ -41,7 +41,7 @@ pub(crate) struct LiveProviders {
 impl LiveProviders {
     /// The providers of `store`'s configuration (without project layers), using the stored
     /// sign-in of `credentials` where a provider names no `env_key`.
-    pub(crate) fn new(home: PathBuf, store: Arc<Store>, credentials: Arc<dyn Credentials>) -> Self {
+    pub fn new(home: PathBuf, store: Arc<Store>, credentials: Arc<dyn Credentials>) -> Self {
         let tables = tables(&home, &store.effective(None).file);
         let providers = build(&tables, &credentials);
         Self {

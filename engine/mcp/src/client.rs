@@ -22,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use tokio::sync::mpsc;
 
-use super::{Caller, lock};
+use crate::vocabulary::{Caller, lock};
 
 /// Most progress messages waiting for a call to read them.
 const PROGRESS_QUEUE: usize = 64;

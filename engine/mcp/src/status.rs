@@ -18,11 +18,11 @@ use agentwire_protocol::{McpAuthStatus, McpServerConnectionStatus, McpServerStat
 
 use super::content;
 use super::slot::{Phase, Slot};
-use crate::config::McpServerConfig;
+use agentwire_config::McpServerConfig;
 
 /// The status of server `name`; `slot` is `None` for a disabled server. `resources` asks for
 /// resources and templates too; `home` is where OAuth credentials are stored.
-pub(crate) fn of(
+pub fn of(
     name: &str,
     config: &McpServerConfig,
     slot: Option<&Arc<Slot>>,
@@ -70,7 +70,7 @@ pub(crate) fn of(
         status.tools = slot
             .tools()
             .iter()
-            .filter(|t| super::tool_enabled(config, &t.name))
+            .filter(|t| crate::vocabulary::tool_enabled(config, &t.name))
             .map(|t| (t.name.to_string(), content::tool(t)))
             .collect();
         // A list from the last connection is a real (cached) list.

@@ -24,8 +24,8 @@ use tokio::io::AsyncBufReadExt;
 
 use super::client::{ClientSide, Shared};
 use super::slot::Connection;
-use super::{DEFAULT_STARTUP_TIMEOUT_SEC, lock};
-use crate::config::McpServerConfig;
+use crate::vocabulary::{DEFAULT_STARTUP_TIMEOUT_SEC, lock};
+use agentwire_config::McpServerConfig;
 
 /// The variables of the server's own environment every stdio MCP server gets (when set).
 pub(crate) const ENV_WHITELIST: &[&str] = &[

@@ -20,7 +20,7 @@ use super::overrides::{merge, parse_override, table_of, table_to_json, with_over
 
 /// One layer of the configuration.
 #[derive(Debug, Clone)]
-pub(crate) struct Layer {
+pub struct Layer {
     /// Where it comes from.
     pub source: ConfigLayerSource,
     /// The version of its contents.
@@ -43,7 +43,7 @@ impl Layer {
 
 /// The configuration as seen from one working directory (or from none).
 #[derive(Debug)]
-pub(crate) struct Effective {
+pub struct Effective {
     /// The typed settings.
     pub file: Arc<ConfigFile>,
     /// The merged settings, without unknown keys and values that do not read.
@@ -60,7 +60,7 @@ pub(crate) struct Effective {
 
 impl Effective {
     /// The merged settings in their wire form.
-    pub(crate) fn wire_config(&self) -> Config {
+    pub fn wire_config(&self) -> Config {
         self.wire.get_or_init(|| wire_config(&self.merged)).clone()
     }
 }
@@ -73,7 +73,7 @@ type Cache = HashMap<Option<PathBuf>, (CacheKey, Arc<Effective>)>;
 
 /// The configuration service: the layers, the cache, and the lock writers take.
 #[derive(Debug)]
-pub(crate) struct Store {
+pub struct Store {
     user_path: PathBuf,
     builtin: ThreadDefaults,
     /// The `-c` flags (and `--profile`) as one table.
@@ -94,7 +94,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Store {
     /// The configuration of `home`, with the built-in thread defaults `builtin`, the `-c`
     /// flags `flags` (flags that do not parse are reported as problems) and the `--profile`.
-    pub(crate) fn new(
+    pub fn new(
         home: &Path,
         builtin: ThreadDefaults,
         flags: &[String],
@@ -140,22 +140,22 @@ impl Store {
     }
 
     /// `$AGENTWIRE_HOME/config.toml`.
-    pub(crate) fn user_path(&self) -> &Path {
+    pub fn user_path(&self) -> &Path {
         &self.user_path
     }
 
     /// Serialises writers of the user file.
-    pub(crate) fn write_guard(&self) -> MutexGuard<'_, ()> {
+    pub fn write_guard(&self) -> MutexGuard<'_, ()> {
         lock(&self.write_lock)
     }
 
     /// Marks every cached value stale (after a write).
-    pub(crate) fn invalidate(&self) {
+    pub fn invalidate(&self) {
         self.writes.fetch_add(1, Ordering::SeqCst);
     }
 
     /// The configuration as seen from `cwd` (absolute), or without project layers.
-    pub(crate) fn effective(&self, cwd: Option<&Path>) -> Arc<Effective> {
+    pub fn effective(&self, cwd: Option<&Path>) -> Arc<Effective> {
         let dirs = cwd.map(project_dirs).unwrap_or_default();
         let mut files = vec![self.user_path.clone()];
         for dir in &dirs {
@@ -325,7 +325,7 @@ impl Store {
     }
 
     /// The thread defaults `config` gives: the built-in ones with what it sets.
-    pub(crate) fn thread_defaults(&self, config: &ConfigFile) -> ThreadDefaults {
+    pub fn thread_defaults(&self, config: &ConfigFile) -> ThreadDefaults {
         let mut defaults = self.builtin.clone();
         if let Some(model) = config.model.clone().filter(|m| !m.is_empty()) {
             defaults.model = model;

@@ -1,5 +1,7 @@
-//! MCP servers as tools of the engine: the servers configured under `[mcp_servers.<name>]`,
-//! started when first needed and kept running, their tools offered to the model.
+//! agentwire-mcp: MCP servers as tools of the engine: the servers configured under
+//! `[mcp_servers.<name>]`, started when first needed and kept running, their tools offered to
+//! the model. It is an internal crate of agentwire, whose API follows the engine's needs, not
+//! semver.
 //!
 //! # Module map
 //!
@@ -13,100 +15,52 @@
 //! - `names`: the function names the model sees (`server__tool`);
 //! - `content`: MCP results as protocol types and as text for the model;
 //! - `status`: `mcpServerStatus/list` and `mcpServer/startupStatus/updated`;
-//! - `rpc`: `mcpServer/tool/call`, `mcpServer/resource/read`, `config/mcpServer/reload`;
+//! - the engine's `mcp_rpc`: `mcpServer/tool/call`, `mcpServer/resource/read`,
+//!   `config/mcpServer/reload` (they check the thread first);
 //! - `oauth`: `mcpServer/oauth/login` and the OAuth bearer token of HTTP servers;
 //! - [`cli`]: `agentwire mcp list|get|add|remove`, editing `config.toml`.
 //!
 //! The servers are those of `[mcp_servers.<name>]` and those the enabled installed plugins
-//! bring, named `<plugin>:<server>` (so a plugin never replaces a server the user configured;
+//! bring ([`PluginServers`], which the engine's plugins answer), named `<plugin>:<server>` (so a plugin never replaces a server the user configured;
 //! a configured table of that same name wins).
 //!
 //! MCP framing, the handshake and the transports are the `rmcp` SDK's.
 
 pub mod cli;
-pub(crate) mod client;
-pub(crate) mod connect;
-pub(crate) mod content;
-pub(crate) mod names;
-pub(crate) mod oauth;
-pub(crate) mod rpc;
-pub(crate) mod slot;
-pub(crate) mod status;
+pub mod client;
+pub mod connect;
+pub mod content;
+pub mod names;
+pub mod oauth;
+pub mod slot;
+pub mod status;
+mod vocabulary;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use agentwire_runtime::Hub;
+use agentwire_protocol::{McpServerOauthLoginParams, McpServerOauthLoginResponse};
+use agentwire_runtime::{HandlerError, Hub, RequestContext};
 
 // The model-facing shape of a tool lives with the providers.
-use crate::config::{McpServerConfig, McpToolApproval, Store};
-pub(crate) use agentwire_providers::ModelTool;
+use agentwire_config::{McpServerConfig, McpToolApproval, Store};
+pub use agentwire_providers::ModelTool;
 use slot::Slot;
+pub use vocabulary::{Caller, McpError};
+use vocabulary::{RETRY_AFTER, lock, tool_enabled};
 
-/// Default start-up time limit (initialize and the tool list), in seconds.
-pub(crate) const DEFAULT_STARTUP_TIMEOUT_SEC: f64 = 10.0;
-/// How long turns wait before trying again to start a server whose start failed (explicit
-/// uses, `mcpServerStatus/list` and required-server checks try at once).
-pub(crate) const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(30);
-/// Default time limit of one tool call, in seconds.
-pub(crate) const DEFAULT_TOOL_TIMEOUT_SEC: f64 = 60.0;
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Why an MCP server could not be used.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub(crate) enum McpError {
-    /// No `[mcp_servers.<name>]` table.
-    #[error("no MCP server named `{0}` is configured")]
-    Unknown(String),
-    /// `enabled = false`.
-    #[error("the MCP server `{0}` is disabled (enabled = false)")]
-    Disabled(String),
-    /// The tool is filtered out by `enabled_tools` / `disabled_tools`.
-    #[error("the tool `{tool}` of the MCP server `{server}` is disabled in config.toml")]
-    ToolDisabled {
-        /// The server.
-        server: String,
-        /// The tool.
-        tool: String,
-    },
-    /// Start-up failed.
-    #[error("the MCP server `{server}` failed to start: {reason}")]
-    Startup {
-        /// The server.
-        server: String,
-        /// Why.
-        reason: String,
-    },
-    /// A request to a running server failed.
-    #[error("the MCP server `{server}` failed: {reason}")]
-    Call {
-        /// The server.
-        server: String,
-        /// Why.
-        reason: String,
-    },
-}
-
-/// Who an MCP server's elicitation goes to while a request of it runs.
-#[derive(Debug, Clone)]
-pub(crate) struct Caller {
-    /// The connection that receives `mcpServer/elicitation/request`.
-    pub peer: agentwire_runtime::Peer,
-    /// The thread.
-    pub thread_id: String,
-    /// The running turn, if any.
-    pub turn_id: Option<String>,
-}
+/// The MCP servers the enabled installed plugins under a home bring, as `[mcp_servers.<name>]`
+/// tables would give them, named `<plugin>:<server>` (the engine's plugins answer).
+pub type PluginServers = fn(&Path) -> BTreeMap<String, McpServerConfig>;
 
 /// The MCP servers of the engine.
-pub(crate) struct McpManager {
+pub struct McpManager {
     config: Arc<Store>,
     /// `$AGENTWIRE_HOME`: installed plugins and stored OAuth credentials.
     home: PathBuf,
+    /// The servers the installed plugins bring.
+    plugin_servers: PluginServers,
     slots: Mutex<BTreeMap<String, Arc<Slot>>>,
     /// Where start-up state changes are broadcast (set by the first request that uses MCP).
     hub: OnceLock<Arc<Hub>>,
@@ -123,11 +77,13 @@ impl std::fmt::Debug for McpManager {
 }
 
 impl McpManager {
-    /// The servers configured in `config` and brought by the plugins installed in `home`.
-    pub(crate) fn new(config: Arc<Store>, home: PathBuf) -> Self {
+    /// The servers configured in `config` and brought by the plugins installed in `home`
+    /// (`plugin_servers` finds those).
+    pub fn new(config: Arc<Store>, home: PathBuf, plugin_servers: PluginServers) -> Self {
         Self {
             config,
             home,
+            plugin_servers,
             slots: Mutex::new(BTreeMap::new()),
             hub: OnceLock::new(),
             names: Mutex::new(HashMap::new()),
@@ -135,24 +91,36 @@ impl McpManager {
     }
 
     /// Remembers where to broadcast start-up changes.
-    pub(crate) fn attach(&self, hub: &Arc<Hub>) {
+    pub fn attach(&self, hub: &Arc<Hub>) {
         let _ = self.hub.set(hub.clone());
     }
 
     /// The servers, by name: the effective user configuration's, then those of the enabled
     /// installed plugins as `<plugin>:<server>` (a configured name wins). Reads the plugin
     /// folders (a few small files).
-    pub(crate) fn configured(&self) -> BTreeMap<String, McpServerConfig> {
+    pub fn configured(&self) -> BTreeMap<String, McpServerConfig> {
         let mut servers = self.config.effective(None).file.mcp_servers.clone();
-        for (name, config) in crate::plugins::mcp_servers(&self.home) {
+        for (name, config) in (self.plugin_servers)(&self.home) {
             servers.entry(name).or_insert(config);
         }
         servers
     }
 
     /// `$AGENTWIRE_HOME`.
-    pub(crate) fn home(&self) -> &std::path::Path {
+    pub fn home(&self) -> &Path {
         &self.home
+    }
+
+    /// Serves `mcpServer/oauth/login` for one of these servers (see [`oauth`]); a sign-in that
+    /// completes drops the server's connection, so the next use connects with the token.
+    pub async fn oauth_login(
+        self: &Arc<Self>,
+        context: RequestContext,
+        params: McpServerOauthLoginParams,
+    ) -> Result<McpServerOauthLoginResponse, HandlerError> {
+        let manager = self.clone();
+        let signed_in = move |name: &str| manager.forget(name);
+        oauth::login(&self.configured(), &self.home, signed_in, context, params).await
     }
 
     /// Stops server `name`'s connection (if any); the next use starts it again (after an
@@ -163,7 +131,7 @@ impl McpManager {
 
     /// The slot of server `name` as configured now: created on first use, replaced (the old
     /// connection stopped) when its configuration changed.
-    pub(crate) fn slot(&self, name: &str) -> Result<Arc<Slot>, McpError> {
+    pub fn slot(&self, name: &str) -> Result<Arc<Slot>, McpError> {
         self.slot_in(name, &self.configured())
     }
 
@@ -195,7 +163,7 @@ impl McpManager {
 
     /// Forgets every server whose configuration changed or that is no longer configured (their
     /// connections stop); the others keep running.
-    pub(crate) fn reload(&self) {
+    pub fn reload(&self) {
         let configured = self.configured();
         lock(&self.slots).retain(|name, slot| configured.get(name) == Some(&slot.config));
         lock(&self.names).clear();
@@ -229,7 +197,7 @@ impl McpManager {
 
     /// Fails with the first required server that cannot start (starting every enabled server
     /// on the way); `Ok` when none is required or all started.
-    pub(crate) async fn check_required(&self) -> Result<(), McpError> {
+    pub async fn check_required(&self) -> Result<(), McpError> {
         if !self
             .configured()
             .values()
@@ -245,7 +213,7 @@ impl McpManager {
 
     /// The tools offered to the model: every enabled tool of every enabled server that starts
     /// (a server that fails is left out, its failure reported by its status).
-    pub(crate) async fn model_tools(&self) -> Vec<ModelTool> {
+    pub async fn model_tools(&self) -> Vec<ModelTool> {
         let configured = self.configured();
         if configured.values().all(|c| c.enabled == Some(false)) {
             return Vec::new();
@@ -284,13 +252,13 @@ impl McpManager {
     }
 
     /// The (server, tool) a model function name stands for, if it is an MCP tool.
-    pub(crate) fn resolve(&self, function: &str) -> Option<(String, String)> {
+    pub fn resolve(&self, function: &str) -> Option<(String, String)> {
         lock(&self.names).get(function).cloned()
     }
 
     /// How a call of `tool` on `server` is approved: the tool's mode, else the server's, else
     /// `auto`.
-    pub(crate) fn approval(&self, server: &str, tool: &str) -> McpToolApproval {
+    pub fn approval(&self, server: &str, tool: &str) -> McpToolApproval {
         let configured = self.configured();
         let Some(config) = configured.get(server) else {
             return McpToolApproval::Auto;
@@ -301,32 +269,5 @@ impl McpManager {
             .and_then(|t| t.approval_mode)
             .or(config.default_tools_approval_mode)
             .unwrap_or_default()
-    }
-}
-
-/// Whether `tool` passes the server's `enabled_tools` / `disabled_tools` filter.
-pub(crate) fn tool_enabled(config: &McpServerConfig, tool: &str) -> bool {
-    config
-        .enabled_tools
-        .as_ref()
-        .is_none_or(|only| only.iter().any(|t| t == tool))
-        && !config.disabled_tools.iter().any(|t| t == tool)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tool_filter_applies_both_lists() {
-        let mut config = McpServerConfig::default();
-        assert!(tool_enabled(&config, "echo"));
-        config.disabled_tools = vec!["echo".to_owned()];
-        assert!(!tool_enabled(&config, "echo"));
-        assert!(tool_enabled(&config, "add"));
-        config.enabled_tools = Some(vec!["add".to_owned(), "echo".to_owned()]);
-        assert!(!tool_enabled(&config, "echo"));
-        assert!(tool_enabled(&config, "add"));
-        assert!(!tool_enabled(&config, "other"));
     }
 }

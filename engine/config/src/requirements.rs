@@ -24,7 +24,7 @@ use std::sync::{Mutex, PoisonError};
 use agentwire_protocol::{AskForApproval, ConfigRequirements, SandboxMode, WebSearchMode};
 use serde::Deserialize;
 
-use crate::config::layers::{Stamp, stamp};
+use crate::layers::{Stamp, stamp};
 
 /// The machine-wide requirements file.
 const SYSTEM_FILE: &str = "/etc/agentwire/requirements.toml";
@@ -45,7 +45,7 @@ struct RequirementsFile {
 
 /// The requirements in force and where they come from.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Requirements {
+pub struct Requirements {
     /// What is allowed; `None` when no file sets anything.
     pub allowed: Option<ConfigRequirements>,
     /// The files read (for messages).
@@ -61,7 +61,7 @@ static LAST: Mutex<Option<(Key, Result<Requirements, String>)>> = Mutex::new(Non
 
 /// The requirements for the home `home`; the error names the file that does not read and why.
 /// Reads the disk (a `stat` per file while they are unchanged): call it off the async workers.
-pub(crate) fn load(home: &Path) -> Result<Requirements, String> {
+pub fn load(home: &Path) -> Result<Requirements, String> {
     let files = [PathBuf::from(SYSTEM_FILE), home.join(HOME_FILE)];
     let key: Key = files.iter().map(|f| (f.clone(), stamp(f))).collect();
     let mut last = LAST.lock().unwrap_or_else(PoisonError::into_inner);
@@ -123,17 +123,21 @@ fn load_from(files: &[PathBuf]) -> Result<Requirements, String> {
 
 /// What a request or a configuration write asks for, as far as requirements govern it.
 #[derive(Debug, Default)]
-pub(crate) struct Asked<'a> {
+pub struct Asked<'a> {
+    /// The approval policy asked for (`approvalPolicy`, `approval_policy`).
     pub approval_policy: Option<&'a AskForApproval>,
+    /// The sandbox mode asked for (`sandbox`, `sandbox_mode`).
     pub sandbox_mode: Option<SandboxMode>,
+    /// The web search mode asked for (`web_search`).
     pub web_search_mode: Option<WebSearchMode>,
+    /// The model provider asked for (`modelProvider`, `model_provider`).
     pub model_provider: Option<&'a str>,
 }
 
 impl Requirements {
     /// Refuses what `asked` asks for beyond what is allowed; the error names the setting, the
     /// value and the file.
-    pub(crate) fn check(&self, asked: &Asked<'_>) -> Result<(), String> {
+    pub fn check(&self, asked: &Asked<'_>) -> Result<(), String> {
         let Some(allowed) = &self.allowed else {
             return Ok(());
         };
@@ -177,7 +181,7 @@ impl Requirements {
 
 /// Refuses configuration edits that set `approval_policy`, `sandbox_mode`, `web_search` or
 /// `model_provider` to what the requirements of `home` do not allow.
-pub(crate) fn check_edits(
+pub fn check_edits(
     home: &Path,
     edits: &[agentwire_protocol::ConfigEdit],
 ) -> Result<(), (String, String)> {

@@ -13,10 +13,10 @@ use agentwire_protocol::{ConfigEdit, MergeStrategy};
 use serde_json::{Value, json};
 use toml_edit::DocumentMut;
 
-use crate::config::defaults::ThreadDefaults;
-use crate::config::edit::{apply_edits, write_atomically};
-use crate::config::keys::check_text;
-use crate::config::{McpServerConfig, Store};
+use agentwire_config::defaults::ThreadDefaults;
+use agentwire_config::edit::{apply_edits, write_atomically};
+use agentwire_config::keys::check_text;
+use agentwire_config::{McpServerConfig, Store};
 
 /// How a server added with `agentwire mcp add` is reached.
 #[derive(Debug, Clone, PartialEq)]

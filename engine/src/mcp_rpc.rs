@@ -14,8 +14,8 @@ use agentwire_protocol::{
 };
 use agentwire_runtime::{HandlerError, RequestContext};
 
-use super::{Caller, McpError, content};
 use crate::Engine;
+use agentwire_mcp::{Caller, McpError, content};
 
 /// `error` as the JSON-RPC error of `method`.
 fn handler_error(method: &str, field: &str, error: McpError) -> HandlerError {

@@ -20,6 +20,7 @@ pub(crate) mod discover;
 pub(crate) mod tokens;
 pub(crate) mod web;
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -33,8 +34,7 @@ use agentwire_runtime::{HandlerError, RequestContext};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
-use crate::Engine;
-use crate::config::McpServerConfig;
+use agentwire_config::McpServerConfig;
 use tokens::Credentials;
 
 const METHOD: &str = "mcpServer/oauth/login";
@@ -192,7 +192,9 @@ fn invalid(error: impl std::fmt::Display) -> HandlerError {
 /// listens for the redirect and answers the authorization URL; the rest happens when the
 /// browser comes back (or the wait times out) and ends with `mcpServer/oauthLogin/completed`.
 pub(crate) async fn login(
-    engine: &Engine,
+    servers: &BTreeMap<String, McpServerConfig>,
+    home: &Path,
+    signed_in: impl FnOnce(&str) + Send + 'static,
     context: RequestContext,
     params: McpServerOauthLoginParams,
 ) -> Result<McpServerOauthLoginResponse, HandlerError> {
@@ -201,8 +203,7 @@ pub(crate) async fn login(
             "environmentId: no MCP server here is registered by an environment",
         ));
     }
-    let configured = engine.mcp.configured();
-    let config: &McpServerConfig = configured.get(&params.name).ok_or_else(|| {
+    let config: &McpServerConfig = servers.get(&params.name).ok_or_else(|| {
         invalid(format!(
             "name: no MCP server named `{}` is configured",
             params.name
@@ -299,7 +300,7 @@ pub(crate) async fn login(
     }
     let login_id = uuid::Uuid::now_v7().to_string();
     let pending = Pending {
-        home: engine.config().home.clone(),
+        home: home.to_path_buf(),
         name: params.name.clone(),
         url,
         client,
@@ -310,7 +311,6 @@ pub(crate) async fn login(
         redirect_uri: listener.redirect_uri.clone(),
     };
     let hub = context.peer.hub().clone();
-    let mcp = engine.mcp.clone();
     let (name, thread_id, id) = (
         params.name.clone(),
         params.thread_id.clone(),
@@ -353,7 +353,7 @@ pub(crate) async fn login(
         };
         if error.is_none() {
             // The next use connects again, now with the token.
-            mcp.forget(&name);
+            signed_in(&name);
             tracing::info!(server = %name, "signed in to the MCP server with OAuth");
         } else {
             tracing::warn!(server = %name, error = ?error, "MCP OAuth sign-in failed");
