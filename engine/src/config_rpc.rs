@@ -17,7 +17,13 @@
 #![deny(clippy::disallowed_methods)]
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use agentwire_config::edit::{apply_edits, write_atomically};
+use agentwire_config::keys::{Problem, check_text, split_key_path};
+use agentwire_config::layers::{absolute, version_of};
+use agentwire_config::overrides::toml_to_json;
+use agentwire_config::store::Store;
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{ConfigBatchWrite, ConfigRead, ConfigValueWrite, ConfigWarning};
 use agentwire_protocol::{
@@ -29,23 +35,15 @@ use agentwire_runtime::{HandlerError, NotificationContext, RequestContext};
 use serde_json::json;
 use toml_edit::DocumentMut;
 
-use agentwire_config::edit::{apply_edits, write_atomically};
-use agentwire_config::keys::{Problem, check_text, split_key_path};
-use agentwire_config::layers::{absolute, version_of};
-use agentwire_config::overrides::toml_to_json;
-use agentwire_config::store::Store;
-
-use crate::Engine;
-
 /// Serves `config/read`.
 pub(crate) async fn read(
-    engine: &Engine,
+    store: &Arc<Store>,
     _context: RequestContext,
     params: ConfigReadParams,
 ) -> Result<ConfigReadResponse, HandlerError> {
     let cwd = params.cwd.as_deref().map(absolute);
     // The layers' files are looked at (and read when they changed) on the blocking pool.
-    let store = engine.config_store.clone();
+    let store = store.clone();
     let effective =
         crate::pool::blocking::<ConfigRead, _, _>(move || Ok(store.effective(cwd.as_deref())))
             .await?;
@@ -73,7 +71,7 @@ pub(crate) async fn read(
 
 /// Serves `config/value/write`.
 pub(crate) async fn value_write(
-    engine: &Engine,
+    store: &Arc<Store>,
     _context: RequestContext,
     params: ConfigValueWriteParams,
 ) -> Result<ConfigWriteResponse, HandlerError> {
@@ -82,7 +80,7 @@ pub(crate) async fn value_write(
         .value(params.value)
         .merge_strategy(params.merge_strategy)
         .build();
-    let store = engine.config_store.clone();
+    let store = store.clone();
     crate::pool::blocking::<ConfigValueWrite, _, _>(move || {
         write(
             &store,
@@ -97,11 +95,11 @@ pub(crate) async fn value_write(
 
 /// Serves `config/batchWrite`.
 pub(crate) async fn batch_write(
-    engine: &Engine,
+    store: &Arc<Store>,
     _context: RequestContext,
     params: ConfigBatchWriteParams,
 ) -> Result<ConfigWriteResponse, HandlerError> {
-    let store = engine.config_store.clone();
+    let store = store.clone();
     crate::pool::blocking::<ConfigBatchWrite, _, _>(move || {
         write(
             &store,
@@ -357,9 +355,9 @@ fn same_file(requested: &Path, user: &Path) -> bool {
 
 /// Sends a `configWarning` to the connection for every problem in the configuration as the
 /// server sees it (its own working directory's project layers included).
-pub(crate) fn send_warnings(engine: &Engine, context: &NotificationContext) {
+pub(crate) fn send_warnings(store: &Store, context: &NotificationContext) {
     let cwd = absolute(".");
-    let effective = engine.config_store.effective(Some(&cwd));
+    let effective = store.effective(Some(&cwd));
     for problem in &effective.problems {
         context.peer.notify::<ConfigWarning>(
             &ConfigWarningNotification::builder()

@@ -11,8 +11,6 @@ use agentwire_protocol::DeprecationNoticeNotification;
 use agentwire_protocol::methods::DeprecationNotice;
 use agentwire_runtime::NotificationContext;
 
-use crate::Engine;
-
 /// A deprecated top-level key and what replaces it.
 struct Deprecated {
     /// The key in `config.toml`.
@@ -73,9 +71,9 @@ fn notices(merged: &toml::Table) -> Vec<DeprecationNoticeNotification> {
 }
 
 /// Sends the notices of the effective configuration to the connection just initialized.
-pub(crate) fn send(engine: &Engine, context: &NotificationContext) {
+pub(crate) fn send(store: &agentwire_config::Store, context: &NotificationContext) {
     let cwd = agentwire_config::layers::absolute(".");
-    let effective = engine.config_store.effective(Some(&cwd));
+    let effective = store.effective(Some(&cwd));
     for notice in notices(&effective.merged) {
         context.peer.notify::<DeprecationNotice>(&notice);
     }

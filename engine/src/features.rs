@@ -17,6 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
+use agentwire_config::Store;
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
     ExperimentalFeatureEnablementSet, ExperimentalFeatureList, ProcessKill, ProcessResizePty,
@@ -32,7 +33,6 @@ use agentwire_tools::specs::BuiltinTools;
 
 use crate::Engine;
 use crate::pool::blocking;
-use agentwire_config::Store;
 
 /// One experimental feature.
 #[derive(Debug)]

@@ -6,6 +6,7 @@
 //! server's name and the reason. A tool that runs and reports a failure is not an error: its
 //! result carries `isError: true`.
 
+use agentwire_mcp::{Caller, McpError, content};
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{McpServerResourceRead, McpServerToolCall};
 use agentwire_protocol::{
@@ -15,7 +16,6 @@ use agentwire_protocol::{
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use agentwire_mcp::{Caller, McpError, content};
 
 /// `error` as the JSON-RPC error of `method`.
 fn handler_error(method: &str, field: &str, error: McpError) -> HandlerError {

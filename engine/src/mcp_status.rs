@@ -12,6 +12,7 @@
 //! `serverName` and `threadId`; no server here is registered by an environment, so it matches
 //! nothing.
 
+use agentwire_config::McpServerConfig;
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::McpServerStatusList;
 use agentwire_protocol::{
@@ -20,7 +21,6 @@ use agentwire_protocol::{
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use agentwire_config::McpServerConfig;
 
 /// Serves `mcpServerStatus/list`.
 pub(crate) async fn list(

@@ -9,6 +9,9 @@
 
 use std::path::Path;
 
+use agentwire_config::Store;
+use agentwire_config::defaults::sandbox_policy_with;
+use agentwire_config::requirements::{self, Asked};
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::PermissionProfileList;
 use agentwire_protocol::{
@@ -19,9 +22,6 @@ use agentwire_runtime::HandlerError;
 
 use crate::Engine;
 use crate::pool::blocking;
-use agentwire_config::Store;
-use agentwire_config::defaults::sandbox_policy_with;
-use agentwire_config::requirements::{self, Asked};
 
 /// One built-in profile.
 struct Profile {

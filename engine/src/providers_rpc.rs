@@ -22,6 +22,7 @@
 //!   it: turns here never offer the model a hosted image generation or web search tool, so
 //!   both are `false` whatever the provider could do elsewhere.
 
+use agentwire_config::{FIXTURE, ProviderConfig, Store};
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
     ModelProviderConfigWrite, ModelProviderDefaultSet, ModelProviderList,
@@ -38,7 +39,6 @@ use serde_json::{Value, json};
 
 use crate::Engine;
 use crate::pool::blocking;
-use agentwire_config::{FIXTURE, ProviderConfig, Store};
 
 /// The name shown for the built-in fixture provider.
 const FIXTURE_NAME: &str = "Fixture (scripted, offline)";

@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+use agentwire_config::layers::absolute;
+use agentwire_config::requirements::{self, Asked};
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
     ConfigRequirementsRead, HooksList, SkillsChanged, SkillsConfigWrite, SkillsList,
@@ -21,8 +23,6 @@ use agentwire_runtime::{HandlerError, RequestContext};
 use crate::Engine;
 use crate::pool::blocking;
 use crate::skills;
-use agentwire_config::layers::absolute;
-use agentwire_config::requirements::{self, Asked};
 
 /// `configRequirements/read`.
 pub(crate) async fn config_requirements_read(

@@ -16,6 +16,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agentwire_config::McpServerConfig;
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::TokioChildProcess;
@@ -25,7 +26,6 @@ use tokio::io::AsyncBufReadExt;
 use super::client::{ClientSide, Shared};
 use super::slot::Connection;
 use crate::vocabulary::{DEFAULT_STARTUP_TIMEOUT_SEC, lock};
-use agentwire_config::McpServerConfig;
 
 /// The variables of the server's own environment every stdio MCP server gets (when set).
 pub(crate) const ENV_WHITELIST: &[&str] = &[

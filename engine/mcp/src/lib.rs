@@ -40,11 +40,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use agentwire_config::{McpServerConfig, McpToolApproval, Store};
 use agentwire_protocol::{McpServerOauthLoginParams, McpServerOauthLoginResponse};
 use agentwire_runtime::{HandlerError, Hub, RequestContext};
 
 // The model-facing shape of a tool lives with the providers.
-use agentwire_config::{McpServerConfig, McpToolApproval, Store};
 pub use agentwire_providers::ModelTool;
 use slot::Slot;
 pub use vocabulary::{Caller, McpError};

@@ -8,6 +8,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agentwire_config::McpServerConfig;
 use agentwire_protocol::methods::McpServerStartupStatusUpdated;
 use agentwire_protocol::{McpServerStartupState, McpServerStatusUpdatedNotification};
 use agentwire_runtime::Hub;
@@ -19,7 +20,6 @@ use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError
 
 use super::client::{ClientSide, Shared};
 use crate::vocabulary::{Caller, DEFAULT_TOOL_TIMEOUT_SEC, McpError, lock, tool_enabled};
-use agentwire_config::McpServerConfig;
 
 /// A running connection and what the server offered when it started.
 pub struct Connection {

@@ -14,11 +14,11 @@
 
 use std::sync::Arc;
 
+use agentwire_config::McpServerConfig;
 use agentwire_protocol::{McpAuthStatus, McpServerConnectionStatus, McpServerStatus};
 
 use super::content;
 use super::slot::{Phase, Slot};
-use agentwire_config::McpServerConfig;
 
 /// The status of server `name`; `slot` is `None` for a disabled server. `resources` asks for
 /// resources and templates too; `home` is where OAuth credentials are stored.

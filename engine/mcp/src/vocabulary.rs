@@ -13,6 +13,7 @@ pub(crate) const RETRY_AFTER: std::time::Duration = std::time::Duration::from_se
 /// Default time limit of one tool call, in seconds.
 pub(crate) const DEFAULT_TOOL_TIMEOUT_SEC: f64 = 60.0;
 
+/// `mutex`'s guard, also after a panic elsewhere poisoned it (the state stays usable).
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

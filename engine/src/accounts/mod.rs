@@ -21,6 +21,7 @@ pub(crate) mod terminal;
 
 use std::path::{Path, PathBuf};
 
+use agentwire_config::{ConfigFile, FIXTURE};
 use agentwire_protocol::NoParams;
 use agentwire_protocol::methods::{AccountLoginCompleted, AccountUpdated};
 use agentwire_protocol::{
@@ -34,7 +35,6 @@ use agentwire_providers::{Credentials, StoredKey};
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use agentwire_config::{ConfigFile, FIXTURE};
 pub(crate) use store::AuthFileError;
 
 /// The sign-in state shared by the account methods and the model providers.

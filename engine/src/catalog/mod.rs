@@ -21,6 +21,8 @@ mod models;
 pub(crate) mod modes;
 mod page;
 
+use agentwire_config::FIXTURE;
+use agentwire_config::defaults::ThreadDefaults;
 use agentwire_protocol::methods::Warning;
 use agentwire_protocol::{
     AppsListParams, AppsListResponse, CollaborationModeListParams, CollaborationModeListResponse,
@@ -30,8 +32,6 @@ use agentwire_providers::builtin::{default_model, is_named};
 use agentwire_runtime::{HandlerError, RequestContext};
 
 use crate::Engine;
-use agentwire_config::FIXTURE;
-use agentwire_config::defaults::ThreadDefaults;
 use models::{Entry, ServedModels, Shown};
 
 /// The catalog's state: the providers' cached server lists.

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
+use agentwire_config::ProviderConfig;
 use agentwire_protocol::{Model, ReasoningEffort, ReasoningEffortOption};
 use agentwire_providers::settings::ConfiguredModel;
 use futures_util::StreamExt;
@@ -17,7 +18,6 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 
 use crate::accounts::Accounts;
-use agentwire_config::ProviderConfig;
 
 /// How long a provider's `GET /models` may take.
 pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(2);

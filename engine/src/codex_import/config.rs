@@ -10,14 +10,14 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use agentwire_config::keys;
+use agentwire_config::layers::read_file;
 use agentwire_protocol::{ConfigEdit, MergeStrategy};
 use serde_json::Value as Json;
 use toml::Value as Toml;
 
 use super::{Importer, Tally};
 use crate::accounts::store as auth;
-use agentwire_config::keys;
-use agentwire_config::layers::read_file;
 
 /// The method named in errors of the configuration write path.
 const METHOD: &str = "externalAgentConfig/import";

@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 
-use super::request::Refusal;
 use agentwire_config::shell_env::{ShellEnvironmentPolicy, command_environment};
+
+use super::request::Refusal;
 
 /// The environment a `command/exec` process starts from, before the request's own `env`
 /// changes: the one model commands get, built by `[shell_environment_policy]` (so the server's

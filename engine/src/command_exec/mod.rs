@@ -46,12 +46,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use tokio::sync::{mpsc, oneshot};
 
+use agentwire_config::defaults::sandbox_policy_with;
 use agentwire_tools::sandbox::SandboxHelper;
 
 pub(crate) use env::base_env;
 
 use crate::Engine;
-use agentwire_config::defaults::sandbox_policy_with;
 use request::Plan;
 use run::Control;
 

@@ -164,9 +164,9 @@ impl Handler for Engine {
         // stdio server: before the next line is read) reaches the client ahead of the answers
         // to its next requests, where `tests/e2e/config.rs` looks for the warnings. It stats and
         // reads the configuration files once per connection (`agentwire_config::Store::effective`).
-        config_rpc::send_warnings(self, &context);
+        config_rpc::send_warnings(&self.config_store, &context);
         // turn notifications area: deprecated keys of the configuration.
-        crate::deprecations::send(self, &context);
+        crate::deprecations::send(&self.config_store, &context);
         ready(())
     }
 
@@ -338,11 +338,11 @@ impl Handler for Engine {
         fn app_list(context, params: AppsListParams) -> AppsListResponse
             = catalog::app_list(context, params);
         fn config_read(context, params: ConfigReadParams) -> ConfigReadResponse
-            = config_rpc::read(context, params);
+            = config_rpc::read[config_store](context, params);
         fn config_value_write(context, params: ConfigValueWriteParams) -> ConfigWriteResponse
-            = config_rpc::value_write(context, params);
+            = config_rpc::value_write[config_store](context, params);
         fn config_batch_write(context, params: ConfigBatchWriteParams) -> ConfigWriteResponse
-            = config_rpc::batch_write(context, params);
+            = config_rpc::batch_write[config_store](context, params);
         fn account_read(context, params: GetAccountParams) -> GetAccountResponse
             = accounts::read(context, params);
         fn account_login_start(context, params: LoginAccountParams) -> LoginAccountResponse

@@ -17,10 +17,11 @@ use agentwire_protocol::{
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use agentwire_config::Store;
+
 use super::manifest::{self, Entry, EntrySource, Marketplace};
 use super::registry::Refusal;
 use super::{Copy, check_segment, git, installed_copies, plugins_dir, unique};
-use agentwire_config::Store;
 
 /// Most files and folders in one plugin.
 const MAX_FILES: usize = 20_000;

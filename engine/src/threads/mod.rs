@@ -56,9 +56,9 @@ pub(crate) mod usage;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use agentwire_config::defaults::DefaultsSource;
 use agentwire_protocol::{Thread, ThreadStatus, Turn};
 
-use agentwire_config::defaults::DefaultsSource;
 use committer::Pending;
 use error::ThreadError;
 use index::IndexRow;

@@ -13,7 +13,6 @@ pub(crate) const ALLOWED_CYCLES: &[(&[&str], &str)] = &[
             "catalog/",
             "codex_import/",
             "command_exec/",
-            "config_rpc.rs",
             "elicitation_count.rs",
             "features.rs",
             "history_search.rs",

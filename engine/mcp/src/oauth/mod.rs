@@ -35,6 +35,7 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use agentwire_config::McpServerConfig;
+
 use tokens::Credentials;
 
 const METHOD: &str = "mcpServer/oauth/login";

@@ -22,6 +22,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use agentwire_mcp::ModelTool;
 use agentwire_protocol::methods::{DynamicToolCall, ToolRequestUserInput};
 use agentwire_protocol::{
     DynamicToolCallOutputContentItem, DynamicToolCallParams, DynamicToolCallResponse,
@@ -35,7 +36,6 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{CallEnd, TurnRun, now_ms};
-use agentwire_mcp::ModelTool;
 
 /// The name of the tool by which the model asks the user questions.
 pub(crate) const REQUEST_USER_INPUT: &str = "request_user_input";

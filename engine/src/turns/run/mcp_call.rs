@@ -11,6 +11,8 @@
 
 use std::time::Instant;
 
+use agentwire_config::McpToolApproval;
+use agentwire_mcp::{Caller, ModelTool, content};
 use agentwire_protocol::methods::{McpServerElicitationRequest, McpToolCallProgress};
 use agentwire_protocol::{
     AskForApproval, McpElicitationFormSchema, McpElicitationObjectType, McpServerElicitationAction,
@@ -19,8 +21,6 @@ use agentwire_protocol::{
 };
 
 use super::{CallEnd, TurnRun, now_ms};
-use agentwire_config::McpToolApproval;
-use agentwire_mcp::{Caller, ModelTool, content};
 
 /// How an MCP call ended: the text for the model, and whether the turn must end.
 pub(super) type McpOutcome = (String, Option<CallEnd>);

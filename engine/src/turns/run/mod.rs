@@ -48,6 +48,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
+use agentwire_config::overrides::with_overrides;
 use agentwire_protocol::ThreadActiveFlag;
 use agentwire_protocol::method::Notification;
 use agentwire_protocol::methods::{
@@ -74,7 +75,6 @@ use super::job::{JobKind, JobLedger};
 use super::{Steer, Turns};
 use crate::threads::meta::{ThreadSettings, new_id};
 use crate::threads::subscribers::Audience;
-use agentwire_config::overrides::with_overrides;
 
 /// Most model calls one turn makes (each tool-call round is one more); a model that keeps
 /// calling tools past it fails the turn rather than running forever.
