@@ -15,7 +15,7 @@ use toml::{Table, Value};
 
 /// One key left out, and why.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Fault {
+pub struct Fault {
     /// The key path, from the top level (`["model_providers", "local", "env_kye"]`).
     pub path: Vec<String>,
     /// The deserializer's words (`unknown field \`env_kye\`, expected one of …`).

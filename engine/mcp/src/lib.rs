@@ -27,11 +27,11 @@
 //! MCP framing, the handshake and the transports are the `rmcp` SDK's.
 
 pub mod cli;
-pub mod client;
-pub mod connect;
+mod client;
+mod connect;
 pub mod content;
 pub mod names;
-pub mod oauth;
+mod oauth;
 pub mod slot;
 pub mod status;
 mod vocabulary;
@@ -111,8 +111,9 @@ impl McpManager {
         &self.home
     }
 
-    /// Serves `mcpServer/oauth/login` for one of these servers (see [`oauth`]); a sign-in that
-    /// completes drops the server's connection, so the next use connects with the token.
+    /// Serves `mcpServer/oauth/login` for one of these servers (the authorization-code grant
+    /// with PKCE, see `docs/mcp-client.md`); a sign-in that completes drops the server's
+    /// connection, so the next use connects with the token.
     pub async fn oauth_login(
         self: &Arc<Self>,
         context: RequestContext,

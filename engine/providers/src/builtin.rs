@@ -36,7 +36,7 @@ pub(crate) const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 
 /// The model the built-in `openai` provider asks for when nobody chose one: the reference
 /// server's default (codex-cli 0.171.0).
-pub(crate) const OPENAI_DEFAULT_MODEL: &str = "gpt-6.2-sol";
+pub const OPENAI_DEFAULT_MODEL: &str = "gpt-6.2-sol";
 
 /// The model a thread of provider `id` (whose table is `table`, if it has one) asks for when
 /// nobody chose one: the first of the table's `models`, else the provider's documented

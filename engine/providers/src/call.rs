@@ -83,7 +83,7 @@ pub enum HistoryEntry {
         text: String,
     },
     /// What the user said: text, images and other parts, as the client sent them (see
-    /// [`content`] for how each wire sends them).
+    /// [`content`](crate::content) for how each wire sends them).
     User {
         /// The parts, in order.
         content: Vec<UserInput>,

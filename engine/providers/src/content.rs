@@ -18,7 +18,7 @@ use base64::Engine as _;
 use crate::call::user_text;
 
 /// The largest image file attached (20 MiB, as OpenAI's image inputs allow).
-pub(crate) const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
+pub const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
 
 /// One part of a user message as a model call sends it.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,7 +136,7 @@ pub fn resolve_local_images(input: &mut [UserInput], cwd: &std::path::Path) {
 /// check runs inside a request handler, on the async worker, so the files are looked at on a
 /// thread of their own: a file that cannot be read in time (a stuck network or FUSE mount) is
 /// refused rather than stopping the connection.
-const CHECK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
+pub const CHECK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Checks the images of `input` (of `turn/start` or `turn/steer`): each `localImage` must be a
 /// readable regular file holding a PNG, JPEG, GIF or WebP image of at most

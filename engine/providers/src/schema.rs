@@ -61,7 +61,7 @@ fn violation(validator: &jsonschema::Validator, text: Option<&str>) -> Option<St
 
 /// The events of `inner` with the final message checked against `schema` (see the module
 /// docs). Dropping the returned receiver drops `inner` (cancelling the call).
-pub(crate) fn checked(
+pub fn checked(
     mut inner: mpsc::Receiver<ProviderEvent>,
     schema: Value,
 ) -> mpsc::Receiver<ProviderEvent> {

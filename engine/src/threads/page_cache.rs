@@ -38,7 +38,7 @@ pub(crate) struct PageCache {
     /// The write-ahead log that commits of other connections go to; `None` for an index
     /// without one (in memory), which only this process can change.
     wal: Option<PathBuf>,
-    /// The log, opened on first use.
+    /// The log, opened with the index (or on first use, if it was not there yet).
     log: Option<File>,
     /// The log's stamp when the kept pages were read.
     seen: Option<FileStamp>,
@@ -49,10 +49,14 @@ pub(crate) struct PageCache {
 }
 
 impl PageCache {
-    /// An empty cache for the index whose write-ahead log is `wal`.
+    /// An empty cache for the index whose write-ahead log is `wal`. The log is opened now,
+    /// with the index (off the async path), so that answering a page costs one `fstat` at
+    /// most; only a log that is not there yet is opened on first use.
     pub(crate) fn new(wal: Option<PathBuf>) -> Self {
+        let log = wal.as_ref().and_then(|wal| File::open(wal).ok());
         Self {
             wal,
+            log,
             ..Self::default()
         }
     }

@@ -2,16 +2,16 @@
 //! and size, confined by the sandbox policy.
 //!
 //! - The command runs in a process group of its own, with stdin from `/dev/null` (a pipe fed
-//!   through [`Controls`] when it runs as an exec session) and stdout and stderr piped. Both pipes are read concurrently; each piece of output goes to the
+//!   through `Controls` when it runs as an exec session) and stdout and stderr piped. Both pipes are read concurrently; each piece of output goes to the
 //!   callback as soon as it arrives, decoded as UTF-8 per stream (a character split across
 //!   reads is carried over; invalid bytes become U+FFFD).
-//! - The aggregated output keeps the first [`output::HEAD_BYTES`] and the last
-//!   [`output::TAIL_BYTES`] (64 KiB each) with a `[… N bytes omitted …]` note between; the
-//!   stream stops after [`output::STREAM_BYTES`] (4 MiB) with a note, while the output keeps
+//! - The aggregated output keeps the first `output::HEAD_BYTES` and the last
+//!   `output::TAIL_BYTES` (64 KiB each) with a `[… N bytes omitted …]` note between; the
+//!   stream stops after `output::STREAM_BYTES` (4 MiB) with a note, while the output keeps
 //!   being read so the command never blocks on a full pipe.
 //! - When the timeout passes, or the future is dropped, the whole process group gets
 //!   `SIGKILL`. When the command itself exits, what is left of its group (background jobs)
-//!   is killed too once its pipes close or after [`DRAIN_GRACE`]: nothing it started outlives
+//!   is killed too once its pipes close or after `DRAIN_GRACE`: nothing it started outlives
 //!   the call (except processes that left the group, such as `setsid` daemons).
 //! - A policy other than `danger-full-access` / `external-sandbox` runs the command as
 //!   `<sandbox_exe> sandbox-exec --policy JSON --cwd DIR -- ARGV…`; without `sandbox_exe` the

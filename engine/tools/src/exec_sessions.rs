@@ -4,17 +4,17 @@
 //!
 //! - A session is numbered (`session_id` for the model; the same number as a string is the
 //!   `processId` of its `commandExecution` item and of `thread/backgroundTerminals/*`). It runs
-//!   through [`exec::run_with`]: its own process group, the thread's sandbox policy as any
+//!   through `exec::run_with`: its own process group, the thread's sandbox policy as any
 //!   command, its stdin a pipe, no time limit.
-//! - What it prints is kept for the model in a bounded buffer (the last [`UNREAD_BYTES`]; a
+//! - What it prints is kept for the model in a bounded buffer (the last `UNREAD_BYTES`; a
 //!   note says how much was dropped before them) until the next read.
 //! - A session belongs to its thread, not to the turn that started it: it outlives the turn.
-//!   At most [`MAX_SESSIONS`] run per thread (starting one more kills the one least recently
+//!   At most `MAX_SESSIONS` run per thread (starting one more kills the one least recently
 //!   used); they are killed when the thread is no longer loaded, when the server stops, and by
 //!   `thread/backgroundTerminals/terminate` and `clean`.
 //! - When its command ends, however it ends, the caller's `finish` completes its item; the
 //!   ended session stays readable until the model has read its end (or more sessions of the
-//!   thread have ended since than [`MAX_SESSIONS`]).
+//!   thread have ended since than `MAX_SESSIONS`).
 
 use std::collections::HashMap;
 use std::future::Future;

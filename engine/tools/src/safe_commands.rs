@@ -378,7 +378,7 @@ const FIND_SWITCHES: &[&str] = &[
     "-readable",
 ];
 
-/// Whether `argv` is known to only read: one simple command of a program in [`READ_ONLY`]
+/// Whether `argv` is known to only read: one simple command of a program in `READ_ONLY`
 /// (or `find` with read-only predicates), called by its bare name with only the options listed
 /// for it and no more operands than it takes. Anything else asks under `untrusted`.
 pub fn is_known_safe(argv: &[String]) -> bool {

@@ -93,7 +93,7 @@ impl BuiltinTools {
     /// The `[features]` key that withholds `apply_patch` (agentwire's own).
     pub const APPLY_PATCH_FEATURE: &'static str = "apply_patch_tool";
 
-    /// Whether a call of the built-in tool `name` may run: the names [`specs`] leaves out
+    /// Whether a call of the built-in tool `name` may run: the names [`offered`] leaves out
     /// when a switch is off are refused, whatever the model calls them by.
     pub fn allows(self, name: &str) -> bool {
         match name {

@@ -8,7 +8,7 @@
 //!
 //! The tool is offered only when `endpoint` is set (off by default). A call is
 //! `GET {endpoint}?q={query}&format=json`; the answer's `results` (each `title`, `url`,
-//! `content`) are read from a bounded body, at most [`MAX_RESULTS`] of them, each field cut
+//! `content`) are read from a bounded body, at most `MAX_RESULTS` of them, each field cut
 //! to a bounded length. Codex's own `[tools]` keys (`web_search = true`, `view_image`) are
 //! accepted and mean nothing here: there is no hosted search without an endpoint.
 

@@ -1,10 +1,10 @@
 //! `fs/*`: remote clients browse and edit the workspace, confined to the roots.
 //!
-//! Module map: [`roots`] (which directories `fs/*` may use and which paths it never touches),
-//! [`resolve`] (opening a path beneath its root with `openat2`), [`error`] (failures and their
-//! JSON-RPC errors), one module per operation — [`read`], [`write`] (writeFile and
-//! createDirectory), [`metadata`], [`listing`], [`remove`], [`copy`] (its bytes budgeted and
-//! its holes kept by [`copy_data`]; their trees walked by [`walk`]) — and [`watch`]
+//! Module map: `roots` (which directories `fs/*` may use and which paths it never touches),
+//! `resolve` (opening a path beneath its root with `openat2`), `error` (failures and their
+//! JSON-RPC errors), one module per operation — `read`, `write` (writeFile and
+//! createDirectory), `metadata`, `listing`, `remove`, `copy` (its bytes budgeted and
+//! its holes kept by `copy_data`; their trees walked by `walk`) — and `watch`
 //! (`fs/watch`, `fs/unwatch`, `fs/changed`). `docs/fs.md` states the promises and the tests that
 //! hold them.
 //!
@@ -19,10 +19,10 @@
 //!   `data: {field, path, reason}`; a failure of the server itself (an I/O error that is not
 //!   about the request) is -32603. A `watchId` already in use, an unknown one, and too many
 //!   watches are -32600.
-//! - `fs/readFile` and `fs/writeFile` carry at most [`MAX_FILE_BYTES`] bytes; writes are atomic.
+//! - `fs/readFile` and `fs/writeFile` carry at most `MAX_FILE_BYTES` bytes; writes are atomic.
 //!
 //! The work runs on Tokio's blocking threads; a `Scope` (roots and private paths) is built for
-//! each request from the loaded threads' [`Roots`] at that moment.
+//! each request from the loaded threads' `Roots` at that moment.
 
 mod copy;
 mod copy_data;

@@ -1,12 +1,12 @@
 //! `fuzzyFileSearch` and its experimental sessions: paths under a set of roots, ranked against
 //! a query.
 //!
-//! Module map: [`listing`] (walking a root once and keeping its list), [`matching`] (scoring
-//! and ranking with nucleo), [`session`] (the streaming sessions).
+//! Module map: `listing` (walking a root once and keeping its list), `matching` (scoring
+//! and ranking with nucleo), `session` (the streaming sessions).
 //!
 //! On the wire:
 //! - Results are files and directories under the roots, `path` relative to its `root` (which
-//!   is echoed as the client sent it), at most [`matching::LIMIT`] over all roots, best first;
+//!   is echoed as the client sent it), at most `matching::LIMIT` over all roots, best first;
 //!   `indices` are the positions (in characters) of `path` that matched. An empty query or an
 //!   empty `roots` answers no results.
 //! - Every root must be an existing directory (a relative one is taken from the server's
@@ -24,7 +24,7 @@
 //!   session for are refused with -32602 naming `sessionId`; a `sessionStart` with an id in use
 //!   replaces that session.
 //!
-//! Lists are cached per root; see [`listing`] for when a root is walked again.
+//! Lists are cached per root; see `listing` for when a root is walked again.
 
 mod listing;
 mod matching;
