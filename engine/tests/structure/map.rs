@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use crate::allow::{ALLOWED_ARROWS, matches};
 use crate::sources::Source;
 
-/// The parts of the engine crate, lowest first (the crates split off it, listed in
-/// [`PART_CRATES`](crate::PART_CRATES), are below them all): (part, module path prefixes that belong to it).
+/// The parts of the engine crate, lowest first (the crates split off it, in `engine/*/`, are
+/// below them all): (part, module path prefixes that belong to it).
 /// A file belongs to the part with the longest matching prefix; a part may use itself and the
 /// parts before it in this list, never those after it. Keep in step with `engine/README.md`.
 pub(crate) const PARTS: &[(&str, &[&str])] = &[
