@@ -9,9 +9,11 @@
 //! missing or corrupt.
 //!
 //! Turns live in the `turns` module and get their model output from a model provider
-//! (`provider`): the fixture provider, which replays a scripted conversation (the built-in
-//! script, or the one `fixture_script` in `$AGENTWIRE_HOME/config.toml` names), or a server
-//! speaking the OpenAI chat-completions API configured under `[model_providers]` there.
+//! (`agentwire-providers`): the fixture provider, which replays a scripted conversation (the
+//! built-in script, or the one `fixture_script` in `$AGENTWIRE_HOME/config.toml` names), or a
+//! server speaking the OpenAI Responses or chat-completions API configured under
+//! `[model_providers]` there. The tools they run, the configuration, the MCP client and the
+//! `fs/*` and search requests are crates of their own too; `engine/README.md` is the map.
 
 mod accounts;
 // unified exec: `thread/backgroundTerminals/*` (0.7.0)
