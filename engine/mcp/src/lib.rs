@@ -21,8 +21,9 @@
 //! - [`cli`]: `agentwire mcp list|get|add|remove`, editing `config.toml`.
 //!
 //! The servers are those of `[mcp_servers.<name>]` and those the enabled installed plugins
-//! bring ([`PluginServers`], which the engine's plugins answer), named `<plugin>:<server>` (so a plugin never replaces a server the user configured;
-//! a configured table of that same name wins).
+//! bring ([`PluginServers`], which the engine's plugins answer), named `<plugin>:<server>`
+//! (so a plugin never replaces a server the user configured; a configured table of that same
+//! name wins).
 //!
 //! MCP framing, the handshake and the transports are the `rmcp` SDK's.
 
