@@ -85,7 +85,7 @@ pub(crate) const ALLOWED_ARROWS: &[(&str, &str, &str)] = &[
         "threads/",
         "the store's vocabulary (errors, index rows, rollout lines, thread metadata, the committer) lives in threads/; it moves with the store crate",
     ),
-    // Tools that reach up.
+    // Services that reach up.
     (
         "command_exec/process.rs",
         "features.rs",
