@@ -20,7 +20,7 @@ pub(crate) mod stream;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use agentwire_protocol::{CodexErrorInfo, ReasoningSummary};
+use agentwire_protocol::{CodexErrorInfo, RateLimitSnapshot, ReasoningSummary};
 use agentwire_tools::specs;
 use futures_util::StreamExt;
 use reqwest::header::{
@@ -308,12 +308,9 @@ impl Endpoint {
         let mut stream_retries = 0;
         loop {
             let response = match self.open(&request).await {
-                Ok(response) => {
+                Ok((response, limits)) => {
                     // The limits it reports reach the clients before its output.
-                    let headers = response.headers();
-                    if let Some(limits) =
-                        rate_limits::from_headers(&self.id, &self.display_name, headers)
-                    {
+                    if let Some(limits) = limits {
                         let notice = ProviderNotice::RateLimits(Box::new(limits));
                         let _ = events.send(ProviderEvent::Notice(notice)).await;
                     }
@@ -347,8 +344,13 @@ impl Endpoint {
         }
     }
 
-    /// Sends the request (retrying what is worth retrying) until a server accepts it.
-    async fn open(&self, request: &ModelRequest) -> Result<reqwest::Response, ProviderEvent> {
+    /// Sends the request (retrying what is worth retrying) until a server accepts it; the
+    /// accepted response comes with what its rate-limit headers said. Every response's
+    /// limits, accepted or not, are recorded.
+    async fn open(
+        &self,
+        request: &ModelRequest,
+    ) -> Result<(reqwest::Response, Option<RateLimitSnapshot>), ProviderEvent> {
         let key = match &self.env_key {
             None => {
                 let stored = self.credentials.stored_key().await.map_err(|e| {
@@ -423,15 +425,18 @@ impl Endpoint {
                 .body(body.clone())
                 .send();
             let outcome = tokio::time::timeout(self.request_timeout, sent).await;
+            let mut said = None;
             if let Ok(Ok(response)) = &outcome {
-                let said =
-                    rate_limits::from_headers(&self.id, &self.display_name, response.headers());
-                if let Some(snapshot) = said {
-                    self.credentials.record_rate_limits(&self.id, snapshot);
+                said = rate_limits::from_headers(&self.id, &self.display_name, response.headers());
+                if let Some(snapshot) = &said {
+                    self.credentials
+                        .record_rate_limits(&self.id, snapshot.clone());
                 }
             }
             let retry_after = match outcome {
-                Ok(Ok(response)) if response.status().is_success() => return Ok(response),
+                Ok(Ok(response)) if response.status().is_success() => {
+                    return Ok((response, said));
+                }
                 Ok(Ok(response)) => {
                     let status = response.status().as_u16();
                     if !retry::retryable_status(status) || attempt >= self.max_retries {
