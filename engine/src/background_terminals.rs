@@ -21,10 +21,10 @@ use agentwire_protocol::{
     ThreadBackgroundTerminalsTerminateResponse,
 };
 use agentwire_runtime::HandlerError;
+use agentwire_store::error::ThreadError;
 
 use crate::Engine;
 use crate::pool::stored;
-use crate::threads::error::ThreadError;
 
 /// `thread/backgroundTerminals/list`.
 pub(crate) async fn list(

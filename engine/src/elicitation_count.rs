@@ -14,9 +14,9 @@ use agentwire_protocol::{
     ThreadIncrementElicitationParams, ThreadIncrementElicitationResponse,
 };
 use agentwire_runtime::HandlerError;
+use agentwire_store::meta::SettingsOverrides;
 
 use crate::Engine;
-use crate::threads::meta::SettingsOverrides;
 
 /// The counts above zero, by thread id.
 #[derive(Debug, Default)]

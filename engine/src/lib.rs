@@ -65,7 +65,7 @@ pub use codex_import::ImportReport;
 pub use accounts::terminal::{SignIn, mask_key, remove_api_key, sign_in, store_api_key};
 pub use agentwire_config::defaults::ThreadDefaults;
 pub use agentwire_config::overrides::parse_override as parse_config_override;
-pub use threads::store::StoreUrl;
+pub use agentwire_store::StoreUrl;
 // Timestamps as the wire's strings (also the ACP face's `updatedAt`).
 pub use agentwire_support::timestamps::rfc3339;
 pub use agentwire_support::tls::install_crypto_provider;
@@ -186,11 +186,11 @@ impl Engine {
             let url = effective.file.store.as_ref()?.url.as_deref()?;
             Some(StoreUrl::parse(url).map_err(|e| format!("[store] url in config.toml: {e}")))
         }) {
-            None => threads::store::open(&StoreUrl::Embedded, &config.home),
-            Some(Ok(url)) => threads::store::open(&url, &config.home),
+            None => agentwire_store::open(&StoreUrl::Embedded, &config.home),
+            Some(Ok(url)) => agentwire_store::open(&url, &config.home),
             Some(Err(error)) => {
                 tracing::error!(error, "thread storage unavailable");
-                Arc::new(threads::store::Unavailable(error))
+                Arc::new(agentwire_store::Unavailable(error))
             }
         };
         let threads = Arc::new(threads::Threads::open(store, config_store.clone()));

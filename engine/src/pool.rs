@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use agentwire_protocol::method::Method;
 use agentwire_runtime::HandlerError;
+use agentwire_store::error::ThreadError;
 
 use crate::threads::Threads;
-use crate::threads::error::ThreadError;
 
 /// The answer for `M`, with failures mapped to its error codes.
 pub(crate) fn answer<M: Method, T>(

@@ -3,7 +3,7 @@
 //! The answer (`{}`) comes at once and only says the request was taken: a pass is started, or
 //! one was running already. With the embedded store the pass compresses every rollout that no
 //! connection has loaded and that was not modified for `[store] compress_after_days` days
-//! (default 7), see [`crate::threads::compress`]; compressed rollouts keep reading, listing,
+//! (default 7), see `agentwire_store::compress`; compressed rollouts keep reading, listing,
 //! searching, resuming and archiving as before. The PostgreSQL store keeps no local rollout
 //! files: there the request is answered and does nothing.
 
@@ -12,10 +12,10 @@ use std::time::Duration;
 use agentwire_protocol::RolloutCompressResponse;
 use agentwire_protocol::methods::RolloutCompress;
 use agentwire_runtime::HandlerError;
+use agentwire_store::compress::DEFAULT_AFTER_DAYS;
 
 use crate::Engine;
 use crate::pool::blocking;
-use crate::threads::compress::DEFAULT_AFTER_DAYS;
 
 /// Seconds in a day.
 const DAY: u64 = 86_400;

@@ -151,7 +151,7 @@ pub(crate) async fn sample(
         .maybe_cached_input_tokens(usage.as_ref().map(|u| u.cached_input_tokens))
         .maybe_input_tokens(usage.as_ref().map(|u| u.input_tokens))
         .maybe_output_tokens(usage.as_ref().map(|u| u.output_tokens))
-        .response_id(format!("sample-{}", crate::threads::meta::new_id()))
+        .response_id(format!("sample-{}", agentwire_store::meta::new_id()))
         .source_turn_id(call.source_turn_id)
         .maybe_text(text)
         .build())

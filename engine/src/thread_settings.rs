@@ -36,10 +36,10 @@ use agentwire_protocol::{
 };
 use agentwire_providers::OutputOptions;
 use agentwire_runtime::{HandlerError, RequestContext};
+use agentwire_store::meta::{SettingsOverrides, ThreadSettings, check_cwd};
 
 use crate::Engine;
 use crate::pool::{blocking, stored};
-use crate::threads::meta::{SettingsOverrides, ThreadSettings, check_cwd};
 
 /// The configuration key under which a thread keeps its personality.
 const PERSONALITY: &str = "personality";

@@ -19,10 +19,10 @@ use agentwire_protocol::{
     ThreadTurnsListResponse, ThreadUnsubscribeParams, ThreadUnsubscribeResponse,
 };
 use agentwire_runtime::{HandlerError, RequestContext};
+use agentwire_store::error::ThreadError;
 
 use crate::Engine;
 use crate::pool::stored;
-use crate::threads::error::ThreadError;
 
 fn answer<M: Method, T: Send>(
     result: Result<T, ThreadError>,

@@ -46,7 +46,7 @@ const TRACED_CALLS: &str = concat!(
 );
 
 /// Attacks "an item is announced to clients only once it is on disk" (docs/engine.md, Persistence; the
-/// `fdatasync` of `engine/src/threads/committer.rs`): for every item of a turn, the `write` of
+/// `fdatasync` of `engine/store/src/committer.rs`): for every item of a turn, the `write` of
 /// its record to the rollout, then a sync of the rollout, then the `write` of its
 /// `item/completed` to stdout, in that order.
 #[test]
@@ -128,7 +128,7 @@ fn a_config_write_syncs_the_file_renames_it_then_syncs_the_directory() {
 }
 
 /// Attacks "`thread/delete` … removes its rollout (live or archived; the directory entry made
-/// durable)" (docs/thread-surface.md; `delete` in `engine/src/threads/store/embedded.rs`): for
+/// durable)" (docs/thread-surface.md; `delete` in `engine/store/src/embedded.rs`): for
 /// a live rollout and an archived one, the `unlink` of the rollout, then a sync of the
 /// directory that held it, then the answer to `thread/delete`, in that order.
 #[test]

@@ -1,7 +1,7 @@
 //! Threads end to end: the real binary over stdio, each test with its own `AGENTWIRE_HOME`.
 //!
 //! Some tests write rollout files themselves, in the on-disk format the engine documents
-//! (`engine/src/threads/rollout.rs`), to set up history quickly.
+//! (`engine/store/src/record.rs`), to set up history quickly.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

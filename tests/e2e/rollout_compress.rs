@@ -5,7 +5,7 @@
 //!
 //! A test makes its threads with one server, stops it, sets their rollouts' modification times
 //! back and asks a second server to compress. The pass looks at live rollouts before archived
-//! ones (`engine/src/threads/compress.rs`), so once an archived cold rollout is compressed,
+//! ones (`engine/store/src/compress.rs`), so once an archived cold rollout is compressed,
 //! every live one has been looked at.
 
 use std::io::Read;

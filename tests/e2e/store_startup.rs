@@ -120,7 +120,7 @@ fn a_database_that_accepts_and_never_answers_is_given_up_after_10_s() {
 const WORKERS: usize = 8;
 
 /// The migration versions the engine declares (`MIGRATIONS` in
-/// engine/src/threads/store/postgres/schema.rs).
+/// engine/store/src/postgres/schema.rs).
 const VERSIONS: &[i32] = &[1];
 
 /// Eight workers started at once on an empty database all come up on it: each keeps a thread

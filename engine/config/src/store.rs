@@ -4,13 +4,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use agentwire_protocol::{
     AbsolutePathBuf, Config, ConfigLayerMetadata, ConfigLayerSource, SandboxWorkspaceWrite,
 };
 use agentwire_providers::builtin::{default_model, is_named};
 use agentwire_providers::settings::FIXTURE;
+use agentwire_support::lock;
 
 use super::defaults::{DefaultsSource, ThreadDefaults};
 use super::file::ConfigFile;
@@ -85,10 +86,6 @@ pub struct Store {
     cache: Mutex<Cache>,
     /// Held by writers of the user file.
     write_lock: Mutex<()>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Store {

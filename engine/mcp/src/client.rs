@@ -14,6 +14,7 @@ use agentwire_protocol::methods::McpServerElicitationRequest;
 use agentwire_protocol::{
     McpServerElicitationAction, McpServerElicitationForm, McpServerElicitationRequestParams,
 };
+use agentwire_support::lock;
 use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
@@ -22,7 +23,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use tokio::sync::mpsc;
 
-use crate::vocabulary::{Caller, lock};
+use crate::vocabulary::Caller;
 
 /// Most progress messages waiting for a call to read them.
 const PROGRESS_QUEUE: usize = 64;

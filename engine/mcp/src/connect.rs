@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentwire_config::McpServerConfig;
+use agentwire_support::lock;
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::TokioChildProcess;
@@ -25,7 +26,7 @@ use tokio::io::AsyncBufReadExt;
 
 use super::client::{ClientSide, Shared};
 use super::slot::Connection;
-use crate::vocabulary::{DEFAULT_STARTUP_TIMEOUT_SEC, lock};
+use crate::vocabulary::DEFAULT_STARTUP_TIMEOUT_SEC;
 
 /// The variables of the server's own environment every stdio MCP server gets (when set).
 pub(crate) const ENV_WHITELIST: &[&str] = &[

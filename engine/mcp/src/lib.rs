@@ -44,12 +44,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use agentwire_config::{McpServerConfig, McpToolApproval, Store};
 use agentwire_protocol::{McpServerOauthLoginParams, McpServerOauthLoginResponse};
 use agentwire_runtime::{HandlerError, Hub, RequestContext};
+use agentwire_support::lock;
 
 // The model-facing shape of a tool lives with the providers.
 pub use agentwire_providers::ModelTool;
 use slot::Slot;
 pub use vocabulary::{Caller, McpError};
-use vocabulary::{RETRY_AFTER, lock, tool_enabled};
+use vocabulary::{RETRY_AFTER, tool_enabled};
 
 /// The MCP servers the enabled installed plugins under a home bring, as `[mcp_servers.<name>]`
 /// tables would give them, named `<plugin>:<server>` (the engine's plugins answer).

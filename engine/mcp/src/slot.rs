@@ -12,6 +12,7 @@ use agentwire_config::McpServerConfig;
 use agentwire_protocol::methods::McpServerStartupStatusUpdated;
 use agentwire_protocol::{McpServerStartupState, McpServerStatusUpdatedNotification};
 use agentwire_runtime::Hub;
+use agentwire_support::lock;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest,
     ReadResourceRequestParams, ReadResourceResult, ServerResult,
@@ -19,7 +20,7 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 
 use super::client::{ClientSide, Shared};
-use crate::vocabulary::{Caller, DEFAULT_TOOL_TIMEOUT_SEC, McpError, lock, tool_enabled};
+use crate::vocabulary::{Caller, DEFAULT_TOOL_TIMEOUT_SEC, McpError, tool_enabled};
 
 /// A running connection and what the server offered when it started.
 pub struct Connection {

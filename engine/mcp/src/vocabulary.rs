@@ -1,8 +1,6 @@
 //! What the parts of the MCP client share: time limits, [`McpError`], the [`Caller`] an
 //! elicitation goes to, and the tool filter of a server's table.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
 use agentwire_config::McpServerConfig;
 
 /// Default start-up time limit (initialize and the tool list), in seconds.
@@ -12,11 +10,6 @@ pub(crate) const DEFAULT_STARTUP_TIMEOUT_SEC: f64 = 10.0;
 pub(crate) const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(30);
 /// Default time limit of one tool call, in seconds.
 pub(crate) const DEFAULT_TOOL_TIMEOUT_SEC: f64 = 60.0;
-
-/// `mutex`'s guard, also after a panic elsewhere poisoned it (the state stays usable).
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Why an MCP server could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -2,8 +2,7 @@
 //! `collaborationMode` selects.
 
 use agentwire_protocol::{CollaborationMode, CollaborationModeMask, ModeKind};
-
-use crate::threads::meta::SettingsOverrides;
+use agentwire_store::meta::SettingsOverrides;
 
 /// Developer instructions of plan mode, used when a turn selects it with
 /// `developer_instructions: null`.

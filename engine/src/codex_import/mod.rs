@@ -293,7 +293,7 @@ impl Importer {
         let names = sessions::session_names(&self.codex);
         let max = limits.max_sessions.unwrap_or(DEFAULT_MAX_SESSIONS) as usize;
         let oldest = limits.max_age_days.map(|days| {
-            crate::threads::meta::now().saturating_sub(i64::from(days).saturating_mul(86_400))
+            agentwire_store::meta::now().saturating_sub(i64::from(days).saturating_mul(86_400))
         });
         let mut found = Vec::new();
         for path in sessions::rollout_files(&self.codex) {

@@ -5,9 +5,8 @@
 use std::collections::HashMap;
 
 use agentwire_protocol::{ThreadItem, ThreadTokenUsage, Turn, TurnStatus};
+use agentwire_store::record::started_turn;
 use serde_json::{Value, json};
-
-use crate::threads::rollout::started_turn;
 
 /// A turn being rebuilt.
 #[derive(Debug)]

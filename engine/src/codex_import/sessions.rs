@@ -248,7 +248,7 @@ pub(crate) fn read(path: &Path, name: Option<String>) -> Result<ImportedThread, 
         created_at: meta.created_at,
         cli_version: meta
             .cli_version
-            .unwrap_or_else(|| crate::threads::meta::CLI_VERSION.to_owned()),
+            .unwrap_or_else(|| agentwire_store::meta::CLI_VERSION.to_owned()),
         source: meta.source,
         originator: meta.originator,
         git_info: meta.git_info,

@@ -185,7 +185,7 @@ pub(crate) async fn save(
             && let Some(rollout) = thread.as_ref().and_then(|(t, _)| t.path.clone())
         {
             // A compressed rollout is attached as its `.gz`.
-            let rollout = crate::threads::compressed::existing_form(Path::new(&rollout));
+            let rollout = agentwire_store::compressed::existing_form(Path::new(&rollout));
             attachments.push(attach(&rollout, "threadId")?);
         }
         for (i, path) in extra.iter().enumerate() {

@@ -26,11 +26,10 @@ use agentwire_protocol::{
     HookOutputEntry, HookOutputEntryKind, HookRunStatus, HookRunSummary, HookScope,
     LegacyAppPathString, SandboxPolicy,
 };
-use serde_json::{Map, Value, json};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-
 use agentwire_tools::exec::{self, GroupKiller};
 use agentwire_tools::sandbox::SandboxHelper;
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 /// Most bytes of a hook's stdout (and, apart, of its stderr) that are read; the rest is
 /// drained and dropped.
@@ -212,7 +211,7 @@ fn summary(
             HookExecutionMode::Sync
         })
         .handler_type(HookHandlerType::Command)
-        .id(crate::threads::meta::new_id())
+        .id(agentwire_store::meta::new_id())
         .scope(scope)
         .source(hook.source)
         .source_path(LegacyAppPathString(hook.source_path.0.clone()))

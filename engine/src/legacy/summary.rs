@@ -22,13 +22,13 @@ use agentwire_protocol::{
     GetConversationSummaryResponse, Thread, ThreadReadParams,
 };
 use agentwire_runtime::HandlerError;
+use agentwire_store::error::ThreadError;
+use agentwire_store::paths::{ARCHIVED_SESSIONS, SESSIONS};
 use agentwire_support::timestamps::rfc3339;
 
 use crate::Engine;
 use crate::pool::blocking;
 use crate::threads::Threads;
-use crate::threads::error::ThreadError;
-use crate::threads::paths::{ARCHIVED_SESSIONS, SESSIONS};
 
 const METHOD: &str = GetConversationSummary::NAME;
 
@@ -96,7 +96,7 @@ fn rollout_inside_home(home: &Path, given: &str) -> Result<PathBuf, HandlerError
     }
     let home = std::path::absolute(home).unwrap_or_else(|_| home.to_owned());
     // A compressed rollout is named by its plain path too: its `.gz` is resolved instead.
-    let path = crate::threads::compressed::existing_form(&home.join(given));
+    let path = agentwire_store::compressed::existing_form(&home.join(given));
     let canonical = path.canonicalize().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => refuse(format!("{given} does not exist")),
         _ => refuse(format!("cannot open {given}: {e}")),
@@ -116,7 +116,7 @@ fn rollout_inside_home(home: &Path, given: &str) -> Result<PathBuf, HandlerError
     if !canonical.is_file() {
         return Err(refuse(format!("{given} is not a file")));
     }
-    Ok(crate::threads::compressed::plain_path(&canonical).unwrap_or(canonical))
+    Ok(agentwire_store::compressed::plain_path(&canonical).unwrap_or(canonical))
 }
 
 fn summary_of(thread: Thread) -> ConversationSummary {

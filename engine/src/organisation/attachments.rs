@@ -18,13 +18,13 @@ use agentwire_protocol::{
     ThreadAttachmentRemoveResponse, ThreadAttachmentUpdatedNotification,
 };
 use agentwire_runtime::{HandlerError, RequestContext};
+use agentwire_store::meta::{new_id, now};
+use agentwire_store::record::RolloutRecord;
 use serde::{Deserialize, Serialize};
 
 use super::state::{VERSION, Versioned};
 use super::{not_blank, page_after, run};
 use crate::Engine;
-use crate::threads::meta::{new_id, now};
-use crate::threads::rollout::RolloutRecord;
 
 /// Longest attachment type or key accepted, in bytes.
 const MAX_NAME_BYTES: usize = 4 * 1024;
@@ -122,10 +122,10 @@ impl OwnersFile {
 }
 
 /// Refuses an empty or oversized type or key.
-fn check_name(field: &str, value: &str) -> Result<(), crate::threads::error::ThreadError> {
+fn check_name(field: &str, value: &str) -> Result<(), agentwire_store::error::ThreadError> {
     not_blank(field, value)?;
     if value.len() > MAX_NAME_BYTES {
-        return Err(crate::threads::error::ThreadError::InvalidParams(format!(
+        return Err(agentwire_store::error::ThreadError::InvalidParams(format!(
             "{field}: longer than {MAX_NAME_BYTES} bytes"
         )));
     }
@@ -178,7 +178,7 @@ pub(crate) async fn add(
             let record = RolloutRecord::AttachmentAdded {
                 attachment: attachment.clone(),
             };
-            crate::threads::organised::apply(organised, &record);
+            agentwire_store::replay::apply_organised(organised, &record);
             Ok(((attachment, true), Some(record)))
         })?;
         if created {
@@ -250,7 +250,7 @@ pub(crate) async fn remove(
                 attachment_type: params.attachment_type,
                 identity_key: params.identity_key,
             };
-            crate::threads::organised::apply(organised, &record);
+            agentwire_store::replay::apply_organised(organised, &record);
             Ok((Some(existing), Some(record)))
         })?;
         if let Some(attachment) = removed {

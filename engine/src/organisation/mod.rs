@@ -30,9 +30,8 @@ use std::path::Path;
 use agentwire_protocol::Thread;
 use agentwire_protocol::method::Method;
 use agentwire_runtime::HandlerError;
-
-use crate::threads::error::ThreadError;
-use crate::threads::organised::Organised;
+use agentwire_store::error::ThreadError;
+use agentwire_store::organised::Organised;
 use state::State;
 
 /// Page size when a list request sends no `limit`.

@@ -18,14 +18,14 @@ use agentwire_protocol::{
     ProjectUpdateParams, ProjectUpdateResponse, SortDirection, ThreadProjectUpdatedNotification,
 };
 use agentwire_runtime::{HandlerError, Hub, RequestContext};
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{check_cwd, new_id, now};
 use serde::{Deserialize, Serialize};
 
 use super::state::{VERSION, Versioned};
 use super::{not_blank, page_after, run};
 use crate::Engine;
 use crate::threads::Threads;
-use crate::threads::error::ThreadError;
-use crate::threads::meta::{check_cwd, new_id, now};
 
 /// `organisation/projects.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

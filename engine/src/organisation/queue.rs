@@ -25,14 +25,14 @@ use agentwire_protocol::{
     ThreadQueueUpdateResponse, TurnStartParams, UserInput,
 };
 use agentwire_runtime::{Handler, HandlerError, Hub, RequestContext};
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::new_id;
+use agentwire_store::organised::Organised;
+use agentwire_store::record::RolloutRecord;
 
 use super::{Organisation, page_size, run};
 use crate::Engine;
 use crate::threads::Threads;
-use crate::threads::error::ThreadError;
-use crate::threads::meta::new_id;
-use crate::threads::organised::Organised;
-use crate::threads::rollout::RolloutRecord;
 use crate::turns::Turns;
 
 /// Most inputs a thread's queue holds.

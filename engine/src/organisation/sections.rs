@@ -24,15 +24,15 @@ use agentwire_protocol::{
     ThreadSectionUpdateParams, ThreadSectionUpdateResponse, ThreadSortKey,
 };
 use agentwire_runtime::{HandlerError, RequestContext};
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{new_id, now};
+use agentwire_store::organised::SectionMark;
+use agentwire_store::record::RolloutRecord;
 use serde::{Deserialize, Serialize};
 
 use super::state::{VERSION, Versioned};
 use super::{not_blank, page_after, run};
 use crate::Engine;
-use crate::threads::error::ThreadError;
-use crate::threads::meta::{new_id, now};
-use crate::threads::organised::SectionMark;
-use crate::threads::rollout::RolloutRecord;
 
 /// The id of the section a new home starts with; Codex clients show it as their pinned
 /// threads.

@@ -11,12 +11,12 @@
 //! at a time) writes its file and only then puts the new state in place.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
+use agentwire_store::error::ThreadError;
+use agentwire_support::lock;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-
-use crate::threads::error::ThreadError;
 
 /// The format version these files are written in, and the newest this build reads.
 pub(crate) const VERSION: u32 = 1;
@@ -88,12 +88,6 @@ where
             .map(Arc::clone)
             .map_err(|reason| ThreadError::Storage(reason.clone()))
     }
-}
-
-/// Locks `mutex`, recovering the data if a holder panicked (the state is only ever swapped
-/// whole, so no holder leaves it half-changed).
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Reads the state file at `path`: `T::default()` when there is none.

@@ -12,10 +12,11 @@ use agentwire_protocol::{
     SkillSummary,
 };
 
+use super::folders::absolute;
 use super::manifest::{self, Entry, EntrySource, Marketplace, PluginManifest};
 use super::registry::Known;
 use super::store::{self, Record};
-use super::{absolute, enabled_settings, installed_copies};
+use super::{enabled_settings, installed_copies};
 
 /// Default and largest page of `plugin/search`.
 const DEFAULT_SEARCH_LIMIT: usize = 50;
@@ -387,7 +388,10 @@ pub(crate) fn skill_text(
         .unwrap_or(skill);
     for root in &manifest.skill_roots {
         for file in crate::skills::skill_files(root) {
-            let folder = file.parent().map(super::file_name).unwrap_or_default();
+            let folder = file
+                .parent()
+                .map(super::folders::file_name)
+                .unwrap_or_default();
             let named = folder == wanted
                 || crate::skills::read_skill(&file).is_ok_and(|s| s.name == wanted);
             if !named {

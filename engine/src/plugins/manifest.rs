@@ -10,7 +10,7 @@ use agentwire_protocol::{
 };
 use serde::Deserialize;
 
-use super::absolute;
+use super::folders::{absolute, check_segment, file_name};
 
 /// Where a marketplace's manifest is, relative to the marketplace's folder, in the order looked
 /// for.
@@ -279,8 +279,7 @@ pub(crate) fn load_marketplace(path: &Path) -> Result<Marketplace, String> {
         )
     })?;
     let raw: RawMarketplace = read_json(path)?;
-    super::check_segment(&raw.name, "marketplace name")
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    check_segment(&raw.name, "marketplace name").map_err(|e| format!("{}: {e}", path.display()))?;
     let mut plugins = Vec::new();
     for value in raw.plugins {
         match entry(&root, value) {
@@ -310,7 +309,7 @@ pub(crate) fn load_marketplace(path: &Path) -> Result<Marketplace, String> {
 
 fn entry(root: &Path, value: serde_json::Value) -> Result<Entry, String> {
     let raw: RawEntry = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    super::check_segment(&raw.name, "plugin name")?;
+    check_segment(&raw.name, "plugin name")?;
     let source = match raw.source {
         RawSource::Path(path) | RawSource::Object(RawSourceObject::Local { path }) => {
             EntrySource::Local(root.join(inside(&path, "source.path")?))
@@ -416,7 +415,7 @@ pub(crate) fn load_plugin(root: &Path) -> Result<Option<PluginManifest>, String>
     };
     let raw: RawPlugin = read_json(&path)?;
     let name = if raw.name.trim().is_empty() {
-        super::file_name(root)
+        file_name(root)
     } else {
         raw.name.trim().to_owned()
     };

@@ -11,9 +11,10 @@ use agentwire_protocol::{
 };
 use serde::Deserialize;
 
+use super::folders::{absolute, check_segment, unique};
+use super::git;
 use super::manifest::{self, Marketplace};
 use super::source::{self, Source};
-use super::{absolute, check_segment, git, unique};
 
 /// The registry file, under `$AGENTWIRE_HOME`.
 const REGISTRY_FILE: &str = "marketplaces.toml";

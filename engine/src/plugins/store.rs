@@ -19,9 +19,10 @@ use sha2::{Digest, Sha256};
 
 use agentwire_config::Store;
 
+use super::folders::{check_segment, folders, now, unique};
 use super::manifest::{self, Entry, EntrySource, Marketplace};
 use super::registry::Refusal;
-use super::{Copy, check_segment, git, installed_copies, plugins_dir, unique};
+use super::{Copy, git, installed_copies, plugins_dir};
 
 /// Most files and folders in one plugin.
 const MAX_FILES: usize = 20_000;
@@ -146,7 +147,7 @@ pub(crate) fn install(
     all.insert(
         id.clone(),
         Record {
-            installed_at: super::now(),
+            installed_at: now(),
             marketplace_path: market.path.display().to_string(),
         },
     );
@@ -326,7 +327,7 @@ pub(crate) fn uninstall(
             .map_err(|e| Refusal::Server(format!("deleting {}: {e}", dir.display())))?;
     }
     let market_dir = plugins_dir(home).join(&market);
-    if super::folders(&market_dir).is_empty() {
+    if folders(&market_dir).is_empty() {
         let _ = std::fs::remove_dir(&market_dir);
     }
     let mut all = records(home);
@@ -440,7 +441,7 @@ pub(crate) fn reconcile(
             let _ = std::fs::remove_dir_all(old);
         }
         let record = all.entry(id.clone()).or_insert_with(|| Record {
-            installed_at: super::now(),
+            installed_at: now(),
             marketplace_path: market.path.display().to_string(),
         });
         record.marketplace_path = market.path.display().to_string();

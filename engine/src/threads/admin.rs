@@ -9,11 +9,12 @@ use agentwire_protocol::{
     ThreadUnsubscribeParams, ThreadUnsubscribeResponse, ThreadUnsubscribeStatus,
 };
 use agentwire_runtime::RequestContext;
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::now;
+use agentwire_store::record::RolloutRecord;
+use agentwire_support::lock;
 
-use super::error::ThreadError;
-use super::meta::now;
-use super::rollout::RolloutRecord;
-use super::{Threads, lock};
+use super::Threads;
 
 /// Longest Git field accepted (a URL, a branch name, a commit hash).
 const MAX_GIT_FIELD: usize = 4096;

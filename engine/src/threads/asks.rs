@@ -11,15 +11,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use agentwire_protocol::method::{MethodInfo, MethodVisitor, Notification, Request};
 use agentwire_runtime::{ConnectionId, Peer};
+use agentwire_store::Relay;
+use agentwire_support::lock;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::{Notify, mpsc};
-
-use super::lock;
-use super::store::Relay;
 
 /// Answers one ask may get (one per server following the thread, at most).
 const ANSWERS: usize = 64;
@@ -163,7 +162,7 @@ impl Asks {
         thread_id: &str,
         request: Option<(&'static str, Vec<u8>)>,
     ) -> RemoteAsk {
-        let id = crate::threads::meta::new_id();
+        let id = agentwire_store::meta::new_id();
         let (answer, answers) = mpsc::channel(ANSWERS);
         lock(&self.waiting).insert(id.clone(), answer);
         RemoteAsk {

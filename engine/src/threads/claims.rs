@@ -1,14 +1,14 @@
-//! Which server runs turns on a thread: claims (see [`super::store::ThreadStore::claim`]), and
+//! Which server runs turns on a thread: claims (see [`agentwire_store::ThreadStore::claim`]), and
 //! what a loaded thread learns from the store before a turn when other servers write to it too.
 
 use std::sync::{Arc, Mutex};
 
 use agentwire_protocol::{ThreadStatus, Turn, TurnStatus};
+use agentwire_store::Claim;
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::now;
+use agentwire_store::record::settle_records;
 
-use super::error::ThreadError;
-use super::meta::now;
-use super::rollout::settle_records;
-use super::store::Claim;
 use super::{LoadedThread, Threads, lock};
 
 impl Threads {

@@ -6,11 +6,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use agentwire_store::Relay;
+use agentwire_support::lock;
 use serde_json::value::RawValue;
 use tokio::sync::Notify;
-
-use super::lock;
-use super::store::Relay;
 
 /// The most threads followed elsewhere that are remembered; announcements beyond are ignored
 /// (logged), as they come from outside.

@@ -4,14 +4,15 @@
 //! sent it, and the next turn sends a block only when something in it changed.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use agentwire_protocol::Turn;
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{InjectedItems, ThreadSummary, now};
+use agentwire_store::record::RolloutRecord;
+use agentwire_store::replay::apply_environment_context;
+use agentwire_support::lock;
 
-use super::error::ThreadError;
-use super::meta::{InjectedItems, ThreadSummary, now};
-use super::rollout::RolloutRecord;
-use super::{Threads, lock};
+use super::Threads;
 
 impl Threads {
     /// Records that turn `turn_id` of loaded thread `thread_id` told the model `text`: in
@@ -32,7 +33,7 @@ impl Threads {
             turn_id: turn_id.to_owned(),
             text,
         };
-        apply(&mut thread.summary, &record);
+        apply_environment_context(&mut thread.summary, &record);
         // Not waited for: the turn's completion, recorded later, is durable only after it.
         thread.append(&[record], at)?.detach();
         Ok(())
@@ -52,21 +53,14 @@ impl Threads {
         match self.loaded(id) {
             Some(thread) => {
                 let thread = lock(&thread);
-                let injected = super::inject::applying(&thread.summary.injected, &thread.turns);
+                let injected = InjectedItems::applying(&thread.summary.injected, &thread.turns);
                 Ok(read(&thread.turns, &injected, &by_turn(&thread.summary)))
             }
             None => {
                 let (summary, turns) = self.snapshot(id)?;
-                let injected = super::inject::applying(&summary.injected, &turns);
+                let injected = InjectedItems::applying(&summary.injected, &turns);
                 Ok(read(&turns, &injected, &by_turn(&summary)))
             }
         }
-    }
-}
-
-/// Makes `summary` say what `record` says (for the record of this module).
-pub(super) fn apply(summary: &mut ThreadSummary, record: &RolloutRecord) {
-    if let RolloutRecord::EnvironmentContext { turn_id, text, .. } = record {
-        Arc::make_mut(&mut summary.environment_blocks).push((turn_id.clone(), text.clone()));
     }
 }

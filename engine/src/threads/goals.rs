@@ -23,11 +23,12 @@ use agentwire_protocol::{
     ThreadReadStateUpdateResponse, ThreadUnreadPosition, Turn, TurnStatus,
 };
 use agentwire_runtime::RequestContext;
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{GoalRecord, ThreadSummary, now};
+use agentwire_store::record::RolloutRecord;
+use agentwire_support::lock;
 
-use super::error::ThreadError;
-use super::meta::{GoalRecord, ThreadSummary, now};
-use super::rollout::RolloutRecord;
-use super::{Threads, lock};
+use super::Threads;
 
 /// Longest objective accepted, in bytes.
 const MAX_OBJECTIVE_BYTES: usize = 16 * 1024;

@@ -2,7 +2,7 @@
 //! (`thread/revert`).
 //!
 //! A persisted thread is paged from its rollout through the position tables of the index (see
-//! [`super::positions`]): a page costs one indexed query and one read per line it returns,
+//! [`agentwire_store::positions`]): a page costs one indexed query and one read per line it returns,
 //! however long the thread is, and the thread is not loaded. An ephemeral thread is paged from
 //! memory. Cursors are positions in the thread's sequence of turns and items (see
 //! [`HistoryCursor`]); a cursor that does not decode is refused, one whose entry has since been
@@ -20,14 +20,15 @@ use agentwire_protocol::{
     ThreadTurnsListResponse, Turn, TurnItemsView, TurnStatus,
 };
 use agentwire_runtime::RequestContext;
+use agentwire_store::cursor::HistoryCursor;
+use agentwire_store::error::ThreadError;
+use agentwire_store::index::Index;
+use agentwire_store::meta::now;
+use agentwire_store::positions::{self, PageStart, Span, TurnPos};
+use agentwire_store::record::{RolloutRecord, settle_dangling, started_turn};
+use agentwire_support::lock;
 
-use super::cursor::HistoryCursor;
-use super::error::ThreadError;
-use super::index::Index;
-use super::meta::now;
-use super::positions::{self, PageStart, Span, TurnPos};
-use super::rollout::{RolloutRecord, settle_dangling, started_turn};
-use super::{Threads, lock};
+use super::Threads;
 
 /// Turns per page when the client sends no `limit`.
 const DEFAULT_TURNS: u32 = 25;
@@ -404,7 +405,7 @@ impl Threads {
                     (Some(item), Some(turn)) => {
                         let seq = all
                             .iter()
-                            .find(|(_, e)| super::rollout::item_id(&e.item.kind) == item)
+                            .find(|(_, e)| agentwire_store::record::item_id(&e.item.kind) == item)
                             .map(|(seq, _)| *seq)
                             .ok_or_else(|| unknown_item(item, turn))?;
                         Some(PageStart {

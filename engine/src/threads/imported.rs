@@ -5,11 +5,13 @@
 use agentwire_protocol::{
     GitInfo, SessionSource, ThreadHistoryMode, ThreadTokenUsage, Turn, TurnStatus,
 };
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{
+    SettingsOverrides, ThreadMeta, ThreadSettings, ThreadSummary, TokenTotals,
+};
+use agentwire_store::record::RolloutRecord;
 
 use super::Threads;
-use super::error::ThreadError;
-use super::meta::{SettingsOverrides, ThreadMeta, ThreadSettings, ThreadSummary, TokenTotals};
-use super::rollout::RolloutRecord;
 
 /// Longest thread id accepted from another agent's session, in bytes.
 const MAX_ID_BYTES: usize = 128;

@@ -14,16 +14,16 @@
 //! `custom_tool_call_output`, and `reasoning` (kept, but not sent back, as for the model's own
 //! reasoning). Anything else is refused, naming the item.
 
-use std::sync::Arc;
-
-use agentwire_protocol::{ThreadInjectItemsParams, ThreadInjectItemsResponse, Turn, UserInput};
+use agentwire_protocol::{ThreadInjectItemsParams, ThreadInjectItemsResponse, UserInput};
 use agentwire_providers::{HistoryEntry, ToolCall};
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::now;
+use agentwire_store::record::RolloutRecord;
+use agentwire_store::replay::apply_injected;
+use agentwire_support::lock;
 use serde_json::Value;
 
-use super::error::ThreadError;
-use super::meta::{InjectedItems, ThreadSummary, now};
-use super::rollout::RolloutRecord;
-use super::{Threads, lock};
+use super::Threads;
 
 /// Most items one request may add.
 const MAX_ITEMS: usize = 1000;
@@ -59,7 +59,7 @@ impl Threads {
                     after_turn_id: thread.turns.last().map(|t| t.id.clone()),
                     items: params.items,
                 };
-                apply(&mut thread.summary, &record);
+                apply_injected(&mut thread.summary, &record);
                 thread.append(&[record], at)?
             };
             pending.wait()?;
@@ -72,38 +72,11 @@ impl Threads {
                 items: params.items,
             };
             self.append_stored(&mut row, replayed, record.clone(), at, |summary| {
-                apply(summary, &record)
+                apply_injected(summary, &record)
             })?;
         }
         Ok(ThreadInjectItemsResponse::builder().build())
     }
-}
-
-/// Makes `summary` say what `record` says (for the record of this module).
-pub(super) fn apply(summary: &mut ThreadSummary, record: &RolloutRecord) {
-    if let RolloutRecord::Injected {
-        after_turn_id,
-        items,
-        ..
-    } = record
-    {
-        Arc::make_mut(&mut summary.injected).push(InjectedItems {
-            after_turn_id: after_turn_id.clone(),
-            items: items.clone(),
-        });
-    }
-}
-
-/// The batches of `injected` whose turn is still among `turns` (or that precede every turn).
-pub(super) fn applying(injected: &[InjectedItems], turns: &[Turn]) -> Vec<InjectedItems> {
-    injected
-        .iter()
-        .filter(|batch| match &batch.after_turn_id {
-            None => true,
-            Some(turn) => turns.iter().any(|t| &t.id == turn),
-        })
-        .cloned()
-        .collect()
 }
 
 /// Why `item` cannot be injected, if it cannot.
@@ -283,27 +256,5 @@ mod tests {
             matches!(&entries[2], HistoryEntry::ToolResult { call_id, output } if call_id == "c1" && output == "a.txt")
         );
         assert!(matches!(&entries[3], HistoryEntry::Developer { text } if text == "be brief"));
-    }
-
-    #[test]
-    fn a_batch_goes_with_the_turn_it_follows() {
-        let turn = |id: &str| {
-            Turn::builder()
-                .id(id)
-                .status(agentwire_protocol::TurnStatus::Completed)
-                .items(Vec::new())
-                .items_view(agentwire_protocol::TurnItemsView::Full)
-                .build()
-        };
-        let batch = |after: Option<&str>| InjectedItems {
-            after_turn_id: after.map(str::to_owned),
-            items: vec![json!({"type": "reasoning"})],
-        };
-        let kept = applying(
-            &[batch(None), batch(Some("a")), batch(Some("gone"))],
-            &[turn("a")],
-        );
-        let afters: Vec<_> = kept.iter().map(|b| b.after_turn_id.as_deref()).collect();
-        assert_eq!(afters, [None, Some("a")]);
     }
 }

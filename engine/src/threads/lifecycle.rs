@@ -18,13 +18,13 @@ use agentwire_protocol::{
     ThreadUnarchivedNotification, Turn, TurnStatus,
 };
 use agentwire_runtime::RequestContext;
-
-use super::catch_up::Known;
-use super::error::ThreadError;
-use super::meta::{
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{
     CLI_VERSION, SettingsOverrides, ThreadMeta, ThreadSettings, ThreadSummary, new_id, now,
 };
-use super::rollout::{RolloutRecord, settle_dangling, settle_records};
+use agentwire_store::record::{RolloutRecord, settle_dangling, settle_records};
+
+use super::catch_up::Known;
 use super::{LoadedThread, Threads, lock};
 use crate::turns::instructions::instruction_sources;
 
@@ -35,7 +35,7 @@ const MAX_NAME_BYTES: usize = 1024;
 /// `cwd` checked (issue #32: it must be an absolute, existing directory).
 fn checked_overrides(settings: ThreadSettingsOverrides) -> Result<SettingsOverrides, ThreadError> {
     if let Some(cwd) = settings.cwd.as_deref() {
-        super::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
+        agentwire_store::meta::check_cwd("cwd", cwd, true).map_err(ThreadError::InvalidParams)?;
     }
     Ok(SettingsOverrides::from(settings))
 }

@@ -8,12 +8,13 @@ use agentwire_protocol::{
     ThreadLoadedListParams, ThreadLoadedListResponse, ThreadReadParams, ThreadReadResponse,
     ThreadSortKey, ThreadSourceKind, ThreadStatus,
 };
+use agentwire_store::cursor::{Cursor, SortColumn};
+use agentwire_store::error::ThreadError;
+use agentwire_store::index::PageQuery;
+use agentwire_store::record::settle_dangling;
+use agentwire_support::lock;
 
-use super::cursor::{Cursor, SortColumn};
-use super::error::ThreadError;
-use super::index::PageQuery;
-use super::rollout::settle_dangling;
-use super::{Threads, lock};
+use super::Threads;
 
 /// Page size when the client sends no `limit`.
 const DEFAULT_PAGE: u32 = 25;
@@ -60,7 +61,7 @@ impl Threads {
             return Err(ThreadError::NotFound(path.display().to_string()));
         };
         let (reader, _) = files.layout().open_reader(path)?;
-        let replayed = super::rollout::replay(reader, path)?;
+        let replayed = agentwire_store::replay::replay(reader, path)?;
         let status = self.status_of(&replayed.summary.meta.id);
         Ok(replayed.summary.to_thread(
             status,
@@ -119,7 +120,7 @@ impl Threads {
     }
 
     /// `thread/list` answered from memory when its page is kept (see
-    /// [`super::page_cache`]) and the index is not busy: no SQLite, no disk, so it can be
+    /// [`agentwire_store::page_cache`]) and the index is not busy: no SQLite, no disk, so it can be
     /// answered in place. `None` when the page must be read ([`Threads::list`]).
     pub(crate) fn list_kept(
         &self,
@@ -136,11 +137,15 @@ impl Threads {
 
     /// The answer made of `page`, the rows read for `plan` (one more than its limit when there
     /// is a next page).
-    fn list_answer(&self, plan: &PagePlan, page: &[super::index::IndexRow]) -> ThreadListResponse {
+    fn list_answer(
+        &self,
+        plan: &PagePlan,
+        page: &[agentwire_store::index::IndexRow],
+    ) -> ThreadListResponse {
         let (column, limit) = (plan.column, plan.limit);
         let more = page.len() > limit;
         let rows = &page[..page.len().min(limit)];
-        let position = |row: &super::index::IndexRow| {
+        let position = |row: &agentwire_store::index::IndexRow| {
             let value = match column {
                 SortColumn::CreatedAt => row.summary.meta.created_at,
                 SortColumn::UpdatedAt => row.summary.updated_at,

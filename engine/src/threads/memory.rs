@@ -9,11 +9,12 @@
 use agentwire_protocol::{
     ThreadMemoryMode, ThreadMemoryModeSetParams, ThreadMemoryModeSetResponse,
 };
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{ThreadSummary, now};
+use agentwire_store::record::RolloutRecord;
+use agentwire_support::lock;
 
-use super::error::ThreadError;
-use super::meta::{ThreadSummary, now};
-use super::rollout::RolloutRecord;
-use super::{Threads, lock};
+use super::Threads;
 
 impl Threads {
     /// `thread/memoryMode/set`: records the mode, loaded thread or not, and answers once it is

@@ -1,70 +1,58 @@
-//! Threads: creating, loading, copying, reading, listing, naming and archiving them, and
-//! keeping them in a store.
+//! Threads: creating, loading, copying, reading, listing, naming and archiving them. Where
+//! they are kept is `agentwire_store`'s business: the rollout format, the embedded and
+//! PostgreSQL stores and the index behind `thread/list` live there; this module holds the
+//! rules (what each request does to a thread, which notifications follow).
 //!
-//! A persisted thread is a sequence of rollout records (see [`rollout`] for the format) plus a
-//! row in its store's list index; [`store`] holds the boundary and the two stores (the
-//! embedded default: JSONL files and SQLite under the home; PostgreSQL, for several workers).
+//! A persisted thread is a sequence of rollout records plus a row in its store's list index.
 //! `ephemeral` threads live only in memory. A *loaded* thread is held in memory with its turns,
 //! its runtime status and an open log; the turn engine records its progress through the
 //! methods in [`recording`].
 //!
-//! Module map: [`meta`] (metadata, settings, summary), [`rollout`] (records, replay, writer),
-//! [`store`] (the boundary, the embedded and PostgreSQL stores), [`committer`] (the thread that
-//! makes the embedded store's records durable in groups), [`paths`] (layout and read checks),
-//! [`compressed`] (the plain and gzipped forms of a rollout), [`compress`] (the
-//! `rollout/compress` pass), [`index`] (SQLite), [`page_cache`] (pages served lately), [`cursor`] (list and history
-//! cursors), [`positions`] (where each turn and item lies in its rollout, for paging),
-//! [`history`] (turns/items pages, revert), [`timeline`] (items by id, the timeline),
-//! [`search`] (thread search, occurrences), [`inject`] (items injected for the model), [`admin`] (delete, unsubscribe, metadata),
-//! [`lifecycle`] (start, resume, fork, archive, unarchive, name), [`list`] (read, list,
-//! loaded list), [`error`].
+//! Module map: [`lifecycle`] (start, resume, fork, archive, unarchive, name), [`list`] (read,
+//! list, loaded list), [`history`] (turns/items pages, revert), [`timeline`] (items by id, the
+//! timeline), [`search`] (thread search, occurrences), [`inject`] (items injected for the
+//! model), [`environment_blocks`] (the environment context blocks a turn told the model),
+//! [`organised`] (attachments, queue, section), [`admin`] (delete, unsubscribe, metadata),
+//! [`compress`] (`rollout/compress`), [`goals`], [`memory`], [`plan`], [`usage`],
+//! [`imported`]; and for several workers sharing a store: [`subscribers`] (who follows each
+//! thread), [`elsewhere`] (turns running on another worker), [`asks`] (requests relayed to
+//! it), [`claims`] and [`catch_up`].
 
 pub(crate) mod admin;
 pub(crate) mod asks;
 pub(crate) mod catch_up;
 pub(crate) mod claims;
-pub(crate) mod committer;
 pub(crate) mod compress;
-pub(crate) mod compressed;
-pub(crate) mod cursor;
 pub(crate) mod elsewhere;
-// Environment context blocks kept in the rollout (turns::environment).
 pub(crate) mod environment_blocks;
-pub(crate) mod error;
 pub(crate) mod goals;
 pub(crate) mod history;
 pub(crate) mod imported;
-pub(crate) mod index;
 pub(crate) mod inject;
 pub(crate) mod lifecycle;
 pub(crate) mod list;
 pub(crate) mod memory;
-pub(crate) mod meta;
 pub(crate) mod organised;
-pub(crate) mod page_cache;
-pub(crate) mod paths;
 pub(crate) mod plan;
-pub(crate) mod positions;
 pub(crate) mod recording;
-pub(crate) mod rollout;
 pub(crate) mod search;
-pub(crate) mod store;
 pub(crate) mod subscribers;
 pub(crate) mod timeline;
 pub(crate) mod usage;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agentwire_config::defaults::DefaultsSource;
 use agentwire_protocol::{Thread, ThreadStatus, Turn};
-
-use committer::Pending;
-use error::ThreadError;
-use index::IndexRow;
-use meta::ThreadSummary;
-use rollout::{Replayed, RolloutRecord};
-use store::{ThreadLog, ThreadStore};
+use agentwire_store::committer::Pending;
+use agentwire_store::error::ThreadError;
+use agentwire_store::index::IndexRow;
+use agentwire_store::meta::ThreadSummary;
+use agentwire_store::record::RolloutRecord;
+use agentwire_store::replay::Replayed;
+use agentwire_store::{ThreadLog, ThreadStore};
+use agentwire_support::lock;
 
 /// Every thread the engine knows: the loaded ones in memory, the persisted ones in the store.
 #[derive(Debug)]
@@ -88,13 +76,8 @@ pub(crate) struct LoadedThread {
     status: ThreadStatus,
 }
 
-/// Locks `mutex`, recovering the data if a holder panicked (no holder leaves it half-changed).
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl Threads {
-    /// The threads kept in `store` (see [`store::open`]).
+    /// The threads kept in `store` (see [`agentwire_store::open`]).
     /// A shared store relays notifications between this server's followers of a thread and the
     /// servers running its turns (see [`ThreadStore::relay`]).
     pub(crate) fn open(store: Arc<dyn ThreadStore>, defaults: Arc<dyn DefaultsSource>) -> Self {

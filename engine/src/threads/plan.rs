@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use agentwire_protocol::{ThreadPrepareApprovedPlanParams, ThreadPrepareApprovedPlanResponse};
+use agentwire_store::error::ThreadError;
 
 use super::Threads;
-use super::error::ThreadError;
 
 /// Longest plan accepted, in bytes.
 const MAX_PLAN_BYTES: usize = 256 * 1024;

@@ -2,16 +2,16 @@
 //! thread between statuses. Each recording method updates the in-memory turns and queues one
 //! rollout record with the committer; the [`Pending`] it returns resolves once the record is
 //! durable and the index follows, and the turn engine waits for it before it tells clients. See
-//! [`super::rollout`] for what survives a crash.
+//! `agentwire_store::record` for what survives a crash.
 
 use agentwire_protocol::methods::ThreadStatusChanged;
 use agentwire_protocol::{ThreadItem, ThreadStatus, ThreadStatusChangedNotification, Turn};
 use agentwire_runtime::Hub;
+use agentwire_store::committer::Pending;
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{SettingsOverrides, ThreadSettings, now};
+use agentwire_store::record::{RolloutRecord, put_item, started_turn};
 
-use super::committer::Pending;
-use super::error::ThreadError;
-use super::meta::{SettingsOverrides, ThreadSettings, now};
-use super::rollout::{RolloutRecord, put_item, started_turn};
 use super::{LoadedThread, Threads, lock};
 
 impl Threads {
@@ -197,8 +197,8 @@ mod tests {
     };
 
     use super::*;
-    use crate::threads::meta::{SettingsOverrides, ThreadMeta, ThreadSummary};
     use agentwire_config::defaults::ThreadDefaults;
+    use agentwire_store::meta::{SettingsOverrides, ThreadMeta, ThreadSummary};
 
     fn scratch(name: &str) -> std::path::PathBuf {
         let dir =
@@ -223,7 +223,7 @@ mod tests {
     /// A persisted, loaded thread created without a connection.
     fn start(threads: &Threads) -> String {
         let meta = ThreadMeta {
-            id: crate::threads::meta::new_id(),
+            id: agentwire_store::meta::new_id(),
             session_id: String::new(),
             created_at: now(),
             cli_version: "test".to_owned(),
@@ -251,7 +251,7 @@ mod tests {
     fn recorded_turns_survive_a_restart() {
         let home = scratch("recording");
         let threads = Threads::open(
-            crate::threads::store::open(&crate::threads::store::StoreUrl::Embedded, &home),
+            agentwire_store::open(&agentwire_store::StoreUrl::Embedded, &home),
             std::sync::Arc::new(ThreadDefaults::default()),
         );
         let id = start(&threads);
@@ -283,7 +283,7 @@ mod tests {
         drop(threads);
 
         let reopened = Threads::open(
-            crate::threads::store::open(&crate::threads::store::StoreUrl::Embedded, &home),
+            agentwire_store::open(&agentwire_store::StoreUrl::Embedded, &home),
             std::sync::Arc::new(ThreadDefaults::default()),
         );
         let listed = reopened
@@ -312,7 +312,7 @@ mod tests {
     fn status_changes_only_on_loaded_threads() {
         let home = scratch("status");
         let threads = Threads::open(
-            crate::threads::store::open(&crate::threads::store::StoreUrl::Embedded, &home),
+            agentwire_store::open(&agentwire_store::StoreUrl::Embedded, &home),
             std::sync::Arc::new(ThreadDefaults::default()),
         );
         let id = start(&threads);
@@ -335,7 +335,7 @@ mod tests {
     fn a_kept_page_is_answered_in_place_until_a_record_changes_the_index() {
         let home = scratch("kept-page");
         let threads = Threads::open(
-            crate::threads::store::open(&crate::threads::store::StoreUrl::Embedded, &home),
+            agentwire_store::open(&agentwire_store::StoreUrl::Embedded, &home),
             std::sync::Arc::new(ThreadDefaults::default()),
         );
         let id = start(&threads);

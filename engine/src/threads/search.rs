@@ -26,15 +26,16 @@ use agentwire_protocol::{
     ThreadSearchOccurrencesResponse, ThreadSearchParams, ThreadSearchResponse, ThreadSearchResult,
     ThreadSearchSortKey, ThreadSearchTextRange, Turn, UserInput,
 };
+use agentwire_store::cursor::{Cursor, HistoryCursor, SortColumn};
+use agentwire_store::error::ThreadError;
+use agentwire_store::index::{IndexRow, PageQuery};
+use agentwire_store::positions;
+use agentwire_support::lock;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use super::cursor::{Cursor, HistoryCursor, SortColumn};
-use super::error::ThreadError;
+use super::Threads;
 use super::history::{Source, memory_items, read_item};
-use super::index::{IndexRow, PageQuery};
-use super::positions;
-use super::{Threads, lock};
 
 /// Threads per page when the client sends no `limit`.
 const DEFAULT_THREADS: u32 = 25;
@@ -413,7 +414,7 @@ impl Threads {
                 if !term.may_be_in(&bytes) {
                     return Ok(None);
                 }
-                match super::rollout::replay(bytes.as_slice(), &path) {
+                match agentwire_store::replay::replay(bytes.as_slice(), &path) {
                     Ok(replayed) => replayed.turns,
                     Err(error) => {
                         tracing::warn!(id, %error, "rollout not searched");

@@ -16,13 +16,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use agentwire_protocol::method::{Notification, Request};
 use agentwire_runtime::notification_message;
 use agentwire_runtime::{ConnectionId, Peer};
+use agentwire_store::{Relay, Relayed};
+use agentwire_support::lock;
 use tokio::sync::Notify;
 
 use super::asks::{Asks, RemoteAsk};
 use super::catch_up::{CatchUps, Deferred, Known, PATIENCE};
 use super::elsewhere::Elsewhere;
-use super::lock;
-use super::store::{Relay, Relayed};
 
 /// The followers of every thread.
 #[derive(Default)]
@@ -234,7 +234,7 @@ impl Subscribers {
         let relay = self.elsewhere.relay().cloned();
         let mut catch_ups = lock(&self.catch_ups);
         let followed = !self.of(thread_id).is_empty();
-        let ask = (relay.is_some() && !followed).then(crate::threads::meta::new_id);
+        let ask = (relay.is_some() && !followed).then(agentwire_store::meta::new_id);
         let answered = catch_ups.register(thread_id, peer, ask.clone());
         drop(catch_ups);
         if let (Some(relay), Some(ask)) = (relay, ask) {

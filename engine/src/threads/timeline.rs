@@ -2,11 +2,11 @@
 //! and `thread/timeline/list` (turn starts, items and turn ends as one sequence, paged).
 //!
 //! Both read a persisted thread of the embedded store through the position tables of the index
-//! (see [`super::positions`]), a few lines at known offsets, without loading the thread; other
+//! (see [`agentwire_store::positions`]), a few lines at known offsets, without loading the thread; other
 //! threads (ephemeral ones, and those of other stores) from their turns in memory.
 //!
 //! A timeline entry's `position` comes from the sequence that numbers a thread's turns and
-//! items in rollout order (see [`super::positions`]): a turn's start and an item sit at twice
+//! items in rollout order (see [`agentwire_store::positions`]): a turn's start and an item sit at twice
 //! their sequence number, a turn's end at twice the number of the turn's last entry plus one, so
 //! positions only grow and a position given once stays with its entry. A cursor is the position
 //! of the last entry of a page; the next page starts strictly after it. A turn left open by a
@@ -16,13 +16,13 @@ use agentwire_protocol::{
     ThreadItemEntry, ThreadItemsReadParams, ThreadItemsReadResponse, ThreadTimelineEntry,
     ThreadTimelineListParams, ThreadTimelineListResponse, Turn, TurnItemsView, TurnStatus,
 };
+use agentwire_store::error::ThreadError;
+use agentwire_store::positions::{self, PageStart};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use super::Threads;
-use super::error::ThreadError;
 use super::history::{Source, entry, memory_items, read_item, read_turn};
-use super::positions::{self, PageStart};
 
 /// Entries per page when the client sends no `limit`.
 const DEFAULT_ENTRIES: u32 = 100;

@@ -9,12 +9,13 @@ use agentwire_protocol::{
     ThreadTokenUsage, ThreadTokenUsageUpdatedNotification, TokenUsageBreakdown,
 };
 use agentwire_runtime::RequestContext;
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{ThreadSummary, TokenTotals, now};
+use agentwire_store::record::RolloutRecord;
+use agentwire_support::lock;
 
-use super::error::ThreadError;
-use super::meta::{ThreadSummary, TokenTotals, now};
-use super::rollout::RolloutRecord;
+use super::Threads;
 use super::subscribers::Subscribers;
-use super::{Threads, lock};
 
 /// No tokens.
 pub(crate) fn zero() -> TokenUsageBreakdown {
@@ -136,7 +137,7 @@ impl Threads {
     /// `cwd`, with its own `config` overrides).
     pub(crate) fn defaults_for(
         &self,
-        settings: &super::meta::ThreadSettings,
+        settings: &agentwire_store::meta::ThreadSettings,
     ) -> agentwire_config::defaults::ThreadDefaults {
         self.defaults
             .defaults(Some(&settings.cwd), Some(&settings.config))

@@ -23,7 +23,6 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use agentwire_protocol::{AskForApproval, SandboxPolicy};
-
 use agentwire_tools::safe_commands::is_known_safe;
 
 /// What to do with a command.

@@ -22,13 +22,13 @@ use agentwire_protocol::{
 };
 use agentwire_providers::{HistoryEntry, ModelRequest, ProviderEvent};
 use agentwire_runtime::{Peer, RequestContext};
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{SettingsOverrides, ThreadSettings, new_id};
 use agentwire_support::timestamps::now_ms;
 use tokio::sync::oneshot;
 
 use super::job::{self, JobKind, JobLedger};
 use super::{Turns, history};
-use crate::threads::error::ThreadError;
-use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id};
 
 /// What the model is asked to do with the conversation.
 pub(crate) const COMPACTION_PROMPT: &str = "Summarise the conversation so far for your own later use: \
@@ -55,7 +55,7 @@ impl Turns {
         self: &Arc<Self>,
         context: &RequestContext,
         params: ThreadCompactStartParams,
-        claim: crate::threads::store::Claim,
+        claim: agentwire_store::Claim,
     ) -> Result<ThreadCompactStartResponse, ThreadError> {
         let thread_id = params.thread_id;
         let settings = self

@@ -28,12 +28,10 @@ use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use agentwire_protocol::{FileUpdateChange, PatchChangeKind};
-use sha1::{Digest, Sha1};
-
-use agentwire_tools::patch::diff::hunks;
-
 use agentwire_config::layers::project_dirs;
+use agentwire_protocol::{FileUpdateChange, PatchChangeKind};
+use agentwire_tools::patch::diff::hunks;
+use sha1::{Digest, Sha1};
 
 /// The largest file read; a larger one shows as binary.
 pub(crate) const MAX_TEXT: u64 = 4 * 1024 * 1024;

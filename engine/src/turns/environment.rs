@@ -33,9 +33,8 @@ use std::path::Path;
 
 use agentwire_protocol::{AskForApproval, SandboxPolicy};
 use agentwire_providers::HistoryEntry;
+use agentwire_store::meta::ThreadSettings;
 use agentwire_tools::sandbox::{network_allowed, writable_roots};
-
-use crate::threads::meta::ThreadSettings;
 
 /// The tag that opens (and, with a `/`, closes) an environment context block.
 pub(crate) const TAG: &str = "environment_context";
@@ -152,7 +151,7 @@ mod tests {
     fn settings(mode: SandboxMode, policy: AskForApproval) -> ThreadSettings {
         let mut settings = ThreadSettings::new(
             &ThreadDefaults::default(),
-            crate::threads::meta::SettingsOverrides::default(),
+            agentwire_store::meta::SettingsOverrides::default(),
         );
         settings.cwd = "/w/a<b>".to_owned();
         settings.approval_policy = policy;

@@ -8,10 +8,9 @@ use std::collections::HashMap;
 
 use agentwire_protocol::{ThreadItemKind, Turn, UserInput};
 use agentwire_providers::{HistoryEntry, ToolCall};
+use agentwire_store::meta::InjectedItems;
 use agentwire_tools as tools;
 use serde_json::json;
-
-use crate::threads::meta::InjectedItems;
 
 /// Builds history entries from items, keeping an assistant entry open while tool calls may
 /// still join it.
@@ -121,7 +120,7 @@ impl Builder {
                 self.tool(call, format!("Patch status: {}", wire_name(status)));
             }
             ThreadItemKind::DynamicToolCall { .. } => {
-                if let Some((call, result)) = super::run::dynamic_call_history(kind) {
+                if let Some((call, result)) = super::dynamic_calls::dynamic_call_history(kind) {
                     self.tool(call, result);
                 }
             }

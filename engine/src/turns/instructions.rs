@@ -28,10 +28,9 @@
 
 use std::path::{Path, PathBuf};
 
+use agentwire_config::layers::project_dirs;
 use agentwire_protocol::LegacyAppPathString;
 use agentwire_providers::HistoryEntry;
-
-use agentwire_config::layers::project_dirs;
 
 /// The file name of a project doc.
 pub(crate) const PROJECT_DOC: &str = "AGENTS.md";

@@ -22,11 +22,13 @@
 mod approval;
 mod compact;
 mod diff;
+mod dynamic_calls;
 pub(crate) mod environment;
 mod history;
 pub(crate) mod instructions;
 // One job model: spawn, stop and settle of turns, shell commands and compactions.
 mod job;
+mod recorded;
 pub(crate) mod review;
 mod run;
 mod shell;
@@ -36,7 +38,7 @@ pub(crate) mod skills;
 pub(crate) mod sample;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agentwire_protocol::{
     ThreadItem, ThreadStatus, Turn, TurnCompletedNotification, TurnError, TurnInterruptParams,
@@ -45,34 +47,18 @@ use agentwire_protocol::{
 };
 use agentwire_providers::ModelProvider;
 use agentwire_runtime::{Hub, RequestContext};
+use agentwire_store::Claim;
+use agentwire_store::committer::Pending;
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{SettingsOverrides, new_id, now};
+use agentwire_support::lock;
 use agentwire_tools::sandbox::SandboxHelper;
+use approval::SessionApprovals;
+use recorded::durable;
+use run::{Controls, TurnRun, TurnStart};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::threads::Threads;
-use crate::threads::committer::Pending;
-use crate::threads::error::ThreadError;
-use crate::threads::meta::{SettingsOverrides, new_id, now};
-use crate::threads::store::Claim;
-use approval::SessionApprovals;
-use run::{Controls, TurnRun, TurnStart};
-
-/// Logs a failed recording of a turn's progress (`what`): the turn goes on, the rollout misses
-/// that record.
-fn logged(what: &str, result: Result<(), ThreadError>) {
-    if let Err(error) = result {
-        tracing::warn!(what, %error, "turn progress not recorded");
-    }
-}
-
-/// Waits until a record of the turn (`what`) is durable, before the client is told about it. A
-/// failure is logged and the turn goes on: the rollout misses that record.
-async fn durable(what: &str, recorded: Result<Pending, ThreadError>) {
-    let durable = match recorded {
-        Ok(pending) => pending.durable().await,
-        Err(error) => Err(error),
-    };
-    logged(what, durable);
-}
 
 /// Most steered inputs waiting for the running turn to take them.
 const STEER_QUEUE: usize = 16;
@@ -158,10 +144,6 @@ impl Turns {
 pub(crate) struct Steer {
     input: Vec<UserInput>,
     client_id: Option<String>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Turns {
@@ -268,7 +250,7 @@ impl Turns {
         // The form only (this runs on the async worker): the directory itself is used by the
         // turn's commands, which fail with the reason if it is gone.
         if let Some(cwd) = params.cwd.as_deref() {
-            crate::threads::meta::check_cwd("cwd", cwd, false)
+            agentwire_store::meta::check_cwd("cwd", cwd, false)
                 .map_err(ThreadError::InvalidParams)?;
         }
         // Relative image paths are the thread's (as this turn's `cwd` override leaves it).

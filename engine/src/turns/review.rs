@@ -26,13 +26,13 @@ use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::ReviewStart;
 use agentwire_protocol::{ReviewStartParams, ReviewStartResponse, ReviewTarget, TurnStartParams};
 use agentwire_runtime::{HandlerError, RequestContext};
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::SettingsOverrides;
 
 use super::Turns;
 use super::run::ReviewMode;
 use crate::Engine;
 use crate::legacy::git_diff::Git;
-use crate::threads::error::ThreadError;
-use crate::threads::meta::SettingsOverrides;
 
 /// Most bytes of diff given to the model; the rest is left out with a note saying so.
 pub(crate) const MAX_DIFF_BYTES: usize = 512 * 1024;

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use agentwire_protocol::{ThreadSampleParams, TurnStatus};
 use agentwire_providers::{HistoryEntry, ModelRequest, OutputOptions};
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::SettingsOverrides;
 
 use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, base_instructions, context_entries};
 use super::{Turns, history};
-use crate::threads::error::ThreadError;
-use crate::threads::meta::SettingsOverrides;
 
 /// A sample's model call, with the turn the conversation ends with.
 pub(crate) struct SampleCall {

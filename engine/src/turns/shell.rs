@@ -24,6 +24,8 @@ use agentwire_protocol::{
     ThreadShellCommandResponse, Turn, TurnStatus,
 };
 use agentwire_runtime::{Peer, RequestContext};
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::{SettingsOverrides, ThreadSettings, new_id};
 use agentwire_support::timestamps::now_ms;
 use agentwire_tools::actions;
 use agentwire_tools::exec::{self, ExecRequest};
@@ -31,8 +33,6 @@ use tokio::sync::oneshot;
 
 use super::Turns;
 use super::job::{self, JobKind, JobLedger};
-use crate::threads::error::ThreadError;
-use crate::threads::meta::{SettingsOverrides, ThreadSettings, new_id};
 
 /// Time limit when the client gives none.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60 * 60);
@@ -60,7 +60,7 @@ impl Turns {
         self: &Arc<Self>,
         context: &RequestContext,
         params: ThreadShellCommandParams,
-        claim: crate::threads::store::Claim,
+        claim: agentwire_store::Claim,
     ) -> Result<ThreadShellCommandResponse, ThreadError> {
         if params.command.trim().is_empty() {
             return Err(ThreadError::InvalidParams(

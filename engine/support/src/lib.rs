@@ -8,6 +8,7 @@
 //! - [`timestamps`]: times as the wire's strings;
 //! - [`tls`]: the process's TLS crypto provider, installed once for every HTTPS client;
 //! - [`supervised`]: background tasks whose panic is logged and cleaned up after;
+//! - [`lock`]: a mutex taken whether or not a holder panicked;
 //! - `test_peer` (with the `test-peer` feature, for unit tests): a connection whose messages
 //!   go nowhere.
 //!
@@ -20,3 +21,11 @@ pub mod supervised;
 pub mod test_peer;
 pub mod timestamps;
 pub mod tls;
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Locks `mutex`, recovering the data if a holder panicked: for state that no holder leaves
+/// half-changed, so a panic elsewhere does not turn into a panic here.
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

@@ -107,7 +107,8 @@ fn engine_structure_holds() {
 /// Prints the import graph's cycles, the largest files, the arrows between parts and the crates'
 /// shares of the code (run with
 /// `--nocapture` when shrinking the lists; `ENGINE_STRUCTURE_SRC=<folder>` reads another copy
-/// of the sources, such as an older commit's).
+/// of the sources, such as an older commit's or a split crate's; `ENGINE_STRUCTURE_EDGES=1`
+/// prints the imports inside each cycle, which show where to cut it).
 #[test]
 fn engine_structure_report() {
     let dir = std::env::var_os("ENGINE_STRUCTURE_SRC").map_or_else(src_dir, PathBuf::from);
@@ -118,6 +119,16 @@ fn engine_structure_report() {
         println!("{what}: {} cycle(s) of more than two files", cycles.len());
         for cycle in cycles {
             println!("  {} files: {}", cycle.len(), cycle.join(" "));
+            if std::env::var_os("ENGINE_STRUCTURE_EDGES").is_some() {
+                for from in &cycle {
+                    let to: Vec<_> = graph[from]
+                        .iter()
+                        .filter(|t| cycle.contains(t))
+                        .cloned()
+                        .collect();
+                    println!("    {from} -> {}", to.join(" "));
+                }
+            }
         }
     };
     report(&graph, "with lib.rs");
@@ -147,7 +158,8 @@ fn engine_structure_report() {
 
 /// The checker itself sees what it is meant to see: a three-file cycle, a file-and-child pair
 /// that is not one, an over-long file, a test module's imports that are no imports, paths
-/// inside comments and strings that are not imports, and `super::` inside an inline module.
+/// inside comments and strings that are not imports, `super::` inside an inline module, and a
+/// restricted visibility (`pub(in crate::x)`) that is no import.
 #[test]
 fn checker_sees_planted_violations() {
     let dir = tempfile::tempdir().expect("temporary directory");
@@ -157,7 +169,14 @@ fn checker_sees_planted_violations() {
         std::fs::create_dir_all(path.parent().expect("parent")).expect("create folder");
         std::fs::write(path, text).expect("write source");
     };
-    write("lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\nmod f;\n");
+    write(
+        "lib.rs",
+        "mod a;\nmod b;\nmod c;\nmod d;\nmod f;\nmod g;\nmod h;\nmod i;\n",
+    );
+    // i → h → g, and g's visibility names i without using it: no cycle.
+    write("g.rs", "pub(in crate::i) fn x() {}\n");
+    write("h.rs", "pub fn y() { crate::g::x() }\n");
+    write("i.rs", "pub fn z() { crate::h::y() }\n");
     write("a.rs", "use crate::b::B;\n// crate::d::D in a comment\n");
     write("b.rs", "pub struct B;\nfn f() { crate::c::g() }\n");
     write(

@@ -13,7 +13,6 @@ use crate::sources::Source;
 /// parts before it in this list, never those after it. Keep in step with `engine/README.md`.
 pub(crate) const PARTS: &[(&str, &[&str])] = &[
     ("config", &["accounts"]),
-    ("store", &["threads::store"]),
     ("services", &["command_exec", "mcp", "hooks", "skills"]),
     ("engine", &[""]),
 ];

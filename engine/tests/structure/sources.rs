@@ -103,10 +103,11 @@ fn module_of(rel: &str) -> Vec<String> {
     parts
 }
 
-/// `text` without comments, string and char literals and `#[cfg(test)]` items; and the
-/// names of child modules declared under `#[cfg(test)]` (`#[cfg(test)] mod x;`).
+/// `text` without comments, string and char literals, `#[cfg(test)]` items and the paths of
+/// restricted visibilities (`pub(in crate::turns)` names a module, it does not use one); and
+/// the names of child modules declared under `#[cfg(test)]` (`#[cfg(test)] mod x;`).
 fn strip(text: &str) -> (String, Vec<String>) {
-    let code = strip_literals(text);
+    let code = strip_visibility_paths(&strip_literals(text));
     let mut out = String::with_capacity(code.len());
     let mut test_children = Vec::new();
     let mut rest = code.as_str();
@@ -122,6 +123,20 @@ fn strip(text: &str) -> (String, Vec<String>) {
     }
     out.push_str(rest);
     (out, test_children)
+}
+
+/// `code` with every `pub(in path)` turned into `pub`.
+fn strip_visibility_paths(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find("pub(in ") {
+        out.push_str(&rest[..at]);
+        out.push_str("pub");
+        let after = &rest[at..];
+        rest = after.find(')').map_or("", |close| &after[close + 1..]);
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Where the item at the start of `code` ends: after its `;` at depth 0, or after the `}`

@@ -20,10 +20,11 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agentwire_protocol::ThreadItem;
+use agentwire_support::lock;
 use serde::Deserialize;
 use tokio::sync::{mpsc, watch};
 
@@ -228,10 +229,6 @@ pub struct Session {
     kill: watch::Sender<bool>,
     phase: watch::Sender<Phase>,
     state: Mutex<State>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Session {

@@ -3,7 +3,7 @@
 //! (`includeTurns: true`), the baseline in the same run.
 //!
 //! The thread is written once as a rollout in the documented on-disk format
-//! (`engine/src/threads/rollout.rs`) and kept for later runs; every round then starts fresh
+//! (`engine/store/src/record.rs`) and kept for later runs; every round then starts fresh
 //! server processes on it and times, from the request written to its answer read:
 //! - the first request of a fresh process: the first page of items, the first page of turns,
 //!   and the whole thread (`thread/read`);

@@ -15,9 +15,10 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use agentwire_support::lock;
 use ignore::{DirEntry, WalkBuilder, WalkState};
 use nucleo_matcher::Utf32String;
 use tokio::sync::watch;
@@ -70,10 +71,6 @@ pub(super) struct Listing {
     started: Instant,
     /// When the list was last known to match the disk (the end of the walk, or a check).
     checked: Mutex<Instant>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn modified(path: &Path) -> Option<SystemTime> {

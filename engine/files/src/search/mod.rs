@@ -33,7 +33,7 @@ mod session;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
@@ -47,10 +47,10 @@ use agentwire_protocol::{
     FuzzyFileSearchSessionUpdateParams, FuzzyFileSearchSessionUpdateResponse,
 };
 use agentwire_runtime::{ConnectionId, HandlerError, RequestContext};
-use tokio::sync::Notify;
-
+use agentwire_support::lock;
 use listing::{Listing, Listings};
 use matching::Corpus;
+use tokio::sync::Notify;
 
 /// The search state of the engine: the kept root lists, the pending cancellable searches and
 /// the open sessions.
@@ -65,10 +65,6 @@ struct Shared {
     /// The latest search of each (connection, cancellation token).
     pending: Mutex<HashMap<(ConnectionId, String), Arc<Cancel>>>,
     sessions: Mutex<HashMap<(ConnectionId, String), session::Handle>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Search {

@@ -167,8 +167,8 @@ mod tests {
     use agentwire_protocol::methods::FileChangeRequestApproval;
 
     use super::*;
-    use crate::threads::store::Relay;
     use crate::threads::subscribers::Subscribers;
+    use agentwire_store::Relay;
 
     /// Counts what is asked and withdrawn through it.
     #[derive(Debug, Default)]

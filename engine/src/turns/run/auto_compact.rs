@@ -19,10 +19,10 @@ use agentwire_protocol::ContextCompactedNotification;
 use agentwire_protocol::ThreadItemKind;
 use agentwire_protocol::methods::ThreadCompacted;
 use agentwire_providers::{HistoryEntry, ModelRequest, OutputOptions};
+use agentwire_store::meta::new_id;
 use agentwire_tools::BYTES_PER_TOKEN;
 
 use super::{CallEnd, TurnRun, now_ms};
-use crate::threads::meta::new_id;
 use crate::turns::compact::COMPACTION_PROMPT;
 use crate::turns::history::SUMMARY_PREFIX;
 

@@ -25,17 +25,17 @@ use std::time::Instant;
 use agentwire_mcp::ModelTool;
 use agentwire_protocol::methods::{DynamicToolCall, ToolRequestUserInput};
 use agentwire_protocol::{
-    DynamicToolCallOutputContentItem, DynamicToolCallParams, DynamicToolCallResponse,
-    DynamicToolCallStatus, DynamicToolNamespaceTool, DynamicToolSpec, FunctionCallOutputBody,
-    ModeKind, ThreadActiveFlag, ThreadItemKind, ThreadStatus, ToolRequestUserInputAnswer,
-    ToolRequestUserInputOption, ToolRequestUserInputParams, ToolRequestUserInputQuestion,
-    ToolRequestUserInputResponse,
+    DynamicToolCallParams, DynamicToolCallStatus, DynamicToolNamespaceTool, DynamicToolSpec,
+    FunctionCallOutputBody, ModeKind, ThreadActiveFlag, ThreadItemKind, ThreadStatus,
+    ToolRequestUserInputAnswer, ToolRequestUserInputOption, ToolRequestUserInputParams,
+    ToolRequestUserInputQuestion, ToolRequestUserInputResponse,
 };
 use agentwire_providers::ToolCall;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{CallEnd, TurnRun, now_ms};
+use crate::turns::dynamic_calls::content_for_model;
 
 /// The name of the tool by which the model asks the user questions.
 pub(crate) const REQUEST_USER_INPUT: &str = "request_user_input";
@@ -239,77 +239,6 @@ fn answers_for_model(
     Ok(text)
 }
 
-/// The client's content as text for the model.
-fn content_for_model(response: &DynamicToolCallResponse) -> String {
-    let parts: Vec<String> = response
-        .content_items
-        .iter()
-        .map(|item| match item {
-            DynamicToolCallOutputContentItem::InputText { text, .. } => text.clone(),
-            DynamicToolCallOutputContentItem::InputImage { image_url, .. } => {
-                format!("[image: {}]", shown_url(image_url))
-            }
-            DynamicToolCallOutputContentItem::InputAudio { audio_url, .. } => {
-                format!("[audio: {}]", shown_url(audio_url))
-            }
-            _ => "[content of a kind this server does not know]".to_owned(),
-        })
-        .collect();
-    let text = parts.join("\n");
-    if response.success {
-        text
-    } else {
-        format!("The tool reported a failure.\n{text}")
-    }
-}
-
-/// A URL as named to the model: `data:` URLs by their media type only.
-fn shown_url(url: &str) -> String {
-    match url.strip_prefix("data:") {
-        Some(rest) => {
-            let media = rest.split([';', ',']).next().unwrap_or_default();
-            format!("inline {media} data")
-        }
-        None => url.chars().take(2048).collect(),
-    }
-}
-
-/// A recorded `dynamicToolCall` item as the model saw it: the call (under the item's id, by
-/// the function name it was offered under) and the result text; `None` for other items.
-pub(in crate::turns) fn dynamic_call_history(kind: &ThreadItemKind) -> Option<(ToolCall, String)> {
-    let ThreadItemKind::DynamicToolCall {
-        id,
-        tool,
-        namespace,
-        arguments,
-        success,
-        content_items,
-        ..
-    } = kind
-    else {
-        return None;
-    };
-    let name = match namespace {
-        Some(namespace) => format!("{namespace}__{tool}"),
-        None => tool.clone(),
-    };
-    let result = match (success, content_items) {
-        (Some(success), Some(items)) => content_for_model(
-            &DynamicToolCallResponse::builder()
-                .content_items(items.clone())
-                .success(*success)
-                .build(),
-        ),
-        _ => format!("The tool `{tool}` gave no result."),
-    };
-    let call = ToolCall {
-        call_id: id.clone(),
-        name,
-        arguments: arguments.to_string(),
-    };
-    Some((call, result))
-}
-
 impl TurnRun {
     /// The tools the client answers, to offer with the next model call.
     pub(super) fn client_tools(&self) -> Vec<ModelTool> {
@@ -361,7 +290,7 @@ impl TurnRun {
             Ok(questions) => questions,
             Err(error) => return (error, None),
         };
-        let item_id = crate::threads::meta::new_id();
+        let item_id = agentwire_store::meta::new_id();
         let params = ToolRequestUserInputParams::builder()
             .thread_id(self.thread_id.clone())
             .turn_id(self.turn.id.clone())
@@ -419,7 +348,7 @@ impl TurnRun {
                 );
             }
         };
-        let id = crate::threads::meta::new_id();
+        let id = agentwire_store::meta::new_id();
         let started_ms = now_ms();
         let clock = Instant::now();
         let kind = |status, success, content_items, duration_ms| {
@@ -494,6 +423,9 @@ impl TurnRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agentwire_protocol::{DynamicToolCallOutputContentItem, DynamicToolCallResponse};
+
+    use crate::turns::dynamic_calls::dynamic_call_history;
 
     fn function(name: &str) -> DynamicToolSpec {
         DynamicToolSpec::function()

@@ -284,7 +284,7 @@ async fn complete_detached(
         .started_at_ms(started_ms)
         .completed_at_ms(completed_ms)
         .build();
-    crate::turns::durable(
+    crate::turns::recorded::durable(
         "exec session item completed",
         turns
             .threads

@@ -18,11 +18,11 @@ use agentwire_protocol::{
     HookStartedNotification, ThreadItemKind, UserInput,
 };
 use agentwire_providers::{HistoryEntry, ToolCall, user_text};
+use agentwire_store::meta::new_id;
 use serde_json::{Map, Value, json};
 
 use super::{CallEnd, TurnRun, now_ms};
 use crate::hooks::run::{HookEnv, HookEvent, Notice, Notify, Verdict, run_event};
-use crate::threads::meta::new_id;
 
 /// Most times `Stop` hooks may send a turn back to the model.
 const MAX_STOP_CONTINUATIONS: u32 = 3;

@@ -127,7 +127,7 @@ impl TurnRun {
             .and_then(|t| t.annotations.as_ref())
             .and_then(|a| a.read_only_hint);
         let item = Item {
-            id: crate::threads::meta::new_id(),
+            id: agentwire_store::meta::new_id(),
             server: server.clone(),
             tool: tool.clone(),
             arguments: parsed,

@@ -35,7 +35,7 @@ impl TurnRun {
             let reason = error.trim_start_matches("input[0].path: ");
             return (format!("`{VIEW_IMAGE}` failed: {reason}"), None);
         }
-        let id = crate::threads::meta::new_id();
+        let id = agentwire_store::meta::new_id();
         let started_ms = now_ms();
         let kind = ThreadItemKind::image_view()
             .id(id)
@@ -87,7 +87,7 @@ impl TurnRun {
                  ([tools.web_search] endpoint in config.toml)."
             );
         };
-        let id = crate::threads::meta::new_id();
+        let id = agentwire_store::meta::new_id();
         let started_ms = now_ms();
         self.started(
             ThreadItemKind::web_search()

@@ -37,12 +37,10 @@ mod media_tools;
 mod notices;
 mod review_mode;
 // operations: what a turn logs and counts.
-mod telemetry;
+pub(super) mod telemetry;
 mod tools;
 
-pub(super) use client_tools::dynamic_call_history;
 pub(crate) use review_mode::ReviewMode;
-pub(super) use telemetry::ended_job;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -64,6 +62,7 @@ use agentwire_protocol::{
 };
 use agentwire_providers::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use agentwire_runtime::{Answered, Peer};
+use agentwire_store::meta::{ThreadSettings, new_id};
 use agentwire_support::timestamps::now_ms;
 use agentwire_tools::specs::BuiltinTools;
 use tokio::sync::{mpsc, oneshot};
@@ -72,8 +71,8 @@ use super::diff::TurnDiff;
 use super::environment;
 use super::instructions::{DEFAULT_PROJECT_DOC_MAX_BYTES, base_instructions, context_entries};
 use super::job::{JobKind, JobLedger};
+use super::recorded::{durable, logged};
 use super::{Steer, Turns};
-use crate::threads::meta::{ThreadSettings, new_id};
 use crate::threads::subscribers::Audience;
 
 /// Most model calls one turn makes (each tool-call round is one more); a model that keeps
@@ -573,7 +572,7 @@ impl TurnRun {
             .started_at_ms(started_ms)
             .completed_at_ms(completed_ms)
             .build();
-        super::durable(
+        durable(
             "item completed",
             self.turns
                 .threads
@@ -717,7 +716,7 @@ impl TurnRun {
     }
 
     fn set_status(&self, status: ThreadStatus) {
-        super::logged(
+        logged(
             "thread status",
             self.turns
                 .threads

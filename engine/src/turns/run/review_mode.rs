@@ -5,9 +5,9 @@
 //! an interrupt before any answer).
 
 use agentwire_protocol::ThreadItemKind;
+use agentwire_store::meta::new_id;
 
 use super::{Steer, TurnRun, now_ms};
-use crate::threads::meta::new_id;
 
 /// What marks a turn as a review.
 #[derive(Debug, Clone)]

@@ -10,9 +10,8 @@ use std::time::Duration;
 
 use agentwire_protocol::{ThreadItem, TokenUsageBreakdown, TurnStatus, UserInput};
 use agentwire_runtime::telemetry::{self, spans};
+use agentwire_store::meta::ThreadSettings;
 use tracing::Span;
-
-use crate::threads::meta::ThreadSettings;
 
 /// A turn's telemetry state.
 pub(super) struct TurnTelemetry {

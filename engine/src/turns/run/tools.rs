@@ -212,7 +212,7 @@ impl TurnRun {
     /// An `update_plan` call: the plan goes to the clients as a `plan` item (its text
     /// streamed line by line as `item/plan/delta`) and as `turn/plan/updated`.
     async fn update_plan(&mut self, args: &tools::plan::PlanArgs) -> Outcome {
-        let id = crate::threads::meta::new_id();
+        let id = agentwire_store::meta::new_id();
         let started_ms = now_ms();
         let text = args.markdown();
         let kind = |text: &str| {
@@ -287,7 +287,7 @@ impl TurnRun {
     /// Runs `change` on the thread's session approvals.
     fn with_session<T>(&self, change: impl FnOnce(&mut SessionApprovals) -> T) -> T {
         let session = self.turns.session(&self.thread_id);
-        let mut session = super::super::lock(&session);
+        let mut session = agentwire_support::lock(&session);
         change(&mut session)
     }
 
@@ -303,7 +303,7 @@ impl TurnRun {
         let key = CommandKey::new(&display, &cwd, &self.settings.sandbox);
         let gate =
             self.with_session(|session| command_gate(&policy, session, &argv, &key, escalate));
-        let id = crate::threads::meta::new_id();
+        let id = agentwire_store::meta::new_id();
         let started_ms = now_ms();
         // An `exec_command` may go on as an exec session: its item carries the session's id.
         let session_id = args
@@ -452,7 +452,7 @@ impl TurnRun {
         let written = written_paths(&changes);
         let policy = self.settings.approval_policy.clone();
         let gate = self.with_session(|session| patch_gate(&policy, session, &written, &outside));
-        let id = crate::threads::meta::new_id();
+        let id = agentwire_store::meta::new_id();
         let started_ms = now_ms();
         let kind = |status| {
             ThreadItemKind::file_change()

@@ -21,22 +21,23 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use agentwire_protocol::methods::FsChanged;
 use agentwire_protocol::{AbsolutePathBuf, FsChangedNotification};
 use agentwire_runtime::{ConnectionId, HandlerError, Peer};
 use agentwire_support::atomic_file::TEMP_PREFIX;
+use agentwire_support::lock;
 use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use pending::Pending;
 use rustix::fs::{FileType, fstat};
 use tokio::sync::Notify;
 
 use super::error::{FsResult, Reason};
 use super::resolve::kind;
 use super::roots::{Scope, real_path};
-use pending::Pending;
 
 /// Most watches one connection may hold.
 pub(crate) const MAX_PER_CONNECTION: usize = 64;
@@ -163,10 +164,6 @@ struct Sub {
     watched: PathBuf,
     peer: Peer,
     pending: Pending,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Watches {

@@ -2,7 +2,7 @@
 //!
 //! Clients poll the first page of the listing; answering it again from memory saves the
 //! SQLite read transaction and the decoding of every row. A kept page is dropped as soon as
-//! anything may have changed the index: every write through this process's [`super::index::Index`]
+//! anything may have changed the index: every write through this process's [`crate::index::Index`]
 //! clears the cache, and a commit by any other connection shows as a change in the length or
 //! modification time of the write-ahead log (`state.sqlite-wal`), which is checked (`fstat` on
 //! a descriptor kept open: the log is not removed while this process's connection is open)
@@ -18,8 +18,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::index::{IndexRow, PageQuery};
-use super::rollout::FileStamp;
+use crate::index::{IndexRow, PageQuery};
+use crate::stamp::FileStamp;
 
 /// Pages kept at most.
 const ENTRIES: usize = 8;

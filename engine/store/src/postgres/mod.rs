@@ -4,7 +4,7 @@
 //! A thread is a row of `agentwire_threads` (the list index: the columns `thread/list` filters
 //! and orders by, and the summary) and its records in `agentwire_records`, one JSON line each
 //! in order: the embedded store's rollout, line for line, so both stores read a thread back
-//! with the same code ([`crate::threads::rollout::replay`]). The schema is migrated when a
+//! with the same code ([`crate::replay::replay`]). The schema is migrated when a
 //! worker starts ([`schema`]).
 //!
 //! Queries run on the store's own database threads ([`db`]); the records of loaded threads
@@ -29,19 +29,19 @@ mod sql;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{Claim, ClaimGuard, Deliver, Relay, ThreadLog, ThreadStore, redacted};
-use crate::threads::committer::Pending;
-use crate::threads::error::ThreadError;
-use crate::threads::index::{IndexRow, PageQuery};
-use crate::threads::meta::ThreadSummary;
-use crate::threads::rollout::{ROLLOUT_VERSION, Replayed, RolloutRecord, replay};
-use db::{Db, Fault};
+use db::{CONNECT_TIMEOUT, Db, Fault};
+
+use crate::boundary::redacted;
+use crate::boundary::{Claim, ClaimGuard, Deliver, Relay, ThreadLog, ThreadStore};
+use crate::committer::Pending;
+use crate::error::ThreadError;
+use crate::index::{IndexRow, PageQuery};
+use crate::meta::ThreadSummary;
+use crate::record::{ROLLOUT_VERSION, RolloutRecord};
+use crate::replay::{Replayed, replay};
 
 /// Database threads per worker.
 const POOL: usize = 4;
-
-/// How long connecting may take when the URL sets no `connect_timeout`.
-const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Threads in one PostgreSQL database.
 #[derive(Debug)]

@@ -16,15 +16,15 @@ use std::fs::{File, Metadata, OpenOptions};
 use std::path::{Component, Path, PathBuf};
 
 /// The folder of live rollouts, relative to the home.
-pub(crate) const SESSIONS: &str = "sessions";
+pub const SESSIONS: &str = "sessions";
 /// The folder of archived rollouts, relative to the home.
-pub(crate) const ARCHIVED_SESSIONS: &str = "archived_sessions";
+pub const ARCHIVED_SESSIONS: &str = "archived_sessions";
 /// The index file, relative to the home.
 pub(crate) const INDEX_FILE: &str = "state.sqlite";
 
 /// The home directory and what lies where in it.
 #[derive(Debug, Clone)]
-pub(crate) struct Layout {
+pub struct Layout {
     home: PathBuf,
 }
 
@@ -56,14 +56,14 @@ impl Layout {
     }
 
     /// The absolute path of a rollout given its path relative to its root.
-    pub(crate) fn rollout(&self, archived: bool, relative: &Path) -> PathBuf {
+    pub fn rollout(&self, archived: bool, relative: &Path) -> PathBuf {
         self.root(archived).join(relative)
     }
 
     /// Opens the file at `path` as it is (a plain rollout, or the `.gz` of a compressed one)
     /// after checking that it really is a regular file of ours under the home; returns the
     /// open file and its metadata. Rollouts are opened through [`Layout::open_checked`] and
-    /// [`Layout::open_reader`] (in [`super::compressed`]), which take either form.
+    /// [`Layout::open_reader`] (in [`crate::compressed`]), which take either form.
     pub(crate) fn open_plain(&self, path: &Path) -> std::io::Result<(File, Metadata)> {
         let canonical = path.canonicalize()?;
         let home = self.home.canonicalize()?;
@@ -113,7 +113,7 @@ impl Layout {
                         tracing::warn!(path = %path.display(), "rollout owned by another user skipped");
                         continue;
                     }
-                    let (plain, is_plain) = match super::compressed::plain_path(&path) {
+                    let (plain, is_plain) = match crate::compressed::plain_path(&path) {
                         Some(plain) => (plain, false),
                         None => (path, true),
                     };
@@ -166,7 +166,7 @@ pub(crate) fn is_plain_relative(path: &Path) -> bool {
 /// Whether `name` is a rollout's, plain (`rollout-….jsonl`) or compressed (`….jsonl.gz`).
 fn is_rollout_name(name: &std::ffi::OsStr) -> bool {
     name.to_str().is_some_and(|n| {
-        let plain = n.strip_suffix(super::compressed::GZ_SUFFIX).unwrap_or(n);
+        let plain = n.strip_suffix(crate::compressed::GZ_SUFFIX).unwrap_or(n);
         n.starts_with("rollout-") && plain.ends_with(".jsonl")
     })
 }
@@ -217,7 +217,7 @@ pub(crate) fn private_file_mode(options: &mut OpenOptions) {
 }
 
 /// Moves the rollout `relative` from one root to the other, durably, in whichever form it is
-/// kept (see [`super::compressed::move_either`]).
+/// kept (see [`crate::compressed::move_either`]).
 pub(crate) fn move_rollout(
     layout: &Layout,
     relative: &Path,
@@ -225,7 +225,7 @@ pub(crate) fn move_rollout(
 ) -> std::io::Result<()> {
     let from = layout.rollout(!to_archive, relative);
     let to = layout.rollout(to_archive, relative);
-    super::compressed::move_either(layout, &from, &to)
+    crate::compressed::move_either(layout, &from, &to)
 }
 
 #[cfg(test)]

@@ -1,31 +1,32 @@
 //! The embedded store, the default: one append-only JSONL rollout per thread under the home
-//! (see [`crate::threads::rollout`] for the format and the fsync policy) and a SQLite index
-//! beside them (see [`crate::threads::index`]), the rollouts being the truth. Records of loaded
-//! threads are made durable in groups by the committer thread ([`crate::threads::committer`]).
-//! A cold rollout may be kept gzipped (`rollout/compress`, see [`crate::threads::compress`]);
-//! every file access here goes through [`crate::threads::compressed`], which takes either form.
+//! (see [`crate::record`] for the format and the fsync policy) and a SQLite index
+//! beside them (see [`crate::index`]), the rollouts being the truth. Records of loaded
+//! threads are made durable in groups by the committer thread ([`crate::committer`]).
+//! A cold rollout may be kept gzipped (`rollout/compress`, see [`crate::compress`]);
+//! every file access here goes through [`crate::compressed`], which takes either form.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use agentwire_support::atomic_file::sync_dir;
+use agentwire_support::lock;
 
-use super::{ThreadLog, ThreadStore};
-use crate::threads::committer::{Committer, Pending, SharedIndex};
-use crate::threads::compress::Compressor;
-use crate::threads::compressed::{open_for_append, remove_either};
-use crate::threads::error::ThreadError;
-use crate::threads::index::{self, Index, IndexRow, PageQuery};
-use crate::threads::lock;
-use crate::threads::meta::ThreadSummary;
-use crate::threads::paths::{self, Layout, move_rollout, rollout_name};
-use crate::threads::rollout::{
-    FileStamp, Replayed, RolloutError, RolloutRecord, RolloutWriter, replay,
-};
+use crate::boundary::{ThreadLog, ThreadStore};
+use crate::committer::{Committer, Pending, SharedIndex};
+use crate::compress::Compressor;
+use crate::compressed::{open_for_append, remove_either};
+use crate::error::ThreadError;
+use crate::index::{self, Index, IndexRow, PageQuery};
+use crate::meta::ThreadSummary;
+use crate::paths::{self, Layout, move_rollout, rollout_name};
+use crate::record::{RolloutError, RolloutRecord};
+use crate::replay::{Replayed, replay};
+use crate::stamp::FileStamp;
+use crate::writer::RolloutWriter;
 
 /// Rollouts and index under one home.
 #[derive(Debug)]
-pub(crate) struct EmbeddedStore {
+pub struct EmbeddedStore {
     /// The `rollout/compress` passes; dropped first, so a running pass is told to stop before
     /// the committer drains.
     compressor: Compressor,
@@ -72,12 +73,12 @@ impl EmbeddedStore {
     }
 
     /// Where the files are.
-    pub(crate) fn layout(&self) -> &Layout {
+    pub fn layout(&self) -> &Layout {
         &self.shared.layout
     }
 
     /// The index, locked (for the position tables behind history pages).
-    pub(crate) fn index(&self) -> MutexGuard<'_, Index> {
+    pub fn index(&self) -> MutexGuard<'_, Index> {
         lock(&self.shared.index)
     }
 
@@ -95,8 +96,8 @@ impl EmbeddedStore {
     }
 
     /// Starts a pass that compresses the rollouts not modified for `after` and not open for
-    /// appending (see [`crate::threads::compress`]); `Ok(false)` when one runs already.
-    pub(crate) fn compress_cold(&self, after: std::time::Duration) -> std::io::Result<bool> {
+    /// appending (see [`crate::compress`]); `Ok(false)` when one runs already.
+    pub fn compress_cold(&self, after: std::time::Duration) -> std::io::Result<bool> {
         self.compressor
             .start(self.layout().clone(), Arc::clone(&self.shared.index), after)
     }
@@ -216,7 +217,7 @@ impl ThreadStore for EmbeddedStore {
         let mut writer = self.open_writer(&path, &replayed)?;
         row.stamp = writer.append(records)?;
         self.index().upsert(row)?;
-        refresh_positions(&mut self.index(), &row.summary.meta.id, &path);
+        self.index().refresh_positions(&row.summary.meta.id, &path);
         Ok(())
     }
 
@@ -238,17 +239,6 @@ impl ThreadStore for EmbeddedStore {
 
     fn files(&self) -> Option<&EmbeddedStore> {
         Some(self)
-    }
-}
-
-/// Brings the turn and item positions of thread `id` (rollout at `path`) up to date. A
-/// failure is logged: the next page request tries again.
-pub(crate) fn refresh_positions(index: &mut Index, id: &str, path: &Path) {
-    let refreshed = std::fs::File::open(path)
-        .map_err(ThreadError::from)
-        .and_then(|file| Ok(index.catch_up(id, &file, path)?));
-    if let Err(error) = refreshed {
-        tracing::warn!(id, %error, "thread positions not updated");
     }
 }
 
@@ -302,7 +292,7 @@ impl ThreadLog for FileLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::threads::index::tests::row;
+    use crate::index::tests::row;
 
     fn summary(id: &str, created_at: i64) -> ThreadSummary {
         row(id, created_at, None).summary

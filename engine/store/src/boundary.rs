@@ -1,40 +1,24 @@
-//! The thread store: where persisted threads live, behind one boundary.
-//!
-//! [`Threads`](super::Threads) holds the rules (what each request does to a thread, which
-//! notifications follow); a [`ThreadStore`] holds the threads. Two stores implement it:
-//!
-//! - [`embedded`], the default, which needs nothing: one append-only JSONL rollout per thread
-//!   under the home and a SQLite index beside them;
-//! - [`postgres`], for several app-server workers sharing their threads: records and the list
-//!   index in one PostgreSQL database (`[store] url = "postgres://…"` in `config.toml`).
-//!
-//! Both speak in the same terms: a thread is its sequence of rollout records (see
-//! [`super::rollout`]) plus an index row ([`IndexRow`]) that `thread/list` pages through. A
-//! loaded thread appends through its [`ThreadLog`], whose records are committed in groups off
-//! the async path and acknowledged through a [`Pending`] once durable. Every method here may
-//! block on disk or network: callers run on the blocking pool or the store's own threads,
-//! never on the async workers.
-
-pub(crate) mod embedded;
-pub(crate) mod postgres;
-mod unavailable;
+//! The boundary between the threads and where they are kept: [`ThreadStore`] (the threads
+//! at rest), [`ThreadLog`] (one loaded thread's appends), [`Relay`] (notifications between the
+//! workers of a shared store) and [`Claim`] (which worker runs a thread's turn). Every method
+//! here may block on disk or network: callers run on the blocking pool or the store's own
+//! threads, never on the async workers.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use agentwire_protocol::method::MethodInfo;
 
-use super::committer::Pending;
-use super::error::ThreadError;
-use super::index::{IndexRow, PageQuery};
-use super::meta::ThreadSummary;
-use super::rollout::{Replayed, RolloutRecord};
-
-pub(crate) use embedded::EmbeddedStore;
-pub(crate) use unavailable::Unavailable;
+use crate::committer::Pending;
+use crate::embedded::EmbeddedStore;
+use crate::error::ThreadError;
+use crate::index::{IndexRow, PageQuery};
+use crate::meta::ThreadSummary;
+use crate::record::RolloutRecord;
+use crate::replay::Replayed;
 
 /// Where persisted threads are kept.
-pub(crate) trait ThreadStore: Send + Sync + std::fmt::Debug {
+pub trait ThreadStore: Send + Sync + std::fmt::Debug {
     /// The index row of thread `id`, if the store has it.
     fn get(&self, id: &str) -> Result<Option<IndexRow>, ThreadError>;
 
@@ -117,11 +101,12 @@ pub(crate) trait ThreadStore: Send + Sync + std::fmt::Debug {
 }
 
 /// Hands what another server relays about a thread (its id, then what) to this server.
-pub(crate) type Deliver = Box<dyn Fn(&str, Relayed) + Send + Sync>;
+pub type Deliver = Box<dyn Fn(&str, Relayed) + Send + Sync>;
 
 /// What another server of a shared store relays about one of its threads.
+#[expect(missing_docs, reason = "each variant's doc names its fields")]
 #[derive(Debug)]
-pub(crate) enum Relayed {
+pub enum Relayed {
     /// A notification for the thread's followers here: the message as that server encoded it.
     Notification {
         method: &'static MethodInfo,
@@ -177,7 +162,7 @@ pub(crate) enum Relayed {
 /// Carries what concerns a thread between the servers of a shared store: the notifications of
 /// the turns running here to the followers elsewhere, and interrupts from followers here to
 /// the server running the turn.
-pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
+pub trait Relay: Send + Sync + std::fmt::Debug {
     /// Publishes `message`, the encoded notification `method` of thread `thread_id`. Never
     /// blocks: what cannot be published (the database is gone, or too far behind) is dropped and
     /// logged; followers elsewhere then read the turn in full once it ends.
@@ -214,21 +199,21 @@ pub(crate) trait Relay: Send + Sync + std::fmt::Debug {
 /// the background) or by [`Claim::release`] (in place).
 #[derive(Debug)]
 #[must_use = "the claim is released when dropped"]
-pub(crate) struct Claim {
+pub struct Claim {
     /// Releases the claim; `None` when there is nothing to release.
     guard: Option<Box<dyn ClaimGuard>>,
 }
 
 /// What releases a held claim: when dropped, without waiting; by
 /// [`ClaimGuard::release`], before returning (blocking).
-pub(crate) trait ClaimGuard: Send + Sync + std::fmt::Debug {
+pub trait ClaimGuard: Send + Sync + std::fmt::Debug {
     /// Releases the claim now; blocks until the store has.
     fn release(self: Box<Self>);
 }
 
 impl Claim {
     /// A claim that holds nothing (the store has no other servers to keep out).
-    pub(crate) fn granted() -> Self {
+    pub fn granted() -> Self {
         Self { guard: None }
     }
 
@@ -241,7 +226,7 @@ impl Claim {
 
     /// Releases the claim before returning, so that another server may take it at once.
     /// Blocks on the store: call it on the blocking pool.
-    pub(crate) fn release(mut self) {
+    pub fn release(mut self) {
         if let Some(guard) = self.guard.take() {
             guard.release();
         }
@@ -249,7 +234,7 @@ impl Claim {
 }
 
 /// The append side of one loaded, persisted thread.
-pub(crate) trait ThreadLog: Send + Sync + std::fmt::Debug {
+pub trait ThreadLog: Send + Sync + std::fmt::Debug {
     /// Queues `records` behind the thread's earlier ones; `summary` is the thread's summary as
     /// of them (its index row follows). The answer resolves once they are durable.
     fn queue(
@@ -310,20 +295,6 @@ pub(crate) fn redacted(url: &str) -> String {
         },
         None => url.to_owned(),
     }
-}
-
-/// Opens the store `url` names for the home `home`. A store that cannot be opened is logged
-/// and kept as [`Unavailable`]: the engine still serves, and persisted-thread requests answer
-/// with the reason.
-pub(crate) fn open(url: &StoreUrl, home: &Path) -> Arc<dyn ThreadStore> {
-    let opened: Result<Arc<dyn ThreadStore>, String> = match url {
-        StoreUrl::Embedded => EmbeddedStore::open(home).map(|s| Arc::new(s) as _),
-        StoreUrl::Postgres(url) => postgres::PostgresStore::open(url).map(|s| Arc::new(s) as _),
-    };
-    opened.unwrap_or_else(|error| {
-        tracing::error!(error, "thread storage unavailable");
-        Arc::new(Unavailable(error))
-    })
 }
 
 #[cfg(test)]

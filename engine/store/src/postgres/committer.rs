@@ -14,9 +14,9 @@ use postgres::Client;
 
 use super::db::{Fault, connect, storage_error};
 use super::sql;
-use crate::threads::committer::{Answer, Pending};
-use crate::threads::error::ThreadError;
-use crate::threads::index::IndexRow;
+use crate::committer::{Answer, Pending};
+use crate::error::ThreadError;
+use crate::index::IndexRow;
 
 /// Most jobs committed as one group; the rest wait for the next one.
 const MAX_GROUP: usize = 1024;

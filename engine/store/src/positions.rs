@@ -21,7 +21,7 @@ use std::path::Path;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Deserialize;
 
-use super::rollout::RolloutRecord;
+use crate::record::RolloutRecord;
 
 /// The tables (created with the rest of the index schema).
 pub(crate) const SCHEMA: &str = "
@@ -62,15 +62,19 @@ pub(crate) const DROP: &str =
 
 /// A line of a rollout: where it starts and how long it is (without its newline).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Span {
+pub struct Span {
+    /// Byte offset of the line in the rollout.
     pub off: u64,
+    /// Length of the line in bytes.
     pub len: u64,
 }
 
 /// Where a turn lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TurnPos {
+pub struct TurnPos {
+    /// The `turnStarted` record's sequence number among the rollout's records.
     pub seq: i64,
+    /// The turn's id.
     pub turn_id: String,
     /// Its `turnStarted` line.
     pub start: Span,
@@ -80,17 +84,22 @@ pub(crate) struct TurnPos {
 
 /// Where an item lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ItemPos {
+pub struct ItemPos {
+    /// The record's sequence number among the rollout's records.
     pub seq: i64,
+    /// The turn the item belongs to.
     pub turn_id: String,
+    /// Its `itemCompleted` line.
     pub line: Span,
 }
 
 /// Where a page starts: strictly after (or, `inclusive`, at) the entry `seq`, in the page's
 /// direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct PageStart {
+pub struct PageStart {
+    /// The sequence number the page starts at.
     pub seq: i64,
+    /// Whether the record at `seq` is part of the page.
     pub inclusive: bool,
 }
 
@@ -362,7 +371,7 @@ fn read_turn(row: &rusqlite::Row<'_>) -> rusqlite::Result<TurnPos> {
 const TURN_COLUMNS: &str = "seq, turn_id, start_off, start_len, end_off, end_len";
 
 /// Up to `limit` turns of thread `id` from `from` in the given direction.
-pub(crate) fn turns(
+pub fn turns(
     conn: &Connection,
     id: &str,
     from: Option<PageStart>,
@@ -379,11 +388,7 @@ pub(crate) fn turns(
 }
 
 /// The newest turn `turn_id` of thread `id`.
-pub(crate) fn turn(
-    conn: &Connection,
-    id: &str,
-    turn_id: &str,
-) -> rusqlite::Result<Option<TurnPos>> {
+pub fn turn(conn: &Connection, id: &str, turn_id: &str) -> rusqlite::Result<Option<TurnPos>> {
     conn.prepare_cached(&format!(
         "SELECT {TURN_COLUMNS} FROM turn_pos WHERE thread_id = ?1 AND turn_id = ?2 ORDER BY seq DESC LIMIT 1"
     ))?
@@ -392,12 +397,12 @@ pub(crate) fn turn(
 }
 
 /// The newest turn of thread `id`.
-pub(crate) fn last_turn(conn: &Connection, id: &str) -> rusqlite::Result<Option<TurnPos>> {
+pub fn last_turn(conn: &Connection, id: &str) -> rusqlite::Result<Option<TurnPos>> {
     Ok(turns(conn, id, None, true, 1)?.pop())
 }
 
 /// Up to `limit` items of thread `id` (of the turn `turn_seq` only, when given) from `from`.
-pub(crate) fn items(
+pub fn items(
     conn: &Connection,
     id: &str,
     turn_seq: Option<i64>,
@@ -439,7 +444,7 @@ pub(crate) fn items(
 }
 
 /// The sequence number of item `item_id` of the turn `turn_seq`.
-pub(crate) fn item_seq(
+pub fn item_seq(
     conn: &Connection,
     id: &str,
     turn_seq: i64,
@@ -453,7 +458,7 @@ pub(crate) fn item_seq(
 }
 
 /// Where item `item_id` of the turn `turn_seq` lies.
-pub(crate) fn item_at(
+pub fn item_at(
     conn: &Connection,
     id: &str,
     turn_seq: i64,
@@ -479,7 +484,7 @@ pub(crate) fn item_at(
 
 /// Up to `limit` items of thread `id` whose kind is one of `kinds`, in thread order, strictly
 /// after the entry `after` (from the start when `None`); each with its turn's sequence number.
-pub(crate) fn items_of_kinds(
+pub fn items_of_kinds(
     conn: &Connection,
     id: &str,
     kinds: &[&str],
@@ -514,7 +519,7 @@ pub(crate) fn items_of_kinds(
 }
 
 /// The first item of kind `kind` of turn `turn_seq` (the last, when `last`).
-pub(crate) fn item_of_kind(
+pub fn item_of_kind(
     conn: &Connection,
     id: &str,
     turn_seq: i64,
@@ -537,7 +542,7 @@ pub(crate) fn item_of_kind(
 }
 
 /// Reads the record on the line at `span` of `file`.
-pub(crate) fn read_record(file: &File, span: Span) -> std::io::Result<RolloutRecord> {
+pub fn read_record(file: &File, span: Span) -> std::io::Result<RolloutRecord> {
     const MAX_LINE: u64 = 256 * 1024 * 1024;
     if span.len > MAX_LINE {
         return Err(std::io::Error::other(format!(
@@ -600,7 +605,7 @@ mod tests {
             .into_iter()
             .map(|i| match read_record(file, i.line).expect("record") {
                 RolloutRecord::ItemCompleted { item, .. } => {
-                    crate::threads::rollout::item_id(&item.kind).to_owned()
+                    crate::record::item_id(&item.kind).to_owned()
                 }
                 other => panic!("not an item: {other:?}"),
             })

@@ -3,15 +3,16 @@
 
 use std::sync::Arc;
 
-use super::{ThreadLog, ThreadStore};
-use crate::threads::error::ThreadError;
-use crate::threads::index::{IndexRow, PageQuery};
-use crate::threads::meta::ThreadSummary;
-use crate::threads::rollout::{Replayed, RolloutRecord};
+use crate::boundary::{ThreadLog, ThreadStore};
+use crate::error::ThreadError;
+use crate::index::{IndexRow, PageQuery};
+use crate::meta::ThreadSummary;
+use crate::record::RolloutRecord;
+use crate::replay::Replayed;
 
 /// Why the store could not be opened.
 #[derive(Debug)]
-pub(crate) struct Unavailable(pub String);
+pub struct Unavailable(pub String);
 
 impl Unavailable {
     fn error(&self) -> ThreadError {

@@ -8,8 +8,10 @@
 
 /// Which timestamp a listing is ordered by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SortColumn {
+pub enum SortColumn {
+    /// When the thread was created.
     CreatedAt,
+    /// When the thread last changed.
     UpdatedAt,
 }
 
@@ -32,32 +34,38 @@ impl SortColumn {
 
 /// A position in a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Cursor {
+pub struct Cursor {
+    /// The key the listing is sorted by.
     pub column: SortColumn,
+    /// That key's value at the position (Unix seconds).
     pub value: i64,
+    /// The thread at the position (ties on the key are broken by id).
     pub id: String,
 }
 
 /// Why a cursor was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum CursorError {
+pub enum CursorError {
     #[error("invalid cursor")]
+    /// Not a cursor this server issued.
     Malformed,
     #[error("the cursor belongs to a listing sorted by another key")]
+    /// Issued for a listing sorted by the other key.
     OtherKey,
     #[error("the cursor belongs to another listing (turns and items have their own)")]
+    /// Issued for a turns or items listing, not a thread listing.
     OtherListing,
 }
 
 impl Cursor {
     /// The wire form.
-    pub(crate) fn encode(&self) -> String {
+    pub fn encode(&self) -> String {
         let plain = format!("v1:{}:{}:{}", self.column.tag(), self.value, self.id);
         base64url_encode(plain.as_bytes())
     }
 
     /// Reads a cursor sent back by a client for a listing sorted by `column`.
-    pub(crate) fn decode(text: &str, column: SortColumn) -> Result<Self, CursorError> {
+    pub fn decode(text: &str, column: SortColumn) -> Result<Self, CursorError> {
         let bytes = base64url_decode(text).ok_or(CursorError::Malformed)?;
         let plain = String::from_utf8(bytes).map_err(|_| CursorError::Malformed)?;
         let mut parts = plain.splitn(4, ':');
@@ -90,16 +98,18 @@ impl Cursor {
 /// sequence number of a turn or an item, and whether a page starts at it or just past it.
 /// On the wire it is `v1:<t|i>:<seq>:<x|i>` in unpadded base64url.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct HistoryCursor {
+pub struct HistoryCursor {
     /// `true` for an item position, `false` for a turn position.
     pub items: bool,
+    /// The position's sequence number in the rollout.
     pub seq: i64,
+    /// Whether the position itself is part of the page that starts there.
     pub inclusive: bool,
 }
 
 impl HistoryCursor {
     /// The wire form.
-    pub(crate) fn encode(&self) -> String {
+    pub fn encode(&self) -> String {
         let plain = format!(
             "v1:{}:{}:{}",
             if self.items { "i" } else { "t" },
@@ -110,7 +120,7 @@ impl HistoryCursor {
     }
 
     /// Reads a cursor sent back by a client of a turn (`items == false`) or item listing.
-    pub(crate) fn decode(text: &str, items: bool) -> Result<Self, CursorError> {
+    pub fn decode(text: &str, items: bool) -> Result<Self, CursorError> {
         let bytes = base64url_decode(text).ok_or(CursorError::Malformed)?;
         let plain = String::from_utf8(bytes).map_err(|_| CursorError::Malformed)?;
         let parts: Vec<&str> = plain.split(':').collect();

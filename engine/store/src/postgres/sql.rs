@@ -6,9 +6,9 @@ use postgres::GenericClient;
 use postgres::types::ToSql;
 
 use super::db::Fault;
-use crate::threads::cursor::SortColumn;
-use crate::threads::index::{IndexRow, Listed, PageQuery, source_kind};
-use crate::threads::rollout::FileStamp;
+use crate::cursor::SortColumn;
+use crate::index::{IndexRow, Listed, PageQuery, source_kind};
+use crate::stamp::FileStamp;
 
 const COLUMNS: &str = "id, archived, updated_at, name, preview, meta";
 

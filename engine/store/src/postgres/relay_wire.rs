@@ -7,7 +7,7 @@ use agentwire_protocol::methods::{TurnInterrupt, TurnSteer};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::threads::store::Relayed;
+use crate::boundary::Relayed;
 
 /// Bytes of the encoded message per payload, leaving room for the header under the 8000-byte
 /// limit.

@@ -1,30 +1,10 @@
-//! One job model for the turn-like jobs of a thread: a model turn (a review is one too), a
-//! shell command (`thread/shellCommand`) and a compaction (`thread/compact/start`).
-//!
-//! Each job is a turn on the wire (`turn/started` … `turn/completed`) and holds its thread's
-//! `Running` entry while it runs, so one path serves them all:
-//!
-//! - **Claim**: a shell command or a compaction claims its thread with [`Turns::claim_job`]
-//!   (its turn, its interrupt and its ledger); a model turn claims it with steering of its own.
-//! - **Spawn**: [`Turns::spawn_job`] runs the job's future as a task of its own under a
-//!   supervisor, which is the server's background work (shutdown waits for it), in the job's
-//!   span (a child of the request's; a model turn opens its own). The job starts once the
-//!   answer to the request that started it is on its way.
-//! - **Stop**: the `Running` entry's interrupt, fired by `turn/interrupt`, by [`Turns::stop`]
-//!   (`thread/delete`, `thread/unload`…) and by the supervisor when the server is told to stop;
-//!   the job ends as `interrupted` on its own.
-//! - **Begin and settle**: [`Turns::begin_job`] (thread active, the turn recorded,
-//!   `turn/started`) and [`Turns::settle_job`] (`error` for a failed job, the end recorded,
-//!   the thread idle and free for the next turn, `turn/completed`), both async. The job calls
-//!   them itself; the [`JobLedger`] it shares with the supervisor says how far it got. When
-//!   the job's task ends without settling, whatever the reason (a panic, a cancelled task, a
-//!   bug that returns early), the supervisor completes the items it left open (as failed)
-//!   and settles it from the ledger as `failed`, with an error that says why, and the thread
-//!   takes the next turn. Nothing is settled in a `Drop`.
+//! The supervisor's side of the job model (see the parent module): claiming a thread for a
+//! job, spawning it under supervision, beginning and settling it, and settling from the
+//! ledger a job whose task ended without doing so.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Instant;
 
 use agentwire_protocol::method::Notification;
@@ -33,144 +13,23 @@ use agentwire_protocol::methods::{
 };
 use agentwire_protocol::{
     CodexErrorInfo, CommandExecutionStatus, DynamicToolCallStatus, ErrorNotification,
-    ItemCompletedNotification, ItemStartedNotification, McpToolCallStatus, PatchApplyStatus,
-    ThreadItem, ThreadItemKind, ThreadStatus, ThreadTokenUsage,
-    ThreadTokenUsageUpdatedNotification, Turn, TurnError, TurnItemsView, TurnStartedNotification,
-    TurnStatus,
+    ItemCompletedNotification, McpToolCallStatus, PatchApplyStatus, ThreadItem, ThreadItemKind,
+    ThreadStatus, ThreadTokenUsage, ThreadTokenUsageUpdatedNotification, Turn, TurnError,
+    TurnItemsView, TurnStartedNotification, TurnStatus,
 };
 use agentwire_runtime::{Hub, Peer, RequestContext};
+use agentwire_store::Claim;
+use agentwire_store::error::ThreadError;
+use agentwire_store::meta::now;
 use agentwire_support::timestamps::now_ms;
 use futures_util::FutureExt;
 use tokio::sync::oneshot;
-use tracing::{Instrument, Span};
+use tracing::Instrument;
 
-use super::Turns;
-use crate::threads::error::ThreadError;
-use crate::threads::meta::now;
-use crate::threads::store::Claim;
-
-/// Which job runs: names it in logs and metrics, and says what its settling sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum JobKind {
-    /// A model turn (`turn/start`, `review/start`, a queued input).
-    Turn,
-    /// A user's command line (`thread/shellCommand`).
-    ShellCommand,
-    /// A compaction of the thread's history (`thread/compact/start`).
-    Compaction,
-}
-
-impl JobKind {
-    /// The job's name in logs, metrics and spans.
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            JobKind::Turn => "turn",
-            JobKind::ShellCommand => "shell_command",
-            JobKind::Compaction => "compaction",
-        }
-    }
-}
-
-/// What the supervisor knows of a running job: enough to settle it when the job cannot.
-#[derive(Debug)]
-pub(super) struct JobLedger {
-    kind: JobKind,
-    thread_id: String,
-    state: Mutex<LedgerState>,
-}
-
-#[derive(Debug)]
-struct LedgerState {
-    /// The turn as last begun (its start time set once `turn/started` is out).
-    turn: Turn,
-    begun: bool,
-    /// Items announced with `item/started` and not completed yet, with their start.
-    open: Vec<(ThreadItemKind, i64)>,
-    /// The turn's last completed agent message (its `turn/completed` summary view).
-    last_message: Option<ThreadItem>,
-    /// Set once the job's settling has begun: it is never settled twice.
-    settled: bool,
-    clock: Instant,
-}
-
-impl JobLedger {
-    /// The ledger of job `kind` running `turn` on `thread_id`.
-    pub(super) fn new(kind: JobKind, thread_id: &str, turn: &Turn) -> Arc<Self> {
-        Arc::new(Self {
-            kind,
-            thread_id: thread_id.to_owned(),
-            state: Mutex::new(LedgerState {
-                turn: turn.clone(),
-                begun: false,
-                open: Vec::new(),
-                last_message: None,
-                settled: false,
-                clock: Instant::now(),
-            }),
-        })
-    }
-
-    fn state(&self) -> MutexGuard<'_, LedgerState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The job's clock restarts now (its request's answer is out).
-    pub(super) fn restart_clock(&self) {
-        self.state().clock = Instant::now();
-    }
-
-    /// An item of the job was announced (`item/started`).
-    pub(super) fn item_started(&self, kind: &ThreadItemKind, started_ms: i64) {
-        self.state().open.push((kind.clone(), started_ms));
-    }
-
-    /// An item of the job completed (`item/completed`).
-    pub(super) fn item_completed(&self, item: &ThreadItem) {
-        let mut state = self.state();
-        state.open.retain(|(kind, _)| kind.id() != item.kind.id());
-        if matches!(item.kind, ThreadItemKind::AgentMessage { .. }) {
-            state.last_message = Some(item.clone());
-        }
-    }
-
-    /// Claims the job's settling; `false` when it was claimed before.
-    fn claim_settling(&self) -> bool {
-        !std::mem::replace(&mut self.state().settled, true)
-    }
-
-    pub(super) fn is_settled(&self) -> bool {
-        self.state().settled
-    }
-
-    /// The span the job runs in, a child of the current one (the request's): a shell command
-    /// or a compaction gets one here; a model turn opens its own (see `run::telemetry`).
-    fn span(&self) -> Span {
-        match self.kind {
-            JobKind::Turn => Span::none(),
-            JobKind::ShellCommand | JobKind::Compaction => {
-                agentwire_runtime::telemetry::spans::turn_span(
-                    &self.thread_id,
-                    &self.state().turn.id,
-                    self.kind.name(),
-                )
-            }
-        }
-    }
-}
-
-/// Test hook: a job of the kind this variable names (`shell_command`, `compaction`, `turn`)
-/// panics at its fault point (a shell command: once its item is announced), so that a test
-/// through the binary sees the job model settle a panicked job (`tests/e2e/jobs.rs`). Unset
-/// (the default) means no panic.
-const PANIC_VAR: &str = "AGENTWIRE_TEST_PANIC_JOB";
-
-/// Panics when [`PANIC_VAR`] names `kind`.
-pub(super) fn fault_point(kind: JobKind) {
-    if std::env::var(PANIC_VAR).is_ok_and(|named| named == kind.name()) {
-        // Deliberate: the test hook exists to exercise the supervisor's settling.
-        panic!("{PANIC_VAR}={}: injected panic", kind.name());
-    }
-}
+use super::{JobKind, JobLedger, item_started};
+use crate::turns::Turns;
+use crate::turns::recorded::{durable, logged};
+use crate::turns::run::telemetry::ended_job;
 
 /// Why a job's task ended without settling its job.
 enum Unsettled {
@@ -179,33 +38,12 @@ enum Unsettled {
     Returned,
 }
 
-/// `item/started` for an item of `kind` in turn `turn_id` of thread `thread_id` that began at
-/// `started_ms` (the item carries the same time).
-pub(super) fn item_started(
-    thread_id: &str,
-    turn_id: &str,
-    kind: ThreadItemKind,
-    started_ms: i64,
-) -> ItemStartedNotification {
-    ItemStartedNotification::builder()
-        .thread_id(thread_id.to_owned())
-        .turn_id(turn_id.to_owned())
-        .item(
-            ThreadItem::builder()
-                .kind(kind)
-                .started_at_ms(started_ms)
-                .build(),
-        )
-        .started_at_ms(started_ms)
-        .build()
-}
-
 impl Turns {
     /// Claims `thread_id` for a job of `kind` that takes no steering (a shell command, a
     /// compaction) and has `peer` follow the thread: the job's turn (in progress, its items in
     /// full), its interrupt and its ledger. Fails when there is no async runtime to run the job
     /// on, or when the thread is running a turn already.
-    pub(super) fn claim_job(
+    pub(in crate::turns) fn claim_job(
         &self,
         kind: JobKind,
         thread_id: &str,
@@ -239,7 +77,7 @@ impl Turns {
     /// its way and in the job's span. When the server is told to stop, the job is interrupted
     /// like `turn/interrupt` would; when its task ends without settling the job, the
     /// supervisor settles it as `failed`.
-    pub(super) fn spawn_job<F>(
+    pub(in crate::turns) fn spawn_job<F>(
         self: &Arc<Self>,
         context: &RequestContext,
         ledger: Arc<JobLedger>,
@@ -299,15 +137,15 @@ impl Turns {
 
     /// Begins `turn` of the job of `ledger`: the thread active, the turn's start recorded, and
     /// `turn/started` (as not loaded: its items follow).
-    pub(super) async fn begin_job(&self, hub: &Hub, ledger: &JobLedger, turn: &mut Turn) {
+    pub(in crate::turns) async fn begin_job(&self, hub: &Hub, ledger: &JobLedger, turn: &mut Turn) {
         let thread_id = &ledger.thread_id;
-        super::logged(
+        logged(
             "status",
             self.threads
                 .set_status(hub, thread_id, ThreadStatus::active().build()),
         );
         turn.started_at = Some(now());
-        super::durable(
+        durable(
             "turn started",
             self.threads.record_turn_started(thread_id, turn),
         )
@@ -335,7 +173,7 @@ impl Turns {
     /// its own, with its tokens). Items the job left open stay open (a unified exec session
     /// outlives its turn); a job that could not settle has them closed first
     /// ([`Turns::complete_open`]).
-    pub(super) async fn settle_job(
+    pub(in crate::turns) async fn settle_job(
         &self,
         hub: &Hub,
         ledger: &JobLedger,
@@ -361,7 +199,7 @@ impl Turns {
         }
         let (completed, ended) = self.end(hub, &thread_id, turn, outcome, clock, shown).await;
         if report {
-            super::run::ended_job(
+            ended_job(
                 (&thread_id, &turn.id),
                 ledger.kind.name(),
                 &turn.status,
@@ -375,7 +213,7 @@ impl Turns {
     /// Announces `kind`, an item of the job of `ledger` in turn `turn_id` that began at
     /// `started_ms`: the ledger keeps it as open (completed as failed if the job cannot settle)
     /// and the thread's followers get `item/started`.
-    pub(super) fn start_item(
+    pub(in crate::turns) fn start_item(
         &self,
         ledger: &JobLedger,
         turn_id: &str,
@@ -392,7 +230,7 @@ impl Turns {
     /// Completes `item`, an item of the job of `ledger` in turn `turn_id` that completed at
     /// `completed_ms`: recorded (waiting until it is durable), no longer open in the ledger,
     /// and `item/completed` to the thread's followers.
-    pub(super) async fn complete_item(
+    pub(in crate::turns) async fn complete_item(
         &self,
         ledger: &JobLedger,
         turn_id: &str,
@@ -400,7 +238,7 @@ impl Turns {
         completed_ms: i64,
     ) {
         let thread_id = &ledger.thread_id;
-        super::durable(
+        durable(
             "item completed",
             self.threads.record_item_completed(thread_id, turn_id, item),
         )
@@ -512,7 +350,7 @@ impl Turns {
     fn forget_job(&self, hub: &Hub, ledger: &JobLedger) {
         let turn_id = ledger.state().turn.id.clone();
         let thread_id = &ledger.thread_id;
-        let mine = super::lock(&self.running)
+        let mine = agentwire_support::lock(&self.running)
             .get(thread_id)
             .is_some_and(|running| running.turn_id == turn_id);
         if !mine {
@@ -529,7 +367,7 @@ impl Turns {
 
     /// The token totals of thread `thread_id` as they stand (zero before any model call
     /// counted).
-    pub(super) fn token_totals(&self, thread_id: &str) -> ThreadTokenUsage {
+    pub(in crate::turns) fn token_totals(&self, thread_id: &str) -> ThreadTokenUsage {
         self.threads.token_usage(thread_id).map_or_else(
             || {
                 ThreadTokenUsage::builder()

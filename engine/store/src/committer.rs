@@ -32,12 +32,12 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, mpsc};
 
+use agentwire_support::lock;
 use tokio::sync::oneshot;
 
-use super::error::ThreadError;
-use super::index::{Index, IndexRow};
-use super::lock;
-use super::rollout::FileStamp;
+use crate::error::ThreadError;
+use crate::index::{Index, IndexRow};
+use crate::stamp::FileStamp;
 
 /// Most jobs committed as one group; the rest wait for the next one.
 const MAX_GROUP: usize = 1024;
@@ -68,7 +68,7 @@ struct Job {
 /// The answer to one job: resolves once its records are durable (or could not be written).
 #[derive(Debug)]
 #[must_use = "records are durable only once their Pending resolves"]
-pub(crate) struct Pending(PendingState);
+pub struct Pending(PendingState);
 
 #[derive(Debug)]
 enum PendingState {
@@ -89,12 +89,12 @@ impl Pending {
     }
 
     /// An answer that needs no disk: nothing was written.
-    pub(crate) fn nothing() -> Self {
+    pub fn nothing() -> Self {
         Self(PendingState::Nothing)
     }
 
     /// Waits, without blocking the thread, until the records are durable.
-    pub(crate) async fn durable(self) -> Result<(), ThreadError> {
+    pub async fn durable(self) -> Result<(), ThreadError> {
         match self.0 {
             PendingState::Nothing => Ok(()),
             PendingState::Queued(answer) => answer.await.unwrap_or_else(|_| Err(stopped())),
@@ -104,11 +104,11 @@ impl Pending {
     /// Lets the records be written without waiting for them. They still reach the rollout in
     /// order with the thread's other records, so once a later record of the same thread is
     /// durable, so are these; a failure is logged by the committer.
-    pub(crate) fn detach(self) {}
+    pub fn detach(self) {}
 
     /// Blocks the calling thread until the records are durable. For request handlers, which run
     /// on the blocking pool (see `pool::stored`), never on the async workers.
-    pub(crate) fn wait(self) -> Result<(), ThreadError> {
+    pub fn wait(self) -> Result<(), ThreadError> {
         futures_executor::block_on(self.durable())
     }
 }
@@ -271,7 +271,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::threads::index::tests::row;
+    use crate::index::tests::row;
 
     fn shared_index() -> SharedIndex {
         Arc::new(Mutex::new(Index::in_memory().expect("index opens")))

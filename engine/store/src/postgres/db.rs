@@ -10,11 +10,13 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
+use agentwire_support::lock;
 use postgres::{Client, NoTls};
 
-use super::CONNECT_TIMEOUT;
-use crate::threads::error::ThreadError;
-use crate::threads::lock;
+use crate::error::ThreadError;
+
+/// How long connecting may take when the URL sets no `connect_timeout`.
+pub(super) const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// One query job: runs on a database thread with its client.
 type Work = Box<dyn FnOnce(&mut Client) + Send>;

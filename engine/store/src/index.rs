@@ -19,12 +19,14 @@ use rusqlite::config::DbConfig;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use super::cursor::SortColumn;
-use super::meta::{ThreadMeta, ThreadSummary};
-use super::page_cache::PageCache;
-use super::paths::{Layout, is_plain_relative};
-use super::positions;
-use super::rollout::{FileStamp, replay};
+use crate::cursor::SortColumn;
+use crate::error::ThreadError;
+use crate::meta::{ThreadMeta, ThreadSummary};
+use crate::page_cache::PageCache;
+use crate::paths::{Layout, is_plain_relative};
+use crate::positions;
+use crate::replay::replay;
+use crate::stamp::FileStamp;
 
 /// Bumped whenever the table layout changes; an index of another version is rebuilt.
 const SCHEMA_VERSION: i64 = 2;
@@ -55,35 +57,46 @@ const COLUMNS: &str =
 
 /// One row: a persisted thread's summary and where its rollout is.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct IndexRow {
+pub struct IndexRow {
+    /// The thread's summary as of the row's last write.
     pub summary: ThreadSummary,
     /// Path of the rollout relative to its root (`sessions/` or `archived_sessions/`).
     pub relative: PathBuf,
+    /// Whether the rollout is in the archive (`archived_sessions/`).
     pub archived: bool,
+    /// The rollout's length and modification time when the row was written.
     pub stamp: FileStamp,
 }
 
 /// One page request, already checked.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct PageQuery {
+pub struct PageQuery {
+    /// List archived threads instead of live ones.
     pub archived: bool,
+    /// The key to sort by (`None`: the update time).
     pub column: Option<SortColumn>,
+    /// Newest first.
     pub descending: bool,
     /// Start strictly after this (key value, id).
     pub after: Option<(i64, String)>,
     /// Source kinds (see [`source_kind`]) to keep; empty keeps all.
     pub source_kinds: Vec<&'static str>,
+    /// Working directories to keep; empty keeps all.
     pub cwds: Vec<String>,
+    /// Model providers to keep; empty keeps all.
     pub providers: Vec<String>,
     /// Lower-cased text that the name or preview must contain.
     pub search: Option<String>,
+    /// Only these thread ids (`None`: no such filter).
     pub included: Option<Vec<String>>,
+    /// Thread ids to leave out.
     pub excluded: Vec<String>,
+    /// At most this many rows.
     pub limit: usize,
 }
 
 /// The index database.
-pub(crate) struct Index {
+pub struct Index {
     conn: Connection,
     /// Pages served lately; cleared by every write.
     pages: RefCell<PageCache>,
@@ -255,7 +268,7 @@ impl Index {
 
     /// Gives the row of the rollout at (`archived`, `relative`) stamp `after` instead of
     /// `before`: its file was swapped for another form of the same records (compressed, see
-    /// [`super::compress`]). A row stamped otherwise is stale and left for the next
+    /// [`crate::compress`]). A row stamped otherwise is stale and left for the next
     /// reconciliation to read.
     pub(crate) fn restamp(
         &self,
@@ -291,12 +304,12 @@ impl Index {
     }
 
     /// The database, for the position tables (see [`positions`]).
-    pub(crate) fn conn(&self) -> &Connection {
+    pub fn conn(&self) -> &Connection {
         &self.conn
     }
 
     /// Brings the positions of thread `id` up to date with its rollout `file` at `path`.
-    pub(crate) fn catch_up(
+    pub fn catch_up(
         &mut self,
         id: &str,
         file: &std::fs::File,
@@ -314,7 +327,18 @@ impl Index {
             tracing::warn!(id, %error, "thread index not updated");
             return;
         }
-        crate::threads::store::embedded::refresh_positions(self, id, path);
+        self.refresh_positions(id, path);
+    }
+
+    /// Brings the turn and item positions of thread `id` (rollout at `path`) up to date. A
+    /// failure is logged: the next page request tries again.
+    pub(crate) fn refresh_positions(&mut self, id: &str, path: &Path) {
+        let refreshed = std::fs::File::open(path)
+            .map_err(ThreadError::from)
+            .and_then(|file| Ok(self.catch_up(id, &file, path)?));
+        if let Err(error) = refreshed {
+            tracing::warn!(id, %error, "thread positions not updated");
+        }
     }
 
     /// Inserts or replaces the row of `row.summary.meta.id`.
@@ -555,7 +579,7 @@ pub(crate) fn source_kind(source: &SessionSource) -> &'static str {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::threads::meta::ThreadSettings;
+    use crate::meta::ThreadSettings;
     use agentwire_config::defaults::ThreadDefaults;
 
     /// A row for thread `id` created at `created_at`, named `name`.
@@ -662,7 +686,7 @@ pub(crate) mod tests {
 
         // So does a commit by another connection (another process), once the look at the
         // write-ahead log that stands for a while has expired.
-        let settle = || std::thread::sleep(super::super::page_cache::RECHECK * 2);
+        let settle = || std::thread::sleep(crate::page_cache::RECHECK * 2);
         let other = Connection::open(&path).expect("second connection");
         upsert_with(&other, &row("c", 3, None)).expect("row stored elsewhere");
         settle();

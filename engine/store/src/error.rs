@@ -2,11 +2,11 @@
 
 use agentwire_runtime::HandlerError;
 
-use super::rollout::RolloutError;
+use crate::record::RolloutError;
 
 /// A failed thread operation.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum ThreadError {
+pub enum ThreadError {
     /// No thread has this id (neither loaded nor persisted). → -32600
     #[error("thread not found: {0}")]
     NotFound(String),
@@ -23,7 +23,7 @@ pub(crate) enum ThreadError {
 
 impl ThreadError {
     /// The JSON-RPC error answering a request for `method`.
-    pub(crate) fn into_handler(self, method: &str) -> HandlerError {
+    pub fn into_handler(self, method: &str) -> HandlerError {
         match self {
             ThreadError::InvalidParams(reason) => HandlerError::invalid_params(method, reason),
             ThreadError::NotFound(_) | ThreadError::Conflict(_) => {

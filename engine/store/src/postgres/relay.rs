@@ -10,7 +10,7 @@
 //! tool call) is published as an ask (`{"ask": …, "params": …}` under the request's method);
 //! each worker with followers puts it to them and publishes the first answer (`@answer`), and
 //! the ask is withdrawn everywhere once one counts (`@withdraw`; see
-//! [`crate::threads::asks`]). The payload formats are in [`super::relay_wire`].
+//! the engine's `threads::asks`). The payload formats are in [`super::relay_wire`].
 //!
 //! A `NOTIFY` payload is text shorter than 8000 bytes, so one notification is published as one
 //! or more payloads, each a header line and a fragment of the encoded message:
@@ -66,7 +66,7 @@ use postgres::fallible_iterator::FallibleIterator;
 
 use super::db::connect;
 use super::relay_wire::{self as wire, Header, MAX_PARTS, fragments, parse};
-use crate::threads::store::{Deliver, Relay, Relayed};
+use crate::boundary::{Deliver, Relay, Relayed};
 
 /// The channel every worker of a database publishes and listens on.
 pub(super) const CHANNEL: &str = "agentwire_events";

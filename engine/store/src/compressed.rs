@@ -1,5 +1,5 @@
 //! The two forms of a rollout on disk: plain (`rollout-….jsonl`) and gzipped
-//! (`rollout-….jsonl.gz`, written by the `rollout/compress` pass, see [`super::compress`]).
+//! (`rollout-….jsonl.gz`, written by the `rollout/compress` pass, see [`crate::compress`]).
 //!
 //! Everything else names a rollout by its plain path (the index keeps it, `Thread.path`
 //! reports it) and goes through the functions here, so a compressed rollout behaves as a plain
@@ -25,12 +25,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 
+use agentwire_support::atomic_file::sync_dir;
+use agentwire_support::lock;
 use flate2::read::GzDecoder;
 
-use agentwire_support::atomic_file::sync_dir;
-
-use super::lock;
-use super::paths::{Layout, private_file_mode};
+use crate::paths::{Layout, private_file_mode};
 
 /// The suffix of a compressed rollout, after its plain name.
 pub(crate) const GZ_SUFFIX: &str = ".gz";
@@ -48,7 +47,7 @@ pub(crate) fn gz_path(path: &Path) -> PathBuf {
 }
 
 /// The plain path of a compressed rollout's `path`, if it ends in `.jsonl.gz`.
-pub(crate) fn plain_path(path: &Path) -> Option<PathBuf> {
+pub fn plain_path(path: &Path) -> Option<PathBuf> {
     let text = path.to_str()?;
     let plain = text.strip_suffix(GZ_SUFFIX)?;
     plain.ends_with(".jsonl").then(|| PathBuf::from(plain))
@@ -61,7 +60,7 @@ fn exists(path: &Path) -> bool {
 
 /// Whichever form of rollout `path` exists: `path` itself when it does (or neither does),
 /// else its `.gz`.
-pub(crate) fn existing_form(path: &Path) -> PathBuf {
+pub fn existing_form(path: &Path) -> PathBuf {
     let gz = gz_path(path);
     if !exists(path) && exists(&gz) {
         gz
@@ -149,7 +148,7 @@ pub(crate) fn has_writer(path: &Path) -> bool {
 
 /// A rollout open for reading from its start, in whichever form it is kept.
 #[derive(Debug)]
-pub(crate) enum RolloutReader {
+pub enum RolloutReader {
     /// The plain file.
     Plain(File),
     /// The `.gz`, decompressed as it is read.
@@ -167,7 +166,7 @@ impl Read for RolloutReader {
 
 /// The decompressed bytes of a `.gz` rollout, refused past [`MAX_ROLLOUT_BYTES`]; errors name
 /// the `.gz`.
-pub(crate) struct Inflate {
+pub struct Inflate {
     decoder: GzDecoder<BufReader<File>>,
     gz: PathBuf,
     read: u64,
@@ -218,7 +217,7 @@ impl Layout {
     /// Opens rollout `path` (its plain path) for reading from the start, in whichever form it
     /// is kept, after the checks of [`Layout::open_plain`] on that form; returns the reader and
     /// the metadata of the file opened. Nothing is thawed. `NotFound` when neither form exists.
-    pub(crate) fn open_reader(&self, path: &Path) -> io::Result<(RolloutReader, Metadata)> {
+    pub fn open_reader(&self, path: &Path) -> io::Result<(RolloutReader, Metadata)> {
         let gz = gz_path(path);
         // No lock: a compression or a thaw may swap the forms between two tries, but one of
         // them exists at every instant, so the third try finds the form left.
@@ -244,7 +243,7 @@ impl Layout {
     /// Opens rollout `path` (its plain path) for reading anywhere in it: a compressed rollout
     /// is thawed first (see the module docs). The checks of [`Layout::open_plain`] apply to
     /// both forms.
-    pub(crate) fn open_checked(&self, path: &Path) -> io::Result<(File, Metadata)> {
+    pub fn open_checked(&self, path: &Path) -> io::Result<(File, Metadata)> {
         match self.open_plain(path) {
             Err(error) if error.kind() == io::ErrorKind::NotFound && exists(&gz_path(path)) => {
                 let _held = hold(&[path]);
@@ -329,7 +328,7 @@ pub(crate) fn move_either(layout: &Layout, from: &Path, to: &Path) -> io::Result
         }
     }
     let target_dir = target.parent().unwrap_or(layout.home());
-    super::paths::create_private_dirs(target_dir)?;
+    crate::paths::create_private_dirs(target_dir)?;
     std::fs::rename(&source, &target)?;
     sync_dir(target_dir)?;
     if let Some(source_dir) = source.parent() {

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use agentwire_config::defaults::{ThreadDefaults, sandbox_policy, sandbox_policy_with};
 use agentwire_protocol::{
     AbsolutePathBuf, ApprovalsReviewer, AskForApproval, DynamicToolSpec, GitInfo, ModeKind,
     ReasoningEffort, ReasoningSummary, SandboxMode, SandboxPolicy, SessionSource, Thread,
@@ -11,30 +12,37 @@ use agentwire_protocol::{
 };
 use serde::{Deserialize, Serialize};
 
-use agentwire_config::defaults::{ThreadDefaults, sandbox_policy, sandbox_policy_with};
-
 /// The version of the server software, recorded as a thread's `cliVersion`.
-pub(crate) const CLI_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const CLI_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The settings a thread runs with. Stored in the rollout's first record and replaced by a
 /// `settings` record whenever `thread/resume` or `thread/fork` overrides them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ThreadSettings {
+pub struct ThreadSettings {
+    /// The model's name, as its provider knows it.
     pub model: String,
+    /// The provider the model is called through (a key of `model_providers`).
     pub model_provider: String,
     #[serde(default)]
+    /// The service tier requested from the provider (`None`: its default).
     pub service_tier: Option<String>,
     #[serde(default)]
+    /// How hard the model reasons (`None`: the model's default).
     pub reasoning_effort: Option<ReasoningEffort>,
     /// Absolute working directory.
     pub cwd: String,
+    /// When the user is asked before a tool runs.
     pub approval_policy: AskForApproval,
+    /// Who answers those approvals: the user, or a reviewing agent.
     pub approvals_reviewer: ApprovalsReviewer,
+    /// What commands may touch.
     pub sandbox: SandboxPolicy,
     #[serde(default)]
+    /// Instructions that replace the built-in base instructions.
     pub base_instructions: Option<String>,
     #[serde(default)]
+    /// Instructions added as a developer message.
     pub developer_instructions: Option<String>,
     /// How detailed reasoning summaries are (`turn/start`'s `summary`, kept for later turns);
     /// `None`: the configured `model_reasoning_summary`.
@@ -54,20 +62,32 @@ pub(crate) struct ThreadSettings {
 /// What a client may override when it starts, resumes or forks a thread, or starts a turn;
 /// `None` keeps the current (or default) value.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct SettingsOverrides {
+pub struct SettingsOverrides {
+    /// The model.
     pub model: Option<String>,
+    /// The model provider.
     pub model_provider: Option<String>,
+    /// The service tier.
     pub service_tier: Option<String>,
+    /// The working directory (made absolute).
     pub cwd: Option<String>,
+    /// When the user is asked before a tool runs.
     pub approval_policy: Option<AskForApproval>,
+    /// Who answers approvals.
     pub approvals_reviewer: Option<ApprovalsReviewer>,
+    /// The sandbox mode, turned into a policy for the working directory.
     pub sandbox: Option<SandboxMode>,
     /// A full sandbox policy (`turn/start`); applied after `sandbox`.
     pub sandbox_policy: Option<SandboxPolicy>,
+    /// How hard the model reasons.
     pub reasoning_effort: Option<ReasoningEffort>,
+    /// How detailed reasoning summaries are.
     pub reasoning_summary: Option<ReasoningSummary>,
+    /// Configuration overrides (dotted key paths → values).
     pub config: Option<BTreeMap<String, serde_json::Value>>,
+    /// Instructions that replace the built-in base instructions.
     pub base_instructions: Option<String>,
+    /// Instructions added as a developer message.
     pub developer_instructions: Option<String>,
     /// Clears the reasoning effort (a collaboration mode's `reasoning_effort: null`); a
     /// `reasoning_effort` override still wins.
@@ -105,7 +125,7 @@ impl From<agentwire_protocol::ThreadSettingsOverrides> for SettingsOverrides {
 
 impl ThreadSettings {
     /// The settings of a new thread: `overrides` over `defaults`.
-    pub(crate) fn new(defaults: &ThreadDefaults, mut overrides: SettingsOverrides) -> Self {
+    pub fn new(defaults: &ThreadDefaults, mut overrides: SettingsOverrides) -> Self {
         // A sandbox mode picked by the client still gets the configured workspace details.
         let mode = overrides.sandbox.take().unwrap_or(defaults.sandbox);
         let mut settings = Self {
@@ -129,7 +149,7 @@ impl ThreadSettings {
     }
 
     /// Applies `overrides`; returns whether anything changed.
-    pub(crate) fn apply(&mut self, overrides: SettingsOverrides) -> bool {
+    pub fn apply(&mut self, overrides: SettingsOverrides) -> bool {
         let before = self.clone();
         if let Some(model) = overrides.model {
             self.model = model;
@@ -217,7 +237,7 @@ fn absolute_cwd(cwd: Option<&str>) -> String {
 /// existing directory. The error names the field, the value and what is wrong with it (a
 /// thread whose commands would run, and whose project docs would be looked for, somewhere
 /// else than the client meant: issue #32).
-pub(crate) fn check_cwd(field: &str, cwd: &str, must_exist: bool) -> Result<(), String> {
+pub fn check_cwd(field: &str, cwd: &str, must_exist: bool) -> Result<(), String> {
     if cwd.contains('\0') {
         return Err(format!(
             "{field}: must not contain a NUL byte: {}",
@@ -246,30 +266,44 @@ pub(crate) fn check_cwd(field: &str, cwd: &str, must_exist: bool) -> Result<(), 
 /// What is fixed when a thread is created: the first record of its rollout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ThreadMeta {
+pub struct ThreadMeta {
+    /// The thread's id.
     pub id: String,
+    /// The session it belongs to (its own id for a thread created here).
     pub session_id: String,
     /// Unix seconds.
     pub created_at: i64,
+    /// The version of the server that created it.
     pub cli_version: String,
+    /// Where it was started from (the client, `exec`, a sub-agent …).
     pub source: SessionSource,
     #[serde(default)]
+    /// The kind of thread the client says this is (`thread/start`'s `threadSource`).
     pub thread_source: Option<ThreadSource>,
     #[serde(default)]
+    /// The program that created it, when known (an imported Codex session's `originator`).
     pub originator: Option<String>,
     #[serde(default)]
+    /// The calling service's name (`thread/start`'s `serviceName`), for attribution.
     pub service_name: Option<String>,
     #[serde(default)]
+    /// The thread it was forked from.
     pub forked_from_id: Option<String>,
     #[serde(default)]
+    /// The thread that spawned it, for a sub-agent's thread.
     pub parent_thread_id: Option<String>,
     #[serde(default)]
+    /// A sub-agent's nickname.
     pub agent_nickname: Option<String>,
     #[serde(default)]
+    /// A sub-agent's role.
     pub agent_role: Option<String>,
     #[serde(default)]
+    /// The Git state of the working directory (replaced by `gitInfo` records).
     pub git_info: Option<GitInfo>,
     #[serde(default)]
+    /// How its history is stored: read back whole (`legacy`) or in pages (`paginated`); fixed
+    /// at creation.
     pub history_mode: ThreadHistoryMode,
     /// The settings at creation; later `settings` records replace them.
     pub settings: ThreadSettings,
@@ -278,14 +312,16 @@ pub(crate) struct ThreadMeta {
 /// A thread's current state apart from its turns and runtime status: what the index holds and
 /// `thread/list` shows.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ThreadSummary {
+pub struct ThreadSummary {
     /// Creation metadata, with the current settings.
     pub meta: ThreadMeta,
+    /// The name a client gave it (`thread/name/set`).
     pub name: Option<String>,
     /// The first user message's text; `""` before any.
     pub preview: String,
     /// Unix seconds of the last change.
     pub updated_at: i64,
+    /// Whether it lives only in memory (never written).
     pub ephemeral: bool,
     /// The token totals, from the rollout's last `tokenUsage` record (`None` before the first
     /// model call; the index does not hold them).
@@ -297,8 +333,8 @@ pub(crate) struct ThreadSummary {
     /// through `turn` is (the index does not hold it).
     pub read_mark: Option<Option<String>>,
     /// The thread's attachments, queued input and section, from its rollout's records of
-    /// them (see [`super::organised`]; the index does not hold them).
-    pub organised: super::organised::Organised,
+    /// them (see [`crate::organised`]; the index does not hold them).
+    pub organised: crate::organised::Organised,
     /// The thread's memory mode, from the rollout's last `memoryMode` record (`None`: never
     /// set, which means enabled; the index does not hold it).
     pub memory_mode: Option<agentwire_protocol::ThreadMemoryMode>,
@@ -312,17 +348,32 @@ pub(crate) struct ThreadSummary {
 
 /// Items a client injected into what the model sees of a thread (`thread/inject_items`).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct InjectedItems {
+pub struct InjectedItems {
     /// The turn they follow; `None` when the thread had no turn yet.
     pub after_turn_id: Option<String>,
     /// The items, in the shape of the OpenAI Responses API, as the client sent them.
     pub items: Vec<serde_json::Value>,
 }
 
+impl InjectedItems {
+    /// The batches of `injected` whose turn is still among `turns` (or that precede every
+    /// turn): a revert drops the items that followed the turns it dropped.
+    pub fn applying(injected: &[InjectedItems], turns: &[Turn]) -> Vec<InjectedItems> {
+        injected
+            .iter()
+            .filter(|batch| match &batch.after_turn_id {
+                None => true,
+                Some(turn) => turns.iter().any(|t| &t.id == turn),
+            })
+            .cloned()
+            .collect()
+    }
+}
+
 /// A thread's goal as its rollout records it (`thread/goal/*`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct GoalRecord {
+pub struct GoalRecord {
     /// What the agent is to achieve.
     pub objective: String,
     /// Where the goal stands.
@@ -340,7 +391,7 @@ pub(crate) struct GoalRecord {
 
 /// A thread's token totals and the turn whose model call last changed them.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct TokenTotals {
+pub struct TokenTotals {
     /// The turn of the model call that last added to the totals.
     pub turn_id: String,
     /// Running total, last call, context window.
@@ -349,7 +400,7 @@ pub(crate) struct TokenTotals {
 
 impl ThreadSummary {
     /// The summary of a thread just created from `meta`.
-    pub(crate) fn new(meta: ThreadMeta, ephemeral: bool) -> Self {
+    pub fn new(meta: ThreadMeta, ephemeral: bool) -> Self {
         Self {
             updated_at: meta.created_at,
             meta,
@@ -367,7 +418,7 @@ impl ThreadSummary {
     }
 
     /// Takes the preview from `item` if there is none yet and the item is a user message.
-    pub(crate) fn note_item(&mut self, kind: &ThreadItemKind) {
+    pub fn note_item(&mut self, kind: &ThreadItemKind) {
         if self.preview.is_empty()
             && let Some(text) = user_message_text(kind)
         {
@@ -376,7 +427,7 @@ impl ThreadSummary {
     }
 
     /// Takes the preview from the first user message of `turns` if there is none yet.
-    pub(crate) fn note_turns(&mut self, turns: &[Turn]) {
+    pub fn note_turns(&mut self, turns: &[Turn]) {
         for item in turns.iter().flat_map(|t| &t.items) {
             if !self.preview.is_empty() {
                 return;
@@ -386,7 +437,7 @@ impl ThreadSummary {
     }
 
     /// The wire form, with `status`, the rollout's absolute `path` and `turns`.
-    pub(crate) fn to_thread(
+    pub fn to_thread(
         &self,
         status: ThreadStatus,
         path: Option<String>,
@@ -441,13 +492,40 @@ fn user_message_text(kind: &ThreadItemKind) -> Option<String> {
 }
 
 /// Now, in Unix seconds.
-pub(crate) fn now() -> i64 {
+pub fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 /// A fresh thread, turn or item id: a UUIDv7 string.
-pub(crate) fn new_id() -> String {
+pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_goes_with_the_turn_it_follows() {
+        let turn = |id: &str| {
+            Turn::builder()
+                .id(id)
+                .status(agentwire_protocol::TurnStatus::Completed)
+                .items(Vec::new())
+                .items_view(agentwire_protocol::TurnItemsView::Full)
+                .build()
+        };
+        let batch = |after: Option<&str>| InjectedItems {
+            after_turn_id: after.map(str::to_owned),
+            items: vec![serde_json::json!({"type": "reasoning"})],
+        };
+        let kept = InjectedItems::applying(
+            &[batch(None), batch(Some("a")), batch(Some("gone"))],
+            &[turn("a")],
+        );
+        let afters: Vec<_> = kept.iter().map(|b| b.after_turn_id.as_deref()).collect();
+        assert_eq!(afters, [None, Some("a")]);
+    }
 }
