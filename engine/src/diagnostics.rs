@@ -49,7 +49,7 @@ pub(crate) async fn read(
     engine: &Engine,
     context: RequestContext,
 ) -> Result<ServerDiagnosticsResponse, HandlerError> {
-    crate::features::require::<ServerDiagnostics>(engine)?;
+    crate::features::require::<ServerDiagnostics>(&engine.config_store)?;
     let connections = context.peer.hub().len();
     let threads = engine.threads.clone();
     let turns = engine.turns.running_count();

@@ -16,7 +16,7 @@ use agentwire_protocol::{
 use agentwire_runtime::HandlerError;
 use agentwire_store::meta::SettingsOverrides;
 
-use crate::Engine;
+use crate::threads::Threads;
 
 /// The counts above zero, by thread id.
 #[derive(Debug, Default)]
@@ -63,9 +63,8 @@ impl Elicitations {
 }
 
 /// Fails unless thread `id` is loaded.
-fn check_loaded(engine: &Engine, method: &str, id: &str) -> Result<(), HandlerError> {
-    engine
-        .threads
+fn check_loaded(threads: &Threads, method: &str, id: &str) -> Result<(), HandlerError> {
+    threads
         .update_settings(id, SettingsOverrides::default())
         .map(|_| ())
         .map_err(|e| e.into_handler(method))
@@ -73,13 +72,13 @@ fn check_loaded(engine: &Engine, method: &str, id: &str) -> Result<(), HandlerEr
 
 /// `thread/increment_elicitation`.
 pub(crate) fn increment(
-    engine: &Engine,
+    threads: &Threads,
+    elicitations: &Elicitations,
     params: ThreadIncrementElicitationParams,
 ) -> Result<ThreadIncrementElicitationResponse, HandlerError> {
     let method = ThreadIncrementElicitation::NAME;
-    check_loaded(engine, method, &params.thread_id)?;
-    let count = engine
-        .elicitations
+    check_loaded(threads, method, &params.thread_id)?;
+    let count = elicitations
         .increment(&params.thread_id)
         .map_err(HandlerError::invalid_request)?;
     Ok(ThreadIncrementElicitationResponse::builder()
@@ -90,13 +89,13 @@ pub(crate) fn increment(
 
 /// `thread/decrement_elicitation`.
 pub(crate) fn decrement(
-    engine: &Engine,
+    threads: &Threads,
+    elicitations: &Elicitations,
     params: ThreadDecrementElicitationParams,
 ) -> Result<ThreadDecrementElicitationResponse, HandlerError> {
     let method = ThreadDecrementElicitation::NAME;
-    check_loaded(engine, method, &params.thread_id)?;
-    let count = engine
-        .elicitations
+    check_loaded(threads, method, &params.thread_id)?;
+    let count = elicitations
         .decrement(&params.thread_id)
         .map_err(|reason| HandlerError::invalid_request(format!("{method}: {reason}")))?;
     Ok(ThreadDecrementElicitationResponse::builder()

@@ -16,6 +16,7 @@
 //! the reference server leaves out what it does not switch.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agentwire_config::Store;
 use agentwire_protocol::method::Method;
@@ -31,8 +32,8 @@ use agentwire_protocol::{
 use agentwire_runtime::HandlerError;
 use agentwire_tools::specs::BuiltinTools;
 
-use crate::Engine;
 use crate::pool::blocking;
+use crate::threads::Threads;
 
 /// One experimental feature.
 #[derive(Debug)]
@@ -126,11 +127,11 @@ pub(crate) fn builtin_tools(merged: &toml::Table) -> BuiltinTools {
 }
 
 /// Refuses (-32600) `M` when the feature that gates it is switched off.
-pub(crate) fn require<M: Method>(engine: &Engine) -> Result<(), HandlerError> {
+pub(crate) fn require<M: Method>(config_store: &Store) -> Result<(), HandlerError> {
     let Some(feature) = FEATURES.iter().find(|f| f.methods.contains(&M::NAME)) else {
         return Ok(());
     };
-    if enabled(&engine.config_store, None, feature) {
+    if enabled(config_store, None, feature) {
         return Ok(());
     }
     Err(HandlerError::invalid_request(format!(
@@ -175,23 +176,21 @@ pub(crate) fn page<T>(
 
 /// `experimentalFeature/list`.
 pub(crate) async fn list(
-    engine: &Engine,
+    config_store: &Arc<Store>,
+    threads: &Arc<Threads>,
     params: ExperimentalFeatureListParams,
 ) -> Result<ExperimentalFeatureListResponse, HandlerError> {
     let cwd = match params.thread_id.clone() {
         Some(id) => Some(PathBuf::from(
-            crate::pool::stored::<ExperimentalFeatureList, _, _>(
-                engine.threads.clone(),
-                move |t| {
-                    t.snapshot(&id)
-                        .map(|(summary, _)| summary.meta.settings.cwd.clone())
-                },
-            )
+            crate::pool::stored::<ExperimentalFeatureList, _, _>(threads.clone(), move |t| {
+                t.snapshot(&id)
+                    .map(|(summary, _)| summary.meta.settings.cwd.clone())
+            })
             .await?,
         )),
         None => None,
     };
-    let store = engine.config_store.clone();
+    let store = config_store.clone();
     blocking::<ExperimentalFeatureList, _, _>(move || {
         let all =
             FEATURES
@@ -227,11 +226,11 @@ pub(crate) async fn list(
 
 /// `experimentalFeature/enablement/set`.
 pub(crate) async fn enablement_set(
-    engine: &Engine,
+    config_store: &Arc<Store>,
     params: ExperimentalFeatureEnablementSetParams,
 ) -> Result<ExperimentalFeatureEnablementSetResponse, HandlerError> {
     let method = ExperimentalFeatureEnablementSet::NAME;
-    let store = engine.config_store.clone();
+    let store = config_store.clone();
     blocking::<ExperimentalFeatureEnablementSet, _, _>(move || {
         let mut applied = std::collections::BTreeMap::new();
         let mut edits = Vec::new();

@@ -25,8 +25,8 @@ use agentwire_protocol::{
 };
 use agentwire_runtime::{ConnectionId, HandlerError, RequestContext};
 
-use crate::Engine;
 use crate::pool::stored;
+use crate::threads::Threads;
 
 /// The error code of a search stopped by a cancel (the code LSP gives a cancelled request).
 pub(crate) const CANCELLED: i64 = -32800;
@@ -66,7 +66,8 @@ impl Drop for Registered<'_> {
 
 /// `thread/search` (`Kind::Plain`) or `thread/search/stream` (`Kind::Stream`).
 pub(crate) async fn search(
-    engine: &Engine,
+    threads: &Arc<Threads>,
+    searches: &Searches,
     context: RequestContext,
     params: ThreadSearchParams,
     kind: Kind,
@@ -77,17 +78,11 @@ pub(crate) async fn search(
         context.request_id.clone(),
     );
     let stop = Arc::new(AtomicBool::new(false));
-    engine
-        .history_search
-        .lock()
-        .insert(key.clone(), Arc::clone(&stop));
-    let _registered = Registered {
-        searches: &engine.history_search,
-        key,
-    };
+    searches.lock().insert(key.clone(), Arc::clone(&stop));
+    let _registered = Registered { searches, key };
     let peer = context.peer.clone();
     let request_id = context.request_id.clone();
-    let work = move |threads: &crate::threads::Threads| {
+    let work = move |threads: &Threads| {
         let cancelled = || stop.load(Ordering::Acquire);
         let mut partial = |data| {
             if kind == Kind::Stream {
@@ -103,11 +98,11 @@ pub(crate) async fn search(
     };
     let (found, method) = match kind {
         Kind::Plain => (
-            stored::<ThreadSearch, _, _>(engine.threads.clone(), work).await?,
+            stored::<ThreadSearch, _, _>(threads.clone(), work).await?,
             ThreadSearch::NAME,
         ),
         Kind::Stream => (
-            stored::<ThreadSearchStream, _, _>(engine.threads.clone(), work).await?,
+            stored::<ThreadSearchStream, _, _>(threads.clone(), work).await?,
             ThreadSearchStream::NAME,
         ),
     };
@@ -121,13 +116,13 @@ pub(crate) async fn search(
 
 /// `thread/search/cancel` (`Kind::Plain`) or `thread/search/stream/cancel` (`Kind::Stream`).
 pub(crate) fn cancel(
-    engine: &Engine,
+    searches: &Searches,
     context: &RequestContext,
     params: ThreadSearchCancelParams,
     kind: Kind,
 ) -> ThreadSearchCancelResponse {
     let key = (context.peer.connection_id(), kind, params.request_id);
-    if let Some(stop) = engine.history_search.lock().get(&key) {
+    if let Some(stop) = searches.lock().get(&key) {
         stop.store(true, Ordering::Release);
     }
     ThreadSearchCancelResponse::builder().build()
@@ -135,11 +130,9 @@ pub(crate) fn cancel(
 
 /// `thread/searchOccurrences`.
 pub(crate) async fn occurrences(
-    engine: &Engine,
+    threads: &Arc<Threads>,
     params: ThreadSearchOccurrencesParams,
 ) -> Result<ThreadSearchOccurrencesResponse, HandlerError> {
-    stored::<ThreadSearchOccurrences, _, _>(engine.threads.clone(), move |t| {
-        t.search_occurrences(params)
-    })
-    .await
+    stored::<ThreadSearchOccurrences, _, _>(threads.clone(), move |t| t.search_occurrences(params))
+        .await
 }

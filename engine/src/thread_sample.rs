@@ -12,7 +12,7 @@
 //! otherwise it is stopped at once.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::ThreadSample;
@@ -24,8 +24,8 @@ use agentwire_providers::ProviderEvent;
 use agentwire_runtime::{ConnectionId, HandlerError, RequestContext};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::Engine;
 use crate::pool::blocking;
+use crate::turns::Turns;
 
 /// The error code of a sample stopped by `thread/sample/cancel` (the code LSP gives a
 /// cancelled request).
@@ -107,27 +107,25 @@ async fn collect(events: &mut mpsc::Receiver<ProviderEvent>) -> Result<Collected
 
 /// `thread/sample`.
 pub(crate) async fn sample(
-    engine: &Engine,
+    turns: &Arc<Turns>,
+    samples: &Samples,
     context: RequestContext,
     params: ThreadSampleParams,
 ) -> Result<ThreadSampleResponse, HandlerError> {
     let method = ThreadSample::NAME;
     let key = (context.peer.connection_id(), context.request_id.clone());
     let (stop_sender, mut stop) = oneshot::channel();
-    engine.samples.lock().insert(key.clone(), stop_sender);
-    let _registered = Registered {
-        samples: &engine.samples,
-        key,
-    };
+    samples.lock().insert(key.clone(), stop_sender);
+    let _registered = Registered { samples, key };
     let interrupt_on_cancel = params.interrupt_on_cancel.unwrap_or(true);
-    let turns = engine.turns.clone();
+    let sampler = turns.clone();
     let call = blocking::<ThreadSample, _, _>(move || {
-        turns
+        sampler
             .sample_call(&params)
             .map_err(|e| e.into_handler(method))
     })
     .await?;
-    let mut events = engine.turns.sample_stream(call.request);
+    let mut events = turns.sample_stream(call.request);
     let collected = tokio::select! {
         biased;
         _ = &mut stop => {
@@ -159,12 +157,12 @@ pub(crate) async fn sample(
 
 /// `thread/sample/cancel`.
 pub(crate) fn cancel(
-    engine: &Engine,
+    samples: &Samples,
     context: &RequestContext,
     params: ThreadSampleCancelParams,
 ) -> ThreadSampleCancelResponse {
     let key = (context.peer.connection_id(), params.request_id);
-    if let Some(stop) = engine.samples.lock().remove(&key) {
+    if let Some(stop) = samples.lock().remove(&key) {
         let _ = stop.send(());
     }
     ThreadSampleCancelResponse::builder().build()

@@ -105,7 +105,7 @@ pub(crate) async fn thread_update(
     params: ThreadSettingsUpdateParams,
 ) -> Result<ThreadSettingsUpdateResponse, HandlerError> {
     let method = ThreadSettingsUpdate::NAME;
-    crate::features::require::<ThreadSettingsUpdate>(engine)?;
+    crate::features::require::<ThreadSettingsUpdate>(&engine.config_store)?;
     check_environments(method, params.environments.as_deref())?;
     if let Some([first, ..]) = params.disabled_plugin_ids.as_deref() {
         return Err(HandlerError::invalid_params(
@@ -282,7 +282,7 @@ pub(crate) async fn turn_update(
     params: TurnSettingsUpdateParams,
 ) -> Result<TurnSettingsUpdateResponse, HandlerError> {
     let method = TurnSettingsUpdate::NAME;
-    crate::features::require::<TurnSettingsUpdate>(engine)?;
+    crate::features::require::<TurnSettingsUpdate>(&engine.config_store)?;
     check_environments(method, params.environments.as_deref())?;
     if params.model.as_deref().is_some_and(|m| m.trim().is_empty()) {
         return Err(HandlerError::invalid_params(

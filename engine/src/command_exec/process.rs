@@ -73,7 +73,7 @@ pub(crate) async fn spawn(
     params: ProcessSpawnParams,
 ) -> Result<ProcessSpawnResponse, HandlerError> {
     let method = ProcessSpawn::NAME;
-    crate::features::require::<ProcessSpawn>(engine)?;
+    crate::features::require::<ProcessSpawn>(&engine.config_store)?;
     let cwd = std::path::PathBuf::from(&params.cwd.0);
     if !cwd.is_absolute() {
         return Err(HandlerError::invalid_params(
@@ -197,7 +197,7 @@ pub(crate) async fn write_stdin(
     params: ProcessWriteStdinParams,
 ) -> Result<ProcessWriteStdinResponse, HandlerError> {
     let method = ProcessWriteStdin::NAME;
-    crate::features::require::<ProcessWriteStdin>(engine)?;
+    crate::features::require::<ProcessWriteStdin>(&engine.config_store)?;
     let close = params.close_stdin;
     let bytes = match &params.delta_base64 {
         Some(delta) => STANDARD.decode(delta).map_err(|e| {
@@ -229,7 +229,7 @@ pub(crate) async fn kill(
     params: ProcessKillParams,
 ) -> Result<ProcessKillResponse, HandlerError> {
     let method = ProcessKill::NAME;
-    crate::features::require::<ProcessKill>(engine)?;
+    crate::features::require::<ProcessKill>(&engine.config_store)?;
     send(engine, &context, method, &params.process_handle, |reply| {
         Control::Terminate { reply }
     })
@@ -244,7 +244,7 @@ pub(crate) async fn resize_pty(
     params: ProcessResizePtyParams,
 ) -> Result<ProcessResizePtyResponse, HandlerError> {
     let method = ProcessResizePty::NAME;
-    crate::features::require::<ProcessResizePty>(engine)?;
+    crate::features::require::<ProcessResizePty>(&engine.config_store)?;
     let size = CommandExecTerminalSize::builder()
         .rows(params.size.rows)
         .cols(params.size.cols)

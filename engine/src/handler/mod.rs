@@ -122,13 +122,13 @@ use crate::{
 /// the trait's signature written out for each: the entry
 /// `fn name(context, params: Params) -> Response = area::serve(context, params);` is the
 /// method `name` answering with `area::serve(self, context, params)` (an argument named with a
-/// leading `_` is not passed on). An area that serves with its own state rather than the whole
-/// engine names the field holding it: `= area::serve[field](context, params);` answers with
-/// `area::serve(&self.field, context, params)`.
+/// leading `_` is not passed on). An area that serves with parts of the engine rather than the
+/// whole of it names the fields holding them: `= area::serve[a, b](context, params);` answers
+/// with `area::serve(&self.a, &self.b, context, params)`.
 macro_rules! delegate {
     ($(
         fn $name:ident($context:ident, $params:ident: $p:ty $(,)?) -> $r:ty
-            = $($segment:ident)::+ $([$field:ident])? ($($arg:ident),*);
+            = $($segment:ident)::+ $([$($field:ident),+])? ($($arg:ident),*);
     )*) => {
         $(
             fn $name(
@@ -136,13 +136,17 @@ macro_rules! delegate {
                 $context: RequestContext,
                 $params: $p,
             ) -> impl Future<Output = Result<$r, HandlerError>> + Send {
-                $($segment)::+(delegate!(@state self $($field)?) $(, $arg)*)
+                delegate!(@call ($($segment)::+) self ($($($field),+)?) ($($arg),*))
             }
         )*
     };
-    // What the function serves with: the engine, or the one part of it named in brackets.
-    (@state $engine:ident) => { $engine };
-    (@state $engine:ident $field:ident) => { &$engine.$field };
+    // What the function serves with: the engine, or the parts of it named in brackets.
+    (@call ($($segment:ident)::+) $engine:ident () ($($arg:ident),*)) => {
+        $($segment)::+($engine $(, $arg)*)
+    };
+    (@call ($($segment:ident)::+) $engine:ident ($($field:ident),+) ($($arg:ident),*)) => {
+        $($segment)::+($(&$engine.$field,)+ $($arg),*)
+    };
 }
 
 impl Handler for Engine {
@@ -217,7 +221,13 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadSearchParams,
     ) -> impl Future<Output = Result<ThreadSearchResponse, HandlerError>> + Send {
-        history_search::search(self, context, params, history_search::Kind::Plain)
+        history_search::search(
+            &self.threads,
+            &self.history_search,
+            context,
+            params,
+            history_search::Kind::Plain,
+        )
     }
 
     fn thread_search_stream(
@@ -225,7 +235,13 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadSearchParams,
     ) -> impl Future<Output = Result<ThreadSearchResponse, HandlerError>> + Send {
-        history_search::search(self, context, params, history_search::Kind::Stream)
+        history_search::search(
+            &self.threads,
+            &self.history_search,
+            context,
+            params,
+            history_search::Kind::Stream,
+        )
     }
 
     fn thread_search_cancel(
@@ -234,7 +250,7 @@ impl Handler for Engine {
         params: ThreadSearchCancelParams,
     ) -> impl Future<Output = Result<ThreadSearchCancelResponse, HandlerError>> + Send {
         ready(Ok(history_search::cancel(
-            self,
+            &self.history_search,
             &context,
             params,
             history_search::Kind::Plain,
@@ -247,7 +263,7 @@ impl Handler for Engine {
         params: ThreadSearchCancelParams,
     ) -> impl Future<Output = Result<ThreadSearchCancelResponse, HandlerError>> + Send {
         ready(Ok(history_search::cancel(
-            self,
+            &self.history_search,
             &context,
             params,
             history_search::Kind::Stream,
@@ -259,7 +275,7 @@ impl Handler for Engine {
         context: RequestContext,
         params: ThreadSampleCancelParams,
     ) -> impl Future<Output = Result<ThreadSampleCancelResponse, HandlerError>> + Send {
-        ready(Ok(thread_sample::cancel(self, &context, params)))
+        ready(Ok(thread_sample::cancel(&self.samples, &context, params)))
     }
 
     fn thread_increment_elicitation(
@@ -267,7 +283,11 @@ impl Handler for Engine {
         _context: RequestContext,
         params: ThreadIncrementElicitationParams,
     ) -> impl Future<Output = Result<ThreadIncrementElicitationResponse, HandlerError>> + Send {
-        ready(crate::elicitation_count::increment(self, params))
+        ready(crate::elicitation_count::increment(
+            &self.threads,
+            &self.elicitations,
+            params,
+        ))
     }
 
     fn thread_decrement_elicitation(
@@ -275,7 +295,11 @@ impl Handler for Engine {
         _context: RequestContext,
         params: ThreadDecrementElicitationParams,
     ) -> impl Future<Output = Result<ThreadDecrementElicitationResponse, HandlerError>> + Send {
-        ready(crate::elicitation_count::decrement(self, params))
+        ready(crate::elicitation_count::decrement(
+            &self.threads,
+            &self.elicitations,
+            params,
+        ))
     }
 
     fn environment_add(
@@ -530,12 +554,12 @@ impl Handler for Engine {
             _context,
             params: ExperimentalFeatureListParams,
         ) -> ExperimentalFeatureListResponse
-            = features::list(params);
+            = features::list[config_store, threads](params);
         fn experimental_feature_enablement_set(
             _context,
             params: ExperimentalFeatureEnablementSetParams,
         ) -> ExperimentalFeatureEnablementSetResponse
-            = features::enablement_set(params);
+            = features::enablement_set[config_store](params);
         fn permission_profile_list(
             _context,
             params: PermissionProfileListParams,
@@ -582,7 +606,7 @@ impl Handler for Engine {
             _context,
             params: ThreadSearchOccurrencesParams,
         ) -> ThreadSearchOccurrencesResponse
-            = history_search::occurrences(params);
+            = history_search::occurrences[threads](params);
         fn thread_inject_items(
             _context,
             params: ThreadInjectItemsParams,
@@ -744,6 +768,6 @@ impl Handler for Engine {
 
         // ---- thread/sample, elicitation counters, environments (0.6.0) ----
         fn thread_sample(context, params: ThreadSampleParams) -> ThreadSampleResponse
-            = thread_sample::sample(context, params);
+            = thread_sample::sample[turns, samples](context, params);
     }
 }

@@ -7,7 +7,7 @@
 //! The turn engine awaits that answer before it tells clients about the item, so "acknowledged
 //! means durable" holds as before, but no async task ever waits on the disk.
 //!
-//! The committer takes everything that is waiting when it wakes (up to [`MAX_GROUP`] jobs) and
+//! The committer takes everything that is waiting when it wakes (up to `MAX_GROUP` jobs) and
 //! commits it as one group:
 //!
 //! 1. each rollout's share of the group is written with one `write` (`O_APPEND`),

@@ -4,9 +4,9 @@
 //! loaded, so no turn runs on it, and no records of it wait at the committer) and it was not
 //! modified for longer than the threshold (`[store] compress_after_days`, default 7). Live
 //! rollouts are looked at first, then archived ones; a rollout larger than
-//! [`MAX_ROLLOUT_BYTES`](crate::compressed::MAX_ROLLOUT_BYTES) is left plain.
+//! `compressed::MAX_ROLLOUT_BYTES` is left plain.
 //!
-//! Each rollout is compressed while it is held (see [`crate::compressed::hold`]):
+//! Each rollout is compressed while it is held (see `compressed::hold`):
 //!
 //! 1. the plain file is opened and stamped (length, modification time);
 //! 2. its bytes are gzipped into a temporary file beside it, which is synced, given the plain

@@ -6,17 +6,17 @@
 //! one:
 //!
 //! - reading it in order ([`Layout::open_reader`]) decompresses on the fly, never more than
-//!   [`MAX_ROLLOUT_BYTES`];
-//! - opening it for seeking ([`Layout::open_checked`]) or appending ([`open_for_append`])
+//!   `MAX_ROLLOUT_BYTES`;
+//! - opening it for seeking ([`Layout::open_checked`]) or appending (`open_for_append`)
 //!   first *thaws* it: the plain file is written beside it (temporary file, `fsync`, rename,
 //!   its old modification time kept) and only then is the `.gz` removed;
-//! - moving ([`move_either`]) and removing ([`remove_either`]) act on whichever form exists.
+//! - moving (`move_either`) and removing (`remove_either`) act on whichever form exists.
 //!
 //! At every instant at least one form exists: compressing removes the plain file only once the
 //! `.gz` is durable, thawing removes the `.gz` only once the plain file is. When both exist
 //! (a crash between the two steps), the plain file is the truth and the `.gz` a leftover.
 //! Compressing, thawing, moving and removing one rollout are serialised by a lock per plain
-//! path ([`hold`]); reading takes no lock.
+//! path (`hold`); reading takes no lock.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, Metadata, OpenOptions};
@@ -114,7 +114,7 @@ impl Drop for Held {
 static WRITERS: Mutex<BTreeMap<PathBuf, Vec<Weak<File>>>> = Mutex::new(BTreeMap::new());
 
 /// Records that `file` appends to the rollout at `path`, for as long as it is open. Called
-/// with the rollout held ([`hold`]) or just created.
+/// with the rollout held (`hold`) or just created.
 pub(crate) fn register_writer(path: &Path, file: &Arc<File>) {
     let mut writers = lock(&WRITERS);
     if writers.len() >= 256 {
@@ -164,7 +164,7 @@ impl Read for RolloutReader {
     }
 }
 
-/// The decompressed bytes of a `.gz` rollout, refused past [`MAX_ROLLOUT_BYTES`]; errors name
+/// The decompressed bytes of a `.gz` rollout, refused past `MAX_ROLLOUT_BYTES`; errors name
 /// the `.gz`.
 pub struct Inflate {
     decoder: GzDecoder<BufReader<File>>,
@@ -215,7 +215,7 @@ impl Read for Inflate {
 
 impl Layout {
     /// Opens rollout `path` (its plain path) for reading from the start, in whichever form it
-    /// is kept, after the checks of [`Layout::open_plain`] on that form; returns the reader and
+    /// is kept, after the checks of `Layout::open_plain` on that form; returns the reader and
     /// the metadata of the file opened. Nothing is thawed. `NotFound` when neither form exists.
     pub fn open_reader(&self, path: &Path) -> io::Result<(RolloutReader, Metadata)> {
         let gz = gz_path(path);
@@ -241,7 +241,7 @@ impl Layout {
     }
 
     /// Opens rollout `path` (its plain path) for reading anywhere in it: a compressed rollout
-    /// is thawed first (see the module docs). The checks of [`Layout::open_plain`] apply to
+    /// is thawed first (see the module docs). The checks of `Layout::open_plain` apply to
     /// both forms.
     pub fn open_checked(&self, path: &Path) -> io::Result<(File, Metadata)> {
         match self.open_plain(path) {
@@ -255,7 +255,7 @@ impl Layout {
     }
 
     /// Brings rollout `path` back to its plain form if only its `.gz` exists; the caller holds
-    /// `path` ([`hold`]). `NotFound` when neither form exists. The `.gz` is decompressed into a
+    /// `path` (`hold`). `NotFound` when neither form exists. The `.gz` is decompressed into a
     /// temporary file beside it (synced, given the `.gz`'s modification time, so the rollout
     /// still counts as untouched) that is renamed to `path`; the `.gz` goes last.
     pub(crate) fn thaw_held(&self, path: &Path) -> io::Result<()> {

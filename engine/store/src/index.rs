@@ -79,7 +79,7 @@ pub struct PageQuery {
     pub descending: bool,
     /// Start strictly after this (key value, id).
     pub after: Option<(i64, String)>,
-    /// Source kinds (see [`source_kind`]) to keep; empty keeps all.
+    /// Source kinds (see `source_kind`) to keep; empty keeps all.
     pub source_kinds: Vec<&'static str>,
     /// Working directories to keep; empty keeps all.
     pub cwds: Vec<String>,

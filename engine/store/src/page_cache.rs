@@ -9,8 +9,8 @@
 //! before a kept page is used. File timestamps are coarse (a few milliseconds) and a log
 //! restarted after a checkpoint is rewritten in place, so two commits elsewhere could leave
 //! the same length and time; a kept page is therefore also read again once it is
-//! [`MAX_AGE`] old, which bounds how stale another process's change can look. One look at the
-//! log stands for [`RECHECK`], so that a client polling many times a millisecond does not pay
+//! `MAX_AGE` old, which bounds how stale another process's change can look. One look at the
+//! log stands for `RECHECK`, so that a client polling many times a millisecond does not pay
 //! a system call each time.
 
 use std::fs::File;

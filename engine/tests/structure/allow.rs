@@ -12,9 +12,6 @@ pub(crate) const ALLOWED_CYCLES: &[(&[&str], &str)] = &[(
         "catalog/",
         "codex_import/",
         "command_exec/",
-        "elicitation_count.rs",
-        "features.rs",
-        "history_search.rs",
         "memory.rs",
         "organisation/",
         "permission_profiles.rs",
@@ -25,8 +22,10 @@ pub(crate) const ALLOWED_CYCLES: &[(&[&str], &str)] = &[(
         "workspace_rpc.rs",
     ],
     "the `Engine` knot: these areas serve requests with the whole `&Engine` (lib.rs), which \
-         holds them all. Areas are to receive the services they need instead, as fs/* and \
-         fuzzy search do (issue 35)",
+         holds them all. Areas are to receive the services they need instead, as fs/*, \
+         fuzzy search, thread search, experimental features and the elicitation counters do; \
+         thread_sample.rs takes only the turns now, but turns/mod.rs is still in the knot \
+         (issue 35)",
 )];
 
 /// The same for the graph without the crate root (`lib.rs`, which holds the `Engine` every

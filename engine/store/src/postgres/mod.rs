@@ -5,11 +5,11 @@
 //! and orders by, and the summary) and its records in `agentwire_records`, one JSON line each
 //! in order: the embedded store's rollout, line for line, so both stores read a thread back
 //! with the same code ([`crate::replay::replay`]). The schema is migrated when a
-//! worker starts ([`schema`]).
+//! worker starts (`schema`).
 //!
-//! Queries run on the store's own database threads ([`db`]); the records of loaded threads
+//! Queries run on the store's own database threads (`db`); the records of loaded threads
 //! are committed in groups, one transaction per group, by the store's committer
-//! ([`committer`]), and acknowledged once committed. Appends lock the thread's row for their
+//! (`committer`), and acknowledged once committed. Appends lock the thread's row for their
 //! transaction, so records written by different workers never interleave or collide. History
 //! pages are cut from the thread's turns as read back (there are no file positions here).
 //!
