@@ -4,10 +4,11 @@
 //! A batch is checked, then kept as an `injected` rollout record naming the turn it follows
 //! (the thread's last turn when it was added; `null` before any), so it persists in whichever
 //! store holds the thread and comes back when the thread is read again. It is part of the
-//! thread's summary ([`ThreadSummary::injected`]), not of its turns: `thread/read`, the history
-//! pages and the timeline never show it. Every later model call of the thread sees it, right
-//! after the turn it follows ([`Threads::with_model_history`]); a batch added while a turn runs is
-//! seen from the next turn on. A batch whose turn is reverted away goes with it.
+//! thread's summary (`ThreadSummary::injected`, in `agentwire_store::meta`), not of its turns:
+//! `thread/read`, the history pages and the timeline never show it. Every later model call of
+//! the thread sees it, right after the turn it follows ([`Threads::with_model_history`]); a
+//! batch added while a turn runs is seen from the next turn on. A batch whose turn is reverted
+//! away goes with it.
 //!
 //! Accepted items: `message` (role `user`, `assistant`, `developer` or `system`; its text
 //! parts), `function_call`, `function_call_output`, `custom_tool_call`,
