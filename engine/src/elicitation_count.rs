@@ -5,7 +5,7 @@
 //! restarted server starts every thread at zero.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{ThreadDecrementElicitation, ThreadIncrementElicitation};
@@ -15,6 +15,7 @@ use agentwire_protocol::{
 };
 use agentwire_runtime::HandlerError;
 use agentwire_store::meta::SettingsOverrides;
+use agentwire_support::lock;
 
 use crate::threads::Threads;
 
@@ -26,7 +27,7 @@ pub(crate) struct Elicitations {
 
 impl Elicitations {
     fn lock(&self) -> MutexGuard<'_, HashMap<String, i64>> {
-        self.counts.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.counts)
     }
 
     /// Whether thread `id` waits on the user through a helper now.

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
@@ -24,6 +24,7 @@ use agentwire_protocol::{
     ThreadSearchResponse,
 };
 use agentwire_runtime::{ConnectionId, HandlerError, RequestContext};
+use agentwire_support::lock;
 
 use crate::pool::stored;
 use crate::threads::Threads;
@@ -48,7 +49,7 @@ pub(crate) struct Searches {
 
 impl Searches {
     fn lock(&self) -> MutexGuard<'_, HashMap<(ConnectionId, Kind, RequestId), Arc<AtomicBool>>> {
-        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.running)
     }
 }
 

@@ -28,13 +28,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use agentwire_config::layers::project_dirs;
 use agentwire_protocol::{
     AbsolutePathBuf, LegacyAppPathString, SkillErrorInfo, SkillMetadata, SkillScope,
     SkillsListEntry,
 };
+use agentwire_support::lock;
 use serde::Deserialize;
-
-use agentwire_config::layers::project_dirs;
 
 /// Largest `SKILL.md` read.
 const MAX_SKILL_BYTES: u64 = 64 * 1024;
@@ -97,10 +97,7 @@ pub(crate) struct SkillSetting {
 impl Skills {
     /// Replaces the extra roots.
     pub(crate) fn set_extra_roots(&self, roots: Vec<PathBuf>) {
-        *self
-            .extra_roots
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = roots;
+        *lock(&self.extra_roots) = roots;
     }
 
     /// [`Skills::list`], from what an earlier call found under the same roots, unless
@@ -114,12 +111,7 @@ impl Skills {
         reload: bool,
     ) -> SkillsListEntry {
         let roots = self.roots(home, cwd);
-        let lock = || {
-            self.found
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        };
-        let known = lock()
+        let known = lock(&self.found)
             .get(cwd)
             .filter(|(seen, _)| !reload && *seen == roots)
             .map(|(_, entry)| entry.clone());
@@ -127,7 +119,7 @@ impl Skills {
             Some(entry) => entry,
             None => {
                 let entry = scan(cwd, roots.clone(), settings);
-                let mut found = lock();
+                let mut found = lock(&self.found);
                 if found.len() >= MAX_CACHED_CWDS && !found.contains_key(cwd) {
                     found.clear();
                 }
@@ -154,11 +146,7 @@ impl Skills {
 
     /// The roots looked at for `cwd`, in order.
     fn roots(&self, home: &Path, cwd: &str) -> Vec<Root> {
-        let extra = self
-            .extra_roots
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+        let extra = lock(&self.extra_roots).clone();
         let mut roots: Vec<(PathBuf, SkillScope, FromPlugin)> =
             vec![(home.join("skills"), SkillScope::User, None)];
         roots.extend(extra.into_iter().map(|r| (r, SkillScope::User, None)));

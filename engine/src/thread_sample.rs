@@ -12,7 +12,7 @@
 //! otherwise it is stopped at once.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::ThreadSample;
@@ -22,6 +22,7 @@ use agentwire_protocol::{
 };
 use agentwire_providers::ProviderEvent;
 use agentwire_runtime::{ConnectionId, HandlerError, RequestContext};
+use agentwire_support::lock;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::pool::blocking;
@@ -44,7 +45,7 @@ pub(crate) struct Samples {
 
 impl Samples {
     fn lock(&self) -> MutexGuard<'_, HashMap<Key, oneshot::Sender<()>>> {
-        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.running)
     }
 }
 

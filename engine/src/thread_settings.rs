@@ -22,7 +22,7 @@
 //!   answers `targetUnavailable`. An unknown thread is -32600 naming it.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use agentwire_protocol::method::Method;
 use agentwire_protocol::methods::{
@@ -37,6 +37,7 @@ use agentwire_protocol::{
 use agentwire_providers::OutputOptions;
 use agentwire_runtime::{HandlerError, RequestContext};
 use agentwire_store::meta::{SettingsOverrides, ThreadSettings, check_cwd};
+use agentwire_support::lock;
 
 use crate::Engine;
 use crate::pool::{blocking, stored};
@@ -239,7 +240,7 @@ pub(crate) struct LiveTurn {
 impl LiveTurn {
     /// Queues `patch` for the turn's next model call.
     fn publish(&self, patch: TurnPatch) {
-        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut pending = lock(&self.pending);
         match pending.as_mut() {
             Some(queued) => queued.merge(patch),
             None => *pending = Some(patch),
@@ -249,12 +250,7 @@ impl LiveTurn {
     /// Applies what was queued to the turn's `settings` and `output` (called by the turn
     /// before each model call).
     pub(crate) fn apply(&self, settings: &mut ThreadSettings, output: &mut OutputOptions) {
-        let Some(patch) = self
-            .pending
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-        else {
+        let Some(patch) = lock(&self.pending).take() else {
             return;
         };
         if let Some(model) = patch.model {

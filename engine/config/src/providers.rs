@@ -4,11 +4,12 @@
 //! providers built from the new settings.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agentwire_providers::{
     Credentials, Defaults, ModelProvider, ModelRequest, ProviderEvent, ProviderTables, build,
 };
+use agentwire_support::lock;
 use tokio::sync::mpsc;
 
 use super::{ConfigFile, Store};
@@ -55,7 +56,7 @@ impl LiveProviders {
     /// The providers for the configuration as it is now.
     fn current(&self) -> Arc<dyn ModelProvider> {
         let tables = tables(&self.home, &self.store.effective(None).file);
-        let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut current = lock(&self.current);
         if current.0 != tables {
             tracing::info!("model provider settings changed; providers rebuilt");
             let providers = build(&tables, &self.credentials);

@@ -19,9 +19,10 @@
 //! until it is fixed (failing closed), with the parse error in the message.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use agentwire_protocol::{AskForApproval, ConfigRequirements, SandboxMode, WebSearchMode};
+use agentwire_support::lock;
 use serde::Deserialize;
 
 use crate::layers::{Stamp, stamp};
@@ -64,7 +65,7 @@ static LAST: Mutex<Option<(Key, Result<Requirements, String>)>> = Mutex::new(Non
 pub fn load(home: &Path) -> Result<Requirements, String> {
     let files = [PathBuf::from(SYSTEM_FILE), home.join(HOME_FILE)];
     let key: Key = files.iter().map(|f| (f.clone(), stamp(f))).collect();
-    let mut last = LAST.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut last = lock(&LAST);
     if let Some((cached, loaded)) = last.as_ref()
         && *cached == key
     {

@@ -2,9 +2,10 @@
 //! `account/rateLimits/read`); the headers are read by `agentwire_providers::rate_limits`.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use agentwire_protocol::RateLimitSnapshot;
+use agentwire_support::lock;
 
 /// The snapshots recorded so far.
 #[derive(Debug, Default)]
@@ -23,7 +24,7 @@ struct Recorded {
 impl RateLimits {
     /// Records what a response from provider `id` said.
     pub(crate) fn record(&self, id: &str, snapshot: RateLimitSnapshot) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = lock(&self.state);
         state.last = Some(id.to_owned());
         state.by_provider.insert(id.to_owned(), snapshot);
     }
@@ -36,7 +37,7 @@ impl RateLimits {
         RateLimitSnapshot,
         Option<BTreeMap<String, RateLimitSnapshot>>,
     ) {
-        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let state = lock(&self.state);
         let last = state
             .last
             .as_ref()

@@ -28,8 +28,9 @@
 //! model, once per server) sends a `configWarning` saying so.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock};
 
+use agentwire_support::lock;
 use agentwire_tools::{BYTES_PER_TOKEN, MAX_OUTPUT_BYTES};
 
 /// How much of a tool's output the model is shown (as Codex's `truncation_policy` says it).
@@ -285,11 +286,8 @@ pub(crate) fn unknown_model_warning(
     if provider == agentwire_config::FIXTURE || window_configured || family(model).is_some() {
         return None;
     }
-    let first = WARNED
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert((provider.to_owned(), model.to_owned()));
+    let first =
+        lock(WARNED.get_or_init(Mutex::default)).insert((provider.to_owned(), model.to_owned()));
     first.then(|| {
         format!(
             "agentwire does not know the model `{model}` (provider `{provider}`): it is offered \

@@ -7,12 +7,13 @@
 //! callers wait for its result.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use agentwire_config::ProviderConfig;
 use agentwire_protocol::{Model, ReasoningEffort, ReasoningEffortOption};
 use agentwire_providers::settings::ConfiguredModel;
+use agentwire_support::lock;
 use futures_util::StreamExt;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
@@ -211,10 +212,7 @@ impl ServedModels {
         config: &ProviderConfig,
         accounts: &Accounts,
     ) -> Result<Vec<String>, String> {
-        let slot = self
-            .by_provider
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let slot = lock(&self.by_provider)
             .entry(id.to_owned())
             .or_default()
             .clone();
@@ -241,10 +239,7 @@ impl ServedModels {
     /// Forgets every fetched list (the credentials changed), so the next `model/list` asks
     /// the servers again.
     pub(crate) fn forget(&self) {
-        self.by_provider
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
+        lock(&self.by_provider).clear();
     }
 
     fn client(&self) -> Result<&reqwest::Client, String> {

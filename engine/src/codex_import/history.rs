@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use agentwire_protocol::ExternalAgentConfigImportHistory;
+use agentwire_support::lock;
 
 /// The file under the home.
 pub(crate) const FILE: &str = "external_agent_imports.json";
@@ -44,9 +45,7 @@ pub(crate) fn read(home: &Path) -> Result<Vec<ExternalAgentConfigImportHistory>,
 /// Adds `entry` to the history under `home`. An unreadable history is set aside (renamed with
 /// a `.corrupt` suffix) rather than lost.
 pub(crate) fn append(home: &Path, entry: ExternalAgentConfigImportHistory) -> std::io::Result<()> {
-    let _writing = WRITING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _writing = lock(&WRITING);
     let mut entries = match read(home) {
         Ok(entries) => entries,
         Err(reason) => {

@@ -2,9 +2,10 @@
 //! `command/exec/write`, `terminate` and `resize` can reach them.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agentwire_runtime::ConnectionId;
+use agentwire_support::lock;
 use tokio::sync::mpsc;
 
 use super::run::Control;
@@ -26,10 +27,7 @@ pub(super) struct Entry {
 
 impl Drop for Entry {
     fn drop(&mut self) {
-        self.live
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.key);
+        lock(&self.live).remove(&self.key);
     }
 }
 
@@ -43,7 +41,7 @@ impl Registry {
         control: mpsc::Sender<Control>,
     ) -> Option<Entry> {
         let key = (connection, process_id.to_owned());
-        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut live = lock(&self.live);
         if live.contains_key(&key) {
             return None;
         }
@@ -56,10 +54,7 @@ impl Registry {
 
     /// How many processes are registered.
     pub(super) fn len(&self) -> usize {
-        self.live
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        lock(&self.live).len()
     }
 
     /// The control channel of `process_id` on `connection`, if it runs.
@@ -68,9 +63,7 @@ impl Registry {
         connection: ConnectionId,
         process_id: &str,
     ) -> Option<mpsc::Sender<Control>> {
-        self.live
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.live)
             .get(&(connection, process_id.to_owned()))
             .cloned()
     }

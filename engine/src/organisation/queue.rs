@@ -11,7 +11,7 @@
 //! ([`Drains`]); it waits on the running turn's end, never on a timer.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agentwire_protocol::methods::{
     ThreadQueueAdd, ThreadQueueChanged, ThreadQueueDelete, ThreadQueueList, ThreadQueueReorder,
@@ -29,6 +29,7 @@ use agentwire_store::error::ThreadError;
 use agentwire_store::meta::new_id;
 use agentwire_store::organised::Organised;
 use agentwire_store::record::RolloutRecord;
+use agentwire_support::lock;
 
 use super::{Organisation, page_size, run};
 use crate::Engine;
@@ -47,7 +48,7 @@ impl Drains {
     /// Whether the caller is to drain thread `id`: `false` when a drain runs already (it is
     /// told to look again).
     fn enter(&self, id: &str) -> bool {
-        let mut drains = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut drains = lock(&self.0);
         match drains.get_mut(id) {
             Some(again) => {
                 *again = true;
@@ -63,7 +64,7 @@ impl Drains {
     /// Called by a drain that found nothing more to do: `true` when work came in meanwhile
     /// (it goes on), else it is done.
     fn again(&self, id: &str) -> bool {
-        let mut drains = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut drains = lock(&self.0);
         match drains.get_mut(id) {
             Some(again) if *again => {
                 *again = false;

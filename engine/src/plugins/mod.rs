@@ -47,7 +47,9 @@ mod store;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
+
+use agentwire_support::lock;
 
 pub(crate) use mcp::servers as mcp_servers;
 
@@ -63,7 +65,7 @@ pub(crate) struct Plugins {
 impl Plugins {
     /// Held while a request changes marketplaces or installed plugins.
     pub(crate) fn change(&self) -> MutexGuard<'_, ()> {
-        self.changes.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.changes)
     }
 }
 

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agentwire_protocol::method::{Notification, Request};
 use agentwire_runtime::notification_message;
@@ -112,11 +112,7 @@ impl Audience {
 
 impl std::fmt::Debug for Subscribers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let threads = self
-            .by_thread
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len();
+        let threads = lock(&self.by_thread).len();
         f.debug_struct("Subscribers")
             .field("threads", &threads)
             .finish()
@@ -126,10 +122,7 @@ impl std::fmt::Debug for Subscribers {
 impl Subscribers {
     /// Makes `peer`'s connection follow `thread_id` (once).
     pub(crate) fn subscribe(&self, thread_id: &str, peer: &Peer) {
-        let mut by_thread = self
-            .by_thread
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut by_thread = lock(&self.by_thread);
         self.asks.note_runtime();
         // Checked under the lock that `closed` takes after the connection is gone: a closed
         // connection is either refused here or found there.
@@ -154,10 +147,7 @@ impl Subscribers {
 
     /// The open connections following `thread_id`.
     pub(crate) fn of(&self, thread_id: &str) -> Vec<Peer> {
-        let by_thread = self
-            .by_thread
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let by_thread = lock(&self.by_thread);
         // A closed connection stays listed until `closed` takes it out (and says whether the
         // thread is still followed here); it is left out here.
         match by_thread.get(thread_id) {
@@ -473,11 +463,7 @@ impl Subscribers {
     pub(crate) fn forget(&self, thread_id: &str) {
         let mut catch_ups = lock(&self.catch_ups);
         let deferred = catch_ups.forget_thread(thread_id);
-        let had = self
-            .by_thread
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(thread_id);
+        let had = lock(&self.by_thread).remove(thread_id);
         drop(catch_ups);
         self.put_deferred(thread_id, deferred);
         if had.is_some() {

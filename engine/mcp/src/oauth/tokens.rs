@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use agentwire_support::lock;
 use serde::{Deserialize, Serialize};
 
 /// The file, under the home.
@@ -84,9 +85,7 @@ pub(crate) fn load(home: &Path, name: &str, url: &str) -> Result<Option<Credenti
 
 /// Stores the credentials of server `name` (replacing earlier ones). Writes the disk.
 pub(crate) fn store(home: &Path, name: &str, credentials: Credentials) -> Result<(), String> {
-    let _guard = WRITES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _guard = lock(&WRITES);
     // A file that does not read is replaced rather than blocking every sign-in.
     let mut file = read(home).unwrap_or_default();
     file.servers.insert(name.to_owned(), credentials);

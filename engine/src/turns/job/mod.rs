@@ -32,10 +32,11 @@
 
 mod supervise;
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use agentwire_protocol::{ItemStartedNotification, ThreadItem, ThreadItemKind, Turn};
+use agentwire_support::lock;
 use tracing::Span;
 
 /// Which job runs: names it in logs and metrics, and says what its settling sends.
@@ -100,7 +101,7 @@ impl JobLedger {
     }
 
     fn state(&self) -> MutexGuard<'_, LedgerState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     /// The job's clock restarts now (its request's answer is out).

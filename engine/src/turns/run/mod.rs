@@ -43,7 +43,7 @@ mod tools;
 pub(crate) use review_mode::ReviewMode;
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use agentwire_config::overrides::with_overrides;
@@ -63,6 +63,7 @@ use agentwire_protocol::{
 use agentwire_providers::{HistoryEntry, ModelRequest, OutputOptions, ProviderEvent, ToolCall};
 use agentwire_runtime::{Answered, Peer};
 use agentwire_store::meta::{ThreadSettings, new_id};
+use agentwire_support::lock;
 use agentwire_support::timestamps::now_ms;
 use agentwire_tools::specs::BuiltinTools;
 use tokio::sync::{mpsc, oneshot};
@@ -523,7 +524,7 @@ impl TurnRun {
     fn followers(&self) -> std::sync::MutexGuard<'_, (u64, Audience)> {
         let subscribers = &self.turns.threads.subscribers;
         let version = subscribers.version();
-        let mut audience = self.audience.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut audience = lock(&self.audience);
         if audience.0 != version {
             *audience = (version, subscribers.audience(&self.thread_id));
         }
